@@ -1,0 +1,136 @@
+"""Input checks and conversions, in one place (STYLE.md practice 2).
+
+Public functions call these helpers once, then hand contiguous NumPy arrays to the private
+numba kernels. Every error names the offending column or parameter and says how to fix it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+
+class GenexpyInputError(ValueError):
+    """Bad input to genexpy_nb: the message names the column or parameter and the fix."""
+
+
+def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
+    """Return ``data`` as a polars DataFrame (a copy-free view where possible).
+
+    Accepts a polars DataFrame or LazyFrame, a pandas DataFrame, a pyarrow Table, or a
+    mapping of column name to sequence. The caller's object is never modified.
+    """
+    if isinstance(data, pl.DataFrame):
+        return data
+    if isinstance(data, pl.LazyFrame):
+        return data.collect()
+    mod = type(data).__module__.split(".")[0]
+    if mod == "pandas":
+        import pandas as pd  # noqa: F401  (only imported when the user already has pandas)
+
+        return pl.from_pandas(data, include_index=False)
+    if mod == "pyarrow":
+        out = pl.from_arrow(data)
+        if isinstance(out, pl.Series):
+            return out.to_frame()
+        return out
+    if isinstance(data, dict):
+        return pl.DataFrame(data)
+    raise GenexpyInputError(
+        f"{name}: expected a polars, pandas or pyarrow table, got {type(data).__name__}. "
+        "Convert it first, e.g. pl.DataFrame(...) or pl.read_parquet(path)."
+    )
+
+
+def require_columns(df: pl.DataFrame, columns: Iterable[str], name: str = "data") -> None:
+    """Raise if any of ``columns`` is missing from ``df``, listing what is there."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise GenexpyInputError(
+            f"{name}: column(s) {missing} not found. Available columns: {df.columns}. "
+            "Check the spelling of the role you gave, or rename the column."
+        )
+
+
+def check_probability(
+    name: str, value: float, *, low: float = 0.0, high: float = 1.0,
+    low_open: bool = True, high_open: bool = True,
+) -> float:
+    """Check that ``value`` is a finite real in the interval (low, high) (open/closed as asked)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(f"{name} must be a number, got {value!r}.") from None
+    lo_ok = v > low if low_open else v >= low
+    hi_ok = v < high if high_open else v <= high
+    if not (math.isfinite(v) and lo_ok and hi_ok):
+        lb = "(" if low_open else "["
+        hb = ")" if high_open else "]"
+        raise GenexpyInputError(
+            f"{name} must lie in {lb}{low}, {high}{hb}, got {value!r}."
+        )
+    return v
+
+
+def check_positive_int(name: str, value: Any, minimum: int = 1) -> int:
+    """Check that ``value`` is an integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise GenexpyInputError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    if int(value) < minimum:
+        raise GenexpyInputError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    return int(value)
+
+
+def as_float_grid(name: str, values: float | Sequence[float]) -> np.ndarray:
+    """A 1-d float array from a scalar or a sequence (not empty)."""
+    arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
+    if arr.ndim != 1 or arr.size == 0:
+        raise GenexpyInputError(f"{name} must be a number or a non-empty list of numbers.")
+    return arr
+
+
+def rng_from_seed(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """A NumPy Generator from a seed; never the global state (STYLE.md: do not copy)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise GenexpyInputError(f"seed must be a non-negative integer or None, got {seed!r}.")
+    return np.random.default_rng(int(seed))
+
+
+def child_seed(seed: int | None, *keys: int) -> np.random.Generator:
+    """A Generator for one unit of work (a configuration, a candidate), stable across runs.
+
+    The stream depends only on ``seed`` and ``keys``, not on the order or the number of
+    other units processed, so results for one configuration do not change when the user
+    analyses a subset.
+    """
+    if seed is None:
+        return np.random.default_rng()
+    return np.random.default_rng(np.random.SeedSequence([int(seed), *map(int, keys)]))
+
+
+@contextlib.contextmanager
+def numba_threads(n_jobs: int | None) -> Iterator[int]:
+    """Context manager setting numba's thread count from ``n_jobs`` (None/-1 = all cores)."""
+    import numba
+
+    maxt = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None or n_jobs == -1:
+        n = maxt
+    else:
+        n = check_positive_int("n_jobs", n_jobs)
+        n = min(n, maxt)
+    old = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        numba.set_num_threads(old)

@@ -1,0 +1,1 @@
+"""Altair chart builders: pure functions from tidy polars frames to charts."""

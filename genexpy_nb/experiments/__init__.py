@@ -1,0 +1,1 @@
+"""Training pools of models over seeds and saving their logit gaps (optional extra [train])."""

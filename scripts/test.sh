@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The README's test command: a fresh venv, the package with its test extras, the whole suite
+# (unit tests, property tests, notebooks under nbval).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+VENV="${GENEXPY_NB_VENV:-.venv}"
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip
+# torch: the CPU build (the [train] extra); installed first so that nothing pulls a CUDA build
+"$VENV/bin/python" -m pip install -q "torch==2.13.0"
+"$VENV/bin/python" -m pip install -q -e ".[test,train]"
+"$VENV/bin/python" -m ipykernel install --user --name python3 >/dev/null
+exec "$VENV/bin/python" -m pytest -p no:cacheprovider "$@"

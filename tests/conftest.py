@@ -1,0 +1,23 @@
+"""Shared fixtures; skips with a reason when an optional dependency or data is missing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _data_dir() -> Path | None:
+    d = os.environ.get("GENEXPY_NB_DATA_DIR")
+    return Path(d) if d else None
+
+
+@pytest.fixture(scope="session")
+def public_data_dir() -> Path:
+    d = _data_dir()
+    if d is None or not (d / "encoders_results.parquet").is_file():
+        pytest.skip("GENEXPY_NB_DATA_DIR is not set to a folder with the public data files")
+    return d
