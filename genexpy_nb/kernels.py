@@ -1,0 +1,378 @@
+"""Kernels on rankings (Borda, Jaccard, Mallows) and on scores (RBF): the research questions.
+
+Each kernel is a small frozen dataclass. Defaults that depend on the number of alternatives
+``na`` (``nu = 1/na`` for Borda, ``nu = 1/C(na, 2)`` for Mallows, ``gamma = 1/na`` for RBF)
+are resolved by :meth:`Kernel.resolve`, which a :class:`~genexpy_nb.study.Study` calls for
+you. Every kernel maps an interpretable threshold ``delta`` to the MMD threshold
+``eps(delta) = sqrt(2 (kappa_sup - f(delta)))`` (SPEC A3).
+
+References
+----------
+Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E., Böhm, K.
+"Generalizability of experimental studies", Section 4.3 and Appendix B.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ._numba import core as _core
+from ._validation import GenexpyInputError, check_positive_int
+
+__all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS"]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """Base class. Subclasses define the formula, the question and ``eps(delta)``."""
+
+    name: ClassVar[str] = "kernel"
+    question: ClassVar[str] = ""
+    #: "rankings" (integer tier vectors) or "scores" (raw target values)
+    on: ClassVar[str] = "rankings"
+    kappa_sup: ClassVar[float] = 1.0
+
+    na: int | None = dataclasses.field(default=None, compare=True, kw_only=True)
+
+    # -- to be provided by subclasses ---------------------------------------------------
+    def _gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _f(self, delta: float) -> float:  # pragma: no cover
+        raise NotImplementedError
+
+    def _delta_max(self) -> float:
+        return 1.0
+
+    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Kernel:
+        """A copy with the defaults that depend on ``na`` (and alternative names) filled in."""
+        na = check_positive_int("na (number of alternatives)", na, minimum=2)
+        return dataclasses.replace(self, na=na)
+
+    @property
+    def resolved(self) -> bool:
+        return self.na is not None
+
+    def _need_resolved(self) -> None:
+        if not self.resolved:
+            raise GenexpyInputError(
+                f"{self.label}: the kernel's defaults depend on the number of alternatives; "
+                "call kernel.resolve(na, alternatives) first (a Study does this for you)."
+            )
+
+    # -- public ------------------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        """Short human label, e.g. ``Jaccard(k=1)``."""
+        return self.name
+
+    @property
+    def kappa_inf(self) -> float:
+        """Smallest value the kernel can take on ``na`` alternatives."""
+        return 0.0
+
+    def gram(self, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+        """Kernel matrix between the rows of X (n, na) and Y (m, na); Y defaults to X.
+
+        Returns
+        -------
+        (n, m) float64 array, symmetric positive semi-definite when Y is X.
+        """
+        self._need_resolved()
+        X = self._coerce(X, "X")
+        Y = X if Y is None else self._coerce(Y, "Y")
+        return self._gram(X, Y)
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> float:
+        """The kernel value between two single rankings (or score vectors)."""
+        return float(self.gram(np.atleast_2d(x), np.atleast_2d(y))[0, 0])
+
+    def _coerce(self, X: np.ndarray, name: str) -> np.ndarray:
+        X = np.asarray(X)
+        if X.ndim == 1:
+            X = X[None, :]
+        if X.ndim != 2:
+            raise GenexpyInputError(f"{name} must be a 2-d array (samples, alternatives).")
+        if X.shape[1] != self.na:
+            raise GenexpyInputError(
+                f"{name} has {X.shape[1]} alternatives but {self.label} was resolved for "
+                f"na={self.na}; resolve the kernel for this study."
+            )
+        if self.on == "rankings":
+            if not np.issubdtype(X.dtype, np.integer):
+                if not np.all(np.isfinite(X)) or not np.all(X == np.round(X)):
+                    raise GenexpyInputError(
+                        f"{name} must hold integer rankings (tiers 0 = best); got {X.dtype}."
+                    )
+            return np.ascontiguousarray(X, dtype=np.int64)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if not np.all(np.isfinite(X)):
+            raise GenexpyInputError(f"{name} holds NaN or inf scores; impute or drop them.")
+        return X
+
+    def check_delta(self, delta: float) -> float:
+        """Validate a similarity threshold delta for this kernel."""
+        try:
+            d = float(delta)
+        except (TypeError, ValueError):
+            raise GenexpyInputError(f"delta must be a number, got {delta!r}.") from None
+        hi = self._delta_max()
+        if not (math.isfinite(d) and 0.0 < d <= hi) and not (math.isinf(hi) and d > 0):
+            rng = "(0, inf)" if math.isinf(hi) else f"(0, {hi}]"
+            raise GenexpyInputError(
+                f"delta={delta!r} is outside the range {rng} of {self.label}: "
+                "delta is a fraction (of dominated alternatives, of discordant pairs, "
+                "1 - Jaccard) for the ranking kernels."
+            )
+        return d
+
+    def eps(self, delta: float | Sequence[float] | np.ndarray) -> float | np.ndarray:
+        """MMD threshold ``eps(delta) = sqrt(2 (kappa_sup - f(delta)))``."""
+        try:
+            arr = np.atleast_1d(np.asarray(delta, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise GenexpyInputError(f"delta must be a number or numbers, got {delta!r}.") from None
+        out = np.array([math.sqrt(max(2.0 * (self.kappa_sup - self._f(self.check_delta(d))),
+                                      0.0)) for d in arr])
+        return float(out[0]) if np.ndim(delta) == 0 else out
+
+    @property
+    def mmd_max(self) -> float:
+        """Upper bound of the MMD, sqrt(2 (kappa_sup - kappa_inf)) (SPEC A4)."""
+        return math.sqrt(2.0 * (self.kappa_sup - self.kappa_inf))
+
+
+@dataclass(frozen=True)
+class Borda(Kernel):
+    """Borda kernel: "Is alternative a* consistently ranked the same?"
+
+    ``b(r) = #{a : r[a] >= r[a*]}`` counts the alternatives weakly dominated by a* (a*
+    included); ``k(r1, r2) = exp(-nu |b(r1) - b(r2)|)``, default ``nu = 1/na``.
+    ``eps(delta) = sqrt(2 (1 - exp(-nu na delta)))``, delta = difference of the fraction of
+    dominated alternatives.
+    """
+
+    name: ClassVar[str] = "borda"
+    question: ClassVar[str] = "Is alternative a* consistently ranked the same?"
+
+    alternative: str | int = 0
+    nu: float | None = None
+    index: int | None = dataclasses.field(default=None, kw_only=True)
+
+    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Borda:
+        na = check_positive_int("na (number of alternatives)", na, minimum=2)
+        alt = self.alternative
+        if isinstance(alt, (int, np.integer)) and not isinstance(alt, bool):
+            idx = int(alt)
+            if not 0 <= idx < na:
+                raise GenexpyInputError(
+                    f"Borda: alternative index {idx} out of range for na={na}."
+                )
+        else:
+            names = [str(a) for a in (alternatives or [])]
+            if str(alt) not in names:
+                raise GenexpyInputError(
+                    f"Borda: unknown alternative {alt!r}. The study's alternatives are "
+                    f"{names[:12]}{' ...' if len(names) > 12 else ''}; pass one of them as "
+                    "Borda(alternative=...). (It may also have been dropped by the "
+                    "missing-results filter: see study.report.)"
+                )
+            idx = names.index(str(alt))
+        nu = 1.0 / na if self.nu is None else _positive("Borda nu", self.nu)
+        return dataclasses.replace(self, na=na, nu=nu, index=idx)
+
+    @property
+    def label(self) -> str:
+        nu = "" if self.nu is None or self.na is None or np.isclose(self.nu, 1 / self.na) \
+            else f", nu={self.nu:.3g}"
+        return f"Borda(a*={self.alternative}{nu})"
+
+    @property
+    def kappa_inf(self) -> float:
+        self._need_resolved()
+        return math.exp(-self.nu * (self.na - 1))
+
+    def _gram(self, X, Y):
+        return _core.gram_borda(X, Y, self.index, float(self.nu))
+
+    def _f(self, delta):
+        nu_na = 1.0 if self.nu is None else self.nu * self._na_for_eps()
+        return math.exp(-nu_na * delta)
+
+    def _na_for_eps(self) -> int:
+        self._need_resolved()
+        return self.na
+
+
+@dataclass(frozen=True)
+class Jaccard(Kernel):
+    """Jaccard kernel: "Are the best alternatives consistently the same?"
+
+    ``T(r) = {a : r[a] < k}`` (top-k tiers, counted from 0);
+    ``k(r1, r2) = |T(r1) & T(r2)| / |T(r1) | T(r2)|``. ``eps(delta) = sqrt(2 delta)``,
+    delta = 1 - the Jaccard coefficient of the top tiers.
+    """
+
+    name: ClassVar[str] = "jaccard"
+    question: ClassVar[str] = "Are the best alternatives consistently the same?"
+
+    k: int = 1
+
+    def __post_init__(self):
+        check_positive_int("Jaccard k", self.k, minimum=1)
+
+    @property
+    def label(self) -> str:
+        return f"Jaccard(k={self.k})"
+
+    def _gram(self, X, Y):
+        return _core.gram_jaccard(X, Y, int(self.k))
+
+    def _f(self, delta):
+        return 1.0 - delta
+
+
+@dataclass(frozen=True)
+class Mallows(Kernel):
+    """Mallows kernel: "Are the alternatives ranked in a consistent order?"
+
+    ``n_d = sum_{i<j} |sign(r1[i]-r1[j]) - sign(r2[i]-r2[j])| / 2`` (a reversed pair counts 1,
+    tied-vs-strict 1/2); ``k = exp(-nu n_d)``, default ``nu = 1/C(na, 2)``.
+    ``eps(delta) = sqrt(2 (1 - exp(-nu C(na,2) delta)))``, delta = fraction of discordant pairs.
+    """
+
+    name: ClassVar[str] = "mallows"
+    question: ClassVar[str] = "Are the alternatives ranked in a consistent order?"
+
+    nu: float | None = None
+
+    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Mallows:
+        na = check_positive_int("na (number of alternatives)", na, minimum=2)
+        nu = 1.0 / math.comb(na, 2) if self.nu is None else _positive("Mallows nu", self.nu)
+        return dataclasses.replace(self, na=na, nu=nu)
+
+    @property
+    def label(self) -> str:
+        if self.nu is None or self.na is None or np.isclose(self.nu, 1 / math.comb(self.na, 2)):
+            return "Mallows"
+        return f"Mallows(nu={self.nu:.3g})"
+
+    @property
+    def kappa_inf(self) -> float:
+        self._need_resolved()
+        return math.exp(-self.nu * math.comb(self.na, 2))
+
+    def _gram(self, X, Y):
+        return _core.gram_mallows(X, Y, float(self.nu))
+
+    def _f(self, delta):
+        if self.nu is None:
+            return math.exp(-delta)
+        self._need_resolved()
+        return math.exp(-self.nu * math.comb(self.na, 2) * delta)
+
+
+@dataclass(frozen=True)
+class RBF(Kernel):
+    """RBF kernel on raw scores: "Are the raw performances consistent?"
+
+    ``k(x1, x2) = exp(-gamma ||x1 - x2||^2)``, default ``gamma = 1/na``;
+    ``eps(delta) = sqrt(2 (1 - exp(-gamma na delta)))``, delta = mean squared score difference.
+    """
+
+    name: ClassVar[str] = "rbf"
+    question: ClassVar[str] = "Are the raw performances consistent?"
+    on: ClassVar[str] = "scores"
+
+    gamma: float | None = None
+
+    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> RBF:
+        na = check_positive_int("na (number of alternatives)", na, minimum=2)
+        gamma = 1.0 / na if self.gamma is None else _positive("RBF gamma", self.gamma)
+        return dataclasses.replace(self, na=na, gamma=gamma)
+
+    @property
+    def label(self) -> str:
+        if self.gamma is None or self.na is None or np.isclose(self.gamma, 1 / self.na):
+            return "RBF"
+        return f"RBF(gamma={self.gamma:.3g})"
+
+    def _delta_max(self) -> float:
+        return math.inf
+
+    def _gram(self, X, Y):
+        return _core.gram_rbf(X, Y, float(self.gamma))
+
+    def _f(self, delta):
+        if self.gamma is None:
+            return math.exp(-delta)
+        self._need_resolved()
+        return math.exp(-self.gamma * self.na * delta)
+
+
+def _positive(name: str, value: float) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(f"{name} must be a positive number, got {value!r}.") from None
+    if not (math.isfinite(v) and v > 0):
+        raise GenexpyInputError(f"{name} must be a positive number, got {value!r}.")
+    return v
+
+
+_PARSERS = {"borda": Borda, "jaccard": Jaccard, "mallows": Mallows, "rbf": RBF}
+
+
+def parse_kernel(text: str) -> Kernel:
+    """Build a kernel from a short string, parsed explicitly (never ``eval``).
+
+    Examples: ``"jaccard"``, ``"jaccard:k=3"``, ``"borda:OHE"``, ``"borda:a=OHE,nu=0.1"``,
+    ``"mallows:nu=0.01"``, ``"rbf:gamma=0.5"``.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise GenexpyInputError(f"kernel must be a non-empty string, got {text!r}.")
+    name, _, params = text.strip().partition(":")
+    name = name.strip().lower()
+    if name not in _PARSERS:
+        raise GenexpyInputError(
+            f"unknown kernel {name!r}; choose one of {sorted(_PARSERS)} "
+            "(e.g. 'jaccard:k=1', 'borda:OHE', 'mallows', 'rbf')."
+        )
+    kwargs: dict[str, object] = {}
+    for part in filter(None, (p.strip() for p in params.split(","))):
+        key, eq, val = part.partition("=")
+        if not eq:
+            if name != "borda" or "alternative" in kwargs:
+                raise GenexpyInputError(f"cannot parse kernel parameter {part!r} in {text!r}.")
+            kwargs["alternative"] = part
+            continue
+        key = key.strip().lower()
+        val = val.strip()
+        if name == "borda" and key in {"a", "alternative", "a*"}:
+            kwargs["alternative"] = val
+        elif name == "jaccard" and key == "k":
+            try:
+                kwargs["k"] = int(val)
+            except ValueError:
+                raise GenexpyInputError(f"Jaccard k must be an integer, got {val!r}.") from None
+        elif (name, key) in {("borda", "nu"), ("mallows", "nu"), ("rbf", "gamma")}:
+            kwargs[key] = _positive(f"{name} {key}", val)
+        else:
+            raise GenexpyInputError(f"unknown parameter {key!r} for kernel {name!r}.")
+    if name == "borda" and "alternative" not in kwargs:
+        raise GenexpyInputError("Borda needs an alternative: e.g. 'borda:OHE'.")
+    return _PARSERS[name](**kwargs)
+
+
+def DEFAULT_KERNELS(borda_alternative: str | int | None = None) -> list[Kernel]:  # noqa: N802
+    """The paper's four research questions (Borda only when an alternative is given)."""
+    ks: list[Kernel] = [Jaccard(k=1), Mallows(), RBF()]
+    if borda_alternative is not None:
+        ks.insert(0, Borda(borda_alternative))
+    return ks

@@ -1,0 +1,490 @@
+"""A study: a tidy results table plus the role of every factor (SPEC A1-A2).
+
+From the table, the Study builds, for every configuration (combination of design-factor
+levels), the sample of observed results: one ranking with ties per experimental condition
+(0 = best tier, dense tiers) and the matching raw scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy.stats import rankdata
+
+from . import config
+from ._validation import GenexpyInputError, check_probability, require_columns, to_polars
+
+__all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores"]
+
+_COND = "__condition__"
+_CONF = "__config_id__"
+
+
+def rank_scores(scores: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
+    """Rankings with ties from a score matrix (conditions, alternatives).
+
+    Row-wise dense ranks, 0 = best tier, equal scores share a tier. Missing scores (NaN)
+    get the worst tier: one below every observed tier of that row (SPEC A2, step 3).
+
+    Examples
+    --------
+    >>> rank_scores(np.array([[0.9, 0.7, 0.9]]))
+    array([[0, 1, 0]])
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim == 1:
+        s = s[None, :]
+    if np.isinf(s).any():
+        raise GenexpyInputError("scores hold inf values; drop or fix them before ranking.")
+    oriented = -s if higher_is_better else s.copy()
+    oriented[np.isnan(oriented)] = np.inf  # all missing share the tier below the observed
+    return (rankdata(oriented, method="dense", axis=1) - 1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class FilterReport:
+    """What the missing-results policy of SPEC A2 did to the study. Never silent."""
+
+    rows_input: int
+    rows_after_held_constant: int
+    rows_invalid_target: int
+    results_after_averaging: int
+    conditions_total: int
+    conditions_dropped: int
+    alternatives_total: int
+    alternatives_dropped: tuple[str, ...]
+    cells_total: int
+    cells_imputed: int
+    tol_missing_alternatives: float
+    tol_missing_conditions: float
+
+    def to_frame(self) -> pl.DataFrame:
+        """The report as a two-column (item, value) frame, for display or export."""
+        rows = [
+            ("rows in the input table", self.rows_input),
+            ("rows after fixing held-constant factors", self.rows_after_held_constant),
+            ("rows dropped for a null/NaN/inf target", self.rows_invalid_target),
+            ("results after averaging stochastic factors", self.results_after_averaging),
+            ("conditions (configuration x generalizability level)", self.conditions_total),
+            (f"conditions dropped (> {self.tol_missing_alternatives:.0%} alternatives missing)",
+             self.conditions_dropped),
+            ("alternatives", self.alternatives_total),
+            (f"alternatives dropped (missing in > {self.tol_missing_conditions:.0%} "
+             "of the remaining conditions)", len(self.alternatives_dropped)),
+            ("results kept (conditions x alternatives)", self.cells_total),
+            ("missing results imputed as the worst tier", self.cells_imputed),
+        ]
+        return pl.DataFrame({"item": [r[0] for r in rows], "value": [r[1] for r in rows]})
+
+    def __str__(self) -> str:
+        lines = [f"{k}: {v}" for k, v in self.to_frame().iter_rows()]
+        if self.alternatives_dropped:
+            lines.append(f"dropped alternatives: {', '.join(self.alternatives_dropped)}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ConfigurationSample:
+    """The observed results of one configuration: N conditions x na alternatives.
+
+    Attributes
+    ----------
+    config_id : int
+    levels : dict, design-factor levels of the configuration
+    alternatives : tuple of str, length na
+    conditions : tuple of str, length N (generalizability levels)
+    rankings : (N, na) int64, 0 = best tier
+    scores : (N, na) float64, raw target with missing results imputed by the worst
+        observed score of the condition (for the RBF kernel)
+    imputed : (N, na) bool, where a result was missing
+    """
+
+    config_id: int
+    levels: dict
+    alternatives: tuple[str, ...]
+    conditions: tuple[str, ...]
+    rankings: np.ndarray = field(repr=False)
+    scores: np.ndarray = field(repr=False)
+    imputed: np.ndarray = field(repr=False)
+
+    @property
+    def N(self) -> int:  # noqa: N802
+        return int(self.rankings.shape[0])
+
+    @property
+    def na(self) -> int:
+        return int(self.rankings.shape[1])
+
+    def data_for(self, kernel) -> np.ndarray:
+        """The array a kernel works on: rankings, or scores for score kernels (RBF)."""
+        return self.scores if kernel.on == "scores" else self.rankings
+
+    @property
+    def label(self) -> str:
+        return ", ".join(f"{v}" for v in self.levels.values()) or "(all)"
+
+
+def _as_list(name: str, value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    try:
+        out = list(value)
+    except TypeError:
+        raise GenexpyInputError(f"{name} must be a column name or a list of names.") from None
+    for v in out:
+        if not isinstance(v, str):
+            raise GenexpyInputError(f"{name} must hold column names (str), got {v!r}.")
+    return out
+
+
+class Study:
+    """An experimental study: results + the role of every factor.
+
+    Parameters
+    ----------
+    data : polars / pandas DataFrame or pyarrow Table
+        Tidy results: one row per (experimental condition, alternative[, seed, ...]).
+        Never modified.
+    alternatives : str
+        Column naming the compared methods (encoders, models, LLMs).
+    target : str
+        Numeric column with the result of each run.
+    generalize : str or list of str
+        Generalizability factor(s): their levels are the experimental conditions whose
+        results should transfer to unseen levels (dataset, subtask). Several are combined.
+    higher_is_better : bool
+        True for a score (accuracy), False for an error or a loss. Required.
+    design : list of str, optional
+        Design factors: one independent analysis per combination of their levels.
+    average_over : list of str, optional
+        Stochasticity factors (seed, CV fold): the target is averaged over them first.
+    held_constant : dict, optional
+        ``{column: level}``: rows are filtered to that level.
+    tol_missing_alternatives, tol_missing_conditions : float
+        Missing-results tolerances of SPEC A2 (default 0.2 each).
+    invalid_target : {"raise", "drop"}
+        What to do with rows whose target is null, NaN or infinite: refuse the table
+        (default) or drop those rows, counted in ``study.report.rows_invalid_target``
+        (they then count as missing results).
+
+    Notes
+    -----
+    Columns given no role are ignored; if they make (configuration, condition, alternative)
+    rows repeat, the study refuses the table and names them. Missing results are handled
+    over the whole study (SPEC A2): conditions with more than ``tol_missing_alternatives``
+    of the alternatives missing are dropped, then alternatives missing in more than
+    ``tol_missing_conditions`` of the remaining conditions, then what is still missing is
+    imputed as the worst tier. ``study.report`` says what happened.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"dataset": ["d1", "d1", "d2", "d2"], "model": ["a", "b"] * 2,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.75]})
+    >>> study = Study(df, alternatives="model", target="acc", generalize="dataset",
+    ...               higher_is_better=True)
+    >>> study.sample(0).rankings
+    array([[0, 1],
+           [1, 0]])
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        *,
+        alternatives: str,
+        target: str,
+        generalize: str | Sequence[str],
+        higher_is_better: bool,
+        design: str | Sequence[str] | None = None,
+        average_over: str | Sequence[str] | None = None,
+        held_constant: Mapping[str, Any] | None = None,
+        tol_missing_alternatives: float = config.TOL_MISSING_ALTERNATIVES,
+        tol_missing_conditions: float = config.TOL_MISSING_CONDITIONS,
+        invalid_target: str = "raise",
+    ) -> None:
+        df = to_polars(data, "data")
+        if not isinstance(higher_is_better, (bool, np.bool_)):
+            raise GenexpyInputError(
+                "higher_is_better must be True (a score, e.g. accuracy) or False (an error, "
+                f"e.g. RMSE); got {higher_is_better!r}."
+            )
+        for nm, v in (("alternatives", alternatives), ("target", target)):
+            if not isinstance(v, str):
+                raise GenexpyInputError(f"{nm} must be one column name (str), got {v!r}.")
+        gen = _as_list("generalize", generalize)
+        if not gen:
+            raise GenexpyInputError("generalize: give at least one generalizability factor "
+                                    "(e.g. generalize='dataset').")
+        des = _as_list("design", design)
+        avg = _as_list("average_over", average_over)
+        held = dict(held_constant or {})
+        roles: dict[str, list[str]] = {}
+        for role, cols in (("alternatives", [alternatives]), ("target", [target]),
+                           ("generalize", gen), ("design", des), ("average_over", avg),
+                           ("held_constant", list(held))):
+            for c in cols:
+                roles.setdefault(c, []).append(role)
+        clashes = {c: r for c, r in roles.items() if len(r) > 1}
+        if clashes:
+            c, r = next(iter(clashes.items()))
+            raise GenexpyInputError(
+                f"column {c!r} is given several roles ({', '.join(r)}); every factor plays "
+                "exactly one role: remove it from all but one."
+            )
+        require_columns(df, list(roles), "data")
+        tol_a = check_probability("tol_missing_alternatives", tol_missing_alternatives,
+                                  low_open=False, high_open=False)
+        tol_c = check_probability("tol_missing_conditions", tol_missing_conditions,
+                                  low_open=False, high_open=False)
+
+        dtype = df.schema[target]
+        if not dtype.is_numeric() or dtype == pl.Boolean:
+            raise GenexpyInputError(
+                f"target column {target!r} must be numeric, got {dtype}. Convert it, e.g. "
+                f"df.with_columns(pl.col({target!r}).cast(pl.Float64))."
+            )
+        self.alternatives_col = alternatives
+        self.target = target
+        self.generalize = tuple(gen)
+        self.design = tuple(des)
+        self.average_over = tuple(avg)
+        self.held_constant = held
+        self.higher_is_better = bool(higher_is_better)
+        self.tol_missing_alternatives = tol_a
+        self.tol_missing_conditions = tol_c
+        if invalid_target not in ("raise", "drop"):
+            raise GenexpyInputError(
+                f"invalid_target must be 'raise' or 'drop', got {invalid_target!r}."
+            )
+        self.invalid_target = invalid_target
+        self._build(df)
+
+    # ------------------------------------------------------------------------------------
+    def _build(self, df: pl.DataFrame) -> None:
+        rows_input = df.height
+        for col, level in self.held_constant.items():
+            levels = df.get_column(col).unique().to_list()
+            if level not in levels:
+                raise GenexpyInputError(
+                    f"held_constant: level {level!r} not found in column {col!r}; "
+                    f"its levels are {levels[:10]}{' ...' if len(levels) > 10 else ''}."
+                )
+            df = df.filter(pl.col(col) == level)
+        rows_held = df.height
+        tgt = pl.col(self.target).cast(pl.Float64)
+        bad = df.select(
+            (tgt.is_null() | tgt.is_nan() | tgt.is_infinite()).sum()
+        ).item()
+        rows_invalid = 0
+        if bad and self.invalid_target == "drop":
+            df = df.filter(tgt.is_not_null() & tgt.is_finite())
+            rows_invalid = int(bad)
+        elif bad:
+            raise GenexpyInputError(
+                f"target column {self.target!r} has {bad} missing, NaN or infinite values. "
+                "Drop those rows (a missing result is an absent row) or fix them, e.g. "
+                f"df.filter(pl.col({self.target!r}).is_finite()), or pass "
+                "invalid_target='drop'."
+            )
+        keys = [*self.design, *self.generalize, self.alternatives_col, *self.average_over]
+        dup = df.select(pl.struct(keys).is_duplicated().any()).item() if df.height else False
+        if dup:
+            others = [c for c in df.columns if c not in keys and c != self.target]
+            raise GenexpyInputError(
+                "duplicate rows: several results share the same "
+                f"(design, condition, alternative{', stochastic factors' if self.average_over else ''})"
+                f" = {keys}. Give the remaining factors a role: average_over=[...] for seeds "
+                f"or folds, design=[...] or held_constant={{...}}. Columns without a role: "
+                f"{others}."
+            )
+        grp = [*self.design, *self.generalize, self.alternatives_col]
+        agg = (
+            df.group_by(grp, maintain_order=True)
+            .agg(pl.col(self.target).cast(pl.Float64).mean().alias(self.target))
+        )
+        n_results = agg.height
+        alts = sorted(agg.get_column(self.alternatives_col).cast(pl.String).unique().to_list())
+        if len(alts) < 2:
+            raise GenexpyInputError(
+                f"alternatives column {self.alternatives_col!r} has {len(alts)} distinct "
+                "value(s); comparing needs at least 2 alternatives."
+            )
+        cond_expr = (
+            pl.col(self.generalize[0]).cast(pl.String)
+            if len(self.generalize) == 1
+            else pl.concat_str([pl.col(c).cast(pl.String) for c in self.generalize],
+                               separator=" | ")
+        )
+        agg = agg.with_columns(cond_expr.alias(_COND))
+        if self.design:
+            confs = agg.select(self.design).unique().sort(self.design, nulls_last=True)
+            confs = confs.with_row_index(_CONF)
+            agg = agg.join(confs, on=list(self.design), how="left", nulls_equal=True)
+        else:
+            confs = pl.DataFrame({_CONF: [0]}, schema={_CONF: pl.UInt32})
+            agg = agg.with_columns(pl.lit(0, dtype=pl.UInt32).alias(_CONF))
+        cols = agg.select(_CONF, _COND).unique().sort(_CONF, _COND).with_row_index("__col__")
+        agg = agg.join(cols, on=[_CONF, _COND], how="left")
+        alt_idx = {a: i for i, a in enumerate(alts)}
+        a_i = np.array([alt_idx[a] for a in
+                        agg.get_column(self.alternatives_col).cast(pl.String).to_list()])
+        c_i = agg.get_column("__col__").to_numpy()
+        M = np.full((cols.height, len(alts)), np.nan)
+        M[c_i, a_i] = agg.get_column(self.target).to_numpy()
+
+        # SPEC A2 steps 1-2, over the whole study
+        observed = ~np.isnan(M)
+        keep_rows = (1.0 - observed.mean(axis=1)) <= self.tol_missing_alternatives
+        keep_rows &= observed.any(axis=1)
+        Mk = M[keep_rows]
+        if Mk.shape[0] == 0:
+            raise GenexpyInputError(
+                "every condition misses more than tol_missing_alternatives="
+                f"{self.tol_missing_alternatives} of the alternatives; raise the tolerance or "
+                "check the alternatives column."
+            )
+        miss_alt = np.isnan(Mk).mean(axis=0)
+        keep_alts = miss_alt <= self.tol_missing_conditions
+        if keep_alts.sum() < 2:
+            raise GenexpyInputError(
+                f"only {int(keep_alts.sum())} alternative(s) left after dropping those missing "
+                f"in more than tol_missing_conditions={self.tol_missing_conditions} of the "
+                "conditions; raise the tolerance."
+            )
+        Mk = Mk[:, keep_alts]
+        row_ok = ~np.isnan(Mk).all(axis=1)
+        Mk = Mk[row_ok]
+        kept_cols = cols.filter(pl.Series(keep_rows)).filter(pl.Series(row_ok))
+        self.alternatives = tuple(a for a, k in zip(alts, keep_alts, strict=True) if k)
+        imputed = np.isnan(Mk)
+        ranks = rank_scores(Mk, self.higher_is_better)
+        worst = np.nanmin(Mk, axis=1) if self.higher_is_better else np.nanmax(Mk, axis=1)
+        scores = np.where(imputed, worst[:, None], Mk)
+
+        conf_of_row = kept_cols.get_column(_CONF).to_numpy()
+        cond_of_row = kept_cols.get_column(_COND).to_list()
+        self._samples: dict[int, ConfigurationSample] = {}
+        conf_rows = confs.to_dicts()
+        n_list, imp_list, ids = [], [], []
+        for row in conf_rows:
+            cid = int(row.pop(_CONF))
+            sel = np.flatnonzero(conf_of_row == cid)
+            if sel.size == 0:
+                continue
+            self._samples[cid] = ConfigurationSample(
+                config_id=cid,
+                levels=row,
+                alternatives=self.alternatives,
+                conditions=tuple(cond_of_row[i] for i in sel),
+                rankings=np.ascontiguousarray(ranks[sel]),
+                scores=np.ascontiguousarray(scores[sel]),
+                imputed=imputed[sel],
+            )
+            ids.append(cid)
+            n_list.append(int(sel.size))
+            imp_list.append(int(imputed[sel].sum()))
+        self.configurations = (
+            confs.filter(pl.col(_CONF).is_in(ids))
+            .rename({_CONF: "config_id"})
+            .with_columns(
+                pl.Series("N", n_list, dtype=pl.Int64),
+                pl.lit(len(self.alternatives), dtype=pl.Int64).alias("na"),
+                pl.Series("n_imputed", imp_list, dtype=pl.Int64),
+            )
+        )
+        self.report = FilterReport(
+            rows_input=rows_input,
+            rows_after_held_constant=rows_held,
+            rows_invalid_target=rows_invalid,
+            results_after_averaging=n_results,
+            conditions_total=int(M.shape[0]),
+            conditions_dropped=int(M.shape[0] - Mk.shape[0]),
+            alternatives_total=len(alts),
+            alternatives_dropped=tuple(a for a, k in zip(alts, keep_alts, strict=True)
+                                       if not k),
+            cells_total=int(Mk.size),
+            cells_imputed=int(imputed.sum()),
+            tol_missing_alternatives=self.tol_missing_alternatives,
+            tol_missing_conditions=self.tol_missing_conditions,
+        )
+
+    # ------------------------------------------------------------------------------------
+    @property
+    def na(self) -> int:
+        """Number of alternatives kept."""
+        return len(self.alternatives)
+
+    def __len__(self) -> int:
+        return len(self._samples)
+
+    def __repr__(self) -> str:
+        return (
+            f"Study({len(self)} configurations x {self.na} alternatives; "
+            f"generalize={list(self.generalize)}, design={list(self.design)}, "
+            f"target={self.target!r} ({'higher' if self.higher_is_better else 'lower'} "
+            "is better))"
+        )
+
+    def config_id(self, key: int | Mapping[str, Any] | Sequence[Any]) -> int:
+        """The id of a configuration given by id, ``{factor: level}`` or a tuple of levels."""
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            if int(key) not in self._samples:
+                raise GenexpyInputError(
+                    f"no configuration with id {key}; ids are {sorted(self._samples)[:20]}."
+                )
+            return int(key)
+        if isinstance(key, Mapping):
+            levels = dict(key)
+        else:
+            seq = [key] if isinstance(key, (str, bytes)) else list(key)
+            if len(seq) != len(self.design):
+                raise GenexpyInputError(
+                    f"a configuration is a tuple of {len(self.design)} levels of "
+                    f"{list(self.design)}, got {key!r}."
+                )
+            levels = dict(zip(self.design, seq, strict=True))
+        unknown = set(levels) - set(self.design)
+        if unknown:
+            raise GenexpyInputError(
+                f"{sorted(unknown)} are not design factors; the design factors are "
+                f"{list(self.design)}."
+            )
+        for s in self._samples.values():
+            if all(s.levels.get(k) == v for k, v in levels.items()) and len(levels) == len(
+                self.design
+            ):
+                return s.config_id
+        raise GenexpyInputError(
+            f"no configuration with levels {levels}; see study.configurations for the "
+            "available ones (a configuration may have been emptied by the missing-results "
+            "filter)."
+        )
+
+    def sample(self, key: int | Mapping[str, Any] | Sequence[Any]) -> ConfigurationSample:
+        """The observed results of one configuration."""
+        return self._samples[self.config_id(key)]
+
+    def samples(self) -> Iterator[ConfigurationSample]:
+        """All configurations, in id order."""
+        for cid in sorted(self._samples):
+            yield self._samples[cid]
+
+    def rankings_frame(self, key: int | Mapping[str, Any] | Sequence[Any]) -> pl.DataFrame:
+        """The rankings of one configuration as a tidy frame (condition, alternative, rank)."""
+        s = self.sample(key)
+        return pl.DataFrame(
+            {
+                "condition": np.repeat(np.array(s.conditions, dtype=object), s.na).tolist(),
+                "alternative": list(s.alternatives) * s.N,
+                "rank": s.rankings.ravel(),
+                "score": s.scores.ravel(),
+                "imputed": s.imputed.ravel(),
+            }
+        )

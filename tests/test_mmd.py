@@ -1,0 +1,101 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import naive
+from genexpy_nb import GenexpyInputError
+from genexpy_nb.kernels import RBF, Borda, Jaccard, Mallows
+from genexpy_nb.mmd import draw_pairs, mmd, mmd_distribution, mmd_from_pairs, stacked_support_grams
+from strategies import ranking_samples
+
+NAIVE = {
+    "jaccard": lambda k: (lambda r, s: naive.jaccard(r, s, k.k)),
+    "mallows": lambda k: (lambda r, s: naive.mallows(r, s, k.nu)),
+    "borda": lambda k: (lambda r, s: naive.borda(r, s, k.index, k.nu)),
+}
+
+
+@pytest.mark.parametrize("kernel", [Jaccard(1), Mallows(), Borda(0)])
+@settings(max_examples=25, deadline=None)
+@given(X=ranking_samples(min_n=1, max_n=7), Y=ranking_samples(min_n=1, max_n=7, min_na=6))
+def test_mmd_matches_naive_and_properties(kernel, X, Y):
+    na = X.shape[1]
+    Y = Y[:, :na]
+    Y = np.array([np.unique(r, return_inverse=True)[1] for r in Y])
+    k = kernel.resolve(na)
+    v = mmd(X, Y, k)
+    assert v == pytest.approx(naive.mmd(NAIVE[k.name](k), X.tolist(), Y.tolist()), abs=1e-7)
+    assert 0.0 <= v <= k.mmd_max + 1e-12
+    assert mmd(X, X, k) == pytest.approx(0.0, abs=1e-7)
+    assert mmd(Y, X, k) == pytest.approx(v, abs=1e-12)
+
+
+@pytest.mark.parametrize("disjoint,replace", [(True, False), (True, True), (False, False),
+                                              (False, True)])
+def test_mmd_samples_match_naive(disjoint, replace):
+    rng = np.random.default_rng(3)
+    N, na = 14, 4
+    R = np.array([np.unique(r, return_inverse=True)[1] for r in rng.integers(0, 3, (N, na))])
+    S = rng.random((N, na))
+    kernels = [Jaccard(1).resolve(na), Mallows().resolve(na), Borda(2).resolve(na),
+               RBF().resolve(na)]
+    data = [R, R, R, S]
+    Ks, inv, _ = stacked_support_grams(data, kernels)
+    IX, IY = draw_pairs(N, 5, 30, disjoint=disjoint, replace=replace, seed=1)
+    fast = mmd_from_pairs(Ks, inv, IX, IY)
+    funs = [NAIVE["jaccard"](kernels[0]), NAIVE["mallows"](kernels[1]),
+            NAIVE["borda"](kernels[2]), lambda a, b: naive.rbf(a, b, kernels[3].gamma)]
+    for q, (f, d) in enumerate(zip(funs, data)):
+        slow = [naive.mmd(f, d[IX[r]].tolist(), d[IY[r]].tolist()) for r in range(len(IX))]
+        np.testing.assert_allclose(fast[q], slow, atol=1e-7)
+
+
+def test_draw_pairs_modes():
+    N, n, rep = 20, 6, 50
+    IX, IY = draw_pairs(N, n, rep, disjoint=True, replace=False, seed=0)
+    for a, b in zip(IX, IY):
+        assert len(set(a) | set(b)) == 2 * n  # disjoint, no repeats
+    IX, IY = draw_pairs(N, 15, rep, disjoint=True, replace=True, seed=0)
+    for a, b in zip(IX, IY):
+        assert not set(a) & set(b)  # halves are disjoint
+    IX, IY = draw_pairs(N, n, rep, disjoint=False, replace=False, seed=0)
+    assert all(len(set(a)) == n for a in IX)
+    assert any(set(a) & set(b) for a, b in zip(IX, IY))
+    IX, IY = draw_pairs(N, 30, rep, disjoint=False, replace=True, seed=0)
+    assert IX.shape == (rep, 30) and IX.max() < N
+
+
+def test_draw_pairs_seeded():
+    a = draw_pairs(30, 5, 10, seed=7)
+    b = draw_pairs(30, 5, 10, seed=7)
+    c = draw_pairs(30, 5, 10, seed=8)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_too_few_results_for_n():
+    with pytest.raises(GenexpyInputError, match="2n <= N"):
+        draw_pairs(10, 6, 5)
+    with pytest.raises(GenexpyInputError, match="n <= N"):
+        draw_pairs(10, 11, 5, disjoint=False)
+
+
+def test_mmd_distribution_same_result_any_thread_count():
+    rng = np.random.default_rng(0)
+    R = np.array([np.unique(r, return_inverse=True)[1] for r in rng.integers(0, 4, (40, 5))])
+    k = Mallows().resolve(5)
+    a = mmd_distribution(R, k, 8, rep=100, seed=3, n_jobs=1)
+    b = mmd_distribution(R, k, 8, rep=100, seed=3, n_jobs=2)
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (100,) and (a >= 0).all() and (a <= k.mmd_max).all()
+
+
+def test_mmd_bound_reached_by_disjoint_supports():
+    k = Jaccard(1).resolve(3)
+    x = np.array([[0, 1, 2]] * 3)
+    y = np.array([[2, 1, 0]] * 3)
+    assert mmd(x, y, k) == pytest.approx(math.sqrt(2.0))
+    assert k.mmd_max == pytest.approx(math.sqrt(2.0))

@@ -1,0 +1,188 @@
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from genexpy_nb import GenexpyInputError
+from genexpy_nb.study import Study
+
+
+def toy(**over):
+    rows = []
+    rng = np.random.default_rng(0)
+    for model in ("m1", "m2"):
+        for ds in range(6):
+            for alt in ("a", "b", "c"):
+                for seed in range(2):
+                    rows.append({"model": model, "dataset": f"d{ds}", "alt": alt, "seed": seed,
+                                 "metric": "acc", "acc": float(rng.random())})
+    df = pl.DataFrame(rows)
+    kw = dict(alternatives="alt", target="acc", generalize="dataset", design="model",
+              average_over="seed", held_constant={"metric": "acc"}, higher_is_better=True)
+    kw.update(over)
+    return df, kw
+
+
+def test_roles_averaging_and_ranks():
+    df, kw = toy()
+    before = df.clone()
+    st = Study(df, **kw)
+    assert df.equals(before)  # never mutates the caller's frame
+    assert st.configurations["N"].to_list() == [6, 6]
+    s = st.sample(("m1",))
+    assert s.rankings.shape == (6, 3)
+    # ranks from the seed-averaged score
+    sub = df.filter(pl.col("model") == "m1", pl.col("dataset") == "d0")
+    means = sub.group_by("alt").agg(pl.col("acc").mean()).sort("alt")["acc"].to_numpy()
+    expect = np.unique(-means, return_inverse=True)[1]
+    assert s.rankings[s.conditions.index("d0")].tolist() == expect.tolist()
+    assert st.sample({"model": "m2"}).config_id == 1
+
+
+@pytest.mark.parametrize("convert", [lambda d: d.to_pandas(), lambda d: d.to_arrow(),
+                                     lambda d: d.lazy()])
+def test_accepts_pandas_arrow_lazy(convert):
+    df, kw = toy()
+    a = Study(df, **kw)
+    b = Study(convert(df), **kw)
+    np.testing.assert_array_equal(a.sample(0).rankings, b.sample(0).rankings)
+
+
+def test_pandas_frame_not_mutated():
+    df, kw = toy()
+    pdf = df.to_pandas()
+    snapshot = pdf.copy()
+    Study(pdf, **kw)
+    pd.testing.assert_frame_equal(pdf, snapshot)
+
+
+def test_lower_is_better():
+    df = pl.DataFrame({"ds": ["x"] * 3, "alt": ["a", "b", "c"], "err": [0.1, 0.3, 0.1]})
+    st = Study(df, alternatives="alt", target="err", generalize="ds", higher_is_better=False)
+    assert st.sample(0).rankings.tolist() == [[0, 1, 0]]
+
+
+def test_several_generalizability_factors_combined():
+    df = pl.DataFrame({"ds": ["x", "x", "y", "y"] * 2, "fold": [0, 0, 0, 0, 1, 1, 1, 1],
+                       "alt": ["a", "b"] * 4, "s": [1.0, 2, 3, 4, 5, 6, 8, 7]})
+    st = Study(df, alternatives="alt", target="s", generalize=["ds", "fold"],
+               higher_is_better=True)
+    assert st.sample(0).N == 4
+    assert "x | 0" in st.sample(0).conditions
+
+
+def missing_table():
+    # 10 conditions x 5 alternatives; condition c0 misses 2/5 (dropped at tol 0.2);
+    # alternative e misses 3 of the remaining 9 (> 20%: dropped); d misses 1 (imputed)
+    rows = []
+    for c in range(10):
+        for a in "abcde":
+            if c == 0 and a in "ab":
+                continue
+            if a == "e" and c in (1, 2, 3):
+                continue
+            if a == "d" and c == 4:
+                continue
+            rows.append({"cond": f"c{c}", "alt": a, "err": float((c * 7 + ord(a)) % 5) / 10})
+    return pl.DataFrame(rows)
+
+
+def test_missing_results_policy_reported():
+    st = Study(missing_table(), alternatives="alt", target="err", generalize="cond",
+               higher_is_better=False)
+    r = st.report
+    assert r.conditions_total == 10 and r.conditions_dropped == 1
+    assert r.alternatives_dropped == ("e",)
+    assert r.cells_imputed == 1
+    assert st.alternatives == ("a", "b", "c", "d")
+    s = st.sample(0)
+    row = s.rankings[s.conditions.index("c4")]
+    observed = row[:3]
+    # lower-is-better error: the missing result is the worst tier, one below all observed
+    assert row[3] == observed.max() + 1
+    assert s.imputed[s.conditions.index("c4"), 3]
+    # raw scores for RBF imputed with the worst observed error of the condition
+    sc = s.scores[s.conditions.index("c4")]
+    assert sc[3] == sc[:3].max()
+    assert "imputed" in str(r) and r.to_frame().height >= 8
+
+
+def test_missing_tolerances_configurable():
+    st = Study(missing_table(), alternatives="alt", target="err", generalize="cond",
+               higher_is_better=False, tol_missing_alternatives=0.5,
+               tol_missing_conditions=0.5)
+    assert st.report.conditions_dropped == 0 and st.report.alternatives_dropped == ()
+
+
+# ---------------- bad input ---------------------------------------------------------------
+def test_missing_column():
+    df, kw = toy(target="accuracy")
+    with pytest.raises(GenexpyInputError, match=r"\['accuracy'\] not found"):
+        Study(df, **kw)
+
+
+def test_non_numeric_target():
+    df, kw = toy()
+    df = df.with_columns(pl.col("acc").cast(pl.String))
+    with pytest.raises(GenexpyInputError, match="must be numeric"):
+        Study(df, **kw)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), None])
+def test_nan_inf_targets(bad):
+    df, kw = toy()
+    df = df.with_columns(pl.when(pl.int_range(pl.len()) == 3).then(bad)
+                         .otherwise(pl.col("acc")).alias("acc"))
+    with pytest.raises(GenexpyInputError, match="missing, NaN or infinite"):
+        Study(df, **kw)
+    st = Study(df, invalid_target="drop", **kw)
+    assert st.report.rows_invalid_target == 1
+
+
+def test_duplicate_rows_name_unassigned_columns():
+    df, kw = toy()
+    kw.pop("average_over")
+    with pytest.raises(GenexpyInputError, match="duplicate rows.*seed"):
+        Study(df, **kw)
+
+
+def test_factor_with_two_roles():
+    df, kw = toy(design=["model", "dataset"])
+    with pytest.raises(GenexpyInputError, match="'dataset' is given several roles"):
+        Study(df, **kw)
+
+
+def test_fewer_than_two_alternatives():
+    df, kw = toy()
+    with pytest.raises(GenexpyInputError, match="at least 2 alternatives"):
+        Study(df.filter(pl.col("alt") == "a"), **kw)
+
+
+def test_higher_is_better_required_bool():
+    df, kw = toy(higher_is_better="yes")
+    with pytest.raises(GenexpyInputError, match="higher_is_better"):
+        Study(df, **kw)
+
+
+def test_held_constant_unknown_level():
+    df, kw = toy(held_constant={"metric": "f1"})
+    with pytest.raises(GenexpyInputError, match="level 'f1' not found"):
+        Study(df, **kw)
+
+
+def test_unknown_configuration():
+    df, kw = toy()
+    st = Study(df, **kw)
+    with pytest.raises(GenexpyInputError, match="no configuration"):
+        st.sample(("m9",))
+
+
+def test_not_a_table():
+    with pytest.raises(GenexpyInputError, match="expected a polars, pandas or pyarrow"):
+        Study([1, 2, 3], alternatives="a", target="t", generalize="g", higher_is_better=True)
+
+
+def test_arrow_table_roundtrip_types():
+    df, kw = toy()
+    assert Study(pa.Table.from_pandas(df.to_pandas()), **kw).na == 3
