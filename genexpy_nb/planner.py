@@ -1,0 +1,231 @@
+"""Study planning (paper Algorithm 1, SPEC A6): which configurations to extend, and how n*
+evolves as the preliminary study grows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+from tqdm.auto import tqdm
+
+from . import config
+from ._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
+from .generalizability import GeneralizabilityAnalysis
+from .kernels import Kernel
+from .study import Study
+
+__all__ = ["plan", "simulate_preliminary_study", "run_generalizable_study", "LiveStudyResult"]
+
+
+def plan(
+    results: pl.DataFrame,
+    *,
+    alpha: float = config.HEADLINE_ALPHA,
+    delta: float = config.HEADLINE_DELTA,
+    kernel: str | None = None,
+    method: str = "resample",
+) -> pl.DataFrame:
+    """Rank configurations by their deficit n* - N: the ones to extend first come first.
+
+    Parameters
+    ----------
+    results : the tidy frame of :func:`~genexpy_nb.generalizability.analyze`
+    alpha, delta : the thresholds to plan for (must be in the frame)
+    kernel : kernel name or label to plan for (default: every kernel in the frame; a
+        configuration's deficit is then the largest over the kernels, i.e. the experiments
+        needed to answer every research question)
+    method : estimate to use ("resample", "approx", ...)
+
+    Returns
+    -------
+    polars DataFrame, one row per configuration: design levels, N, nstar (worst kernel),
+    kernel_label (which kernel drives it), deficit, to_run = max(deficit, 0),
+    generalizable, priority (1 = extend first). Configurations whose n* is undefined come
+    last with their reason.
+    """
+    df = to_polars(results, "results")
+    need = {"config_id", "alpha", "delta", "method", "nstar", "nstar_ceil", "N", "kernel",
+            "kernel_label", "deficit", "generalizable", "reason"}
+    missing = need - set(df.columns)
+    if missing:
+        raise GenexpyInputError(
+            f"results lacks columns {sorted(missing)}: pass the frame returned by analyze()."
+        )
+    sel = df.filter(
+        (pl.col("alpha") - alpha).abs() < 1e-12,
+        (pl.col("delta") - delta).abs() < 1e-12,
+        pl.col("method") == method,
+    )
+    if kernel is not None:
+        sel = sel.filter((pl.col("kernel") == kernel) | (pl.col("kernel_label") == kernel))
+    if sel.height == 0:
+        raise GenexpyInputError(
+            f"no rows for alpha={alpha}, delta={delta}, method={method!r}"
+            f"{'' if kernel is None else f', kernel={kernel!r}'}; the frame has alphas "
+            f"{sorted(df['alpha'].unique().to_list())}, deltas "
+            f"{sorted(df['delta'].unique().to_list())}, methods "
+            f"{sorted(df['method'].unique().to_list())}."
+        )
+    design = [c for c in df.columns if c not in {
+        "config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N", "method", "nstar",
+        "nstar_ceil", "generalizable", "deficit", "b0", "b1", "r2", "reason"}]
+    worst = (
+        sel.sort(["config_id", pl.col("nstar").fill_nan(None)], descending=[False, True],
+                 nulls_last=True)
+        .group_by("config_id", maintain_order=True)
+        .first()
+    )
+    out = worst.select(
+        "config_id", *design, "N", "kernel_label", "nstar", "nstar_ceil", "deficit",
+        pl.col("deficit").clip(lower_bound=0).alias("to_run"), "generalizable", "reason",
+    ).sort(["deficit", "N"], descending=[True, False], nulls_last=True)
+    return out.with_row_index("priority", offset=1)
+
+
+def simulate_preliminary_study(
+    study: Study,
+    kernels: Sequence[Kernel],
+    configuration: Any,
+    *,
+    N0: int = 10,
+    alphas: float | Sequence[float] = config.HEADLINE_ALPHA,
+    deltas: float | Sequence[float] = config.HEADLINE_DELTA,
+    methods: Sequence[str] = ("resample",),
+    rep: int = config.REP,
+    seed: int = 0,
+    repetitions: int = 1,
+    progress: bool = True,
+) -> pl.DataFrame:
+    """n*_N as the preliminary study grows: N = N0, 2 N0, ... <= N (paper Figure 2).
+
+    For each N, ``repetitions`` subsamples of N results are drawn without replacement from
+    the configuration's observed results and n* is re-estimated on each.
+
+    Returns
+    -------
+    Tidy frame: N_sub, repetition, kernel, kernel_label, alpha, delta, method, nstar,
+    nstar_ceil, generalizable (N_sub >= n*), N (all observed results), reason.
+    """
+    N0 = check_positive_int("N0", N0, minimum=2)
+    repetitions = check_positive_int("repetitions", repetitions)
+    sample = study.sample(configuration)
+    if sample.N < N0:
+        raise GenexpyInputError(
+            f"configuration {sample.label!r} has N={sample.N} results, fewer than N0={N0}."
+        )
+    sizes = list(range(N0, sample.N + 1, N0))
+    frames = []
+    total = len(sizes) * repetitions
+    bar = tqdm(total=total, desc="n* vs N", disable=not progress or total < 3, leave=False)
+    for i, Nsub in enumerate(sizes):
+        for r in range(repetitions):
+            rng = child_seed(seed, sample.config_id, Nsub, r)
+            idx = np.sort(rng.choice(sample.N, size=Nsub, replace=False))
+            sub = _subsample_study(study, sample, idx)
+            ga = GeneralizabilityAnalysis(sub, kernels, rep=rep, seed=int(rng.integers(2**31)),
+                                          progress=False)
+            res = ga.nstar(alphas, deltas, methods).with_columns(
+                pl.lit(Nsub).alias("N_sub"), pl.lit(r).alias("repetition"))
+            frames.append(res)
+            bar.update(1)
+        del i
+    bar.close()
+    out = pl.concat(frames)
+    return out.select(
+        "N_sub", "repetition", "kernel", "kernel_label", "alpha", "delta", "method", "nstar",
+        "nstar_ceil", (pl.col("N_sub") >= pl.col("nstar_ceil")).alias("generalizable"),
+        pl.lit(sample.N).alias("N"), "reason",
+    )
+
+
+def _subsample_study(study: Study, sample, idx: np.ndarray) -> Study:
+    """A one-configuration Study made of the results ``idx`` of ``sample``."""
+    rows = []
+    for i in idx:
+        for a, alt in enumerate(sample.alternatives):
+            if not sample.imputed[i, a]:
+                rows.append((sample.conditions[i], alt, float(sample.scores[i, a])))
+    df = pl.DataFrame(rows, schema=["condition", "alternative", "score"], orient="row")
+    return Study(df, alternatives="alternative", target="score", generalize="condition",
+                 higher_is_better=study.higher_is_better, tol_missing_alternatives=1.0,
+                 tol_missing_conditions=1.0)
+
+
+@dataclass
+class LiveStudyResult:
+    """Outcome of :func:`run_generalizable_study`."""
+
+    history: pl.DataFrame  # one row per round: N, nstar per kernel, generalizable
+    results: pl.DataFrame  # every result collected
+    study: Study  # the final study
+    generalizable: bool
+    stop_reason: str
+
+
+def run_generalizable_study(
+    run_experiments: Callable[[Sequence[int]], Any],
+    make_study: Callable[[pl.DataFrame], Study],
+    kernels: Sequence[Kernel],
+    *,
+    N0: int = 10,
+    alpha: float = config.HEADLINE_ALPHA,
+    delta: float = config.HEADLINE_DELTA,
+    max_conditions: int = 200,
+    rep: int = config.REP,
+    seed: int = 0,
+    progress: bool = True,
+    on_round: Callable[[pl.DataFrame], None] | None = None,
+) -> LiveStudyResult:
+    """Run a study until it is generalizable (paper Algorithm 1).
+
+    Starting from ``N0`` experimental conditions, while ``N < n*_N`` for some configuration
+    and kernel, run ``N0`` more conditions and re-estimate n*.
+
+    Parameters
+    ----------
+    run_experiments : callable taking the indices of new conditions (e.g. ``range(10, 20)``)
+        and returning their tidy results (polars/pandas)
+    make_study : callable turning all results so far into a :class:`Study`
+    kernels : research questions; the study stops when every configuration is
+        (alpha, eps(delta))-generalizable for every kernel
+    max_conditions : budget: stop (not generalizable) when this many conditions were run
+    on_round : optional callback receiving the history after every round (for live charts)
+    """
+    N0 = check_positive_int("N0", N0, minimum=2)
+    max_conditions = check_positive_int("max_conditions", max_conditions, minimum=N0)
+    frames: list[pl.DataFrame] = []
+    hist: list[pl.DataFrame] = []
+    N = 0
+    bar = tqdm(total=max_conditions, desc="conditions run", disable=not progress, leave=False)
+    generalizable = False
+    reason = f"budget of {max_conditions} conditions spent before generalizability"
+    rnd = 0
+    while N < max_conditions:
+        new = to_polars(run_experiments(range(N, N + N0)), "run_experiments output")
+        frames.append(new)
+        N += N0
+        bar.update(N0)
+        study = make_study(pl.concat(frames, how="vertical_relaxed"))
+        res = GeneralizabilityAnalysis(study, kernels, rep=rep, seed=seed + rnd,
+                                       progress=False).nstar(alpha, delta, ["resample"])
+        rnd += 1
+        h = res.with_columns(pl.lit(rnd).alias("round"), pl.lit(N).alias("conditions_run"))
+        hist.append(h)
+        if on_round is not None:
+            on_round(pl.concat(hist))
+        ok = res["generalizable"].fill_null(False)
+        if bool(ok.all()):
+            generalizable = True
+            reason = f"generalizable after {N} conditions (N >= n* for every configuration)"
+            break
+        # n* undefined with enough data is not a reason to stop: keep collecting
+        if math.isfinite(res["nstar"].max() or math.nan) and N >= max_conditions:
+            break
+    bar.close()
+    return LiveStudyResult(pl.concat(hist), pl.concat(frames, how="vertical_relaxed"),
+                           study, generalizable, reason)
