@@ -31,7 +31,7 @@ from ._validation import (
     numba_threads,
 )
 from .kernels import Kernel
-from .mmd import MODES, draw_pairs, mmd_from_pairs, stacked_support_grams, support
+from .mmd import MODES, draw_pairs, kernel_support, mmd_from_pairs, support
 from .study import ConfigurationSample, Study
 
 __all__ = [
@@ -189,7 +189,7 @@ class ApproxTerms:
         return not (self.L1 > config.DEGENERATE_TOL)
 
 
-def approx_terms(sample: np.ndarray, kernel: Kernel, centring: str = "uniform",
+def approx_terms(sample: np.ndarray, kernel: Kernel, centring: str = "uniform", *,
                  gram: np.ndarray | None = None) -> ApproxTerms:
     """Eigenvalue terms L1, L2, a, d of the centred kernel matrix of the empirical distribution.
 
@@ -199,8 +199,8 @@ def approx_terms(sample: np.ndarray, kernel: Kernel, centring: str = "uniform",
     kernel : resolved Kernel
     centring : "uniform" (``C = I - 11'/m``, the paper's) or "weighted"
         (``C_p = I - 1p'`` on both sides, exact for the limit theorem)
-    gram : optional (m, m) kernel matrix on the support ``np.unique(sample, axis=0)``,
-        when the caller has it already
+    gram : optional (m, m) kernel matrix on the support ``np.unique(sample, axis=0)``
+        (the distinct results, in that order), when the caller has it already
     """
     if centring not in ("uniform", "weighted"):
         raise GenexpyInputError(f"centring must be 'uniform' or 'weighted', got {centring!r}.")
@@ -273,8 +273,7 @@ class ConfigDistributions:
     kernels: list[Kernel]
     ns: np.ndarray  # (k,)
     mmd: np.ndarray  # (nk, k, rep)
-    Ks: np.ndarray  # (nk, m, m) kernel matrices on the joint support
-    inv: np.ndarray  # (N,) joint-support index of every result
+    supports: list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per kernel: K, inv, counts
     approx: dict[tuple[int, str], ApproxTerms] = field(default_factory=dict)
 
 
@@ -371,13 +370,15 @@ class GeneralizabilityAnalysis:
         rng = child_seed(self.seed, s.config_id)
         nk = len(self.kernels)
         out = np.empty((nk, ns.size, self.rep))
-        Ks, inv, _ = stacked_support_grams([s.data_for(k) for k in self.kernels], self.kernels)
-        if ns.size:
-            for j, n in enumerate(ns):
-                IX, IY = draw_pairs(s.N, int(n), self.rep, disjoint=self.disjoint,
-                                    replace=self.replace, seed=rng)
-                out[:, j, :] = mmd_from_pairs(Ks, inv, IX, IY, self.n_jobs)
-        return ConfigDistributions(s, self.kernels, ns, out, Ks, inv)
+        # each kernel on its own support: results with identical kernel rows are merged
+        sups = [kernel_support(k, s.data_for(k)) for k in self.kernels]
+        for j, n in enumerate(ns):
+            # the same pairs serve every kernel (common random numbers)
+            IX, IY = draw_pairs(s.N, int(n), self.rep, disjoint=self.disjoint,
+                                replace=self.replace, seed=rng)
+            for q, (K, inv, _) in enumerate(sups):
+                out[q, j, :] = mmd_from_pairs(K, inv, IX, IY)
+        return ConfigDistributions(s, self.kernels, ns, out, sups)
 
     # ----------------------------------------------------------------------------------
     def kernel_index(self, kernel: Kernel | str | int) -> int:
@@ -404,9 +405,12 @@ class GeneralizabilityAnalysis:
         if key not in cd.approx:
             k = self.kernels[q]
             data = cd.sample.data_for(k)
-            _, first = np.unique(data, axis=0, return_index=True)
-            j = cd.inv[first]  # the kernel's support inside the joint support, same order
-            cd.approx[key] = approx_terms(data, k, centring, gram=cd.Ks[q][np.ix_(j, j)])
+            K = cd.supports[q][0]
+            # the closed form works on the distinct results (the paper's support); reuse the
+            # cached matrix when the kernel's support is those distinct results, in the same
+            # order (kernels that merge nothing: Mallows, RBF)
+            same = type(k)._class_key is Kernel._class_key
+            cd.approx[key] = approx_terms(data, k, centring, gram=K if same else None)
         return cd.approx[key]
 
     def mmd_samples(self, config, kernel) -> tuple[np.ndarray, np.ndarray]:
@@ -448,27 +452,26 @@ class GeneralizabilityAnalysis:
                     for q in qidx}
         cids = (self.config_ids if configurations is None
                 else [self._cid(c) for c in configurations])
-        cols: dict[str, list] = {c: [] for c in (
-            "config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N", "method",
-            "nstar", "b0", "b1", "r2", "reason")}
-
         names = [k.name for k in self.kernels]
         labels = [k.label for k in self.kernels]
+        na_, nd_ = a_arr.size, d_arr.size
+        A = np.repeat(a_arr, nd_)  # alpha-major grid of (alpha, delta)
+        D = np.tile(d_arr, na_)
+        blocks: list[dict] = []
 
-        def emit(cid, q, a, d, e, N, m, fit: NStarFit):
-            cols["config_id"].append(cid)
-            cols["kernel"].append(names[q])
-            cols["kernel_label"].append(labels[q])
-            cols["alpha"].append(float(a))
-            cols["delta"].append(float(d))
-            cols["eps"].append(float(e))
-            cols["N"].append(N)
-            cols["method"].append(m)
-            cols["nstar"].append(fit.nstar)
-            cols["b0"].append(fit.b0)
-            cols["b1"].append(fit.b1)
-            cols["r2"].append(fit.r2)
-            cols["reason"].append(fit.reason)
+        def block(cid, q, N, method, nstar, b0=None, b1=None, r2=None, reason=None):
+            size = A.size
+            nan = np.full(size, np.nan)
+            blocks.append({
+                "config_id": np.full(size, cid, dtype=np.uint32),
+                "kernel": [names[q]] * size, "kernel_label": [labels[q]] * size,
+                "alpha": A, "delta": D, "eps": np.tile(eps_by_k[q], na_),
+                "N": np.full(size, N, dtype=np.int64), "method": [method] * size,
+                "nstar": np.asarray(nstar, dtype=np.float64),
+                "b0": nan if b0 is None else b0, "b1": nan if b1 is None else b1,
+                "r2": nan if r2 is None else r2,
+                "reason": [None] * size if reason is None else reason,
+            })
 
         for cid in cids:
             cd = self.dists[cid]
@@ -477,27 +480,35 @@ class GeneralizabilityAnalysis:
                 eps = eps_by_k[q]
                 k = self.kernels[q]
                 if "resample" in methods:
-                    if cd.ns.size:
-                        Q = mmd_quantile(cd.mmd[q], a_arr)  # (na, k)
-                        Q = np.atleast_2d(Q)
-                    for ia, a in enumerate(a_arr):
-                        fits = (fit_nstar(cd.ns, Q[ia], eps, self.min_N) if cd.ns.size
-                                else fit_nstar(cd.ns, cd.ns, eps, self.min_N))
-                        for d, e, f in zip(d_arr, eps, fits, strict=True):
-                            emit(cid, q, a, d, e, N, "resample", f)
+                    Q = np.atleast_2d(mmd_quantile(cd.mmd[q], a_arr)) if cd.ns.size else None
+                    fits = []
+                    for ia in range(na_):
+                        fits.extend(fit_nstar(cd.ns, Q[ia] if Q is not None else cd.ns, eps,
+                                              self.min_N))
+                    block(cid, q, N, "resample", [f.nstar for f in fits],
+                          np.array([f.b0 for f in fits]), np.array([f.b1 for f in fits]),
+                          np.array([f.r2 for f in fits]), [f.reason for f in fits])
                 for m, centring in (("approx", "uniform"), ("approx_weighted", "weighted")):
                     if m not in methods:
                         continue
                     terms = self._terms(cd, q, centring)
-                    for a in a_arr:
-                        for d, e in zip(d_arr, eps, strict=True):
-                            v, why = approx_nstar(terms, float(a), float(e))
-                            emit(cid, q, a, d, e, N, m, NStarFit(v, reason=why))
+                    vals = [approx_nstar(terms, float(a), float(e))
+                            for a in a_arr for e in eps]
+                    block(cid, q, N, m, [v for v, _ in vals],
+                          reason=[why for _, why in vals])
                 if "bound" in methods:
-                    for a in a_arr:
-                        for d, e in zip(d_arr, eps, strict=True):
-                            emit(cid, q, a, d, e, N, "bound",
-                                 NStarFit(bound_nstar(float(a), float(e), k.kappa_sup)))
+                    block(cid, q, N, "bound", [bound_nstar(float(a), float(e), k.kappa_sup)
+                                               for a in a_arr for e in eps])
+        cols = {c: [] for c in ("config_id", "kernel", "kernel_label", "alpha", "delta",
+                                "eps", "N", "method", "nstar", "b0", "b1", "r2", "reason")}
+        for c in cols:
+            parts = [bl[c] for bl in blocks]
+            if not parts:
+                cols[c] = []
+            elif isinstance(parts[0], list):
+                cols[c] = [x for p in parts for x in p]
+            else:
+                cols[c] = np.concatenate(parts)
         frame = pl.DataFrame(cols, schema={
             "config_id": pl.UInt32, "kernel": pl.String, "kernel_label": pl.String,
             "alpha": pl.Float64, "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64,

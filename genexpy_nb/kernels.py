@@ -50,6 +50,10 @@ class Kernel:
     def _delta_max(self) -> float:
         return 1.0
 
+    def _class_key(self, X: np.ndarray) -> np.ndarray:
+        """Rows with equal keys have identical kernel rows (used to shrink the support)."""
+        return X
+
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Kernel:
         """A copy with the defaults that depend on ``na`` (and alternative names) filled in."""
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
@@ -142,6 +146,24 @@ class Kernel:
                                       0.0)) for d in arr])
         return float(out[0]) if np.ndim(delta) == 0 else out
 
+    def support(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct results of a sample *as seen by this kernel*.
+
+        Results with identical kernel rows (same top-k set for Jaccard, same Borda count)
+        are merged, so MMD and the approximation work on a support of size m <= N.
+
+        Returns
+        -------
+        first : (m,) index of one representative result of each class
+        inv : (N,) class of each result
+        counts : (m,) size of each class
+        """
+        self._need_resolved()
+        X = self._coerce(X, "sample")
+        _, first, inv, counts = np.unique(self._class_key(X), axis=0, return_index=True,
+                                          return_inverse=True, return_counts=True)
+        return first, np.ascontiguousarray(inv.ravel(), dtype=np.int64), counts
+
     @property
     def mmd_max(self) -> float:
         """Upper bound of the MMD, sqrt(2 (kappa_sup - kappa_inf)) (SPEC A4)."""
@@ -201,6 +223,9 @@ class Borda(Kernel):
     def _gram(self, X, Y):
         return _core.gram_borda(X, Y, self.index, float(self.nu))
 
+    def _class_key(self, X):
+        return _core.borda_counts(X, self.index)[:, None]
+
     def _f(self, delta):
         nu_na = 1.0 if self.nu is None else self.nu * self._na_for_eps()
         return math.exp(-nu_na * delta)
@@ -233,6 +258,9 @@ class Jaccard(Kernel):
 
     def _gram(self, X, Y):
         return _core.gram_jaccard(X, Y, int(self.k))
+
+    def _class_key(self, X):
+        return (X < self.k).astype(np.int8)
 
     def _f(self, delta):
         return 1.0 - delta

@@ -98,70 +98,24 @@ def gram_rbf(X, Y, gamma):
 
 
 @njit(**_JIT)
-def _mmd_one(Ks, inv, ix, iy, c, seen, nz, out, r):
-    """MMD of one pair of samples (equal size n) for every kernel in Ks.
-
-    Uses the support form MMD^2 = w' K w with w = (cx - cy) / n (SPEC A4). ``c`` (m,) int64
-    and ``seen`` (m,) bool are zeroed scratch buffers owned by the caller; left zeroed.
-    """
-    n = ix.shape[0]
-    cnt = 0
-    for t in range(n):
-        s = inv[ix[t]]
-        if not seen[s]:
-            seen[s] = True
-            nz[cnt] = s
-            cnt += 1
-        c[s] += 1
-    for t in range(n):
-        s = inv[iy[t]]
-        if not seen[s]:
-            seen[s] = True
-            nz[cnt] = s
-            cnt += 1
-        c[s] -= 1
-    inv_n2 = 1.0 / (n * n)
-    for q in range(Ks.shape[0]):
-        acc = 0.0
-        for a in range(cnt):
-            sa = nz[a]
-            ca = c[sa]
-            if ca == 0:
-                continue
-            row = 0.0
-            for b in range(cnt):
-                cb = c[nz[b]]
-                if cb != 0:
-                    row += Ks[q, sa, nz[b]] * cb
-            acc += ca * row
-        acc *= inv_n2
-        out[q, r] = np.sqrt(acc) if acc > 0.0 else 0.0
-    for a in range(cnt):
-        c[nz[a]] = 0
-        seen[nz[a]] = False
-
-
-@njit(**_JIT, parallel=True)
-def mmd_samples(Ks, inv, IX, IY):
-    """MMD of rep pairs of equal-size samples for every kernel.
+def count_differences(inv, IX, IY, m):
+    """Count-vector differences ``cx - cy`` on the support for every pair of samples.
 
     Parameters
     ----------
-    Ks : (nk, m, m) float64, kernel matrices on the support
     inv : (N,) int64, support index of each observed result
     IX, IY : (rep, n) int64, indices into the N results of the two samples of each pair
+    m : support size
 
     Returns
     -------
-    (nk, rep) float64
+    (rep, m) float64; ``MMD^2 = c' K c / n^2`` for each row c (SPEC A4).
     """
-    nk, m, _ = Ks.shape
     rep, n = IX.shape
-    out = np.empty((nk, rep), dtype=np.float64)
-    for r in prange(rep):
-        # every iteration owns its scratch buffers: race-free by construction
-        c = np.zeros(m, dtype=np.int64)
-        seen = np.zeros(m, dtype=np.bool_)
-        nz = np.empty(2 * n, dtype=np.int64)
-        _mmd_one(Ks, inv, IX[r], IY[r], c, seen, nz, out, r)
+    out = np.zeros((rep, m), dtype=np.float64)
+    for r in range(rep):
+        for t in range(n):
+            out[r, inv[IX[r, t]]] += 1.0
+        for t in range(IY.shape[1]):
+            out[r, inv[IY[r, t]]] -= 1.0
     return out
