@@ -48,6 +48,9 @@ METRIC_TITLES: dict[str, str] = {
 }
 
 _HIGHLIGHT = "#d62728"
+# Channels are always given as objects (alt.X("a:Q"), alt.Tooltip(...)), never as shorthand
+# strings or alt.value(): Altair resolves those through a JSON-schema search that costs
+# ~5-15 ms per channel, which the panels pay on every slider move.
 _BASE = "#4c78a8"
 
 
@@ -134,8 +137,8 @@ def ecdf_chart(
             strokeDash=alt.StrokeDash("dashed:N", legend=None,
                                       scale=alt.Scale(domain=[False, True],
                                                       range=[[1, 0], [5, 3]])),
-            detail="model:N",
-            tooltip=["model:N", alt.Tooltip("gap:Q", format=".3f"),
+            detail=alt.Detail("model:N"),
+            tooltip=[alt.Tooltip("model:N"), alt.Tooltip("gap:Q", format=".3f"),
                      alt.Tooltip("ecdf:Q", format=".3f")],
         )
         .properties(width=width, height=height)
@@ -193,7 +196,7 @@ def alpha_hat_scatter(
             f"highlight={highlight!r} is not a candidate of the report (candidates "
             f"{df.get_column('model').head(10).to_list()}...)."
         )
-    tip = ["model:N", alt.Tooltip(f"{y}:Q", format=".3f"),
+    tip = [alt.Tooltip("model:N"), alt.Tooltip(f"{y}:Q", format=".3f"),
            alt.Tooltip(f"{metric}:Q", format=".4g")]
     base = alt.Chart(df, title=title or f"{METRIC_TITLES.get(y, y)} vs "
                      f"{METRIC_TITLES.get(metric, metric)}").encode(
@@ -205,7 +208,8 @@ def alpha_hat_scatter(
     points = base.mark_circle(size=45, opacity=0.6, color=_BASE)
     sel = base.transform_filter(alt.datum.selected)
     marker = sel.mark_point(size=160, filled=True, color=_HIGHLIGHT)
-    text = sel.mark_text(align="left", dx=8, dy=-8, color=_HIGHLIGHT).encode(text="model:N")
+    text = sel.mark_text(align="left", dx=8, dy=-8, color=_HIGHLIGHT).encode(
+        text=alt.Text("model:N"))
     return alt.layer(points, marker, text).properties(width=width, height=height)
 
 
@@ -246,16 +250,16 @@ def ensemble_size_chart(
     x = alt.X("k:O", title="ensemble size k")
     box = alt.Chart(df).mark_boxplot(extent="min-max", color=_BASE, opacity=0.7).encode(
         x=x, y=alt.Y(f"{column}:Q", title=ytitle))
-    tips = ["k:O", alt.Tooltip("mean:Q", format=".4f"), "draws:Q"]
+    tips = [alt.Tooltip("k:O"), alt.Tooltip("mean:Q", format=".4f"), alt.Tooltip("draws:Q")]
     if level is not None:
         tips.append(alt.Tooltip("share_below:Q", format=".0%",
                                 title=f"share <= {level:g}"))
     mean = alt.Chart(summary).mark_line(point=True, color=_HIGHLIGHT).encode(
-        x=x, y="mean:Q", tooltip=tips)
+        x=x, y=alt.Y("mean:Q"), tooltip=tips)
     layers = [box, mean]
     if level is not None:
         layers.append(alt.Chart(pl.DataFrame({"level": [float(level)]}))
-                      .mark_rule(strokeDash=[4, 3], color="grey").encode(y="level:Q"))
+                      .mark_rule(strokeDash=[4, 3], color="grey").encode(y=alt.Y("level:Q")))
     return alt.layer(*layers, title=title or f"{ytitle} of deep ensembles by size").properties(
         width=width, height=height)
 
@@ -300,14 +304,14 @@ def trimmed_distance_chart(
     layers: list[alt.Chart] = []
     if {"d_lo", "d_hi"} <= set(df.columns):
         layers.append(alt.Chart(df).mark_area(opacity=0.2, color=_BASE).encode(
-            x=x, y=alt.Y("d_lo:Q"), y2="d_hi:Q"))
+            x=x, y=alt.Y("d_lo:Q"), y2=alt.Y2("d_hi:Q")))
     layers.append(alt.Chart(df).mark_line(point=True, color=_BASE).encode(
         x=x, y=alt.Y("d:Q", title="trimmed KS distance d_alpha"),
         tooltip=[alt.Tooltip("alpha:Q", format=".3f"), alt.Tooltip("d:Q", format=".4f"),
-                 "accepted:N"]))
+                 alt.Tooltip("accepted:N")]))
     layers.append(alt.Chart(pl.DataFrame({"tau": [float(tau)]}))
                   .mark_rule(color="grey", strokeDash=[4, 3])
-                  .encode(y="tau:Q", tooltip=[alt.Tooltip("tau:Q", format=".4f",
+                  .encode(y=alt.Y("tau:Q"), tooltip=[alt.Tooltip("tau:Q", format=".4f",
                                                           title="DKW threshold")]))
     if alpha is not None:
         a = float(alpha)
@@ -315,10 +319,12 @@ def trimmed_distance_chart(
         dv = df.get_column("d").to_numpy()
         d_at = float(np.interp(a, al, dv)) if al.size else float("nan")
         sel = pl.DataFrame({"alpha": [a], "d": [d_at], "accepted": [d_at <= float(tau)]})
-        layers.append(alt.Chart(sel).mark_rule(color=_HIGHLIGHT).encode(x="alpha:Q"))
+        layers.append(alt.Chart(sel).mark_rule(color=_HIGHLIGHT).encode(
+            x=alt.X("alpha:Q")))
         layers.append(alt.Chart(sel).mark_point(size=120, filled=True, color=_HIGHLIGHT)
-                      .encode(x="alpha:Q", y="d:Q",
+                      .encode(x=alt.X("alpha:Q"), y=alt.Y("d:Q"),
                               tooltip=[alt.Tooltip("alpha:Q", format=".3f"),
-                                       alt.Tooltip("d:Q", format=".4f"), "accepted:N"]))
+                                       alt.Tooltip("d:Q", format=".4f"),
+                                       alt.Tooltip("accepted:N")]))
     return alt.layer(*layers, title=title or "trimmed KS distance vs DKW threshold"
                      ).properties(width=width, height=height)
