@@ -704,13 +704,20 @@ class SeedVariabilityExplorer:
         self._vb = vb
         self.B, self.eps, self.seed, self.clip = B, eps, seed, clip
         self.progress = bool(progress)
-        ref = np.asarray(ref_gaps, dtype=np.float64)
-        cands = np.asarray(cand_gaps, dtype=np.float64)
+        if report is None:  # validates the gaps and labels too
+            report = vb.candidate_report(ref_gaps, cand_gaps, labels, B=B, eps=eps, seed=seed,
+                                         clip=clip, progress=self.progress)
+        if clip is None:
+            ref = np.asarray(ref_gaps, dtype=np.float64)
+            cands = np.asarray(cand_gaps, dtype=np.float64)
+        else:
+            ref, cands = vb.clip_gaps(ref_gaps, clip), vb.clip_gaps(cand_gaps, clip)
         if cands.ndim == 1:
             cands = cands[None, :]
-        if report is None:
-            report = vb.candidate_report(ref, cands, labels, B=B, eps=eps, seed=seed,
-                                         clip=clip, progress=self.progress)
+        if ref.ndim != 2 or ref.shape[1] != cands.shape[1]:
+            raise GenexpyInputError(
+                f"ref_gaps must be (M, T) and cand_gaps (C, T) on the same T test points; "
+                f"got {ref.shape} and {cands.shape}.")
         report = to_polars(report, "report")
         C = cands.shape[0]
         if report.height != C or "candidate" not in report.columns:
@@ -725,8 +732,7 @@ class SeedVariabilityExplorer:
         self.names = names
         self.report = report.with_columns(
             pl.Series("name", [names[int(i)] for i in report["candidate"]]))
-        self.ref = ref if clip is None else vb.clip_gaps(ref, clip)
-        self.cands = cands if clip is None else vb.clip_gaps(cands, clip)
+        self.ref, self.cands = ref, cands
         self.grid = np.asarray(TRIM_GRID if alphas is None else alphas, dtype=np.float64)
         if self.grid.ndim != 1 or self.grid.size < 1 or np.any(self.grid < 0) or np.any(
                 self.grid >= 1):

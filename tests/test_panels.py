@@ -19,7 +19,7 @@ REP = 30
 #   easy: alternative a0 usually best; hard: random; same: one ranking everywhere
 #   (n* = 1); tiny: N = 4, too few results for the power-law fit (n* undefined).
 #   (hard|same|tiny, f1) do not exist: the dropdowns must snap to an existing one.
-SPEC = {("easy", "acc"): 30, ("easy", "f1"): 30, ("hard", "acc"): 30, ("same", "acc"): 12,
+SPEC = {("easy", "acc"): 20, ("easy", "f1"): 20, ("hard", "acc"): 20, ("same", "acc"): 12,
         ("tiny", "acc"): 4}
 
 
@@ -140,10 +140,10 @@ def test_sliders_reread_cache_without_resampling(panel, analysis, monkeypatch):
 
     monkeypatch.setattr(GeneralizabilityAnalysis, "_compute", boom)
     monkeypatch.setattr(GeneralizabilityAnalysis, "__init__", boom)
-    for a in (0.8, 0.9, 0.99):
+    for a in (0.8, 0.99):
         panel.alpha.value = a
         assert set(panel.results["alpha"]) == {a}
-    for d in (0.02, 0.3):
+    for d in (0.3,):
         panel.delta.value = d
         assert set(panel.results["delta"]) == {d}
     panel.family.value = "mallows"  # cached kernel: no computation either
@@ -165,7 +165,7 @@ def test_chart_specs_follow_the_sliders(panel):
     assert row["eps"] == pytest.approx(math.sqrt(2 * 0.1))  # Jaccard: eps = sqrt(2 delta)
     # at most NGEN_MAX_CURVES sample sizes drawn, all from the grid
     n_drawn = {r["n"] for r in layer_values(ngen, 0)}
-    assert n_drawn <= set(range(2, 15, 2)) and len(n_drawn) >= 2
+    assert n_drawn <= set(range(2, 10, 2)) and len(n_drawn) >= 2
     pl_spec = panel.charts["power_law"].to_dict()
     assert rule_values(pl_spec, "eps") == [pytest.approx(row["eps"])]
     stars = [r for i in range(len(pl_spec["layer"])) for r in layer_values(pl_spec, i)
@@ -378,3 +378,5 @@ def test_seed_panel_bad_input(pool, var_report):
         SeedVariabilityExplorer(ref, cand, y, report=var_report.head(2))
     with pytest.raises(GenexpyInputError, match="alphas"):
         SeedVariabilityExplorer(ref, cand, y, report=var_report, alphas=[0.1, 1.5])
+    with pytest.raises(GenexpyInputError, match="same T"):
+        SeedVariabilityExplorer(ref[:, :100], cand, y, report=var_report)
