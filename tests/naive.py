@@ -86,6 +86,126 @@ def approx_eigenvalues(sample, kfun, centring="uniform"):
 # =====================================================================================
 
 
+def naive_ecdf(sample, v):
+    """Empirical CDF of ``sample`` at the value ``v``: #{s <= v} / len(sample)."""
+    count = 0
+    for s in sample:
+        if s <= v:
+            count += 1
+    return count / len(sample)
+
+
+def naive_interp_ref_cdf(ref, v):
+    """Reference eCDF linearly interpolated between its distinct order statistics (SPEC B2.3).
+
+    Knots: each distinct reference value w with height naive_ecdf(ref, w); 0 below the
+    smallest value, 1 above the largest.
+    """
+    knots = sorted(set(float(w) for w in ref))
+    if v < knots[0]:
+        return 0.0
+    if v > knots[-1]:
+        return 1.0
+    for a in range(len(knots)):
+        if knots[a] == v:
+            return naive_ecdf(ref, v)
+        if knots[a] < v < knots[a + 1]:
+            lo = naive_ecdf(ref, knots[a])
+            hi = naive_ecdf(ref, knots[a + 1])
+            return lo + (hi - lo) * (v - knots[a]) / (knots[a + 1] - knots[a])
+    raise AssertionError("unreachable")
+
+
+def naive_trimmed_ks(x_ref, x_cand, alpha):
+    """d_alpha of SPEC B2, literally: O(P^2) loops as in the published reference code."""
+    z = sorted([float(v) for v in x_ref] + [float(v) for v in x_cand])
+    P = len(z)
+    Fn = [naive_ecdf(x_cand, v) for v in z]
+    F0 = [naive_interp_ref_cdf(x_ref, v) for v in z]
+    Fn_prev = [0.0] + Fn  # Fn_prev[i] = Fn_{i-1} for 1-based i = 1..P at position i-1
+    s = 1.0 / (1.0 - alpha)
+    U = [F0[i] - s * Fn_prev[i] for i in range(P)]  # U_{i+1}
+    D = [F0[i] - s * Fn[i] for i in range(P)]  # D_{i+1}
+    h = []
+    for j in range(P + 1):
+        if j < P:
+            up = U[j]
+            for i in range(j, P):
+                if U[i] > up:
+                    up = U[i]
+        else:
+            up = -alpha * s
+        if j == 0:
+            lo = 0.0
+        else:
+            lo = D[0]
+            for i in range(j):
+                if D[i] < lo:
+                    lo = D[i]
+        h.append(min(max((up + lo) / 2.0, -alpha * s), 0.0))
+    first = max(U[i] - h[i] for i in range(P))
+    second = max(h[i + 1] - D[i] for i in range(P))
+    return max(first, second)
+
+
+def naive_dkw_threshold(m, eps):
+    """tau = sqrt(log(2/eps)/m) + 1/m (SPEC B3)."""
+    return math.sqrt(math.log(2.0 / eps) / m) + 1.0 / m
+
+
+def naive_alpha_hat_bootstrap(ref, cands, idx, ref_model, ref_pos, grid, eps, amax=0.5):
+    """alpha-hat_b of SPEC B3 from pre-drawn indices, with naive_trimmed_ks.
+
+    ``idx`` (B, T): bootstrap indices, I1 = idx[b, :h], I2 = idx[b, h:], h = T // 2;
+    the reference sample of bootstrap b is ref[ref_model[b, q], I2[ref_pos[b, q]]], q < h;
+    the candidate sample is cands[c, I1]. Returns (alpha_b (B, C), d (B, C, G)).
+    """
+    B, T = idx.shape
+    h = T // 2
+    C = cands.shape[0]
+    tau = naive_dkw_threshold(h, eps)
+    alpha_b = np.empty((B, C))
+    d = np.empty((B, C, len(grid)))
+    for b in range(B):
+        I1 = idx[b, :h]
+        I2 = idx[b, h:]
+        ref_sample = [ref[ref_model[b, q], I2[ref_pos[b, q]]] for q in range(h)]
+        for c in range(C):
+            cand_sample = [cands[c, i] for i in I1]
+            alpha_b[b, c] = amax
+            for g, a in enumerate(grid):
+                d[b, c, g] = naive_trimmed_ks(ref_sample, cand_sample, a)
+            for g, a in enumerate(grid):
+                if d[b, c, g] <= tau:
+                    alpha_b[b, c] = a
+                    break
+    return alpha_b, d
+
+
+def naive_ece(gaps, labels, bins):
+    """ECE with equal-width confidence bins ((k-1)/bins, k/bins], confidence = max softmax."""
+    T = len(gaps)
+    total = 0.0
+    for k in range(bins):
+        lo, hi = k / bins, (k + 1) / bins
+        members = []
+        for g, y in zip(gaps, labels, strict=True):
+            conf = 1.0 / (1.0 + math.exp(-abs(g)))  # max softmax prob = sigmoid(|g|)
+            in_bin = (lo < conf <= hi) or (k == 0 and conf == 0.0)
+            if in_bin:
+                members.append((conf, int(g > 0) == int(y)))
+        if members:
+            acc = sum(ok for _, ok in members) / len(members)
+            conf_mean = sum(c for c, _ in members) / len(members)
+            total += len(members) / T * abs(acc - conf_mean)
+    return total
+
+
+def naive_churn(gaps_a, gaps_b):
+    """Number of test points where the predicted labels (gap > 0) differ."""
+    return sum(int(a > 0) != int(b > 0) for a, b in zip(gaps_a, gaps_b, strict=True))
+
+
 
 # =====================================================================================
 # Part C: significance and distributions over rankings

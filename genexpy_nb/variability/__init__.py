@@ -1,1 +1,57 @@
-"""Training variability over random seeds: robust (trimmed) KS test, alpha-hat, churn, ECE (SPEC Part B)."""
+"""Training variability over random seeds: robust (trimmed) KS test, alpha-hat, churn, ECE.
+
+SPEC Part B. From a matrix of logit gaps (models x test points): how representative is one
+trained model of its training process?
+
+- :func:`logit_gaps`, :func:`clip_gaps`, :func:`ecdf`, :func:`reference_ecdf`,
+  :func:`ecdf_frame`, :func:`ensemble_gaps` — objects (B1);
+- :func:`accuracy`, :func:`churn`, :func:`churn_to_ensemble`, :func:`pairwise_churn`,
+  :func:`ece` — the usual metrics;
+- :func:`trimmed_ks`, :func:`dkw_threshold`, :func:`robust_ks_test` — the test (B2, B3);
+- :func:`alpha_hat`, :func:`alpha_hat_bootstrap`, :func:`trimming_curve`,
+  :func:`ks_to_reference` — the trimming level alpha-hat (B3);
+- :func:`candidate_report`, :func:`ensemble_study`, :func:`ensemble_summary` — the paper's
+  tables (B4).
+"""
+
+from .gaps import clip_gaps, ecdf, ecdf_frame, ensemble_gaps, logit_gaps, reference_ecdf
+from .metrics import accuracy, churn, churn_to_ensemble, ece, pairwise_churn, predictions
+from .report import candidate_report, ensemble_study, ensemble_summary
+from .robust_ks import (
+    RobustKSResult,
+    alpha_hat,
+    alpha_hat_bootstrap,
+    dkw_threshold,
+    draw_bootstrap,
+    ks_to_reference,
+    robust_ks_test,
+    trimmed_ks,
+    trimming_curve,
+)
+
+__all__ = [
+    "RobustKSResult",
+    "accuracy",
+    "alpha_hat",
+    "alpha_hat_bootstrap",
+    "candidate_report",
+    "churn",
+    "churn_to_ensemble",
+    "clip_gaps",
+    "dkw_threshold",
+    "draw_bootstrap",
+    "ece",
+    "ecdf",
+    "ecdf_frame",
+    "ensemble_gaps",
+    "ensemble_study",
+    "ensemble_summary",
+    "ks_to_reference",
+    "logit_gaps",
+    "pairwise_churn",
+    "predictions",
+    "reference_ecdf",
+    "robust_ks_test",
+    "trimmed_ks",
+    "trimming_curve",
+]

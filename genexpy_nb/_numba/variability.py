@@ -1,0 +1,266 @@
+"""Numba kernels of the trimmed Kolmogorov-Smirnov distance and alpha-hat (SPEC B2, B3).
+
+Arrays and scalars only, no validation: :mod:`genexpy_nb.variability` checks and converts
+the input once, then calls these.
+
+The distance of SPEC B2 needs, on the pooled sorted sample ``z_1 <= ... <= z_P``, the
+candidate eCDF ``Fn_i`` and the linearly interpolated reference eCDF ``F0_i``. Both are
+functions of the *value* ``z_i``, so they are computed in one merge of the two sorted
+samples (``_pooled_cdfs``, O(P)); each alpha then costs two O(P) scans (``_d_alpha_scan``):
+a backward pass for the suffix maxima ``up`` and a forward pass that carries the prefix
+minimum ``lo``, the clipped ``h`` and both maxima of step 7. One sort serves every alpha.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .. import config
+
+_JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH}
+
+
+@njit(**_JIT)
+def _upper_counts(r):
+    """``cnt[j] = #{i : r[i] <= r[j]}`` for a sorted array ``r`` (ties share the count)."""
+    m = r.shape[0]
+    cnt = np.empty(m, dtype=np.int64)
+    j = 0
+    while j < m:
+        k = j + 1
+        while k < m and r[k] == r[j]:
+            k += 1
+        for q in range(j, k):
+            cnt[q] = k
+        j = k
+    return cnt
+
+
+@njit(**_JIT)
+def _pooled_cdfs(r, cnt, x, f0, fn):
+    """Fill ``f0``/``fn`` (length m + n) along the pooled sorted sample.
+
+    ``r`` sorted reference sample (m), ``cnt`` its upper counts (``_upper_counts``),
+    ``x`` sorted candidate sample (n). ``fn[p]`` = candidate eCDF at ``z_p``;
+    ``f0[p]`` = reference eCDF interpolated linearly between its distinct order statistics
+    (value ``#{r <= v}/m`` at a reference value v; 0 below the smallest, 1 at and above the
+    largest), at ``z_p``.
+    """
+    m = r.shape[0]
+    n = x.shape[0]
+    inv_m = 1.0 / m
+    inv_n = 1.0 / n
+    i = 0
+    k = 0
+    p = 0
+    while i < m or k < n:
+        if k >= n or (i < m and r[i] <= x[k]):
+            v = r[i]
+        else:
+            v = x[k]
+        i0 = i
+        k0 = k
+        while i < m and r[i] == v:
+            i += 1
+        while k < n and x[k] == v:
+            k += 1
+        # i = #{r <= v}, k = #{x <= v}
+        fnv = k * inv_n
+        if i == 0:
+            f0v = 0.0
+        elif i == m:
+            f0v = 1.0
+        elif r[i - 1] == v:
+            f0v = i * inv_m
+        else:
+            # r[i-1] < v < r[i]: interpolate between the knots (r[i-1], i/m), (r[i], cnt[i]/m)
+            lo = i * inv_m
+            hi = cnt[i] * inv_m
+            f0v = lo + (hi - lo) * (v - r[i - 1]) / (r[i] - r[i - 1])
+        for q in range(p, p + (i - i0) + (k - k0)):
+            f0[q] = f0v
+            fn[q] = fnv
+        p += (i - i0) + (k - k0)
+
+
+@njit(**_JIT)
+def _d_alpha_scan(f0, fn, alpha, up):
+    """Trimmed KS distance of SPEC B2 steps 4-7 from the pooled cdfs; ``up`` is a buffer (P+1)."""
+    P = f0.shape[0]
+    s = 1.0 / (1.0 - alpha)
+    low = -alpha * s
+    # step 5, suffix maxima of U_i = F0_i - s Fn_{i-1} (1-based i): up[j] = max(U_{j+1..P})
+    up[P] = low
+    run = -np.inf
+    for j in range(P - 1, -1, -1):
+        prev = fn[j - 1] if j >= 1 else 0.0
+        u = f0[j] - s * prev  # U_{j+1}
+        if u > run:
+            run = u
+        up[j] = run
+    # steps 5-7, forward: lo[0] = 0, lo[j] = min(D_1..D_j); h[j] = clip((up+lo)/2, low, 0)
+    h_prev = 0.5 * up[0]
+    if h_prev > 0.0:
+        h_prev = 0.0
+    if h_prev < low:
+        h_prev = low
+    lo = np.inf
+    best = -np.inf
+    for j in range(1, P + 1):
+        prev = fn[j - 2] if j >= 2 else 0.0
+        u = f0[j - 1] - s * prev  # U_j
+        d = f0[j - 1] - s * fn[j - 1]  # D_j
+        if d < lo:
+            lo = d
+        h = 0.5 * (up[j] + lo)
+        if h > 0.0:
+            h = 0.0
+        if h < low:
+            h = low
+        a = u - h_prev
+        if a > best:
+            best = a
+        b = h - d
+        if b > best:
+            best = b
+        h_prev = h
+    return best
+
+
+@njit(**_JIT)
+def _d_alpha_sorted(r, cnt, x, alphas, out, f0, fn, up):
+    """Distances for every alpha in ``alphas`` (one merge), written into ``out``."""
+    _pooled_cdfs(r, cnt, x, f0, fn)
+    for a in range(alphas.shape[0]):
+        out[a] = _d_alpha_scan(f0, fn, alphas[a], up)
+
+
+@njit(**_JIT)
+def trimmed_ks_kernel(x_ref, x_cand, alphas):
+    """``d_alpha`` for each alpha in ``alphas`` between two (unsorted) samples."""
+    r = np.sort(x_ref)
+    x = np.sort(x_cand)
+    P = r.shape[0] + x.shape[0]
+    out = np.empty(alphas.shape[0])
+    _d_alpha_sorted(
+        r, _upper_counts(r), x, alphas, out, np.empty(P), np.empty(P), np.empty(P + 1)
+    )
+    return out
+
+
+@njit(parallel=True, **_JIT)
+def trimmed_ks_rows_kernel(x_ref, cands, alphas):
+    """``d_alpha`` of every row of ``cands`` (C, n) against one reference sample, (C, A)."""
+    r = np.sort(x_ref)
+    cnt = _upper_counts(r)
+    C = cands.shape[0]
+    n = cands.shape[1]
+    P = r.shape[0] + n
+    out = np.empty((C, alphas.shape[0]))
+    for c in prange(C):
+        x = np.sort(cands[c])
+        _d_alpha_sorted(r, cnt, x, alphas, out[c], np.empty(P), np.empty(P), np.empty(P + 1))
+    return out
+
+
+@njit(**_JIT)
+def _bisect_alpha(f0, fn, up, tau, d0, amax, xtol):
+    """Smallest alpha in [0, amax] with d_alpha <= tau, by bisection (d_alpha monotone).
+
+    Returns 0 when d_0 passes, ``amax`` when d_amax fails, else the upper end of the final
+    bracket (a level known to pass), at most ``xtol`` above the crossing.
+    """
+    if d0 <= tau:
+        return 0.0
+    if _d_alpha_scan(f0, fn, amax, up) > tau:
+        return amax
+    lo = 0.0
+    hi = amax
+    while hi - lo > xtol:
+        mid = 0.5 * (lo + hi)
+        if _d_alpha_scan(f0, fn, mid, up) <= tau:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@njit(parallel=True, **_JIT)
+def reference_samples_kernel(ref, idx, ref_model, ref_pos):
+    """Sorted bootstrap reference samples (B, h) and their upper counts.
+
+    Bootstrap b: ``I2 = idx[b, h:]``; value q is ``ref[ref_model[b, q], I2[ref_pos[b, q]]]``,
+    a uniform draw from the pooled gaps of the reference models on I2.
+    """
+    B = idx.shape[0]
+    h = ref_model.shape[1]
+    rs = np.empty((B, h))
+    cnts = np.empty((B, h), dtype=np.int64)
+    for b in prange(B):
+        for q in range(h):
+            rs[b, q] = ref[ref_model[b, q], idx[b, h + ref_pos[b, q]]]
+        rs[b] = np.sort(rs[b])
+        cnts[b] = _upper_counts(rs[b])
+    return rs, cnts
+
+
+@njit(parallel=True, **_JIT)
+def alpha_hat_kernel(rs, cnts, cands, idx, grid, tau, amax, exact, xtol, full):
+    """Per-bootstrap results of alpha-hat (SPEC B3) for every candidate.
+
+    Parameters
+    ----------
+    rs, cnts : (B, h) sorted reference samples and upper counts (``reference_samples_kernel``).
+    cands : (C, T) candidate gaps.
+    idx : (B, T) bootstrap indices; the candidate sample of bootstrap b is ``idx[b, :h]``.
+    grid : (G,) ascending trimming levels; tau : DKW threshold; amax : value when none passes.
+    exact : also bisect for the exact level; xtol : bisection tolerance.
+    full : compute the distance at every grid level; when False, stop at the first level
+        that passes (the rest of ``d_grid`` is NaN; alpha-hat is the same).
+
+    Returns
+    -------
+    a_grid, a_exact, d0 : (B, C) arrays; d_grid : (B, C, G) distances at the grid levels.
+    ``a_exact`` is NaN when ``exact`` is False.
+    """
+    B = rs.shape[0]
+    h = rs.shape[1]
+    C = cands.shape[0]
+    G = grid.shape[0]
+    P = 2 * h
+    a_grid = np.empty((B, C))
+    a_exact = np.empty((B, C))
+    d0 = np.empty((B, C))
+    d_grid = np.empty((B, C, G))
+    zero = np.zeros(1)
+    for t in prange(B * C):
+        b = t // C
+        c = t % C
+        x = np.empty(h)
+        for q in range(h):
+            x[q] = cands[c, idx[b, q]]
+        x = np.sort(x)
+        f0 = np.empty(P)
+        fn = np.empty(P)
+        up = np.empty(P + 1)
+        _pooled_cdfs(rs[b], cnts[b], x, f0, fn)
+        a_grid[b, c] = amax
+        passed = False
+        for a in range(G):
+            if passed and not full:
+                d_grid[b, c, a] = np.nan
+                continue
+            d_grid[b, c, a] = _d_alpha_scan(f0, fn, grid[a], up)
+            if not passed and d_grid[b, c, a] <= tau:
+                a_grid[b, c] = grid[a]
+                passed = True
+        if G > 0 and grid[0] == 0.0:
+            d0[b, c] = d_grid[b, c, 0]
+        else:
+            d0[b, c] = _d_alpha_scan(f0, fn, zero[0], up)
+        if exact:
+            a_exact[b, c] = _bisect_alpha(f0, fn, up, tau, d0[b, c], amax, xtol)
+        else:
+            a_exact[b, c] = np.nan
+    return a_grid, a_exact, d0, d_grid

@@ -1,0 +1,794 @@
+"""Charts of generalizability (paper Figures 1-4): pure functions from tidy frames to Altair.
+
+Every builder takes one of the tidy polars frames of :mod:`genexpy_nb.generalizability` or
+:mod:`genexpy_nb.planner` (pandas and arrow are accepted too), validates its columns, and
+returns an Altair chart whose data is embedded as explicit inline values, so
+``chart.to_dict()`` and saving work without a notebook renderer, and no Altair row limit
+applies. Empty or degenerate input (no rows, every n* undefined, every quantile 0) gives a
+chart carrying a text note instead of an exception; a frame without the needed columns raises
+:class:`~genexpy_nb.GenexpyInputError`.
+
+=======================  ===========================================  ======================
+builder                  input frame                                  paper
+=======================  ===========================================  ======================
+:func:`ngen_curves`      ``GeneralizabilityAnalysis.ngen_frame``      Fig. 1, Fig. 2 top
+:func:`power_law_fit`    ``GeneralizabilityAnalysis.quantile_frame``  Fig. 2 bottom
+:func:`nstar_boxplots`   ``analyze`` / ``GeneralizabilityAnalysis     Figs. 3 and 4
+                         .nstar``
+:func:`nstar_vs_N`       ``simulate_preliminary_study``               Algorithm 1
+:func:`deficit_heatmap`  ``plan`` or ``analyze``                      Section 5.1 (which
+                                                                      configuration first)
+=======================  ===========================================  ======================
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import numpy as np
+import polars as pl
+
+from .._validation import GenexpyInputError, check_probability, require_columns, to_polars
+
+__all__ = [
+    "ngen_curves",
+    "power_law_fit",
+    "nstar_boxplots",
+    "nstar_vs_N",
+    "deficit_heatmap",
+    "save_chart",
+    "RESULT_COLUMNS",
+]
+
+#: columns of the n* frame that are not design factors (everything else is a factor level)
+RESULT_COLUMNS: frozenset[str] = frozenset({
+    "config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N", "method", "nstar",
+    "nstar_ceil", "generalizable", "deficit", "b0", "b1", "r2", "reason", "priority",
+    "to_run", "N_sub", "repetition",
+})
+
+_WIDTH = 420
+_HEIGHT = 280
+_TOL = 1e-9
+
+
+# ---------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------
+def _frame(data: Any, name: str, columns: Sequence[str]) -> pl.DataFrame:
+    df = to_polars(data, name)
+    require_columns(df, columns, name)
+    return df
+
+
+def _records(df: pl.DataFrame) -> list[dict[str, Any]]:
+    """Rows as JSON-safe dicts: NaN/inf become null (Vega-Lite has no NaN literal)."""
+    fix = [
+        pl.when(pl.col(c).is_finite()).then(pl.col(c)).otherwise(None).alias(c)
+        for c, t in df.schema.items() if t.is_float()
+    ]
+    if fix:
+        df = df.with_columns(fix)
+    return df.to_dicts()
+
+
+def _data(df: pl.DataFrame | list[dict[str, Any]]) -> alt.Data:
+    """Inline data: explicit values, no data transformer and no row limit involved."""
+    values = _records(df) if isinstance(df, pl.DataFrame) else df
+    return alt.Data(values=values)
+
+
+def _title(text: str, subtitle: str | Sequence[str] | None = None) -> alt.TitleParams:
+    if subtitle:
+        return alt.TitleParams(text=text, subtitle=subtitle, anchor="start")
+    return alt.TitleParams(text=text, anchor="start")
+
+
+def _note(text: str, title: str, width: int = _WIDTH, height: int = 120) -> alt.Chart:
+    """A chart that only says why there is nothing to plot."""
+    return (
+        alt.Chart(_data([{"note": text}]))
+        .mark_text(align="center", baseline="middle", fontSize=13, color="#555")
+        .encode(text=alt.Text("note:N"))
+        .properties(width=width, height=height, title=_title(title))
+    )
+
+
+def _tooltip_fields(df: pl.DataFrame, first: Sequence[str]) -> list[alt.Tooltip]:
+    out = []
+    seen = set()
+    for c in first:
+        if c in df.columns and c not in seen:
+            out.append(alt.Tooltip(f"{c}:{_vl_type(df, c)}", title=c))
+            seen.add(c)
+    return out
+
+
+def _vl_type(df: pl.DataFrame, c: str) -> str:
+    t = df.schema[c]
+    return "Q" if (t.is_numeric() and t != pl.Boolean) else "N"
+
+
+def _design_columns(df: pl.DataFrame) -> list[str]:
+    return [c for c in df.columns if c not in RESULT_COLUMNS]
+
+
+def _add_levels(df: pl.DataFrame, levels: Mapping[str, Any] | None) -> tuple[pl.DataFrame,
+                                                                              list[str]]:
+    """Attach the configuration levels as constant columns (for tooltips)."""
+    if not levels:
+        return df, []
+    if not isinstance(levels, Mapping):
+        raise GenexpyInputError(
+            "levels must be a mapping factor -> level, e.g. {'model': 'LGBMC'}; got "
+            f"{type(levels).__name__}."
+        )
+    clash = [k for k in levels if k in df.columns]
+    if clash:
+        raise GenexpyInputError(f"levels {clash} clash with columns of the frame; rename them.")
+    return df.with_columns([pl.lit(str(v)).alias(str(k)) for k, v in levels.items()]), [
+        str(k) for k in levels]
+
+
+def _levels_text(levels: Mapping[str, Any] | None) -> str | None:
+    if not levels:
+        return None
+    return ", ".join(f"{k}={v}" for k, v in levels.items())
+
+
+def _check_finite_positive(name: str, value: float | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(f"{name} must be a number, got {value!r}.") from None
+    if not math.isfinite(v) or v <= 0:
+        raise GenexpyInputError(f"{name} must be a finite positive number, got {value!r}.")
+    return v
+
+
+def _select_close(df: pl.DataFrame, col: str, value: float, name: str) -> pl.DataFrame:
+    sel = df.filter((pl.col(col) - value).abs() < _TOL)
+    if sel.height == 0:
+        have = sorted(df[col].unique().drop_nulls().to_list())
+        raise GenexpyInputError(
+            f"no rows with {col} = {value}; the frame has {col} in {have}: pass one of them "
+            f"as {name}."
+        )
+    return sel
+
+
+# ---------------------------------------------------------------------------------------
+# Figure 1 / Figure 2 top: n-generalizability curves
+# ---------------------------------------------------------------------------------------
+def ngen_curves(
+    ngen_frame: Any,
+    *,
+    alpha: float | None = None,
+    eps: float | None = None,
+    title: str | None = None,
+    levels: Mapping[str, Any] | None = None,
+) -> alt.LayerChart | alt.Chart:
+    """n-generalizability as a function of the MMD threshold, one curve per sample size n.
+
+    Parameters
+    ----------
+    ngen_frame : frame with columns ``n`` (int), ``eps`` (float), ``ngen`` (float in [0, 1])
+        — the output of :meth:`GeneralizabilityAnalysis.ngen_frame`: for every n of the grid,
+        the empirical CDF of MMD_n evaluated on a grid of thresholds (SPEC A5).
+    alpha : desired generalizability alpha*; drawn as a horizontal rule
+    eps : MMD threshold eps* = eps(delta*); drawn as a vertical rule
+    title : chart title (default "n-generalizability")
+    levels : optional configuration levels ``{factor: level}`` shown in tooltips/subtitle
+
+    Returns
+    -------
+    altair chart: ``line`` marks (x = eps, y = ngen, colour = n), ``rule`` marks at alpha*
+    (``y``) and eps* (``x``) with ``text`` labels. A size n is (alpha*, eps*)-generalizable
+    where its curve is above the alpha* rule at eps*.
+
+    Notes
+    -----
+    Paper Figure 1 (n-generalizability of the checkmate-in-one task) and Figure 2 top.
+    """
+    df = _frame(ngen_frame, "ngen_frame", ["n", "eps", "ngen"])
+    if alpha is not None:
+        alpha = check_probability("alpha", alpha)
+    eps = _check_finite_positive("eps", eps)
+    ttl = title or "n-generalizability"
+    df = df.select("n", "eps", "ngen", *[c for c in df.columns if c not in ("n", "eps", "ngen")])
+    df = df.filter(pl.col("eps").is_finite(), pl.col("ngen").is_finite())
+    if df.height == 0:
+        return _note("no n-generalizability to plot: the configuration has too few results "
+                     "for any sample size n of the grid", ttl)
+    df, lvl = _add_levels(df, levels)
+    df = df.with_columns(pl.col("n").cast(pl.Int64))
+    extra = [c for c in df.columns if c not in ("n", "eps", "ngen")]
+    tooltip = _tooltip_fields(df, [*lvl, "n", "eps", "ngen", *extra])
+    sub = []
+    if _levels_text(levels):
+        sub.append(_levels_text(levels))
+    if alpha is not None and eps is not None:
+        sub.append(f"alpha* = {alpha:g}, eps* = {eps:.3g}: generalizable n are above the "
+                   "horizontal rule at the vertical one")
+    base = (
+        alt.Chart(_data(df))
+        .mark_line(interpolate="step-after", strokeWidth=1.8)
+        .encode(
+            x=alt.X("eps:Q", title="eps (MMD threshold)"),
+            y=alt.Y("ngen:Q", title="n-generalizability  P(MMD_n <= eps)",
+                    scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("n:O", title="n", scale=alt.Scale(scheme="viridis")),
+            tooltip=tooltip,
+        )
+    )
+    layers: list[alt.Chart] = [base]
+    if alpha is not None:
+        layers.append(
+            alt.Chart(_data([{"alpha": alpha, "label": f"alpha* = {alpha:g}"}]))
+            .mark_rule(color="firebrick", strokeDash=[6, 3])
+            .encode(y="alpha:Q", tooltip=[alt.Tooltip("alpha:Q", title="alpha*")])
+        )
+        layers.append(
+            alt.Chart(_data([{"alpha": alpha, "label": f"alpha* = {alpha:g}"}]))
+            .mark_text(align="left", dx=4, dy=-6, color="firebrick")
+            .encode(y="alpha:Q", x=alt.value(0), text="label:N")
+        )
+    if eps is not None:
+        layers.append(
+            alt.Chart(_data([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
+            .mark_rule(color="black", strokeDash=[2, 2])
+            .encode(x="eps:Q", tooltip=[alt.Tooltip("eps:Q", title="eps*", format=".4f")])
+        )
+        layers.append(
+            alt.Chart(_data([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
+            .mark_text(align="left", dx=4, y=8, color="black")
+            .encode(x="eps:Q", text="label:N")
+        )
+    return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
+                                         title=_title(ttl, sub or None))
+
+
+# ---------------------------------------------------------------------------------------
+# Figure 2 bottom: the power law log n = b1 log q_n + b0
+# ---------------------------------------------------------------------------------------
+def power_law_fit(
+    quantile_frame: Any,
+    *,
+    eps: float | None = None,
+    nstar: float | None = None,
+    b0: float | None = None,
+    b1: float | None = None,
+    title: str | None = None,
+    N: int | None = None,
+    levels: Mapping[str, Any] | None = None,
+) -> alt.LayerChart | alt.Chart:
+    """The alpha*-quantiles of MMD_n against n on log-log axes, the fitted power law and n*.
+
+    Parameters
+    ----------
+    quantile_frame : frame with columns ``n`` and ``q`` (resampled alpha*-quantile of MMD_n),
+        optionally ``q_approx`` (the closed-form quantile of SPEC A7) — the output of
+        :meth:`GeneralizabilityAnalysis.quantile_frame`.
+    eps : eps*; n* is predicted there (vertical rule and a star at (eps*, n*))
+    nstar : n* to mark; default: the fit's prediction ``exp(b1 log eps* + b0)``
+    b0, b1 : fitted intercept and slope of ``log n = b1 log q_n + b0``; default: refitted
+        here by ordinary least squares on the positive quantiles (same as
+        :func:`genexpy_nb.fit_nstar`)
+    title : chart title
+    N : number of observed results; drawn as a horizontal rule (generalizable if n* <= N)
+    levels : optional configuration levels shown in tooltips/subtitle
+
+    Returns
+    -------
+    altair chart: ``point`` marks (x = q, y = n, both ``log`` scales; shape/colour = series
+    "resampled q_n" / "closed-form q_n"), a ``line`` for the fit, a ``point`` (star) at
+    (eps*, n*), ``rule`` marks at eps* and N.
+
+    Notes
+    -----
+    Theorem 4.1 / Algorithm 1 of the paper: ``q_n ~ n^(-1/2)``, hence b1 ~ -2. Quantiles
+    equal to 0 (all resampled results agree) cannot be shown on a log axis; if every
+    quantile is 0, n* = 1 (SPEC A6) and the chart says so.
+    """
+    df = _frame(quantile_frame, "quantile_frame", ["n", "q"])
+    eps = _check_finite_positive("eps", eps)
+    nstar = None if nstar is None or not math.isfinite(float(nstar)) else float(nstar)
+    ttl = title or "Power law of the MMD_n quantiles and n*"
+    if df.height == 0:
+        return _note("no quantiles to fit: the configuration has too few results for the "
+                     "grid of sample sizes (at least 6 are needed)", ttl)
+    df, lvl = _add_levels(df, levels)
+    series = [("q", "resampled q_n")]
+    if "q_approx" in df.columns:
+        series.append(("q_approx", "closed-form q_n (approx.)"))
+    long = pl.concat([
+        df.select(pl.col("n").cast(pl.Float64), pl.col(c).cast(pl.Float64).alias("q"),
+                  *[pl.col(x) for x in lvl], pl.lit(lab).alias("series"))
+        for c, lab in series
+    ])
+    pos = long.filter(pl.col("q") > 0, pl.col("q").is_finite(), pl.col("n") > 0)
+    res_pos = pos.filter(pl.col("series") == "resampled q_n")
+    zeros = df.filter(pl.col("q") <= 0).height
+    if res_pos.height == 0:
+        if zeros:
+            return _note("every resampled MMD_n quantile is 0 (all results agree under this "
+                         "kernel): n* = 1, one experiment suffices", ttl)
+        return _note("no finite positive quantiles to plot", ttl)
+    if b0 is None or b1 is None:
+        if res_pos.height >= 2 and res_pos["q"].n_unique() > 1:
+            b1_, b0_ = np.polyfit(np.log(res_pos["q"].to_numpy()),
+                                  np.log(res_pos["n"].to_numpy()), 1)
+            b0 = float(b0_) if b0 is None else float(b0)
+            b1 = float(b1_) if b1 is None else float(b1)
+    if nstar is None and eps is not None and b0 is not None and b1 is not None and b1 < 0:
+        nstar = float(math.exp(b1 * math.log(eps) + b0))
+    layers: list[alt.Chart] = []
+    sub = []
+    if _levels_text(levels):
+        sub.append(_levels_text(levels))
+    if b0 is not None and b1 is not None and math.isfinite(b0) and math.isfinite(b1):
+        qs = res_pos["q"].to_numpy()
+        lo = min(qs.min(), eps) if eps is not None else qs.min()
+        hi = max(qs.max(), eps) if eps is not None else qs.max()
+        grid = np.geomspace(lo, hi, 30) if hi > lo else np.array([lo])
+        fit = pl.DataFrame({"q": grid, "n": np.exp(b1 * np.log(grid) + b0),
+                            "series": ["power-law fit"] * grid.size})
+        layers.append(
+            alt.Chart(_data(fit)).mark_line(color="grey", strokeDash=[5, 3])
+            .encode(x=alt.X("q:Q"), y=alt.Y("n:Q"),
+                    tooltip=[alt.Tooltip("series:N"), alt.Tooltip("q:Q", format=".4f"),
+                             alt.Tooltip("n:Q", format=".1f")])
+        )
+        sub.append(f"fit: log n = {b1:.3f} log q + {b0:.3f} (theory: slope -2)")
+    if zeros:
+        sub.append(f"{zeros} quantile(s) equal to 0 not shown on the log axis")
+    tooltip = _tooltip_fields(pos, [*lvl, "series", "n", "q"])
+    layers.insert(0,
+        alt.Chart(_data(pos)).mark_point(filled=True, size=60)
+        .encode(
+            x=alt.X("q:Q", title="alpha*-quantile of MMD_n (log)",
+                    scale=alt.Scale(type="log")),
+            y=alt.Y("n:Q", title="sample size n (log)", scale=alt.Scale(type="log")),
+            color=alt.Color("series:N", title=None,
+                            scale=alt.Scale(domain=["resampled q_n",
+                                                    "closed-form q_n (approx.)"],
+                                            range=["steelblue", "darkorange"])),
+            shape=alt.Shape("series:N", title=None),
+            tooltip=tooltip,
+        )
+    )
+    if eps is not None:
+        layers.append(
+            alt.Chart(_data([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
+            .mark_rule(color="black", strokeDash=[2, 2])
+            .encode(x="eps:Q", tooltip=[alt.Tooltip("eps:Q", title="eps*", format=".4f")])
+        )
+    if N is not None:
+        layers.append(
+            alt.Chart(_data([{"N": float(N), "label": f"N = {N} observed"}]))
+            .mark_rule(color="seagreen", strokeDash=[6, 3])
+            .encode(y="N:Q", tooltip=[alt.Tooltip("label:N", title="observed")])
+        )
+    if nstar is not None and eps is not None:
+        star = {"eps": eps, "nstar": nstar, "label": f"n* = {nstar:.1f}"}
+        star.update({k: str(v) for k, v in (levels or {}).items()})
+        layers.append(
+            alt.Chart(_data([star])).mark_point(shape="diamond", size=160, filled=True,
+                                                color="firebrick")
+            .encode(x="eps:Q", y="nstar:Q",
+                    tooltip=[*[alt.Tooltip(f"{k}:N") for k in lvl],
+                             alt.Tooltip("eps:Q", title="eps*", format=".4f"),
+                             alt.Tooltip("nstar:Q", title="n*", format=".2f")])
+        )
+        layers.append(
+            alt.Chart(_data([star])).mark_text(align="left", dx=8, dy=-8, color="firebrick")
+            .encode(x="eps:Q", y="nstar:Q", text="label:N")
+        )
+        sub.append(f"n* = {nstar:.1f} at eps* = {eps:.3g}"
+                   + ("" if N is None else
+                      f" ({'generalizable' if N >= math.ceil(nstar - 1e-9) else 'not generalizable'}"
+                      f" with N = {N})"))
+    return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
+                                         title=_title(ttl, sub or None))
+
+
+# ---------------------------------------------------------------------------------------
+# Figures 3 and 4: n* over configurations, per kernel, against alpha* or delta*
+# ---------------------------------------------------------------------------------------
+def _box_stats(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Tukey box statistics of ``nstar`` per group (whiskers at 1.5 IQR, linear scale)."""
+    q = (df.group_by(keys, maintain_order=True).agg(
+        pl.col("nstar").quantile(0.25, "linear").alias("q1"),
+        pl.col("nstar").median().alias("median"),
+        pl.col("nstar").quantile(0.75, "linear").alias("q3"),
+        pl.len().alias("configurations"),
+    ))
+    j = df.join(q, on=keys, how="left").with_columns(
+        (pl.col("q3") - pl.col("q1")).alias("iqr"))
+    j = j.with_columns(
+        (pl.col("nstar") >= pl.col("q1") - 1.5 * pl.col("iqr")).alias("_lo_in"),
+        (pl.col("nstar") <= pl.col("q3") + 1.5 * pl.col("iqr")).alias("_hi_in"),
+    )
+    w = j.group_by(keys, maintain_order=True).agg(
+        pl.col("nstar").filter(pl.col("_lo_in")).min().alias("lower"),
+        pl.col("nstar").filter(pl.col("_hi_in")).max().alias("upper"),
+    )
+    return q.join(w, on=keys, how="left")
+
+
+def nstar_boxplots(
+    results: Any,
+    *,
+    vary: str = "alpha",
+    alpha: float = 0.95,
+    delta: float = 0.05,
+    method: str = "resample",
+    points: str = "outliers",
+    title: str | None = None,
+) -> alt.LayerChart | alt.Chart:
+    """n* per kernel, as box plots over the configurations, against alpha* or delta*.
+
+    Parameters
+    ----------
+    results : the tidy n* frame of :func:`genexpy_nb.analyze` (columns config_id, design
+        factors, kernel_label, alpha, delta, method, nstar, N, ...)
+    vary : "alpha" (x = alpha*, delta* fixed at ``delta``) or "delta" (x = delta*, alpha*
+        fixed at ``alpha``) — the left and right panels of the paper's Figures 3 and 4
+    alpha, delta : the fixed threshold (must be in the frame)
+    method : which estimate of n* ("resample", "approx", "approx_weighted", "bound")
+    points : "outliers" (points beyond the whiskers, with the configuration in the tooltip),
+        "all" (every configuration as a point) or "none"
+    title : chart title
+
+    Returns
+    -------
+    altair chart: ``bar`` (box from q1 to q3), ``rule`` (whiskers), ``tick`` (median) and
+    ``point`` marks; x = the varied threshold (ordinal), xOffset and colour = kernel,
+    y = n* on a ``log`` scale. The box statistics are computed here (Tukey, whiskers at
+    1.5 IQR), so the chart's data stays small for studies with many configurations.
+    Configurations whose n* is undefined (too few results) are counted in the subtitle and
+    left out.
+
+    Notes
+    -----
+    Paper Figures 3 (categorical encoders) and 4 (BIG-bench): "the variation in the plot is
+    due to the combinations of design factors".
+    """
+    if vary not in ("alpha", "delta"):
+        raise GenexpyInputError(f"vary must be 'alpha' or 'delta', got {vary!r}.")
+    if points not in ("outliers", "all", "none"):
+        raise GenexpyInputError(f"points must be 'outliers', 'all' or 'none', got {points!r}.")
+    df = _frame(results, "results",
+                ["config_id", "kernel_label", "alpha", "delta", "method", "nstar"])
+    fixed, fixed_value = ("delta", delta) if vary == "alpha" else ("alpha", alpha)
+    sym = {"alpha": "alpha*", "delta": "delta*"}
+    ttl = title or f"n* over configurations, by {sym[vary]} ({sym[fixed]} = {fixed_value:g})"
+    if df.height == 0:
+        return _note("no results to plot (empty frame)", ttl)
+    have_methods = sorted(df["method"].unique().drop_nulls().to_list())
+    if method not in have_methods:
+        raise GenexpyInputError(
+            f"method {method!r} is not in the frame; it has {have_methods}.")
+    df = df.filter(pl.col("method") == method)
+    df = _select_close(df, fixed, float(fixed_value), fixed)
+    design = _design_columns(df)
+    nz = df.with_columns(pl.col("nstar").cast(pl.Float64))
+    ok = nz.filter(pl.col("nstar").is_finite(), pl.col("nstar") > 0)
+    undefined = nz.height - ok.height
+    sub = [f"method: {method}; each box: the configurations of the study"]
+    if undefined:
+        sub.append(f"{undefined} configuration x kernel x {sym[vary]} cells with undefined n* "
+                   "(too few results) not shown")
+    if ok.height == 0:
+        return _note("n* is undefined for every configuration (too few results per "
+                     "configuration for the power-law fit)", ttl)
+    keys = [vary, "kernel_label"]
+    stats = _box_stats(ok, keys)
+    xenc = alt.X(f"{vary}:O", title=sym[vary])
+    off = alt.XOffset("kernel_label:N")
+    col = alt.Color("kernel_label:N", title="kernel (research question)")
+    vmin, vmax = float(ok["nstar"].min()), float(ok["nstar"].max())
+    if vmax <= vmin * 1.0001:
+        domain = [vmin / 2.0, vmax * 2.0]
+        sub.append(f"every n* equals {vmin:g}")
+    else:
+        domain = [vmin / 1.2, vmax * 1.2]
+    yscale = alt.Scale(type="log", domain=domain)
+    ytitle = "n* (log scale)"
+    stat_tip = [alt.Tooltip("kernel_label:N", title="kernel"), alt.Tooltip(f"{vary}:O"),
+                alt.Tooltip("configurations:Q"),
+                alt.Tooltip("median:Q", format=".1f"), alt.Tooltip("q1:Q", format=".1f"),
+                alt.Tooltip("q3:Q", format=".1f"), alt.Tooltip("lower:Q", format=".1f"),
+                alt.Tooltip("upper:Q", format=".1f")]
+    sdata = _data(stats)
+    whisk = alt.Chart(sdata).mark_rule().encode(
+        x=xenc, xOffset=off, color=col,
+        y=alt.Y("lower:Q", scale=yscale, title=ytitle), y2="upper:Q", tooltip=stat_tip)
+    box = alt.Chart(sdata).mark_bar(size=14, opacity=0.75, stroke="black",
+                                    strokeWidth=0.5).encode(
+        x=xenc, xOffset=off, color=col, y=alt.Y("q1:Q", scale=yscale), y2="q3:Q",
+        tooltip=stat_tip)
+    med = alt.Chart(sdata).mark_tick(color="black", size=14, thickness=2).encode(
+        x=xenc, xOffset=off, y=alt.Y("median:Q", scale=yscale), tooltip=stat_tip)
+    layers = [whisk, box, med]
+    if points != "none":
+        pts = ok.join(stats.select(*keys, "q1", "q3", "lower", "upper"), on=keys, how="left")
+        if points == "outliers":
+            pts = pts.filter((pl.col("nstar") < pl.col("lower")) |
+                             (pl.col("nstar") > pl.col("upper")))
+        keep = ["config_id", *design, "kernel_label", vary, "N", "nstar", "nstar_ceil",
+                "generalizable"]
+        pts = pts.select([c for c in keep if c in pts.columns])
+        if pts.height:
+            tip = _tooltip_fields(pts, [*design, "kernel_label", vary, "N", "nstar",
+                                        "nstar_ceil", "generalizable", "config_id"])
+            layers.append(
+                alt.Chart(_data(pts)).mark_point(size=22, filled=True, opacity=0.7)
+                .encode(x=xenc, xOffset=off, color=col,
+                        y=alt.Y("nstar:Q", scale=yscale), tooltip=tip))
+    return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
+                                         title=_title(ttl, sub))
+
+
+# ---------------------------------------------------------------------------------------
+# Algorithm 1, simulated: n*_N as the preliminary study grows
+# ---------------------------------------------------------------------------------------
+def nstar_vs_N(  # noqa: N802
+    sim_frame: Any,
+    *,
+    title: str | None = None,
+    alpha: float | None = None,
+    delta: float | None = None,
+    method: str | None = None,
+) -> alt.LayerChart | alt.Chart:
+    """n*_N estimated from N = N0, 2 N0, ... results, with the diagonal n* = N.
+
+    Parameters
+    ----------
+    sim_frame : the frame of :func:`genexpy_nb.simulate_preliminary_study` (columns N_sub,
+        repetition, kernel_label, nstar; optionally alpha, delta, method, N, generalizable)
+    title : chart title
+    alpha, delta, method : select one (alpha*, delta*, method) when the frame holds several
+
+    Returns
+    -------
+    altair chart: ``point`` marks (every repetition) and a ``line`` through the median per N
+    (x = N_sub, y = nstar, colour = kernel), and a ``line`` for the diagonal n* = N:
+    Algorithm 1 stops at the first N whose estimate lies on or below the diagonal. A rule
+    marks the N of the full study when the frame has it.
+    """
+    df = _frame(sim_frame, "sim_frame", ["N_sub", "kernel_label", "nstar"])
+    ttl = title or "n* estimated from N preliminary results (Algorithm 1)"
+    if df.height == 0:
+        return _note("no simulated preliminary studies to plot (empty frame)", ttl)
+    if alpha is not None and "alpha" in df.columns:
+        df = _select_close(df, "alpha", float(alpha), "alpha")
+    if delta is not None and "delta" in df.columns:
+        df = _select_close(df, "delta", float(delta), "delta")
+    if method is not None and "method" in df.columns:
+        df = df.filter(pl.col("method") == method)
+        if df.height == 0:
+            raise GenexpyInputError(f"no rows with method {method!r} in sim_frame.")
+    combo = [c for c in ("alpha", "delta", "method") if c in df.columns]
+    if combo and df.select(combo).unique().height > 1:
+        raise GenexpyInputError(
+            f"sim_frame holds several {combo} combinations "
+            f"{df.select(combo).unique().sort(combo).rows()}; pick one with alpha=, delta=, "
+            "method=.")
+    if "repetition" not in df.columns:
+        df = df.with_columns(pl.lit(0).alias("repetition"))
+    df = df.with_columns(pl.col("nstar").cast(pl.Float64))
+    ok = df.filter(pl.col("nstar").is_finite(), pl.col("nstar") > 0)
+    sub = []
+    if combo:
+        first = df.select(combo).row(0, named=True)
+        sub.append(", ".join(f"{k}* = {v:g}" if isinstance(v, float) else f"{k}: {v}"
+                             for k, v in first.items()))
+    undefined = df.height - ok.height
+    if undefined:
+        sub.append(f"{undefined} estimates with undefined n* not shown")
+    if ok.height == 0:
+        return _note("n* is undefined for every simulated preliminary study", ttl)
+    keep = [c for c in ("N_sub", "repetition", "kernel", "kernel_label", "nstar",
+                        "nstar_ceil", "generalizable", "N") if c in ok.columns]
+    pts = ok.select(keep)
+    med = pts.group_by(["N_sub", "kernel_label"], maintain_order=True).agg(
+        pl.col("nstar").median().alias("nstar")).sort(["kernel_label", "N_sub"])
+    top = float(max(pts["nstar"].max(), pts["N_sub"].max())) * 1.05
+    lo = float(min(pts["N_sub"].min(), 1))
+    diag = pl.DataFrame({"N_sub": [lo, top], "nstar": [lo, top],
+                         "label": ["n* = N (generalizable below)"] * 2})
+    xenc = alt.X("N_sub:Q", title="N: preliminary results used")
+    yenc = alt.Y("nstar:Q", title="estimated n*")
+    col = alt.Color("kernel_label:N", title="kernel")
+    tip = _tooltip_fields(pts, ["kernel_label", "N_sub", "repetition", "nstar", "nstar_ceil",
+                                "generalizable", "N"])
+    layers = [
+        alt.Chart(_data(diag)).mark_line(color="grey", strokeDash=[4, 4])
+        .encode(x=xenc, y=yenc, tooltip=[alt.Tooltip("label:N", title="diagonal")]),
+        alt.Chart(_data(pts)).mark_point(filled=True, opacity=0.5, size=35)
+        .encode(x=xenc, y=yenc, color=col, tooltip=tip),
+        alt.Chart(_data(med)).mark_line(point=True, strokeWidth=2)
+        .encode(x=xenc, y=yenc, color=col,
+                tooltip=[alt.Tooltip("kernel_label:N", title="kernel"),
+                         alt.Tooltip("N_sub:Q", title="N"),
+                         alt.Tooltip("nstar:Q", title="median n*", format=".1f")]),
+    ]
+    if "N" in df.columns and df["N"].n_unique() == 1:
+        Nfull = int(df["N"][0])
+        layers.append(
+            alt.Chart(_data([{"N": Nfull, "label": f"all {Nfull} observed results"}]))
+            .mark_rule(color="seagreen", strokeDash=[6, 3])
+            .encode(x="N:Q", tooltip=[alt.Tooltip("label:N", title="full study")]))
+    return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
+                                         title=_title(ttl, sub or None))
+
+
+# ---------------------------------------------------------------------------------------
+# which configurations to extend first: n* - N
+# ---------------------------------------------------------------------------------------
+def _as_cols(v: str | Sequence[str] | None) -> list[str]:
+    if v is None:
+        return []
+    return [v] if isinstance(v, str) else list(v)
+
+
+def deficit_heatmap(
+    plan_or_results: Any,
+    *,
+    x: str | Sequence[str] | None = None,
+    y: str | Sequence[str] | None = None,
+    alpha: float = 0.95,
+    delta: float = 0.05,
+    kernel: str | None = None,
+    method: str = "resample",
+    top: int | None = None,
+    title: str | None = None,
+) -> alt.LayerChart | alt.Chart:
+    """Configuration table of the deficit n* - N, coloured red (extend) to blue (enough).
+
+    Parameters
+    ----------
+    plan_or_results : the frame of :func:`genexpy_nb.plan` (one row per configuration), or
+        the n* frame of :func:`genexpy_nb.analyze` (then filtered to ``alpha``, ``delta``,
+        ``method`` and, if given, ``kernel``; without ``kernel`` the kernels become a column
+        of the table)
+    x, y : column name(s) for the table's columns and rows; several names are joined into
+        one label "a / b". Default: rows = the first design factor, columns = the other
+        design factors (or the kernels, for an n* frame without ``kernel``).
+    alpha, delta, kernel, method : which n* to show, for an n* frame
+    top : keep only the ``top`` configurations with the largest deficits
+    title : chart title
+
+    Returns
+    -------
+    altair chart: ``rect`` marks coloured by ``deficit`` (diverging scale centred at 0:
+    red = more experiments needed, blue = already generalizable) with ``text`` labels
+    (the deficit, "?" when n* is undefined); rows sorted by their largest deficit.
+    Tooltips carry the configuration's levels, N, n*, the kernel and the reason.
+    """
+    df = _frame(plan_or_results, "plan_or_results", ["config_id", "N", "nstar", "deficit"])
+    is_results = {"alpha", "delta", "method", "kernel_label"} <= set(df.columns)
+    ttl = title or "Which configurations to extend first: deficit n* - N"
+    sub = []
+    if df.height == 0:
+        return _note("no configurations to show (empty frame)", ttl)
+    design = _design_columns(df)
+    if is_results:
+        df = _select_close(df, "alpha", float(alpha), "alpha")
+        df = _select_close(df, "delta", float(delta), "delta")
+        df = df.filter(pl.col("method") == method)
+        if df.height == 0:
+            raise GenexpyInputError(f"no rows with method {method!r} in the frame.")
+        if kernel is not None:
+            df = df.filter((pl.col("kernel") == kernel) | (pl.col("kernel_label") == kernel))
+            if df.height == 0:
+                raise GenexpyInputError(f"no rows for kernel {kernel!r}.")
+        sub.append(f"alpha* = {alpha:g}, delta* = {delta:g}, method: {method}"
+                   + (f", kernel: {kernel}" if kernel else ""))
+    elif "kernel_label" in df.columns:
+        sub.append("per configuration, the kernel that needs the most experiments")
+    xs, ys = _as_cols(x), _as_cols(y)
+    multi_kernel = is_results and df["kernel_label"].n_unique() > 1
+    if not xs and not ys:
+        if multi_kernel:
+            ys, xs = (design[:1], ["kernel_label"]) if len(design) <= 1 else (
+                design, ["kernel_label"])
+        else:
+            ys, xs = design[:1], design[1:]
+    elif not ys:
+        ys = [c for c in design if c not in xs] or ["config_id"]
+    elif not xs:
+        xs = [c for c in design if c not in ys]
+        if multi_kernel:
+            xs.append("kernel_label")
+    for c in xs + ys:
+        if c not in df.columns:
+            raise GenexpyInputError(
+                f"column {c!r} (x/y) not in the frame; it has {df.columns}.")
+    if not ys:
+        ys = ["config_id"]
+    df = df.with_columns(pl.col("nstar").cast(pl.Float64))
+    if top is not None:
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+            raise GenexpyInputError(f"top must be a positive integer, got {top!r}.")
+        best = (df.group_by("config_id").agg(pl.col("deficit").max().alias("_d"))
+                .sort("_d", descending=True, nulls_last=True).head(int(top)))
+        df = df.join(best.select("config_id"), on="config_id", how="semi")
+        sub.append(f"the {top} configurations with the largest deficits")
+
+    def label(cols: list[str]) -> pl.Expr:
+        if not cols:
+            return pl.lit("all")
+        return pl.concat_str([pl.col(c).cast(pl.String) for c in cols], separator=" / ")
+
+    xname = " / ".join(xs) if xs else "configuration"
+    yname = " / ".join(ys)
+    keep = ["config_id", *design, "N", "nstar", "deficit",
+            *[c for c in ("nstar_ceil", "kernel_label", "generalizable", "priority", "to_run",
+                          "reason") if c in df.columns]]
+    table = df.select([c for c in dict.fromkeys(keep) if c in df.columns]).with_columns(
+        label(xs).alias("_x"), label(ys).alias("_y"),
+        pl.when(pl.col("deficit").is_null()).then(pl.lit("?"))
+        .otherwise(pl.format("{}{}", pl.when(pl.col("deficit") > 0).then(pl.lit("+"))
+                             .otherwise(pl.lit("")), pl.col("deficit"))).alias("_text"),
+    )
+    if table["deficit"].null_count() == table.height:
+        sub.append("n* is undefined everywhere (too few results): nothing to rank")
+    dmax = table["deficit"].abs().max()
+    dmax = 1 if dmax is None or dmax == 0 else int(dmax)
+    color = alt.Color("deficit:Q", title="n* - N",
+                      scale=alt.Scale(scheme="redblue", reverse=True, domainMid=0,
+                                      domain=[-dmax, dmax]))
+    tip = _tooltip_fields(table, [*design, "kernel_label", "N", "nstar", "nstar_ceil",
+                                  "deficit", "generalizable", "priority", "reason"])
+    ysort = alt.EncodingSortField(field="deficit", op="max", order="descending")
+    xenc = alt.X("_x:N", title=xname, axis=alt.Axis(labelAngle=-35))
+    yenc = alt.Y("_y:N", title=yname, sort=ysort)
+    ncols = table["_x"].n_unique()
+    nrows = table["_y"].n_unique()
+    base = alt.Chart(_data(table))
+    rect = base.mark_rect(stroke="white").encode(
+        x=xenc, y=yenc,
+        color=alt.condition("isValid(datum.deficit)", color, alt.value("#dddddd")),
+        tooltip=tip)
+    text = base.mark_text(fontSize=10).encode(
+        x=xenc, y=yenc, text=alt.Text("_text:N"),
+        color=alt.condition("abs(datum.deficit) > 0.6 * " + str(dmax), alt.value("white"),
+                            alt.value("black")),
+        tooltip=tip)
+    return alt.layer(rect, text).properties(
+        width=max(120, min(60 * ncols, 900)), height=max(60, min(18 * nrows, 2400)),
+        title=_title(ttl, sub or None))
+
+
+# ---------------------------------------------------------------------------------------
+def save_chart(chart: alt.TopLevelMixin, path: str | Path) -> Path:
+    """Save a chart as HTML, PNG, SVG, PDF or Vega-Lite JSON, chosen by the file suffix.
+
+    PNG/SVG/PDF use ``vl-convert-python`` (no browser needed). Returns the path written.
+    """
+    if not isinstance(chart, alt.TopLevelMixin):
+        raise GenexpyInputError(f"chart must be an Altair chart, got {type(chart).__name__}.")
+    p = Path(path)
+    fmt = p.suffix.lower().lstrip(".")
+    if fmt not in ("html", "png", "svg", "pdf", "json"):
+        raise GenexpyInputError(
+            f"cannot save as {p.suffix!r}: use a path ending in .html, .png, .svg, .pdf or "
+            ".json.")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if fmt in ("png", "svg", "pdf"):
+        try:
+            import vl_convert  # noqa: F401
+        except ImportError:  # pragma: no cover - it is a dependency
+            raise GenexpyInputError(
+                f"saving as {fmt} needs vl-convert-python: pip install vl-convert-python, or "
+                "save as .html.") from None
+    chart.save(str(p), format=fmt)
+    return p

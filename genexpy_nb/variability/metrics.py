@@ -1,0 +1,145 @@
+"""Accuracy, churn and expected calibration error of binary classifiers from logit gaps.
+
+The predicted label of a gap ``g`` is 1 when ``g > 0`` and 0 otherwise (a tie goes to the
+negative class, like ``argmax`` over (negative, positive) logits). Paper: Section IV-B,
+eqs. (35)-(39).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import config
+from .._validation import GenexpyInputError, check_positive_int
+from ._checks import as_gaps, as_labels, as_pool
+
+
+def predictions(gaps: Any) -> np.ndarray:
+    """Predicted labels ``1[g > 0]`` (int8), same shape as ``gaps``."""
+    return (as_gaps("gaps", gaps) > 0).astype(np.int8)
+
+
+def accuracy(gaps: Any, labels: Any) -> float | np.ndarray:
+    """Accuracy ``mean_t 1[pred_t == y_t]`` (paper eq. 35).
+
+    Parameters
+    ----------
+    gaps : array_like, shape (T,) or (models, T)
+    labels : array_like of 0/1, shape (T,)
+
+    Returns
+    -------
+    float for 1-d ``gaps``, else numpy.ndarray of shape (models,).
+    """
+    g = as_gaps("gaps", gaps)
+    y = as_labels(labels, g.shape[-1])
+    acc = ((g > 0).astype(np.int8) == y).mean(axis=-1)
+    return float(acc) if g.ndim == 1 else acc
+
+
+def churn(gaps_a: Any, gaps_b: Any, *, normalize: bool = False) -> float | np.ndarray:
+    """Churn: the number of test points where two models' predictions differ (paper eq. 36).
+
+    Parameters
+    ----------
+    gaps_a : array_like, shape (T,) or (models, T)
+    gaps_b : array_like, shape (T,) or (models, T)
+        Broadcast against ``gaps_a`` (e.g. many models against one ensemble).
+    normalize : bool, default False
+        Return the fraction of the T test points instead of the count.
+
+    Returns
+    -------
+    float (count or fraction) for two 1-d inputs, else numpy.ndarray per row.
+    """
+    a = as_gaps("gaps_a", gaps_a)
+    b = as_gaps("gaps_b", gaps_b)
+    if a.shape[-1] != b.shape[-1] or (a.ndim == b.ndim == 2 and a.shape[0] != b.shape[0]):
+        raise GenexpyInputError(
+            f"gaps_a {a.shape} and gaps_b {b.shape} do not match: same test points (columns) "
+            "and, for two matrices, the same number of models are needed."
+        )
+    diff = ((a > 0) != (b > 0)).sum(axis=-1)
+    out = diff / a.shape[-1] if normalize else diff.astype(np.float64)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def churn_to_ensemble(
+    gaps: Any, ensemble: Any = None, *, normalize: bool = False
+) -> np.ndarray:
+    """Churn of every model w.r.t. a deep ensemble.
+
+    Parameters
+    ----------
+    gaps : array_like, shape (models, T)
+    ensemble : array_like, shape (T,), optional
+        Gaps of the ensemble; default the ensemble of all rows of ``gaps``
+        (:func:`ensemble_gaps`), as in the paper ("churn w.r.t. the ensemble").
+    normalize : bool, default False
+        Fractions instead of counts.
+
+    Returns
+    -------
+    numpy.ndarray, shape (models,)
+    """
+    g = as_pool("gaps", gaps)
+    ens = g.mean(axis=0) if ensemble is None else as_gaps("ensemble", ensemble, ndim=(1,))
+    return np.atleast_1d(churn(g, ens, normalize=normalize))
+
+
+def pairwise_churn(gaps: Any, *, normalize: bool = False) -> np.ndarray:
+    """Churn between every pair of models, an (M, M) symmetric matrix with zero diagonal.
+
+    Parameters
+    ----------
+    gaps : array_like, shape (M, T)
+    normalize : bool, default False
+        Fractions instead of counts.
+
+    Returns
+    -------
+    numpy.ndarray, shape (M, M), float64 (exact integer counts when not normalised).
+    """
+    g = as_pool("gaps", gaps)
+    p = (g > 0).astype(np.float64)
+    q = 1.0 - p
+    # disagreements = #(a=1, b=0) + #(a=0, b=1); exact in float64 for T < 2**53
+    out = p @ q.T + q @ p.T
+    return out / g.shape[1] if normalize else out
+
+
+def ece(gaps: Any, labels: Any, bins: int = config.ECE_BINS) -> float | np.ndarray:
+    """Expected calibration error with equal-width confidence bins (paper eqs. 37-39).
+
+    ``ECE = sum_b |B_b| / T * |acc(B_b) - conf(B_b)|`` where bin b holds the test points with
+    confidence in ``(b/bins, (b+1)/bins]`` and the confidence is the max softmax
+    probability of the two logits, ``sigmoid(|g|)``.
+
+    Parameters
+    ----------
+    gaps : array_like, shape (T,) or (models, T)
+    labels : array_like of 0/1, shape (T,)
+    bins : int, default ``config.ECE_BINS`` (15)
+
+    Returns
+    -------
+    float for 1-d ``gaps``, else numpy.ndarray of shape (models,).
+    """
+    g = as_gaps("gaps", gaps)
+    y = as_labels(labels, g.shape[-1])
+    nb = check_positive_int("bins", bins)
+    g2 = g[None, :] if g.ndim == 1 else g
+    T = g2.shape[1]
+    conf = 1.0 / (1.0 + np.exp(-np.abs(g2)))
+    correct = ((g2 > 0).astype(np.int8) == y).astype(np.float64)
+    edges = np.arange(nb + 1) / nb
+    # bin b: edges[b] < conf <= edges[b + 1]
+    idx = np.clip(np.searchsorted(edges, conf, side="left") - 1, 0, nb - 1)
+    out = np.empty(g2.shape[0])
+    for r in range(g2.shape[0]):
+        acc_sum = np.bincount(idx[r], weights=correct[r], minlength=nb)
+        conf_sum = np.bincount(idx[r], weights=conf[r], minlength=nb)
+        out[r] = np.abs(acc_sum - conf_sum).sum() / T
+    return float(out[0]) if g.ndim == 1 else out

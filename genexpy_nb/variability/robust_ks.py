@@ -1,0 +1,454 @@
+"""The trimmed (robust) Kolmogorov-Smirnov test and the trimming level alpha-hat (SPEC B2, B3).
+
+References
+----------
+del Barrio, Inouzhe & Matrán (2020), "On approximate validation of models: a
+Kolmogorov-Smirnov-based approach" (trimmed KS distance); the robust-KS paper on training
+variability over random seeds (``papers/robust-ks-training-variability.txt``), Section III-C,
+Algorithm 1 and Appendix B-B.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+from tqdm.auto import tqdm
+
+from .. import config
+from .._numba import variability as _k
+from .._validation import GenexpyInputError, check_positive_int, numba_threads, rng_from_seed
+from ._checks import (
+    as_candidates,
+    as_gaps,
+    as_labels,
+    as_pool,
+    check_alpha,
+    check_clip,
+    check_eps,
+    check_grid,
+)
+
+#: number of progress-bar steps over the candidates (each step is one parallel kernel call)
+_PROGRESS_STEPS = 20
+
+
+def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.ndarray:
+    """Trimmed Kolmogorov-Smirnov distance ``d_alpha(F0, Fn)`` (SPEC B2).
+
+    The smallest KS distance between the reference ``F0`` (eCDF of ``x_ref``, linearly
+    interpolated between its order statistics) and an alpha-trimming of the candidate eCDF
+    ``Fn`` (a reweighting of ``x_cand`` that down-weights at most a fraction alpha of it).
+    ``d_0`` is the plain KS distance; ``d_alpha`` is non-increasing in alpha.
+
+    Parameters
+    ----------
+    x_ref : array_like, shape (m,)
+        Reference sample (already clipped, see :func:`clip_gaps`).
+    x_cand : array_like, shape (n,)
+        Candidate sample.
+    alpha : float or array_like of float in [0, 1), default 0
+        Trimming level(s). An array is served by one sort (O(P log P) + O(P) per alpha,
+        P = m + n).
+
+    Returns
+    -------
+    float for a scalar ``alpha``, else numpy.ndarray of the same length as ``alpha``.
+
+    Notes
+    -----
+    With ``z_1 <= ... <= z_P`` the pooled sorted sample, ``s = 1/(1-alpha)``,
+    ``U_i = F0(z_i) - s Fn(z_{i-1})``, ``D_i = F0(z_i) - s Fn(z_i)``,
+    ``up[j] = max(U_{j+1..P})`` (``up[P] = -alpha s``), ``lo[j] = min(D_1..j)``
+    (``lo[0] = 0``), ``h[j] = clip((up[j] + lo[j]) / 2, -alpha s, 0)``:
+    ``d_alpha = max(max_i U_i - h[i-1], max_i h[i] - D_i)``. The published reference code
+    (``calc_trimdk``) evaluates the same formula in O(P^2).
+
+    ``F0`` is continuous except at the smallest reference value ``r_(1)``, where it jumps
+    from 0; ``U_i`` compares ``F0(z_i)`` with the candidate's left limit, so ``d_0`` is the
+    sup distance ``sup_v |F0(v) - Fn(v)|`` unless candidate values tie with ``r_(1)`` (then
+    it is ``max(sup, F0(r_(1)) - Fn(r_(1)-))``, as in the reference code). Atoms in the
+    reference (ties, clipped values) are smeared by the interpolation: see
+    :func:`clip_gaps`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> d = trimmed_ks(rng.normal(size=500), rng.normal(0.5, 1, size=500), [0.0, 0.2])
+    >>> bool(d[0] >= d[1])
+    True
+    """
+    r = as_gaps("x_ref", x_ref, ndim=(1,))
+    x = as_gaps("x_cand", x_cand, ndim=(1,))
+    alphas = check_alpha(alpha)
+    out = _k.trimmed_ks_kernel(r, x, alphas)
+    return float(out[0]) if np.ndim(alpha) == 0 else out
+
+
+def dkw_threshold(m: int, eps: float = config.DKW_EPS) -> float:
+    """Two-sample DKW threshold ``tau = sqrt(log(2/eps) / m) + 1/m`` (SPEC B3).
+
+    Parameters
+    ----------
+    m : int
+        Size of the reference sample.
+    eps : float in (0, 1), default ``config.DKW_EPS`` (0.01)
+        Error probability.
+    """
+    mm = check_positive_int("m", m)
+    e = check_eps(eps)
+    return math.sqrt(math.log(2.0 / e) / mm) + 1.0 / mm
+
+
+@dataclass(frozen=True)
+class RobustKSResult:
+    """Outcome of :func:`robust_ks_test`.
+
+    Attributes
+    ----------
+    statistic : the trimmed KS distance ``d_alpha``
+    threshold : the DKW threshold ``tau`` for the reference sample size
+    accept : ``statistic <= threshold`` (the candidate is an alpha-trimming away from F0)
+    alpha, eps : the trimming level and the error probability used
+    m, n : reference and candidate sample sizes
+    """
+
+    statistic: float
+    threshold: float
+    accept: bool
+    alpha: float
+    eps: float
+    m: int
+    n: int
+
+
+def robust_ks_test(
+    x_ref: Any, x_cand: Any, alpha: float = 0.05, eps: float = config.DKW_EPS
+) -> RobustKSResult:
+    """Robust two-sample KS test: accept when ``d_alpha(F0, Fn) <= tau`` (SPEC B3).
+
+    Parameters
+    ----------
+    x_ref : array_like, shape (m,)
+        Reference sample (e.g. m draws from the pooled gaps of the reference models).
+    x_cand : array_like, shape (n,)
+        Candidate sample.
+    alpha : float in [0, 1), default 0.05
+        Trimming level.
+    eps : float in (0, 1), default 0.01
+
+    Returns
+    -------
+    RobustKSResult
+    """
+    a = float(check_alpha(alpha)[0]) if np.ndim(alpha) == 0 else None
+    if a is None:
+        raise GenexpyInputError("alpha must be a single number in [0, 1) for the test.")
+    d = trimmed_ks(x_ref, x_cand, a)
+    m = int(np.size(x_ref))
+    tau = dkw_threshold(m, eps)
+    return RobustKSResult(
+        statistic=float(d),
+        threshold=tau,
+        accept=bool(d <= tau),
+        alpha=a,
+        eps=float(eps),
+        m=m,
+        n=int(np.size(x_cand)),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# alpha-hat
+# ---------------------------------------------------------------------------------------
+
+
+def draw_bootstrap(
+    seed: int | np.random.Generator | None, B: int, M: int, T: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All random draws of the alpha-hat bootstrap, made up front with one Generator.
+
+    Returns
+    -------
+    idx : (B, T) int64, test-point indices with replacement; I1 = ``idx[b, :T//2]``
+        (candidate sample), I2 = ``idx[b, T//2:]``.
+    ref_model : (B, T//2) int64, reference model of each reference-sample value.
+    ref_pos : (B, T//2) int64, position in I2 of each reference-sample value.
+
+    Drawing everything here (not inside the parallel kernel) makes the result independent
+    of the thread count, and the same draws serve every candidate (common random numbers,
+    as in the paper's code), so a candidate's alpha-hat does not depend on the others.
+    """
+    rng = rng_from_seed(seed)
+    h = T // 2
+    idx = rng.integers(0, T, size=(B, T), dtype=np.int64)
+    ref_model = rng.integers(0, M, size=(B, h), dtype=np.int64)
+    ref_pos = rng.integers(0, T - h, size=(B, h), dtype=np.int64)
+    return idx, ref_model, ref_pos
+
+
+@dataclass(frozen=True)
+class _AlphaHatRaw:
+    a_grid: np.ndarray  # (B, C)
+    a_exact: np.ndarray  # (B, C), NaN when not computed
+    d0: np.ndarray  # (B, C)
+    d_grid: np.ndarray  # (B, C, G); NaN after the first passing level unless full
+    grid: np.ndarray
+    tau: float
+    m: int
+
+
+def _prepare(ref_gaps: Any, cand_gaps: Any, clip: Any) -> tuple[np.ndarray, np.ndarray]:
+    ref = as_pool("ref_gaps", ref_gaps, min_models=2)
+    cands = as_candidates("cand_gaps", cand_gaps, ref.shape[1])
+    L = check_clip(clip)
+    if L is not None:
+        ref = np.clip(ref, -L, L)
+        cands = np.clip(cands, -L, L)
+    return ref, cands
+
+
+def _alpha_hat_raw(
+    ref: np.ndarray,
+    cands: np.ndarray,
+    *,
+    B: int,
+    grid: Any,
+    exact: bool,
+    eps: float,
+    seed: Any,
+    n_jobs: int | None,
+    progress: bool,
+    desc: str = "alpha-hat",
+    full: bool = False,
+) -> _AlphaHatRaw:
+    """Checked, clipped arrays in; per-bootstrap results out (the work of alpha-hat)."""
+    nb = check_positive_int("B", B)
+    g = check_grid(grid)
+    e = check_eps(eps)
+    M, T = ref.shape
+    if T < 2:
+        raise GenexpyInputError(
+            f"alpha-hat needs at least 2 test points (two halves), got T = {T}."
+        )
+    h = T // 2
+    tau = dkw_threshold(h, e)
+    idx, ref_model, ref_pos = draw_bootstrap(seed, nb, M, T)
+    C = cands.shape[0]
+    step = max(1, math.ceil(C / _PROGRESS_STEPS))
+    parts = []
+    with numba_threads(n_jobs):
+        rs, cnts = _k.reference_samples_kernel(ref, idx, ref_model, ref_pos)
+        with tqdm(total=C, disable=not progress, desc=desc, unit="model") as bar:
+            for c0 in range(0, C, step):
+                block = np.ascontiguousarray(cands[c0 : c0 + step])
+                parts.append(
+                    _k.alpha_hat_kernel(
+                        rs, cnts, block, idx, g, tau, config.ALPHA_HAT_MAX, bool(exact),
+                        config.ALPHA_HAT_XTOL, bool(full),
+                    )
+                )
+                bar.update(block.shape[0])
+    a_grid, a_exact, d0, d_grid = (np.concatenate(p, axis=1) for p in zip(*parts, strict=True))
+    return _AlphaHatRaw(a_grid, a_exact, d0, d_grid, g, tau, h)
+
+
+def alpha_hat_bootstrap(
+    ref_gaps: Any,
+    cand_gaps: Any,
+    *,
+    B: int = config.ALPHA_HAT_B,
+    grid: Any = None,
+    exact: bool = True,
+    eps: float = config.DKW_EPS,
+    seed: int | None = 0,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    clip: float | None = config.LOGIT_CLIP,
+) -> pl.DataFrame:
+    """Per-bootstrap alpha-hat_b of every candidate, long format.
+
+    Same arguments as :func:`alpha_hat`. Returns a polars frame with one row per
+    (candidate, bootstrap): ``candidate, bootstrap, alpha_hat, alpha_hat_exact, d0``
+    (``d0`` = the plain KS distance of that bootstrap's samples).
+    """
+    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
+    raw = _alpha_hat_raw(
+        ref, cands, B=B, grid=grid, exact=exact, eps=eps, seed=seed, n_jobs=n_jobs,
+        progress=progress,
+    )
+    Bn, C = raw.a_grid.shape
+    return pl.DataFrame(
+        {
+            "candidate": np.tile(np.arange(C), Bn),
+            "bootstrap": np.repeat(np.arange(Bn), C),
+            "alpha_hat": raw.a_grid.ravel(),
+            "alpha_hat_exact": raw.a_exact.ravel(),
+            "d0": raw.d0.ravel(),
+        }
+    ).with_columns(pl.col("alpha_hat_exact").fill_nan(None))
+
+
+def _summary_frame(raw: _AlphaHatRaw, exact: bool) -> pl.DataFrame:
+    Bn, C = raw.a_grid.shape
+    ddof = 1 if Bn > 1 else 0
+    ex_mean = raw.a_exact.mean(axis=0) if exact else np.full(C, np.nan)
+    ex_sd = raw.a_exact.std(axis=0, ddof=ddof) if exact else np.full(C, np.nan)
+    return pl.DataFrame(
+        {
+            "candidate": np.arange(C),
+            "alpha_hat": raw.a_grid.mean(axis=0),
+            "alpha_hat_sd": raw.a_grid.std(axis=0, ddof=ddof),
+            "alpha_hat_exact": ex_mean,
+            "alpha_hat_exact_sd": ex_sd,
+            "d0_boot": raw.d0.mean(axis=0),
+            "tau": np.full(C, raw.tau),
+            "B": np.full(C, Bn, dtype=np.int64),
+        }
+    ).with_columns(pl.col("alpha_hat_exact", "alpha_hat_exact_sd").fill_nan(None))
+
+
+def alpha_hat(
+    ref_gaps: Any,
+    cand_gaps: Any,
+    labels: Any = None,
+    *,
+    B: int = config.ALPHA_HAT_B,
+    grid: Any = None,
+    exact: bool = True,
+    eps: float = config.DKW_EPS,
+    seed: int | None = 0,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    clip: float | None = config.LOGIT_CLIP,
+) -> pl.DataFrame:
+    """The trimming level alpha-hat of every candidate against a reference pool (SPEC B3).
+
+    alpha-hat measures how representative one trained model is of its training process:
+    the (bootstrap-averaged) smallest trimming level at which the robust KS test accepts
+    the candidate's logit gaps as a draw from the reference function ``G_M``.
+
+    Parameters
+    ----------
+    ref_gaps : array_like, shape (M, T), M >= 2
+        Logit gaps of the reference models on T test points.
+    cand_gaps : array_like, shape (C, T) or (T,)
+        Logit gaps of the candidates on the same test points.
+    labels : array_like of 0/1, shape (T,), optional
+        When given, an ``accuracy`` column is added.
+    B : int, default ``config.ALPHA_HAT_B`` (100)
+        Bootstrap repetitions.
+    grid : sequence of float in [0, 0.5), default ``config.ALPHA_GRID``
+        Trimming levels tried in increasing order; 0.5 when none passes.
+    exact : bool, default True
+        Also compute the exact level by bisection (tolerance ``config.ALPHA_HAT_XTOL``).
+    eps : float in (0, 1), default 0.01
+        Error probability of the DKW threshold.
+    seed : int or None, default 0
+        Same seed, same result, whatever ``n_jobs``.
+    n_jobs : int, optional
+        Threads (default all numba threads).
+    progress : bool, default True
+        tqdm progress bar over the candidates.
+    clip : float or None, default ``config.LOGIT_CLIP`` (15)
+        Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+
+    Returns
+    -------
+    polars.DataFrame, one row per candidate:
+        ``candidate`` (row index), ``alpha_hat`` (grid version, mean over B),
+        ``alpha_hat_sd``, ``alpha_hat_exact``, ``alpha_hat_exact_sd`` (null when
+        ``exact=False``), ``d0_boot`` (mean bootstrap KS distance), ``tau`` (DKW threshold
+        for the bootstrap reference size T//2), ``B``, and ``accuracy`` with ``labels``.
+
+    Notes
+    -----
+    Bootstrap b draws T test-point indices with replacement and splits them into halves
+    I1 (first T//2) and I2 (the rest). Reference sample: T//2 values drawn uniformly from
+    the pooled gaps of the reference models on I2 (a draw from ``G_M``); candidate sample:
+    the candidate's gaps on I1. ``alpha-hat_b`` = the first grid level with
+    ``d_alpha <= tau``, ``tau = sqrt(log(2/eps)/(T//2)) + 1/(T//2)``, or 0.5 if none.
+    The draws of bootstrap b are shared by all candidates (paper's Algorithm 1).
+    Gaps clipped to the bounds form atoms that cost the KS distance their mass: see
+    :func:`clip_gaps`.
+    Cost: O(B C T log T), parallel over (bootstrap, candidate).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> ref = rng.normal(size=(5, 400))
+    >>> cand = np.vstack([rng.normal(size=400), rng.normal(2.0, 1.0, size=400)])
+    >>> a = alpha_hat(ref, cand, B=20, progress=False)["alpha_hat"].to_numpy()
+    >>> bool(a[0] < a[1])
+    True
+    """
+    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
+    y = None if labels is None else as_labels(labels, ref.shape[1])
+    raw = _alpha_hat_raw(
+        ref, cands, B=B, grid=grid, exact=exact, eps=eps, seed=seed, n_jobs=n_jobs,
+        progress=progress,
+    )
+    out = _summary_frame(raw, exact)
+    if y is not None:
+        out = out.with_columns(pl.Series("accuracy", ((cands > 0) == (y == 1)).mean(axis=1)))
+    return out
+
+
+def trimming_curve(
+    ref_gaps: Any,
+    cand_gaps: Any,
+    *,
+    B: int = config.ALPHA_HAT_B,
+    grid: Any = None,
+    eps: float = config.DKW_EPS,
+    seed: int | None = 0,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    clip: float | None = config.LOGIT_CLIP,
+) -> pl.DataFrame:
+    """Bootstrap trimmed KS distances ``d_alpha`` over the alpha grid, for charts.
+
+    Same bootstrap as :func:`alpha_hat` (same seed, same draws). Returns one row per
+    (candidate, alpha): ``candidate, alpha, d_mean, d_lo, d_hi, tau`` where ``d_lo``/``d_hi``
+    are the 5% and 95% bootstrap quantiles; the candidate passes at alpha when
+    ``d <= tau``.
+    """
+    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
+    raw = _alpha_hat_raw(
+        ref, cands, B=B, grid=grid, exact=False, eps=eps, seed=seed, n_jobs=n_jobs,
+        progress=progress, full=True,
+    )
+    _, C, G = raw.d_grid.shape
+    return pl.DataFrame(
+        {
+            "candidate": np.repeat(np.arange(C), G),
+            "alpha": np.tile(raw.grid, C),
+            "d_mean": raw.d_grid.mean(axis=0).ravel(),
+            "d_lo": np.quantile(raw.d_grid, 0.05, axis=0).ravel(),
+            "d_hi": np.quantile(raw.d_grid, 0.95, axis=0).ravel(),
+            "tau": np.full(C * G, raw.tau),
+        }
+    )
+
+
+def ks_to_reference(ref_gaps: Any, cand_gaps: Any, *, clip: Any = config.LOGIT_CLIP,
+                    alpha: Any = 0.0, n_jobs: int | None = None) -> np.ndarray:
+    """Full-data trimmed KS distance of every candidate to the reference function.
+
+    ``F0`` = the pooled eCDF of the reference models (``G_M``, interpolated), ``Fn`` = the
+    candidate's eCDF over all T test points (no bootstrap).
+
+    Returns
+    -------
+    numpy.ndarray, shape (C,) for a scalar ``alpha`` else (C, len(alpha)).
+    """
+    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
+    alphas = check_alpha(alpha)
+    with numba_threads(n_jobs):
+        out = _k.trimmed_ks_rows_kernel(ref.ravel(), cands, alphas)
+    return out[:, 0] if np.ndim(alpha) == 0 else out
