@@ -251,7 +251,6 @@ def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol,
     a_exact = np.empty((B, C))
     d0 = np.empty((B, C))
     d_grid = np.empty((B, C, G))
-    zero = np.zeros(1)
     for t in prange(B * C):
         b = t // C
         c = t % C
@@ -280,7 +279,7 @@ def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol,
         if G > 0 and grid[0] == 0.0:
             d0[b, c] = d_grid[b, c, 0]
         else:
-            d0[b, c] = _d_alpha_scan(f0, fn, zero[0], up)
+            d0[b, c] = _d_alpha_scan(f0, fn, 0.0, up)
         if not exact:
             a_exact[b, c] = np.nan
         elif d0[b, c] <= tau:
