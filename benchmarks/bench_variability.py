@@ -24,7 +24,7 @@ from naive import naive_trimmed_ks  # noqa: E402
 
 from genexpy_nb import config  # noqa: E402
 from genexpy_nb._numba import variability as _k  # noqa: E402
-from genexpy_nb.variability import alpha_hat, trimmed_ks  # noqa: E402
+from genexpy_nb.variability import alpha_hat, trimmed_ks, trimming_curve  # noqa: E402
 
 
 def _best(fn, repeat: int) -> float:
@@ -69,6 +69,12 @@ def bench_alpha_hat(threads: int, C: int, B: int, T: int, M: int) -> None:
         t = time.perf_counter() - t0
         print(f"alpha_hat {C} candidates x {B} bootstraps x {len(config.ALPHA_GRID)} alphas, "
               f"T={T}, M={M}, threads={threads}, exact={exact}: {t:.2f} s")
+    # every grid level for every (bootstrap, candidate), no early stop at the first pass
+    t0 = time.perf_counter()
+    trimming_curve(ref, cands, B=B, seed=0, n_jobs=threads, progress=False)
+    t = time.perf_counter() - t0
+    print(f"trimming_curve (all {len(config.ALPHA_GRID)} levels always computed), same sizes: "
+          f"{t:.2f} s")
 
 
 def main() -> None:
