@@ -24,7 +24,7 @@ from naive import naive_trimmed_ks  # noqa: E402
 
 from genexpy_nb import config  # noqa: E402
 from genexpy_nb._numba import variability as _k  # noqa: E402
-from genexpy_nb.variability import alpha_hat, trimmed_ks  # noqa: E402
+from genexpy_nb.variability import alpha_hat, trimmed_ks, trimming_curve  # noqa: E402
 
 
 def _best(fn, repeat: int) -> float:
@@ -64,14 +64,24 @@ def bench_alpha_hat(threads: int, C: int, B: int, T: int, M: int) -> None:
     cands = rng.normal(rng.normal(0, 0.5, size=(C, 1)), 4, size=(C, T))
     alpha_hat(ref[:, :200], cands[:2, :200], B=2, progress=False, n_jobs=threads)  # warm-up
     for exact in (False, True):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         alpha_hat(ref, cands, B=B, exact=exact, seed=0, n_jobs=threads, progress=False)
-        t = time.perf_counter() - t0
+        t, cpu = time.perf_counter() - t0, time.process_time() - c0
         print(f"alpha_hat {C} candidates x {B} bootstraps x {len(config.ALPHA_GRID)} alphas, "
-              f"T={T}, M={M}, threads={threads}, exact={exact}: {t:.2f} s")
+              f"T={T}, M={M}, threads={threads}, exact={exact}: {t:.2f} s wall "
+              f"({cpu:.2f} s CPU)")
+    # every grid level for every (bootstrap, candidate), no early stop at the first pass
+    t0 = time.perf_counter()
+    trimming_curve(ref, cands, B=B, seed=0, n_jobs=threads, progress=False)
+    t = time.perf_counter() - t0
+    print(f"trimming_curve (all {len(config.ALPHA_GRID)} levels always computed), same sizes: "
+          f"{t:.2f} s")
 
 
 def main() -> None:
+    import os
+
+    print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="smaller naive twin and alpha-hat")

@@ -183,3 +183,14 @@ def test_robust_ks_test_decision():
     assert not robust_ks_test(r, x, alpha=0.0).accept
     assert robust_ks_test(r, x, alpha=0.35).accept
     assert robust_ks_test(r, x, alpha=0.35).statistic == pytest.approx(trimmed_ks(r, x, 0.35))
+
+
+def test_rows_kernel_matches_naive_twin():
+    rng = np.random.default_rng(9)
+    ref = rng.integers(-4, 5, size=(3, 12)).astype(float)
+    cands = np.vstack([rng.normal(0, 2, 12), rng.integers(-4, 5, 12).astype(float)])
+    got = ks_to_reference(ref, cands, clip=3.0, alpha=ALPHAS)
+    pooled = np.clip(ref, -3, 3).ravel()
+    for c, row in enumerate(np.clip(cands, -3, 3)):
+        want = [naive_trimmed_ks(pooled, row, a) for a in ALPHAS]
+        assert_allclose(got[c], want, rtol=0, atol=1e-12)

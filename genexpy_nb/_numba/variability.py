@@ -165,18 +165,12 @@ def trimmed_ks_rows_kernel(x_ref, cands, alphas):
 
 
 @njit(**_JIT)
-def _bisect_alpha(f0, fn, up, tau, d0, amax, xtol):
-    """Smallest alpha in [0, amax] with d_alpha <= tau, by bisection (d_alpha monotone).
+def _bisect_alpha(f0, fn, up, tau, lo, hi, xtol):
+    """Smallest alpha in (lo, hi] with d_alpha <= tau, by bisection (d_alpha monotone).
 
-    Returns 0 when d_0 passes, ``amax`` when d_amax fails, else the upper end of the final
-    bracket (a level known to pass), at most ``xtol`` above the crossing.
+    Requires ``d_lo > tau >= d_hi``; returns the upper end of the final bracket (a level
+    known to pass), at most ``xtol`` above the crossing.
     """
-    if d0 <= tau:
-        return 0.0
-    if _d_alpha_scan(f0, fn, amax, up) > tau:
-        return amax
-    lo = 0.0
-    hi = amax
     while hi - lo > xtol:
         mid = 0.5 * (lo + hi)
         if _d_alpha_scan(f0, fn, mid, up) <= tau:
@@ -186,7 +180,7 @@ def _bisect_alpha(f0, fn, up, tau, d0, amax, xtol):
     return hi
 
 
-@njit(parallel=True, **_JIT)
+@njit(**_JIT)
 def reference_samples_kernel(ref, idx, ref_model, ref_pos):
     """Sorted bootstrap reference samples (B, h) and their upper counts.
 
@@ -197,7 +191,7 @@ def reference_samples_kernel(ref, idx, ref_model, ref_pos):
     h = ref_model.shape[1]
     rs = np.empty((B, h))
     cnts = np.empty((B, h), dtype=np.int64)
-    for b in prange(B):
+    for b in range(B):
         for q in range(h):
             rs[b, q] = ref[ref_model[b, q], idx[b, h + ref_pos[b, q]]]
         rs[b] = np.sort(rs[b])
@@ -205,15 +199,38 @@ def reference_samples_kernel(ref, idx, ref_model, ref_pos):
     return rs, cnts
 
 
+@njit(**_JIT)
+def first_half_counts_kernel(idx, T):
+    """``mult[b, t]`` = how often test point t is in the first half I1 of bootstrap b."""
+    B = idx.shape[0]
+    h = idx.shape[1] // 2
+    mult = np.zeros((B, T), dtype=np.int32)
+    for b in range(B):
+        for q in range(h):
+            mult[b, idx[b, q]] += 1
+    return mult
+
+
+@njit(**_JIT)
+def argsort_rows_kernel(a):
+    """Row-wise argsort of a (C, T) array."""
+    out = np.empty(a.shape, dtype=np.int64)
+    for c in range(a.shape[0]):
+        out[c] = np.argsort(a[c])
+    return out
+
+
 @njit(parallel=True, **_JIT)
-def alpha_hat_kernel(rs, cnts, cands, idx, grid, tau, amax, exact, xtol, full):
+def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol, full):
     """Per-bootstrap results of alpha-hat (SPEC B3) for every candidate.
 
     Parameters
     ----------
     rs, cnts : (B, h) sorted reference samples and upper counts (``reference_samples_kernel``).
-    cands : (C, T) candidate gaps.
-    idx : (B, T) bootstrap indices; the candidate sample of bootstrap b is ``idx[b, :h]``.
+    cands : (C, T) candidate gaps; order : (C, T) their row-wise argsort.
+    mult : (B, T) multiplicity of each test point in the first half I1 of bootstrap b
+        (``first_half_counts_kernel``); the candidate sample of bootstrap b is
+        ``cands[c, I1]``, built already sorted by walking ``order[c]`` (O(T), no sort).
     grid : (G,) ascending trimming levels; tau : DKW threshold; amax : value when none passes.
     exact : also bisect for the exact level; xtol : bisection tolerance.
     full : compute the distance at every grid level; when False, stop at the first level
@@ -227,20 +244,24 @@ def alpha_hat_kernel(rs, cnts, cands, idx, grid, tau, amax, exact, xtol, full):
     B = rs.shape[0]
     h = rs.shape[1]
     C = cands.shape[0]
+    T = cands.shape[1]
     G = grid.shape[0]
     P = 2 * h
     a_grid = np.empty((B, C))
     a_exact = np.empty((B, C))
     d0 = np.empty((B, C))
     d_grid = np.empty((B, C, G))
-    zero = np.zeros(1)
     for t in prange(B * C):
         b = t // C
         c = t % C
         x = np.empty(h)
-        for q in range(h):
-            x[q] = cands[c, idx[b, q]]
-        x = np.sort(x)
+        q = 0
+        for j in range(T):
+            t_ = order[c, j]
+            v = cands[c, t_]
+            for _ in range(mult[b, t_]):
+                x[q] = v
+                q += 1
         f0 = np.empty(P)
         fn = np.empty(P)
         up = np.empty(P + 1)
@@ -258,9 +279,22 @@ def alpha_hat_kernel(rs, cnts, cands, idx, grid, tau, amax, exact, xtol, full):
         if G > 0 and grid[0] == 0.0:
             d0[b, c] = d_grid[b, c, 0]
         else:
-            d0[b, c] = _d_alpha_scan(f0, fn, zero[0], up)
-        if exact:
-            a_exact[b, c] = _bisect_alpha(f0, fn, up, tau, d0[b, c], amax, xtol)
-        else:
+            d0[b, c] = _d_alpha_scan(f0, fn, 0.0, up)
+        if not exact:
             a_exact[b, c] = np.nan
+        elif d0[b, c] <= tau:
+            a_exact[b, c] = 0.0
+        else:
+            # bracket from the grid: the last failing level below the first passing one
+            lo = 0.0
+            hi = amax
+            for a in range(G):
+                if grid[a] <= a_grid[b, c] and d_grid[b, c, a] > tau:
+                    lo = grid[a]
+                if grid[a] == a_grid[b, c] and passed:
+                    hi = grid[a]
+            if not passed and _d_alpha_scan(f0, fn, amax, up) > tau:
+                a_exact[b, c] = amax
+            else:
+                a_exact[b, c] = _bisect_alpha(f0, fn, up, tau, lo, hi, xtol)
     return a_grid, a_exact, d0, d_grid

@@ -243,12 +243,14 @@ def _alpha_hat_raw(
     parts = []
     with numba_threads(n_jobs):
         rs, cnts = _k.reference_samples_kernel(ref, idx, ref_model, ref_pos)
+        mult = _k.first_half_counts_kernel(idx, T)
         with tqdm(total=C, disable=not progress, desc=desc, unit="model") as bar:
             for c0 in range(0, C, step):
                 block = np.ascontiguousarray(cands[c0 : c0 + step])
+                order = _k.argsort_rows_kernel(block)
                 parts.append(
                     _k.alpha_hat_kernel(
-                        rs, cnts, block, idx, g, tau, config.ALPHA_HAT_MAX, bool(exact),
+                        rs, cnts, block, order, mult, g, tau, config.ALPHA_HAT_MAX, bool(exact),
                         config.ALPHA_HAT_XTOL, bool(full),
                     )
                 )
