@@ -12,7 +12,7 @@ Quick start::
 """
 
 from ._validation import GenexpyInputError
-from .data import load_bigbench, load_encoders
+from .data import load_bigbench, load_encoders, read_results
 from .generalizability import (
     GeneralizabilityAnalysis,
     analyze,
@@ -33,6 +33,7 @@ __all__ = [
     "GenexpyInputError",
     "load_bigbench",
     "load_encoders",
+    "read_results",
     "Study",
     "ConfigurationSample",
     "FilterReport",

@@ -19,6 +19,7 @@ import polars as pl
 
 from . import config
 from ._validation import GenexpyInputError
+from .data import read_results
 
 
 def _csv_list(text: str | None) -> list[str]:
@@ -30,18 +31,6 @@ def _floats(text: str, name: str) -> list[float]:
         return [float(t) for t in _csv_list(text)]
     except ValueError:
         raise GenexpyInputError(f"--{name} must be comma-separated numbers, got {text!r}.")
-
-
-def _read_table(path: str) -> pl.DataFrame:
-    p = Path(path)
-    if not p.is_file():
-        raise GenexpyInputError(f"results file {path!r} not found.")
-    suffix = p.suffix.lower()
-    if suffix == ".parquet":
-        return pl.read_parquet(p)
-    if suffix in {".csv", ".tsv"}:
-        return pl.read_csv(p, separator="\t" if suffix == ".tsv" else ",")
-    raise GenexpyInputError(f"{path!r}: expected a .parquet, .csv or .tsv file.")
 
 
 def _write_table(df: pl.DataFrame, path: str) -> None:
@@ -84,7 +73,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     from .kernels import parse_kernel
     from .study import Study
 
-    df = _read_table(args.results)
+    df = read_results(args.results)
     kernels = [parse_kernel(k) for k in (args.kernel or ["jaccard", "mallows"])]
     study = Study(
         df,

@@ -148,3 +148,20 @@ def shipped_path(name: str) -> Path:
         f"shipped data file {name!r} not found (looked in {[str(c) for c in candidates]}). "
         "Reinstall genexpy_nb, or regenerate it (see data/MANIFEST.md)."
     )
+
+
+def read_results(source) -> pl.DataFrame:
+    """A results table from a path (.parquet, .csv, .tsv) or a polars/pandas/arrow table."""
+    from ._validation import to_polars
+
+    if isinstance(source, (str, os.PathLike)):
+        p = Path(source)
+        if not p.is_file():
+            raise GenexpyInputError(f"results file {str(source)!r} not found.")
+        suffix = p.suffix.lower()
+        if suffix == ".parquet":
+            return pl.read_parquet(p)
+        if suffix in {".csv", ".tsv"}:
+            return pl.read_csv(p, separator="\t" if suffix == ".tsv" else ",")
+        raise GenexpyInputError(f"{str(source)!r}: expected a .parquet, .csv or .tsv file.")
+    return to_polars(source, "results")

@@ -166,6 +166,19 @@ class LiveStudyResult:
     generalizable: bool
     stop_reason: str
 
+    def trajectory(self) -> pl.DataFrame:
+        """n*_N after every round, in the shape of :func:`simulate_preliminary_study`
+        (N_sub = conditions run so far), ready for ``charts.nstar_vs_N``."""
+        return _trajectory(self.history)
+
+
+def _trajectory(history: pl.DataFrame) -> pl.DataFrame:
+    return history.select(
+        pl.col("conditions_run").alias("N_sub"), pl.lit(0).alias("repetition"),
+        *[c for c in history.columns if c not in {"conditions_run", "N", "round"}],
+        pl.col("round"),
+    )
+
 
 def run_generalizable_study(
     run_experiments: Callable[[Sequence[int]], Any],
@@ -194,7 +207,8 @@ def run_generalizable_study(
     kernels : research questions; the study stops when every configuration is
         (alpha, eps(delta))-generalizable for every kernel
     max_conditions : budget: stop (not generalizable) when this many conditions were run
-    on_round : optional callback receiving the history after every round (for live charts)
+    on_round : optional callback receiving the trajectory (see
+        :meth:`LiveStudyResult.trajectory`) after every round, for live charts
     """
     N0 = check_positive_int("N0", N0, minimum=2)
     max_conditions = check_positive_int("max_conditions", max_conditions, minimum=N0)
@@ -217,7 +231,7 @@ def run_generalizable_study(
         h = res.with_columns(pl.lit(rnd).alias("round"), pl.lit(N).alias("conditions_run"))
         hist.append(h)
         if on_round is not None:
-            on_round(pl.concat(hist))
+            on_round(_trajectory(pl.concat(hist)))
         ok = res["generalizable"].fill_null(False)
         if bool(ok.all()):
             generalizable = True
