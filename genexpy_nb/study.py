@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.stats import rankdata
 
 from . import config
 from ._validation import GenexpyInputError, check_probability, require_columns, to_polars
@@ -42,7 +41,13 @@ def rank_scores(scores: np.ndarray, higher_is_better: bool = True) -> np.ndarray
         raise GenexpyInputError("scores hold inf values; drop or fix them before ranking.")
     oriented = -s if higher_is_better else s.copy()
     oriented[np.isnan(oriented)] = np.inf  # all missing share the tier below the observed
-    return (rankdata(oriented, method="dense", axis=1) - 1).astype(np.int64)
+    order = np.argsort(oriented, axis=1, kind="stable")
+    srt = np.take_along_axis(oriented, order, axis=1)
+    tiers = np.zeros(srt.shape, dtype=np.int64)
+    tiers[:, 1:] = np.cumsum(srt[:, 1:] != srt[:, :-1], axis=1)  # dense: +1 at each change
+    ranks = np.empty_like(tiers)
+    np.put_along_axis(ranks, order, tiers, axis=1)
+    return ranks
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,8 @@ def gram_mallows(X, Y, nu):
                 for b in range(a + 1, na):
                     dx = X[i, a] - X[i, b]
                     dy = Y[j, a] - Y[j, b]
-                    sx = (dx > 0) - (dx < 0)
-                    sy = (dy > 0) - (dy < 0)
+                    sx = 1 if dx > 0 else (-1 if dx < 0 else 0)
+                    sy = 1 if dy > 0 else (-1 if dy < 0 else 0)
                     nd2 += abs(sx - sy)
             out[i, j] = np.exp(-nu * 0.5 * nd2)
     return out
