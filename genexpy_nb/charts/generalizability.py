@@ -51,6 +51,7 @@ RESULT_COLUMNS: frozenset[str] = frozenset({
     "to_run", "N_sub", "repetition",
 })
 
+_SERIES = ["resampled q_n", "closed-form q_n (approx.)"]
 _WIDTH = 420
 _HEIGHT = 280
 _TOL = 1e-9
@@ -247,8 +248,8 @@ def ngen_curves(
         )
         layers.append(
             alt.Chart(_data([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
-            .mark_text(align="left", dx=4, y=8, color="black")
-            .encode(x="eps:Q", text="label:N")
+            .mark_text(align="left", dx=4, color="black")
+            .encode(x="eps:Q", y=alt.value(_HEIGHT - 10), text="label:N")
         )
     return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
                                          title=_title(ttl, sub or None))
@@ -356,10 +357,9 @@ def power_law_fit(
                     scale=alt.Scale(type="log")),
             y=alt.Y("n:Q", title="sample size n (log)", scale=alt.Scale(type="log")),
             color=alt.Color("series:N", title=None,
-                            scale=alt.Scale(domain=["resampled q_n",
-                                                    "closed-form q_n (approx.)"],
-                                            range=["steelblue", "darkorange"])),
-            shape=alt.Shape("series:N", title=None),
+                            scale=alt.Scale(domain=_SERIES, range=["steelblue", "darkorange"])),
+            shape=alt.Shape("series:N", title=None,
+                            scale=alt.Scale(domain=_SERIES, range=["circle", "square"])),
             tooltip=tooltip,
         )
     )
@@ -390,10 +390,11 @@ def power_law_fit(
             alt.Chart(_data([star])).mark_text(align="left", dx=8, dy=-8, color="firebrick")
             .encode(x="eps:Q", y="nstar:Q", text="label:N")
         )
-        sub.append(f"n* = {nstar:.1f} at eps* = {eps:.3g}"
-                   + ("" if N is None else
-                      f" ({'generalizable' if N >= math.ceil(nstar - 1e-9) else 'not generalizable'}"
-                      f" with N = {N})"))
+        verdict = ""
+        if N is not None:
+            ok = N >= max(1, math.ceil(nstar - 1e-9))
+            verdict = f" ({'generalizable' if ok else 'not generalizable'} with N = {N})"
+        sub.append(f"n* = {nstar:.1f} at eps* = {eps:.3g}{verdict}")
     return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
                                          title=_title(ttl, sub or None))
 
@@ -490,7 +491,7 @@ def nstar_boxplots(
                      "configuration for the power-law fit)", ttl)
     keys = [vary, "kernel_label"]
     stats = _box_stats(ok, keys)
-    xenc = alt.X(f"{vary}:O", title=sym[vary])
+    xenc = alt.X(f"{vary}:O", title=sym[vary], axis=alt.Axis(labelAngle=0))
     off = alt.XOffset("kernel_label:N")
     col = alt.Color("kernel_label:N", title="kernel (research question)")
     vmin, vmax = float(ok["nstar"].min()), float(ok["nstar"].max())
@@ -728,8 +729,9 @@ def deficit_heatmap(
             return pl.lit("all")
         return pl.concat_str([pl.col(c).cast(pl.String) for c in cols], separator=" / ")
 
-    xname = " / ".join(xs) if xs else "configuration"
-    yname = " / ".join(ys)
+    pretty = {"kernel_label": "kernel", "config_id": "configuration"}
+    xname = " / ".join(pretty.get(c, c) for c in xs) if xs else "configuration"
+    yname = " / ".join(pretty.get(c, c) for c in ys)
     keep = ["config_id", *design, "N", "nstar", "deficit",
             *[c for c in ("nstar_ceil", "kernel_label", "generalizable", "priority", "to_run",
                           "reason") if c in df.columns]]
@@ -741,11 +743,12 @@ def deficit_heatmap(
     )
     if table["deficit"].null_count() == table.height:
         sub.append("n* is undefined everywhere (too few results): nothing to rank")
-    dmax = table["deficit"].abs().max()
-    dmax = 1 if dmax is None or dmax == 0 else int(dmax)
+    dlo = min(int(table["deficit"].min() or 0), -1)
+    dhi = max(int(table["deficit"].max() or 0), 1)
+    # piecewise around 0: the largest deficit is full red, the largest surplus full blue
     color = alt.Color("deficit:Q", title="n* - N",
                       scale=alt.Scale(scheme="redblue", reverse=True, domainMid=0,
-                                      domain=[-dmax, dmax]))
+                                      domain=[dlo, dhi]))
     tip = _tooltip_fields(table, [*design, "kernel_label", "N", "nstar", "nstar_ceil",
                                   "deficit", "generalizable", "priority", "reason"])
     ysort = alt.EncodingSortField(field="deficit", op="max", order="descending")
@@ -760,8 +763,8 @@ def deficit_heatmap(
         tooltip=tip)
     text = base.mark_text(fontSize=10).encode(
         x=xenc, y=yenc, text=alt.Text("_text:N"),
-        color=alt.condition("abs(datum.deficit) > 0.6 * " + str(dmax), alt.value("white"),
-                            alt.value("black")),
+        color=alt.condition(f"datum.deficit > {0.6 * dhi} || datum.deficit < {0.6 * dlo}",
+                            alt.value("white"), alt.value("black")),
         tooltip=tip)
     return alt.layer(rect, text).properties(
         width=max(120, min(60 * ncols, 900)), height=max(60, min(18 * nrows, 2400)),
