@@ -424,3 +424,18 @@ def test_save_chart_bad_input(tmp_path):
         save_chart(chart, tmp_path / "a.gif")
     with pytest.raises(GenexpyInputError, match="Altair chart"):
         save_chart({"mark": "point"}, tmp_path / "a.html")
+
+
+def test_log_axes_have_readable_ticks():
+    ns = {f"c{i}": [1.0 * 3**i, 2.0 * 3**i] for i in range(9)}   # n* from 1 to ~13000
+    spec = nstar_boxplots(_toy_results(ns)).to_dict()
+    whisk = layer_with(spec, "rule", x="alpha", y="lower")
+    ticks = whisk["encoding"]["y"]["axis"]["values"]
+    assert ticks == sorted(ticks) and 1.0 in ticks and 10_000.0 in ticks
+    lo, hi = whisk["encoding"]["y"]["scale"]["domain"]
+    assert all(lo <= t <= hi for t in ticks) and len(ticks) <= 12
+    n = np.array([2, 4, 8, 16])
+    pl_spec = power_law_fit(pl.DataFrame({"n": n, "q": 0.8 * n ** -0.5}), eps=0.3).to_dict()
+    pts = layer_with(pl_spec, "point", x="q", y="n")
+    xt = pts["encoding"]["x"]["axis"]["values"]
+    assert len(xt) >= 3  # less than a decade of quantiles still gets several labels

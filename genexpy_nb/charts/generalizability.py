@@ -114,6 +114,25 @@ def _vl_type(df: pl.DataFrame, c: str) -> str:
     return "Q" if (t.is_numeric() and t != pl.Boolean) else "N"
 
 
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Tick values 1, 2, 5 x 10^k inside [lo, hi] (fewer when the range spans many decades)."""
+    if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)):
+        return []
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    span = math.log10(hi / lo)
+    mult = ((1, 1.5, 2, 3, 4, 5, 7) if span <= 1.2 else (1, 2, 5) if span <= 3.5
+            else (1, 3) if span <= 5.5 else (1,))
+    ticks = [m * 10.0**k for k in range(k0, k1 + 1) for m in mult]
+    return [float(f"{t:.6g}") for t in ticks if lo <= t <= hi]
+
+
+def _log_axis(title: str, lo: float, hi: float) -> alt.Axis:
+    ticks = _log_ticks(lo, hi)
+    if len(ticks) < 2:
+        return alt.Axis(title=title)
+    return alt.Axis(title=title, values=ticks, format="~g")
+
+
 def _design_columns(df: pl.DataFrame) -> list[str]:
     return [c for c in df.columns if c not in RESULT_COLUMNS]
 
@@ -349,13 +368,19 @@ def power_law_fit(
         sub.append(f"fit: log n = {b1:.3f} log q + {b0:.3f} (theory: slope -2)")
     if zeros:
         sub.append(f"{zeros} quantile(s) equal to 0 not shown on the log axis")
+    xs = [float(pos["q"].min()), float(pos["q"].max())] + ([eps] if eps is not None else [])
+    ys = [float(pos["n"].min()), float(pos["n"].max())]
+    ys += [v for v in (nstar, None if N is None else float(N)) if v is not None and v > 0]
+    xdom = [min(xs) / 1.25, max(xs) * 1.25]
+    ydom = [min(ys) / 1.25, max(ys) * 1.25]
     tooltip = _tooltip_fields(pos, [*lvl, "series", "n", "q"])
     layers.insert(0,
         alt.Chart(_data(pos)).mark_point(filled=True, size=60)
         .encode(
-            x=alt.X("q:Q", title="alpha*-quantile of MMD_n (log)",
-                    scale=alt.Scale(type="log")),
-            y=alt.Y("n:Q", title="sample size n (log)", scale=alt.Scale(type="log")),
+            x=alt.X("q:Q", scale=alt.Scale(type="log", domain=xdom, nice=False),
+                    axis=_log_axis("alpha*-quantile of MMD_n (log)", *xdom)),
+            y=alt.Y("n:Q", scale=alt.Scale(type="log", domain=ydom, nice=False),
+                    axis=_log_axis("sample size n (log)", *ydom)),
             color=alt.Color("series:N", title=None,
                             scale=alt.Scale(domain=_SERIES, range=["steelblue", "darkorange"])),
             shape=alt.Shape("series:N", title=None,
@@ -500,8 +525,8 @@ def nstar_boxplots(
         sub.append(f"every n* equals {vmin:g}")
     else:
         domain = [vmin / 1.2, vmax * 1.2]
-    yscale = alt.Scale(type="log", domain=domain)
-    ytitle = "n* (log scale)"
+    yscale = alt.Scale(type="log", domain=domain, nice=False)
+    yaxis = _log_axis("n* (log scale)", *domain)
     stat_tip = [alt.Tooltip("kernel_label:N", title="kernel"), alt.Tooltip(f"{vary}:O"),
                 alt.Tooltip("configurations:Q"),
                 alt.Tooltip("median:Q", format=".1f"), alt.Tooltip("q1:Q", format=".1f"),
@@ -510,7 +535,7 @@ def nstar_boxplots(
     sdata = _data(stats)
     whisk = alt.Chart(sdata).mark_rule().encode(
         x=xenc, xOffset=off, color=col,
-        y=alt.Y("lower:Q", scale=yscale, title=ytitle), y2="upper:Q", tooltip=stat_tip)
+        y=alt.Y("lower:Q", scale=yscale, axis=yaxis), y2="upper:Q", tooltip=stat_tip)
     box = alt.Chart(sdata).mark_bar(size=14, opacity=0.75, stroke="black",
                                     strokeWidth=0.5).encode(
         x=xenc, xOffset=off, color=col, y=alt.Y("q1:Q", scale=yscale), y2="q3:Q",
