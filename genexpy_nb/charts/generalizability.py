@@ -51,6 +51,7 @@ RESULT_COLUMNS: frozenset[str] = frozenset({
     "to_run", "N_sub", "repetition",
 })
 
+_SERIES = ["resampled q_n", "closed-form q_n (approx.)"]
 _WIDTH = 420
 _HEIGHT = 280
 _TOL = 1e-9
@@ -111,6 +112,25 @@ def _tooltip_fields(df: pl.DataFrame, first: Sequence[str]) -> list[alt.Tooltip]
 def _vl_type(df: pl.DataFrame, c: str) -> str:
     t = df.schema[c]
     return "Q" if (t.is_numeric() and t != pl.Boolean) else "N"
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Tick values 1, 2, 5 x 10^k inside [lo, hi] (fewer when the range spans many decades)."""
+    if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)):
+        return []
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    span = math.log10(hi / lo)
+    mult = ((1, 1.5, 2, 3, 4, 5, 7) if span <= 1.2 else (1, 2, 5) if span <= 3.5
+            else (1, 3) if span <= 5.5 else (1,))
+    ticks = [m * 10.0**k for k in range(k0, k1 + 1) for m in mult]
+    return [float(f"{t:.6g}") for t in ticks if lo <= t <= hi]
+
+
+def _log_axis(title: str, lo: float, hi: float) -> alt.Axis:
+    ticks = _log_ticks(lo, hi)
+    if len(ticks) < 2:
+        return alt.Axis(title=title)
+    return alt.Axis(title=title, values=ticks, format="~g")
 
 
 def _design_columns(df: pl.DataFrame) -> list[str]:
@@ -247,8 +267,8 @@ def ngen_curves(
         )
         layers.append(
             alt.Chart(_data([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
-            .mark_text(align="left", dx=4, y=8, color="black")
-            .encode(x="eps:Q", text="label:N")
+            .mark_text(align="left", dx=4, color="black")
+            .encode(x="eps:Q", y=alt.value(_HEIGHT - 10), text="label:N")
         )
     return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
                                          title=_title(ttl, sub or None))
@@ -348,18 +368,23 @@ def power_law_fit(
         sub.append(f"fit: log n = {b1:.3f} log q + {b0:.3f} (theory: slope -2)")
     if zeros:
         sub.append(f"{zeros} quantile(s) equal to 0 not shown on the log axis")
+    xs = [float(pos["q"].min()), float(pos["q"].max())] + ([eps] if eps is not None else [])
+    ys = [float(pos["n"].min()), float(pos["n"].max())]
+    ys += [v for v in (nstar, None if N is None else float(N)) if v is not None and v > 0]
+    xdom = [min(xs) / 1.25, max(xs) * 1.25]
+    ydom = [min(ys) / 1.25, max(ys) * 1.25]
     tooltip = _tooltip_fields(pos, [*lvl, "series", "n", "q"])
     layers.insert(0,
         alt.Chart(_data(pos)).mark_point(filled=True, size=60)
         .encode(
-            x=alt.X("q:Q", title="alpha*-quantile of MMD_n (log)",
-                    scale=alt.Scale(type="log")),
-            y=alt.Y("n:Q", title="sample size n (log)", scale=alt.Scale(type="log")),
+            x=alt.X("q:Q", scale=alt.Scale(type="log", domain=xdom, nice=False),
+                    axis=_log_axis("alpha*-quantile of MMD_n (log)", *xdom)),
+            y=alt.Y("n:Q", scale=alt.Scale(type="log", domain=ydom, nice=False),
+                    axis=_log_axis("sample size n (log)", *ydom)),
             color=alt.Color("series:N", title=None,
-                            scale=alt.Scale(domain=["resampled q_n",
-                                                    "closed-form q_n (approx.)"],
-                                            range=["steelblue", "darkorange"])),
-            shape=alt.Shape("series:N", title=None),
+                            scale=alt.Scale(domain=_SERIES, range=["steelblue", "darkorange"])),
+            shape=alt.Shape("series:N", title=None,
+                            scale=alt.Scale(domain=_SERIES, range=["circle", "square"])),
             tooltip=tooltip,
         )
     )
@@ -390,10 +415,11 @@ def power_law_fit(
             alt.Chart(_data([star])).mark_text(align="left", dx=8, dy=-8, color="firebrick")
             .encode(x="eps:Q", y="nstar:Q", text="label:N")
         )
-        sub.append(f"n* = {nstar:.1f} at eps* = {eps:.3g}"
-                   + ("" if N is None else
-                      f" ({'generalizable' if N >= math.ceil(nstar - 1e-9) else 'not generalizable'}"
-                      f" with N = {N})"))
+        verdict = ""
+        if N is not None:
+            ok = N >= max(1, math.ceil(nstar - 1e-9))
+            verdict = f" ({'generalizable' if ok else 'not generalizable'} with N = {N})"
+        sub.append(f"n* = {nstar:.1f} at eps* = {eps:.3g}{verdict}")
     return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
                                          title=_title(ttl, sub or None))
 
@@ -490,7 +516,7 @@ def nstar_boxplots(
                      "configuration for the power-law fit)", ttl)
     keys = [vary, "kernel_label"]
     stats = _box_stats(ok, keys)
-    xenc = alt.X(f"{vary}:O", title=sym[vary])
+    xenc = alt.X(f"{vary}:O", title=sym[vary], axis=alt.Axis(labelAngle=0))
     off = alt.XOffset("kernel_label:N")
     col = alt.Color("kernel_label:N", title="kernel (research question)")
     vmin, vmax = float(ok["nstar"].min()), float(ok["nstar"].max())
@@ -499,8 +525,8 @@ def nstar_boxplots(
         sub.append(f"every n* equals {vmin:g}")
     else:
         domain = [vmin / 1.2, vmax * 1.2]
-    yscale = alt.Scale(type="log", domain=domain)
-    ytitle = "n* (log scale)"
+    yscale = alt.Scale(type="log", domain=domain, nice=False)
+    yaxis = _log_axis("n* (log scale)", *domain)
     stat_tip = [alt.Tooltip("kernel_label:N", title="kernel"), alt.Tooltip(f"{vary}:O"),
                 alt.Tooltip("configurations:Q"),
                 alt.Tooltip("median:Q", format=".1f"), alt.Tooltip("q1:Q", format=".1f"),
@@ -509,7 +535,7 @@ def nstar_boxplots(
     sdata = _data(stats)
     whisk = alt.Chart(sdata).mark_rule().encode(
         x=xenc, xOffset=off, color=col,
-        y=alt.Y("lower:Q", scale=yscale, title=ytitle), y2="upper:Q", tooltip=stat_tip)
+        y=alt.Y("lower:Q", scale=yscale, axis=yaxis), y2="upper:Q", tooltip=stat_tip)
     box = alt.Chart(sdata).mark_bar(size=14, opacity=0.75, stroke="black",
                                     strokeWidth=0.5).encode(
         x=xenc, xOffset=off, color=col, y=alt.Y("q1:Q", scale=yscale), y2="q3:Q",
@@ -728,8 +754,9 @@ def deficit_heatmap(
             return pl.lit("all")
         return pl.concat_str([pl.col(c).cast(pl.String) for c in cols], separator=" / ")
 
-    xname = " / ".join(xs) if xs else "configuration"
-    yname = " / ".join(ys)
+    pretty = {"kernel_label": "kernel", "config_id": "configuration"}
+    xname = " / ".join(pretty.get(c, c) for c in xs) if xs else "configuration"
+    yname = " / ".join(pretty.get(c, c) for c in ys)
     keep = ["config_id", *design, "N", "nstar", "deficit",
             *[c for c in ("nstar_ceil", "kernel_label", "generalizable", "priority", "to_run",
                           "reason") if c in df.columns]]
@@ -741,11 +768,12 @@ def deficit_heatmap(
     )
     if table["deficit"].null_count() == table.height:
         sub.append("n* is undefined everywhere (too few results): nothing to rank")
-    dmax = table["deficit"].abs().max()
-    dmax = 1 if dmax is None or dmax == 0 else int(dmax)
+    dlo = min(int(table["deficit"].min() or 0), -1)
+    dhi = max(int(table["deficit"].max() or 0), 1)
+    # piecewise around 0: the largest deficit is full red, the largest surplus full blue
     color = alt.Color("deficit:Q", title="n* - N",
                       scale=alt.Scale(scheme="redblue", reverse=True, domainMid=0,
-                                      domain=[-dmax, dmax]))
+                                      domain=[dlo, dhi]))
     tip = _tooltip_fields(table, [*design, "kernel_label", "N", "nstar", "nstar_ceil",
                                   "deficit", "generalizable", "priority", "reason"])
     ysort = alt.EncodingSortField(field="deficit", op="max", order="descending")
@@ -760,8 +788,8 @@ def deficit_heatmap(
         tooltip=tip)
     text = base.mark_text(fontSize=10).encode(
         x=xenc, y=yenc, text=alt.Text("_text:N"),
-        color=alt.condition("abs(datum.deficit) > 0.6 * " + str(dmax), alt.value("white"),
-                            alt.value("black")),
+        color=alt.condition(f"datum.deficit > {0.6 * dhi} || datum.deficit < {0.6 * dlo}",
+                            alt.value("white"), alt.value("black")),
         tooltip=tip)
     return alt.layer(rect, text).properties(
         width=max(120, min(60 * ncols, 900)), height=max(60, min(18 * nrows, 2400)),
