@@ -676,6 +676,11 @@ def test_cd_diagram_order_colour_reverse():
     assert spec["layer"][0]["encoding"]["x"]["scale"]["reverse"] is True
     scheme = cd_diagram(x, colors="tableau10").to_dict()
     assert scheme["layer"][1]["encoding"]["color"]["scale"]["scheme"] == "tableau10"
+    pw = sig.posthoc_conover(x, p_adjust="holm")
+    with_pw = cd_diagram(x, pairwise=pw).to_dict()
+    assert _layer_values(with_pw, 7) == [] and _layer_values(with_pw, 8) == []
+    assert len(_layer_values(with_pw, 6)) == sig.cliques(
+        sig.critical_difference(x), pairwise=pw).height
     plain = cd_diagram(x).to_dict()
     assert plain["layer"][1]["encoding"]["color"] == {"value": "black"}
     with pytest.raises(GenexpyInputError, match="order"):

@@ -68,6 +68,7 @@ def cd_diagram(
     colors: str | Mapping[str, str] | None = None,
     reverse: bool = False,
     show_ranks: bool = True,
+    show_cd: bool | None = None,
     width: int = 500,
     row_height: int = 18,
     title: str | None = None,
@@ -103,6 +104,9 @@ def cd_diagram(
         False: rank 1 (best) on the left; True: on the right.
     show_ranks : bool
         Append the mean rank to each label.
+    show_cd : bool, optional
+        Draw Nemenyi's CD bar. Default: yes, unless ``pairwise`` defines the cliques (the
+        bar would then suggest a criterion that was not used).
     width, row_height : int
         Width of the plot (pixels) and height of one label row.
     title : str, optional
@@ -112,7 +116,7 @@ def cd_diagram(
     altair.LayerChart
         Layers, in order: axis line (carries the x axis), points, vertical connectors,
         horizontal connectors, labels on the best side, labels on the worst side, clique
-        bars, CD bar, CD text.
+        bars, CD bar, CD text (the last two empty when ``show_cd`` is False).
     """
     frame = _as_cd_frame(data)
     if frame is None:
@@ -179,10 +183,16 @@ def cd_diagram(
             cl.select("clique", "rank_low", "rank_high", "members").iter_rows()
         )
     ]
+    if show_cd is None:
+        show_cd = pairwise is None
     cd_y = -0.9
-    cd_rows = [{"x": 1.0, "x2": 1.0 + cd, "y": cd_y, "y_text": cd_y - 0.55,
-                "x_text": 1.0 + cd / 2.0,
-                "text": f"CD = {cd:.3g} (Nemenyi, alpha = {alpha_used:g})"}]
+    cd_rows = []
+    if show_cd:
+        cd_rows.append({
+            "x": 1.0, "x2": 1.0 + cd, "y": cd_y, "y_text": cd_y - 0.55,
+            "x_text": 1.0 + cd / 2.0,
+            "text": f"CD = {cd:.3g} (Nemenyi, alpha = {alpha_used:g})",
+        })
     y_max = label_y0 + max(row) + 0.8
     y_min = cd_y - 1.1
 
