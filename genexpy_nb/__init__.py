@@ -11,6 +11,7 @@ Quick start::
     res = gx.analyze(study, [gx.Jaccard(k=1), gx.Mallows()])
 """
 
+from . import distributions, significance
 from ._validation import GenexpyInputError
 from .data import load_bigbench, load_encoders, read_results
 from .generalizability import (
@@ -30,6 +31,8 @@ from .study import ConfigurationSample, FilterReport, Study, rank_scores
 __version__ = "0.1.0"
 
 __all__ = [
+    "distributions",
+    "significance",
     "GenexpyInputError",
     "load_bigbench",
     "load_encoders",
