@@ -11,7 +11,6 @@ Quick start::
     res = gx.analyze(study, [gx.Jaccard(k=1), gx.Mallows()])
 """
 
-from . import distributions, significance
 from ._validation import GenexpyInputError
 from .data import load_bigbench, load_encoders, read_results
 from .generalizability import (
@@ -29,6 +28,19 @@ from .planner import plan, run_generalizable_study, simulate_preliminary_study
 from .study import ConfigurationSample, FilterReport, Study, rank_scores
 
 __version__ = "0.1.0"
+
+#: submodules loaded on first use, so that ``import genexpy_nb`` stays fast (scipy.stats,
+#: Altair and ipywidgets are only imported by the parts that need them)
+_LAZY = {"significance", "distributions", "variability", "charts", "panels", "experiments",
+         "example_study"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'genexpy_nb' has no attribute {name!r}")
 
 __all__ = [
     "distributions",
