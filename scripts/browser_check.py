@@ -96,6 +96,8 @@ def _start_lab(folder: Path, port: int, token: str) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
            "--ip=127.0.0.1", f"--ServerApp.token={token}", f"--ServerApp.root_dir={folder}",
            "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI often run as root
+        cmd.append("--allow-root")
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/api/status?token={token}"
     for _ in range(120):
