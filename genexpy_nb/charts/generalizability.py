@@ -142,9 +142,14 @@ def _tip(field: str, vl_type: str, **kwargs: Any) -> alt.Tooltip:
 
 
 def _layered(layers: Sequence[alt.Chart], title: alt.TitleParams, width: int = _WIDTH,
-             height: int = _HEIGHT) -> alt.LayerChart:
-    """``alt.layer(*layers).properties(...)`` in one step (one copy of the layers less)."""
-    return alt.LayerChart(layer=list(layers), width=width, height=height, title=title)
+             height: int = _HEIGHT, data: alt.Data | None = None) -> alt.LayerChart:
+    """``alt.layer(*layers, data=data).properties(...)`` in one step (one copy less).
+
+    ``data``: rows shared by all layers (which then have none of their own), given here
+    rather than lifted by Altair from identical layer data, which hashes the layers' text.
+    """
+    kw = {} if data is None else {"data": data}
+    return alt.LayerChart(layer=list(layers), width=width, height=height, title=title, **kw)
 
 
 def _title(text: str, subtitle: str | Sequence[str] | None = None) -> alt.TitleParams:
@@ -156,10 +161,9 @@ def _title(text: str, subtitle: str | Sequence[str] | None = None) -> alt.TitleP
 def _note(text: str, title: str, width: int = _WIDTH, height: int = 120) -> alt.Chart:
     """A chart that only says why there is nothing to plot."""
     return (
-        alt.Chart(_data([{"note": text}]))
+        alt.Chart(_data([{"note": text}]), width=width, height=height, title=_title(title))
         .mark_text(align="center", baseline="middle", fontSize=13, color="#555")
         .encode(text=_ch(alt.Text, "note", "N"))
-        .properties(width=width, height=height, title=_title(title))
     )
 
 
@@ -856,13 +860,13 @@ def deficit_heatmap(
     yenc = _ch(alt.Y, "_y", "N", title=yname, sort=ysort)
     ncols = table["_x"].n_unique()
     nrows = table["_y"].n_unique()
-    base = alt.Chart(_data(table))
+    base = alt.Chart()  # the table is the data of the layered chart
     rect = base.mark_rect(stroke="white").encode(x=xenc, y=yenc, color=color, tooltip=tip)
     text = base.mark_text(fontSize=10).encode(
         x=xenc, y=yenc, text=_ch(alt.Text, "_text", "N"), color=ink, tooltip=tip)
     return _layered([rect, text], _title(ttl, sub or None),
                     width=max(120, min(60 * ncols, 900)),
-                    height=max(60, min(18 * nrows, 2400)))
+                    height=max(60, min(18 * nrows, 2400)), data=_data(table))
 
 
 # ---------------------------------------------------------------------------------------
