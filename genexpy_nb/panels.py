@@ -113,7 +113,14 @@ class ChartView:
         self.message: str | None = None
 
     def show(self, chart: alt.TopLevelMixin, bundle: dict | None = None) -> None:
-        """Show ``chart`` (``bundle``: its MIME bundle when already made)."""
+        """Show ``chart`` (``bundle``: its MIME bundle when already made).
+
+        Showing the chart already shown does nothing: the frontend is not sent the same
+        spec again (and does not redraw it), e.g. the deficit heatmap when only the
+        configuration changed.
+        """
+        if chart is self.chart and self.message is None and self.widget.outputs:
+            return
         self.chart, self.message = chart, None
         data = _mimebundle(chart) if bundle is None else bundle
         self.widget.outputs = ({"output_type": "display_data", "data": data,
