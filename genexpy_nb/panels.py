@@ -22,10 +22,11 @@ natively. This needs no browser-side extension beyond ipywidgets and is the same
 without a running kernel, so tests can read what the frontend would draw.
 
 Responsiveness: moving a slider re-reads the cached MMD_n distributions
-(:meth:`GeneralizabilityAnalysis.nstar`), it never resamples; see
-``benchmarks/bench_panels.py`` for the measured latency. A new kernel parameter (another
-Borda alternative, another Jaccard k) is a new research question: its distributions are
-computed once, with progress shown, and cached by kernel label.
+(:meth:`GeneralizabilityAnalysis.nstar`), it never resamples, and redraws only the charts
+whose inputs changed (charts are cached by their inputs; a view already showing a chart is
+not sent it again); see ``benchmarks/bench_panels.py`` for the measured latency. A new
+kernel parameter (another Borda alternative, another Jaccard k) is a new research question:
+its distributions are computed once, with progress shown, and cached by kernel label.
 """
 
 from __future__ import annotations
