@@ -9,7 +9,10 @@ generalizability explorer re-estimates n* from the cached MMD_n distributions in
 100 ms. The panel refreshes in two steps and both are timed: "numbers" (n* of every
 configuration for the question, the ranking, the summary and tables) and "charts" (the
 three Altair charts rebuilt and serialised to their MIME bundle). Charts are cached by
-their inputs, so going back to a slider position costs only the numbers.
+their inputs, so going back to a slider position costs only the numbers. Every interaction
+also reports its CPU time (``time.process_time``): on a loaded machine the wall time is the
+CPU time plus waiting for a core. The chart builders are then timed alone on the panel's
+frames (build, and build + MIME bundle).
 
 What a browser then spends drawing the Vega-Lite spec is not measured here (see
 ``scripts/browser_check.py``).
