@@ -9,7 +9,10 @@ generalizability explorer re-estimates n* from the cached MMD_n distributions in
 100 ms. The panel refreshes in two steps and both are timed: "numbers" (n* of every
 configuration for the question, the ranking, the summary and tables) and "charts" (the
 three Altair charts rebuilt and serialised to their MIME bundle). Charts are cached by
-their inputs, so going back to a slider position costs only the numbers.
+their inputs, so going back to a slider position costs only the numbers. Every interaction
+also reports its CPU time (``time.process_time``): on a loaded machine the wall time is the
+CPU time plus waiting for a core. The chart builders are then timed alone on the panel's
+frames (build, and build + MIME bundle).
 
 What a browser then spends drawing the Vega-Lite spec is not measured here (see
 ``scripts/browser_check.py``).
@@ -57,10 +60,71 @@ def encoders_study() -> gx.Study:
 
 
 def summarize(name: str, timings: list[dict]) -> None:
-    for part in ("numbers", "charts", "total"):
+    parts = [p for p in ("numbers", "charts", "total", "cpu") if p in timings[0]]
+    for part in parts:
         xs = [t[part] * 1e3 for t in timings]
-        print(f"  {name:38s} {part:8s} median {statistics.median(xs):7.1f} ms   "
+        label = "cpu time" if part == "cpu" else part
+        print(f"  {name:38s} {label:8s} median {statistics.median(xs):7.1f} ms   "
               f"max {max(xs):7.1f} ms   (n={len(xs)})")
+
+
+def move(panel, widget, value) -> dict:
+    """Set a widget (the panel refreshes) and return the panel's timings plus the CPU time
+    of the whole interaction (separates the work from the machine's load)."""
+    c0 = time.process_time()
+    if widget is None:
+        panel.select(value)
+    else:
+        widget.value = value
+    return dict(panel.timings, cpu=time.process_time() - c0)
+
+
+def best_of(fn, n: int = 7) -> tuple[float, float]:
+    """Median wall and CPU milliseconds of ``fn()`` over ``n`` calls (after one warm-up)."""
+    fn()
+    wall, cpu = [], []
+    for _ in range(n):
+        t0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(wall) * 1e3, statistics.median(cpu) * 1e3
+
+
+def bench_builders(panel: GeneralizabilityExplorer) -> None:
+    """Each chart builder on the panel's current frames: build, and build + MIME bundle
+    (what a slider move pays per chart when its inputs changed)."""
+    from genexpy_nb.charts import deficit_heatmap, ngen_curves, nstar_boxplots, power_law_fit
+    from genexpy_nb.panels import NGEN_EPS_POINTS, NGEN_MAX_CURVES, _mimebundle
+
+    ga, label, a, d = panel._current
+    cid = panel.config_id
+    row = panel.result.filter(pl.col("method") == "resample").row(0, named=True)
+    kern = ga.kernels[ga.kernel_index(label)]
+    ns, _ = ga.mmd_samples(cid, label)
+    ng = ga.ngen_frame(cid, label, eps=np.linspace(0.0, kern.mmd_max, NGEN_EPS_POINTS))
+    if ns.size > NGEN_MAX_CURVES:
+        keep = ns[np.unique(np.linspace(0, ns.size - 1, NGEN_MAX_CURVES).round().astype(int))]
+        ng = ng.filter(pl.col("n").is_in(keep.tolist()))
+    qf = ga.quantile_frame(cid, label, a)
+    many = ga.nstar([0.8, 0.9, 0.95], [0.05, 0.1], ("resample",))
+    builders = {
+        f"ngen_curves ({ng.height} rows)": lambda: ngen_curves(
+            ng, alpha=a, eps=row["eps"], title="t"),
+        f"power_law_fit ({qf.height} rows)": lambda: power_law_fit(
+            qf, eps=row["eps"], nstar=row["nstar"], b0=row["b0"], b1=row["b1"],
+            N=row["N"], title="t"),
+        f"deficit_heatmap ({panel.ranking.height} rows)": lambda: deficit_heatmap(
+            panel.ranking),
+        f"nstar_boxplots ({many.height} rows)": lambda: nstar_boxplots(many, points="all"),
+    }
+    print("\nchart builders on the panel's frames (median of 7; ms)")
+    with alt.utils.schemapi.debug_mode(False):
+        for name, build in builders.items():
+            bw, bc = best_of(build)
+            tw, tc = best_of(lambda b=build: _mimebundle(b()))
+            print(f"  {name:34s} build wall {bw:6.1f} cpu {bc:6.1f}   "
+                  f"build+bundle wall {tw:6.1f} cpu {tc:6.1f}")
 
 
 def bench_generalizability(study: gx.Study, rep: int, quick: bool) -> None:
@@ -73,19 +137,15 @@ def bench_generalizability(study: gx.Study, rep: int, quick: bool) -> None:
     deltas = [0.1, 0.2, 0.02, 0.3, 0.15, 0.25] if not quick else [0.1, 0.2]
     new, back, conf = [], [], []
     for a in alphas:  # new positions: charts built
-        panel.alpha.value = a
-        new.append(dict(panel.timings))
+        new.append(move(panel, panel.alpha, a))
     for d in deltas:
-        panel.delta.value = d
-        new.append(dict(panel.timings))
-    panel.delta.value = 0.05  # back to the first delta*: every alpha* above was drawn there
-    back.append(dict(panel.timings))
+        new.append(move(panel, panel.delta, d))
+    # back to the first delta*: every alpha* above was drawn there
+    back.append(move(panel, panel.delta, 0.05))
     for a in alphas[:3]:  # revisited positions: charts from the cache
-        panel.alpha.value = a
-        back.append(dict(panel.timings))
+        back.append(move(panel, panel.alpha, a))
     for cid in panel.configurations["config_id"].to_list()[: 4 if quick else 8]:
-        panel.select(int(cid))
-        conf.append(dict(panel.timings))
+        conf.append(move(panel, None, int(cid)))
     summarize("slider to a new alpha*/delta*", new)
     summarize("slider back to a visited position", back)
     summarize("another configuration", conf)
@@ -94,8 +154,8 @@ def bench_generalizability(study: gx.Study, rep: int, quick: bool) -> None:
     panel.alternative.value = study.alternatives[-1]
     print(f"  new research question {panel.state['kernel_label']} (computed, cached): "
           f"{time.perf_counter() - t0:.2f} s")
-    panel.alpha.value = 0.9
-    summarize("slider after the new question", [panel.timings])
+    summarize("slider after the new question", [move(panel, panel.alpha, 0.9)])
+    bench_builders(panel)
 
 
 def bench_seed_variability(quick: bool) -> None:
@@ -111,11 +171,9 @@ def bench_seed_variability(quick: bool) -> None:
           f"report (B=50) and first draw: {time.perf_counter() - t0:.2f} s")
     moves, cands = [], []
     for a in (0.1, 0.2, 0.3, 0.4, 0.15, 0.25):
-        panel.alpha.value = a
-        moves.append(dict(panel.timings))
+        moves.append(move(panel, panel.alpha, a))
     for i in (1, 2, 3):
-        panel.candidate.value = i
-        cands.append(dict(panel.timings))
+        cands.append(move(panel, panel.candidate, i))
     summarize("trimming-level slider", moves)
     summarize("another candidate (curve computed)", cands)
 

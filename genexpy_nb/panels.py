@@ -22,10 +22,11 @@ natively. This needs no browser-side extension beyond ipywidgets and is the same
 without a running kernel, so tests can read what the frontend would draw.
 
 Responsiveness: moving a slider re-reads the cached MMD_n distributions
-(:meth:`GeneralizabilityAnalysis.nstar`), it never resamples; see
-``benchmarks/bench_panels.py`` for the measured latency. A new kernel parameter (another
-Borda alternative, another Jaccard k) is a new research question: its distributions are
-computed once, with progress shown, and cached by kernel label.
+(:meth:`GeneralizabilityAnalysis.nstar`), it never resamples, and redraws only the charts
+whose inputs changed (charts are cached by their inputs; a view already showing a chart is
+not sent it again); see ``benchmarks/bench_panels.py`` for the measured latency. A new
+kernel parameter (another Borda alternative, another Jaccard k) is a new research question:
+its distributions are computed once, with progress shown, and cached by kernel label.
 """
 
 from __future__ import annotations
@@ -113,7 +114,14 @@ class ChartView:
         self.message: str | None = None
 
     def show(self, chart: alt.TopLevelMixin, bundle: dict | None = None) -> None:
-        """Show ``chart`` (``bundle``: its MIME bundle when already made)."""
+        """Show ``chart`` (``bundle``: its MIME bundle when already made).
+
+        Showing the chart already shown does nothing: the frontend is not sent the same
+        spec again (and does not redraw it), e.g. the deficit heatmap when only the
+        configuration changed.
+        """
+        if chart is self.chart and self.message is None and self.widget.outputs:
+            return
         self.chart, self.message = chart, None
         data = _mimebundle(chart) if bundle is None else bundle
         self.widget.outputs = ({"output_type": "display_data", "data": data,

@@ -439,3 +439,32 @@ def test_log_axes_have_readable_ticks():
     pts = layer_with(pl_spec, "point", x="q", y="n")
     xt = pts["encoding"]["x"]["axis"]["values"]
     assert len(xt) >= 3  # less than a decade of quantiles still gets several labels
+
+
+# ---------------------------------------------------------------------------------------
+# inline rows: shared by Altair's copies, never by the specs handed out
+# ---------------------------------------------------------------------------------------
+def test_specs_own_their_rows_and_charts_compose(analysis):
+    import copy
+
+    import altair as alt
+
+    _, ga, res = analysis
+    frame = ga.ngen_frame(CFG, "jaccard")
+    chart = ngen_curves(frame, alpha=0.95, eps=0.3)
+    spec = chart.to_dict()
+    line = layer_with(spec, "line", x="eps")
+    first = dict(values(line)[0])
+    values(line)[0]["ngen"] = -1.0  # editing a spec leaves the chart as it was
+    values(line).clear()
+    again = chart.to_dict()
+    assert values(layer_with(again, "line", x="eps"))[0] == first
+    assert len(values(layer_with(again, "line", x="eps"))) == frame.height
+    # copies (Altair's and Python's) draw the same rows; charts compose and validate
+    assert chart.copy().to_dict() == again
+    assert copy.deepcopy(chart).to_dict() == again
+    wide = chart.properties(width=600).to_dict()
+    assert wide["width"] == 600 and values(layer_with(wide, "line", x="eps")) == values(
+        layer_with(again, "line", x="eps"))
+    both = alt.hconcat(chart, deficit_heatmap(plan(res, alpha=0.95, delta=0.05))).to_dict()
+    assert len(both["hconcat"]) == 2

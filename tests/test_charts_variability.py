@@ -173,3 +173,13 @@ def test_trimmed_distance_chart_plain_curve_and_errors():
         trimmed_distance_chart(cur)
     with pytest.raises(GenexpyInputError, match="alpha"):
         trimmed_distance_chart(pl.DataFrame({"d": [0.1]}), tau=0.1)
+
+
+def test_builders_are_exported_by_the_charts_package():
+    import genexpy_nb.charts as charts
+    from genexpy_nb.charts import variability
+
+    for name in ("ecdf_chart", "alpha_hat_scatter", "ensemble_size_chart",
+                 "trimmed_distance_chart", "thin_ecdf"):
+        assert name in charts.__all__
+        assert getattr(charts, name) is getattr(variability, name)

@@ -177,6 +177,20 @@ def test_chart_specs_follow_the_sliders(panel):
     assert cells == exp
 
 
+def test_unchanged_chart_is_not_sent_again(panel):
+    """Another configuration: the heatmap (same question and thresholds) is kept as sent."""
+    heat, out = panel.charts["deficit"], panel.views["deficit"].widget.outputs
+    ngen_out = panel.views["ngen"].widget.outputs
+    panel.select(("hard", "acc"))
+    assert panel.charts["deficit"] is heat
+    assert panel.views["deficit"].widget.outputs is out
+    assert panel.views["ngen"].widget.outputs is not ngen_out  # its chart changed
+    panel.alpha.value = 0.9  # new thresholds: a new heatmap is drawn
+    assert panel.charts["deficit"] is not heat
+    assert panel.views["deficit"].widget.outputs is not out
+    assert panel.views["deficit"].chart is panel.charts["deficit"]
+
+
 def test_configuration_with_nstar_one(panel):
     panel.select(("same", "acc"))
     assert (panel.factor_widgets["model"].value, panel.factor_widgets["metric"].value) == (

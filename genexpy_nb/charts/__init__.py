@@ -8,12 +8,26 @@ from .generalizability import (
     power_law_fit,
     save_chart,
 )
+from .variability import (
+    alpha_hat_scatter,
+    ecdf_chart,
+    ensemble_size_chart,
+    thin_ecdf,
+    trimmed_distance_chart,
+)
 
 __all__ = [
+    # generalizability (GENEXPY paper, Figures 1-4)
     "ngen_curves",
     "power_law_fit",
     "nstar_boxplots",
     "nstar_vs_N",
     "deficit_heatmap",
     "save_chart",
+    # training variability over random seeds (robust KS paper)
+    "ecdf_chart",
+    "alpha_hat_scatter",
+    "ensemble_size_chart",
+    "trimmed_distance_chart",
+    "thin_ecdf",
 ]

@@ -77,10 +77,79 @@ def _records(df: pl.DataFrame) -> list[dict[str, Any]]:
     return df.to_dicts()
 
 
+def _plain(v: Any) -> Any:
+    """A Python scalar for a hand-written row (NumPy scalars -> int/float/bool; NaN -> null)."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+class _InlineRows(alt.Data):
+    """Inline data ``{"values": rows}`` that Altair copies by reference.
+
+    Altair deep-copies every chart several times while it builds a layered chart
+    (``alt.layer``, ``.properties``, ``to_dict``) and walks every value of every row when
+    serialising; with a few hundred rows that cost more than everything else a slider move
+    does. The rows are made once by :func:`_data` and never changed afterwards, so the copies
+    share them, and :meth:`to_dict` hands out fresh row dicts (a caller may edit the spec).
+    The spec is the same as that of ``alt.Data(values=rows)``.
+    """
+
+    def __init__(self, values: list[dict[str, Any]]) -> None:
+        super().__init__(values=values)
+
+    def __deepcopy__(self, memo: Any = None) -> _InlineRows:
+        return self
+
+    def copy(self, deep: Any = True, ignore: Any = None) -> _InlineRows:
+        return self
+
+    def to_dict(self, validate: bool = True, *, ignore: Any = None,
+                context: Any = None) -> dict[str, Any]:
+        out = {"values": [dict(r) for r in self._kwds["values"]]}
+        if validate:
+            self.validate(out)
+        return out
+
+
 def _data(df: pl.DataFrame | list[dict[str, Any]]) -> alt.Data:
     """Inline data: explicit values, no data transformer and no row limit involved."""
-    values = _records(df) if isinstance(df, pl.DataFrame) else df
-    return alt.Data(values=values)
+    if isinstance(df, pl.DataFrame):
+        values = _records(df)
+    else:
+        values = [{str(k): _plain(v) for k, v in row.items()} for row in df]
+    return _InlineRows(values)
+
+
+# Channels are always channel objects with field and type given separately, never shorthand
+# strings ("eps:Q"), alt.value() or alt.condition(): Altair resolves those through a search
+# of the Vega-Lite JSON schema that costs 5-15 ms per channel, which the panels would pay on
+# every slider move (see benchmarks/bench_panels.py). The specs are the same.
+_VL_TYPES = {"Q": "quantitative", "N": "nominal", "O": "ordinal"}
+
+
+def _ch(channel: type, field: str, vl_type: str | None = None, **kwargs: Any) -> Any:
+    """``channel(field=..., type=...)``; ``vl_type`` one of "Q", "N", "O" (None: no type)."""
+    if vl_type is not None:
+        kwargs["type"] = _VL_TYPES[vl_type]
+    return channel(field=field, **kwargs)
+
+
+def _tip(field: str, vl_type: str, **kwargs: Any) -> alt.Tooltip:
+    return _ch(alt.Tooltip, field, vl_type, **kwargs)
+
+
+def _layered(layers: Sequence[alt.Chart], title: alt.TitleParams, width: int = _WIDTH,
+             height: int = _HEIGHT, data: alt.Data | None = None) -> alt.LayerChart:
+    """``alt.layer(*layers, data=data).properties(...)`` in one step (one copy less).
+
+    ``data``: rows shared by all layers (which then have none of their own), given here
+    rather than lifted by Altair from identical layer data, which hashes the layers' text.
+    """
+    kw = {} if data is None else {"data": data}
+    return alt.LayerChart(layer=list(layers), width=width, height=height, title=title, **kw)
 
 
 def _title(text: str, subtitle: str | Sequence[str] | None = None) -> alt.TitleParams:
@@ -92,10 +161,9 @@ def _title(text: str, subtitle: str | Sequence[str] | None = None) -> alt.TitleP
 def _note(text: str, title: str, width: int = _WIDTH, height: int = 120) -> alt.Chart:
     """A chart that only says why there is nothing to plot."""
     return (
-        alt.Chart(_data([{"note": text}]))
+        alt.Chart(_data([{"note": text}]), width=width, height=height, title=_title(title))
         .mark_text(align="center", baseline="middle", fontSize=13, color="#555")
-        .encode(text=alt.Text("note:N"))
-        .properties(width=width, height=height, title=_title(title))
+        .encode(text=_ch(alt.Text, "note", "N"))
     )
 
 
@@ -104,7 +172,7 @@ def _tooltip_fields(df: pl.DataFrame, first: Sequence[str]) -> list[alt.Tooltip]
     seen = set()
     for c in first:
         if c in df.columns and c not in seen:
-            out.append(alt.Tooltip(f"{c}:{_vl_type(df, c)}", title=c))
+            out.append(_tip(c, _vl_type(df, c), title=c))
             seen.add(c)
     return out
 
@@ -240,38 +308,42 @@ def ngen_curves(
         alt.Chart(_data(df))
         .mark_line(interpolate="step-after", strokeWidth=1.8)
         .encode(
-            x=alt.X("eps:Q", title="eps (MMD threshold)"),
-            y=alt.Y("ngen:Q", title="n-generalizability  P(MMD_n <= eps)",
-                    scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("n:O", title="n", scale=alt.Scale(scheme="viridis")),
+            x=_ch(alt.X, "eps", "Q", title="eps (MMD threshold)"),
+            y=_ch(alt.Y, "ngen", "Q", title="n-generalizability  P(MMD_n <= eps)",
+                  scale=alt.Scale(domain=[0, 1])),
+            color=_ch(alt.Color, "n", "O", title="n", scale=alt.Scale(scheme="viridis")),
             tooltip=tooltip,
         )
     )
     layers: list[alt.Chart] = [base]
     if alpha is not None:
+        at = _data([{"alpha": alpha, "label": f"alpha* = {alpha:g}"}])
         layers.append(
-            alt.Chart(_data([{"alpha": alpha, "label": f"alpha* = {alpha:g}"}]))
+            alt.Chart(at)
             .mark_rule(color="firebrick", strokeDash=[6, 3])
-            .encode(y="alpha:Q", tooltip=[alt.Tooltip("alpha:Q", title="alpha*")])
+            .encode(y=_ch(alt.Y, "alpha", "Q"), tooltip=[_tip("alpha", "Q", title="alpha*")])
         )
         layers.append(
-            alt.Chart(_data([{"alpha": alpha, "label": f"alpha* = {alpha:g}"}]))
+            alt.Chart(at)
             .mark_text(align="left", dx=4, dy=-6, color="firebrick")
-            .encode(y="alpha:Q", x=alt.value(0), text="label:N")
+            .encode(y=_ch(alt.Y, "alpha", "Q"), x=alt.XValue(0),
+                    text=_ch(alt.Text, "label", "N"))
         )
     if eps is not None:
+        et = _data([{"eps": eps, "label": f"eps* = {eps:.3g}"}])
         layers.append(
-            alt.Chart(_data([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
+            alt.Chart(et)
             .mark_rule(color="black", strokeDash=[2, 2])
-            .encode(x="eps:Q", tooltip=[alt.Tooltip("eps:Q", title="eps*", format=".4f")])
+            .encode(x=_ch(alt.X, "eps", "Q"),
+                    tooltip=[_tip("eps", "Q", title="eps*", format=".4f")])
         )
         layers.append(
-            alt.Chart(_data([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
+            alt.Chart(et)
             .mark_text(align="left", dx=4, color="black")
-            .encode(x="eps:Q", y=alt.value(_HEIGHT - 10), text="label:N")
+            .encode(x=_ch(alt.X, "eps", "Q"), y=alt.YValue(_HEIGHT - 10),
+                    text=_ch(alt.Text, "label", "N"))
         )
-    return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
-                                         title=_title(ttl, sub or None))
+    return _layered(layers, _title(ttl, sub or None))
 
 
 # ---------------------------------------------------------------------------------------
@@ -361,9 +433,9 @@ def power_law_fit(
                             "series": ["power-law fit"] * grid.size})
         layers.append(
             alt.Chart(_data(fit)).mark_line(color="grey", strokeDash=[5, 3])
-            .encode(x=alt.X("q:Q"), y=alt.Y("n:Q"),
-                    tooltip=[alt.Tooltip("series:N"), alt.Tooltip("q:Q", format=".4f"),
-                             alt.Tooltip("n:Q", format=".1f")])
+            .encode(x=_ch(alt.X, "q", "Q"), y=_ch(alt.Y, "n", "Q"),
+                    tooltip=[_tip("series", "N"), _tip("q", "Q", format=".4f"),
+                             _tip("n", "Q", format=".1f")])
         )
         sub.append(f"fit: log n = {b1:.3f} log q + {b0:.3f} (theory: slope -2)")
     if zeros:
@@ -377,14 +449,14 @@ def power_law_fit(
     layers.insert(0,
         alt.Chart(_data(pos)).mark_point(filled=True, size=60)
         .encode(
-            x=alt.X("q:Q", scale=alt.Scale(type="log", domain=xdom, nice=False),
-                    axis=_log_axis("alpha*-quantile of MMD_n (log)", *xdom)),
-            y=alt.Y("n:Q", scale=alt.Scale(type="log", domain=ydom, nice=False),
-                    axis=_log_axis("sample size n (log)", *ydom)),
-            color=alt.Color("series:N", title=None,
-                            scale=alt.Scale(domain=_SERIES, range=["steelblue", "darkorange"])),
-            shape=alt.Shape("series:N", title=None,
-                            scale=alt.Scale(domain=_SERIES, range=["circle", "square"])),
+            x=_ch(alt.X, "q", "Q", scale=alt.Scale(type="log", domain=xdom, nice=False),
+                  axis=_log_axis("alpha*-quantile of MMD_n (log)", *xdom)),
+            y=_ch(alt.Y, "n", "Q", scale=alt.Scale(type="log", domain=ydom, nice=False),
+                  axis=_log_axis("sample size n (log)", *ydom)),
+            color=_ch(alt.Color, "series", "N", title=None,
+                      scale=alt.Scale(domain=_SERIES, range=["steelblue", "darkorange"])),
+            shape=_ch(alt.Shape, "series", "N", title=None,
+                      scale=alt.Scale(domain=_SERIES, range=["circle", "square"])),
             tooltip=tooltip,
         )
     )
@@ -392,36 +464,38 @@ def power_law_fit(
         layers.append(
             alt.Chart(_data([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
             .mark_rule(color="black", strokeDash=[2, 2])
-            .encode(x="eps:Q", tooltip=[alt.Tooltip("eps:Q", title="eps*", format=".4f")])
+            .encode(x=_ch(alt.X, "eps", "Q"),
+                    tooltip=[_tip("eps", "Q", title="eps*", format=".4f")])
         )
     if N is not None:
         layers.append(
             alt.Chart(_data([{"N": float(N), "label": f"N = {N} observed"}]))
             .mark_rule(color="seagreen", strokeDash=[6, 3])
-            .encode(y="N:Q", tooltip=[alt.Tooltip("label:N", title="observed")])
+            .encode(y=_ch(alt.Y, "N", "Q"), tooltip=[_tip("label", "N", title="observed")])
         )
     if nstar is not None and eps is not None:
         star = {"eps": eps, "nstar": nstar, "label": f"n* = {nstar:.1f}"}
         star.update({k: str(v) for k, v in (levels or {}).items()})
+        sd = _data([star])
         layers.append(
-            alt.Chart(_data([star])).mark_point(shape="diamond", size=160, filled=True,
-                                                color="firebrick")
-            .encode(x="eps:Q", y="nstar:Q",
-                    tooltip=[*[alt.Tooltip(f"{k}:N") for k in lvl],
-                             alt.Tooltip("eps:Q", title="eps*", format=".4f"),
-                             alt.Tooltip("nstar:Q", title="n*", format=".2f")])
+            alt.Chart(sd).mark_point(shape="diamond", size=160, filled=True,
+                                     color="firebrick")
+            .encode(x=_ch(alt.X, "eps", "Q"), y=_ch(alt.Y, "nstar", "Q"),
+                    tooltip=[*[_tip(k, "N") for k in lvl],
+                             _tip("eps", "Q", title="eps*", format=".4f"),
+                             _tip("nstar", "Q", title="n*", format=".2f")])
         )
         layers.append(
-            alt.Chart(_data([star])).mark_text(align="left", dx=8, dy=-8, color="firebrick")
-            .encode(x="eps:Q", y="nstar:Q", text="label:N")
+            alt.Chart(sd).mark_text(align="left", dx=8, dy=-8, color="firebrick")
+            .encode(x=_ch(alt.X, "eps", "Q"), y=_ch(alt.Y, "nstar", "Q"),
+                    text=_ch(alt.Text, "label", "N"))
         )
         verdict = ""
         if N is not None:
             ok = N >= max(1, math.ceil(nstar - 1e-9))
             verdict = f" ({'generalizable' if ok else 'not generalizable'} with N = {N})"
         sub.append(f"n* = {nstar:.1f} at eps* = {eps:.3g}{verdict}")
-    return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
-                                         title=_title(ttl, sub or None))
+    return _layered(layers, _title(ttl, sub or None))
 
 
 # ---------------------------------------------------------------------------------------
@@ -516,9 +590,9 @@ def nstar_boxplots(
                      "configuration for the power-law fit)", ttl)
     keys = [vary, "kernel_label"]
     stats = _box_stats(ok, keys)
-    xenc = alt.X(f"{vary}:O", title=sym[vary], axis=alt.Axis(labelAngle=0))
-    off = alt.XOffset("kernel_label:N")
-    col = alt.Color("kernel_label:N", title="kernel (research question)")
+    xenc = _ch(alt.X, vary, "O", title=sym[vary], axis=alt.Axis(labelAngle=0))
+    off = _ch(alt.XOffset, "kernel_label", "N")
+    col = _ch(alt.Color, "kernel_label", "N", title="kernel (research question)")
     vmin, vmax = float(ok["nstar"].min()), float(ok["nstar"].max())
     if vmax <= vmin * 1.0001:
         domain = [vmin / 2.0, vmax * 2.0]
@@ -527,21 +601,22 @@ def nstar_boxplots(
         domain = [vmin / 1.2, vmax * 1.2]
     yscale = alt.Scale(type="log", domain=domain, nice=False)
     yaxis = _log_axis("n* (log scale)", *domain)
-    stat_tip = [alt.Tooltip("kernel_label:N", title="kernel"), alt.Tooltip(f"{vary}:O"),
-                alt.Tooltip("configurations:Q"),
-                alt.Tooltip("median:Q", format=".1f"), alt.Tooltip("q1:Q", format=".1f"),
-                alt.Tooltip("q3:Q", format=".1f"), alt.Tooltip("lower:Q", format=".1f"),
-                alt.Tooltip("upper:Q", format=".1f")]
+    stat_tip = [_tip("kernel_label", "N", title="kernel"), _tip(vary, "O"),
+                _tip("configurations", "Q"),
+                _tip("median", "Q", format=".1f"), _tip("q1", "Q", format=".1f"),
+                _tip("q3", "Q", format=".1f"), _tip("lower", "Q", format=".1f"),
+                _tip("upper", "Q", format=".1f")]
     sdata = _data(stats)
     whisk = alt.Chart(sdata).mark_rule().encode(
         x=xenc, xOffset=off, color=col,
-        y=alt.Y("lower:Q", scale=yscale, axis=yaxis), y2="upper:Q", tooltip=stat_tip)
+        y=_ch(alt.Y, "lower", "Q", scale=yscale, axis=yaxis), y2=_ch(alt.Y2, "upper"),
+        tooltip=stat_tip)
     box = alt.Chart(sdata).mark_bar(size=14, opacity=0.75, stroke="black",
                                     strokeWidth=0.5).encode(
-        x=xenc, xOffset=off, color=col, y=alt.Y("q1:Q", scale=yscale), y2="q3:Q",
-        tooltip=stat_tip)
+        x=xenc, xOffset=off, color=col, y=_ch(alt.Y, "q1", "Q", scale=yscale),
+        y2=_ch(alt.Y2, "q3"), tooltip=stat_tip)
     med = alt.Chart(sdata).mark_tick(color="black", size=14, thickness=2).encode(
-        x=xenc, xOffset=off, y=alt.Y("median:Q", scale=yscale), tooltip=stat_tip)
+        x=xenc, xOffset=off, y=_ch(alt.Y, "median", "Q", scale=yscale), tooltip=stat_tip)
     layers = [whisk, box, med]
     if points != "none":
         pts = ok.join(stats.select(*keys, "q1", "q3", "lower", "upper"), on=keys, how="left")
@@ -557,9 +632,8 @@ def nstar_boxplots(
             layers.append(
                 alt.Chart(_data(pts)).mark_point(size=22, filled=True, opacity=0.7)
                 .encode(x=xenc, xOffset=off, color=col,
-                        y=alt.Y("nstar:Q", scale=yscale), tooltip=tip))
-    return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
-                                         title=_title(ttl, sub))
+                        y=_ch(alt.Y, "nstar", "Q", scale=yscale), tooltip=tip))
+    return _layered(layers, _title(ttl, sub))
 
 
 # ---------------------------------------------------------------------------------------
@@ -630,30 +704,29 @@ def nstar_vs_N(  # noqa: N802
     lo = float(min(pts["N_sub"].min(), 1))
     diag = pl.DataFrame({"N_sub": [lo, top], "nstar": [lo, top],
                          "label": ["n* = N (generalizable below)"] * 2})
-    xenc = alt.X("N_sub:Q", title="N: preliminary results used")
-    yenc = alt.Y("nstar:Q", title="estimated n*")
-    col = alt.Color("kernel_label:N", title="kernel")
+    xenc = _ch(alt.X, "N_sub", "Q", title="N: preliminary results used")
+    yenc = _ch(alt.Y, "nstar", "Q", title="estimated n*")
+    col = _ch(alt.Color, "kernel_label", "N", title="kernel")
     tip = _tooltip_fields(pts, ["kernel_label", "N_sub", "repetition", "nstar", "nstar_ceil",
                                 "generalizable", "N"])
     layers = [
         alt.Chart(_data(diag)).mark_line(color="grey", strokeDash=[4, 4])
-        .encode(x=xenc, y=yenc, tooltip=[alt.Tooltip("label:N", title="diagonal")]),
+        .encode(x=xenc, y=yenc, tooltip=[_tip("label", "N", title="diagonal")]),
         alt.Chart(_data(pts)).mark_point(filled=True, opacity=0.5, size=35)
         .encode(x=xenc, y=yenc, color=col, tooltip=tip),
         alt.Chart(_data(med)).mark_line(point=True, strokeWidth=2)
         .encode(x=xenc, y=yenc, color=col,
-                tooltip=[alt.Tooltip("kernel_label:N", title="kernel"),
-                         alt.Tooltip("N_sub:Q", title="N"),
-                         alt.Tooltip("nstar:Q", title="median n*", format=".1f")]),
+                tooltip=[_tip("kernel_label", "N", title="kernel"),
+                         _tip("N_sub", "Q", title="N"),
+                         _tip("nstar", "Q", title="median n*", format=".1f")]),
     ]
     if "N" in df.columns and df["N"].n_unique() == 1:
         Nfull = int(df["N"][0])
         layers.append(
             alt.Chart(_data([{"N": Nfull, "label": f"all {Nfull} observed results"}]))
             .mark_rule(color="seagreen", strokeDash=[6, 3])
-            .encode(x="N:Q", tooltip=[alt.Tooltip("label:N", title="full study")]))
-    return alt.layer(*layers).properties(width=_WIDTH, height=_HEIGHT,
-                                         title=_title(ttl, sub or None))
+            .encode(x=_ch(alt.X, "N", "Q"), tooltip=[_tip("label", "N", title="full study")]))
+    return _layered(layers, _title(ttl, sub or None))
 
 
 # ---------------------------------------------------------------------------------------
@@ -771,29 +844,29 @@ def deficit_heatmap(
     dlo = min(int(table["deficit"].min() or 0), -1)
     dhi = max(int(table["deficit"].max() or 0), 1)
     # piecewise around 0: the largest deficit is full red, the largest surplus full blue
-    color = alt.Color("deficit:Q", title="n* - N",
-                      scale=alt.Scale(scheme="redblue", reverse=True, domainMid=0,
-                                      domain=[dlo, dhi]))
+    # cells with n* undefined (deficit null) grey: the colour scale when isValid, else grey
+    color = alt.ColorValue("#dddddd", condition={
+        "test": "isValid(datum.deficit)", "field": "deficit", "type": "quantitative",
+        "title": "n* - N",
+        "scale": alt.Scale(scheme="redblue", reverse=True, domainMid=0, domain=[dlo, dhi])})
+    # labels white on the darkest cells
+    ink = alt.ColorValue("black", condition={
+        "test": f"datum.deficit > {0.6 * dhi} || datum.deficit < {0.6 * dlo}",
+        "value": "white"})
     tip = _tooltip_fields(table, [*design, "kernel_label", "N", "nstar", "nstar_ceil",
                                   "deficit", "generalizable", "priority", "reason"])
     ysort = alt.EncodingSortField(field="deficit", op="max", order="descending")
-    xenc = alt.X("_x:N", title=xname, axis=alt.Axis(labelAngle=-35))
-    yenc = alt.Y("_y:N", title=yname, sort=ysort)
+    xenc = _ch(alt.X, "_x", "N", title=xname, axis=alt.Axis(labelAngle=-35))
+    yenc = _ch(alt.Y, "_y", "N", title=yname, sort=ysort)
     ncols = table["_x"].n_unique()
     nrows = table["_y"].n_unique()
-    base = alt.Chart(_data(table))
-    rect = base.mark_rect(stroke="white").encode(
-        x=xenc, y=yenc,
-        color=alt.condition("isValid(datum.deficit)", color, alt.value("#dddddd")),
-        tooltip=tip)
+    base = alt.Chart()  # the table is the data of the layered chart
+    rect = base.mark_rect(stroke="white").encode(x=xenc, y=yenc, color=color, tooltip=tip)
     text = base.mark_text(fontSize=10).encode(
-        x=xenc, y=yenc, text=alt.Text("_text:N"),
-        color=alt.condition(f"datum.deficit > {0.6 * dhi} || datum.deficit < {0.6 * dlo}",
-                            alt.value("white"), alt.value("black")),
-        tooltip=tip)
-    return alt.layer(rect, text).properties(
-        width=max(120, min(60 * ncols, 900)), height=max(60, min(18 * nrows, 2400)),
-        title=_title(ttl, sub or None))
+        x=xenc, y=yenc, text=_ch(alt.Text, "_text", "N"), color=ink, tooltip=tip)
+    return _layered([rect, text], _title(ttl, sub or None),
+                    width=max(120, min(60 * ncols, 900)),
+                    height=max(60, min(18 * nrows, 2400)), data=_data(table))
 
 
 # ---------------------------------------------------------------------------------------
