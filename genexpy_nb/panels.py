@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -95,23 +96,67 @@ def _mimebundle(chart: alt.TopLevelMixin) -> dict:
     return dict(out or {})
 
 
+def _payload(chart: alt.TopLevelMixin) -> dict:
+    """What the frontend needs of a chart under the backend in force: the Vega-Lite spec
+    (jupyterchart) or the renderer's MIME bundle (mimebundle)."""
+    if chart_backend() == "jupyterchart":
+        return chart.to_dict(validate=False)
+    return _mimebundle(chart)
+
+
 def _fast_charts():
     """Context in which Altair does not validate every chart object as it is built."""
     return alt.utils.schemapi.debug_mode(False)
+
+
+#: how panels draw their charts: "jupyterchart" (Altair's JupyterChart widget with the Vega
+#: JavaScript bundled offline by vl-convert: works in JupyterLab, Notebook 7, VS Code and
+#: Binder, with or without network), "mimebundle" (the active Altair renderer's MIME bundle
+#: in an Output widget: needs a frontend that renders it, e.g. network for the CDN), or
+#: "auto" (jupyterchart when anywidget is installed). Set GENEXPY_NB_CHARTS to override.
+CHART_BACKEND = os.environ.get("GENEXPY_NB_CHARTS", "auto")
+
+
+def chart_backend() -> str:
+    """The chart backend in force (see :data:`CHART_BACKEND`)."""
+    b = CHART_BACKEND
+    if b not in ("auto", "jupyterchart", "mimebundle"):
+        raise GenexpyInputError(
+            f"GENEXPY_NB_CHARTS / panels.CHART_BACKEND must be 'auto', 'jupyterchart' or "
+            f"'mimebundle', got {b!r}."
+        )
+    if b == "auto":
+        try:
+            import anywidget  # noqa: F401
+        except ImportError:
+            return "mimebundle"
+        return "jupyterchart"
+    return b
+
+
+def _jupyter_chart() -> alt.JupyterChart:
+    """An empty JupyterChart whose JavaScript needs no network (bundled by vl-convert)."""
+    alt.JupyterChart.enable_offline()  # once per session; a no-op afterwards
+    return alt.JupyterChart(None)
 
 
 class ChartView:
     """An ``ipywidgets.Output`` showing one Altair chart, or a message instead.
 
     ``view.chart`` is the chart shown (None while a message is shown), ``view.message``
-    the message; ``view.widget.outputs`` holds exactly what the frontend draws.
+    the message; ``view.widget.outputs`` holds exactly what the frontend draws: with the
+    "mimebundle" backend the chart's MIME bundle, with "jupyterchart" the view of
+    ``view.jchart`` (an Altair JupyterChart whose ``spec`` is the chart's Vega-Lite spec,
+    updated in place when the chart changes).
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, backend: str | None = None) -> None:
         self.name = name
+        self.backend = chart_backend() if backend is None else backend
         self.widget = widgets.Output(layout=widgets.Layout(min_height="40px"))
         self.chart: alt.TopLevelMixin | None = None
         self.message: str | None = None
+        self.jchart = _jupyter_chart() if self.backend == "jupyterchart" else None
 
     def show(self, chart: alt.TopLevelMixin, bundle: dict | None = None) -> None:
         """Show ``chart`` (``bundle``: its MIME bundle when already made).
@@ -123,7 +168,17 @@ class ChartView:
         if chart is self.chart and self.message is None and self.widget.outputs:
             return
         self.chart, self.message = chart, None
-        data = _mimebundle(chart) if bundle is None else bundle
+        if self.jchart is not None:
+            spec = bundle if bundle is not None and "$schema" in bundle else None
+            self.jchart.spec = chart.to_dict(validate=False) if spec is None else spec
+            view = {"model_id": self.jchart.model_id, "version_major": 2, "version_minor": 0}
+            if not self.widget.outputs or "application/vnd.jupyter.widget-view+json" not in \
+                    self.widget.outputs[0]["data"]:
+                self.widget.outputs = ({"output_type": "display_data", "metadata": {},
+                                        "data": {"application/vnd.jupyter.widget-view+json":
+                                                 view, "text/plain": f"{self.name} chart"}},)
+            return
+        data = _mimebundle(chart) if bundle is None or "$schema" in bundle else bundle
         self.widget.outputs = ({"output_type": "display_data", "data": data,
                                 "metadata": {}},)
 
@@ -147,7 +202,7 @@ class _ChartCache:
         hit = self._d.pop(key, None)
         if hit is None:
             chart = build()
-            hit = (chart, _mimebundle(chart))
+            hit = (chart, _payload(chart))
         self._d[key] = hit  # most recent last
         while len(self._d) > self.size:
             self._d.pop(next(iter(self._d)))

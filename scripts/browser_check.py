@@ -135,11 +135,42 @@ def run(chromium: str | None, headed: bool, out: Path, timeout_s: float) -> int:
         lab = _start_lab(folder, port, token)
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(headless=not headed, executable_path=chromium)
+                browser = p.chromium.launch(
+                    headless=not headed, executable_path=chromium,
+                    # no background traffic: the check must work on a machine without network
+                    args=["--disable-background-networking", "--disable-component-update",
+                          "--disable-sync", "--no-first-run", "--disable-quic"])
                 page = browser.new_page(viewport={"width": 1400, "height": 1800})
                 page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
                 page.on("console", lambda m: errors.append(f"console: {m.text}")
                         if m.type == "error" else None)
+                step = "open JupyterLab"
+                try:
+                    return_code = _drive(page, port, token, nb, out, timeout_s, lambda s_: s_)
+                except Exception:
+                    page.screenshot(path=str(out / "failure.png"), full_page=True)
+                    print(f"failed; screenshot in {out / 'failure.png'}", file=sys.stderr)
+                    raise
+                browser.close()
+                if return_code:
+                    return return_code
+        finally:
+            lab.terminate()
+            try:
+                lab.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                lab.kill()
+    # third-party noise (e.g. favicon 404s) is reported but only page errors fail the check
+    for e in errors:
+        print(e, file=sys.stderr)
+    return 1 if any(e.startswith("pageerror") for e in errors) else 0
+
+
+def _drive(page, port, token, nb, out, timeout_s, _step) -> int:
+    """Open the notebook, run it, move the slider; 0 when the panel updated."""
+    if True:
+        if True:
+            if True:
                 page.goto(f"http://127.0.0.1:{port}/lab/tree/{nb.name}?token={token}")
                 page.wait_for_function("window.jupyterapp !== undefined",
                                        timeout=timeout_s * 1000)
@@ -178,17 +209,7 @@ def run(chromium: str | None, headed: bool, out: Path, timeout_s: float) -> int:
                 print(f"slider move -> updated summary in the page: {dt * 1e3:.0f} ms")
                 page.wait_for_timeout(500)  # let the charts redraw for the screenshot
                 page.screenshot(path=str(out / "panel_after.png"), full_page=True)
-                browser.close()
-        finally:
-            lab.terminate()
-            try:
-                lab.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                lab.kill()
-    # third-party noise (e.g. favicon 404s) is reported but only page errors fail the check
-    for e in errors:
-        print(e, file=sys.stderr)
-    return 1 if any(e.startswith("pageerror") for e in errors) else 0
+                return 0
 
 
 def main() -> None:

@@ -6,12 +6,21 @@ import math
 
 import numpy as np
 import polars as pl
+import altair as alt
 import pytest
 
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
+from genexpy_nb import panels
 from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer
+
+
+@pytest.fixture(autouse=True)
+def mimebundle_backend(monkeypatch):
+    """Most tests read the MIME bundles the frontend gets; the JupyterChart backend is
+    tested on its own below."""
+    monkeypatch.setattr(panels, "CHART_BACKEND", "mimebundle")
 
 REP = 30
 
@@ -394,3 +403,28 @@ def test_seed_panel_bad_input(pool, var_report):
         SeedVariabilityExplorer(ref, cand, y, report=var_report, alphas=[0.1, 1.5])
     with pytest.raises(GenexpyInputError, match="same T"):
         SeedVariabilityExplorer(ref[:, :100], cand, y, report=var_report)
+
+
+def test_jupyterchart_backend_updates_spec_in_place(monkeypatch):
+    pytest.importorskip("anywidget")
+    monkeypatch.setattr(panels, "CHART_BACKEND", "jupyterchart")
+    panel = GeneralizabilityExplorer(make_study(), rep=20, progress=False)
+    view = panel.views["ngen"]
+    assert view.backend == "jupyterchart" and view.jchart is not None
+    (out,) = view.widget.outputs
+    ref = out["data"]["application/vnd.jupyter.widget-view+json"]
+    assert ref["model_id"] == view.jchart.model_id
+    assert view.jchart.spec == panel.charts["ngen"].to_dict(validate=False)
+    # the JavaScript is bundled (no CDN import), so charts render without network
+    assert alt.JupyterChart._is_offline and "cdn.jsdelivr" not in view.jchart._esm
+    before = view.jchart.spec
+    panel.alpha.value = 0.9
+    assert view.jchart.spec != before
+    assert view.jchart.spec == panel.charts["ngen"].to_dict(validate=False)
+    assert view.widget.outputs[0]["data"]["application/vnd.jupyter.widget-view+json"] == ref
+
+
+def test_backend_setting_validated(monkeypatch):
+    monkeypatch.setattr(panels, "CHART_BACKEND", "svg")
+    with pytest.raises(GenexpyInputError, match="GENEXPY_NB_CHARTS"):
+        panels.chart_backend()
