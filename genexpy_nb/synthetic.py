@@ -221,7 +221,8 @@ def mmd_distribution_from_pmf(
     -----
     The kernel matrix ``K`` is computed once on the kernel's support of P. A sample of size
     ``n <= M`` is drawn as n indices into the rankings of P (``Generator.choice`` with
-    ``p=probs``; both samples of every pair in one call of shape ``(rep, 2, n)``) and the pair's MMD comes from the support form ``w' K w``,
+    ``p=probs``; both samples of every pair in one call of shape ``(rep, 2, n)``) and the
+    pair's MMD comes from the support form ``w' K w``,
     ``w = (cx - cy) / n`` (SPEC A4, :func:`genexpy_nb.mmd.mmd_from_pairs`). A larger sample
     is drawn directly as its count vector on the rankings of P, ``Multinomial(n, probs)``,
     which has the same distribution and costs O(M) whatever n (one call of shape
@@ -451,7 +452,9 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
                    a_arr: np.ndarray, d_arr: np.ndarray, rep: int, seed: int, grid,
                    disjoint: bool, replace: bool) -> list[dict[str, Any]]:
     """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results."""
-    grid_fn = (lambda M: _resolve_grid(grid, M, disjoint, replace))
+    def grid_fn(M: int) -> np.ndarray:  # noqa: N803
+        return _resolve_grid(grid, M, disjoint, replace)
+
     ns = grid_fn(N)
     min_N = _min_N_for_two_points(grid_fn)
     rng = child_seed(seed, 0)  # the stream of GeneralizabilityAnalysis for configuration 0
@@ -466,7 +469,7 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
         Q = np.atleast_2d(mmd_quantile(mmd[q], a_arr)) if ns.size else None
         for ia, a in enumerate(a_arr):
             fits = fit_nstar(ns, Q[ia] if Q is not None else ns, eps, min_N)
-            for d, e, f in zip(d_arr, eps, fits):
+            for d, e, f in zip(d_arr, eps, fits, strict=True):
                 rows.append({"kernel": k.name, "kernel_label": k.label, "alpha": float(a),
                              "delta": float(d), "eps": float(e), "N": N, "nstar": f.nstar,
                              "nstar_ceil": f.nstar_ceil, "b0": f.b0, "b1": f.b1, "r2": f.r2,

@@ -367,7 +367,7 @@ def pmf_mmd_samples(rankings, probs, kfun, n, rep, seed):
         C2 = rng.multinomial(n, p, size=(rep, 2))
         xs = [np.repeat(R, c[0], axis=0) for c in C2]
         ys = [np.repeat(R, c[1], axis=0) for c in C2]
-    return np.array([mmd(kfun, x.tolist(), y.tolist()) for x, y in zip(xs, ys)])
+    return np.array([mmd(kfun, x.tolist(), y.tolist()) for x, y in zip(xs, ys, strict=True)])
 
 
 def true_nstar(rankings, probs, kfun, eps, alpha, rep, seed, n_max):
@@ -381,5 +381,6 @@ def true_nstar(rankings, probs, kfun, eps, alpha, rep, seed, n_max):
 
 def sample_ngen(sample, kfun, IX, IY, eps):
     """n-generalizability of one sample from given pairs of index samples (SPEC A5)."""
-    vals = [mmd(kfun, [sample[i] for i in ix], [sample[i] for i in iy]) for ix, iy in zip(IX, IY)]
+    vals = [mmd(kfun, [sample[i] for i in ix], [sample[i] for i in iy])
+            for ix, iy in zip(IX, IY, strict=True)]
     return sum(1 for v in vals if v <= eps) / len(vals)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import naive
 import numpy as np
 import polars as pl
 import pytest
@@ -12,7 +13,6 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy import stats
 
-import naive
 from genexpy_nb import (
     RBF,
     Borda,
@@ -118,8 +118,8 @@ def test_true_nstar_bisection_beyond_scan_max_finds_a_crossing():
     t = syn.true_nstar(R3, P3, Jaccard(k=1), 0.95, 0.05, rep=300, seed=0, scan_max=4)
     full = syn.true_nstar(R3, P3, Jaccard(k=1), 0.95, 0.05, rep=300, seed=0)
     assert not t.exact and full.exact
-    g = dict(zip(full.curve["n"].to_list(), full.curve["ngen"].to_list()))
-    ts = dict(zip(t.curve["n"].to_list(), t.curve["ngen"].to_list()))
+    g = dict(full.curve.iter_rows())
+    ts = dict(t.curve.iter_rows())
     n = int(t.nstar)
     assert ts[n] >= 0.95 and ts[n - 1] < 0.95  # a crossing of the Monte Carlo curve
     assert ts[n] == g[n]  # same samples at the same n, whatever else was evaluated
@@ -163,7 +163,7 @@ def test_true_nstar_monotone_in_alpha_and_delta(w, seed):
     f = syn.true_nstar_frame(R3, probs, [Jaccard(k=1), Mallows()], alphas, deltas, rep=100,
                              seed=seed, progress=False)
     assert f.height == 2 * 3 * 3 and f["exact"].all()
-    for (lab,), g in f.group_by("kernel_label"):
+    for _, g in f.group_by("kernel_label"):
         M = g.sort("alpha", "delta")["nstar"].to_numpy().reshape(3, 3)
         assert np.all(np.diff(M, axis=0) >= 0)  # more certainty -> more experiments
         assert np.all(np.diff(M, axis=1) <= 0)  # looser similarity -> fewer experiments

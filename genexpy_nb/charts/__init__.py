@@ -8,6 +8,7 @@ from .generalizability import (
     power_law_fit,
     save_chart,
 )
+from .synthetic import ngen_by_significance, nstar_ratio_boxplots
 
 __all__ = [
     "ngen_curves",
@@ -16,4 +17,6 @@ __all__ = [
     "nstar_vs_N",
     "deficit_heatmap",
     "save_chart",
+    "nstar_ratio_boxplots",
+    "ngen_by_significance",
 ]
