@@ -44,6 +44,7 @@ __all__ = [
     "sample_rankings",
     "sample_uniform_rankings",
     "check_rankings",
+    "check_pmf",
 ]
 
 #: the largest ``na`` whose weak orders :func:`weak_orders` lists (Fubini(8) = 545,835 rows;
@@ -257,6 +258,26 @@ def sample_rankings(
     >>> x.shape
     (20, 5)
     """
+    support, p = check_pmf(rankings, probs)
+    n = check_positive_int("n", n)
+    rng = rng_from_seed(seed)
+    idx = rng.choice(support.shape[0], size=n, p=p)
+    return support[idx]
+
+
+def check_pmf(rankings: Any, probs: Sequence[float] | np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a pmf over rankings: (support (m, na) int64, probabilities (m,) float64).
+
+    The rankings are checked by :func:`check_rankings`; the probabilities must be finite,
+    non-negative, one per ranking and sum to 1 within 1e-9 (they are returned divided by
+    their sum, so they sum to 1 to rounding).
+
+    Raises
+    ------
+    GenexpyInputError
+        Naming what is wrong and the fix.
+    """
     support = check_rankings(rankings)
     try:
         p = np.asarray(probs, dtype=np.float64)
@@ -274,10 +295,7 @@ def sample_rankings(
         raise GenexpyInputError(
             f"probs must sum to 1, they sum to {total!r}. Normalise them: probs / probs.sum()."
         )
-    n = check_positive_int("n", n)
-    rng = rng_from_seed(seed)
-    idx = rng.choice(support.shape[0], size=n, p=p / total)
-    return support[idx]
+    return support, p / total
 
 
 def sample_uniform_rankings(

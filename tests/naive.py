@@ -341,3 +341,46 @@ def sample_weak_orders(na, u, perm):
             m -= size
             tier += 1
     return out
+
+
+# =====================================================================================
+# Known distributions: true n*, preliminary studies, significance (SPEC A6, A9, A10)
+# =====================================================================================
+def pmf_mmd_samples(rankings, probs, kfun, n, rep, seed):
+    """MMD_n of ``rep`` pairs of i.i.d. samples of size n from the pmf, from the definition.
+
+    The same random draws as genexpy_nb.synthetic: generator SeedSequence([seed, n]); for
+    n <= M (rankings of P) the two samples of every pair as indices (one Generator.choice
+    call of shape (rep, 2, n)); for n > M, count vectors (Generator.multinomial, shape
+    (rep, 2)) expanded into samples.
+    """
+    R = np.asarray(rankings)
+    p = np.asarray(probs, dtype=float)
+    p = p / p.sum()
+    M = len(R)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, n]))
+    if n <= M:
+        I2 = rng.choice(M, size=(rep, 2, n), p=p)
+        xs = [R[i[0]] for i in I2]
+        ys = [R[i[1]] for i in I2]
+    else:
+        C2 = rng.multinomial(n, p, size=(rep, 2))
+        xs = [np.repeat(R, c[0], axis=0) for c in C2]
+        ys = [np.repeat(R, c[1], axis=0) for c in C2]
+    return np.array([mmd(kfun, x.tolist(), y.tolist()) for x, y in zip(xs, ys, strict=True)])
+
+
+def true_nstar(rankings, probs, kfun, eps, alpha, rep, seed, n_max):
+    """Definition (9) of the paper, literally: scan n = 1, 2, ... for nGen(n, eps) >= alpha."""
+    for n in range(1, n_max + 1):
+        x = pmf_mmd_samples(rankings, probs, kfun, n, rep, seed)
+        if sum(1 for v in x if v <= eps) / len(x) >= alpha:
+            return n
+    return math.nan
+
+
+def sample_ngen(sample, kfun, IX, IY, eps):
+    """n-generalizability of one sample from given pairs of index samples (SPEC A5)."""
+    vals = [mmd(kfun, [sample[i] for i in ix], [sample[i] for i in iy])
+            for ix, iy in zip(IX, IY, strict=True)]
+    return sum(1 for v in vals if v <= eps) / len(vals)

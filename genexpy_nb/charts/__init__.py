@@ -8,6 +8,7 @@ from .generalizability import (
     power_law_fit,
     save_chart,
 )
+from .synthetic import ngen_by_significance, nstar_ratio_boxplots
 from .variability import (
     alpha_hat_scatter,
     ecdf_chart,
@@ -24,6 +25,9 @@ __all__ = [
     "nstar_vs_N",
     "deficit_heatmap",
     "save_chart",
+    # synthetic studies (paper Section 5.3 and Appendix A)
+    "nstar_ratio_boxplots",
+    "ngen_by_significance",
     # training variability over random seeds (robust KS paper)
     "ecdf_chart",
     "alpha_hat_scatter",
