@@ -359,7 +359,11 @@ class GeneralizabilityAnalysis:
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
         self.dists: dict[int, ConfigDistributions] = {}
-        with numba_threads(n_jobs) as nthreads:
+        # the quadratic forms are many small matrix products: one BLAS thread each is
+        # fastest (several threads cost up to 10x on a busy machine)
+        from threadpoolctl import threadpool_limits
+
+        with numba_threads(n_jobs) as nthreads, threadpool_limits(limits=1, user_api="blas"):
             self.n_jobs = nthreads
             for cid in tqdm(ids, desc="MMD distributions", unit="config",
                             disable=not progress or len(ids) < 2, leave=False):

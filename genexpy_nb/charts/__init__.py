@@ -8,6 +8,7 @@ from .generalizability import (
     power_law_fit,
     save_chart,
 )
+from .significance import cd_diagram
 from .synthetic import ngen_by_significance, nstar_ratio_boxplots
 from .variability import (
     alpha_hat_scatter,
@@ -25,6 +26,8 @@ __all__ = [
     "nstar_vs_N",
     "deficit_heatmap",
     "save_chart",
+    # classical significance tests (critical-difference diagram)
+    "cd_diagram",
     # synthetic studies (paper Section 5.3 and Appendix A)
     "nstar_ratio_boxplots",
     "ngen_by_significance",
