@@ -11,4 +11,4 @@ for src in init order both; do
     "$PY" -m genexpy_nb.experiments.cnn_seeds --out "data/cnn_digits_${src}.npz" \
         --source "$src" --models 200 --seed 0
 done
-"$PY" -m genexpy_nb.experiments.pools data
+"$PY" -m genexpy_nb.experiments.manifest data

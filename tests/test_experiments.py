@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.experiments import (
@@ -111,6 +113,17 @@ def test_pool_seeds_separate_the_sources_and_pair_the_pools():
     # seeds of model i do not depend on the pool size
     assert np.array_equal(pool_seeds(0, "both", 3)[0], init_b[:3])
     assert not np.array_equal(pool_seeds(1, "both", 3)[0], init_b[:3])
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(1, 12), m=st.integers(1, 12),
+       source=st.sampled_from(SOURCES))
+def test_pool_seeds_do_not_depend_on_the_pool_size(seed, n, m, source):
+    a_init, a_order = pool_seeds(seed, source, n)
+    b_init, b_order = pool_seeds(seed, source, m)
+    k = min(n, m)
+    assert np.array_equal(a_init[:k], b_init[:k]) and np.array_equal(a_order[:k], b_order[:k])
+    assert a_init.dtype == np.uint64 and a_init.shape == (n,)
 
 
 # ---- CIFAR-10 reader on synthetic batch files ------------------------------------------
@@ -247,6 +260,15 @@ def test_tiny_pool_shapes_and_file(tmp_path, tiny_task):
     assert not (tmp_path / "p.npz.partial").exists()
 
 
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**63), n=st.integers(1, 50), epochs=st.integers(1, 4))
+def test_batch_order_is_one_permutation_per_epoch(seed, n, epochs):
+    order = batch_order(seed, n, epochs)
+    assert order.shape == (epochs, n)
+    assert (np.sort(order, axis=1) == np.arange(n)).all()
+    assert np.array_equal(order, batch_order(seed, n, epochs))
+
+
 def test_same_seed_same_gaps(tiny_task):
     def run(i, o):
         return train_model(lambda: SmallCNN(1, 8), tiny_task, init_seed=i, order_seed=o,
@@ -377,6 +399,12 @@ def test_cli_trains_resumes_and_writes_the_manifest(tmp_path, capsys):
     assert entry["command"] == pool.meta["command"]
     md = (out.parent / "MANIFEST.md").read_text()
     assert "cnn.npz" in md and pool.meta["command"] in md
+    from genexpy_nb.experiments.pools import main as manifest_main
+
+    assert manifest_main([str(out.parent)]) == 0
+    assert json.loads((out.parent / "MANIFEST.json").read_text()) == manifest
+    assert manifest_main([str(tmp_path / "no_such_folder")]) == 2
+    capsys.readouterr()
     assert cnn_mod.main(["--out", str(out), "--source", "neither", "--no-progress"]) == 2
     assert "source must be one of" in capsys.readouterr().err
     assert cnn_mod.main(["--out", str(tmp_path / "x.csv")]) == 2
