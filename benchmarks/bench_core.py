@@ -70,8 +70,8 @@ def main():
                  (gx.Borda(0), lambda r, s: naive.borda(r, s, 0, 1 / na))]:
         kk = k.resolve(na)
         kk.gram(R)
-        fast = best_of(lambda: kk.gram(R))
-        slow = best_of(lambda: naive.gram(f, R.tolist(), R.tolist()), 1)
+        fast = best_of(lambda kk=kk: kk.gram(R))
+        slow = best_of(lambda f=f: naive.gram(f, R.tolist(), R.tolist()), 1)
         row(f"{kk.label} gram {N}x{N}, na={na}", fast, slow)
     kk = gx.Mallows().resolve(na)
     K, inv, _ = kernel_support(kk, R)

@@ -31,7 +31,8 @@ __version__ = "0.1.0"
 
 #: submodules loaded on first use, so that ``import genexpy_nb`` stays fast (scipy.stats,
 #: Altair and ipywidgets are only imported by the parts that need them)
-_LAZY = {"significance", "distributions", "synthetic", "variability", "charts", "panels", "experiments",
+_LAZY = {"significance", "distributions", "synthetic", "variability", "charts", "panels",
+         "experiments",
          "example_study"}
 
 

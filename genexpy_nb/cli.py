@@ -30,7 +30,9 @@ def _floats(text: str, name: str) -> list[float]:
     try:
         return [float(t) for t in _csv_list(text)]
     except ValueError:
-        raise GenexpyInputError(f"--{name} must be comma-separated numbers, got {text!r}.")
+        raise GenexpyInputError(
+            f"--{name} must be comma-separated numbers, got {text!r}."
+        ) from None
 
 
 def _write_table(df: pl.DataFrame, path: str) -> None:

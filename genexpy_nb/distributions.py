@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,7 @@ MAX_ENUMERATE_NA: int = 8
 AUTO_ENUMERATE_NA: int = 6
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fubini_table(n: int) -> tuple[int, ...]:
     f = [1]
     for m in range(1, n + 1):

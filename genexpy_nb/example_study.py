@@ -225,7 +225,7 @@ class Condition:
         return float(self.y.mean())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_real(source: str) -> tuple[np.ndarray, np.ndarray]:
     """Features and original labels of a dataset bundled with scikit-learn (cached)."""
     _sklearn()

@@ -353,7 +353,9 @@ class GeneralizabilityAnalysis:
         self.replace = bool(replace)
         self.mode = MODES[(self.disjoint, self.replace)]
         self.grid = grid
-        grid_fn = (lambda N: _resolve_grid(grid, N, self.disjoint, self.replace))
+        def grid_fn(N: int) -> np.ndarray:
+            return _resolve_grid(grid, N, self.disjoint, self.replace)
+
         self.min_N = _min_N_for_two_points(grid_fn)
         ids = (sorted(s.config_id for s in study.samples()) if configurations is None
                else [study.config_id(c) for c in configurations])

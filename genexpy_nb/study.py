@@ -302,9 +302,10 @@ class Study:
         dup = df.select(pl.struct(keys).is_duplicated().any()).item() if df.height else False
         if dup:
             others = [c for c in df.columns if c not in keys and c != self.target]
+            stoch = ", stochastic factors" if self.average_over else ""
             raise GenexpyInputError(
                 "duplicate rows: several results share the same "
-                f"(design, condition, alternative{', stochastic factors' if self.average_over else ''})"
+                f"(design, condition, alternative{stoch})"
                 f" = {keys}. Give the remaining factors a role: average_over=[...] for seeds "
                 f"or folds, design=[...] or held_constant={{...}}. Columns without a role: "
                 f"{others}."

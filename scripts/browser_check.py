@@ -144,7 +144,6 @@ def run(chromium: str | None, headed: bool, out: Path, timeout_s: float) -> int:
                 page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
                 page.on("console", lambda m: errors.append(f"console: {m.text}")
                         if m.type == "error" else None)
-                step = "open JupyterLab"
                 try:
                     return_code = _drive(page, port, token, nb, out, timeout_s, lambda s_: s_)
                 except Exception:

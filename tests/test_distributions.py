@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import naive
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,6 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from scipy import stats
 
-import naive
 from genexpy_nb import GenexpyInputError
 from genexpy_nb import distributions as dist
 from genexpy_nb._numba.distributions import _sample_weak_orders

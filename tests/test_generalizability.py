@@ -1,12 +1,12 @@
 import math
 
+import naive
 import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import naive
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.generalizability import (
     GeneralizabilityAnalysis,

@@ -1,15 +1,15 @@
 import math
 
+import naive
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import ranking_samples
 
-import naive
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.kernels import RBF, Borda, Jaccard, Mallows, parse_kernel
 from genexpy_nb.study import rank_scores
-from strategies import ranking_samples
 
 
 def test_worked_example_4_1():

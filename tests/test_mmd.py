@@ -1,15 +1,14 @@
 import math
 
+import naive
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from strategies import ranking_samples
 
-import naive
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.kernels import RBF, Borda, Jaccard, Mallows
 from genexpy_nb.mmd import draw_pairs, kernel_support, mmd, mmd_distribution, mmd_from_pairs
-from strategies import ranking_samples
 
 NAIVE = {
     "jaccard": lambda k: (lambda r, s: naive.jaccard(r, s, k.k)),

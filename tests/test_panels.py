@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import math
 
+import altair as alt
 import numpy as np
 import polars as pl
-import altair as alt
 import pytest
 
 import genexpy_nb as gx
-from genexpy_nb import GenexpyInputError
+from genexpy_nb import GenexpyInputError, panels
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
-from genexpy_nb import panels
 from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer
 
 

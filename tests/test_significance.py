@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import naive
 import numpy as np
 import pandas as pd
 import polars as pl
@@ -20,7 +21,6 @@ from numpy.testing import assert_allclose
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-import naive
 from genexpy_nb import GenexpyInputError
 from genexpy_nb import significance as sig
 from genexpy_nb._numba.significance import _rank_rows

@@ -18,7 +18,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -403,7 +403,7 @@ def train_pool(
         "seed_scheme": "genexpy_nb.experiments.pools.pool_seeds(seed, source, n_models)",
         "versions": versions(),
         "command": command,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "extra_seconds": None if extra_seconds is None else round(float(extra_seconds), 2),
         **dict(extra_meta or {}),
     }
