@@ -1,0 +1,532 @@
+"""Pools of trained models: seeds, the on-disk format, resumable storage and the manifest.
+
+Nothing here needs torch: shipped pools load with NumPy alone.
+
+File format (one compressed ``.npz`` per pool; ``np.load(path)`` works without genexpy_nb):
+
+========================  ===========  ============================================================
+key                       shape        meaning
+========================  ===========  ============================================================
+``gaps``                  (M, T) f4    logit gap ``logit[1] - logit[0]`` of model m on test point t
+                                       (raw, *not* clipped; SPEC B1 clips at analysis time)
+``labels``                (T,) i1      test labels in {0, 1}
+``test_index``            (T,) i4      row of each test point in the source dataset
+``val_accuracy``          (M,) f4      accuracy on the validation split (disjoint from the test set)
+``test_accuracy``         (M,) f4      accuracy on the test set, ``mean((gaps > 0) == labels)``
+``val_accuracy_curve``    (M, E) f4    validation accuracy after each epoch (convergence check)
+``train_loss``            (M,) f4      mean training cross-entropy of the last epoch
+``wall_time_s``           (M,) f4      seconds to train and evaluate the model (one thread)
+``cpu_time_s``            (M,) f4      CPU seconds of the same (more honest than wall time on a
+                                       shared machine)
+``init_seed``             (M,) u8      seed of ``torch.manual_seed`` before building the model
+``order_seed``            (M,) u8      seed of the NumPy Generator that shuffles the batches
+``meta``                  0-d str      JSON: configuration, task, versions, command, timings
+========================  ===========  ============================================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._validation import GenexpyInputError, check_positive_int
+
+#: the sources of randomness of a pool (SPEC B4)
+SOURCES: tuple[str, ...] = ("init", "order", "both")
+#: stream identifiers in the seed derivation (never change: they define the shipped seeds)
+_INIT_STREAM = 1
+_ORDER_STREAM = 2
+#: format version written into ``meta``
+POOL_FORMAT = 1
+#: per-model arrays of a pool file, in the order of the table above
+PER_MODEL_KEYS: tuple[str, ...] = (
+    "gaps", "val_accuracy", "test_accuracy", "val_accuracy_curve", "train_loss",
+    "wall_time_s", "cpu_time_s", "init_seed", "order_seed",
+)
+_DTYPES = {
+    "gaps": np.float32, "val_accuracy": np.float32, "test_accuracy": np.float32,
+    "val_accuracy_curve": np.float32, "train_loss": np.float32, "wall_time_s": np.float32,
+    "cpu_time_s": np.float32,
+    "init_seed": np.uint64, "order_seed": np.uint64,
+}
+
+
+def check_source(source: str) -> str:
+    """Check a source-of-randomness name ('init', 'order' or 'both')."""
+    if source not in SOURCES:
+        raise GenexpyInputError(
+            f"source must be one of {list(SOURCES)} (what varies between the models: the "
+            f"initial weights, the batch order, or both), got {source!r}."
+        )
+    return source
+
+
+def derive_seed(seed: int, stream: int, k: int) -> int:
+    """A 64-bit seed from (pool seed, stream, k) via NumPy's SeedSequence."""
+    ss = np.random.SeedSequence([int(seed), int(stream), int(k)])
+    return int(ss.generate_state(1, dtype=np.uint64)[0])
+
+
+def pool_seeds(seed: int, source: str, n_models: int) -> tuple[np.ndarray, np.ndarray]:
+    """Initialisation and batch-order seeds of the models of a pool.
+
+    Model ``i`` (0-based) gets ``init_seed = derive_seed(seed, 1, k_init)`` and
+    ``order_seed = derive_seed(seed, 2, k_order)``, where ``k = i + 1`` for a source that
+    varies and ``k = 0`` (the same for every model) for one held fixed:
+
+    ========  ==========  ===========
+    source    k_init      k_order
+    ========  ==========  ===========
+    init      i + 1       0
+    order     0           i + 1
+    both      i + 1       i + 1
+    ========  ==========  ===========
+
+    So with one ``seed`` the three pools are *paired*: model i of the 'both' pool has the
+    initial weights of model i of the 'init' pool and the batch order of model i of the
+    'order' pool. Seeds of model i never depend on ``n_models``.
+
+    Returns
+    -------
+    (init_seeds, order_seeds)
+        Two uint64 arrays of shape (n_models,).
+    """
+    check_source(source)
+    n_models = check_positive_int("n_models", n_models)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise GenexpyInputError(f"seed must be a non-negative integer, got {seed!r}.")
+    ks = np.arange(1, n_models + 1)
+    k_init = ks if source in ("init", "both") else np.zeros_like(ks)
+    k_order = ks if source in ("order", "both") else np.zeros_like(ks)
+    init = np.array([derive_seed(seed, _INIT_STREAM, k) for k in k_init], dtype=np.uint64)
+    order = np.array([derive_seed(seed, _ORDER_STREAM, k) for k in k_order], dtype=np.uint64)
+    return init, order
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python, the platform and the libraries that produce a pool."""
+    out = {"python": platform.python_version(), "platform": platform.platform(),
+           "numpy": np.__version__}
+    for mod in ("torch", "sklearn"):
+        m = sys.modules.get(mod)
+        if m is not None:
+            out[mod] = str(getattr(m, "__version__", "?"))
+    from .. import __version__
+
+    out["genexpy_nb"] = __version__
+    return out
+
+
+def _mkstemp(path: Path) -> tuple[int, str]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; data files are meant to be shared
+    return fd, tmp
+
+
+def _atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    fd, tmp = _mkstemp(path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    fd, tmp = _mkstemp(path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def check_out_path(out: str | os.PathLike) -> Path:
+    """Check the output path of a pool: a ``.npz`` file name."""
+    if not isinstance(out, (str, os.PathLike)):
+        raise GenexpyInputError(f"out must be a file path ending in .npz, got {out!r}.")
+    p = Path(out).expanduser()
+    if p.suffix != ".npz":
+        raise GenexpyInputError(
+            f"out must end in .npz (a compressed NumPy archive), got {str(out)!r}."
+        )
+    if p.exists() and p.is_dir():
+        raise GenexpyInputError(f"out={str(out)!r} is a folder; give a file name ending in .npz.")
+    return p
+
+
+class PartialPool:
+    """Per-model results of an unfinished pool, in the folder ``<out>.partial/``.
+
+    Each finished model is written atomically to ``model_<i>.npz``, so a run that is
+    interrupted (Ctrl-C, a killed job) loses at most the model in progress; the next run with
+    the same configuration skips the models already there. ``config.json`` holds the
+    configuration: a run with a different one refuses to mix results.
+    """
+
+    def __init__(self, out: Path, config: dict[str, Any]):
+        self.out = out
+        self.dir = out.with_name(out.name + ".partial")
+        self.config = config
+
+    def open(self) -> None:
+        """Create the folder, or check that an existing one has the same configuration."""
+        cfg_path = self.dir / "config.json"
+        if cfg_path.is_file():
+            old = json.loads(cfg_path.read_text(encoding="utf-8"))
+            if _comparable(old) != _comparable(self.config):
+                diff = sorted(
+                    k for k in set(old) | set(self.config)
+                    if k != "n_models" and old.get(k) != self.config.get(k)
+                )
+                raise GenexpyInputError(
+                    f"{self.dir} holds an unfinished pool with another configuration "
+                    f"(differs in {diff}). Resume it with the same arguments, or delete the "
+                    "folder (or pass overwrite=True / --overwrite) to start again."
+                )
+        else:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            _atomic_write_text(cfg_path, json.dumps(self.config, indent=1, sort_keys=True))
+
+    def _file(self, i: int) -> Path:
+        return self.dir / f"model_{i:05d}.npz"
+
+    def done(self) -> set[int]:
+        """Indices of the models already saved."""
+        out = set()
+        for p in self.dir.glob("model_*.npz"):
+            try:
+                out.add(int(p.stem.split("_")[1]))
+            except (IndexError, ValueError):
+                continue
+        return out
+
+    def save(self, i: int, record: Mapping[str, Any]) -> None:
+        """Save the results of model ``i`` (atomic write)."""
+        _atomic_savez(self._file(i), {k: np.asarray(v) for k, v in record.items()})
+
+    def load(self, i: int) -> dict[str, np.ndarray]:
+        """The saved results of model ``i``."""
+        with np.load(self._file(i), allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+
+    def remove(self) -> None:
+        """Delete the folder (after the pool file has been written)."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
+    # the seeds of model i never depend on n_models: a pool can be resumed with a larger one
+    return {k: v for k, v in config.items() if k != "n_models"}
+
+
+@dataclass(frozen=True, eq=False)
+class SeedPool:
+    """A pool of M models trained on the same task, differing only in their seeds.
+
+    Attributes
+    ----------
+    gaps
+        (M, T) float32 logit gaps on the T test points, unclipped.
+    labels
+        (T,) int8 test labels in {0, 1}.
+    test_index
+        (T,) int32 row of each test point in the source dataset.
+    val_accuracy, test_accuracy, train_loss, wall_time_s, cpu_time_s
+        (M,) float32 per model.
+    val_accuracy_curve
+        (M, E) float32 validation accuracy after each of the E epochs.
+    init_seed, order_seed
+        (M,) uint64 seeds actually used (see :func:`pool_seeds`).
+    meta
+        Configuration, task description, library versions, regeneration command, timings.
+    name
+        File name the pool was read from ('' for a pool built in memory).
+    """
+
+    gaps: np.ndarray
+    labels: np.ndarray
+    test_index: np.ndarray
+    val_accuracy: np.ndarray
+    test_accuracy: np.ndarray
+    val_accuracy_curve: np.ndarray
+    train_loss: np.ndarray
+    wall_time_s: np.ndarray
+    cpu_time_s: np.ndarray
+    init_seed: np.ndarray
+    order_seed: np.ndarray
+    meta: dict[str, Any]
+    name: str = ""
+
+    @property
+    def n_models(self) -> int:
+        """M, the number of models."""
+        return int(self.gaps.shape[0])
+
+    @property
+    def n_test(self) -> int:
+        """T, the number of test points."""
+        return int(self.gaps.shape[1])
+
+    @property
+    def source(self) -> str:
+        """The source of randomness: 'init', 'order' or 'both'."""
+        return str(self.meta.get("config", {}).get("source", ""))
+
+    def models_frame(self) -> pl.DataFrame:
+        """One row per model: index, seeds, accuracies, last training loss, wall time."""
+        return pl.DataFrame({
+            "model": np.arange(self.n_models, dtype=np.int32),
+            "init_seed": self.init_seed,
+            "order_seed": self.order_seed,
+            "val_accuracy": self.val_accuracy.astype(np.float64),
+            "test_accuracy": self.test_accuracy.astype(np.float64),
+            "train_loss": self.train_loss.astype(np.float64),
+            "wall_time_s": self.wall_time_s.astype(np.float64),
+            "cpu_time_s": self.cpu_time_s.astype(np.float64),
+        })
+
+    def split(self, n_reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(reference gaps, candidate gaps): the first ``n_reference`` models and the rest.
+
+        The paper's convention (SPEC B4): the first half of the pool is the reference
+        (default ``n_reference = M // 2``: 100 of 200, 45 of 90).
+        """
+        n_ref = self.n_models // 2 if n_reference is None else check_positive_int(
+            "n_reference", n_reference)
+        if n_ref >= self.n_models:
+            raise GenexpyInputError(
+                f"n_reference={n_ref} leaves no candidates in a pool of {self.n_models} models."
+            )
+        return self.gaps[:n_ref], self.gaps[n_ref:]
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file format (see the module docstring), ``meta`` as JSON."""
+        out = {k: getattr(self, k) for k in PER_MODEL_KEYS}
+        out["labels"] = self.labels
+        out["test_index"] = self.test_index
+        out["meta"] = np.array(json.dumps(self.meta, sort_keys=True))
+        return out
+
+
+def assemble_pool(
+    records: list[Mapping[str, Any]], labels: np.ndarray, test_index: np.ndarray,
+    meta: dict[str, Any], name: str = "",
+) -> SeedPool:
+    """A :class:`SeedPool` from per-model records (dicts with the per-model keys)."""
+    arrays = {
+        k: np.stack([np.asarray(r[k]) for r in records]).astype(_DTYPES[k], copy=False)
+        for k in PER_MODEL_KEYS
+    }
+    return SeedPool(
+        labels=np.asarray(labels, dtype=np.int8), test_index=np.asarray(test_index, np.int32),
+        meta=meta, name=name, **arrays,
+    )
+
+
+def save_pool(pool: SeedPool, path: str | os.PathLike) -> Path:
+    """Write a pool as a compressed ``.npz`` (atomic: a crash never leaves half a file)."""
+    p = check_out_path(path)
+    _atomic_savez(p, pool.to_arrays())
+    return p
+
+
+def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
+    """Read a pool file: a path, or the name of a file shipped in the repository's ``data/``.
+
+    Examples
+    --------
+    >>> pool = load_pool("cnn_digits_both.npz")           # doctest: +SKIP
+    >>> pool.gaps.shape                                    # doctest: +SKIP
+    (200, 897)
+    """
+    p = Path(path_or_name).expanduser()
+    if not p.is_file():
+        from ..data import shipped_path
+
+        p = shipped_path(str(path_or_name))
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError) as exc:
+        raise GenexpyInputError(f"could not read the pool file {p}: {exc}") from exc
+    missing = [k for k in (*PER_MODEL_KEYS, "labels", "test_index", "meta") if k not in arrays]
+    if missing:
+        raise GenexpyInputError(f"{p} is not a genexpy_nb pool file: missing {missing}.")
+    meta = json.loads(str(arrays.pop("meta")))
+    return SeedPool(
+        labels=arrays.pop("labels"), test_index=arrays.pop("test_index"), meta=meta,
+        name=p.name, **{k: arrays[k] for k in PER_MODEL_KEYS},
+    )
+
+
+# ---- manifest -------------------------------------------------------------------------
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _summary(pool: SeedPool, path: Path) -> dict[str, Any]:
+    acc = pool.test_accuracy.astype(np.float64)
+    vacc = pool.val_accuracy.astype(np.float64)
+    m = pool.meta
+    return {
+        "file": path.name,
+        "bytes": path.stat().st_size,
+        "sha256": _sha256(path),
+        "kind": m.get("kind"),
+        "description": m.get("description"),
+        "source_of_randomness": m.get("config", {}).get("source"),
+        "n_models": pool.n_models,
+        "n_test": pool.n_test,
+        "epochs": m.get("config", {}).get("epochs"),
+        "seed": m.get("config", {}).get("seed"),
+        "test_accuracy": {"mean": round(acc.mean(), 4), "min": round(acc.min(), 4),
+                          "max": round(acc.max(), 4)},
+        "val_accuracy": {"mean": round(vacc.mean(), 4), "min": round(vacc.min(), 4),
+                         "max": round(vacc.max(), 4)},
+        "training_seconds": round(float(pool.wall_time_s.astype(np.float64).sum()), 1),
+        "training_cpu_seconds": round(float(pool.cpu_time_s.astype(np.float64).sum()), 1),
+        "extra_seconds": m.get("extra_seconds"),
+        "command": m.get("command"),
+        "task": m.get("task"),
+        "config": m.get("config"),
+        "versions": m.get("versions"),
+        "created": m.get("created"),
+    }
+
+
+_MD_HEAD = """# Data produced by genexpy_nb itself
+
+Pools of models trained by `genexpy_nb.experiments` (SPEC Part B4, at small scale on
+scikit-learn's 8x8 handwritten digits: real images, bundled with scikit-learn, no download).
+Each `.npz` is a compressed NumPy archive; read it with
+`genexpy_nb.experiments.load_pool(name)` or plain `np.load(path)` (the key `meta` holds the
+full configuration as JSON). `MANIFEST.json` holds the same information as this file, machine
+readable. This file is regenerated by the training commands (and by
+`python -m genexpy_nb.experiments.pools data/`). To regenerate every pool, run
+`bash scripts/train_data.sh` from the repository root with `genexpy_nb[train]` installed
+(each command below regenerates one file; an interrupted command continues where it stopped
+when run again).
+
+Keys of a pool file: `gaps` (models x test points, float32, logit of class 1 minus logit of
+class 0, not clipped), `labels` (test labels 0/1), `test_index` (row in `load_digits()`),
+`val_accuracy`, `test_accuracy`, `val_accuracy_curve` (after each epoch), `train_loss`,
+`wall_time_s`, `cpu_time_s`, `init_seed`, `order_seed`, `meta`.
+
+Sources of randomness: `init` = only the initial weights vary (every model sees the batches in
+the same order), `order` = only the batch order varies (every model starts from the same
+weights), `both` = both vary. Seeds are derived from the pool seed with NumPy's `SeedSequence`
+(see `genexpy_nb.experiments.pools.pool_seeds`); with the same seed the three pools are paired
+(model i of `both` has the initial weights of model i of `init` and the batch order of model i
+of `order`). Training is single-threaded on CPU (`torch.set_num_threads(1)`), which makes it
+bit-for-bit reproducible on the same machine and library versions; other CPUs or versions
+may differ in the last bits, and then so may a few predictions.
+"""
+
+
+def write_manifest(folder: str | os.PathLike) -> tuple[Path, Path]:
+    """Rewrite ``MANIFEST.json`` and ``MANIFEST.md`` for every pool file in ``folder``.
+
+    Returns
+    -------
+    (json_path, md_path)
+    """
+    folder = Path(folder).expanduser()
+    if not folder.is_dir():
+        raise GenexpyInputError(f"folder {str(folder)!r} does not exist.")
+    entries = []
+    for p in sorted(folder.glob("*.npz")):
+        try:
+            pool = load_pool(p)
+        except GenexpyInputError:
+            continue
+        entries.append(_summary(pool, p))
+    total = round(sum(e["training_seconds"] + (e["extra_seconds"] or 0) for e in entries), 1)
+    total_cpu = round(sum(e["training_cpu_seconds"] for e in entries), 1)
+    manifest = {"format": POOL_FORMAT, "total_training_seconds": total,
+                "total_training_cpu_seconds_models": total_cpu, "files": entries}
+    jpath = folder / "MANIFEST.json"
+    _atomic_write_text(jpath, json.dumps(manifest, indent=1, sort_keys=False) + "\n")
+
+    lines = [_MD_HEAD, "## Files\n",
+             "| file | kind | source | models | test points | epochs | test accuracy "
+             "mean [min, max] | training time | size |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for e in entries:
+        a = e["test_accuracy"]
+        secs = e["training_seconds"] + (e["extra_seconds"] or 0)
+        lines.append(
+            f"| `{e['file']}` | {e['kind']} | {e['source_of_randomness']} | {e['n_models']} | "
+            f"{e['n_test']} | {e['epochs']} | {a['mean']:.4f} [{a['min']:.4f}, {a['max']:.4f}] "
+            f"| {secs / 60:.1f} min | {e['bytes'] / 1e6:.2f} MB |"
+        )
+    lines.append(
+        f"\nTotal training time: {total / 60:.1f} min wall clock on one thread "
+        f"({total_cpu / 60:.1f} min of CPU time for the models; the machine was shared, so "
+        "wall time exceeds CPU time).\n"
+    )
+    for e in entries:
+        cfg = e["config"] or {}
+        v = e["versions"] or {}
+        lines += [
+            f"### `{e['file']}`\n",
+            f"{e['description']}\n",
+            f"- regenerate: `{e['command']}`",
+            f"- task: {json.dumps(e['task'], sort_keys=True)}",
+            f"- configuration: {json.dumps(cfg, sort_keys=True)}",
+            f"- validation accuracy mean [min, max]: {e['val_accuracy']['mean']:.4f} "
+            f"[{e['val_accuracy']['min']:.4f}, {e['val_accuracy']['max']:.4f}]",
+            f"- wall time: {e['training_seconds']:.1f} s for the models "
+            f"({e['training_cpu_seconds']:.1f} s CPU)"
+            + (f" + {e['extra_seconds']:.1f} s (backbone, features)" if e["extra_seconds"]
+               else ""),
+            f"- versions: {', '.join(f'{k} {val}' for k, val in v.items())}",
+            f"- created: {e['created']}; sha256 `{e['sha256']}`\n",
+        ]
+    mpath = folder / "MANIFEST.md"
+    _atomic_write_text(mpath, "\n".join(lines))
+    return jpath, mpath
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m genexpy_nb.experiments.pools FOLDER``: rewrite the manifest of FOLDER."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m genexpy_nb.experiments.pools",
+                                 description=main.__doc__)
+    ap.add_argument("folder", nargs="?", default="data")
+    args = ap.parse_args(argv)
+    try:
+        j, m = write_manifest(args.folder)
+    except GenexpyInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {j} and {m}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,526 @@
+"""Binary classification tasks for the seed studies (no torch needed here).
+
+* :func:`digits_binary_task` — the 8x8 handwritten digits bundled with scikit-learn (real
+  images, no download), grouped into two classes; the task the shipped pools are trained on.
+* :func:`digits_transfer_tasks` — one half of the digits as a 10-class *source* task (to
+  pre-train a backbone), the other half as the binary *target* task.
+* :func:`load_cifar10_binary` — the paper's dataset, read from the CIFAR-10 "python version"
+  batch files in a local folder; :func:`download_cifar10` fetches them with pooch.
+
+Every split is drawn from a NumPy Generator seeded by ``split_seed``; images are float32 in
+[0, 1] with shape (N, C, H, W).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._validation import GenexpyInputError, check_positive_int, rng_from_seed
+from ._torch import require_sklearn
+
+#: the CIFAR-10 class names, in label order (used when ``batches.meta`` is absent)
+CIFAR10_CLASSES: tuple[str, ...] = (
+    "airplane", "automobile", "bird", "cat", "deer",
+    "dog", "frog", "horse", "ship", "truck",
+)
+#: the paper's two super-groups of CIFAR-10 classes (class 1 vs class -1)
+CIFAR10_PAPER_POSITIVE: tuple[str, ...] = ("airplane", "automobile", "ship", "truck")
+CIFAR10_PAPER_NEGATIVE: tuple[str, ...] = ("bird", "dog", "frog", "horse")
+#: the official archive (University of Toronto) and its published md5
+CIFAR10_URL = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"
+CIFAR10_MD5 = "c58f30108f718f92721af3b95e74349a"
+
+#: the default binary task on the digits: 5-9 (class 1) against 0-4 (class 0)
+DIGITS_POSITIVE: tuple[int, ...] = (5, 6, 7, 8, 9)
+DIGITS_NEGATIVE: tuple[int, ...] = (0, 1, 2, 3, 4)
+
+
+@dataclass(frozen=True, eq=False)
+class BinaryTask:
+    """A fixed train / validation / test split of a binary classification problem.
+
+    Attributes
+    ----------
+    name
+        Short identifier, e.g. ``"digits-5to9-vs-0to4"``.
+    X_train, X_val, X_test
+        Inputs, float32; images have shape (N, C, H, W), features (N, D).
+    y_train, y_val, y_test
+        Labels in {0, 1}, int64, shape (N,). Class 1 is the *positive* group: the logit gap
+        of a model is ``logit[1] - logit[0]``.
+    index_train, index_val, index_test
+        Row of each example in the source dataset (for the digits: ``load_digits()`` order;
+        for CIFAR-10: position in the concatenated training batches / in ``test_batch``).
+    positive, negative
+        The original classes merged into class 1 and class 0.
+    info
+        JSON-serialisable description (dataset, sizes, split seed, ...), stored with a pool.
+    """
+
+    name: str
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_val: np.ndarray
+    y_val: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    index_train: np.ndarray
+    index_val: np.ndarray
+    index_test: np.ndarray
+    positive: tuple[str, ...]
+    negative: tuple[str, ...]
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for part in ("train", "val", "test"):
+            X = getattr(self, f"X_{part}")
+            y = getattr(self, f"y_{part}")
+            idx = getattr(self, f"index_{part}")
+            if X.shape[0] != y.shape[0] or idx.shape[0] != y.shape[0]:
+                raise GenexpyInputError(
+                    f"BinaryTask {self.name!r}: X_{part}, y_{part} and index_{part} have "
+                    f"{X.shape[0]}, {y.shape[0]} and {idx.shape[0]} rows; they must agree."
+                )
+            if y.size and not np.isin(y, (0, 1)).all():
+                raise GenexpyInputError(f"BinaryTask {self.name!r}: y_{part} must be 0/1.")
+        if self.y_train.size == 0 or self.y_test.size == 0:
+            raise GenexpyInputError(
+                f"BinaryTask {self.name!r}: the training and test sets must not be empty."
+            )
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        """Shape of one input, e.g. (1, 8, 8) for the digits."""
+        return tuple(self.X_train.shape[1:])
+
+    def fingerprint(self) -> str:
+        """sha256 of every array of the split: two tasks with the same fingerprint are equal."""
+        h = hashlib.sha256()
+        for part in ("train", "val", "test"):
+            for arr in (
+                getattr(self, f"X_{part}"), getattr(self, f"y_{part}"),
+                getattr(self, f"index_{part}"),
+            ):
+                a = np.ascontiguousarray(arr)
+                h.update(str((a.dtype.str, a.shape)).encode())
+                h.update(a.tobytes())
+        return h.hexdigest()
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-serialisable summary: name, classes, sizes, fingerprint and ``info``."""
+        return {
+            "name": self.name,
+            "positive (label 1)": list(self.positive),
+            "negative (label 0)": list(self.negative),
+            "n_train": int(self.y_train.size),
+            "n_val": int(self.y_val.size),
+            "n_test": int(self.y_test.size),
+            "share_positive_test": round(float(self.y_test.mean()), 4),
+            "input_shape": list(self.input_shape),
+            "fingerprint": self.fingerprint(),
+            **self.info,
+        }
+
+
+def _split_sizes(
+    n_avail: int, n_train: int | None, n_val: int, n_test: int | None, what: str
+) -> tuple[int, int, int]:
+    n_val = check_positive_int("n_val", n_val, minimum=0)
+    if n_train is not None:
+        n_train = check_positive_int("n_train", n_train)
+    if n_test is not None:
+        n_test = check_positive_int("n_test", n_test)
+    fixed = n_val + (n_train or 0) + (n_test or 0)
+    if fixed > n_avail or (n_train is None and n_test is None and fixed >= n_avail):
+        raise GenexpyInputError(
+            f"n_train + n_val + n_test = {fixed} exceeds the {n_avail} examples of {what}; "
+            "ask for fewer (leave n_test=None to use all that remain)."
+        )
+    if n_train is None:
+        n_train = n_avail - fixed if n_test is not None else (n_avail - n_val) // 2
+    if n_test is None:
+        n_test = n_avail - n_train - n_val
+    if n_test < 1:
+        raise GenexpyInputError(
+            f"no examples of {what} remain for the test set (n_train={n_train}, n_val={n_val}); "
+            "lower n_train or n_val."
+        )
+    return n_train, n_val, n_test
+
+
+def _digit_groups(
+    positive: Sequence[int], negative: Sequence[int] | None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    try:
+        pos = tuple(sorted({int(d) for d in positive}))
+        neg = (
+            tuple(d for d in range(10) if d not in pos)
+            if negative is None
+            else tuple(sorted({int(d) for d in negative}))
+        )
+    except (TypeError, ValueError):
+        raise GenexpyInputError(
+            f"positive/negative must be lists of digits 0-9, got {positive!r} / {negative!r}."
+        ) from None
+    bad = [d for d in pos + neg if not 0 <= d <= 9]
+    if bad or not pos or not neg or set(pos) & set(neg):
+        raise GenexpyInputError(
+            f"positive={list(pos)} and negative={list(neg)} must be non-empty, disjoint groups "
+            "of digits 0-9, e.g. positive=(5, 6, 7, 8, 9), negative=(0, 1, 2, 3, 4)."
+        )
+    return pos, neg
+
+
+def _load_digits_arrays() -> tuple[np.ndarray, np.ndarray]:
+    datasets = require_sklearn("the digits tasks")
+    d = datasets.load_digits()
+    X = (np.asarray(d.images, dtype=np.float32) / np.float32(16.0))[:, None, :, :]
+    return np.ascontiguousarray(X), np.asarray(d.target, dtype=np.int64)
+
+
+def _group_name(groups: tuple[int, ...]) -> str:
+    if len(groups) > 2 and groups == tuple(range(groups[0], groups[-1] + 1)):
+        return f"{groups[0]}to{groups[-1]}"
+    return "".join(map(str, groups))
+
+
+def _make_task(
+    name: str, X: np.ndarray, ybin: np.ndarray, rows: np.ndarray, sizes: tuple[int, int, int],
+    rng: np.random.Generator, positive: tuple[str, ...], negative: tuple[str, ...],
+    info: dict[str, Any],
+) -> BinaryTask:
+    n_train, n_val, n_test = sizes
+    perm = rows[rng.permutation(rows.size)]
+    tr = np.sort(perm[:n_train])
+    va = np.sort(perm[n_train:n_train + n_val])
+    te = np.sort(perm[n_train + n_val:n_train + n_val + n_test])
+    return BinaryTask(
+        name=name,
+        X_train=X[tr], y_train=ybin[tr], X_val=X[va], y_val=ybin[va],
+        X_test=X[te], y_test=ybin[te],
+        index_train=tr.astype(np.int32), index_val=va.astype(np.int32),
+        index_test=te.astype(np.int32),
+        positive=positive, negative=negative, info=info,
+    )
+
+
+def digits_binary_task(
+    positive: Sequence[int] = DIGITS_POSITIVE,
+    negative: Sequence[int] | None = DIGITS_NEGATIVE,
+    *,
+    n_train: int | None = 600,
+    n_val: int = 300,
+    n_test: int | None = None,
+    split_seed: int = 0,
+) -> BinaryTask:
+    """A binary task on the 8x8 handwritten digits of scikit-learn (1,797 real images).
+
+    Parameters
+    ----------
+    positive, negative
+        Digits merged into class 1 and class 0 (``negative=None``: all other digits). The
+        default, 5-9 against 0-4, is an arbitrary grouping like the paper's CIFAR-10 super
+        groups: a small CNN reaches about 97% test accuracy and two seeds disagree on about 2%
+        of the test points, so pools of models differ.
+    n_train, n_val, n_test
+        Sizes of the three disjoint parts (``n_test=None``: every remaining image; with both
+        ``n_train`` and ``n_test`` None the rest is halved).
+    split_seed
+        Seed of the split (the split is the same for every model of a pool).
+
+    Returns
+    -------
+    BinaryTask
+        Images (N, 1, 8, 8) float32 in [0, 1] (pixel value / 16), labels 0/1.
+    """
+    pos, neg = _digit_groups(positive, negative)
+    rng = rng_from_seed(split_seed)
+    X, y = _load_digits_arrays()
+    rows = np.flatnonzero(np.isin(y, pos + neg))
+    sizes = _split_sizes(rows.size, n_train, n_val, n_test, "the chosen digits")
+    ybin = np.isin(y, pos).astype(np.int64)
+    name = f"digits-{_group_name(pos)}-vs-{_group_name(neg)}"
+    info = {
+        "dataset": "sklearn.datasets.load_digits (UCI optical recognition of handwritten "
+        "digits, 8x8, 1797 images)",
+        "split_seed": int(split_seed),
+        "preprocessing": "pixel / 16, float32",
+    }
+    return _make_task(
+        name, X, ybin, rows, sizes, rng, tuple(map(str, pos)), tuple(map(str, neg)), info,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class SourceTask:
+    """A multi-class task used to pre-train a backbone (train and held-out parts)."""
+
+    name: str
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_val: np.ndarray
+    y_val: np.ndarray
+    n_classes: int
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def digits_transfer_tasks(
+    positive: Sequence[int] = DIGITS_POSITIVE,
+    negative: Sequence[int] | None = DIGITS_NEGATIVE,
+    *,
+    source_fraction: float = 0.5,
+    source_val: int = 100,
+    n_train: int | None = 450,
+    n_val: int = 150,
+    n_test: int | None = None,
+    split_seed: int = 0,
+) -> tuple[SourceTask, BinaryTask]:
+    """Source and target tasks for the transfer-learning study, on disjoint halves of the digits.
+
+    The source task is the 10-class digit problem on ``source_fraction`` of the images
+    (``source_val`` of them held out to report the backbone's accuracy); the target task is the
+    binary grouping (as :func:`digits_binary_task`) on the other images.
+
+    Returns
+    -------
+    (SourceTask, BinaryTask)
+    """
+    pos, neg = _digit_groups(positive, negative)
+    try:
+        frac = float(source_fraction)
+    except (TypeError, ValueError):
+        frac = float("nan")
+    if not 0.0 < frac < 1.0:
+        raise GenexpyInputError(f"source_fraction must lie in (0, 1), got {source_fraction!r}.")
+    source_val = check_positive_int("source_val", source_val, minimum=0)
+    rng = rng_from_seed(split_seed)
+    X, y = _load_digits_arrays()
+    perm = rng.permutation(y.size)
+    n_source = int(round(frac * y.size))
+    src = perm[:n_source]
+    if source_val >= n_source:
+        raise GenexpyInputError(
+            f"source_val={source_val} leaves no training images in the source half "
+            f"({n_source} images); lower it."
+        )
+    src_tr, src_va = np.sort(src[source_val:]), np.sort(src[:source_val])
+    source = SourceTask(
+        name="digits-10class",
+        X_train=X[src_tr], y_train=y[src_tr], X_val=X[src_va], y_val=y[src_va], n_classes=10,
+        info={"rows": "first part of a permutation of load_digits() by split_seed",
+              "n_train": int(src_tr.size), "n_val": int(src_va.size)},
+    )
+    rest = np.sort(perm[n_source:])
+    rows = rest[np.isin(y[rest], pos + neg)]
+    sizes = _split_sizes(rows.size, n_train, n_val, n_test, "the target half of the digits")
+    ybin = np.isin(y, pos).astype(np.int64)
+    info = {
+        "dataset": "sklearn.datasets.load_digits, the half not used to pre-train the backbone",
+        "split_seed": int(split_seed),
+        "source_fraction": frac,
+        "preprocessing": "pixel / 16, float32",
+    }
+    target = _make_task(
+        f"digits-{_group_name(pos)}-vs-{_group_name(neg)}-target", X, ybin, rows, sizes, rng,
+        tuple(map(str, pos)), tuple(map(str, neg)), info,
+    )
+    return source, target
+
+
+# ---- CIFAR-10 -------------------------------------------------------------------------
+
+
+def _read_cifar_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        with open(path, "rb") as fh:
+            d = pickle.load(fh, encoding="bytes")
+    except (OSError, pickle.UnpicklingError, EOFError) as exc:
+        raise GenexpyInputError(
+            f"could not read the CIFAR-10 batch {path} ({type(exc).__name__}: {exc}); "
+            "expected the 'python version' files (data_batch_1..5, test_batch)."
+        ) from exc
+    if not isinstance(d, dict):
+        raise GenexpyInputError(f"{path}: expected a pickled dict, got {type(d).__name__}.")
+    data = d.get(b"data", d.get("data"))
+    labels = d.get(b"labels", d.get("labels"))
+    if data is None or labels is None:
+        raise GenexpyInputError(
+            f"{path}: the batch has no b'data' / b'labels' entries (keys: {sorted(d)[:6]})."
+        )
+    data = np.asarray(data, dtype=np.uint8)
+    labels = np.asarray(labels, dtype=np.int64)
+    if data.ndim != 2 or data.shape[1] != 3072 or data.shape[0] != labels.size:
+        raise GenexpyInputError(
+            f"{path}: b'data' must be uint8 of shape (N, 3072) with N labels, got "
+            f"{data.shape} and {labels.size} labels."
+        )
+    return data, labels
+
+
+def _cifar_class_ids(
+    names: Sequence[str], label_names: Sequence[str], what: str
+) -> tuple[int, ...]:
+    if isinstance(names, str):
+        names = (names,)
+    ids = []
+    for n in names:
+        if n not in label_names:
+            raise GenexpyInputError(
+                f"{what}: unknown CIFAR-10 class {n!r}; classes are {list(label_names)}."
+            )
+        ids.append(label_names.index(n))
+    if not ids:
+        raise GenexpyInputError(f"{what} must name at least one CIFAR-10 class.")
+    return tuple(sorted(set(ids)))
+
+
+def load_cifar10_binary(
+    folder: str | Path,
+    positive: Sequence[str] = CIFAR10_PAPER_POSITIVE,
+    negative: Sequence[str] = CIFAR10_PAPER_NEGATIVE,
+    *,
+    n_train: int | None = None,
+    n_val: int = 1000,
+    n_test: int | None = None,
+    split_seed: int = 0,
+) -> BinaryTask:
+    """A binary task from the CIFAR-10 "python version" batch files in ``folder``.
+
+    Reads ``data_batch_1`` ... ``data_batch_5`` (those present; at least one) and
+    ``test_batch``: pickled dicts with ``b'data'`` (uint8, N x 3072, the red, green and blue
+    32x32 planes in row-major order) and ``b'labels'``. Class names come from
+    ``batches.meta`` when present. ``folder`` may also be the parent of the archive's
+    ``cifar-10-batches-py`` folder.
+
+    Parameters
+    ----------
+    folder
+        Local folder with the batch files (see :func:`download_cifar10`).
+    positive, negative
+        CIFAR-10 class names merged into class 1 and class 0. The default is the paper's task:
+        airplane, automobile, ship, truck (1) against bird, dog, frog, horse (0). Cat vs dog:
+        ``positive=("dog",), negative=("cat",)``.
+    n_train, n_val
+        Training and validation sizes, both drawn from the training batches
+        (``n_train=None``: all that remain after the validation set).
+    n_test
+        Test size, drawn from ``test_batch`` (None: all test images of the chosen classes).
+    split_seed
+        Seed of the draws.
+
+    Returns
+    -------
+    BinaryTask
+        Images (N, 3, 32, 32) float32 in [0, 1]; ``index_test`` indexes ``test_batch``.
+    """
+    folder = Path(folder).expanduser()
+    if (folder / "cifar-10-batches-py").is_dir():
+        folder = folder / "cifar-10-batches-py"
+    train_files = [folder / f"data_batch_{i}" for i in range(1, 6)]
+    train_files = [p for p in train_files if p.is_file()]
+    if not folder.is_dir() or not train_files or not (folder / "test_batch").is_file():
+        raise GenexpyInputError(
+            f"CIFAR-10 batch files not found in {str(folder)!r}: need data_batch_1 (..5) and "
+            f"test_batch. Download {CIFAR10_URL} and extract it, or call "
+            "genexpy_nb.experiments.download_cifar10(folder)."
+        )
+    label_names = list(CIFAR10_CLASSES)
+    meta = folder / "batches.meta"
+    if meta.is_file():
+        with open(meta, "rb") as fh:
+            m = pickle.load(fh, encoding="bytes")
+        raw = m.get(b"label_names", m.get("label_names")) if isinstance(m, dict) else None
+        if raw:
+            label_names = [x.decode() if isinstance(x, bytes) else str(x) for x in raw]
+    pos = _cifar_class_ids(positive, label_names, "positive")
+    neg = _cifar_class_ids(negative, label_names, "negative")
+    if set(pos) & set(neg):
+        raise GenexpyInputError("positive and negative CIFAR-10 classes must be disjoint.")
+    rng = rng_from_seed(split_seed)
+
+    parts = [_read_cifar_batch(p) for p in train_files]
+    data_tr = np.concatenate([p[0] for p in parts])
+    lab_tr = np.concatenate([p[1] for p in parts])
+    data_te, lab_te = _read_cifar_batch(folder / "test_batch")
+
+    rows_tr = np.flatnonzero(np.isin(lab_tr, pos + neg))
+    rows_te = np.flatnonzero(np.isin(lab_te, pos + neg))
+    if n_train is not None:
+        n_train = check_positive_int("n_train", n_train)
+    n_val = check_positive_int("n_val", n_val, minimum=0)
+    if (n_train or 0) + n_val > rows_tr.size or (n_train is None and n_val >= rows_tr.size):
+        raise GenexpyInputError(
+            f"n_train + n_val = {(n_train or 0) + n_val} exceeds the {rows_tr.size} training "
+            "images of the chosen classes; ask for fewer."
+        )
+    if n_train is None:
+        n_train = rows_tr.size - n_val
+    if n_test is None:
+        n_test = rows_te.size
+    n_test = check_positive_int("n_test", n_test)
+    if n_test > rows_te.size:
+        raise GenexpyInputError(
+            f"n_test={n_test} exceeds the {rows_te.size} test images of the chosen classes."
+        )
+    perm = rows_tr[rng.permutation(rows_tr.size)]
+    tr = np.sort(perm[:n_train])
+    va = np.sort(perm[n_train:n_train + n_val])
+    te = np.sort(rows_te[rng.permutation(rows_te.size)[:n_test]])
+
+    def images(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        return (data[idx].reshape(-1, 3, 32, 32).astype(np.float32) / np.float32(255.0))
+
+    pos_names = tuple(label_names[i] for i in pos)
+    neg_names = tuple(label_names[i] for i in neg)
+    return BinaryTask(
+        name=f"cifar10-{'+'.join(pos_names)}-vs-{'+'.join(neg_names)}",
+        X_train=images(data_tr, tr), y_train=np.isin(lab_tr[tr], pos).astype(np.int64),
+        X_val=images(data_tr, va), y_val=np.isin(lab_tr[va], pos).astype(np.int64),
+        X_test=images(data_te, te), y_test=np.isin(lab_te[te], pos).astype(np.int64),
+        index_train=tr.astype(np.int32), index_val=va.astype(np.int32),
+        index_test=te.astype(np.int32),
+        positive=pos_names, negative=neg_names,
+        info={"dataset": "CIFAR-10 (python version)", "folder": str(folder),
+              "split_seed": int(split_seed), "preprocessing": "pixel / 255, float32"},
+    )
+
+
+def download_cifar10(folder: str | Path | None = None) -> Path:
+    """Download and extract CIFAR-10 (python version, 163 MB) with pooch; return the folder.
+
+    The archive is checked against its published md5. Without network this raises
+    :class:`~genexpy_nb.GenexpyInputError` saying where to put the files by hand.
+
+    Parameters
+    ----------
+    folder
+        Where to keep the archive (default: pooch's cache folder for genexpy_nb).
+
+    Returns
+    -------
+    pathlib.Path
+        The ``cifar-10-batches-py`` folder, ready for :func:`load_cifar10_binary`.
+    """
+    import pooch
+
+    path = Path(folder).expanduser() if folder is not None else Path(pooch.os_cache("genexpy_nb"))
+    try:
+        files = pooch.retrieve(
+            url=CIFAR10_URL, known_hash=f"md5:{CIFAR10_MD5}", fname="cifar-10-python.tar.gz",
+            path=path, processor=pooch.Untar(), progressbar=True,
+        )
+    except Exception as exc:  # network errors come in many types
+        raise GenexpyInputError(
+            f"could not download CIFAR-10 from {CIFAR10_URL} ({type(exc).__name__}: {exc}). "
+            "Download and extract the archive elsewhere, then pass the folder holding "
+            "data_batch_1..5 and test_batch to load_cifar10_binary."
+        ) from exc
+    batch = next(Path(f) for f in files if Path(f).name == "test_batch")
+    return batch.parent

@@ -1,0 +1,362 @@
+"""A minimal Vision Transformer and feature extraction from frozen backbones (needs torch).
+
+The paper's transfer-learning study uses a ViT pre-trained on ImageNet as a frozen feature
+extractor and trains only a linear head. torchvision and timm are not dependencies, so
+:class:`MiniViT` is a plain-torch ViT (Dosovitskiy et al. 2021: patch embedding, class token,
+learned position embedding, pre-norm transformer blocks, final LayerNorm) whose parameter
+names follow timm's ``VisionTransformer`` (``patch_embed.proj``, ``cls_token``, ``pos_embed``,
+``blocks.<i>.norm1/attn.qkv/attn.proj/norm2/mlp.fc1/mlp.fc2``, ``norm``, ``head``), so a timm
+checkpoint of the same size loads with :func:`load_weights`. Hugging Face ``ViTModel`` /
+``ViTForImageClassification`` checkpoints are converted on loading (:func:`convert_hf_vit`).
+Loading real checkpoints has not been tested here (no network); the conversion is tested on
+randomly initialised models.
+
+:func:`extract_features` works with any ``torch.nn.Module`` (its ``forward_features`` if it
+has one, else its output).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._validation import GenexpyInputError, check_positive_int
+from ._torch import require_torch, torch_threads
+
+torch = require_torch("the ViT feature extractor (genexpy_nb.experiments.vit)")
+nn = torch.nn
+F = torch.nn.functional
+
+__all__ = ["VIT_PRESETS", "MiniViT", "convert_hf_vit", "extract_features", "load_weights",
+           "make_vit"]
+
+#: sizes of the standard ViTs with 16x16 patches at 224x224 (timm / Hugging Face names);
+#: ``mean``/``std``: the input normalisation of the usual ImageNet-21k checkpoints
+VIT_PRESETS: dict[str, dict[str, Any]] = {
+    "vit_tiny_patch16_224": {"image_size": 224, "patch_size": 16, "dim": 192, "depth": 12,
+                             "heads": 3},
+    "vit_small_patch16_224": {"image_size": 224, "patch_size": 16, "dim": 384, "depth": 12,
+                              "heads": 6},
+    "vit_base_patch16_224": {"image_size": 224, "patch_size": 16, "dim": 768, "depth": 12,
+                             "heads": 12},
+}
+VIT_MEAN = (0.5, 0.5, 0.5)
+VIT_STD = (0.5, 0.5, 0.5)
+
+
+class _Attention(nn.Module):
+    def __init__(self, dim: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.scale = (dim // heads) ** -0.5
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, c = x.shape
+        # (b, n, 3*c) -> 3 x (b, heads, n, c/heads): q, k, v are consecutive blocks of qkv
+        q, k, v = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        attn = torch.softmax((q @ k.transpose(-2, -1)) * self.scale, dim=-1)
+        return self.proj((attn @ v).transpose(1, 2).reshape(b, n, c))
+
+
+class _Mlp(nn.Module):
+    def __init__(self, dim: int, hidden: int):
+        super().__init__()
+        self.fc1 = nn.Linear(dim, hidden)
+        self.act = nn.GELU()
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class _Block(nn.Module):
+    def __init__(self, dim: int, heads: int, mlp_ratio: float, eps: float):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=eps)
+        self.attn = _Attention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim, eps=eps)
+        self.mlp = _Mlp(dim, int(dim * mlp_ratio))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
+
+
+class _PatchEmbed(nn.Module):
+    def __init__(self, in_channels: int, patch_size: int, dim: int):
+        super().__init__()
+        self.proj = nn.Conv2d(in_channels, dim, patch_size, stride=patch_size)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.proj(x).flatten(2).transpose(1, 2)  # (b, n_patches, dim)
+
+
+class MiniViT(nn.Module):
+    """Vision Transformer with a class token (pre-norm blocks, exact GELU).
+
+    Parameters
+    ----------
+    image_size, patch_size
+        Input side and patch side (``image_size`` divisible by ``patch_size``).
+    in_channels
+        3 for RGB.
+    dim, depth, heads, mlp_ratio
+        Embedding width, number of blocks, attention heads, MLP width / ``dim``.
+    num_classes
+        Size of the classification head (0: no head, the model returns features).
+    eps
+        LayerNorm epsilon: 1e-6 for timm checkpoints, 1e-12 for Hugging Face ones.
+    """
+
+    def __init__(
+        self, image_size: int = 224, patch_size: int = 16, in_channels: int = 3,
+        dim: int = 768, depth: int = 12, heads: int = 12, mlp_ratio: float = 4.0,
+        num_classes: int = 0, eps: float = 1e-6,
+    ):
+        super().__init__()
+        if image_size % patch_size or dim % heads:
+            raise GenexpyInputError(
+                f"MiniViT: image_size ({image_size}) must be divisible by patch_size "
+                f"({patch_size}) and dim ({dim}) by heads ({heads})."
+            )
+        self.image_size = image_size
+        self.in_channels = in_channels
+        self.embed_dim = dim
+        n_patches = (image_size // patch_size) ** 2
+        self.patch_embed = _PatchEmbed(in_channels, patch_size, dim)
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
+        self.pos_embed = nn.Parameter(torch.zeros(1, n_patches + 1, dim))
+        nn.init.trunc_normal_(self.pos_embed, std=0.02)
+        nn.init.trunc_normal_(self.cls_token, std=0.02)
+        self.blocks = nn.ModuleList(_Block(dim, heads, mlp_ratio, eps) for _ in range(depth))
+        self.norm = nn.LayerNorm(dim, eps=eps)
+        self.head = nn.Linear(dim, num_classes) if num_classes > 0 else nn.Identity()
+
+    def forward_features(self, x: torch.Tensor) -> torch.Tensor:
+        """The class token after the final LayerNorm, shape (N, dim)."""
+        x = self.patch_embed(x)
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1) + self.pos_embed
+        for blk in self.blocks:
+            x = blk(x)
+        return self.norm(x)[:, 0]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Head applied to :meth:`forward_features` (the features themselves without a head)."""
+        return self.head(self.forward_features(x))
+
+
+def make_vit(arch: str = "vit_base_patch16_224", *, eps: float = 1e-6, **overrides: Any) -> MiniViT:
+    """A :class:`MiniViT` of a standard size (:data:`VIT_PRESETS`), without a head."""
+    if arch not in VIT_PRESETS:
+        raise GenexpyInputError(f"unknown ViT arch {arch!r}; known: {sorted(VIT_PRESETS)}.")
+    return MiniViT(**{**VIT_PRESETS[arch], "eps": eps, **overrides})
+
+
+_HF_LAYER = re.compile(r"^encoder\.layer\.(\d+)\.(.+)$")
+_HF_RENAME = {
+    "layernorm_before": "norm1", "layernorm_after": "norm2",
+    "attention.output.dense": "attn.proj", "intermediate.dense": "mlp.fc1",
+    "output.dense": "mlp.fc2",
+}
+
+
+def convert_hf_vit(state: Mapping[str, Any]) -> dict[str, Any]:
+    """Rename a Hugging Face ViT state dict to :class:`MiniViT` (timm) names.
+
+    Query, key and value weights are concatenated into ``attn.qkv``; the pooler is dropped
+    (the features are the class token after the final LayerNorm, as in timm).
+    """
+    out: dict[str, Any] = {}
+    qkv: dict[tuple[int, str], dict[str, Any]] = {}
+    for key, val in state.items():
+        k = key[4:] if key.startswith("vit.") else key
+        if k.startswith("pooler."):
+            continue
+        if k == "embeddings.cls_token":
+            out["cls_token"] = val
+        elif k == "embeddings.position_embeddings":
+            out["pos_embed"] = val
+        elif k.startswith("embeddings.patch_embeddings.projection."):
+            out["patch_embed.proj." + k.rsplit(".", 1)[1]] = val
+        elif k.startswith("layernorm."):
+            out["norm." + k.rsplit(".", 1)[1]] = val
+        elif k.startswith("classifier."):
+            out["head." + k.rsplit(".", 1)[1]] = val
+        elif (m := _HF_LAYER.match(k)) is not None:
+            i, rest = int(m.group(1)), m.group(2)
+            mod, param = rest.rsplit(".", 1)
+            if mod in ("attention.attention.query", "attention.attention.key",
+                       "attention.attention.value"):
+                qkv.setdefault((i, param), {})[mod.rsplit(".", 1)[1]] = val
+            elif mod in _HF_RENAME:
+                out[f"blocks.{i}.{_HF_RENAME[mod]}.{param}"] = val
+            else:
+                raise GenexpyInputError(f"convert_hf_vit: unexpected key {key!r}.")
+        else:
+            raise GenexpyInputError(f"convert_hf_vit: unexpected key {key!r}.")
+    for (i, param), parts in qkv.items():
+        if set(parts) != {"query", "key", "value"}:
+            raise GenexpyInputError(f"convert_hf_vit: layer {i} lacks query/key/value {param}.")
+        out[f"blocks.{i}.attn.qkv.{param}"] = torch.cat(
+            [parts["query"], parts["key"], parts["value"]], dim=0)
+    return out
+
+
+def _read_state(path: Path) -> dict[str, Any]:
+    if path.suffix == ".safetensors":
+        try:
+            from safetensors.torch import load_file
+        except ImportError:
+            raise GenexpyInputError(
+                f"{path} is a .safetensors file: pip install safetensors to read it, or save "
+                "the state dict with torch.save."
+            ) from None
+        return dict(load_file(str(path)))
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises several types for a bad file
+        raise GenexpyInputError(f"could not read weights from {path}: {exc}") from exc
+    if isinstance(obj, Mapping):
+        for wrap in ("state_dict", "model"):
+            if wrap in obj and isinstance(obj[wrap], Mapping):
+                obj = obj[wrap]
+        return dict(obj)
+    raise GenexpyInputError(f"{path} does not hold a state dict (got {type(obj).__name__}).")
+
+
+def load_weights(
+    module: nn.Module, weights: str | os.PathLike | Mapping[str, Any], *,
+    weights_format: str = "auto",
+) -> nn.Module:
+    """Load a state dict (a path or a mapping) into ``module``, strictly; return ``module``.
+
+    Parameters
+    ----------
+    module
+        Any module; for :class:`MiniViT`, timm and Hugging Face names are accepted.
+    weights
+        A file saved with ``torch.save(state_dict)`` (or ``.safetensors`` when the safetensors
+        package is installed), or the state dict itself.
+    weights_format
+        'auto' (Hugging Face names are detected), 'torch' / 'timm' (as is), 'hf' (convert).
+        Head weights (``head.*``) are dropped when ``module`` has no head.
+    """
+    if weights_format not in ("auto", "torch", "timm", "hf"):
+        raise GenexpyInputError(
+            f"weights_format must be 'auto', 'torch', 'timm' or 'hf', got {weights_format!r}."
+        )
+    if isinstance(weights, Mapping):
+        state = dict(weights)
+    else:
+        path = Path(weights).expanduser()
+        if not path.is_file():
+            raise GenexpyInputError(f"weights file {str(path)!r} not found.")
+        state = _read_state(path)
+    is_hf = weights_format == "hf" or (
+        weights_format == "auto" and any(".encoder.layer." in f".{k}" for k in state))
+    if is_hf:
+        state = convert_hf_vit(state)
+    own = module.state_dict()
+    if not any(k.startswith("head.") for k in own):
+        state = {k: v for k, v in state.items() if not k.startswith("head.")}
+    missing = sorted(set(own) - set(state))
+    unexpected = sorted(set(state) - set(own))
+    if missing or unexpected:
+        raise GenexpyInputError(
+            f"the weights do not fit {type(module).__name__}: missing {missing[:5]}"
+            f"{'...' if len(missing) > 5 else ''}, unexpected {unexpected[:5]}"
+            f"{'...' if len(unexpected) > 5 else ''}. Check the architecture (e.g. the ViT "
+            "size) and weights_format."
+        )
+    bad = [k for k in own if tuple(own[k].shape) != tuple(state[k].shape)]
+    if bad:
+        raise GenexpyInputError(
+            f"the weights do not fit {type(module).__name__}: shape mismatch for {bad[:5]} "
+            f"(e.g. {bad[0]}: model {tuple(own[bad[0]].shape)}, "
+            f"file {tuple(state[bad[0]].shape)})."
+        )
+    module.load_state_dict(state, strict=True)
+    return module
+
+
+def extract_features(
+    module: nn.Module,
+    X: np.ndarray,
+    *,
+    weights: str | os.PathLike | Mapping[str, Any] | None = None,
+    weights_format: str = "auto",
+    image_size: int | None = None,
+    in_channels: int | None = None,
+    mean: Sequence[float] | None = None,
+    std: Sequence[float] | None = None,
+    batch_size: int = 256,
+    n_threads: int = 1,
+) -> np.ndarray:
+    """Features of a frozen backbone for a batch of images.
+
+    Parameters
+    ----------
+    module
+        Any ``torch.nn.Module``; its ``forward_features`` is used when it exists, else its
+        output. It is put in eval mode; gradients are off.
+    X
+        Images, shape (N, C, H, W), float (values in [0, 1]).
+    weights, weights_format
+        Optional state dict (path or mapping) loaded first (:func:`load_weights`).
+    image_size
+        Resize the images to this side (bilinear) first, e.g. 224 for an ImageNet ViT
+        (default: ``module.image_size`` when the module has it, else no resizing).
+    in_channels
+        Repeat single-channel images to this many channels (default: ``module.in_channels``
+        when present).
+    mean, std
+        Per-channel normalisation ``(x - mean) / std`` after resizing (default: none; use
+        :data:`VIT_MEAN` / :data:`VIT_STD` for the usual ImageNet-21k ViT checkpoints).
+    batch_size, n_threads
+        Images per forward pass; torch threads.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32, shape (N, D).
+    """
+    if not isinstance(module, nn.Module):
+        raise GenexpyInputError(
+            f"module must be a torch.nn.Module, got {type(module).__name__}.")
+    X = np.asarray(X, dtype=np.float32)
+    if X.ndim != 4:
+        raise GenexpyInputError(f"X must be images of shape (N, C, H, W), got {X.shape}.")
+    batch_size = check_positive_int("batch_size", batch_size)
+    if weights is not None:
+        load_weights(module, weights, weights_format=weights_format)
+    image_size = image_size if image_size is not None else getattr(module, "image_size", None)
+    in_channels = in_channels if in_channels is not None else getattr(module, "in_channels", None)
+    if in_channels is not None and X.shape[1] not in (1, in_channels):
+        raise GenexpyInputError(
+            f"the images have {X.shape[1]} channels, the backbone expects {in_channels}.")
+    m_t = None if mean is None else torch.tensor(mean, dtype=torch.float32).view(1, -1, 1, 1)
+    s_t = None if std is None else torch.tensor(std, dtype=torch.float32).view(1, -1, 1, 1)
+    fwd = getattr(module, "forward_features", module)
+    module.eval()
+    out = []
+    with torch_threads(n_threads), torch.no_grad():
+        for start in range(0, X.shape[0], batch_size):
+            x = torch.from_numpy(X[start:start + batch_size])
+            if in_channels is not None and x.shape[1] == 1 and in_channels > 1:
+                x = x.expand(-1, in_channels, -1, -1)
+            if image_size is not None and tuple(x.shape[-2:]) != (image_size, image_size):
+                x = F.interpolate(x, size=(image_size, image_size), mode="bilinear",
+                                  align_corners=False)
+            if m_t is not None:
+                x = x - m_t
+            if s_t is not None:
+                x = x / s_t
+            out.append(fwd(x).reshape(x.shape[0], -1).numpy().astype(np.float32))
+    return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
