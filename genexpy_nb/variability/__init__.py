@@ -11,7 +11,9 @@ trained model of its training process?
 - :func:`alpha_hat`, :func:`alpha_hat_bootstrap`, :func:`trimming_curve`,
   :func:`ks_to_reference` — the trimming level alpha-hat (B3);
 - :func:`candidate_report`, :func:`ensemble_study`, :func:`ensemble_summary` — the paper's
-  tables (B4).
+  tables (B4);
+- :func:`alpha_hat_groups`, :func:`pairwise_churn_frame`, :func:`select_seed` — reading the
+  report like Tables II-V, and the paper's seed-selection rule of thumb.
 """
 
 from .gaps import clip_gaps, ecdf, ecdf_frame, ensemble_gaps, logit_gaps, reference_ecdf
@@ -28,12 +30,14 @@ from .robust_ks import (
     trimmed_ks,
     trimming_curve,
 )
+from .selection import alpha_hat_groups, pairwise_churn_frame, select_seed
 
 __all__ = [
     "RobustKSResult",
     "accuracy",
     "alpha_hat",
     "alpha_hat_bootstrap",
+    "alpha_hat_groups",
     "candidate_report",
     "churn",
     "churn_to_ensemble",
@@ -49,9 +53,11 @@ __all__ = [
     "ks_to_reference",
     "logit_gaps",
     "pairwise_churn",
+    "pairwise_churn_frame",
     "predictions",
     "reference_ecdf",
     "robust_ks_test",
+    "select_seed",
     "trimmed_ks",
     "trimming_curve",
 ]
