@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from naive import naive_churn, naive_ece, naive_ecdf
+from naive import naive_churn, naive_ecdf, naive_ece
 from numpy.testing import assert_allclose, assert_array_equal
 
 from genexpy_nb import config
@@ -16,9 +16,9 @@ from genexpy_nb.variability import (
     churn,
     churn_to_ensemble,
     clip_gaps,
-    ece,
     ecdf,
     ecdf_frame,
+    ece,
     ensemble_gaps,
     logit_gaps,
     pairwise_churn,
