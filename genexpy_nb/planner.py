@@ -4,7 +4,6 @@ evolves as the preliminary study grows.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -122,7 +121,7 @@ def simulate_preliminary_study(
     frames = []
     total = len(sizes) * repetitions
     bar = tqdm(total=total, desc="n* vs N", disable=not progress or total < 3, leave=False)
-    for i, Nsub in enumerate(sizes):
+    for Nsub in sizes:
         for r in range(repetitions):
             rng = child_seed(seed, sample.config_id, Nsub, r)
             idx = np.sort(rng.choice(sample.N, size=Nsub, replace=False))
@@ -133,7 +132,6 @@ def simulate_preliminary_study(
                 pl.lit(Nsub).alias("N_sub"), pl.lit(r).alias("repetition"))
             frames.append(res)
             bar.update(1)
-        del i
     bar.close()
     out = pl.concat(frames)
     return out.select(
@@ -237,9 +235,7 @@ def run_generalizable_study(
             generalizable = True
             reason = f"generalizable after {N} conditions (N >= n* for every configuration)"
             break
-        # n* undefined with enough data is not a reason to stop: keep collecting
-        if math.isfinite(res["nstar"].max() or math.nan) and N >= max_conditions:
-            break
+        # otherwise (n* above N, or undefined with so few results) run N0 more
     bar.close()
     return LiveStudyResult(pl.concat(hist), pl.concat(frames, how="vertical_relaxed"),
                            study, generalizable, reason)
