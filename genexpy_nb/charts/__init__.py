@@ -1,4 +1,12 @@
-"""Altair chart builders: pure functions from tidy polars frames to charts."""
+"""Altair chart builders: pure functions from tidy polars frames to charts.
+
+Importing this package makes Altair charts draw without network in notebooks: it enables
+the ``"genexpy_nb"`` renderer (Vega specs that JupyterLab, Notebook 7 and VS Code draw
+themselves) when Altair's default, CDN-loading renderer is active; see
+:mod:`genexpy_nb.charts._offline`. ``alt.renderers.enable("default")`` undoes it.
+"""
+
+from ._offline import RENDERER_NAME, enable_offline_charts, offline_renderer, to_vega
 
 from .generalizability import (
     deficit_heatmap,
@@ -18,7 +26,14 @@ from .variability import (
     trimmed_distance_chart,
 )
 
+enable_offline_charts()
+
 __all__ = [
+    # drawing offline in notebooks
+    "enable_offline_charts",
+    "offline_renderer",
+    "to_vega",
+    "RENDERER_NAME",
     # generalizability (GENEXPY paper, Figures 1-4)
     "ngen_curves",
     "power_law_fit",
