@@ -48,13 +48,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
 #: what counts as a chart on the page, and what counts as drawn
 CHART_SELECTOR = ".jp-RenderedVega5, .vega-embed:not(.jp-RenderedVega5 .vega-embed)"
 _CHART_STATE_JS = """() => {
-  const charts = Array.from(document.querySelectorAll('%s'));
+  const charts = Array.from(document.querySelectorAll('CHARTS'));
   const drawn = charts.filter(e => e.querySelector('canvas, svg.marks, svg'));
   const errors = Array.from(document.querySelectorAll('.jp-OutputArea-output'))
       .map(e => e.innerText).filter(t => t.includes('Error loading script')
                                          || t.includes('Javascript Error'));
   return {n: charts.length, drawn: drawn.length, errors};
-}""" % CHART_SELECTOR
+}""".replace("CHARTS", CHART_SELECTOR)
 
 
 def free_port() -> int:

@@ -7,7 +7,6 @@ themselves) when Altair's default, CDN-loading renderer is active; see
 """
 
 from ._offline import RENDERER_NAME, enable_offline_charts, offline_renderer, to_vega
-
 from .generalizability import (
     deficit_heatmap,
     ngen_curves,
