@@ -85,7 +85,8 @@ def _steps(page, cell: int, slider_text: str, key: str, steps: int, expect) -> l
     """Press ``key`` on the slider ``steps`` times; (to summary, to charts) seconds each."""
     node = (f"window.jupyterapp.shell.currentWidget.content.widgets"
             f".filter(c => c.model.type === 'code')[{cell}].node")
-    slider = page.locator(".widget-slider", has_text=slider_text).nth(0 if cell == 1 else 1)
+    slider = page.locator(".jp-CodeCell").nth(cell).locator(".widget-slider",
+                                                            has_text=slider_text).first
     handle = slider.locator(".noUi-handle").first
     out = []
     for i in range(steps):
@@ -135,7 +136,7 @@ def main() -> None:
                     raise SystemExit(f"notebook failed: {res['errors']}")
                 page.wait_for_function(
                     f"document.querySelectorAll('{bc.CHART_SELECTOR}').length >= 6",
-                    timeout=120_000)
+                    timeout=400_000)
                 page.wait_for_timeout(1000)
                 g = _steps(page, 1, "alpha*", "ArrowLeft", args.steps,
                            lambda i: f"alpha* = {0.95 - 0.01 * (i + 1):.2f}")

@@ -1,4 +1,4 @@
-"""n-generalizability and the number of experiments n* (SPEC A5-A7).
+"""n-generalizability and the number of experiments n* (paper Sec. 4.5; App. C).
 
 The heavy part, the resampled distributions of MMD_n for every configuration, kernel and n
 of the grid, is computed once by :class:`GeneralizabilityAnalysis` and cached; n* for any
@@ -162,7 +162,7 @@ def fit_nstar(ns: np.ndarray, qs: np.ndarray, eps: float | np.ndarray,
 
 
 def lin_z(alpha: float) -> float:
-    """Inverse of Lin's approximation of the normal CDF, ``z(alpha)`` (SPEC A7 step 5)."""
+    """Inverse of Lin's approximation of the normal CDF, ``z(alpha)`` (paper App. C step 5)."""
     alpha = check_probability("alpha", alpha)
     if alpha < 0.6:
         warnings.warn(
@@ -234,7 +234,7 @@ def _approx_C(terms: ApproxTerms, alpha: float) -> float:
 
 
 def approx_nstar(terms: ApproxTerms, alpha: float, eps: float) -> tuple[float, str | None]:
-    """Closed-form n*: ``log n* = -2 log eps + 3 log C(alpha) + log(a d)`` (SPEC A7)."""
+    """Closed-form n*: ``log n* = -2 log eps + 3 log C(alpha) + log(a d)`` (paper App. C)."""
     if terms.degenerate:
         return 1.0, "all results identical under the kernel (L1 = 0): one experiment suffices"
     C = _approx_C(terms, alpha)
@@ -304,7 +304,7 @@ class GeneralizabilityAnalysis:
     seed : int; the same seed gives the same result. Each configuration draws from its own
         stream ``SeedSequence([seed, config_id])``, so analysing a subset of the
         configurations gives the same numbers for them.
-    disjoint, replace : resampling mode (SPEC A5); default the paper's "realistic" one
+    disjoint, replace : resampling mode (paper Sec. 4.5); default the paper's "realistic" one
     grid : None (n = 2, 4, ... < N // 2), a callable ``N -> sizes``, or a sequence of sizes
         (sizes the mode cannot draw for a configuration are skipped there)
     configurations : optional subset of configuration ids (or level tuples/dicts)

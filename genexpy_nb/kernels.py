@@ -4,7 +4,7 @@ Each kernel is a small frozen dataclass. Defaults that depend on the number of a
 ``na`` (``nu = 1/na`` for Borda, ``nu = 1/C(na, 2)`` for Mallows, ``gamma = 1/na`` for RBF)
 are resolved by :meth:`Kernel.resolve`, which a :class:`~genexpy_nb.study.Study` calls for
 you. Every kernel maps an interpretable threshold ``delta`` to the MMD threshold
-``eps(delta) = sqrt(2 (kappa_sup - f(delta)))`` (SPEC A3).
+``eps(delta) = sqrt(2 (kappa_sup - f(delta)))`` (paper Sec. 4.2, 4.4).
 
 References
 ----------
@@ -166,7 +166,7 @@ class Kernel:
 
     @property
     def mmd_max(self) -> float:
-        """Upper bound of the MMD, sqrt(2 (kappa_sup - kappa_inf)) (SPEC A4)."""
+        """Upper bound of the MMD, sqrt(2 (kappa_sup - kappa_inf)) (paper Sec. 4.3)."""
         return math.sqrt(2.0 * (self.kappa_sup - self.kappa_inf))
 
 

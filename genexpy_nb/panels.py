@@ -17,9 +17,9 @@ current charts in ``panel.charts`` (plain Altair objects: ``chart.to_dict()``) a
 their current state as a polars frame with ``panel.export()``, ready to paste into a paper.
 
 Charts are shown in :class:`ipywidgets.Output` widgets by setting their ``outputs`` to the
-chart's MIME bundle (Vega-Lite), which JupyterLab, Notebook 7, VS Code and Binder render
-natively. This needs no browser-side extension beyond ipywidgets and is the same with or
-without a running kernel, so tests can read what the frontend would draw.
+chart compiled to a Vega spec (``application/vnd.vega.v5+json``, see :data:`CHART_BACKEND`),
+which JupyterLab, Notebook 7, VS Code and Binder draw natively, without network. This needs
+no browser-side extension beyond ipywidgets, and tests can read what the frontend would draw.
 
 Responsiveness: moving a slider re-reads the cached MMD_n distributions
 (:meth:`GeneralizabilityAnalysis.nstar`), it never resamples, and redraws only the charts
@@ -96,10 +96,22 @@ def _mimebundle(chart: alt.TopLevelMixin) -> dict:
     return dict(out or {})
 
 
+def _vega_bundle(chart: alt.TopLevelMixin) -> dict:
+    """The chart as a Vega spec that the frontend draws itself, offline
+    (:func:`genexpy_nb.charts.offline_renderer`), whatever Altair renderer is active."""
+    from .charts._offline import offline_renderer
+
+    spec = chart.to_dict(validate=False, context={"pre_transform": False})
+    return offline_renderer(spec)[0]
+
+
 def _payload(chart: alt.TopLevelMixin) -> dict:
-    """What the frontend needs of a chart under the backend in force: the Vega-Lite spec
-    (jupyterchart) or the renderer's MIME bundle (mimebundle)."""
-    if chart_backend() == "jupyterchart":
+    """What the frontend needs of a chart under the backend in force: the Vega bundle
+    (vega), the Vega-Lite spec (jupyterchart) or the active renderer's bundle (mimebundle)."""
+    backend = chart_backend()
+    if backend == "vega":
+        return _vega_bundle(chart)
+    if backend == "jupyterchart":
         return chart.to_dict(validate=False)
     return _mimebundle(chart)
 
@@ -109,29 +121,32 @@ def _fast_charts():
     return alt.utils.schemapi.debug_mode(False)
 
 
-#: how panels draw their charts: "jupyterchart" (Altair's JupyterChart widget with the Vega
-#: JavaScript bundled offline by vl-convert: works in JupyterLab, Notebook 7, VS Code and
-#: Binder, with or without network), "mimebundle" (the active Altair renderer's MIME bundle
-#: in an Output widget: needs a frontend that renders it, e.g. network for the CDN), or
-#: "auto" (jupyterchart when anywidget is installed). Set GENEXPY_NB_CHARTS to override.
+#: how panels draw their charts:
+#:
+#: - "vega" (the default): each chart's Vega-Lite spec is compiled to Vega in the kernel
+#:   (vl-convert, milliseconds) and shown in an ``ipywidgets.Output`` as
+#:   ``application/vnd.vega.v5+json``, which JupyterLab 4, Notebook 7 and VS Code draw with
+#:   the Vega they bundle: no network, no JavaScript shipped per chart, nothing compiled in
+#:   the browser (the fastest redraw measured, see benchmarks/bench_browser_panels.py);
+#: - "jupyterchart": Altair's JupyterChart widget with its JavaScript bundled offline by
+#:   vl-convert (~0.9 MB per chart widget, seconds to bundle once per kernel);
+#: - "mimebundle": the active Altair renderer's MIME bundle in an Output widget;
+#: - "auto": "vega".
+#:
+#: Set GENEXPY_NB_CHARTS to override.
 CHART_BACKEND = os.environ.get("GENEXPY_NB_CHARTS", "auto")
+_BACKENDS = ("auto", "vega", "jupyterchart", "mimebundle")
 
 
 def chart_backend() -> str:
     """The chart backend in force (see :data:`CHART_BACKEND`)."""
     b = CHART_BACKEND
-    if b not in ("auto", "jupyterchart", "mimebundle"):
+    if b not in _BACKENDS:
         raise GenexpyInputError(
-            f"GENEXPY_NB_CHARTS / panels.CHART_BACKEND must be 'auto', 'jupyterchart' or "
-            f"'mimebundle', got {b!r}."
+            f"GENEXPY_NB_CHARTS / panels.CHART_BACKEND must be one of {', '.join(_BACKENDS)}"
+            f"; got {b!r}."
         )
-    if b == "auto":
-        try:
-            import anywidget  # noqa: F401
-        except ImportError:
-            return "mimebundle"
-        return "jupyterchart"
-    return b
+    return "vega" if b == "auto" else b
 
 
 def _jupyter_chart() -> alt.JupyterChart:
@@ -145,7 +160,9 @@ class ChartView:
 
     ``view.chart`` is the chart shown (None while a message is shown), ``view.message``
     the message; ``view.widget.outputs`` holds exactly what the frontend draws: with the
-    "mimebundle" backend the chart's MIME bundle, with "jupyterchart" the view of
+    "vega" backend (the default) the chart compiled to a Vega spec
+    (``application/vnd.vega.v5+json``), with "mimebundle" the active Altair renderer's
+    bundle, with "jupyterchart" the view of
     ``view.jchart`` (an Altair JupyterChart whose ``spec`` is the chart's Vega-Lite spec,
     updated in place when the chart changes).
     """
@@ -178,7 +195,9 @@ class ChartView:
                                         "data": {"application/vnd.jupyter.widget-view+json":
                                                  view, "text/plain": f"{self.name} chart"}},)
             return
-        data = _mimebundle(chart) if bundle is None or "$schema" in bundle else bundle
+        if bundle is None or ("$schema" in bundle) != (self.backend == "jupyterchart"):
+            bundle = _vega_bundle(chart) if self.backend == "vega" else _mimebundle(chart)
+        data = bundle
         self.widget.outputs = ({"output_type": "display_data", "data": data,
                                 "metadata": {}},)
 

@@ -1,4 +1,4 @@
-"""Study planning (paper Algorithm 1, SPEC A6): which configurations to extend, and how n*
+"""Study planning (paper Algorithm 1, Section 4.5): which configurations to extend, and how n*
 evolves as the preliminary study grows.
 """
 

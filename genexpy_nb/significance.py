@@ -1,4 +1,5 @@
-"""Classical significance tests for comparing ML alternatives (SPEC Part C, A10).
+"""Classical significance tests for comparing ML alternatives (Demšar 2006; the
+paper's Appendix A).
 
 Tests over many conditions (datasets, subtasks, CV folds) and alternatives (models, encoders):
 

@@ -1,4 +1,4 @@
-"""A study: a tidy results table plus the role of every factor (SPEC A1-A2).
+"""A study: a tidy results table plus the role of every factor (paper Sec. 3.1; Sec. 4.1).
 
 From the table, the Study builds, for every configuration (combination of design-factor
 levels), the sample of observed results: one ranking with ties per experimental condition
@@ -27,7 +27,7 @@ def rank_scores(scores: np.ndarray, higher_is_better: bool = True) -> np.ndarray
     """Rankings with ties from a score matrix (conditions, alternatives).
 
     Row-wise dense ranks, 0 = best tier, equal scores share a tier. Missing scores (NaN)
-    get the worst tier: one below every observed tier of that row (SPEC A2, step 3).
+    get the worst tier: one below every observed tier of that row (paper Sec. 4.1, step 3).
 
     Examples
     --------
@@ -52,7 +52,7 @@ def rank_scores(scores: np.ndarray, higher_is_better: bool = True) -> np.ndarray
 
 @dataclass(frozen=True)
 class FilterReport:
-    """What the missing-results policy of SPEC A2 did to the study. Never silent."""
+    """What the missing-results policy of paper Sec. 4.1 did to the study. Never silent."""
 
     rows_input: int
     rows_after_held_constant: int
@@ -172,7 +172,7 @@ class Study:
     held_constant : dict, optional
         ``{column: level}``: rows are filtered to that level.
     tol_missing_alternatives, tol_missing_conditions : float
-        Missing-results tolerances of SPEC A2 (default 0.2 each).
+        Missing-results tolerances of paper Sec. 4.1 (default 0.2 each).
     invalid_target : {"raise", "drop"}
         What to do with rows whose target is null, NaN or infinite: refuse the table
         (default) or drop those rows, counted in ``study.report.rows_invalid_target``
@@ -182,7 +182,7 @@ class Study:
     -----
     Columns given no role are ignored; if they make (configuration, condition, alternative)
     rows repeat, the study refuses the table and names them. Missing results are handled
-    over the whole study (SPEC A2): conditions with more than ``tol_missing_alternatives``
+    over the whole study (paper Sec. 4.1): conditions with more than ``tol_missing_alternatives``
     of the alternatives missing are dropped, then alternatives missing in more than
     ``tol_missing_conditions`` of the remaining conditions, then what is still missing is
     imputed as the worst tier. ``study.report`` says what happened.
@@ -345,7 +345,7 @@ class Study:
         M = np.full((cols.height, len(alts)), np.nan)
         M[c_i, a_i] = agg.get_column(self.target).to_numpy()
 
-        # SPEC A2 steps 1-2, over the whole study
+        # paper Sec. 4.1 steps 1-2, over the whole study
         observed = ~np.isnan(M)
         keep_rows = (1.0 - observed.mean(axis=1)) <= self.tol_missing_alternatives
         keep_rows &= observed.any(axis=1)

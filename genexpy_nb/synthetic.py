@@ -1,4 +1,4 @@
-"""Experiments on a *known* distribution of results (SPEC A6, A9, A10).
+"""Experiments on a *known* distribution of results (paper Sec. 4.5; Sec. 5.3; App. A).
 
 When the distribution ``P`` of experimental results is known (a pmf over rankings with
 ties), the number of experiments a study needs can be computed from its definition instead
@@ -7,7 +7,7 @@ of estimated, and the package's estimate can be checked against it:
 * :func:`mmd_distribution_from_pmf`: samples of MMD_n between two independent samples of
   size n drawn from ``P`` itself (not resampled from a finite study);
 * :func:`true_nstar` / :func:`true_nstar_frame`: the true
-  ``n* = min {n : nGen(n, eps*) >= alpha*}`` (SPEC A6, paper eq. 9) by Monte Carlo;
+  ``n* = min {n : nGen(n, eps*) >= alpha*}`` (paper Sec. 4.5, paper eq. 9) by Monte Carlo;
 * :func:`estimate_nstar_from_sample`: the package's estimate n̂*_N from N results (a
   rankings matrix; the paper's Algorithm 1 / Theorem 4.1, exactly as
   :class:`~genexpy_nb.GeneralizabilityAnalysis` computes it on a one-configuration study);
@@ -223,7 +223,7 @@ def mmd_distribution_from_pmf(
     ``n <= M`` is drawn as n indices into the rankings of P (``Generator.choice`` with
     ``p=probs``; both samples of every pair in one call of shape ``(rep, 2, n)``) and the
     pair's MMD comes from the support form ``w' K w``,
-    ``w = (cx - cy) / n`` (SPEC A4, :func:`genexpy_nb.mmd.mmd_from_pairs`). A larger sample
+    ``w = (cx - cy) / n`` (paper Sec. 4.3, :func:`genexpy_nb.mmd.mmd_from_pairs`). A larger sample
     is drawn directly as its count vector on the rankings of P, ``Multinomial(n, probs)``,
     which has the same distribution and costs O(M) whatever n (one call of shape
     ``(rep, 2)``). Draws are made in blocks of rows to bound memory; the values do not
@@ -241,7 +241,7 @@ def mmd_distribution_from_pmf(
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class TrueNStar:
-    """The true n* of a known distribution, by Monte Carlo (SPEC A6, paper eq. 9).
+    """The true n* of a known distribution, by Monte Carlo (paper Sec. 4.5, paper eq. 9).
 
     Attributes
     ----------
@@ -353,7 +353,7 @@ def true_nstar(
     kernel : Kernel
         Borda, Jaccard or Mallows (resolved here for ``na`` alternatives named "0", "1", …).
     alpha, delta : float
-        The requirements alpha* and delta*; ``eps* = kernel.eps(delta*)`` (SPEC A3).
+        The requirements alpha* and delta*; ``eps* = kernel.eps(delta*)`` (paper Sec. 4.2, 4.4).
     rep : int
         Monte Carlo pairs per n (default 2000).
     n_max : int
@@ -370,7 +370,7 @@ def true_nstar(
     Notes
     -----
     ``nGen(n, eps*) = P(MMD_n <= eps*)`` for two independent samples of size n from P
-    (SPEC A5, but sampled from P itself) is estimated from ``rep`` pairs
+    (paper Sec. 4.5, but sampled from P itself) is estimated from ``rep`` pairs
     (:func:`mmd_distribution_from_pmf`). n is doubled (1, 2, 4, …) until the estimate
     reaches alpha*; then every n from 1 up to that point is evaluated and the first one
     reaching alpha* is n*, the exact minimum of the Monte Carlo curve (the definition
@@ -484,7 +484,7 @@ def estimate_nstar_from_sample(
     rep: int = config.REP, seed: int = 0, grid=None, disjoint: bool = True,
     replace: bool = False,
 ) -> pl.DataFrame:
-    """The estimate n̂*_N from N observed rankings (SPEC A6; paper Theorem 4.1).
+    """The estimate n̂*_N from N observed rankings (paper Sec. 4.5; paper Theorem 4.1).
 
     The MMD_n distribution is resampled from the N results for n on the grid (default
     n = 2, 4, … < N // 2), its alpha*-quantiles q_n are fitted by
@@ -536,7 +536,7 @@ def preliminary_nstar(
     delta: float | Sequence[float] = config.HEADLINE_DELTA,
     rep: int = config.REP, seed: int = 0, progress: bool = True,
 ) -> pl.DataFrame:
-    """n̂*_N from ``repetitions`` preliminary studies of N results drawn from P (SPEC A9).
+    """n̂*_N from ``repetitions`` preliminary studies of N results drawn from P (paper Sec. 5.3).
 
     For every N in ``Ns`` and every repetition: draw N rankings i.i.d. from P
     (:func:`~genexpy_nb.distributions.sample_rankings`) and estimate n* from them
@@ -653,7 +653,7 @@ def significance_vs_generalizability(
       tied alternatives are not better than each other), as in the paper's Table 1;
     * the **n_gen-generalizability** of the sample: ``nGen(n_gen, eps*)`` with
       ``eps* = kernel.eps(delta)``, from ``rep`` pairs of disjoint samples of size n_gen
-      drawn without replacement from the n results (SPEC A5, "realistic").
+      drawn without replacement from the n results (paper Sec. 4.5, "realistic").
 
     Parameters
     ----------

@@ -67,7 +67,7 @@ def panel(study, analysis):
 
 def is_chart(data):
     """An output bundle of a chart, whichever Altair renderer is active."""
-    return any(k.startswith("application/vnd.vegalite") for k in data) or (
+    return any(k.startswith(("application/vnd.vegalite", "application/vnd.vega.")) for k in data) or (
         "vegaEmbed" in data.get("text/html", ""))
 
 

@@ -109,7 +109,7 @@ def count_differences(inv, IX, IY, m):
 
     Returns
     -------
-    (rep, m) float64; ``MMD^2 = c' K c / n^2`` for each row c (SPEC A4).
+    (rep, m) float64; ``MMD^2 = c' K c / n^2`` for each row c (paper Sec. 4.3).
     """
     rep, n = IX.shape
     out = np.zeros((rep, m), dtype=np.float64)

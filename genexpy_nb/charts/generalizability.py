@@ -268,7 +268,7 @@ def ngen_curves(
     ----------
     ngen_frame : frame with columns ``n`` (int), ``eps`` (float), ``ngen`` (float in [0, 1])
         — the output of :meth:`GeneralizabilityAnalysis.ngen_frame`: for every n of the grid,
-        the empirical CDF of MMD_n evaluated on a grid of thresholds (SPEC A5).
+        the empirical CDF of MMD_n evaluated on a grid of thresholds (paper Sec. 4.5).
     alpha : desired generalizability alpha*; drawn as a horizontal rule
     eps : MMD threshold eps* = eps(delta*); drawn as a vertical rule
     title : chart title (default "n-generalizability")
@@ -365,7 +365,7 @@ def power_law_fit(
     Parameters
     ----------
     quantile_frame : frame with columns ``n`` and ``q`` (resampled alpha*-quantile of MMD_n),
-        optionally ``q_approx`` (the closed-form quantile of SPEC A7) — the output of
+        optionally ``q_approx`` (the closed-form quantile of paper App. C) — the output of
         :meth:`GeneralizabilityAnalysis.quantile_frame`.
     eps : eps*; n* is predicted there (vertical rule and a star at (eps*, n*))
     nstar : n* to mark; default: the fit's prediction ``exp(b1 log eps* + b0)``
@@ -386,7 +386,7 @@ def power_law_fit(
     -----
     Theorem 4.1 / Algorithm 1 of the paper: ``q_n ~ n^(-1/2)``, hence b1 ~ -2. Quantiles
     equal to 0 (all resampled results agree) cannot be shown on a log axis; if every
-    quantile is 0, n* = 1 (SPEC A6) and the chart says so.
+    quantile is 0, n* = 1 (paper Sec. 4.5) and the chart says so.
     """
     df = _frame(quantile_frame, "quantile_frame", ["n", "q"])
     eps = _check_finite_positive("eps", eps)

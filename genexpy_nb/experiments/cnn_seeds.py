@@ -1,4 +1,5 @@
-"""CNN seed pools (SPEC B4, "CNN seeds"): the paper's small CNN over 200 seeds per source.
+"""CNN seed pools (robust-KS paper, Section V): the paper's small CNN over 200 seeds per
+source.
 
 Command line (from the repository root)::
 
@@ -128,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m genexpy_nb.experiments.cnn_seeds",
         description="Train (or resume) a pool of small CNNs over seeds and save their test "
-        "logit gaps (SPEC B4). Interrupt at any time: the same command continues.",
+        "logit gaps (robust-KS paper Sec. V). Interrupt at any time: the same command continues.",
     )
     ap.add_argument("--out", required=True, help="pool file, .npz (e.g. data/cnn_digits_both.npz)")
     ap.add_argument("--source", default="both", help=f"one of {', '.join(SOURCES)}")

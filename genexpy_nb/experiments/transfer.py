@@ -1,4 +1,5 @@
-"""Transfer-learning seed pools (SPEC B4, "Transfer learning"): frozen backbone, linear heads.
+"""Transfer-learning seed pools (robust-KS paper, Section V-C): frozen backbone, linear
+heads.
 
 A backbone is pre-trained once (or loaded), then frozen; only a linear layer on its features
 is trained, for 5 epochs, over 90 seeds (45 reference, 45 candidates). Because the backbone is
@@ -291,7 +292,7 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m genexpy_nb.experiments.transfer",
         description="Train (or resume) a pool of linear heads on a frozen backbone over seeds "
-        "and save their test logit gaps (SPEC B4, transfer learning).",
+        "and save their test logit gaps (robust-KS paper Sec. V, transfer learning).",
     )
     ap.add_argument("--out", required=True, help="pool file, .npz")
     ap.add_argument("--models", type=int, default=90)
