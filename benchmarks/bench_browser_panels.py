@@ -134,9 +134,17 @@ def main() -> None:
                 res = bc.run_all(page, 600)
                 if res["errors"]:
                     raise SystemExit(f"notebook failed: {res['errors']}")
-                page.wait_for_function(
-                    f"document.querySelectorAll('{bc.CHART_SELECTOR}').length >= 6",
-                    timeout=400_000)
+                try:
+                    page.wait_for_function(
+                        f"(() => {{ const s = ({bc._CHART_STATE_JS})();"
+                        " return s.n >= 6 && s.drawn === s.n; })()",
+                        timeout=300_000, polling=1000)
+                except Exception:
+                    if args.out:
+                        args.out.mkdir(parents=True, exist_ok=True)
+                        bc.screenshot(page, args.out / "bench_failure.png")
+                    raise SystemExit(f"the panels' charts did not all draw: "
+                                     f"{bc.chart_state(page)}") from None
                 page.wait_for_timeout(1000)
                 g = _steps(page, 1, "alpha*", "ArrowLeft", args.steps,
                            lambda i: f"alpha* = {0.95 - 0.01 * (i + 1):.2f}")

@@ -26,8 +26,8 @@ Altair's default renderer is active, so every Altair chart displayed in that ker
 afterwards (also charts you build yourself) draws offline. A renderer you chose yourself is
 left alone; ``alt.renderers.enable("default")`` goes back to Altair's (CDN) renderer.
 Frontends without a Vega renderer (classic Notebook 6, GitHub's notebook preview) show the
-text fallback; save such charts with :func:`genexpy_nb.charts.save_chart` (HTML with the
-JavaScript inlined, PNG, SVG).
+text fallback; save such charts with ``chart.save("fig.html", inline=True)`` (the Vega
+JavaScript inlined) or as PNG / SVG (:func:`genexpy_nb.charts.save_chart`).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def offline_renderer(spec: dict, **metadata: Any) -> tuple[dict, dict]:
     if isinstance(title, list):
         title = " ".join(map(str, title))
     text = (f"<Vega chart{': ' + str(title) if title else ''} - shown by JupyterLab, "
-            "Notebook 7 and VS Code; elsewhere save it with genexpy_nb.charts.save_chart>")
+            "Notebook 7 and VS Code; elsewhere save it: chart.save('fig.html', inline=True)>")
     bundle = {VEGA_MIME: vega, "text/plain": text}
     meta: dict = {}
     embed = metadata.get("embed_options")
