@@ -69,7 +69,7 @@ NGEN_EPS_POINTS: int = 61
 NGEN_MAX_CURVES: int = 10
 #: charts kept per panel (keyed by their inputs), so that going back to a slider position
 #: redraws at once
-CHART_CACHE_SIZE: int = 64
+CHART_CACHE_SIZE: int = 256
 #: trimming levels of the seed-variability slider
 TRIM_GRID: tuple[float, ...] = tuple(np.round(np.arange(0.0, 0.46, 0.01), 2).tolist())
 #: metrics offered against alpha-hat, in dropdown order (those present in the report)
@@ -211,24 +211,97 @@ class ChartView:
 
 
 class _ChartCache:
-    """Charts with their MIME bundles, keyed by the inputs they were drawn from (bounded)."""
+    """Values (charts with their bundles, n* frames) keyed by the inputs they were made from
+    (bounded, most recent kept), and filled ahead of time in a background thread.
+
+    A slider step redraws from this cache when the value is there: after each refresh the
+    panel asks for the neighbouring slider positions to be prepared (:meth:`prefetch`), so
+    that the next arrow-key step only swaps outputs. A value being prepared when it is asked
+    for is waited for, never computed twice. The builders are pure functions of their key.
+    """
 
     def __init__(self, size: int) -> None:
-        self.size = size
-        self._d: dict[tuple, tuple[alt.TopLevelMixin, dict]] = {}
+        import threading
 
-    def get(self, key: tuple, build) -> tuple[alt.TopLevelMixin, dict]:
-        hit = self._d.pop(key, None)
+        self.size = size
+        self._d: dict[tuple, Any] = {}
+        self._pending: dict[tuple, Any] = {}
+        self._lock = threading.Lock()
+        self._pool = None
+
+    def get(self, key: tuple, build) -> Any:
+        with self._lock:
+            hit = self._d.pop(key, None)
+            fut = self._pending.get(key) if hit is None else None
+        if hit is None and fut is not None:
+            try:
+                hit = fut.result()
+            except Exception:  # computed again below, where the error reaches the user
+                hit = None
         if hit is None:
-            chart = build()
-            hit = (chart, _payload(chart))
-        self._d[key] = hit  # most recent last
-        while len(self._d) > self.size:
-            self._d.pop(next(iter(self._d)))
+            hit = build()
+        self._put(key, hit)
         return hit
+
+    def _put(self, key: tuple, value: Any) -> None:
+        with self._lock:
+            self._d.pop(key, None)
+            self._d[key] = value  # most recent last
+            while len(self._d) > self.size:
+                self._d.pop(next(iter(self._d)))
+
+    def prefetch(self, jobs) -> None:
+        """Prepare ``(key, build)`` pairs in a background thread (those not cached yet)."""
+        if not PREFETCH:
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1,
+                                                thread_name_prefix="genexpy_nb-panel")
+            for key, build in jobs:
+                if key in self._d or key in self._pending:
+                    continue
+                self._pending[key] = self._pool.submit(self._job, key, build)
+
+    def _job(self, key: tuple, build) -> Any:
+        try:
+            with _fast_charts():
+                value = build()
+            self._put(key, value)
+            return value
+        finally:
+            with self._lock:
+                self._pending.pop(key, None)
+
+    def wait(self) -> None:
+        """Block until every value being prepared is ready (tests, benchmarks)."""
+        with self._lock:
+            futs = list(self._pending.values())
+        for f in futs:
+            f.exception()
+
+    def __contains__(self, key: tuple) -> bool:
+        with self._lock:
+            return key in self._d
 
     def __len__(self) -> int:
         return len(self._d)
+
+
+def _with_payload(build):
+    """``build`` -> a builder of (chart, what the frontend gets of it)."""
+    def both():
+        chart = build()
+        return chart, _payload(chart)
+
+    return both
+
+
+#: prepare the charts of the neighbouring slider positions in the background after each
+#: refresh (False: build everything on demand)
+PREFETCH: bool = True
 
 
 def _fmt(v: Any, digits: int = 3) -> str:
@@ -606,14 +679,26 @@ class GeneralizabilityExplorer:
         self.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
         self.last_update_s = t2 - t0
 
+    def _numbers(self, ga: GeneralizabilityAnalysis, label: str, a: float,
+                 d: float) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """(n* of every configuration, their ranking by deficit) for a question and
+        thresholds: cached, and prepared ahead for the neighbouring slider positions."""
+        def build():
+            results = ga.nstar(a, d, PANEL_METHODS, kernels=[label])
+            return results, plan(results, alpha=a, delta=d, kernel=label, method="resample")
+
+        return self._chart_cache.get(("numbers", label, a, d), build)
+
     def _refresh_numbers(self) -> None:
         ga, q = self._ensure(self.selected_kernel())
         label = ga.kernels[q].label
-        a, d = float(self.alpha.value), float(self.delta.value)
+        # slider values such as 0.9399999999999999 mean the 0.94 the slider shows
+        a, d = round(float(self.alpha.value), 9), round(float(self.delta.value), 9)
         self._current = (ga, label, a, d)
-        self.results = ga.nstar(a, d, PANEL_METHODS, kernels=[label])
-        self.ranking = plan(self.results, alpha=a, delta=d, kernel=label, method="resample")
         cid = self.config_id
+        # a step prepared in the background is waited for, not computed a second time
+        self._chart_cache.get(("step", label, cid, a, d), lambda: True)
+        self.results, self.ranking = self._numbers(ga, label, a, d)
         if cid is None:
             self.result = self.results.clear()
             self.summary.value = ("<p><b>No results for this combination of levels</b> "
@@ -632,23 +717,24 @@ class GeneralizabilityExplorer:
                            "to_run", "generalizable", "reason"],
             highlight=cid, key="config_id")
 
-    def _refresh_charts(self) -> None:
+    def _chart_jobs(self, ga: GeneralizabilityAnalysis, label: str, cid: int | None,
+                    a: float, d: float) -> tuple[list[tuple[str, tuple, Any]], str | None]:
+        """The charts for these inputs as ``[(name, cache key, build)]`` (``build()`` gives
+        the chart and what the frontend gets of it), and why the configuration's own charts
+        cannot be drawn (None when they can). Reads the cached analysis only, so that it
+        also runs in the prefetch thread."""
         from .charts.generalizability import deficit_heatmap, ngen_curves, power_law_fit
 
-        ga, label, a, d = self._current
-        cid = self.config_id
-        self.charts = {}
-        if cid is None:
-            for name in ("ngen", "power_law"):
-                self.views[name].note("no configuration selected")
-        else:
-            row = self.result.filter(pl.col("method") == "resample").row(0, named=True)
+        results, ranking = self._numbers(ga, label, a, d)
+        jobs: list[tuple[str, tuple, Any]] = []
+        why = "no configuration selected" if cid is None else None
+        if cid is not None:
+            row = results.filter((pl.col("config_id") == cid)
+                                 & (pl.col("method") == "resample")).row(0, named=True)
             sample = self.study.sample(cid)
             ns, _ = ga.mmd_samples(cid, label)
             if ns.size == 0:
                 why = row["reason"] or "no sample sizes to resample"
-                self.views["ngen"].note(f"n-generalizability not available: {why}")
-                self.views["power_law"].note(f"power-law fit not available: {why}")
             else:
                 title = f"{sample.label} — {label}"
                 eps = row["eps"]
@@ -670,14 +756,48 @@ class GeneralizabilityExplorer:
                         b0=row["b0"], b1=row["b1"], N=sample.N,
                         title=f"alpha*-quantile of MMD_n: {title}")
 
-                for name, build in (("ngen", ngen_chart), ("power_law", power_chart)):
-                    chart, bundle = self._chart_cache.get((name, label, cid, a, d), build)
-                    self.charts[name] = chart
-                    self.views[name].show(chart, bundle)
-        chart, bundle = self._chart_cache.get(("deficit", label, a, d),
-                                    lambda: deficit_heatmap(self.ranking))
-        self.charts["deficit"] = chart
-        self.views["deficit"].show(chart, bundle)
+                jobs += [("ngen", ("ngen", label, cid, a, d), _with_payload(ngen_chart)),
+                         ("power_law", ("power_law", label, cid, a, d),
+                          _with_payload(power_chart))]
+        jobs.append(("deficit", ("deficit", label, a, d),
+                     _with_payload(lambda: deficit_heatmap(ranking))))
+        return jobs, why
+
+    def _refresh_charts(self) -> None:
+        ga, label, a, d = self._current
+        cid = self.config_id
+        self.charts = {}
+        jobs, why = self._chart_jobs(ga, label, cid, a, d)
+        if why is not None:
+            self.views["ngen"].note(why if cid is None
+                                    else f"n-generalizability not available: {why}")
+            self.views["power_law"].note(why if cid is None
+                                         else f"power-law fit not available: {why}")
+        for name, key, build in jobs:
+            chart, bundle = self._chart_cache.get(key, build)
+            self.charts[name] = chart
+            self.views[name].show(chart, bundle)
+        self._prefetch_neighbours(ga, label, cid, a, d)
+
+    def _prefetch_neighbours(self, ga, label, cid, a, d) -> None:
+        """Prepare the numbers and charts one slider step away (alpha* and delta*, both
+        directions) in the background, so that an arrow-key step only swaps outputs."""
+        jobs = []
+        for (_lo, _hi, step), moves in ((ALPHA_RANGE, ((1, 0), (-1, 0))),
+                                      (DELTA_RANGE, ((0, 1), (0, -1)))):
+            for da, dd in moves:
+                a2, d2 = round(a + da * step, 9), round(d + dd * step, 9)
+                if not (ALPHA_RANGE[0] <= a2 <= ALPHA_RANGE[1]
+                        and DELTA_RANGE[0] <= d2 <= DELTA_RANGE[1]):
+                    continue
+
+                def build(a2=a2, d2=d2):
+                    for _name, key, b in self._chart_jobs(ga, label, cid, a2, d2)[0]:
+                        self._chart_cache.get(key, b)
+                    return True
+
+                jobs.append((("step", label, cid, a2, d2), build))
+        self._chart_cache.prefetch(jobs)
 
     def _summary_html(self, row: dict) -> str:
         label = html.escape(row["kernel_label"])
@@ -923,9 +1043,17 @@ class SeedVariabilityExplorer:
         }
         self.charts = {}
         for k, (key, build) in builds.items():
-            chart, bundle = self._chart_cache.get((k, *key), build)
+            chart, bundle = self._chart_cache.get((k, *key), _with_payload(build))
             self.charts[k] = chart
             self.views[k].show(chart, bundle)
+        # the trimming levels one step away, prepared in the background
+        pos = int(np.searchsorted(self.grid, a))
+        curve = self.curve(i)
+        self._chart_cache.prefetch([
+            (("trimmed", i, float(a2)), _with_payload(
+                lambda a2=float(a2): trimmed_distance_chart(
+                    curve, alpha=a2, title=f"trimmed KS distance: {name}")))
+            for a2 in self.grid[max(pos - 1, 0):pos + 2] if a2 != a])
 
     def export(self) -> pl.DataFrame:
         """The selected candidate and trimming level with its results, as one row."""
