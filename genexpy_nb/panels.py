@@ -112,7 +112,11 @@ def _payload(chart: alt.TopLevelMixin) -> dict:
     if backend == "vega":
         return _vega_bundle(chart)
     if backend == "jupyterchart":
-        return chart.to_dict(validate=False)
+        # compiled here (in the prefetch thread, ahead of time) rather than in the browser
+        from .charts._offline import to_vega
+
+        return to_vega(chart.to_dict(validate=False, context={"pre_transform": False}),
+                       schema_v5=False)
     return _mimebundle(chart)
 
 

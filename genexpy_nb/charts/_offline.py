@@ -44,15 +44,19 @@ VEGA_MIME = "application/vnd.vega.v5+json"
 _VEGA5_SCHEMA = "https://vega.github.io/schema/vega/v5.json"
 
 
-def to_vega(spec: dict) -> dict:
-    """Compile a Vega-Lite spec (``chart.to_dict()``) to a Vega spec, with vl-convert."""
+def to_vega(spec: dict, schema_v5: bool = True) -> dict:
+    """Compile a Vega-Lite spec (``chart.to_dict()``) to a Vega spec, with vl-convert.
+
+    ``schema_v5``: label it Vega 5, the runtime the notebook frontends bundle (Vega-Lite 6's
+    output uses nothing newer, and the browser test checks every chart of the notebooks
+    draws); False keeps Vega 6 (for Altair's JupyterChart, which bundles Vega 6).
+    """
     import vl_convert as vlc
     from altair.utils._importers import vl_version_for_vl_convert
 
     vega = vlc.vegalite_to_vega(spec, vl_version=vl_version_for_vl_convert())
-    # the frontends' runtime is Vega 5; Vega-Lite 6's output uses nothing newer, and the
-    # browser test (tests/test_browser.py) checks every chart of the notebooks draws
-    vega["$schema"] = _VEGA5_SCHEMA
+    if schema_v5:
+        vega["$schema"] = _VEGA5_SCHEMA
     return vega
 
 
