@@ -3,13 +3,12 @@ rebuild when the user steps there."""
 
 import pytest
 from polars.testing import assert_frame_equal
+from test_panels import make_study
 
 import genexpy_nb as gx
 from genexpy_nb import panels
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
 from genexpy_nb.panels import GeneralizabilityExplorer
-
-from test_panels import make_study
 
 
 @pytest.fixture(scope="module")
