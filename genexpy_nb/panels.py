@@ -580,6 +580,9 @@ class GeneralizabilityExplorer:
                 f"<i>Computing the MMD<sub>n</sub> distributions of {html.escape(label)} for "
                 f"{n} configuration(s), rep={self.rep} ...</i>")
             t0 = time.perf_counter()
+            # numba's parallel kernels must not run in two threads at once: let the
+            # background preparation finish first
+            self._chart_cache.wait()
             with self.progress_out:
                 ga = GeneralizabilityAnalysis(self.study, [kernel], rep=self.rep,
                                               seed=self.seed, progress=self.progress,
