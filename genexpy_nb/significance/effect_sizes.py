@@ -29,6 +29,7 @@ from scipy import stats
 from .._validation import GenexpyInputError
 from ._input import _ALTERNATIVES, _as_1d, _check_choice, _nan_1d
 from ._results import EffectSizeResult, _degenerate
+from .paired import _p_from_t
 
 __all__ = ["cohens_dz", "rank_biserial", "cliffs_delta"]
 
@@ -69,7 +70,7 @@ def cohens_dz(
 ) -> EffectSizeResult:
     """Paired Cohen's d: ``d_z = mean(d) / sd(d)`` of the differences d = x - y.
 
-    ``pvalue`` is the paired t-test's (``scipy.stats.ttest_1samp`` on d); note
+    ``pvalue`` is the paired t-test's (as ``scipy.stats.ttest_1samp`` on d); note
     ``t = d_z * sqrt(n)``. Over CV splits d_z shares the plain t-test's flaw (the splits are
     not independent); over datasets or seeds it is the usual paired effect size. Zero
     variance gives d_z = 0 (all d zero) or ±inf, with a :class:`DegenerateTestWarning`.
@@ -77,7 +78,7 @@ def cohens_dz(
     Examples
     --------
     >>> round(cohens_dz([0.81, 0.83, 0.80, 0.86], [0.80, 0.80, 0.79, 0.82]).statistic, 3)
-    1.242
+    1.5
     """
     _check_choice("alternative", alternative, _ALTERNATIVES)
     d = _paired(x, y, nan_policy, "cohens_dz")
@@ -98,7 +99,9 @@ def cohens_dz(
                                 df=float(n - 1), n=n, k=2, alternative=alternative,
                                 magnitude=_cohen_label(dz), note=note)
     dz = mean / float(d.std(ddof=1))
-    p = float(stats.ttest_1samp(d, 0.0, alternative=alternative).pvalue)
+    # the paired t-test's p-value: t = d_z sqrt(n) on n - 1 dof (as scipy.stats.ttest_1samp,
+    # tested; scipy.special directly, ~100x cheaper per call)
+    p = _p_from_t(dz * math.sqrt(n), float(n - 1), alternative)
     return EffectSizeResult(statistic=dz, pvalue=p, test="Cohen's d_z (paired)",
                             df=float(n - 1), n=n, k=2, alternative=alternative,
                             magnitude=_cohen_label(dz))
@@ -117,7 +120,7 @@ def rank_biserial(
     Examples
     --------
     >>> rank_biserial([3.0, 5.0, 4.0, 8.0], [1.0, 2.0, 6.0, 2.0]).statistic
-    0.6
+    0.7
     """
     _check_choice("alternative", alternative, _ALTERNATIVES)
     d = _paired(x, y, nan_policy, "rank_biserial")
@@ -149,8 +152,8 @@ def cliffs_delta(
 
     Examples
     --------
-    >>> cliffs_delta([1.0, 2.0, 3.0], [1.0, 1.0, 0.0]).statistic
-    0.7777777777777778
+    >>> round(cliffs_delta([1.0, 2.0, 3.0], [1.0, 1.0, 0.0]).statistic, 4)
+    0.7778
     """
     _check_choice("alternative", alternative, _ALTERNATIVES)
     if nan_policy == "propagate":

@@ -430,7 +430,7 @@ def paired_ttest_5x2cv(
     --------
     >>> d = [[0.01, 0.03], [0.02, 0.0], [0.02, 0.04], [-0.01, 0.01], [0.03, 0.02]]
     >>> round(paired_ttest_5x2cv(d).statistic, 4)
-    0.6124
+    0.767
     """
     _check_choice("alternative", alternative, _ALTERNATIVES)
     d = _as_5x2(a, b, "paired_ttest_5x2cv")
@@ -479,7 +479,7 @@ def combined_ftest_5x2cv(a: Any, b: Any = None) -> FiveByTwoCVResult:
     --------
     >>> d = [[0.01, 0.03], [0.02, 0.0], [0.02, 0.04], [-0.01, 0.01], [0.03, 0.02]]
     >>> round(combined_ftest_5x2cv(d).statistic, 4)
-    2.1667
+    2.8824
     """
     d = _as_5x2(a, b, "combined_ftest_5x2cv")
     s2 = _five_by_two_parts(d)
