@@ -793,3 +793,16 @@ def test_cd_diagram_order_colour_reverse():
         cd_diagram(x, order=["0", "1"], higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="colour"):
         cd_diagram(x, colors={"0": "red"}, higher_is_better=False)
+
+
+def test_public_names_are_stable():
+    # names other modules, the command line and notebooks import from genexpy_nb.significance
+    old = ["P_ADJUST_METHODS", "SignificanceResult", "FriedmanResult", "SkillingsMackResult",
+           "CorrectedTTestResult", "ConfidenceInterval", "friedman", "skillings_mack",
+           "posthoc_conover", "posthoc_nemenyi", "pairwise_wilcoxon",
+           "pairwise_corrected_ttest", "nemenyi_cd", "critical_difference", "cliques",
+           "wilcoxon", "mannwhitneyu", "kruskal", "corrected_ttest", "repeated_kfold_splits",
+           "adjust_pvalues", "rank_within_conditions"]
+    for name in old + sig.__all__:
+        assert hasattr(sig, name), name
+    assert set(old) <= set(sig.__all__)
