@@ -11,11 +11,13 @@ One file per family, each readable on its own:
 * :mod:`.critical_difference` — the data of a CD diagram: :func:`nemenyi_cd`,
   :func:`critical_difference`, :func:`cliques` (drawn by
   :func:`genexpy_nb.charts.significance.cd_diagram`);
-* :mod:`.paired` — two models on shared splits or one test set: the Nadeau–Bengio
+* :mod:`.paired` — two models on shared CV splits: the Nadeau–Bengio
   :func:`corrected_ttest` on :func:`repeated_kfold_splits`, Dietterich's
   :func:`paired_ttest_5x2cv` and Alpaydin's :func:`combined_ftest_5x2cv` on
-  :func:`splits_5x2cv`, :func:`paired_cv_scores` (scikit-learn estimators on shared splits),
-  :func:`mcnemar` (exact, mid-p, asymptotic) and :func:`bootstrap_ci`;
+  :func:`splits_5x2cv`, :func:`paired_cv_scores` (scikit-learn estimators on shared splits);
+* :mod:`.mcnemar` — two classifiers on one test set: :func:`mcnemar` (exact, mid-p,
+  asymptotic), :func:`mcnemar_table`;
+* :mod:`.bootstrap` — :func:`bootstrap_ci` of a paired difference (BCa);
 * :mod:`.effect_sizes` — :func:`cohens_dz`, :func:`rank_biserial`, :func:`cliffs_delta`;
 * :mod:`.corrections` — :func:`adjust_pvalues` with statsmodels' method names
   (:data:`P_ADJUST_METHODS`).
@@ -78,15 +80,14 @@ from ._results import (
     SignificanceResult,
     SkillingsMackResult,
 )
+from .bootstrap import bootstrap_ci
 from .corrections import P_ADJUST_METHODS, adjust_pvalues
 from .critical_difference import cliques, critical_difference, nemenyi_cd
 from .effect_sizes import cliffs_delta, cohens_dz, rank_biserial
+from .mcnemar import mcnemar, mcnemar_table
 from .paired import (
-    bootstrap_ci,
     combined_ftest_5x2cv,
     corrected_ttest,
-    mcnemar,
-    mcnemar_table,
     paired_cv_scores,
     paired_ttest_5x2cv,
     repeated_kfold_splits,

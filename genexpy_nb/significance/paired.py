@@ -1,18 +1,14 @@
-"""Paired comparisons of two models: on shared cross-validation splits or on one test set.
+"""Paired comparisons of two models on shared cross-validation splits.
 
 * :func:`corrected_ttest`: Nadeau–Bengio corrected resampled t-test on repeated k-fold CV
   with shared splits (:func:`repeated_kfold_splits`);
 * :func:`paired_ttest_5x2cv` (Dietterich 1998) and :func:`combined_ftest_5x2cv` (Alpaydin
   1999) on 5 repetitions of 2-fold CV (:func:`splits_5x2cv`);
-* :func:`paired_cv_scores`: the scores of scikit-learn estimators on shared splits;
-* :func:`mcnemar`: McNemar's test of two classifiers on one test set (exact, mid-p or
-  asymptotic);
-* :func:`bootstrap_ci`: a bootstrap confidence interval of a paired score difference
-  (``scipy.stats.bootstrap``, BCa by default).
+* :func:`paired_cv_scores`: the scores of scikit-learn estimators on shared splits.
 
-These tests are a few lines of arithmetic on a handful of numbers; statsmodels has McNemar
-(exact and asymptotic, no mid-p) and mlxtend the 5×2cv tests but only bundled with model
-fitting, so the formulas are written here and those libraries are the tests' oracles.
+These tests are a few lines of arithmetic on a handful of numbers; mlxtend has the 5×2cv
+tests but only bundled with model fitting (and as a test-only dependency), so the formulas
+are written here and mlxtend is the tests' oracle.
 
 References
 ----------
@@ -21,9 +17,7 @@ Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. Machin
 significance tests for comparing learning algorithms. PAKDD. Dietterich, T. G. (1998).
 Approximate statistical tests for comparing supervised classification learning algorithms.
 Neural Computation 10(7). Alpaydin, E. (1999). Combined 5 × 2 cv F test for comparing
-supervised classification learning algorithms. Neural Computation 11(8). Fagerland, M. W.,
-Lydersen, S. and Laake, P. (2013). The McNemar test for binary matched-pairs data:
-mid-p and asymptotic are better than exact conditional. BMC Med. Res. Methodol. 13:91.
+supervised classification learning algorithms. Neural Computation 11(8).
 """
 
 from __future__ import annotations
@@ -33,21 +27,17 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .._validation import (
     GenexpyInputError,
     check_positive_int,
-    check_probability,
     rng_from_seed,
 )
 from ._input import _ALTERNATIVES, _as_1d, _check_choice, _nan_1d
 from ._results import (
-    BootstrapResult,
-    ConfidenceInterval,
     CorrectedTTestResult,
     FiveByTwoCVResult,
-    McNemarResult,
     _degenerate,
 )
 
@@ -58,9 +48,6 @@ __all__ = [
     "paired_cv_scores",
     "paired_ttest_5x2cv",
     "combined_ftest_5x2cv",
-    "mcnemar",
-    "mcnemar_table",
-    "bootstrap_ci",
 ]
 
 
@@ -502,227 +489,3 @@ def combined_ftest_5x2cv(a: Any, b: Any = None) -> FiveByTwoCVResult:
         differences=tuple(map(tuple, d.tolist())), variances=tuple(s2.tolist()),
         mean=float(d.mean()), note=note,
     )
-
-
-# =====================================================================================
-# McNemar on one test set
-# =====================================================================================
-
-
-def mcnemar_table(y_true: Any, y_pred_a: Any, y_pred_b: Any) -> np.ndarray:
-    """The 2×2 table of two classifiers' correctness on one test set.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (2, 2)
-        ``[[both right, A right and B wrong], [A wrong and B right, both wrong]]`` (the
-        layout of mlxtend's ``mcnemar_table``); the discordant counts are b = ``[0, 1]`` and
-        c = ``[1, 0]``.
-    """
-    arrays = [np.asarray(v) for v in (y_true, y_pred_a, y_pred_b)]
-    names = ("y_true", "y_pred_a", "y_pred_b")
-    for name, arr in zip(names, arrays):
-        if arr.ndim != 1:
-            raise GenexpyInputError(f"{name} must be 1-d (one label per test point), got "
-                                    f"shape {arr.shape}.")
-    if len({arr.size for arr in arrays}) != 1:
-        raise GenexpyInputError(
-            "y_true, y_pred_a and y_pred_b must have the same length (one label per test "
-            f"point), got {[arr.size for arr in arrays]}."
-        )
-    if arrays[0].size == 0:
-        raise GenexpyInputError("y_true is empty: McNemar's test needs a test set.")
-    ra, rb = arrays[1] == arrays[0], arrays[2] == arrays[0]
-    return np.array([[np.sum(ra & rb), np.sum(ra & ~rb)], [np.sum(~ra & rb), np.sum(~ra & ~rb)]],
-                    dtype=np.int64)
-
-
-def mcnemar(
-    y_true: Any = None,
-    y_pred_a: Any = None,
-    y_pred_b: Any = None,
-    *,
-    table: Any = None,
-    method: str = "exact",
-    correction: bool = True,
-) -> McNemarResult:
-    """McNemar's test: do two classifiers have the same error rate on one test set?
-
-    Parameters
-    ----------
-    y_true, y_pred_a, y_pred_b : array-like, shape (n,)
-        True labels and the two classifiers' predictions on the same test points.
-    table : array-like, shape (2, 2), optional
-        Instead of the labels: ``[[both right, A right B wrong], [A wrong B right, both
-        wrong]]`` (:func:`mcnemar_table`; only the discordant counts b, c matter).
-    method : {"exact", "mid-p", "asymptotic"}
-        ``"exact"``: binomial test on the discordant pairs; ``"mid-p"``: its mid-p version
-        (less conservative, recommended by Fagerland et al. 2013); ``"asymptotic"``:
-        chi-square with 1 dof.
-    correction : bool
-        Continuity correction of the asymptotic statistic (Edwards 1948).
-
-    Returns
-    -------
-    McNemarResult
-        ``statistic`` (min(b, c) for exact and mid-p, as statsmodels; chi-square for the
-        asymptotic test), ``pvalue``, ``b``, ``c``, ``pvalue_exact``, ``pvalue_midp``.
-
-    Notes
-    -----
-    With b, c the discordant counts and m = b + c, under H0 b ~ Binomial(m, 1/2):
-
-    * exact p = min(1, 2 P(X <= min(b, c)));
-    * mid-p = 2 P(X <= min(b, c)) - P(X = min(b, c)) (= exact p - P(X = min(b, c)) when
-      b != c; 1 when b = c);
-    * asymptotic: ``chi2 = (|b - c| - 1)^2 / (b + c)`` with correction (``max(0, ...)``, so
-      b = c gives 0; statsmodels and mlxtend give ``1 / (b + c)`` there), ``(b - c)^2 /
-      (b + c)`` without.
-
-    No discordant pair (b = c = 0) gives statistic 0, pvalue 1 (what statsmodels' exact test
-    returns) with a :class:`DegenerateTestWarning`.
-
-    Examples
-    --------
-    >>> res = mcnemar(table=[[50, 9], [2, 39]])
-    >>> round(res.pvalue, 4), round(res.pvalue_midp, 4)
-    (0.0654, 0.0386)
-    """
-    _check_choice("method", method, ("exact", "mid-p", "asymptotic"))
-    if table is not None:
-        if y_true is not None or y_pred_a is not None or y_pred_b is not None:
-            raise GenexpyInputError("mcnemar: give either the labels or table=..., not both.")
-        try:
-            tb = np.asarray(table, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise GenexpyInputError("table must be a 2 x 2 table of counts.") from None
-        if tb.shape != (2, 2) or not np.isfinite(tb).all() or (tb < 0).any() or np.any(
-            tb != np.round(tb)
-        ):
-            raise GenexpyInputError(
-                f"table must be a 2 x 2 table of non-negative integer counts, got {table!r}."
-            )
-        tb = tb.astype(np.int64)
-    else:
-        if y_true is None or y_pred_a is None or y_pred_b is None:
-            raise GenexpyInputError(
-                "mcnemar: give y_true, y_pred_a and y_pred_b (labels on one test set), or "
-                "table=[[both right, A right B wrong], [A wrong B right, both wrong]]."
-            )
-        tb = mcnemar_table(y_true, y_pred_a, y_pred_b)
-    b, c = int(tb[0, 1]), int(tb[1, 0])
-    m, lo = b + c, min(b, c)
-    n = int(tb.sum())
-    note = None
-    if m == 0:
-        note = _degenerate("mcnemar", "no discordant pair (b = c = 0): the two classifiers "
-                           "are right and wrong on the same points",
-                           "reported as statistic = 0, pvalue = 1")
-        p_exact = p_mid = 1.0
-    else:
-        cdf = float(special.bdtr(lo, m, 0.5))
-        pmf = cdf - (float(special.bdtr(lo - 1, m, 0.5)) if lo > 0 else 0.0)
-        p_exact = min(1.0, 2.0 * cdf)
-        p_mid = min(1.0, 2.0 * cdf - pmf)
-    if method == "asymptotic":
-        if m == 0:
-            stat, p = 0.0, 1.0
-        else:
-            diff = max(abs(b - c) - 1.0, 0.0) if correction else float(abs(b - c))
-            stat = diff**2 / m
-            p = float(special.chdtrc(1, stat))
-        df = 1.0
-    else:
-        stat, p, df = float(lo), (p_exact if method == "exact" else p_mid), None
-    return McNemarResult(
-        statistic=stat, pvalue=p, test="McNemar", df=df, n=n, k=2, b=b, c=c, method=method,
-        pvalue_exact=p_exact, pvalue_midp=p_mid, correction=bool(correction), note=note,
-    )
-
-
-# =====================================================================================
-# Bootstrap confidence interval of a paired difference
-# =====================================================================================
-
-
-def bootstrap_ci(
-    x: Any,
-    y: Any = None,
-    *,
-    statistic: str | Any = "mean",
-    confidence_level: float = 0.95,
-    method: str = "BCa",
-    n_resamples: int = 9999,
-    seed: int | np.random.Generator | None = 0,
-    nan_policy: str = "raise",
-) -> BootstrapResult:
-    """Bootstrap confidence interval of a paired score difference (``scipy.stats.bootstrap``).
-
-    Parameters
-    ----------
-    x, y : array-like of float, shape (n,)
-        Paired scores of two models (same datasets, same splits or same test points); the
-        interval is for ``statistic(x - y)``. With ``y=None``, ``x`` holds the differences.
-    statistic : "mean", "median" or callable
-        A callable gets the differences and ``axis`` (vectorized, like ``np.mean``).
-    confidence_level : float
-    method : {"BCa", "percentile", "basic"}
-        BCa (bias-corrected and accelerated) by default.
-    n_resamples : int
-    seed : int, numpy Generator or None
-        Same seed, same interval.
-    nan_policy : {"raise", "omit"}
-
-    Returns
-    -------
-    BootstrapResult
-        ``statistic``, ``confidence_interval`` (low, high), ``standard_error``; unpacks as
-        ``statistic, (low, high)``.
-
-    Notes
-    -----
-    Resampling the pairs keeps their dependence (the same dataset, split or test point for
-    both models). The bootstrap treats the pairs as independent: over CV splits that share
-    training data the interval is too narrow (use :func:`corrected_ttest`'s interval);
-    over datasets or test points it is sound. All differences equal: the interval is that
-    value, with a :class:`DegenerateTestWarning`.
-    """
-    _check_choice("method", method, ("BCa", "percentile", "basic"))
-    _check_choice("nan_policy", nan_policy, ("raise", "omit"))
-    c = check_probability("confidence_level", confidence_level)
-    n_resamples = check_positive_int("n_resamples", n_resamples, minimum=2)
-    if isinstance(statistic, str):
-        _check_choice("statistic", statistic, ("mean", "median"))
-        fn = np.mean if statistic == "mean" else np.median
-    elif callable(statistic):
-        fn = statistic
-    else:
-        raise GenexpyInputError("statistic must be 'mean', 'median' or a callable.")
-    xa = _as_1d(x, "x")
-    arrays, names = [xa], ["x"]
-    if y is not None:
-        ya = _as_1d(y, "y")
-        if ya.shape != xa.shape:
-            raise GenexpyInputError(
-                f"x and y must be paired (same length), got {xa.size} and {ya.size} values."
-            )
-        arrays.append(ya)
-        names.append("y")
-    arrays, _ = _nan_1d(arrays, names, nan_policy, paired=True)
-    d = arrays[0] - arrays[1] if len(arrays) == 2 else arrays[0]
-    if d.size < 2:
-        raise GenexpyInputError(f"bootstrap_ci: {d.size} pair(s); at least 2 are needed.")
-    est = float(fn(d, axis=-1))
-    if np.all(d == d[0]):
-        note = _degenerate("bootstrap_ci", f"all {d.size} differences equal {d[0]:.6g}",
-                           "the interval is that single value")
-        return BootstrapResult(statistic=est, confidence_interval=ConfidenceInterval(est, est),
-                               standard_error=0.0, confidence_level=c, method=method,
-                               n_resamples=n_resamples, n=int(d.size), note=note)
-    res = stats.bootstrap((d,), fn, n_resamples=n_resamples, vectorized=True,
-                          confidence_level=c, method=method, rng=rng_from_seed(seed))
-    ci = ConfidenceInterval(float(res.confidence_interval.low),
-                            float(res.confidence_interval.high))
-    return BootstrapResult(statistic=est, confidence_interval=ci,
-                           standard_error=float(res.standard_error), confidence_level=c,
-                           method=method, n_resamples=n_resamples, n=int(d.size))
