@@ -143,7 +143,7 @@ def rank_scores(
     oriented = np.where(np.isnan(oriented), np.inf, oriented)  # missing: tier below observed
     order = np.argsort(oriented, axis=1, kind="stable")
     srt = np.take_along_axis(oriented, order, axis=1)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         gap = srt[:, 1:] - srt[:, :-1]  # inf - inf = NaN: missing after missing, same tier
     new_tier = (gap > tol[:, None]) | (np.isinf(srt[:, 1:]) & ~np.isinf(srt[:, :-1]))
     tiers = np.zeros(srt.shape, dtype=np.int64)
@@ -383,8 +383,35 @@ class Study:
         self._build(df)
 
     # ------------------------------------------------------------------------------------
+    def _check_factor_columns(self, df: pl.DataFrame) -> None:
+        """Factor columns hold scalar levels and no nulls / NaN (named, with a count)."""
+        roles = [("alternatives", self.alternatives_col)]
+        roles += [("generalize", c) for c in self.generalize]
+        roles += [("design", c) for c in self.design]
+        roles += [("average_over", c) for c in self.average_over]
+        for role, col in roles:
+            dtype = df.schema[col]
+            if dtype.is_nested() or dtype == pl.Object:
+                raise GenexpyInputError(
+                    f"{role} column {col!r} has type {dtype}: a factor needs one scalar level "
+                    "per row (a string, a number, a category). Convert or explode it first."
+                )
+            expr = pl.col(col).is_null()
+            if dtype.is_float():
+                expr = expr | pl.col(col).is_nan()
+            bad = int(df.select(expr.sum()).item())
+            if bad:
+                raise GenexpyInputError(
+                    f"{role} column {col!r} has {bad} null/NaN value(s) (of {df.height} "
+                    "rows): every result needs a level of each factor. Fill them with a "
+                    f"level, e.g. df.with_columns(pl.col({col!r}).fill_null('unknown')), or "
+                    f"drop those rows, e.g. df.drop_nulls({col!r})."
+                )
+
     def _build(self, df: pl.DataFrame) -> None:
         rows_input = df.height
+        if df.height == 0:
+            raise GenexpyInputError("data: the table is empty (0 rows); nothing to analyse.")
         for col, level in self.held_constant.items():
             levels = df.get_column(col).unique().to_list()
             if level not in levels:
@@ -394,6 +421,7 @@ class Study:
                 )
             df = df.filter(pl.col(col) == level)
         rows_held = df.height
+        self._check_factor_columns(df)
         tgt = pl.col(self.target).cast(pl.Float64)
         bad = df.select(
             (tgt.is_null() | tgt.is_nan() | tgt.is_infinite()).sum()
@@ -449,6 +477,14 @@ class Study:
             agg = agg.with_columns(pl.lit(0, dtype=pl.UInt32).alias(_CONF))
         cols = agg.select(_CONF, _COND).unique().sort(_CONF, _COND).with_row_index("__col__")
         agg = agg.join(cols, on=[_CONF, _COND], how="left")
+        alt_str = pl.col(self.alternatives_col).cast(pl.String)
+        if agg.select(pl.struct(_CONF, _COND, alt_str).is_duplicated().any()).item():
+            raise GenexpyInputError(
+                "distinct levels collapse to the same (condition, alternative) once written "
+                f"as text (generalize={list(self.generalize)}, joined with ' | ', "
+                f"alternatives={self.alternatives_col!r}); rename the levels so that their "
+                "text forms differ (e.g. no ' | ' inside a level)."
+            )
         alt_idx = {a: i for i, a in enumerate(alts)}
         a_i = np.array([alt_idx[a] for a in
                         agg.get_column(self.alternatives_col).cast(pl.String).to_list()])

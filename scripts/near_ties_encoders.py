@@ -50,8 +50,10 @@ def main(skip_nstar: bool = False) -> None:
             0.95, 0.05, ["resample"])
         res.append(r.with_columns(pl.lit("exact" if exact else "default").alias("tol")))
     keys = ["model", "tuning", "scoring", "kernel"]
-    a = res[0].select(*keys, pl.col("nstar").alias("nstar_tol0"))
-    b = res[1].select(*keys, pl.col("nstar").alias("nstar_default"))
+    a = res[0].select(*keys, "N", pl.col("nstar").alias("nstar_tol0"),
+                      pl.col("generalizable").alias("gen_tol0"))
+    b = res[1].select(*keys, pl.col("nstar").alias("nstar_default"),
+                      pl.col("generalizable").alias("gen_default"))
     j = a.join(b, on=keys).with_columns(
         (pl.col("nstar_default") - pl.col("nstar_tol0")).alias("change"))
     moved = j.filter(pl.col("change").abs() > 1e-9).sort(keys)
@@ -59,6 +61,8 @@ def main(skip_nstar: bool = False) -> None:
         print(f"n* (0.95, 0.05) changes in {moved.height} of {j.height} "
               "(configuration, kernel) pairs:")
         print(moved)
+        flips = j.filter(pl.col("gen_tol0") != pl.col("gen_default"))
+        print(f"'generalizable' verdicts that flip: {flips.height}")
         print(j.group_by("kernel").agg(
             pl.len().alias("pairs"), (pl.col("change").abs() > 1e-9).sum().alias("changed"),
             pl.col("change").abs().max().alias("max |change|")).sort("kernel"))
