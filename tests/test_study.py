@@ -297,3 +297,20 @@ def test_study_rankings_invariant_to_affine_rescaling_with_noise():
                  **{**kw, "higher_is_better": False})
     for s0, s1 in zip(ref.samples(), flip.samples(), strict=True):
         np.testing.assert_array_equal(s0.rankings, s1.rankings)
+
+
+# ---------------- rankings given directly ------------------------------------------------
+def test_negative_ranks_and_empty_samples_refused():
+    from genexpy_nb import Jaccard, Mallows
+    from genexpy_nb.mmd import mmd, mmd_distribution
+
+    k = Mallows().resolve(3)
+    with pytest.raises(GenexpyInputError, match="negative tiers"):
+        mmd(np.array([[0, -1, 2]]), np.array([[0, 1, 2]]), k)
+    with pytest.raises(GenexpyInputError, match="negative tiers"):
+        Jaccard(1).resolve(3)([0, 1, -2], [0, 1, 2])
+    for x in (np.zeros((0, 3), int), []):
+        with pytest.raises(GenexpyInputError, match="sample x is empty"):
+            mmd(x, np.array([[0, 1, 2]]), k)
+    with pytest.raises(GenexpyInputError, match="sample is empty"):
+        mmd_distribution(np.zeros((0, 3), int), k, 1)
