@@ -326,6 +326,10 @@ class RBF(Kernel):
 
     gamma: float | None = None
 
+    def __post_init__(self):
+        if self.gamma is not None:
+            _positive("RBF gamma", self.gamma)
+
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> RBF:
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
         gamma = 1.0 / na if self.gamma is None else _positive("RBF gamma", self.gamma)

@@ -359,6 +359,8 @@ class Study:
         tol_c = check_probability("tol_missing_conditions", tol_missing_conditions,
                                   low_open=False, high_open=False)
 
+        if df.height == 0:
+            raise GenexpyInputError("data: the table is empty (0 rows); nothing to analyse.")
         dtype = df.schema[target]
         if not dtype.is_numeric() or dtype == pl.Boolean:
             raise GenexpyInputError(
