@@ -112,7 +112,7 @@ def _payload(chart: alt.TopLevelMixin) -> dict:
     if backend == "vega":
         return _vega_bundle(chart)
     if backend == "jupyterchart":
-        # compiled here (in the prefetch thread, ahead of time) rather than in the browser
+        # compiled in the kernel (cached with the chart) rather than in the browser
         from .charts._offline import to_vega
 
         return to_vega(chart.to_dict(validate=False, context={"pre_transform": False}),
@@ -216,79 +216,27 @@ class ChartView:
 
 class _ChartCache:
     """Values (charts with their bundles, n* frames) keyed by the inputs they were made from
-    (bounded, most recent kept), and filled ahead of time in a background thread.
+    (bounded, most recent kept), so that going back to a slider position redraws at once.
 
-    A slider step redraws from this cache when the value is there: after each refresh the
-    panel asks for the neighbouring slider positions to be prepared (:meth:`prefetch`), so
-    that the next arrow-key step only swaps outputs. A value being prepared when it is asked
-    for is waited for, never computed twice. The builders are pure functions of their key.
+    (Preparing the neighbouring slider positions in a background thread was tried and
+    dropped: polars and vl-convert called from two threads at once deadlocked.)
     """
 
     def __init__(self, size: int) -> None:
-        import threading
-
         self.size = size
         self._d: dict[tuple, Any] = {}
-        self._pending: dict[tuple, Any] = {}
-        self._lock = threading.Lock()
-        self._pool = None
 
     def get(self, key: tuple, build) -> Any:
-        with self._lock:
-            hit = self._d.pop(key, None)
-            fut = self._pending.get(key) if hit is None else None
-        if hit is None and fut is not None:
-            try:
-                hit = fut.result()
-            except Exception:  # computed again below, where the error reaches the user
-                hit = None
+        hit = self._d.pop(key, None)
         if hit is None:
             hit = build()
-        self._put(key, hit)
+        self._d[key] = hit  # most recent last
+        while len(self._d) > self.size:
+            self._d.pop(next(iter(self._d)))
         return hit
 
-    def _put(self, key: tuple, value: Any) -> None:
-        with self._lock:
-            self._d.pop(key, None)
-            self._d[key] = value  # most recent last
-            while len(self._d) > self.size:
-                self._d.pop(next(iter(self._d)))
-
-    def prefetch(self, jobs) -> None:
-        """Prepare ``(key, build)`` pairs in a background thread (those not cached yet)."""
-        if not PREFETCH:
-            return
-        from concurrent.futures import ThreadPoolExecutor
-
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1,
-                                                thread_name_prefix="genexpy_nb-panel")
-            for key, build in jobs:
-                if key in self._d or key in self._pending:
-                    continue
-                self._pending[key] = self._pool.submit(self._job, key, build)
-
-    def _job(self, key: tuple, build) -> Any:
-        try:
-            with _fast_charts():
-                value = build()
-            self._put(key, value)
-            return value
-        finally:
-            with self._lock:
-                self._pending.pop(key, None)
-
-    def wait(self) -> None:
-        """Block until every value being prepared is ready (tests, benchmarks)."""
-        with self._lock:
-            futs = list(self._pending.values())
-        for f in futs:
-            f.exception()
-
     def __contains__(self, key: tuple) -> bool:
-        with self._lock:
-            return key in self._d
+        return key in self._d
 
     def __len__(self) -> int:
         return len(self._d)
@@ -303,9 +251,6 @@ def _with_payload(build):
     return both
 
 
-#: prepare the charts of the neighbouring slider positions in the background after each
-#: refresh (False: build everything on demand)
-PREFETCH: bool = True
 
 
 def _fmt(v: Any, digits: int = 3) -> str:
@@ -580,9 +525,6 @@ class GeneralizabilityExplorer:
                 f"<i>Computing the MMD<sub>n</sub> distributions of {html.escape(label)} for "
                 f"{n} configuration(s), rep={self.rep} ...</i>")
             t0 = time.perf_counter()
-            # numba's parallel kernels must not run in two threads at once: let the
-            # background preparation finish first
-            self._chart_cache.wait()
             with self.progress_out:
                 ga = GeneralizabilityAnalysis(self.study, [kernel], rep=self.rep,
                                               seed=self.seed, progress=self.progress,
@@ -689,7 +631,7 @@ class GeneralizabilityExplorer:
     def _numbers(self, ga: GeneralizabilityAnalysis, label: str, a: float,
                  d: float) -> tuple[pl.DataFrame, pl.DataFrame]:
         """(n* of every configuration, their ranking by deficit) for a question and
-        thresholds: cached, and prepared ahead for the neighbouring slider positions."""
+        thresholds (cached)."""
         def build():
             results = ga.nstar(a, d, PANEL_METHODS, kernels=[label])
             return results, plan(results, alpha=a, delta=d, kernel=label, method="resample")
@@ -703,8 +645,6 @@ class GeneralizabilityExplorer:
         a, d = round(float(self.alpha.value), 9), round(float(self.delta.value), 9)
         self._current = (ga, label, a, d)
         cid = self.config_id
-        # a step prepared in the background is waited for, not computed a second time
-        self._chart_cache.get(("step", label, cid, a, d), lambda: True)
         self.results, self.ranking = self._numbers(ga, label, a, d)
         if cid is None:
             self.result = self.results.clear()
@@ -728,8 +668,7 @@ class GeneralizabilityExplorer:
                     a: float, d: float) -> tuple[list[tuple[str, tuple, Any]], str | None]:
         """The charts for these inputs as ``[(name, cache key, build)]`` (``build()`` gives
         the chart and what the frontend gets of it), and why the configuration's own charts
-        cannot be drawn (None when they can). Reads the cached analysis only, so that it
-        also runs in the prefetch thread."""
+        cannot be drawn (None when they can)."""
         from .charts.generalizability import deficit_heatmap, ngen_curves, power_law_fit
 
         results, ranking = self._numbers(ga, label, a, d)
@@ -784,27 +723,6 @@ class GeneralizabilityExplorer:
             chart, bundle = self._chart_cache.get(key, build)
             self.charts[name] = chart
             self.views[name].show(chart, bundle)
-        self._prefetch_neighbours(ga, label, cid, a, d)
-
-    def _prefetch_neighbours(self, ga, label, cid, a, d) -> None:
-        """Prepare the numbers and charts one slider step away (alpha* and delta*, both
-        directions) in the background, so that an arrow-key step only swaps outputs."""
-        jobs = []
-        for (_lo, _hi, step), moves in ((ALPHA_RANGE, ((1, 0), (-1, 0))),
-                                      (DELTA_RANGE, ((0, 1), (0, -1)))):
-            for da, dd in moves:
-                a2, d2 = round(a + da * step, 9), round(d + dd * step, 9)
-                if not (ALPHA_RANGE[0] <= a2 <= ALPHA_RANGE[1]
-                        and DELTA_RANGE[0] <= d2 <= DELTA_RANGE[1]):
-                    continue
-
-                def build(a2=a2, d2=d2):
-                    for _name, key, b in self._chart_jobs(ga, label, cid, a2, d2)[0]:
-                        self._chart_cache.get(key, b)
-                    return True
-
-                jobs.append((("step", label, cid, a2, d2), build))
-        self._chart_cache.prefetch(jobs)
 
     def _summary_html(self, row: dict) -> str:
         label = html.escape(row["kernel_label"])
@@ -1053,14 +971,6 @@ class SeedVariabilityExplorer:
             chart, bundle = self._chart_cache.get((k, *key), _with_payload(build))
             self.charts[k] = chart
             self.views[k].show(chart, bundle)
-        # the trimming levels one step away, prepared in the background
-        pos = int(np.searchsorted(self.grid, a))
-        curve = self.curve(i)
-        self._chart_cache.prefetch([
-            (("trimmed", i, float(a2)), _with_payload(
-                lambda a2=float(a2): trimmed_distance_chart(
-                    curve, alpha=a2, title=f"trimmed KS distance: {name}")))
-            for a2 in self.grid[max(pos - 1, 0):pos + 2] if a2 != a])
 
     def export(self) -> pl.DataFrame:
         """The selected candidate and trimming level with its results, as one row."""
