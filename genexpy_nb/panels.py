@@ -112,11 +112,9 @@ def _payload(chart: alt.TopLevelMixin) -> dict:
     if backend == "vega":
         return _vega_bundle(chart)
     if backend == "jupyterchart":
-        # compiled in the kernel (cached with the chart) rather than in the browser
-        from .charts._offline import to_vega
-
-        return to_vega(chart.to_dict(validate=False, context={"pre_transform": False}),
-                       schema_v5=False)
+        # the Vega-Lite spec: compiling it to Vega in the kernel (vl-convert) was measured
+        # slower per step than letting the browser compile it
+        return chart.to_dict(validate=False)
     return _mimebundle(chart)
 
 
@@ -127,15 +125,15 @@ def _fast_charts():
 
 #: how panels draw their charts:
 #:
-#: - "vega" (the default): each chart's Vega-Lite spec is compiled to Vega in the kernel
-#:   (vl-convert, milliseconds) and shown in an ``ipywidgets.Output`` as
-#:   ``application/vnd.vega.v5+json``, which JupyterLab 4, Notebook 7 and VS Code draw with
-#:   the Vega they bundle: no network, no JavaScript shipped per chart, nothing compiled in
-#:   the browser (the fastest redraw measured, see benchmarks/bench_browser_panels.py);
-#: - "jupyterchart": Altair's JupyterChart widget with its JavaScript bundled offline by
-#:   vl-convert (~0.9 MB per chart widget, seconds to bundle once per kernel);
+#: - "jupyterchart" (the default when anywidget is installed, as it is with genexpy_nb):
+#:   Altair's JupyterChart widget, its JavaScript bundled offline by vl-convert (once per
+#:   kernel), sent each chart's Vega-Lite spec (the fastest redraw measured in
+#:   benchmarks/bench_browser_panels.py);
+#: - "vega": each chart as ``application/vnd.vega.v5+json`` in an ``ipywidgets.Output``,
+#:   drawn by the frontend's own Vega (no JavaScript shipped; JupyterLab re-renders the
+#:   output and rasterises a PNG copy on each step, slower);
 #: - "mimebundle": the active Altair renderer's MIME bundle in an Output widget;
-#: - "auto": "vega".
+#: - "auto": "jupyterchart" when anywidget is importable, else "vega".
 #:
 #: Set GENEXPY_NB_CHARTS to override.
 CHART_BACKEND = os.environ.get("GENEXPY_NB_CHARTS", "auto")
@@ -150,7 +148,13 @@ def chart_backend() -> str:
             f"GENEXPY_NB_CHARTS / panels.CHART_BACKEND must be one of {', '.join(_BACKENDS)}"
             f"; got {b!r}."
         )
-    return "vega" if b == "auto" else b
+    if b == "auto":
+        try:
+            import anywidget  # noqa: F401
+        except ImportError:
+            return "vega"
+        return "jupyterchart"
+    return b
 
 
 def _jupyter_chart() -> alt.JupyterChart:
