@@ -22,7 +22,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from ._numba import core as _core
 from ._validation import GenexpyInputError, check_positive_int
 
 __all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS"]
@@ -221,10 +220,12 @@ class Borda(Kernel):
         return math.exp(-self.nu * (self.na - 1))
 
     def _gram(self, X, Y):
-        return _core.gram_borda(X, Y, self.index, float(self.nu))
+        bx = _borda_counts(X, self.index).astype(np.float64)
+        by = bx if Y is X else _borda_counts(Y, self.index).astype(np.float64)
+        return np.exp(-float(self.nu) * np.abs(bx[:, None] - by[None, :]))
 
     def _class_key(self, X):
-        return _core.borda_counts(X, self.index)[:, None]
+        return _borda_counts(X, self.index)[:, None]
 
     def _f(self, delta):
         nu_na = 1.0 if self.nu is None else self.nu * self._na_for_eps()
@@ -257,7 +258,15 @@ class Jaccard(Kernel):
         return f"Jaccard(k={self.k})"
 
     def _gram(self, X, Y):
-        return _core.gram_jaccard(X, Y, int(self.k))
+        # |T(x) & T(y)| as a product of 0/1 matrices (exact in float64), the union from the
+        # sizes: one BLAS call, no compiled kernel needed
+        tx = (X < self.k).astype(np.float64)
+        ty = tx if Y is X else (Y < self.k).astype(np.float64)
+        inter = tx @ ty.T
+        union = tx.sum(axis=1)[:, None] + ty.sum(axis=1)[None, :] - inter
+        out = np.ones_like(inter)
+        np.divide(inter, union, out=out, where=union > 0)
+        return out
 
     def _class_key(self, X):
         return (X < self.k).astype(np.int8)
@@ -297,7 +306,7 @@ class Mallows(Kernel):
         return math.exp(-self.nu * math.comb(self.na, 2))
 
     def _gram(self, X, Y):
-        return _core.gram_mallows(X, Y, float(self.nu))
+        return _mallows_gram(X, Y, float(self.nu))
 
     def _f(self, delta):
         if self.nu is None:
@@ -335,13 +344,63 @@ class RBF(Kernel):
         return math.inf
 
     def _gram(self, X, Y):
-        return _core.gram_rbf(X, Y, float(self.gamma))
+        return _rbf_gram(X, Y, float(self.gamma))
 
     def _f(self, delta):
         if self.gamma is None:
             return math.exp(-delta)
         self._need_resolved()
         return math.exp(-self.gamma * self.na * delta)
+
+
+def _borda_counts(R: np.ndarray, a_star: int) -> np.ndarray:
+    """b(r) = #{a : r[a] >= r[a*]} for every row of R (N, na), int64."""
+    return (R >= R[:, a_star : a_star + 1]).sum(axis=1, dtype=np.int64)
+
+
+def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
+    """Mallows matrix through concordant-pair counts on tier bitsets (see _numba.core).
+
+    ``O(na^2 / 64)`` word operations per pair of rankings instead of ``O(na^2)``; both
+    rankings' bitsets are built once (``O(N na^2 / 64)`` memory, linear in the support).
+    """
+    from ._numba import compile_note, run_blocks
+    from ._numba import core as _core
+
+    sym = Y is X
+    with compile_note(_core.mallows_rows):
+        BX, DX, tx = _core.tier_bitsets(X)
+        BY, DY, ty = (BX, DX, tx) if sym else _core.tier_bitsets(Y)
+        out = np.empty((X.shape[0], Y.shape[0]))
+        na = X.shape[1]
+        work = X.shape[0] * Y.shape[0] * na * BX.shape[2] * (0.5 if sym else 1.0)
+        run_blocks(lambda r0, r1: _core.mallows_rows(BX, DX, tx, BY, DY, ty, nu, sym, r0, r1,
+                                                     out), X.shape[0], work)
+    if sym:
+        _mirror_upper(out)
+    return out
+
+
+def _rbf_gram(X: np.ndarray, Y: np.ndarray, gamma: float) -> np.ndarray:
+    """RBF matrix ``exp(-gamma ||x - y||^2)`` (upper triangle only when X is Y)."""
+    from ._numba import compile_note, run_blocks
+    from ._numba import core as _core
+
+    sym = Y is X
+    out = np.empty((X.shape[0], Y.shape[0]))
+    work = X.shape[0] * Y.shape[0] * X.shape[1] * (0.5 if sym else 1.0)
+    with compile_note(_core.rbf_rows):
+        run_blocks(lambda r0, r1: _core.rbf_rows(X, Y, gamma, sym, r0, r1, out), X.shape[0],
+                   work)
+    if sym:
+        _mirror_upper(out)
+    return out
+
+
+def _mirror_upper(out: np.ndarray) -> None:
+    """Copy the upper triangle of a square matrix onto its lower triangle, in place."""
+    il = np.tril_indices(out.shape[0], -1)
+    out[il] = out.T[il]
 
 
 def _positive(name: str, value: float) -> float:
