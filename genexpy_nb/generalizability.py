@@ -12,6 +12,7 @@ Matteucci et al., "Generalizability of experimental studies": Definition 4.2
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -19,7 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from . import config
 from ._validation import (
@@ -361,14 +361,18 @@ class GeneralizabilityAnalysis:
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
         self.dists: dict[int, ConfigDistributions] = {}
-        # the quadratic forms are many small matrix products: one BLAS thread each is
-        # fastest (several threads cost up to 10x on a busy machine)
-        from threadpoolctl import threadpool_limits
-
-        with numba_threads(n_jobs) as nthreads, threadpool_limits(limits=1, user_api="blas"):
+        # the quadratic forms of large supports are BLAS products on blocks of pairs run
+        # on our own threads: one BLAS thread each (several cost up to 10x on a busy
+        # machine); threadpoolctl is only needed when a support is that large
+        with numba_threads(n_jobs) as nthreads, _one_blas_thread(study, ids):
             self.n_jobs = nthreads
-            for cid in tqdm(ids, desc="MMD distributions", unit="config",
-                            disable=not progress or len(ids) < 2, leave=False):
+            if progress and len(ids) >= 2:
+                from tqdm.auto import tqdm
+
+                ids_iter = tqdm(ids, desc="MMD distributions", unit="config", leave=False)
+            else:
+                ids_iter = ids
+            for cid in ids_iter:
                 self.dists[cid] = self._compute(study.sample(cid), grid_fn)
 
     def _compute(self, s: ConfigurationSample, grid_fn) -> ConfigDistributions:
@@ -376,7 +380,8 @@ class GeneralizabilityAnalysis:
         rng = child_seed(self.seed, s.config_id)
         nk = len(self.kernels)
         out = np.empty((nk, ns.size, self.rep))
-        # each kernel on its own support: results with identical kernel rows are merged
+        # each kernel on its own support (results with identical kernel rows are merged),
+        # its matrix computed once per configuration and reused for every n of the grid
         sups = [kernel_support(k, s.data_for(k)) for k in self.kernels]
         for j, n in enumerate(ns):
             # the same pairs serve every kernel (common random numbers)
@@ -590,6 +595,21 @@ class GeneralizabilityAnalysis:
                 .then(pl.lit("weighted")).otherwise(pl.lit("uniform")).alias("closer")
             )
         return df
+
+
+def _one_blas_thread(study: Study, ids):
+    """``threadpool_limits(1)`` when some configuration is large enough to use BLAS.
+
+    Importing threadpoolctl and scanning the loaded libraries costs milliseconds: not worth
+    it for studies whose quadratic forms all run in the numba loop.
+    """
+    from .mmd import _SMALL_M
+
+    if max((study.sample(c).N for c in ids), default=0) <= _SMALL_M:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def analyze(

@@ -153,9 +153,6 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
     n = IX.shape[1]
     if IY.shape[1] != n:
         raise GenexpyInputError("the two samples of a pair must have the same size.")
-    from ._numba import compile_note, run_blocks
-    from ._numba import core as _core
-
     K = np.ascontiguousarray(K, dtype=np.float64)
     inv = np.ascontiguousarray(inv, dtype=np.int64)
     IX = np.ascontiguousarray(IX, dtype=np.int64)
@@ -163,24 +160,34 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
     rep, m = IX.shape[0], K.shape[0]
     out = np.empty(rep)
     k = min(2 * n, m)  # support points a pair touches, at most
-    if m >= _GEMM_MIN_M and 2 * k >= m:
-        # most of the support is touched: dense count vectors and one BLAS product per
-        # block of pairs (C K, then row-wise dots) run near the machine's flop rate
+    if m <= _SMALL_M or 2 * k >= m:
+        # dense count vectors and one BLAS product per block of pairs (C K, then row-wise
+        # dots): near the machine's flop rate, and no compiled kernel for small supports
+        from ._numba import run_blocks
+
         def block(r0, r1):
-            C = np.zeros((r1 - r0, m))
-            _core.count_rows(inv, IX, IY, r0, r1, C)
+            nr = r1 - r0
+            base = (np.arange(nr, dtype=np.int64) * m)[:, None]
+            C = (np.bincount((base + inv[IX[r0:r1]]).ravel(), minlength=nr * m)
+                 - np.bincount((base + inv[IY[r0:r1]]).ravel(), minlength=nr * m))
+            C = C.reshape(nr, m).astype(np.float64)
             v = np.einsum("rm,rm->r", C @ K, C) / float(n * n)
             out[r0:r1] = np.sqrt(np.maximum(v, 0.0))
 
-        with compile_note(_core.count_rows):
-            run_blocks(block, rep, 2.0 * rep * m * m)
+        run_blocks(block, rep, 2.0 * rep * m * m)
         return out
+    # large support, pairs touching a small part of it: a numba loop over the touched points
+    from ._numba import compile_note, run_blocks
+    from ._numba import core as _core
+
     with compile_note(_core.mmd_rows):
         run_blocks(lambda r0, r1: _core.mmd_rows(K, inv, IX, IY, r0, r1, out), rep,
-                   rep * k * min(k, m) / 2.0)
+                   rep * k * k / 2.0)
     return out
 
 
+#: supports up to this size always go through NumPy/BLAS (no compiled kernel)
+_SMALL_M = 96
 #: support size from which the quadratic forms of pairs that touch most of the support go
 #: through BLAS (below it, a numba loop over the touched points is faster than a BLAS call)
 _GEMM_MIN_M = 128

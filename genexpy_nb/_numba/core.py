@@ -189,16 +189,6 @@ def mmd_rows(K, inv, IX, IY, r0, r1, out):
 
 
 @njit(**_JIT)
-def count_rows(inv, IX, IY, r0, r1, C):
-    """Count differences ``cx - cy`` on the support of pairs r0..r1, into C[r0:r1] (zeroed)."""
-    for r in range(r0, r1):
-        for t in range(IX.shape[1]):
-            C[r - r0, inv[IX[r, t]]] += 1.0
-        for t in range(IY.shape[1]):
-            C[r - r0, inv[IY[r, t]]] -= 1.0
-
-
-@njit(**_JIT)
 def first_order(U, k, r0, r1, out):
     """``argsort(U[r], axis=1)[:k]`` for rows r0..r1 of uniforms in [0, 1), in O(N) per row.
 
