@@ -76,5 +76,6 @@ def _say_compiling(what: str) -> None:
     if _NOTED:
         return
     _NOTED = True
-    print(f"genexpy_nb: compiling {what} on first use (once; cached on disk afterwards)...",
+    print(f"genexpy_nb: preparing {what} (compiled on first use, then loaded from the "
+          "disk cache)...",
           file=sys.stderr, flush=True)
