@@ -12,7 +12,6 @@ Matteucci et al., "Generalizability of experimental studies": Definition 4.2
 
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -28,7 +27,6 @@ from ._validation import (
     check_positive_int,
     check_probability,
     child_seed,
-    numba_threads,
 )
 from .kernels import Kernel
 from .mmd import MODES, draw_pairs, kernel_support, mmd_from_pairs, support
@@ -365,10 +363,10 @@ class GeneralizabilityAnalysis:
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
         self.dists: dict[int, ConfigDistributions] = {}
-        # the quadratic forms of large supports are BLAS products on blocks of pairs run
-        # on our own threads: one BLAS thread each (several cost up to 10x on a busy
-        # machine); threadpoolctl is only needed when a support is that large
-        with numba_threads(n_jobs) as nthreads, _one_blas_thread(study, ids):
+        # many small BLAS products: one BLAS thread (our own threads split large work)
+        from ._numba import one_blas_thread, threads
+
+        with threads(n_jobs) as nthreads, one_blas_thread():
             self.n_jobs = nthreads
             if progress and len(ids) >= 2:
                 from tqdm.auto import tqdm
@@ -599,21 +597,6 @@ class GeneralizabilityAnalysis:
                 .then(pl.lit("weighted")).otherwise(pl.lit("uniform")).alias("closer")
             )
         return df
-
-
-def _one_blas_thread(study: Study, ids):
-    """``threadpool_limits(1)`` when some configuration is large enough to use BLAS.
-
-    Importing threadpoolctl and scanning the loaded libraries costs milliseconds: not worth
-    it for studies whose quadratic forms all run in the numba loop.
-    """
-    from .mmd import _SMALL_M
-
-    if max((study.sample(c).N for c in ids), default=0) <= _SMALL_M:
-        return contextlib.nullcontext()
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def analyze(

@@ -90,7 +90,10 @@ class Kernel:
         self._need_resolved()
         X = self._coerce(X, "X")
         Y = X if Y is None else self._coerce(Y, "Y")
-        return self._gram(X, Y)
+        from ._numba import one_blas_thread  # small products: a multi-threaded BLAS stalls
+
+        with one_blas_thread():
+            return self._gram(X, Y)
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> float:
         """The kernel value between two single rankings (or score vectors)."""

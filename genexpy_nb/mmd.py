@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import config
-from ._validation import GenexpyInputError, check_positive_int, numba_threads, rng_from_seed
+from ._validation import GenexpyInputError, check_positive_int, rng_from_seed
 from .kernels import Kernel
 
 __all__ = ["mmd", "support", "kernel_support", "draw_pairs", "mmd_distribution", "mmd_from_pairs",
@@ -218,5 +218,7 @@ def mmd_distribution(
         raise GenexpyInputError("sample must be a 2-d array (results, alternatives).")
     K, inv, _ = kernel_support(kernel, sample)
     IX, IY = draw_pairs(sample.shape[0], n, rep, disjoint=disjoint, replace=replace, seed=seed)
-    with numba_threads(n_jobs):
+    from ._numba import one_blas_thread, threads
+
+    with threads(n_jobs), one_blas_thread():
         return mmd_from_pairs(K, inv, IX, IY)

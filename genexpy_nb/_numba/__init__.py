@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -14,13 +15,71 @@ PARALLEL_MIN_WORK = 2_000_000
 _POOL = None
 _POOL_LOCK = threading.Lock()
 _NOTED = False
+_REQUESTED: int | None = None
+_BLAS = None
+_BLAS_DEPTH = 0
+
+
+def _max_threads() -> int:
+    env = os.environ.get("NUMBA_NUM_THREADS")
+    return max(1, int(env) if env and env.isdigit() else (os.cpu_count() or 1))
 
 
 def n_threads() -> int:
-    """Threads to use: numba's current setting (``n_jobs`` of the public functions)."""
-    import numba
+    """Threads to use: ``n_jobs`` of the running analysis, else numba's current setting."""
+    if _REQUESTED is not None:
+        return _REQUESTED
+    if "numba" in sys.modules:
+        return max(1, int(sys.modules["numba"].get_num_threads()))
+    return _max_threads()
 
-    return max(1, int(numba.get_num_threads()))
+
+@contextlib.contextmanager
+def threads(n_jobs: int | None) -> Iterator[int]:
+    """Thread count for :func:`run_blocks` from ``n_jobs`` (None/-1 = all cores).
+
+    Unlike ``genexpy_nb._validation.numba_threads`` it does not import numba, which a
+    typical (small) analysis never needs.
+    """
+    global _REQUESTED
+    from .._validation import check_positive_int
+
+    cap = _max_threads()
+    n = cap if n_jobs is None or n_jobs == -1 else min(check_positive_int("n_jobs", n_jobs), cap)
+    old = _REQUESTED
+    _REQUESTED = n
+    try:
+        yield n
+    finally:
+        _REQUESTED = old
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """One BLAS thread inside (our own threads split the work instead).
+
+    Many small matrix products on a multi-threaded BLAS cost up to several hundred times
+    more on a busy machine (thread wake-ups), and make timings bimodal. The library scan of
+    threadpoolctl is done once per process.
+    """
+    global _BLAS, _BLAS_DEPTH
+    if _BLAS_DEPTH:
+        _BLAS_DEPTH += 1
+        try:
+            yield
+        finally:
+            _BLAS_DEPTH -= 1
+        return
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    _BLAS_DEPTH = 1
+    try:
+        with _BLAS.limit(limits=1, user_api="blas"):
+            yield
+    finally:
+        _BLAS_DEPTH = 0
 
 
 def run_blocks(fn: Callable[[int, int], None], nrows: int, work: float,
