@@ -396,8 +396,11 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
     from ._numba import core as _core
 
     with compile_note(_core.mallows_rows):
-        BX, DX, tx = _core.tier_bitsets(X)
-        BY, DY, ty = (BX, DX, tx) if sym else _core.tier_bitsets(Y)
+        def bitsets(R):
+            return _core.tier_bitsets(R, np.argsort(R, axis=1, kind="stable"))
+
+        BX, DX, tx = bitsets(X)
+        BY, DY, ty = (BX, DX, tx) if sym else bitsets(Y)
         out = np.empty((X.shape[0], Y.shape[0]))
         work = X.shape[0] * Y.shape[0] * na * BX.shape[2] * (0.5 if sym else 1.0)
         run_blocks(lambda r0, r1: _core.mallows_rows(BX, DX, tx, BY, DY, ty, nu, sym, r0, r1,

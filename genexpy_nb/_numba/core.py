@@ -40,7 +40,7 @@ else:
 
 
 @njit(**_JIT)
-def tier_bitsets(R):
+def tier_bitsets(R, O):
     """Bitsets of the Mallows kernel for every ranking (row) of R (N, na).
 
     For ranking r with distinct tier values t_0 < t_1 < ..., ``B[i, d]`` is the set of
@@ -48,6 +48,9 @@ def tier_bitsets(R):
     words; ``D[i, a]`` is the tier index d of alternative a; ``tied[i]`` the number of tied
     pairs. The number of pairs ordered the same strict way by r and s (concordant pairs) is
     then ``P = sum_a popcount(B_r[D_r[a]] & B_s[D_s[a]])``.
+
+    ``O`` is ``np.argsort(R, axis=1, kind="stable")`` (computed by NumPy: a sort compiled
+    inside the kernel would multiply its compile time).
 
     Returns
     -------
@@ -60,7 +63,7 @@ def tier_bitsets(R):
     tied = np.zeros(N, dtype=np.int64)
     cur = np.zeros(W, dtype=np.uint64)
     for i in range(N):
-        order = np.argsort(R[i], kind="mergesort")
+        order = O[i]
         # dense tier index of each alternative
         d = 0
         for p in range(na):
@@ -141,8 +144,6 @@ def mmd_rows(K, inv, IX, IY, r0, r1, out):
     seen = np.zeros(m, dtype=np.bool_)
     nz = np.empty(m, dtype=np.int64)
     wz = np.empty(m)
-    nzs = np.empty(m, dtype=np.int64)
-    wzs = np.empty(m)
     inv_n2 = 1.0 / (nx * ny)
     for r in range(r0, r1):
         k = 0
@@ -178,15 +179,6 @@ def mmd_rows(K, inv, IX, IY, r0, r1, out):
                     acc += K[row, b] * w[b]
                 s += wz[p] * acc
         else:
-            # visit the touched points in index order: the gathers K[row, nz[q]] then walk
-            # each row forward (prefetch-friendly on supports larger than the caches)
-            o = np.argsort(nz[:kk])
-            for p in range(kk):
-                nzs[p] = nz[o[p]]
-                wzs[p] = wz[o[p]]
-            for p in range(kk):
-                nz[p] = nzs[p]
-                wz[p] = wzs[p]
             for p in range(kk):
                 row = nz[p]
                 acc = 0.0

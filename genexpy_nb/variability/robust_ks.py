@@ -85,7 +85,7 @@ def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.
     r = as_gaps("x_ref", x_ref, ndim=(1,))
     x = as_gaps("x_cand", x_cand, ndim=(1,))
     alphas = check_alpha(alpha)
-    out = _k.trimmed_ks_kernel(r, x, alphas)
+    out = _ks_rows(r, x[None, :], alphas)[0]
     return float(out[0]) if np.ndim(alpha) == 0 else out
 
 
@@ -502,7 +502,7 @@ def _ks_rows(ref: np.ndarray, cands: np.ndarray, alphas: np.ndarray) -> np.ndarr
 
     r = np.sort(np.asarray(ref, dtype=np.float64).ravel())
     cnt = np.ascontiguousarray(_upper_counts(r[None, :])[0])
-    cands = np.ascontiguousarray(cands, dtype=np.float64)
+    cands = np.ascontiguousarray(np.sort(np.asarray(cands, dtype=np.float64), axis=1))
     alphas = np.ascontiguousarray(alphas, dtype=np.float64)
     out = np.empty((cands.shape[0], alphas.size))
     with compile_note(_k.trimmed_ks_rows_kernel, "the trimmed KS kernel"):
