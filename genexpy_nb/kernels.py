@@ -396,14 +396,14 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
     from ._numba import core as _core
 
     with compile_note(_core.mallows_rows):
-        def bitsets(R):
-            return _core.tier_bitsets(R, np.argsort(R, axis=1, kind="stable"))
-
-        BX, DX, tx = bitsets(X)
-        BY, DY, ty = (BX, DX, tx) if sym else bitsets(Y)
+        OX = np.ascontiguousarray(np.argsort(X, axis=1, kind="stable"))
+        OY = OX if sym else np.ascontiguousarray(np.argsort(Y, axis=1, kind="stable"))
+        BX, DX, tx = _core.tier_bitsets(X, OX)
+        BY, DY, ty = (BX, DX, tx) if sym else _core.tier_bitsets(Y, OY)
+        del BX  # only y's bitsets are read
         out = np.empty((X.shape[0], Y.shape[0]))
-        work = X.shape[0] * Y.shape[0] * na * BX.shape[2] * (0.5 if sym else 1.0)
-        run_blocks(lambda r0, r1: _core.mallows_rows(BX, DX, tx, BY, DY, ty, nu, sym, r0, r1,
+        work = X.shape[0] * Y.shape[0] * na * BY.shape[2] * (0.5 if sym else 1.0)
+        run_blocks(lambda r0, r1: _core.mallows_rows(OX, DX, tx, BY, DY, ty, nu, sym, r0, r1,
                                                      out), X.shape[0], work)
     if sym:
         _mirror_upper(out)

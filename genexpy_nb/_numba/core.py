@@ -89,27 +89,41 @@ def tier_bitsets(R, O):
 
 
 @njit(**_JIT)
-def mallows_rows(BX, DX, tx, BY, DY, ty, nu, sym, r0, r1, out):
+def mallows_rows(OX, DX, tx, BY, DY, ty, nu, sym, r0, r1, out):
     """Rows r0..r1 of the Mallows matrix ``exp(-nu n_d)`` from :func:`tier_bitsets`.
 
     ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2`` with P the concordant pairs (a pair
     reversed counts 1, tied in one ranking only counts 1/2, tied in both 0; SPEC A3). Twice
-    n_d is an integer, so the values are exact. With ``sym`` (X is Y) only the upper
-    triangle is computed and mirrored by the caller.
+    n_d is an integer, so the values are exact. P is counted by walking x from its worst
+    tier up (``OX`` = stable argsort of x, ``DX`` its tier indices) with the bitset V of
+    the alternatives strictly below the current tier in x: ``P += popcount(V & below_y(a))``.
+    The column j is the outer loop so that y's bitsets stay in cache across the rows. With
+    ``sym`` (X is Y) only the upper triangle is computed and mirrored by the caller.
     """
     na = DX.shape[1]
-    W = BX.shape[2]
+    W = BY.shape[2]
     c2 = na * (na - 1)
     ny = DY.shape[0]
-    for i in range(r0, r1):
-        j0 = i if sym else 0
-        for j in range(j0, ny):
+    V = np.zeros(W, dtype=np.uint64)
+    for j in range(ny):
+        i1 = min(r1, j + 1) if sym else r1
+        for i in range(r0, i1):
+            V[:] = 0
             P = 0
-            for a in range(na):
-                u = DX[i, a]
-                v = DY[j, a]
-                for w in range(W):
-                    P += _popcount(BX[i, u, w] & BY[j, v, w])
+            p = na - 1
+            while p >= 0:
+                t = DX[i, OX[i, p]]
+                q = p
+                while q >= 0 and DX[i, OX[i, q]] == t:
+                    a = OX[i, q]
+                    v = DY[j, a]
+                    for w in range(W):
+                        P += _popcount(V[w] & BY[j, v, w])
+                    q -= 1
+                for s in range(q + 1, p + 1):
+                    a = OX[i, s]
+                    V[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
+                p = q
             nd2 = c2 - 2 * P - tx[i] - ty[j]  # twice the number of discordant pairs
             out[i, j] = np.exp(-nu * 0.5 * nd2)
 
