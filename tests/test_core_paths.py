@@ -40,7 +40,7 @@ def rankings(draw, max_na=70):
     seed = draw(st.integers(0, 2**31))
     rng = np.random.default_rng(seed)
     # tier values with gaps and repeats (not dense), sometimes all tied
-    return rng.integers(0, top + 1, (n, na)) * 3 - 2
+    return rng.integers(0, top + 1, (n, na)) * 3 + 1
 
 
 @settings(max_examples=25, deadline=None,
