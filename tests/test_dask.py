@@ -272,6 +272,17 @@ def test_client_local_starts_and_closes_its_own_cluster(monkeypatch):
     assert len(client.cluster.workers) == 0 or client.cluster.scheduler.status.name == "closed"
 
 
+def test_dask_is_imported_only_when_a_client_is_given():
+    import subprocess
+
+    code = ("import sys, genexpy_nb, genexpy_nb.distributed, genexpy_nb.experiments; "
+            "from genexpy_nb.variability import alpha_hat; "
+            "bad = [m for m in ('dask', 'distributed') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True,
+                   env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
 def test_client_errors(monkeypatch):
     with pytest.raises(GenexpyInputError, match="client must be a dask.distributed Client"):
         with as_client(42):
