@@ -114,7 +114,13 @@ class Kernel:
                     raise GenexpyInputError(
                         f"{name} must hold integer rankings (tiers 0 = best); got {X.dtype}."
                     )
-            return np.ascontiguousarray(X, dtype=np.int64)
+            X = np.ascontiguousarray(X, dtype=np.int64)
+            if X.size and X.min() < 0:
+                raise GenexpyInputError(
+                    f"{name} holds negative tiers ({int(X.min())}); rankings use tiers "
+                    "0 = best, 1, 2, ... (see rank_scores to rank raw scores)."
+                )
+            return X
         X = np.ascontiguousarray(X, dtype=np.float64)
         if not np.all(np.isfinite(X)):
             raise GenexpyInputError(f"{name} holds NaN or inf scores; impute or drop them.")
@@ -319,6 +325,10 @@ class RBF(Kernel):
     on: ClassVar[str] = "scores"
 
     gamma: float | None = None
+
+    def __post_init__(self):
+        if self.gamma is not None:
+            _positive("RBF gamma", self.gamma)
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> RBF:
         na = check_positive_int("na (number of alternatives)", na, minimum=2)

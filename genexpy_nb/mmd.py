@@ -32,6 +32,12 @@ def mmd(x: np.ndarray, y: np.ndarray, kernel: Kernel) -> float:
     y : (m, na) array
     kernel : a resolved Kernel (``kernel.resolve(na, alternatives)``)
     """
+    for nm, arr in (("x", x), ("y", y)):
+        if np.ndim(arr) not in (1, 2) or np.shape(arr)[0] == 0 or np.size(arr) == 0:
+            raise GenexpyInputError(
+                f"mmd: sample {nm} is empty (shape {np.shape(arr)}); MMD needs at least one "
+                "result in each sample."
+            )
     kxx = kernel.gram(x)
     kyy = kernel.gram(y)
     kxy = kernel.gram(x, y)
@@ -158,6 +164,8 @@ def mmd_distribution(
     sample = np.asarray(sample)
     if sample.ndim != 2:
         raise GenexpyInputError("sample must be a 2-d array (results, alternatives).")
+    if sample.shape[0] == 0:
+        raise GenexpyInputError("sample is empty (0 results); MMD_n needs observed results.")
     K, inv, _ = kernel_support(kernel, sample)
     IX, IY = draw_pairs(sample.shape[0], n, rep, disjoint=disjoint, replace=replace, seed=seed)
     with numba_threads(n_jobs):
