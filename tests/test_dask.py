@@ -48,7 +48,10 @@ def cluster():
     client = distributed.Client(c)
     yield client
     client.close()
-    c.close()
+    try:
+        c.close()
+    except KeyError:  # distributed's SpecCluster can race with a worker its nanny restarts
+        pass
 
 
 @pytest.fixture(scope="module")
@@ -163,8 +166,9 @@ def test_a_killed_worker_loses_no_finished_model(cluster, tiny_task, serial_pool
     assert all((partial / n).read_bytes() == b for n, b in snapshot.items())
     assert not out.exists()
     assert not list(tmp_path.rglob("*.tmp"))
-    # a rerun trains only the missing models (max_new_models = how many are missing)
-    cluster.wait_for_workers(2, timeout=120)
+    # a rerun trains only the missing models (max_new_models = how many are missing), on the
+    # workers there are (the killed one comes back when its nanny has restarted it)
+    cluster.wait_for_workers(1, timeout=120)
     pool = _train(out, tiny_task, client=cluster, max_new_models=6 - len(saved))
     assert pool is not None
     _same_models(pool, serial_pool)
@@ -174,7 +178,7 @@ def test_a_killed_worker_is_replaced_and_the_pool_completes(cluster, tiny_task, 
                                                             tmp_path):
     # the scheduler's default: a task whose worker died is run again elsewhere
     assert cluster.cluster.scheduler.allowed_failures >= 1
-    cluster.wait_for_workers(2, timeout=120)
+    cluster.wait_for_workers(2, timeout=300)  # the worker killed in the test before
     out = tmp_path / "p.npz"
     t, box = _in_thread(lambda: _train(out, tiny_task, factory=_slow_factory(0.4),
                                        client=cluster))
