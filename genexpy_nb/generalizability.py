@@ -613,16 +613,27 @@ def analyze(
     grid=None,
     n_jobs: int | None = None,
     progress: bool = True,
+    client=None,
 ) -> pl.DataFrame:
     """The whole study in one call: configurations x kernels x alpha* x delta* x methods.
 
     See :class:`GeneralizabilityAnalysis` for the parameters and
     :meth:`GeneralizabilityAnalysis.nstar` for the columns of the returned frame.
+    ``client`` (needs ``genexpy_nb[cluster]``): a ``dask.distributed`` Client, scheduler
+    address, cluster object or ``"local"``; chunks of configurations then run as tasks on the
+    cluster (``n_jobs`` numba threads per task, default 1), with the same result, bit for bit
+    (each configuration has its own random stream).
 
     Examples
     --------
     >>> res = analyze(study, [Jaccard(k=1), Mallows()], alphas=0.95, deltas=0.05)  # doctest: +SKIP
     """
+    if client is not None:  # genexpy_nb[cluster]: chunks of configurations on the workers
+        from .distributed import analyze_on_cluster
+
+        return analyze_on_cluster(client, study, kernels, alphas=alphas, deltas=deltas,
+                                  methods=methods, rep=rep, seed=seed, disjoint=disjoint,
+                                  replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
     ga = GeneralizabilityAnalysis(study, kernels, rep=rep, seed=seed, disjoint=disjoint,
                                   replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
     return ga.nstar(alphas, deltas, methods)

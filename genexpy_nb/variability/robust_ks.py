@@ -255,8 +255,14 @@ def _alpha_hat_raw(
     progress: bool,
     desc: str = "alpha-hat",
     full: bool = False,
+    client: Any = None,
+    draws: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> _AlphaHatRaw:
-    """Checked, clipped arrays in; per-bootstrap results out (the work of alpha-hat)."""
+    """Checked, clipped arrays in; per-bootstrap results out (the work of alpha-hat).
+
+    ``client``: map chunks of candidates over a Dask cluster (the same draws for all);
+    ``draws``: the bootstrap draws, when made already (a chunk computed on a worker).
+    """
     nb = check_positive_int("B", B)
     g = check_grid(grid)
     e = check_eps(eps)
@@ -267,7 +273,17 @@ def _alpha_hat_raw(
         )
     h = T // 2
     tau = dkw_threshold(h, e)
-    idx, ref_model, ref_pos = draw_bootstrap(seed, nb, M, T)
+    if draws is None:
+        draws = draw_bootstrap(seed, nb, M, T)
+    if client is not None:  # genexpy_nb[cluster]: chunks of candidates on the workers
+        from ..distributed import alpha_hat_on_cluster
+
+        parts = alpha_hat_on_cluster(client, ref, cands, draws, progress=progress, desc=desc,
+                                     B=nb, grid=g, exact=exact, eps=e, seed=None,
+                                     n_jobs=n_jobs, full=full)
+        return _AlphaHatRaw(*(np.concatenate([getattr(p, f) for p in parts], axis=1)
+                              for f in ("a_grid", "a_exact", "d0", "d_grid")), g, tau, h)
+    idx, ref_model, ref_pos = draws
     C = cands.shape[0]
     step = max(1, math.ceil(C / _PROGRESS_STEPS))
     parts = []
@@ -364,6 +380,7 @@ def alpha_hat(
     n_jobs: int | None = None,
     progress: bool = True,
     clip: float | None = config.LOGIT_CLIP,
+    client: Any = None,
 ) -> pl.DataFrame:
     """The trimming level alpha-hat of every candidate against a reference pool (SPEC B3).
 
@@ -395,6 +412,11 @@ def alpha_hat(
         tqdm progress bar over the candidates.
     clip : float or None, default ``config.LOGIT_CLIP`` (15)
         Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+    client : optional, needs ``genexpy_nb[cluster]``
+        A ``dask.distributed`` Client, scheduler address, cluster object or ``"local"``
+        (:func:`genexpy_nb.distributed.as_client`): chunks of candidates become tasks on the
+        cluster (``n_jobs`` numba threads per task, default 1). The bootstrap draws are made
+        once here and shared, so the frame is the same, bit for bit, as without a client.
 
     Returns
     -------
@@ -430,7 +452,7 @@ def alpha_hat(
     y = None if labels is None else as_labels(labels, ref.shape[1])
     raw = _alpha_hat_raw(
         ref, cands, B=B, grid=grid, exact=exact, eps=eps, seed=seed, n_jobs=n_jobs,
-        progress=progress,
+        progress=progress, client=client,
     )
     out = _summary_frame(raw, exact)
     if y is not None:
