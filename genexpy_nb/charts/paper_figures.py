@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError, to_polars
-from .generalizability import _ch, _data, _layered, _note, _tip, _title, _WIDTH
+from .generalizability import _WIDTH, _ch, _data, _layered, _note, _tip, _title
 
 __all__ = ["generalizability_example", "nstar_by_parameter"]
 
