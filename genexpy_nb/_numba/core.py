@@ -93,7 +93,7 @@ def mallows_rows(OX, DX, tx, BY, DY, ty, nu, sym, r0, r1, out):
     """Rows r0..r1 of the Mallows matrix ``exp(-nu n_d)`` from :func:`tier_bitsets`.
 
     ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2`` with P the concordant pairs (a pair
-    reversed counts 1, tied in one ranking only counts 1/2, tied in both 0; SPEC A3). Twice
+    reversed counts 1, tied in one ranking only counts 1/2, tied in both 0; paper App. B). Twice
     n_d is an integer, so the values are exact. P is counted by walking x from its worst
     tier up (``OX`` = stable argsort of x, ``DX`` its tier indices) with the bitset V of
     the alternatives strictly below the current tier in x: ``P += popcount(V & below_y(a))``.
@@ -145,23 +145,11 @@ def rbf_rows(X, Y, gamma, sym, r0, r1, out):
 
 @njit(**_JIT)
 def mmd_rows(K, inv, IX, IY, r0, r1, out):
-    """MMD of the pairs r0..r1: ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (SPEC A4).
+    """MMD of the pairs r0..r1: ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3).
 
-<<<<<<< HEAD
-    Parameters
-    ----------
-    inv : (N,) int64, support index of each observed result
-    IX, IY : (rep, n) int64, indices into the N results of the two samples of each pair
-    m : support size
-
-    Returns
-    -------
-    (rep, m) float64; ``MMD^2 = c' K c / n^2`` for each row c (paper Sec. 4.3).
-=======
     The count differences live on the support (m entries); the quadratic form runs over
     the k support points that a pair touches (k <= min(2n, m)): ``k^2 / 2`` gathered
     multiply-adds by symmetry of K, or ``k m`` contiguous ones when k is most of m.
->>>>>>> main
     """
     m = K.shape[0]
     nx = IX.shape[1]

@@ -90,8 +90,8 @@ def _pooled_cdfs(r, cnt, x, f0, fn):
 
 @njit(**_JIT)
 def _d_alpha_scan(f0, fn, alpha, up):
-    """Trimmed KS distance (robust-KS paper, Section III-C) from the pooled cdfs; ``up``: a buffer
-    (P+1)."""
+    """Trimmed KS distance (robust-KS paper, Section III-C) from the pooled cdfs; ``up``: a
+    buffer (P+1)."""
     P = f0.shape[0]
     s = 1.0 / (1.0 - alpha)
     low = -alpha * s
@@ -175,54 +175,9 @@ def _bisect_alpha(f0, fn, up, tau, lo, hi, xtol):
 
 
 @njit(**_JIT)
-<<<<<<< HEAD
-def reference_samples_kernel(ref, idx, ref_model, ref_pos):
-    """Sorted bootstrap reference samples (B, h) and their upper counts.
-
-    Bootstrap b: ``I2 = idx[b, h:]``; value q is ``ref[ref_model[b, q], I2[ref_pos[b, q]]]``,
-    a uniform draw from the pooled gaps of the reference models on I2.
-    """
-    B = idx.shape[0]
-    h = ref_model.shape[1]
-    rs = np.empty((B, h))
-    cnts = np.empty((B, h), dtype=np.int64)
-    for b in range(B):
-        for q in range(h):
-            rs[b, q] = ref[ref_model[b, q], idx[b, h + ref_pos[b, q]]]
-        rs[b] = np.sort(rs[b])
-        cnts[b] = _upper_counts(rs[b])
-    return rs, cnts
-
-
-@njit(**_JIT)
-def first_half_counts_kernel(idx, T):
-    """``mult[b, t]`` = how often test point t is in the first half I1 of bootstrap b."""
-    B = idx.shape[0]
-    h = idx.shape[1] // 2
-    mult = np.zeros((B, T), dtype=np.int32)
-    for b in range(B):
-        for q in range(h):
-            mult[b, idx[b, q]] += 1
-    return mult
-
-
-@njit(**_JIT)
-def argsort_rows_kernel(a):
-    """Row-wise argsort of a (C, T) array."""
-    out = np.empty(a.shape, dtype=np.int64)
-    for c in range(a.shape[0]):
-        out[c] = np.argsort(a[c])
-    return out
-
-
-@njit(parallel=True, **_JIT)
-def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol, full):
-    """Per-bootstrap results of alpha-hat (robust-KS paper Sec. III-C, IV-A) for every candidate.
-=======
 def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol, full,
                      t0, t1, a_grid, a_exact, d0, d_grid):
-    """Per-bootstrap results of alpha-hat (SPEC B3) for every candidate.
->>>>>>> main
+    """Per-bootstrap results of alpha-hat (robust-KS paper Sec. III-C, IV-A) for every candidate.
 
     Parameters
     ----------
