@@ -345,7 +345,10 @@ def _closed_form_spread(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray, B
         ln = 3.0 * np.log(C) + np.log(a * d)[:, None]
     ln = np.where(np.isfinite(ln) | (L1 <= config.DEGENERATE_TOL)[:, None], ln, np.nan)
     ln = np.where((L1 <= config.DEGENERATE_TOL)[:, None], -np.inf, ln)  # n* = 1 (log -> low)
-    return ln[1:] - ln[0]
+    with np.errstate(invalid="ignore"):
+        dev = ln[1:] - ln[0]
+    dev[:, ~np.isfinite(ln[0])] = 0.0  # the study itself is degenerate: n* = 1, no spread
+    return dev
 
 
 def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float

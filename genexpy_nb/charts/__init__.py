@@ -4,6 +4,7 @@ from .generalizability import (
     deficit_heatmap,
     ngen_curves,
     nstar_boxplots,
+    nstar_intervals,
     nstar_vs_N,
     power_law_fit,
     save_chart,
@@ -24,6 +25,7 @@ __all__ = [
     "power_law_fit",
     "nstar_boxplots",
     "nstar_vs_N",
+    "nstar_intervals",
     "deficit_heatmap",
     "save_chart",
     # classical significance tests (critical-difference diagram)
