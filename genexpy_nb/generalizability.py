@@ -374,6 +374,46 @@ def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float
     return np.where(ok, lo, np.nan), np.where(ok, hi, np.nan)
 
 
+def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
+                    eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+                    rng: np.random.Generator, level: float, joint: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """``(nstar_lo, nstar_hi)``, each (A, d), for the estimates ``nst`` (A, d).
+
+    ``Q`` holds the quantile curves the fit used (the requested alphas first, then the
+    other slope alphas when ``joint``); ``K`` and ``counts`` are the kernel matrix and the
+    counts of the study's kernel classes.
+    """
+    na_, nd_ = nst.shape
+    lo = np.full((na_, nd_), np.nan)
+    hi = np.full((na_, nd_), np.nan)
+    finite = np.isfinite(nst)
+    if not finite.any():
+        return lo, hi
+    x0 = np.log(eps)
+    if joint:
+        b1, b0, _ = power_law_fit(ns, Q, rows)
+        se = _prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
+        degenerate = np.any(Q[:na_] <= 0, axis=1)
+    else:
+        se = np.full((na_, nd_), np.nan)
+        degenerate = np.any(Q <= 0, axis=1)
+        for i in range(na_):
+            b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
+            se[i] = _prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+    dev = _closed_form_spread(K, counts, alphas, INTERVAL_B, rng)
+    with np.errstate(divide="ignore"):
+        llo, lhi = _interval(np.log(nst), dev, se, level)
+    lo = np.where(finite, np.exp(llo), np.nan)
+    hi = np.where(finite, np.exp(lhi), np.nan)
+    # n* = 1 because all resampled results agree is exact; otherwise the lower end never
+    # goes below 1 unless the estimate itself does
+    one = finite & degenerate[:, None]
+    lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
+    hi = np.where(one, 1.0, hi)
+    return lo, hi
+
+
 def _ndtri(p: float) -> float:
     from scipy.special import ndtri
 
@@ -848,32 +888,14 @@ class GeneralizabilityAnalysis:
         if not interval:
             return out
         nst = np.array(out["nstar"], dtype=np.float64).reshape(na_, nd_)
-        lo = np.full((na_, nd_), np.nan)
-        hi = np.full((na_, nd_), np.nan)
-        finite = np.isfinite(nst)
-        if Q is not None and finite.any():
-            b1 = np.array([row[0].b1 for row in fits])
-            b0 = np.array([row[0].b0 for row in fits])
-            x0 = np.log(eps)
-            if fit == "joint":
-                b1_all, b0_all, _ = power_law_fit(ns, Q, rows)
-                se = _prediction_se(ns, Q, rows, float(b1_all), b0_all, x0)[:na_]
-            else:
-                se = np.vstack([_prediction_se(ns, Q[i:i + 1], rows[:1], float(b1[i]),
-                                               b0[i:i + 1], x0) for i in range(na_)])
+        if Q is None:
+            lo = hi = np.full((na_, nd_), np.nan)
+        else:
             K, inv, _ = cd.supports[q]
             counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
             rng = child_seed(self.seed, cd.sample.config_id, 1 + q)
-            dev = _closed_form_spread(K, counts, a_arr, INTERVAL_B, rng)
-            with np.errstate(divide="ignore"):
-                llo, lhi = _interval(np.log(nst), dev, se, level)
-            lo = np.where(finite, np.exp(llo), np.nan)
-            hi = np.where(finite, np.exp(lhi), np.nan)
-            # n* = 1 (all results agree) is exact; a lower end never goes below 1 unless
-            # the estimate itself does
-            one = finite & (nst == 1.0) & (b1[:, None] != b1[:, None])
-            lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
-            hi = np.where(one, 1.0, hi)
+            lo, hi = _nstar_interval(ns, Q, rows, nst, eps, K, counts, a_arr, rng, level,
+                                     joint=fit == "joint")
         out["lo"] = lo.ravel()
         out["hi"] = hi.ravel()
         return out

@@ -50,7 +50,9 @@ from ._validation import (
 )
 from .distributions import check_pmf, check_rankings
 from .generalizability import (
+    INTERVAL_LEVEL,
     MIN_GRID_POINTS,
+    _nstar_interval,
     _fits_from_quantiles,
     _min_N_for_points,
     _min_N_for_two_points,
@@ -448,13 +450,14 @@ def true_nstar_frame(
 # ---------------------------------------------------------------------------------------
 _EST_SCHEMA = {"kernel": pl.String, "kernel_label": pl.String, "alpha": pl.Float64,
                "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64, "nstar": pl.Float64,
-               "nstar_ceil": pl.Int64, "b0": pl.Float64, "b1": pl.Float64, "r2": pl.Float64,
+               "nstar_lo": pl.Float64, "nstar_hi": pl.Float64, "nstar_ceil": pl.Int64, "b0": pl.Float64, "b1": pl.Float64, "r2": pl.Float64,
                "reason": pl.String, "reliable": pl.Boolean}
 
 
 def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[Kernel],
                    a_arr: np.ndarray, d_arr: np.ndarray, rep: int, seed: int, grid,
-                   disjoint: bool, replace: bool) -> list[dict[str, Any]]:
+                   disjoint: bool, replace: bool, interval: bool = True,
+                   level: float = INTERVAL_LEVEL) -> list[dict[str, Any]]:
     """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results."""
     def grid_fn(M: int) -> np.ndarray:  # noqa: N803
         return _resolve_grid(grid, M, disjoint, replace)
@@ -477,12 +480,21 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
         else:
             Q, srows = np.zeros((a_arr.size, 0)), np.ones(a_arr.size, dtype=bool)
         fits_all = _fits_from_quantiles(ns, Q, srows, eps, min_N, min_N3)
+        nst = np.array([[f.nstar for f in fits_all[i]] for i in range(a_arr.size)])
+        lo = hi = np.full(nst.shape, np.nan)
+        if interval and ns.size:
+            K, inv = sups[q]
+            counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
+            # the stream GeneralizabilityAnalysis uses for configuration 0
+            lo, hi = _nstar_interval(ns, Q, srows, nst, eps, K, counts, a_arr,
+                                     child_seed(seed, 0, 1 + q), level)
         for ia, a in enumerate(a_arr):
             fits = fits_all[ia]
-            for d, e, f in zip(d_arr, eps, fits, strict=True):
+            for jd, (d, e, f) in enumerate(zip(d_arr, eps, fits, strict=True)):
                 unreliable = not f.reliable or N < 2
                 rows.append({"kernel": k.name, "kernel_label": k.label, "alpha": float(a),
                              "delta": float(d), "eps": float(e), "N": N, "nstar": f.nstar,
+                             "nstar_lo": float(lo[ia, jd]), "nstar_hi": float(hi[ia, jd]),
                              "nstar_ceil": f.nstar_ceil, "b0": f.b0, "b1": f.b1, "r2": f.r2,
                              "reason": f.reason, "reliable": not unreliable})
     return rows

@@ -151,7 +151,8 @@ def interval(lhat, lb, level, kind, tau=1.0):
     raise ValueError(kind)
 
 
-def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_max_N):
+def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_max_N,
+                candidates=CANDIDATES):
     ks = _resolve_kernels(kernels, na)
     full = []
     for k in ks:
@@ -183,7 +184,7 @@ def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_
                 lh, b1h, b0h, r2h = log_nstar(ns, Qh, a_rows, eps)
                 lh = lh[0] if lh.ndim > 1 else lh
                 se = pred_se(ns, Qh, a_rows, eps)
-                if N <= boot_max_N:
+                if N <= boot_max_N and any(c.startswith("boot") for c in candidates):
                     Qb = _nb.resampled_quantiles(K, inv, ns, rep, qidx, B, 1, 0, sd + 1)
                     lb = log_nstar(ns, Qb, a_rows, eps)[0]
                 else:
@@ -200,7 +201,7 @@ def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_
                 lb = np.full((B, len(ths)), np.nan)
                 se = np.full(len(ths), np.nan)
                 sep = np.full(len(ths), np.nan)
-            if ns_sub.size >= 2 and N <= boot_max_N:
+            if ns_sub.size >= 2 and N <= boot_max_N and "sub_half" in candidates:
                 Qs = _nb.resampled_quantiles(K, inv, ns_sub, rep, qidx, B, 2, msub, sd + 2)
                 ls = log_nstar(ns_sub, Qs, a_rows, eps)[0]
             else:
@@ -208,9 +209,13 @@ def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_
             # closed form on bootstrap weights of the classes
             cnt = np.bincount(inv, minlength=K.shape[0]).astype(float)
             w0 = cnt / cnt.sum()
-            W = rng.multinomial(N, w0, size=B) / N
-            lc0 = cf_log_nstar(K, w0[None], zs)[0]
-            lc = cf_log_nstar(K, W, zs)
+            if any(c.startswith("cf") for c in candidates):
+                W = rng.multinomial(N, w0, size=B) / N
+                lc0 = cf_log_nstar(K, w0[None], zs)[0]
+                lc = cf_log_nstar(K, W, zs)
+            else:
+                lc0 = np.full(len(ths), np.nan)
+                lc = np.full((B, len(ths)), np.nan)
             devp = _closed_form_spread(K, cnt, alphas, INTERVAL_B, rng)[:, a_rows]
             for t, (a, d) in enumerate(ths):
                 tr = truth[(k.name, a, d)]
@@ -240,6 +245,8 @@ def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_
                     plo = max(plo, min(0.0, lh[t]))  # as analyze: lo >= min(1, n*)
                 ivs["package"] = (plo, float(phi[0, 0]))
                 for name, (lo, hi) in ivs.items():
+                    if name not in candidates:
+                        continue
                     row[f"{name}_lo"] = float(np.exp(lo)) if np.isfinite(lo) else (
                         math.inf if lo == np.inf else math.nan)
                     row[f"{name}_hi"] = float(np.exp(hi)) if np.isfinite(hi) else (
@@ -263,6 +270,13 @@ def coverage_table(raw: pl.DataFrame, candidates=CANDIDATES) -> pl.DataFrame:
     # gives no row; otherwise an interval it could not build counts as not covering
     long = long.filter(~pl.col("absent").all().over("na", "N", "kernel", "alpha", "delta",
                                                     "method"))
+    fitq = (raw.group_by("na", "N", "kernel", "alpha", "delta")
+            .agg(pl.col("b1").filter(pl.col("b1").is_finite()).quantile(0.01).alias("b1_p01"),
+                 pl.col("b1").filter(pl.col("b1").is_finite()).quantile(0.99).alias("b1_p99"),
+                 pl.col("r2").filter(pl.col("r2").is_finite()).quantile(0.01).alias("r2_p01"),
+                 (pl.col("nstar") / pl.col("nstar_true")).log().median().exp()
+                 .alias("median_ratio_to_true"),
+                 pl.col("nstar_true").first()))
     return (long.group_by("na", "N", "kernel", "alpha", "delta", "method")
             .agg(pl.len().alias("studies"), pl.col("covered").mean().alias("coverage"),
                  pl.col("ratio").filter(~pl.col("absent")).median()
@@ -272,6 +286,7 @@ def coverage_table(raw: pl.DataFrame, candidates=CANDIDATES) -> pl.DataFrame:
                  .alias("coverage_reliable"))
             .with_columns((pl.col("coverage") * (1 - pl.col("coverage")) / pl.col("studies"))
                           .sqrt().alias("se"))
+            .join(fitq, on=["na", "N", "kernel", "alpha", "delta"], how="left")
             .sort("alpha", "delta", "method", "kernel", "na", "N"))
 
 
@@ -286,11 +301,18 @@ def main(argv=None):
                     help="run the (costly) bootstrap and subsampling candidates up to this N")
     ap.add_argument("--rep", type=int, default=200)
     ap.add_argument("--level", type=float, default=0.9)
-    ap.add_argument("--true-rep", type=int, default=20000)
+    ap.add_argument("--true-rep", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=CANDIDATES)
     ap.add_argument("--raw", default="/tmp/nstar_coverage_raw.parquet")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--combine", nargs="+", default=None,
+                    help="only build the table from these raw files (runs split by na)")
     args = ap.parse_args(argv)
+    if args.combine:
+        raw = pl.concat([pl.read_parquet(f) for f in args.combine], how="diagonal_relaxed")
+        write_table(raw, args)
+        return
     kernels = [Jaccard(k=1), Mallows(), Borda(0)]
     rows = []
     t0 = time.perf_counter()
@@ -305,17 +327,22 @@ def main(argv=None):
         for N in args.Ns:
             t = time.perf_counter()
             rows += run_setting(na, N, kernels, R, p, truth, args.studies, args.B, args.rep,
-                                args.level, args.seed, args.boot_max_N)
+                                args.level, args.seed, args.boot_max_N, args.candidates)
             print(f"na={na} N={N}: {time.perf_counter() - t:.1f} s", file=sys.stderr,
                   flush=True)
     raw = pl.DataFrame(rows, infer_schema_length=None)
     raw.write_parquet(args.raw)
-    table = coverage_table(raw)
+    print(f"total {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    write_table(raw, args)
+
+
+def write_table(raw: pl.DataFrame, args) -> None:
+    cands = [c for c in args.candidates if f"{c}_lo" in raw.columns]
+    table = coverage_table(raw, cands)
     with pl.Config(tbl_rows=400, tbl_cols=20, tbl_width_chars=200):
         print(table.filter(pl.col("alpha") == 0.95, pl.col("delta") == 0.05)
               .select("na", "N", "kernel", "method", "coverage", "se", "median_hi_over_lo",
                       "coverage_reliable", "reliable_share"))
-    print(f"total {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if args.out:
         tmp = Path(args.out).with_suffix(".tmp")
         table.write_parquet(tmp)
