@@ -308,11 +308,13 @@ def _prediction_se(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, b1: float,
     xs = x[use]
     res = y[None, :] - (b1 * xs + b0[use][:, None])
     s2 = float((res * res).sum()) / dof
-    xm = x.mean(axis=1)
+    fin = np.isfinite(x).all(axis=1)
+    xm = np.where(fin, np.where(fin[:, None], x, 0.0).mean(axis=1), np.nan)
     sxx = float(((xs - xs.mean(axis=1, keepdims=True)) ** 2).sum())
     if sxx <= 0:
         return out
-    return np.sqrt(s2 * (1.0 / k + (x0[None, :] - xm[:, None]) ** 2 / sxx))
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(s2 * (1.0 / k + (x0[None, :] - xm[:, None]) ** 2 / sxx))
 
 
 def _closed_form_spread(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray, B: int,
@@ -361,6 +363,8 @@ def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float
     a = (1.0 - level) / 2.0
     z = float(_ndtri(1.0 - a))
     ok = np.isfinite(lhat)
+    dev = np.where(np.isneginf(dev), -50.0, dev)  # a resample where n* = 1: far below
+    dev = np.where(np.isposinf(dev), 50.0, dev)
     if np.isnan(dev).any():
         qs = np.nanquantile(dev, [a, 1.0 - a], axis=0)
     else:
