@@ -257,6 +257,10 @@ def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_
 
 def coverage_table(raw: pl.DataFrame, candidates=CANDIDATES) -> pl.DataFrame:
     """Coverage, Monte Carlo standard error and median width per setting and candidate."""
+    # the reliability flags with the package's current thresholds
+    raw = raw.with_columns(pl.struct("npts", "b1", "r2").map_elements(
+        lambda r: _trust_reason(int(r["npts"]), float(r["b1"]), float(r["r2"]), None),
+        return_dtype=pl.String).alias("reason"))
     parts = []
     for c in candidates:
         lo, hi = pl.col(f"{c}_lo"), pl.col(f"{c}_hi")
