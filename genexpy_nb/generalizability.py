@@ -982,11 +982,16 @@ def analyze(
     grid=None,
     n_jobs: int | None = None,
     progress: bool = True,
+    interval: bool = True,
+    level: float = INTERVAL_LEVEL,
+    fit: str = "joint",
 ) -> pl.DataFrame:
     """The whole study in one call: configurations x kernels x alpha* x delta* x methods.
 
     See :class:`GeneralizabilityAnalysis` for the parameters and
-    :meth:`GeneralizabilityAnalysis.nstar` for the columns of the returned frame.
+    :meth:`GeneralizabilityAnalysis.nstar` for ``interval`` (the columns ``nstar_lo``,
+    ``nstar_hi``: a ``level`` interval of the resampled n*, default 90 %), ``fit`` and the
+    columns of the returned frame.
 
     Examples
     --------
@@ -994,4 +999,4 @@ def analyze(
     """
     ga = GeneralizabilityAnalysis(study, kernels, rep=rep, seed=seed, disjoint=disjoint,
                                   replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
-    return ga.nstar(alphas, deltas, methods)
+    return ga.nstar(alphas, deltas, methods, interval=interval, level=level, fit=fit)

@@ -5,10 +5,12 @@ bootstrap resample of its conditions, or a subsample of them), the alpha-quantil
 resampled MMD_n distribution (SPEC A5, the "realistic" mode: two disjoint samples of size n
 drawn without replacement) at every n of a grid. It exists because the same computation
 through :func:`genexpy_nb.mmd.draw_pairs` / :func:`~genexpy_nb.mmd.mmd_from_pairs` costs a
-numpy sort of ``(rep, N)`` random keys and an ``(rep, m) @ (m, m)`` product per n: fine
-once, 20-100x too slow when repeated for a hundred replicates (measured in
-``benchmarks/bench_nstar_interval.py``). Here a pair costs ``O(n + t^2)`` with ``t <= 2n``
-the number of distinct kernel classes the pair touches.
+numpy sort of ``(rep, N)`` random keys and an ``(rep, m) @ (m, m)`` product per n, with
+Python overhead per n; here a pair costs ``O(n + t^2)`` with ``t <= 2n`` the number of
+distinct kernel classes the pair touches, and a whole batch of replicates is one call
+(about 3x faster on 100 quantile curves of a 40-condition study, measured in
+``benchmarks/bench_nstar_interval.py``). The coverage simulation
+(``scripts/nstar_coverage.py``) runs on it; ``analyze`` does not need it.
 
 Random numbers come from a counter-based generator (SplitMix64) keyed by
 ``(seed, replicate)``: the same seed gives the same bits at any thread count.
