@@ -52,10 +52,10 @@ from .distributions import check_pmf, check_rankings
 from .generalizability import (
     INTERVAL_LEVEL,
     MIN_GRID_POINTS,
-    _nstar_interval,
     _fits_from_quantiles,
     _min_N_for_points,
     _min_N_for_two_points,
+    _nstar_interval,
     _resampled_quantile_curves,
     _resolve_grid,
     check_question,
@@ -450,7 +450,8 @@ def true_nstar_frame(
 # ---------------------------------------------------------------------------------------
 _EST_SCHEMA = {"kernel": pl.String, "kernel_label": pl.String, "alpha": pl.Float64,
                "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64, "nstar": pl.Float64,
-               "nstar_lo": pl.Float64, "nstar_hi": pl.Float64, "nstar_ceil": pl.Int64, "b0": pl.Float64, "b1": pl.Float64, "r2": pl.Float64,
+               "nstar_lo": pl.Float64, "nstar_hi": pl.Float64, "nstar_ceil": pl.Int64,
+               "b0": pl.Float64, "b1": pl.Float64, "r2": pl.Float64,
                "reason": pl.String, "reliable": pl.Boolean}
 
 

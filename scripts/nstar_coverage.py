@@ -172,7 +172,7 @@ def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_
     for s in range(studies):
         rng = child_seed(seed, na, N, s)
         idx = rng.choice(R.shape[0], size=N, p=p)
-        for q, (k, (Kp, inv_p)) in enumerate(zip(ks, full, strict=True)):
+        for k, (Kp, inv_p) in zip(ks, full, strict=True):
             u, inv = np.unique(inv_p[idx], return_inverse=True)
             K = np.ascontiguousarray(Kp[np.ix_(u, u)])
             inv = inv.ravel().astype(np.int64)
