@@ -136,9 +136,10 @@ def test_nstar_frame_survives_a_huge_extrapolated_nstar():
                                      n_jobs=1)
     res = ga.nstar([0.9, 0.95], 0.1, ["resample"])
     assert res.height == 4
-    huge = res.filter(pl.col("nstar") > 1e6)
-    assert huge["reason"].is_not_null().all() and huge["generalizable"].is_null().all()
-    assert (~huge["reliable"]).all()
+    assert res["nstar"].is_finite().all()
+    flagged = res.filter(~pl.col("reliable"))
+    assert flagged.height > 0      # this noisy table's Mallows fit is not to be trusted
+    assert flagged["reason"].is_not_null().all() and flagged["generalizable"].is_null().all()
 
 
 @FAST
