@@ -661,8 +661,8 @@ class GeneralizabilityExplorer:
             row = self.result.filter(pl.col("method") == "resample").row(0, named=True)
             self.summary.value = self._summary_html(row)
             self.table.value = _html_table(
-                self.result, ["method", "nstar", "nstar_ceil", "N", "generalizable",
-                              "deficit", "b1", "r2", "reason"])
+                self.result, ["method", "nstar", "nstar_lo", "nstar_hi", "nstar_ceil", "N",
+                              "generalizable", "deficit", "b1", "r2", "reason"])
         self.ranking_table.value = _html_table(
             self.ranking, ["priority", *self.study.design, "N", "nstar_ceil", "deficit",
                            "to_run", "generalizable", "reason"],
@@ -739,7 +739,13 @@ class GeneralizabilityExplorer:
         fit = (f" Fit log n = b1 log q<sub>n</sub> + b0: b1 = {_fmt(row['b1'])}, "
                f"R² = {_fmt(row['r2'])}." if math.isfinite(row["b1"]) else "")
         why = f" ({html.escape(row['reason'])})" if row["reason"] else ""
-        if row["generalizable"]:
+        lo, hi = row.get("nstar_lo"), row.get("nstar_hi")
+        if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+            why = f"; 90 % interval {_fmt(lo)} to {_fmt(hi)}{why}"
+        if row["generalizable"] is None:
+            verdict = (f"<span style='color:#ff7f0e'><b>not to be trusted</b></span>: "
+                       f"N = {N}; the estimate is shown, not a verdict")
+        elif row["generalizable"]:
             verdict = (f"<span style='color:#2ca02c'><b>generalizable</b></span>: "
                        f"N = {N} &ge; n*")
         else:

@@ -50,10 +50,15 @@ from ._validation import (
 )
 from .distributions import check_pmf, check_rankings
 from .generalizability import (
+    INTERVAL_LEVEL,
+    MIN_GRID_POINTS,
+    _fits_from_quantiles,
+    _min_N_for_points,
     _min_N_for_two_points,
+    _nstar_interval,
+    _resampled_quantile_curves,
     _resolve_grid,
-    fit_nstar,
-    mmd_quantile,
+    check_question,
     ngen,
 )
 from .kernels import Jaccard, Kernel
@@ -117,6 +122,7 @@ def _resolve_kernels(kernels: Kernel | Sequence[Kernel], na: int) -> list[Kernel
                 "ranking kernel: Borda, Jaccard or Mallows."
             )
         out.append(k.resolve(na, names))
+    check_question(out, na)
     labels = [k.label for k in out]
     if len(set(labels)) != len(labels):
         raise GenexpyInputError(f"the same kernel is given twice: {labels}.")
@@ -444,19 +450,22 @@ def true_nstar_frame(
 # ---------------------------------------------------------------------------------------
 _EST_SCHEMA = {"kernel": pl.String, "kernel_label": pl.String, "alpha": pl.Float64,
                "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64, "nstar": pl.Float64,
-               "nstar_ceil": pl.Int64, "b0": pl.Float64, "b1": pl.Float64, "r2": pl.Float64,
-               "reason": pl.String}
+               "nstar_lo": pl.Float64, "nstar_hi": pl.Float64, "nstar_ceil": pl.Int64,
+               "b0": pl.Float64, "b1": pl.Float64, "r2": pl.Float64,
+               "reason": pl.String, "reliable": pl.Boolean}
 
 
 def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[Kernel],
                    a_arr: np.ndarray, d_arr: np.ndarray, rep: int, seed: int, grid,
-                   disjoint: bool, replace: bool) -> list[dict[str, Any]]:
+                   disjoint: bool, replace: bool, interval: bool = True,
+                   level: float = INTERVAL_LEVEL) -> list[dict[str, Any]]:
     """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results."""
     def grid_fn(M: int) -> np.ndarray:  # noqa: N803
         return _resolve_grid(grid, M, disjoint, replace)
 
     ns = grid_fn(N)
     min_N = _min_N_for_two_points(grid_fn)
+    min_N3 = _min_N_for_points(grid_fn, MIN_GRID_POINTS)
     rng = child_seed(seed, 0)  # the stream of GeneralizabilityAnalysis for configuration 0
     mmd = np.empty((len(ks), ns.size, rep))
     for j, n in enumerate(ns):
@@ -466,14 +475,29 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
     rows = []
     for q, k in enumerate(ks):
         eps = np.asarray(k.eps(d_arr), dtype=np.float64).reshape(-1)
-        Q = np.atleast_2d(mmd_quantile(mmd[q], a_arr)) if ns.size else None
+        # the same joint fit as GeneralizabilityAnalysis.nstar (shared slope over alphas)
+        if ns.size:
+            Q, srows = _resampled_quantile_curves(mmd[q], a_arr)
+        else:
+            Q, srows = np.zeros((a_arr.size, 0)), np.ones(a_arr.size, dtype=bool)
+        fits_all = _fits_from_quantiles(ns, Q, srows, eps, min_N, min_N3)
+        nst = np.array([[f.nstar for f in fits_all[i]] for i in range(a_arr.size)])
+        lo = hi = np.full(nst.shape, np.nan)
+        if interval and ns.size:
+            K, inv = sups[q]
+            counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
+            # the stream GeneralizabilityAnalysis uses for configuration 0
+            lo, hi = _nstar_interval(ns, Q, srows, nst, eps, K, counts, a_arr,
+                                     child_seed(seed, 0, 1 + q), level)
         for ia, a in enumerate(a_arr):
-            fits = fit_nstar(ns, Q[ia] if Q is not None else ns, eps, min_N)
-            for d, e, f in zip(d_arr, eps, fits, strict=True):
+            fits = fits_all[ia]
+            for jd, (d, e, f) in enumerate(zip(d_arr, eps, fits, strict=True)):
+                unreliable = not f.reliable or N < 2
                 rows.append({"kernel": k.name, "kernel_label": k.label, "alpha": float(a),
                              "delta": float(d), "eps": float(e), "N": N, "nstar": f.nstar,
+                             "nstar_lo": float(lo[ia, jd]), "nstar_hi": float(hi[ia, jd]),
                              "nstar_ceil": f.nstar_ceil, "b0": f.b0, "b1": f.b1, "r2": f.r2,
-                             "reason": f.reason})
+                             "reason": f.reason, "reliable": not unreliable})
     return rows
 
 
@@ -512,7 +536,8 @@ def estimate_nstar_from_sample(
     -------
     polars.DataFrame
         One row per kernel x alpha x delta: kernel, kernel_label, alpha, delta, eps, N,
-        nstar, nstar_ceil, b0, b1, r2, reason (why n* is 1 or undefined).
+        nstar, nstar_ceil, b0, b1, r2, reason (why n* is 1, undefined or not to be trusted),
+        reliable.
     """
     X = check_rankings(sample, "sample")
     ks = _resolve_kernels(kernels, X.shape[1])
