@@ -194,7 +194,7 @@ def power_law_fit(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray | None =
 
 
 def _trust_reason(npts: int, b1: float, r2: float, min_N3: int | None) -> str | None:
-    """Why a finite resampled n* is not to be trusted (SPEC A12), or None."""
+    """Why a finite resampled n* is not to be trusted (paper Sec. 4.5), or None."""
     why = []
     if npts < MIN_GRID_POINTS:
         need = f"; run at least N = {min_N3} conditions" if min_N3 else ""

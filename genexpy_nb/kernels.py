@@ -382,7 +382,7 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
 
     ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2``, P the pairs ordered the same strict way
     by both rankings (a reversed pair counts 1, tied in one ranking only 1/2, tied in both
-    0; SPEC A3); twice n_d is an integer, so every path gives exact counts. Small inputs:
+    0; paper App. B); twice n_d is an integer, so every path gives exact counts. Small inputs:
     P as one BLAS product of 0/1 "a above b" matrices. Large: tier bitsets and popcounts
     (``O(na^2 / 64)`` word operations per pair, memory linear in the support).
     """
