@@ -870,11 +870,17 @@ def deficit_heatmap(
 
 
 # ---------------------------------------------------------------------------------------
-def save_chart(chart: alt.TopLevelMixin, path: str | Path) -> Path:
+def save_chart(chart: alt.TopLevelMixin, path: str | Path, *, inline: bool = True) -> Path:
     """Save a chart as HTML, PNG, SVG, PDF or Vega-Lite JSON, chosen by the file suffix.
 
-    PNG/SVG/PDF use ``vl-convert-python`` (no browser needed). Returns the path written.
+    HTML embeds the Vega JavaScript (``inline=True``, the default), so the file displays
+    offline - on a cluster, in a mail attachment; ``inline=False`` loads it from a CDN
+    (smaller file, needs network). HTML inlining, PNG, SVG and PDF use
+    ``vl-convert-python`` (no browser needed). The file is written atomically (a temporary
+    name, then renamed): an interrupted save never leaves half a file. Returns the path.
     """
+    from .._io import atomic_write
+
     if not isinstance(chart, alt.TopLevelMixin):
         raise GenexpyInputError(f"chart must be an Altair chart, got {type(chart).__name__}.")
     p = Path(path)
@@ -883,13 +889,18 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path) -> Path:
         raise GenexpyInputError(
             f"cannot save as {p.suffix!r}: use a path ending in .html, .png, .svg, .pdf or "
             ".json.")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if fmt in ("png", "svg", "pdf"):
+    if fmt in ("png", "svg", "pdf") or (fmt == "html" and inline):
         try:
             import vl_convert  # noqa: F401
         except ImportError:  # pragma: no cover - it is a dependency
             raise GenexpyInputError(
-                f"saving as {fmt} needs vl-convert-python: pip install vl-convert-python, or "
-                "save as .html.") from None
-    chart.save(str(p), format=fmt)
+                f"saving as {fmt} needs vl-convert-python: pip install vl-convert-python"
+                + (", or save as .html." if fmt != "html" else ", or pass inline=False.")
+            ) from None
+    binary = fmt in ("png", "pdf")
+    with atomic_write(p, "wb" if binary else "w") as fh:
+        if fmt == "html":
+            chart.save(fh, format="html", inline=inline)
+        else:
+            chart.save(fh, format=fmt)
     return p
