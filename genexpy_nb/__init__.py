@@ -11,6 +11,7 @@ Quick start::
     res = gx.analyze(study, [gx.Jaccard(k=1), gx.Mallows()])
 """
 
+from ._io import atomic_dir, atomic_write, write_frame
 from ._validation import GenexpyInputError
 from .data import load_bigbench, load_encoders, read_results
 from .generalizability import (
@@ -48,6 +49,9 @@ __all__ = [
     "distributions",
     "significance",
     "GenexpyInputError",
+    "atomic_dir",
+    "atomic_write",
+    "write_frame",
     "load_bigbench",
     "load_encoders",
     "read_results",
