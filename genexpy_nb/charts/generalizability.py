@@ -899,8 +899,69 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path, *, inline: bool = Tru
             ) from None
     binary = fmt in ("png", "pdf")
     with atomic_write(p, "wb" if binary else "w") as fh:
-        if fmt == "html":
-            chart.save(fh, format="html", inline=inline)
+        if fmt == "html" and inline:
+            fh.write(_inline_html(chart))
+        elif fmt == "html":
+            chart.save(fh, format="html", inline=False)
         else:
             chart.save(fh, format=fmt)
     return p
+
+
+def _vega_script() -> str:
+    """The Vega + Vega-Lite + vega-embed JavaScript, bundled by vl-convert, cached on disk.
+
+    vl-convert bundles the libraries anew in every process (about 10 s of CPU, holding the
+    GIL); the bundle depends only on the vl-convert and Vega-Lite versions, so it is kept
+    in the user's cache folder (pooch's ``os_cache("genexpy_nb")``) under a name holding
+    both versions, and written atomically. Without a writable cache it is rebuilt each time.
+    """
+    import vl_convert as vlc
+    from altair.utils._importers import vl_version_for_vl_convert
+
+    from .._io import atomic_write
+
+    vl = vl_version_for_vl_convert()
+    name = f"vega-embed-bundle_vl{vl}_vlconvert{vlc.__version__}.js"
+    try:
+        import pooch
+
+        cache = Path(pooch.os_cache("genexpy_nb")) / name
+        if cache.is_file():
+            return cache.read_text(encoding="utf-8")
+    except OSError:
+        cache = None
+    script = vlc.javascript_bundle(vl_version=vl)
+    if cache is not None:
+        try:
+            with atomic_write(cache, "w") as fh:
+                fh.write(script)
+        except OSError:
+            pass  # a read-only home: the HTML is still complete, only slower to make
+    return script
+
+
+def _inline_html(chart: alt.TopLevelMixin) -> str:
+    """A standalone HTML page of the chart with the Vega JavaScript inlined (works offline).
+
+    The same page as ``chart.save(path, inline=True)`` (Altair's inline template), with the
+    JavaScript bundle taken from :func:`_vega_script`'s disk cache.
+    """
+    import json
+
+    try:
+        from altair.utils.html import INLINE_HTML_TEMPLATE
+    except ImportError:  # pragma: no cover - another Altair layout: let Altair bundle it
+        import io
+
+        buf = io.StringIO()
+        chart.save(buf, format="html", inline=True)
+        return buf.getvalue()
+    # as Altair's save: every data set inlined, no row limit
+    with alt.data_transformers.enable("default"), alt.data_transformers.disable_max_rows():
+        spec = chart.to_dict(context={"pre_transform": False})
+    return INLINE_HTML_TEMPLATE.render(
+        spec=json.dumps(spec), embed_options=json.dumps({"mode": "vega-lite"}),
+        output_div="vis", vegalite_version=alt.VEGALITE_VERSION,
+        vegaembed_script=_vega_script(),
+    )
