@@ -36,6 +36,7 @@ __all__ = [
     "atomic_write",
     "check_frame_path",
     "check_output_dir",
+    "make_parent",
     "write_frame",
 ]
 
@@ -136,6 +137,23 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) 
         fh.flush()
 
 
+def make_parent(folder: Path, what: str) -> None:
+    """Create ``folder`` (and its parents) for ``what``; a clear error when impossible."""
+    for anc in (folder, *folder.parents):
+        if anc.exists():
+            if not anc.is_dir():
+                raise GenexpyInputError(f"cannot create {what}: {str(anc)!r} is a file, not a "
+                                        "folder.")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GenexpyInputError(f"cannot create the folder {str(folder)!r} for {what} "
+                                f"({exc.strerror or exc}).") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise GenexpyInputError(f"cannot write {what} in {str(folder)!r} (permission denied).")
+
+
 def check_output_dir(path: str | os.PathLike, *, replace: bool = True) -> Path:
     """Check upfront that :func:`atomic_dir` can write the folder ``path``.
 
@@ -156,14 +174,7 @@ def check_output_dir(path: str | os.PathLike, *, replace: bool = True) -> Path:
                 f"output folder {str(path)!r} exists and holds files genexpy_nb did not "
                 "write; it is never overwritten. Choose a new folder name.")
     parent = p.absolute().parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GenexpyInputError(f"cannot create the folder {str(parent)!r} for the output "
-                                f"{str(path)!r}: {exc.strerror or exc}.") from None
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise GenexpyInputError(f"cannot write in {str(parent)!r} (permission denied); choose "
-                                "another output folder.")
+    make_parent(parent, f"the output folder {str(path)!r}")
     return p
 
 
@@ -216,12 +227,12 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
 def check_frame_path(path: str | os.PathLike, option: str = "--out") -> Path:
     """Check that ``path`` names a table file :func:`write_frame` can write (by suffix)."""
     p = Path(path).expanduser()
+    if p.is_dir():
+        raise GenexpyInputError(f"{option} {str(path)!r} is a folder; give a file name.")
     if p.suffix.lower() not in FRAME_SUFFIXES:
         raise GenexpyInputError(
             f"{option} {str(path)!r}: unsupported file type {p.suffix or '(none)'!r}; use a "
             f"name ending in {', '.join(FRAME_SUFFIXES)}.")
-    if p.is_dir():
-        raise GenexpyInputError(f"{option} {str(path)!r} is a folder; give a file name.")
     return p
 
 

@@ -68,6 +68,15 @@ def _floats(text: str) -> list[float]:
     return out
 
 
+def _alphas(text: str) -> list[float]:
+    """argparse type: comma-separated probabilities in (0, 1)."""
+    out = _floats(text)
+    bad = [a for a in out if not 0.0 < a < 1.0]
+    if bad:
+        raise argparse.ArgumentTypeError(f"alpha* must lie strictly between 0 and 1, got {bad}")
+    return out
+
+
 def _held(text: str) -> tuple[str, str]:
     """argparse type: COLUMN=LEVEL."""
     col, eq, level = text.partition("=")
@@ -118,16 +127,9 @@ def _fraction(text: str) -> float:
 
 def _check_parent(p: Path, option: str) -> None:
     """The folder of an output file exists (created now if needed) and is writable."""
-    parent = p.expanduser().absolute().parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GenexpyInputError(
-            f"{option} {str(p)!r}: cannot create the folder {str(parent)!r} "
-            f"({exc.strerror or exc}).") from None
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise GenexpyInputError(f"{option} {str(p)!r}: cannot write in {str(parent)!r} "
-                                "(permission denied).")
+    from ._io import make_parent
+
+    make_parent(p.expanduser().absolute().parent, f"{option} {str(p)!r}")
 
 
 def check_out_file(path: str, option: str = "--out") -> Path:
@@ -155,6 +157,11 @@ def read_table(path: str) -> pl.DataFrame:
                                 f"give a {', '.join(TABLE_SUFFIXES)} file.")
     if p.stat().st_size == 0:
         raise GenexpyInputError(f"{path!r} is an empty file: the table is empty.")
+    if suffix != ".parquet":
+        with open(p, "rb") as fh:
+            if b"\x00" in fh.read(8192):
+                raise GenexpyInputError(f"{path!r} holds binary data, not a text table; give a "
+                                        "CSV/TSV file (or a .parquet file named .parquet).")
     try:
         if suffix == ".parquet":
             df = pl.read_parquet(p)
@@ -171,7 +178,22 @@ def read_table(path: str) -> pl.DataFrame:
     if df.height == 0:
         raise GenexpyInputError(f"{path!r}: the table is empty (columns {df.columns[:8]} but "
                                 "no rows).")
+    if df.width == 1 and suffix != ".parquet":
+        sep = next((c for c in (";", "\t", ",", "|") if c in df.columns[0]), None)
+        if sep is not None:
+            raise GenexpyInputError(
+                f"{path!r} was read as a single column {df.columns[0][:60]!r}: its values seem "
+                f"separated by {sep!r}; save it comma-separated (.csv) or tab-separated (.tsv).")
     return df
+
+
+def _no_nulls(df, columns: list[str]) -> None:
+    """Factor columns must name a level in every row; the error says where and how many."""
+    for c in dict.fromkeys(columns):
+        n_null = df[c].null_count()
+        if n_null:
+            raise GenexpyInputError(f"column {c!r} has {n_null} empty value(s) (of {df.height} "
+                                    "rows); fill or drop those rows.")
 
 
 def _require(df, columns: dict[str, list[str]]) -> None:
@@ -220,6 +242,8 @@ def _coerce_held(df, held: list[tuple[str, str]]) -> dict:
 
 
 def cmd_nstar(args: argparse.Namespace) -> int:
+    import polars as pl
+
     from ._io import write_frame
 
     out = check_out_file(args.out)
@@ -229,6 +253,9 @@ def cmd_nstar(args: argparse.Namespace) -> int:
                   "--generalize": _csv_list(args.generalize), "--design": _csv_list(args.design),
                   "--average-over": _csv_list(args.average_over),
                   "--held-constant": [c for c, _ in held]})
+
+    _no_nulls(df, [args.alternatives, *_csv_list(args.generalize), *_csv_list(args.design),
+                   *_csv_list(args.average_over)])
 
     from .generalizability import analyze
     from .kernels import Jaccard, Mallows
@@ -253,6 +280,12 @@ def cmd_nstar(args: argparse.Namespace) -> int:
                   n_jobs=args.n_jobs, progress=not args.quiet)
     _say(f"analysed {len(study)} configurations x {len(kernels)} research questions in "
          f"{time.perf_counter() - t0:.1f} s")
+    undefined = res.filter(pl.col("nstar").is_null() | pl.col("nstar").is_nan())
+    if undefined.height:
+        why = undefined["reason"].drop_nulls().value_counts(sort=True)
+        top = why.row(0)[0] if why.height else "no reason given"
+        _say(f"note: n* is undefined in {undefined.height} of {res.height} rows (most often: "
+             f"{top}); see the reason column")
     write_frame(res, out)
     _say(f"wrote {res.height} rows to {out}")
     return EXIT_OK
@@ -346,6 +379,12 @@ def cmd_seeds(args: argparse.Namespace) -> int:
     ref_checked = as_gaps("reference gaps", ref, ndim=(2,))
     cand_checked = as_candidates("candidate gaps", cand, ref_checked.shape[1])
     as_labels(labels, ref_checked.shape[1])
+    if (ref_checked.min() >= 0.0 and ref_checked.max() <= 1.0
+            and cand_checked.min() >= 0.0 and cand_checked.max() <= 1.0):
+        raise GenexpyInputError(
+            "every value lies in [0, 1]: these look like probabilities, not logit gaps "
+            "(logit of class 1 minus logit of class 0, negative = class 0). Convert them: "
+            "gaps = log(p / (1 - p)).")
     n_ref = ref_checked.shape[0]
     _say(f"{what}: {n_ref} reference models, {cand_checked.shape[0]} candidates, "
          f"{ref_checked.shape[1]} test points")
@@ -385,11 +424,7 @@ def _wide(df, args):
             f"--target {args.target!r} is not numeric (dtype {df.schema[args.target]}); "
             "convert it, or give the numeric result column.")
     keys = [args.alternatives, *blocks]
-    for c in keys:
-        n_null = df[c].null_count()
-        if n_null:
-            raise GenexpyInputError(f"column {c!r} has {n_null} empty value(s); fill or drop "
-                                    "those rows.")
+    _no_nulls(df, [*keys, *avg])
     t = df.select(*keys, pl.col(args.target).cast(pl.Float64))
     t = t.with_columns(pl.col(args.target).fill_nan(None))
     if t[args.target].is_infinite().any():
@@ -448,6 +483,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
              "blocks: Skillings-Mack test (Friedman's test for incomplete blocks)")
     else:
         omni = friedman(values, higher_is_better=hib, alternatives=names)
+    if not np.isfinite(omni.statistic):
+        raise GenexpyInputError(
+            f"--target {args.target!r}: every block ties all alternatives, so there is no "
+            "difference to test (the statistic is undefined). Check the target column.")
+    if omni.n < 10:
+        _say(f"note: only {omni.n} blocks; the chi-square p-value is a rough approximation "
+             "below about 10")
     omnibus = pl.DataFrame({
         "test": [omni.test], "statistic": [float(omni.statistic)],
         "pvalue": [float(omni.pvalue)], "df": [float(omni.df)], "n_blocks_used": [omni.n],
@@ -610,7 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="research question (repeatable): jaccard[:k=K], mallows[:nu=V], "
                         "borda[:ALTERNATIVE] (default: the best on average), rbf[:gamma=V]; "
                         "default: jaccard:k=1 and mallows")
-    q.add_argument("--alpha", type=_floats, default=list(config.ALPHAS),
+    q.add_argument("--alpha", type=_alphas, default=list(config.ALPHAS),
                    help="desired generalizability alpha*, comma-separated")
     q.add_argument("--delta", type=_floats, default=list(config.DELTAS),
                    help="similarity threshold delta*, comma-separated")

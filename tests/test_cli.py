@@ -123,13 +123,16 @@ def _bad_files(folder: Path) -> dict[str, Path]:
     out["binary csv"] = folder / "bin.csv"
     (folder / "t.xlsx").write_text("x")
     out["unsupported suffix"] = folder / "t.xlsx"
+    (folder / "semi.csv").write_text("dataset;method;score\nd0;M0;0.5\n")
+    out["semicolons"] = folder / "semi.csv"
     out["missing file"] = folder / "nope.csv"
     return out
 
 
 MESSAGES = {"empty csv": "the table is empty", "header-only csv": "the table is empty",
             "truncated parquet": "could not be read", "garbage parquet": "could not be read",
-            "binary csv": "", "unsupported suffix": "unsupported file type",
+            "binary csv": "binary data", "unsupported suffix": "unsupported file type",
+            "semicolons": "separated by ';'",
             "missing file": "not found"}
 
 
@@ -181,6 +184,26 @@ def test_output_folder_of_user_files_is_never_replaced(tmp_path, capsys, table):
     assert main(["compare", str(table / "t.csv"), *COMPARE, "--out", str(mine)]) == 1
     assert "did not write" in capsys.readouterr().err
     assert [p.name for p in mine.iterdir()] == ["paper.tex"]
+
+
+def test_empty_factor_values_are_named(tmp_path, capsys, table):
+    df = pl.read_csv(table / "t.csv")
+    df.with_columns(pl.when(pl.col("dataset") == "d01").then(None).otherwise(pl.col("method"))
+                    .alias("method")).write_csv(tmp_path / "nulls.csv")
+    for argv in (["nstar", str(tmp_path / "nulls.csv"), *NSTAR, "--out", str(tmp_path / "o.csv")],
+                 ["compare", str(tmp_path / "nulls.csv"), *COMPARE, "--out",
+                  str(tmp_path / "o")]):
+        assert main(argv) == 1
+        assert "column 'method' has 20 empty value(s)" in capsys.readouterr().err
+
+
+def test_compare_refuses_all_tied_scores(tmp_path, capsys, table):
+    pl.read_csv(table / "t.csv").with_columns(pl.lit(0.5).alias("score")).write_csv(
+        tmp_path / "tied.csv")
+    assert main(["compare", str(tmp_path / "tied.csv"), *COMPARE, "--out",
+                 str(tmp_path / "o")]) == 1
+    assert "every block ties all alternatives" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
 
 
 def test_compare_table_errors(tmp_path, capsys, table):
@@ -281,7 +304,9 @@ def test_seeds_input_errors(tmp_path, capsys):
     (tmp_path / "trunc.npz").write_bytes((tmp_path / "nolabels.npz").read_bytes()[:40])
     np.save(tmp_path / "obj.npy", np.array([{"x": 1}], dtype=object), allow_pickle=True)
     (tmp_path / "obj.npy").rename(tmp_path / "obj.npz")
-    cases = {"nolabels.npz": "no 'labels'", "oned.npz": "2-d", "short.npz": "labels",
+    np.savez(tmp_path / "probs.npz", gaps=np.full((4, 5), 0.7), labels=np.ones(5))
+    cases = {"probs.npz": "look like probabilities", "nolabels.npz": "no 'labels'",
+             "oned.npz": "2-d", "short.npz": "labels",
              "trunc.npz": "could not be read", "obj.npz": "could not be read",
              "absent.npz": "not found"}
     for name, msg in cases.items():
