@@ -536,8 +536,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             from .charts import save_chart
 
             for name, chart in charts.items():
-                for fmt in figs:
-                    save_chart(chart, tmp / f"{name}.{fmt}")
+                save_chart(chart, [tmp / f"{name}.{fmt}" for fmt in figs])
         written = sorted(p.name for p in tmp.iterdir())
     _say(f"wrote {', '.join(written)} to {out}/")
     return EXIT_OK

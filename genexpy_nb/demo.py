@@ -169,8 +169,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
                 eps=ga.kernels[jac].eps(delta)),
         }
         for name, chart in charts.items():
-            for fmt in ("html", "png", "svg"):
-                ch.save_chart(chart, tmp / f"{name}.{fmt}")
+            ch.save_chart(chart, [tmp / f"{name}.{fmt}" for fmt in ("html", "png", "svg")])
     print()
     _say(f"Wrote the tables (nstar.parquet, plan.csv, nstar_vs_N.csv) and the figures to "
          f"{out}/ in {time.perf_counter() - t0:.0f} s. Figures, each as .html (open it in any "
