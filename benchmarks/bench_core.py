@@ -1,19 +1,35 @@
-"""Time the core operations against their naive twins, and the whole case studies.
+"""Speed of the core: cold and warm, small and large studies, per MMD value.
 
 Run from the repository root::
 
-    GENEXPY_NB_DATA_DIR=../shared/data python benchmarks/bench_core.py
+    GENEXPY_NB_DATA_DIR=../shared/data python benchmarks/bench_core.py [--quick]
 
-Prints timings and speed-up ratios; asserts nothing (speed is measured, not tested).
-Cold start (import + first compile or cache load) is measured in a fresh subprocess.
+Prints (asserts nothing: speed is measured, not tested):
+
+* import: ``import genexpy_nb`` against ``import polars`` alone, fresh processes;
+* fresh install: the first n* and the first alpha-hat in fresh processes with an empty numba
+  cache (``NUMBA_CACHE_DIR`` set to a new temporary folder), then with the cache filled;
+  the compile time is first call minus warm call;
+* warm: n* of every encoder configuration (min / median / max of repeats);
+* per MMD value: time per resampled MMD_n value against the quadratic-form limit, 2 m^2
+  flops (m = support size) at the flop rate this machine reaches in one-thread DGEMM;
+* large: one configuration with na = 1000 alternatives and N = 1000 conditions, all four
+  kernels, default grid, rep and methods: wall time, CPU time and peak memory;
+* the kernel matrices against their naive twins (tests/naive.py).
+
+Timings on a shared machine are noisy: every figure is a min / median of repeats, and the
+large case also reports CPU time.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
-import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,93 +39,251 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-import naive  # noqa: E402
 
-import genexpy_nb as gx  # noqa: E402
-from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs  # noqa: E402
-
-
-def best_of(f, repeat=5):
-    ts = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return min(ts)
-
-
-def row(name, fast, slow=None):
-    ratio = f"{slow / fast:10.0f}x" if slow else ""
-    s = f"{slow * 1e3:12.2f} ms" if slow else " " * 15
-    print(f"{name:44s} {fast * 1e3:12.3f} ms {s} {ratio}")
-
-
-def cold_start():
-    code = ("import time; t=time.perf_counter(); import genexpy_nb as gx, numpy as np; "
-            "t1=time.perf_counter(); k=gx.Mallows().resolve(4); "
-            "x=np.array([[0,1,2,3],[1,0,2,3]]); gx.mmd(x, x[::-1], k); "
-            "gx.mmd_distribution(x.repeat(5,0), k, 2, rep=5); "
-            "print(t1-t, time.perf_counter()-t1)")
+def run_py(code: str, env: dict | None = None) -> dict:
+    """Run ``code`` in a fresh interpreter; it prints one JSON line."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
-    imp, first = map(float, out.stdout.split())
-    return imp, first
+                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main():
-    print(f"cores: {os.cpu_count()}, numba threads: {__import__('numba').get_num_threads()}")
-    imp, first = cold_start()
-    print(f"cold start: import {imp:.2f} s, first kernel call (compile or cache load) "
-          f"{first:.2f} s")
+def mmm(xs) -> str:
+    return (f"min {min(xs) * 1e3:9.2f}  median {statistics.median(xs) * 1e3:9.2f}  "
+            f"max {max(xs) * 1e3:9.2f} ms")
+
+
+# ---------------------------------------------------------------------------------------
+IMPORT = """
+import json, time
+t = time.perf_counter(); import {mod}; print(json.dumps({{"t": time.perf_counter() - t}}))
+"""
+
+FIRST_NSTAR = """
+import json, time, resource
+t0 = time.perf_counter(); c0 = time.process_time()
+import numpy as np, genexpy_nb as gx
+from genexpy_nb.generalizability import GeneralizabilityAnalysis
+rng = np.random.default_rng(0)
+N, na = {N}, {na}
+S = rng.normal(size=na)[None, :] * 0.5 + rng.normal(size=(N, na))
+import polars as pl
+df = pl.DataFrame({{"c": np.repeat(np.arange(N), na).astype(str),
+                   "a": np.tile([f"a{{i}}" for i in range(na)], N), "y": S.ravel()}})
+st = gx.Study(df, alternatives="a", target="y", generalize="c", higher_is_better=True)
+ks = [{kernels}]
+t1 = time.perf_counter(); c1 = time.process_time()
+GeneralizabilityAnalysis(st, ks, progress=False).nstar()
+t2 = time.perf_counter(); c2 = time.process_time()
+GeneralizabilityAnalysis(st, ks, progress=False).nstar()
+t3 = time.perf_counter(); c3 = time.process_time()
+import sys
+print(json.dumps({{"setup": t1 - t0, "first": t2 - t1, "warm": t3 - t2,
+                  "first_cpu": c2 - c1, "warm_cpu": c3 - c2,
+                  "numba": "numba" in sys.modules}}))
+"""
+
+FIRST_ALPHA_HAT = """
+import json, time
+import numpy as np
+import genexpy_nb.variability as gv
+rng = np.random.default_rng(0)
+ref = rng.normal(size=(20, 400)); cand = rng.normal(size=(5, 400))
+t1 = time.perf_counter(); c1 = time.process_time()
+gv.alpha_hat(ref, cand, B=20, progress=False)
+t2 = time.perf_counter(); c2 = time.process_time()
+gv.alpha_hat(ref, cand, B=20, progress=False)
+t3 = time.perf_counter(); c3 = time.process_time()
+print(json.dumps({"first": t2 - t1, "warm": t3 - t2, "first_cpu": c2 - c1,
+                  "warm_cpu": c3 - c2}))
+"""
+
+LARGE = """
+import json, time, resource
+import numpy as np, polars as pl, genexpy_nb as gx
+rng = np.random.default_rng(0)
+na, N = {na}, {N}
+S = rng.normal(size=na)[None, :] * 0.5 + rng.normal(size=(N, na))
+df = pl.DataFrame({{"c": np.repeat(np.arange(N), na).astype(str),
+                   "a": np.tile([f"a{{i}}" for i in range(na)], N), "y": S.ravel()}})
+st = gx.Study(df, alternatives="a", target="y", generalize="c", higher_is_better=True)
+ks = [gx.Borda("a0"), gx.Jaccard(1), gx.Mallows(), gx.RBF()]
+gx.analyze(st, ks, rep=2, progress=False)  # compile or load the kernels, not timed
+r0 = resource.getrusage(resource.RUSAGE_SELF); t = time.perf_counter()
+res = gx.analyze(st, ks, progress=False)
+wall = time.perf_counter() - t; r1 = resource.getrusage(resource.RUSAGE_SELF)
+cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+print(json.dumps({{"wall": wall, "cpu": cpu, "rows": res.height,
+                  "peak_mb": r1.ru_maxrss / 1024}}))
+"""
+
+
+def bench_import(reps: int) -> None:
+    pol = [run_py(IMPORT.format(mod="polars"))["t"] for _ in range(reps)]
+    gxt = [run_py(IMPORT.format(mod="genexpy_nb"))["t"] for _ in range(reps)]
+    print("\nimport (fresh processes)")
+    print(f"  import polars      {mmm(pol)}")
+    print(f"  import genexpy_nb  {mmm(gxt)}")
+    print(f"  difference of the medians: "
+          f"{(statistics.median(gxt) - statistics.median(pol)) * 1e3:.0f} ms")
+
+
+def bench_fresh(reps: int) -> None:
+    print("\nfresh install: first call in a fresh process, empty numba cache "
+          "(compile = first - warm, CPU seconds)")
+    cases = [
+        ("first n*, typical study (N=48, na=32, 4 kernels)", FIRST_NSTAR.format(
+            N=48, na=32, kernels='gx.Borda("a0"), gx.Jaccard(1), gx.Mallows(), gx.RBF()')),
+        ("first n*, large support (N=400, na=120, numba paths)", FIRST_NSTAR.format(
+            N=400, na=120, kernels='gx.Borda("a0"), gx.Jaccard(1), gx.Mallows(), gx.RBF()')),
+        ("first alpha-hat (20 x 400 reference, 5 candidates)", FIRST_ALPHA_HAT),
+    ]
+    for label, code in cases:
+        fresh, cached = [], []
+        for _ in range(reps):
+            with tempfile.TemporaryDirectory() as d:
+                r = run_py(code, {"NUMBA_CACHE_DIR": d})
+                fresh.append(r["first_cpu"] - r["warm_cpu"])
+                r2 = run_py(code, {"NUMBA_CACHE_DIR": d})
+                cached.append(r2["first_cpu"] - r2["warm_cpu"])
+        extra = "" if "numba" not in r else f" (numba imported: {r['numba']})"
+        print(f"  {label}{extra}")
+        print(f"    empty cache: compile {min(fresh):.2f} s min, "
+              f"{statistics.median(fresh):.2f} s median;  filled cache: "
+              f"{min(cached):.2f} s min, {statistics.median(cached):.2f} s median")
+
+
+def flop_rate() -> float:
+    from threadpoolctl import threadpool_limits
+
+    a = np.random.default_rng(0).random((400, 400))
+    best = 0.0
+    with threadpool_limits(1, "blas"):
+        for _ in range(7):
+            t = time.perf_counter()
+            a @ a
+            best = max(best, 2 * 400**3 / (time.perf_counter() - t))
+    return best
+
+
+def bench_per_value(rate: float) -> None:
+    from threadpoolctl import threadpool_limits
+
+    import genexpy_nb as gx
+    from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
+
+    print(f"\nper MMD value (one-thread DGEMM rate {rate / 1e9:.1f} GFLOP/s; limit = "
+          "2 m^2 flops at that rate)")
+    rng = np.random.default_rng(0)
+    for N, na, n in ((48, 32, 12), (48, 32, 22), (400, 100, 100), (1000, 200, 40),
+                     (1000, 200, 499)):
+        R = rng.integers(0, 1000, (N, na))
+        k = gx.Mallows().resolve(na)
+        K, inv, _ = kernel_support(k, R)
+        m = K.shape[0]
+        IX, IY = draw_pairs(N, n, 200, seed=0)
+        with threadpool_limits(1, "blas"):
+            import numba
+
+            old = numba.get_num_threads()
+            numba.set_num_threads(1)
+            mmd_from_pairs(K, inv, IX, IY)
+            ts = []
+            for _ in range(15):
+                t = time.perf_counter()
+                mmd_from_pairs(K, inv, IX, IY)
+                ts.append((time.perf_counter() - t) / 200)
+            numba.set_num_threads(old)
+        limit = 2 * m * m / rate
+        touched = min(2 * n, m)
+        print(f"  N={N:5d} m={m:5d} n={n:4d} (touches <= {touched:4d}): "
+              f"{min(ts) * 1e6:8.2f} us min, {statistics.median(ts) * 1e6:8.2f} us median "
+              f"per value; limit {limit * 1e6:8.2f} us -> {min(ts) / limit:5.2f}x")
+
+
+def bench_warm(reps: int) -> None:
+    data_dir = os.environ.get("GENEXPY_NB_DATA_DIR")
+    if not data_dir:
+        print("\nGENEXPY_NB_DATA_DIR not set: skipping the case studies")
+        return
+    import genexpy_nb as gx
+    from genexpy_nb.generalizability import GeneralizabilityAnalysis
+
+    enc = gx.Study(gx.load_encoders(), alternatives="encoder", target="cv_score",
+                   generalize="dataset", design=["model", "tuning", "scoring"],
+                   higher_is_better=True)
+    ks = [gx.Borda("OHE"), gx.Jaccard(1), gx.Mallows(), gx.RBF()]
+    cid = next(s.config_id for s in enc.samples() if s.N >= 40)
+    one = [gx.Jaccard(1)]
+    GeneralizabilityAnalysis(enc, one, configurations=[cid], progress=False).nstar()
+    ts = []
+    for _ in range(reps * 4):
+        t = time.perf_counter()
+        GeneralizabilityAnalysis(enc, one, configurations=[cid], progress=False).nstar()
+        ts.append(time.perf_counter() - t)
+    print(f"\nwarm: n* of one encoder configuration (N = {enc.sample(cid).N}), Jaccard, "
+          "rep 200, 5 x 5, all methods")
+    print(f"  {mmm(ts)}")
+    ts = []
+    for _ in range(max(2, reps // 2)):
+        t = time.perf_counter()
+        res = gx.analyze(enc, ks, progress=False)
+        ts.append(time.perf_counter() - t)
+    print(f"  whole encoder study: {len(enc)} configurations x 4 kernels, {res.height} rows: "
+          f"{mmm(ts)}")
+
+
+def bench_large(na: int, N: int) -> None:
+    r = run_py(LARGE.format(na=na, N=N), {"NUMBA_CACHE_DIR": os.environ.get(
+        "NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "genexpy_nb_bench_cache"))})
+    print(f"\nlarge: one configuration, na = {na}, N = {N}, 4 kernels, default grid, rep and "
+          f"methods ({r['rows']} rows)")
+    print(f"  wall {r['wall']:.2f} s, CPU {r['cpu']:.2f} s (all threads), peak resident "
+          f"memory {r['peak_mb']:.0f} MB")
+
+
+def bench_naive() -> None:
+    import naive
+
+    import genexpy_nb as gx
+
     rng = np.random.default_rng(0)
     na, N = 32, 48
     R = np.array([np.unique(r, return_inverse=True)[1] for r in rng.integers(0, 10, (N, na))])
-    print(f"\n{'operation':44s} {'genexpy_nb':>15s} {'naive twin':>15s} {'ratio':>11s}")
+    print(f"\nkernel matrices {N}x{N}, na={na}: genexpy_nb vs naive twin")
     for k, f in [(gx.Jaccard(1), lambda r, s: naive.jaccard(r, s, 1)),
                  (gx.Mallows(), lambda r, s: naive.mallows(r, s, 1 / 496)),
                  (gx.Borda(0), lambda r, s: naive.borda(r, s, 0, 1 / na))]:
         kk = k.resolve(na)
         kk.gram(R)
-        fast = best_of(lambda kk=kk: kk.gram(R))
-        slow = best_of(lambda f=f: naive.gram(f, R.tolist(), R.tolist()), 1)
-        row(f"{kk.label} gram {N}x{N}, na={na}", fast, slow)
-    kk = gx.Mallows().resolve(na)
-    K, inv, _ = kernel_support(kk, R)
-    IX, IY = draw_pairs(N, 12, 200, seed=0)
-    mmd_from_pairs(K, inv, IX, IY)
-    fast = best_of(lambda: mmd_from_pairs(K, inv, IX, IY))
-    f = lambda r, s: naive.mallows(r, s, kk.nu)  # noqa: E731
-    slow = best_of(lambda: [naive.mmd(f, R[IX[i]].tolist(), R[IY[i]].tolist())
-                            for i in range(10)], 1) * 20
-    row("200 MMD_12 samples (Mallows; naive x20 of 10)", fast, slow)
+        ts = []
+        for _ in range(20):
+            t = time.perf_counter()
+            kk.gram(R)
+            ts.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        naive.gram(f, R.tolist(), R.tolist())
+        slow = time.perf_counter() - t
+        print(f"  {kk.label:22s} {min(ts) * 1e3:8.3f} ms   naive {slow * 1e3:9.1f} ms   "
+              f"{slow / min(ts):8.0f}x")
 
-    data_dir = os.environ.get("GENEXPY_NB_DATA_DIR")
-    if not data_dir:
-        print("\nGENEXPY_NB_DATA_DIR not set: skipping the case studies")
-        return
-    print("\nwhole studies: every configuration x 4 kernels x 5x5 (alpha, delta), rep=200,"
-          " resampled + approximation + bound")
-    enc = gx.Study(gx.load_encoders(), alternatives="encoder", target="cv_score",
-                   generalize="dataset", design=["model", "tuning", "scoring"],
-                   higher_is_better=True)
-    ks = [gx.Borda("OHE"), gx.Jaccard(1), gx.Mallows(), gx.RBF()]
-    gx.analyze(enc, ks, rep=10, progress=False)  # warm-up (JIT)
-    t = time.perf_counter()
-    res = gx.analyze(enc, ks, progress=False)
-    t_enc = time.perf_counter() - t
-    print(f"  encoders : {len(enc)} configurations, {res.height} rows in {t_enc:.2f} s")
-    t = time.perf_counter()
-    bb = gx.Study(gx.load_bigbench(), alternatives="model_family_model_name",
-                  target="score_value", generalize="subtask_description",
-                  design=["task_name", "number_of_shots"], higher_is_better=True,
-                  invalid_target="drop")
-    ks = [gx.Borda("GPT GPT-3 Small"), gx.Jaccard(1), gx.Mallows(), gx.RBF()]
-    res = gx.analyze(bb, ks, progress=False)
-    t_bb = time.perf_counter() - t
-    print(f"  BIG-bench: {len(bb)} configurations, {res.height} rows in {t_bb:.2f} s "
-          "(study construction included)")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  peak resident memory: {peak:.0f} MB")
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, no large case")
+    ap.add_argument("--large-na", type=int, default=1000)
+    ap.add_argument("--large-N", type=int, default=1000)
+    args = ap.parse_args()
+    reps = 2 if args.quick else 5
+    print(f"cores: {os.cpu_count()}; timings on a shared machine: min / median of repeats")
+    bench_import(reps)
+    bench_fresh(max(1, reps // 2))
+    bench_per_value(flop_rate())
+    bench_warm(reps)
+    if not args.quick:
+        bench_large(args.large_na, args.large_N)
+    bench_naive()
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ __version__ = "0.1.0"
 #: submodules loaded on first use, so that ``import genexpy_nb`` stays fast (scipy.stats,
 #: Altair and ipywidgets are only imported by the parts that need them)
 _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", "panels",
-         "experiments",
+         "experiments", "distributed",
          "example_study"}
 
 

@@ -33,7 +33,10 @@ def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
     if mod == "pandas":
         import pandas as pd  # noqa: F401  (only imported when the user already has pandas)
 
-        return pl.from_pandas(data, include_index=False)
+        try:
+            return pl.from_pandas(data, include_index=False)
+        except Exception as exc:  # pyarrow raises ArrowInvalid / ArrowTypeError / ...
+            raise GenexpyInputError(_pandas_conversion_message(data, name, exc)) from None
     if mod == "pyarrow":
         out = pl.from_arrow(data)
         if isinstance(out, pl.Series):
@@ -44,6 +47,31 @@ def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
     raise GenexpyInputError(
         f"{name}: expected a polars, pandas or pyarrow table, got {type(data).__name__}. "
         "Convert it first, e.g. pl.DataFrame(...) or pl.read_parquet(path)."
+    )
+
+
+def _pandas_conversion_message(data: Any, name: str, exc: Exception) -> str:
+    """Name the pandas columns that cannot become a typed column (mixed value types)."""
+    bad = []
+    for col in data.columns:
+        try:
+            pl.from_pandas(data[[col]], include_index=False)
+        except Exception:  # noqa: BLE001 (any conversion failure marks the column)
+            bad.append(col)
+    if not bad:
+        return f"{name}: could not convert the pandas frame ({type(exc).__name__}: {exc})."
+    col = bad[0]
+    s = data[col]
+    tnames = s.map(lambda v: type(v).__name__)
+    types = tnames.value_counts()
+    kinds = ", ".join(f"{t}: {n}" for t, n in types.items())
+    example = s[tnames == types.index[-1]].iloc[0]  # a value of the rarest type
+    return (
+        f"{name}: column {col!r} mixes value types ({kinds}; e.g. {example!r}), so it cannot "
+        "become one typed column. If it holds numbers, convert the rest to NaN first, e.g. "
+        f"df[{col!r}] = pd.to_numeric(df[{col!r}], errors='coerce'); if it holds labels, "
+        f"df[{col!r}] = df[{col!r}].astype(str)."
+        + (f" Other such columns: {bad[1:]}." if len(bad) > 1 else "")
     )
 
 

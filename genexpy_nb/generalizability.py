@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from . import config
 from ._validation import (
@@ -28,7 +27,6 @@ from ._validation import (
     check_positive_int,
     check_probability,
     child_seed,
-    numba_threads,
 )
 from .kernels import Kernel
 from .mmd import MODES, draw_pairs, kernel_support, mmd_from_pairs, support
@@ -209,17 +207,21 @@ def approx_terms(sample: np.ndarray, kernel: Kernel, centring: str = "uniform", 
     p = cnt / cnt.sum()
     m = u.shape[0]
     K = kernel.gram(u) if gram is None else gram
+    # H = C K C' in O(m^2) (K symmetric): uniform C = I - 11'/m subtracts the row and
+    # column means and adds the grand mean; weighted C_p = I - 1p' does the same with the
+    # p-weighted means K p and p'K p
     if centring == "uniform":
-        C = np.eye(m) - np.full((m, m), 1.0 / m)
-        H = C @ K @ C
+        r = K.mean(axis=1)
+        g = float(r.mean())
     else:
-        Cp = np.eye(m) - np.outer(np.ones(m), p)
-        H = Cp @ K @ Cp.T
-    sq = np.sqrt(p)
-    # eigenvalues of H diag(p) = those of the symmetric diag(sqrt p) H diag(sqrt p)
-    lam = np.linalg.eigvalsh((sq[:, None] * H) * sq[None, :]) if m > 1 else np.zeros(1)
-    L1 = float(lam.sum())
-    s2 = float((lam**2).sum())
+        r = K @ p
+        g = float(p @ r)
+    H = K - r[:, None] - r[None, :] + g
+    # lambda = eigenvalues of H diag(p), those of the symmetric S = diag(sqrt p) H diag(sqrt p):
+    # sum(lambda) = trace(S) = sum_i p_i H_ii and sum(lambda^2) = ||S||_F^2, no
+    # eigendecomposition needed (O(m^2) instead of O(m^3))
+    L1 = float(p @ np.diag(H))
+    s2 = float(np.einsum("i,ij,j->", p, H * H, p))
     L2 = 3.0 * s2 + (L1**2 - s2)
     if L1 > config.DEGENERATE_TOL and s2 > 0:
         a = (L2 - L1**2) / L1
@@ -391,14 +393,18 @@ class GeneralizabilityAnalysis:
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
         self.dists: dict[int, ConfigDistributions] = {}
-        # the quadratic forms are many small matrix products: one BLAS thread each is
-        # fastest (several threads cost up to 10x on a busy machine)
-        from threadpoolctl import threadpool_limits
+        # many small BLAS products: one BLAS thread (our own threads split large work)
+        from ._numba import one_blas_thread, threads
 
-        with numba_threads(n_jobs) as nthreads, threadpool_limits(limits=1, user_api="blas"):
+        with threads(n_jobs) as nthreads, one_blas_thread():
             self.n_jobs = nthreads
-            for cid in tqdm(ids, desc="MMD distributions", unit="config",
-                            disable=not progress or len(ids) < 2, leave=False):
+            if progress and len(ids) >= 2:
+                from tqdm.auto import tqdm
+
+                ids_iter = tqdm(ids, desc="MMD distributions", unit="config", leave=False)
+            else:
+                ids_iter = ids
+            for cid in ids_iter:
                 self.dists[cid] = self._compute(study.sample(cid), grid_fn)
 
     def _compute(self, s: ConfigurationSample, grid_fn) -> ConfigDistributions:
@@ -406,7 +412,8 @@ class GeneralizabilityAnalysis:
         rng = child_seed(self.seed, s.config_id)
         nk = len(self.kernels)
         out = np.empty((nk, ns.size, self.rep))
-        # each kernel on its own support: results with identical kernel rows are merged
+        # each kernel on its own support (results with identical kernel rows are merged),
+        # its matrix computed once per configuration and reused for every n of the grid
         sups = [kernel_support(k, s.data_for(k)) for k in self.kernels]
         for j, n in enumerate(ns):
             # the same pairs serve every kernel (common random numbers)
@@ -637,16 +644,27 @@ def analyze(
     grid=None,
     n_jobs: int | None = None,
     progress: bool = True,
+    client=None,
 ) -> pl.DataFrame:
     """The whole study in one call: configurations x kernels x alpha* x delta* x methods.
 
     See :class:`GeneralizabilityAnalysis` for the parameters and
     :meth:`GeneralizabilityAnalysis.nstar` for the columns of the returned frame.
+    ``client`` (needs ``genexpy_nb[cluster]``): a ``dask.distributed`` Client, scheduler
+    address, cluster object or ``"local"``; chunks of configurations then run as tasks on the
+    cluster (``n_jobs`` numba threads per task, default 1), with the same result, bit for bit
+    (each configuration has its own random stream).
 
     Examples
     --------
     >>> res = analyze(study, [Jaccard(k=1), Mallows()], alphas=0.95, deltas=0.05)  # doctest: +SKIP
     """
+    if client is not None:  # genexpy_nb[cluster]: chunks of configurations on the workers
+        from .distributed import analyze_on_cluster
+
+        return analyze_on_cluster(client, study, kernels, alphas=alphas, deltas=deltas,
+                                  methods=methods, rep=rep, seed=seed, disjoint=disjoint,
+                                  replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
     ga = GeneralizabilityAnalysis(study, kernels, rep=rep, seed=seed, disjoint=disjoint,
                                   replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
     return ga.nstar(alphas, deltas, methods)

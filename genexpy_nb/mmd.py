@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import config
-from ._numba import core as _core
-from ._validation import GenexpyInputError, check_positive_int, numba_threads, rng_from_seed
+from ._validation import GenexpyInputError, check_positive_int, rng_from_seed
 from .kernels import Kernel
 
 __all__ = ["mmd", "support", "kernel_support", "draw_pairs", "mmd_distribution", "mmd_from_pairs",
@@ -32,6 +31,12 @@ def mmd(x: np.ndarray, y: np.ndarray, kernel: Kernel) -> float:
     y : (m, na) array
     kernel : a resolved Kernel (``kernel.resolve(na, alternatives)``)
     """
+    for nm, arr in (("x", x), ("y", y)):
+        if np.ndim(arr) not in (1, 2) or np.shape(arr)[0] == 0 or np.size(arr) == 0:
+            raise GenexpyInputError(
+                f"mmd: sample {nm} is empty (shape {np.shape(arr)}); MMD needs at least one "
+                "result in each sample."
+            )
     kxx = kernel.gram(x)
     kyy = kernel.gram(y)
     kxy = kernel.gram(x, y)
@@ -76,7 +81,7 @@ def draw_pairs(
                 f"n={n}: two disjoint samples without replacement need 2n <= N={N}. "
                 "Use n <= N // 2, or replace=True."
             )
-        idx = np.argsort(rng.random((rep, N)), axis=1)[:, : 2 * n]
+        idx = _first_order(rng.random((rep, N)), 2 * n)
         return np.ascontiguousarray(idx[:, :n]), np.ascontiguousarray(idx[:, n:])
     if disjoint and replace:
         if N < 2:
@@ -91,12 +96,39 @@ def draw_pairs(
     if not replace:
         if n > N:
             raise GenexpyInputError(f"n={n} > N={N}: sampling without replacement needs n <= N.")
-        IX = np.argsort(rng.random((rep, N)), axis=1)[:, :n]
-        IY = np.argsort(rng.random((rep, N)), axis=1)[:, :n]
+        IX = _first_order(rng.random((rep, N)), n)
+        IY = _first_order(rng.random((rep, N)), n)
         return np.ascontiguousarray(IX), np.ascontiguousarray(IY)
     IX = rng.integers(0, N, size=(rep, n))
     IY = rng.integers(0, N, size=(rep, n))
     return IX, IY
+
+
+#: from this many results on, the first k of ``argsort`` of uniforms come from an O(N) bucket
+#: sort (a numba kernel) instead of NumPy's O(N log N) sort: the same indices
+_BUCKET_MIN_N = 256
+
+
+def _first_order(U: np.ndarray, k: int) -> np.ndarray:
+    """``np.argsort(U, axis=1)[:, :k]`` for uniforms U (rep, N), bit for bit."""
+    rep, N = U.shape
+    if N < _BUCKET_MIN_N:
+        return np.argsort(U, axis=1)[:, :k]
+    from ._numba import compile_note, run_blocks
+    from ._numba import core as _core
+
+    out = np.empty((rep, k), dtype=np.int64)
+    ok = [True]
+
+    def block(r0, r1):
+        if not _core.first_order(U, k, r0, r1, out):
+            ok[0] = False
+
+    with compile_note(_core.first_order):
+        run_blocks(block, rep, 10.0 * rep * N)
+    if not ok[0]:  # tied uniforms (probability ~ N^2 / 2^53): NumPy's own order
+        return np.argsort(U, axis=1)[:, :k]
+    return out
 
 
 def kernel_support(kernel: Kernel, sample: np.ndarray
@@ -128,11 +160,43 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
     if IY.shape[1] != n:
         raise GenexpyInputError("the two samples of a pair must have the same size.")
     K = np.ascontiguousarray(K, dtype=np.float64)
-    C = _core.count_differences(np.ascontiguousarray(inv, dtype=np.int64),
-                                np.ascontiguousarray(IX, dtype=np.int64),
-                                np.ascontiguousarray(IY, dtype=np.int64), K.shape[0])
-    v = np.einsum("rm,rm->r", C @ K, C) / float(n * n)
-    return np.sqrt(np.maximum(v, 0.0))
+    inv = np.ascontiguousarray(inv, dtype=np.int64)
+    IX = np.ascontiguousarray(IX, dtype=np.int64)
+    IY = np.ascontiguousarray(IY, dtype=np.int64)
+    rep, m = IX.shape[0], K.shape[0]
+    out = np.empty(rep)
+    k = min(2 * n, m)  # support points a pair touches, at most
+    if m <= _SMALL_M or 2 * k >= m:
+        # dense count vectors and one BLAS product per block of pairs (C K, then row-wise
+        # dots): near the machine's flop rate, and no compiled kernel for small supports
+        from ._numba import run_blocks
+
+        def block(r0, r1):
+            nr = r1 - r0
+            base = (np.arange(nr, dtype=np.int64) * m)[:, None]
+            C = (np.bincount((base + inv[IX[r0:r1]]).ravel(), minlength=nr * m)
+                 - np.bincount((base + inv[IY[r0:r1]]).ravel(), minlength=nr * m))
+            C = C.reshape(nr, m).astype(np.float64)
+            v = np.einsum("rm,rm->r", C @ K, C) / float(n * n)
+            out[r0:r1] = np.sqrt(np.maximum(v, 0.0))
+
+        run_blocks(block, rep, 2.0 * rep * m * m)
+        return out
+    # large support, pairs touching a small part of it: a numba loop over the touched points
+    from ._numba import compile_note, run_blocks
+    from ._numba import core as _core
+
+    with compile_note(_core.mmd_rows):
+        run_blocks(lambda r0, r1: _core.mmd_rows(K, inv, IX, IY, r0, r1, out), rep,
+                   rep * k * k / 2.0)
+    return out
+
+
+#: supports up to this size always go through NumPy/BLAS (no compiled kernel)
+_SMALL_M = 96
+#: support size from which the quadratic forms of pairs that touch most of the support go
+#: through BLAS (below it, a numba loop over the touched points is faster than a BLAS call)
+_GEMM_MIN_M = 128
 
 
 def mmd_distribution(
@@ -158,7 +222,11 @@ def mmd_distribution(
     sample = np.asarray(sample)
     if sample.ndim != 2:
         raise GenexpyInputError("sample must be a 2-d array (results, alternatives).")
+    if sample.shape[0] == 0:
+        raise GenexpyInputError("sample is empty (0 results); MMD_n needs observed results.")
     K, inv, _ = kernel_support(kernel, sample)
     IX, IY = draw_pairs(sample.shape[0], n, rep, disjoint=disjoint, replace=replace, seed=seed)
-    with numba_threads(n_jobs):
+    from ._numba import one_blas_thread, threads
+
+    with threads(n_jobs), one_blas_thread():
         return mmd_from_pairs(K, inv, IX, IY)

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from . import config
 from ._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
@@ -120,6 +119,8 @@ def simulate_preliminary_study(
     sizes = list(range(N0, sample.N + 1, N0))
     frames = []
     total = len(sizes) * repetitions
+    from tqdm.auto import tqdm  # imported on first use: keeps `import genexpy_nb` light
+
     bar = tqdm(total=total, desc="n* vs N", disable=not progress or total < 3, leave=False)
     for Nsub in sizes:
         for r in range(repetitions):
@@ -143,12 +144,16 @@ def simulate_preliminary_study(
 
 def _subsample_study(study: Study, sample, idx: np.ndarray) -> Study:
     """A one-configuration Study made of the results ``idx`` of ``sample``."""
-    rows = []
-    for i in idx:
-        for a, alt in enumerate(sample.alternatives):
-            if not sample.imputed[i, a]:
-                rows.append((sample.conditions[i], alt, float(sample.scores[i, a])))
-    df = pl.DataFrame(rows, schema=["condition", "alternative", "score"], orient="row")
+    idx = np.asarray(idx, dtype=np.int64)
+    na = len(sample.alternatives)
+    keep = ~np.asarray(sample.imputed)[idx].ravel()  # row-major: condition, then alternative
+    df = pl.DataFrame({
+        "condition": pl.Series(np.asarray(sample.conditions, dtype=object)[np.repeat(idx, na)][keep]
+                               .tolist(), dtype=pl.String),
+        "alternative": pl.Series(np.tile(np.asarray(sample.alternatives, dtype=object),
+                                         idx.size)[keep].tolist(), dtype=pl.String),
+        "score": np.asarray(sample.scores, dtype=np.float64)[idx].ravel()[keep],
+    })
     return Study(df, alternatives="alternative", target="score", generalize="condition",
                  higher_is_better=study.higher_is_better, tol_missing_alternatives=1.0,
                  tol_missing_conditions=1.0)
@@ -213,6 +218,8 @@ def run_generalizable_study(
     frames: list[pl.DataFrame] = []
     hist: list[pl.DataFrame] = []
     N = 0
+    from tqdm.auto import tqdm
+
     bar = tqdm(total=max_conditions, desc="conditions run", disable=not progress, leave=False)
     generalizable = False
     reason = f"budget of {max_conditions} conditions spent before generalizability"

@@ -17,34 +17,137 @@ import polars as pl
 from . import config
 from ._validation import GenexpyInputError, check_probability, require_columns, to_polars
 
-__all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores"]
+__all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores", "tie_tolerance"]
 
 _COND = "__condition__"
 _CONF = "__config_id__"
 
 
-def rank_scores(scores: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
+#: default relative tie tolerance: a fraction of the condition's score range (see rank_scores)
+TIE_RTOL: float = 1e-9
+#: default absolute tie tolerance, in target units (see rank_scores)
+TIE_ATOL: float = 0.0
+#: floating-point floor of the tolerance, in units of the largest |score| of the condition:
+#: 64 machine epsilons (about 1.4e-14), i.e. rounding noise of sums and means of scores
+TIE_FLOAT_FLOOR: float = 64 * float(np.finfo(np.float64).eps)
+
+
+def check_tie_tolerances(rtol: float, atol: float) -> tuple[float, float]:
+    """Validate the tie tolerances: ``rtol`` in [0, 1), ``atol`` finite and >= 0."""
+    out = []
+    for nm, v, hi in (("tie rtol", rtol, 1.0), ("tie atol", atol, np.inf)):
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise GenexpyInputError(f"{nm} must be a number >= 0, got {v!r}.") from None
+        if not (np.isfinite(f) and 0.0 <= f < hi):
+            rng = "[0, 1)" if hi == 1.0 else "a finite number >= 0"
+            raise GenexpyInputError(
+                f"{nm} must lie in {rng}, got {v!r} (0 for exact equality of scores)."
+            )
+        out.append(f)
+    return out[0], out[1]
+
+
+def tie_tolerance(scores: np.ndarray, rtol: float = TIE_RTOL,
+                  atol: float = TIE_ATOL) -> np.ndarray:
+    """The per-condition tie tolerance used by :func:`rank_scores` (one value per row).
+
+    ``tol = max(rtol * (max - min), atol, 64 eps * max|score|)`` over the observed scores
+    of the row; exactly 0 when ``rtol == atol == 0``.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim == 1:
+        s = s[None, :]
+    obs = ~np.isnan(s)
+    if rtol == 0.0 and atol == 0.0:
+        return np.zeros(s.shape[0])
+    hi = np.where(obs, s, -np.inf).max(axis=1)
+    lo = np.where(obs, s, np.inf).min(axis=1)
+    empty = ~obs.any(axis=1)
+    hi[empty] = 0.0
+    lo[empty] = 0.0
+    # rtol*hi - rtol*lo rather than rtol*(hi - lo): no overflow near the float limits
+    spread = rtol * hi - rtol * lo
+    mag = np.maximum(np.abs(hi), np.abs(lo))
+    return np.maximum(np.maximum(spread, atol), TIE_FLOAT_FLOOR * mag)
+
+
+def rank_scores(
+    scores: np.ndarray,
+    higher_is_better: bool = True,
+    *,
+    rtol: float = TIE_RTOL,
+    atol: float = TIE_ATOL,
+) -> np.ndarray:
     """Rankings with ties from a score matrix (conditions, alternatives).
 
-    Row-wise dense ranks, 0 = best tier, equal scores share a tier. Missing scores (NaN)
-    get the worst tier: one below every observed tier of that row (SPEC A2, step 3).
+    Row-wise dense ranks, 0 = best tier. Missing scores (NaN) get the worst tier: one below
+    every observed tier of that row (SPEC A2, step 3).
+
+    **Near-ties are ties.** Scores that differ only by floating-point noise (``0.1 + 0.2``
+    and ``0.3``; means of seeds summed in another order) share a tier. In each row the
+    observed scores are sorted and a new tier starts where the gap to the previous (sorted)
+    score exceeds
+
+        ``tol = max(rtol * (max - min), atol, 64 * eps * max|score|)``
+
+    (max, min over the observed scores of the row). So tiers are defined deterministically,
+    also for chains of near-ties: ``a ~ b`` and ``b ~ c`` put a, b and c in one tier even if
+    ``|a - c| > tol`` (a tier spans at most ``(na - 1) * tol``).
+
+    * ``rtol`` (default 1e-9) is relative to the row's score *range*. The range scales with
+      the target and ignores shifts, so this term makes the ranking invariant to any positive
+      affine rescaling of the target (``score * 3 + 1``, accuracy in % instead of a
+      fraction, error = 1 - accuracy with the direction flipped).
+    * ``atol`` (default 0) is in target units, for a known measurement resolution.
+    * The last term is a floor at float resolution: differences of a few dozen ulps of the
+      scores' magnitude are rounding, not results, and no rescaling can preserve them.
+
+    ``rtol=0, atol=0`` gives exact float equality (the behaviour of the reference
+    implementation), with no floor.
+
+    Parameters
+    ----------
+    scores : (N, na) or (na,) array of float, NaN = missing
+    higher_is_better : bool
+    rtol, atol : float
+        Tie tolerances, see above; ``rtol`` in [0, 1), ``atol`` >= 0.
 
     Examples
     --------
     >>> rank_scores(np.array([[0.9, 0.7, 0.9]]))
     array([[0, 1, 0]])
+    >>> rank_scores([[0.1 + 0.2, 0.3, 0.2]])
+    array([[0, 0, 1]])
+    >>> rank_scores([[0.1 + 0.2, 0.3, 0.2]], rtol=0, atol=0)
+    array([[0, 1, 2]])
     """
-    s = np.asarray(scores, dtype=np.float64)
+    rtol, atol = check_tie_tolerances(rtol, atol)
+    try:
+        s = np.array(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(
+            "scores must be numbers (a float matrix: conditions x alternatives)."
+        ) from None
     if s.ndim == 1:
         s = s[None, :]
+    if s.ndim != 2:
+        raise GenexpyInputError(
+            f"scores must be a matrix (conditions, alternatives), got shape {s.shape}."
+        )
     if np.isinf(s).any():
         raise GenexpyInputError("scores hold inf values; drop or fix them before ranking.")
-    oriented = -s if higher_is_better else s.copy()
-    oriented[np.isnan(oriented)] = np.inf  # all missing share the tier below the observed
+    tol = tie_tolerance(s, rtol, atol)
+    oriented = -s if higher_is_better else s
+    oriented = np.where(np.isnan(oriented), np.inf, oriented)  # missing: tier below observed
     order = np.argsort(oriented, axis=1, kind="stable")
     srt = np.take_along_axis(oriented, order, axis=1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        gap = srt[:, 1:] - srt[:, :-1]  # inf - inf = NaN: missing after missing, same tier
+    new_tier = (gap > tol[:, None]) | (np.isinf(srt[:, 1:]) & ~np.isinf(srt[:, :-1]))
     tiers = np.zeros(srt.shape, dtype=np.int64)
-    tiers[:, 1:] = np.cumsum(srt[:, 1:] != srt[:, :-1], axis=1)  # dense: +1 at each change
+    tiers[:, 1:] = np.cumsum(new_tier, axis=1)  # dense: +1 at each new tier
     ranks = np.empty_like(tiers)
     np.put_along_axis(ranks, order, tiers, axis=1)
     return ranks
@@ -177,6 +280,11 @@ class Study:
         What to do with rows whose target is null, NaN or infinite: refuse the table
         (default) or drop those rows, counted in ``study.report.rows_invalid_target``
         (they then count as missing results).
+    tie_rtol, tie_atol : float
+        Tie tolerances of :func:`rank_scores` (defaults 1e-9 of each condition's score
+        range, and 0 in target units): scores closer than that share a tier, so rankings do
+        not depend on float noise and are invariant to positive affine rescaling of the
+        target. ``tie_rtol=0, tie_atol=0`` ranks by exact float equality.
 
     Notes
     -----
@@ -213,6 +321,8 @@ class Study:
         tol_missing_alternatives: float = config.TOL_MISSING_ALTERNATIVES,
         tol_missing_conditions: float = config.TOL_MISSING_CONDITIONS,
         invalid_target: str = "raise",
+        tie_rtol: float = TIE_RTOL,
+        tie_atol: float = TIE_ATOL,
     ) -> None:
         df = to_polars(data, "data")
         if not isinstance(higher_is_better, (bool, np.bool_)):
@@ -249,6 +359,8 @@ class Study:
         tol_c = check_probability("tol_missing_conditions", tol_missing_conditions,
                                   low_open=False, high_open=False)
 
+        if df.height == 0:
+            raise GenexpyInputError("data: the table is empty (0 rows); nothing to analyse.")
         dtype = df.schema[target]
         if not dtype.is_numeric() or dtype == pl.Boolean:
             raise GenexpyInputError(
@@ -269,11 +381,39 @@ class Study:
                 f"invalid_target must be 'raise' or 'drop', got {invalid_target!r}."
             )
         self.invalid_target = invalid_target
+        self.tie_rtol, self.tie_atol = check_tie_tolerances(tie_rtol, tie_atol)
         self._build(df)
 
     # ------------------------------------------------------------------------------------
+    def _check_factor_columns(self, df: pl.DataFrame) -> None:
+        """Factor columns hold scalar levels and no nulls / NaN (named, with a count)."""
+        roles = [("alternatives", self.alternatives_col)]
+        roles += [("generalize", c) for c in self.generalize]
+        roles += [("design", c) for c in self.design]
+        roles += [("average_over", c) for c in self.average_over]
+        for role, col in roles:
+            dtype = df.schema[col]
+            if dtype.is_nested() or dtype == pl.Object:
+                raise GenexpyInputError(
+                    f"{role} column {col!r} has type {dtype}: a factor needs one scalar level "
+                    "per row (a string, a number, a category). Convert or explode it first."
+                )
+            expr = pl.col(col).is_null()
+            if dtype.is_float():
+                expr = expr | pl.col(col).is_nan()
+            bad = int(df.select(expr.sum()).item())
+            if bad:
+                raise GenexpyInputError(
+                    f"{role} column {col!r} has {bad} null/NaN value(s) (of {df.height} "
+                    "rows): every result needs a level of each factor. Fill them with a "
+                    f"level, e.g. df.with_columns(pl.col({col!r}).fill_null('unknown')), or "
+                    f"drop those rows, e.g. df.drop_nulls({col!r})."
+                )
+
     def _build(self, df: pl.DataFrame) -> None:
         rows_input = df.height
+        if df.height == 0:
+            raise GenexpyInputError("data: the table is empty (0 rows); nothing to analyse.")
         for col, level in self.held_constant.items():
             levels = df.get_column(col).unique().to_list()
             if level not in levels:
@@ -283,6 +423,7 @@ class Study:
                 )
             df = df.filter(pl.col(col) == level)
         rows_held = df.height
+        self._check_factor_columns(df)
         tgt = pl.col(self.target).cast(pl.Float64)
         bad = df.select(
             (tgt.is_null() | tgt.is_nan() | tgt.is_infinite()).sum()
@@ -338,6 +479,14 @@ class Study:
             agg = agg.with_columns(pl.lit(0, dtype=pl.UInt32).alias(_CONF))
         cols = agg.select(_CONF, _COND).unique().sort(_CONF, _COND).with_row_index("__col__")
         agg = agg.join(cols, on=[_CONF, _COND], how="left")
+        alt_str = pl.col(self.alternatives_col).cast(pl.String)
+        if agg.select(pl.struct(_CONF, _COND, alt_str).is_duplicated().any()).item():
+            raise GenexpyInputError(
+                "distinct levels collapse to the same (condition, alternative) once written "
+                f"as text (generalize={list(self.generalize)}, joined with ' | ', "
+                f"alternatives={self.alternatives_col!r}); rename the levels so that their "
+                "text forms differ (e.g. no ' | ' inside a level)."
+            )
         alt_idx = {a: i for i, a in enumerate(alts)}
         a_i = np.array([alt_idx[a] for a in
                         agg.get_column(self.alternatives_col).cast(pl.String).to_list()])
@@ -370,7 +519,7 @@ class Study:
         kept_cols = cols.filter(pl.Series(keep_rows)).filter(pl.Series(row_ok))
         self.alternatives = tuple(a for a, k in zip(alts, keep_alts, strict=True) if k)
         imputed = np.isnan(Mk)
-        ranks = rank_scores(Mk, self.higher_is_better)
+        ranks = rank_scores(Mk, self.higher_is_better, rtol=self.tie_rtol, atol=self.tie_atol)
         worst = np.nanmin(Mk, axis=1) if self.higher_is_better else np.nanmax(Mk, axis=1)
         scores = np.where(imputed, worst[:, None], Mk)
 

@@ -612,13 +612,13 @@ def _tests(X: np.ndarray, level: float, p_adjust: str | None) -> dict[str, Any]:
     na = X.shape[1]
     top = (X == 0).sum(axis=0)
     best = np.flatnonzero(top == top.max())
-    fr = _sig.friedman(X)
+    fr = _sig.friedman(X, higher_is_better=False)  # tiers: 0 = best
     f_sig = bool(fr.pvalue < level)
     ci_sig = False
     ci_max_p = math.nan
     if f_sig and best.size == 1:
         b = int(best[0])
-        ph = _sig.posthoc_conover(X, p_adjust=p_adjust, alpha=level)
+        ph = _sig.posthoc_conover(X, p_adjust=p_adjust, alpha=level, higher_is_better=False)
         a1 = ph["alternative_1"].cast(pl.Int64).to_numpy()
         a2 = ph["alternative_2"].cast(pl.Int64).to_numpy()
         mine = (a1 == b) | (a2 == b)

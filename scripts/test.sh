@@ -9,7 +9,7 @@ VENV="${GENEXPY_NB_VENV:-.venv}"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # torch: the CPU build (the [train] extra); installed first so that nothing pulls a CUDA build
 "$VENV/bin/python" -m pip install -q "torch==2.13.0"
-"$VENV/bin/python" -m pip install -q -e ".[test,train,browser]"
+"$VENV/bin/python" -m pip install -q -e ".[test,train,browser,cluster]"
 # the fast part once more with numba's JIT off, so that the kernels' Python source is what
 # runs (and what coverage sees): same assertions against the same naive twins
 NUMBA_DISABLE_JIT=1 "$VENV/bin/python" -m pytest -p no:cacheprovider -q \

@@ -15,13 +15,28 @@ import numpy as np
 # =====================================================================================
 # Part A: rankings, kernels, MMD (core)
 # =====================================================================================
-def rank_row(scores, higher_is_better=True):
-    """Dense tiers of one row, 0 = best; NaN -> one tier below all observed."""
-    obs = sorted({float(v) for v in scores if not math.isnan(v)}, reverse=higher_is_better)
-    out = []
-    for v in scores:
-        out.append(len(obs) if math.isnan(v) else obs.index(float(v)))
-    return out
+def rank_row(scores, higher_is_better=True, rtol=1e-9, atol=0.0):
+    """Dense tiers of one row, 0 = best; NaN -> one tier below all observed.
+
+    Near-ties: walk the observed scores from best to worst; a new tier starts when the gap
+    to the previous score exceeds tol = max(rtol * (max - min), atol, 64 eps max|score|)
+    (tol = 0 when rtol = atol = 0: exact equality).
+    """
+    obs = [float(v) for v in scores if not math.isnan(v)]
+    if rtol == 0 and atol == 0:
+        tol = 0.0
+    else:
+        eps = np.finfo(np.float64).eps
+        tol = max(rtol * max(obs) - rtol * min(obs), atol, 64 * eps * max(abs(v) for v in obs))
+    walk = sorted(obs, reverse=higher_is_better)
+    tier_of = {}
+    tier = 0
+    for i, v in enumerate(walk):
+        if i > 0 and abs(v - walk[i - 1]) > tol:
+            tier += 1
+        tier_of.setdefault(v, tier)
+    n_tiers = tier + 1 if obs else 0
+    return [n_tiers if math.isnan(v) else tier_of[float(v)] for v in scores]
 
 
 def borda(r, s, a_star, nu):

@@ -25,6 +25,7 @@ from genexpy_nb import GenexpyInputError
 from genexpy_nb import significance as sig
 from genexpy_nb._numba.significance import _rank_rows
 from genexpy_nb.charts.significance import cd_diagram
+from genexpy_nb.significance.corrections import _adjust
 
 RNG_SHAPES = [(6, 3), (10, 4), (25, 5), (40, 8)]
 
@@ -48,7 +49,7 @@ def _upper(df_square: pd.DataFrame) -> np.ndarray:
 
 
 def test_result_unpacks_like_scipy():
-    res = sig.friedman(_matrix(0, 8, 4))
+    res = sig.friedman(_matrix(0, 8, 4), higher_is_better=False)
     stat, p = res
     assert (stat, p) == (res.statistic, res.pvalue)
     assert len(res) == 2 and res[0] == stat and res[1] == p and res[-1] == p
@@ -62,9 +63,7 @@ def test_result_unpacks_like_scipy():
 
 
 @settings(max_examples=30, deadline=None)
-@given(
-    st.integers(1, 8), st.integers(1, 6), st.integers(0, 2**31 - 1), st.floats(0.0, 0.5)
-)
+@given(st.integers(1, 8), st.integers(1, 6), st.integers(0, 2**31 - 1), st.floats(0.0, 0.5))
 def test_rank_rows_matches_naive(n, k, seed, p_missing):
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 3, size=(n, k)).astype(float)  # many ties
@@ -78,7 +77,7 @@ def test_rank_rows_matches_naive(n, k, seed, p_missing):
 
 def test_rank_within_conditions_orientation():
     x = np.array([[0.9, 0.7, 0.9], [0.1, 0.2, np.nan]])
-    low = sig.rank_within_conditions(x)
+    low = sig.rank_within_conditions(x, higher_is_better=False)
     high = sig.rank_within_conditions(x, higher_is_better=True)
     assert low.row(0) == (2.5, 1.0, 2.5)
     assert high.row(0) == (1.5, 3.0, 1.5)
@@ -94,7 +93,7 @@ def test_rank_within_conditions_orientation():
 @pytest.mark.parametrize("shape", RNG_SHAPES)
 def test_friedman_equals_scipy(shape, ties):
     x = _matrix(sum(shape) + ties, *shape, ties=ties)
-    res = sig.friedman(x)
+    res = sig.friedman(x, higher_is_better=False)
     ref = stats.friedmanchisquare(*x.T)
     assert_allclose(res.statistic, ref.statistic, rtol=1e-10)
     assert_allclose(res.pvalue, ref.pvalue, rtol=1e-8)
@@ -107,7 +106,7 @@ def test_friedman_equals_scipy(shape, ties):
 
 def test_friedman_hand_example_and_extras():
     x = [[1, 2, 3], [1, 3, 2], [1, 2, 3], [2, 1, 3]]
-    res = sig.friedman(x)
+    res = sig.friedman(x, higher_is_better=False)
     # rank sums 5, 8, 11; chi2 = 12 / (4*3*4) * (9 + 0 + 9) = 4.5
     assert res.statistic == pytest.approx(4.5)
     assert res.mean_ranks == (1.25, 2.0, 2.75)
@@ -122,30 +121,35 @@ def test_friedman_hand_example_and_extras():
 
 def test_friedman_perfect_agreement_and_all_ties():
     x = np.tile([1.0, 2.0, 3.0, 4.0], (6, 1))
-    res = sig.friedman(x)
+    res = sig.friedman(x, higher_is_better=False)
     assert res.kendall_w == pytest.approx(1.0)
     assert res.statistic == pytest.approx(6 * 3)
     assert math.isinf(res.iman_davenport_statistic) and res.iman_davenport_pvalue == 0.0
-    tied = sig.friedman(np.ones((5, 3)))  # undefined, and silent (filterwarnings=error)
-    assert math.isnan(tied.statistic) and math.isnan(tied.pvalue)
+    # all ties: scipy gives NaN; here a documented degenerate result, with a warning
+    with pytest.warns(sig.DegenerateTestWarning, match="ties all alternatives"):
+        tied = sig.friedman(np.ones((5, 3)), higher_is_better=False)
+    assert (tied.statistic, tied.pvalue) == (0.0, 1.0) and tied.kendall_w == 0.0
+    assert "ties all alternatives" in tied.note and "note=" in repr(tied)
+    with pytest.warns(RuntimeWarning):  # what scipy does: a bare NaN
+        assert math.isnan(stats.friedmanchisquare(*np.ones((5, 3)).T).statistic)
 
 
 def test_friedman_two_alternatives_is_allowed():
-    res = sig.friedman(_matrix(3, 12, 2))
+    res = sig.friedman(_matrix(3, 12, 2), higher_is_better=False)
     assert res.k == 2 and 0 <= res.pvalue <= 1
 
 
 def test_friedman_nan_policy():
     x = _matrix(4, 10, 4)
     x[2, 1] = np.nan
-    assert math.isnan(sig.friedman(x).pvalue)
+    assert math.isnan(sig.friedman(x, higher_is_better=False).pvalue)
     with pytest.raises(GenexpyInputError, match="nan_policy='omit'"):
-        sig.friedman(x, nan_policy="raise")
-    omitted = sig.friedman(x, nan_policy="omit")
-    ref = sig.friedman(np.delete(x, 2, axis=0))
+        sig.friedman(x, nan_policy="raise", higher_is_better=False)
+    omitted = sig.friedman(x, nan_policy="omit", higher_is_better=False)
+    ref = sig.friedman(np.delete(x, 2, axis=0), higher_is_better=False)
     assert omitted.statistic == ref.statistic and omitted.n_dropped == 1 and omitted.n == 9
     with pytest.raises(GenexpyInputError, match="nan_policy"):
-        sig.friedman(x, nan_policy="ignore")
+        sig.friedman(x, nan_policy="ignore", higher_is_better=False)
 
 
 # =====================================================================================
@@ -167,28 +171,45 @@ def _long(x: np.ndarray, names) -> pl.DataFrame:
 def test_wide_long_pandas_numpy_agree():
     x = _matrix(5, 9, 4, ties=True)
     names = ["a", "b", "c", "d"]
-    ref = sig.friedman(x, alternatives=names)
-    wide = pl.DataFrame({"dataset": [f"d{i}" for i in range(9)],
-                         **{nm: x[:, j] for j, nm in enumerate(names)}})
+    ref = sig.friedman(x, alternatives=names, higher_is_better=False)
+    wide = pl.DataFrame(
+        {"dataset": [f"d{i}" for i in range(9)], **{nm: x[:, j] for j, nm in enumerate(names)}}
+    )
     long = _long(x, names)
     variants = [
-        sig.friedman(wide, block_col="dataset"),
-        sig.friedman(wide.drop("dataset")),
-        sig.friedman(wide.drop("dataset").to_pandas()),
-        sig.friedman(x.tolist(), alternatives=names),
-        sig.friedman(long, y_col="score", block_col="dataset", group_col="model"),
-        sig.friedman(long.to_pandas(), y_col="score", block_col="dataset", group_col="model"),
-        sig.friedman(long.sample(fraction=1.0, shuffle=True, seed=1), y_col="score",
-                     block_col="dataset", group_col="model", alternatives=names),
+        sig.friedman(wide, block_col="dataset", higher_is_better=False),
+        sig.friedman(wide.drop("dataset"), higher_is_better=False),
+        sig.friedman(wide.drop("dataset").to_pandas(), higher_is_better=False),
+        sig.friedman(x.tolist(), alternatives=names, higher_is_better=False),
+        sig.friedman(
+            long, y_col="score", block_col="dataset", group_col="model", higher_is_better=False
+        ),
+        sig.friedman(
+            long.to_pandas(),
+            y_col="score",
+            block_col="dataset",
+            group_col="model",
+            higher_is_better=False,
+        ),
+        sig.friedman(
+            long.sample(fraction=1.0, shuffle=True, seed=1),
+            y_col="score",
+            block_col="dataset",
+            group_col="model",
+            alternatives=names,
+            higher_is_better=False,
+        ),
     ]
     for v in variants:
         assert v.alternatives == tuple(names)
         assert_allclose(v.statistic, ref.statistic, rtol=1e-12)
         assert_allclose(v.mean_ranks, ref.mean_ranks, rtol=1e-12)
     # alternatives selects and orders
-    sub = sig.friedman(wide, block_col="dataset", alternatives=["c", "a", "b"])
+    sub = sig.friedman(
+        wide, block_col="dataset", alternatives=["c", "a", "b"], higher_is_better=False
+    )
     assert sub.alternatives == ("c", "a", "b")
-    assert_allclose(sub.statistic, sig.friedman(x[:, [2, 0, 1]]).statistic)
+    assert_allclose(sub.statistic, sig.friedman(x[:, [2, 0, 1]], higher_is_better=False).statistic)
 
 
 def test_long_missing_rows_become_nan():
@@ -198,8 +219,10 @@ def test_long_missing_rows_become_nan():
     )
     x2 = x.copy()
     x2[3, 1] = np.nan
-    a = sig.skillings_mack(long, y_col="score", block_col="dataset", group_col="model")
-    b = sig.skillings_mack(x2)
+    a = sig.skillings_mack(
+        long, y_col="score", block_col="dataset", group_col="model", higher_is_better=False
+    )
+    b = sig.skillings_mack(x2, higher_is_better=False)
     assert_allclose(a.statistic, b.statistic, rtol=1e-12)
     assert a.n_missing == 1
 
@@ -211,35 +234,35 @@ def test_long_missing_rows_become_nan():
 
 def test_ragged_matrix_rejected():
     with pytest.raises(GenexpyInputError, match="ragged"):
-        sig.friedman([[1, 2, 3], [1, 2]])
+        sig.friedman([[1, 2, 3], [1, 2]], higher_is_better=False)
 
 
 def test_one_dimensional_rejected():
     with pytest.raises(GenexpyInputError, match="2-d"):
-        sig.friedman([1.0, 2.0, 3.0])
+        sig.friedman([1.0, 2.0, 3.0], higher_is_better=False)
 
 
 def test_fewer_than_two_alternatives_rejected():
     with pytest.raises(GenexpyInputError, match="at least 2 are needed to compare"):
-        sig.friedman(np.ones((5, 1)))
+        sig.friedman(np.ones((5, 1)), higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="alternative"):
-        sig.skillings_mack(np.ones((5, 1)))
+        sig.skillings_mack(np.ones((5, 1)), higher_is_better=False)
 
 
 def test_fewer_than_two_conditions_rejected():
     with pytest.raises(GenexpyInputError, match="condition"):
-        sig.friedman([[1.0, 2.0, 3.0]])
+        sig.friedman([[1.0, 2.0, 3.0]], higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="condition"):
-        sig.posthoc_conover([[1.0, 2.0, 3.0]])
+        sig.posthoc_conover([[1.0, 2.0, 3.0]], higher_is_better=False)
 
 
 def test_nan_where_not_allowed_rejected():
     x = _matrix(7, 6, 3)
     x[0, 0] = np.nan
     with pytest.raises(GenexpyInputError, match="missing"):
-        sig.posthoc_conover(x, nan_policy="raise")
+        sig.posthoc_conover(x, nan_policy="raise", higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="missing"):
-        sig.critical_difference(x)  # nan_policy="raise" by default
+        sig.critical_difference(x, higher_is_better=False)  # nan_policy="raise" by default
     with pytest.raises(GenexpyInputError, match="NaN"):
         sig.corrected_ttest([0.1, np.nan, 0.2], n_train=9, n_test=1, nan_policy="raise")
 
@@ -248,12 +271,12 @@ def test_infinite_values_rejected():
     x = _matrix(8, 6, 3)
     x[1, 1] = np.inf
     with pytest.raises(GenexpyInputError, match="infinite"):
-        sig.friedman(x)
+        sig.friedman(x, higher_is_better=False)
 
 
 def test_unknown_p_adjust_rejected():
     with pytest.raises(GenexpyInputError, match="p_adjust='holmes'"):
-        sig.posthoc_conover(_matrix(9, 6, 3), p_adjust="holmes")
+        sig.posthoc_conover(_matrix(9, 6, 3), p_adjust="holmes", higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="p_adjust"):
         sig.adjust_pvalues([0.01, 0.2], "BH")
 
@@ -262,41 +285,54 @@ def test_omit_leaving_too_few_conditions_rejected():
     x = _matrix(10, 3, 3)
     x[0, 0] = x[1, 1] = np.nan
     with pytest.raises(GenexpyInputError, match="skillings_mack"):
-        sig.friedman(x, nan_policy="omit")
+        sig.friedman(x, nan_policy="omit", higher_is_better=False)
 
 
 def test_long_duplicates_rejected():
     long = _long(_matrix(11, 4, 3), ["a", "b", "c"])
     with pytest.raises(GenexpyInputError, match="several rows"):
-        sig.friedman(pl.concat([long, long.head(1)]), y_col="score", block_col="dataset",
-                     group_col="model")
+        sig.friedman(
+            pl.concat([long, long.head(1)]),
+            y_col="score",
+            block_col="dataset",
+            group_col="model",
+            higher_is_better=False,
+        )
 
 
 def test_long_missing_role_rejected():
     long = _long(_matrix(12, 4, 3), ["a", "b", "c"])
     with pytest.raises(GenexpyInputError, match="block_col"):
-        sig.friedman(long, y_col="score", group_col="model")
+        sig.friedman(long, y_col="score", group_col="model", higher_is_better=False)
 
 
 def test_long_unknown_column_rejected():
     long = _long(_matrix(12, 4, 3), ["a", "b", "c"])
     with pytest.raises(GenexpyInputError, match="not found"):
-        sig.friedman(long, y_col="acc", block_col="dataset", group_col="model")
+        sig.friedman(
+            long, y_col="acc", block_col="dataset", group_col="model", higher_is_better=False
+        )
 
 
 def test_wide_non_numeric_column_rejected():
     wide = pl.DataFrame({"dataset": ["x", "y", "z"], "a": [1.0, 2, 3], "b": [2.0, 1, 3]})
     with pytest.raises(GenexpyInputError, match="block_col"):
-        sig.friedman(wide)
+        sig.friedman(wide, higher_is_better=False)
 
 
 def test_unknown_alternative_rejected():
     with pytest.raises(GenexpyInputError, match="alternatives"):
-        sig.friedman(np.ones((4, 3)), alternatives=["a", "b"])
+        sig.friedman(np.ones((4, 3)), alternatives=["a", "b"], higher_is_better=False)
     long = _long(_matrix(13, 4, 3), ["a", "b", "c"])
     with pytest.raises(GenexpyInputError, match="not found"):
-        sig.friedman(long, y_col="score", block_col="dataset", group_col="model",
-                     alternatives=["a", "z"])
+        sig.friedman(
+            long,
+            y_col="score",
+            block_col="dataset",
+            group_col="model",
+            alternatives=["a", "z"],
+            higher_is_better=False,
+        )
 
 
 def test_bad_alternative_keyword_rejected():
@@ -309,6 +345,37 @@ def test_higher_is_better_must_be_bool():
         sig.friedman(np.ones((4, 3)), higher_is_better="yes")
 
 
+RANKING_FUNCTIONS = [
+    sig.friedman,
+    sig.skillings_mack,
+    sig.posthoc_conover,
+    sig.posthoc_nemenyi,
+    sig.critical_difference,
+    sig.rank_within_conditions,
+    cd_diagram,
+]
+
+
+@pytest.mark.parametrize("func", RANKING_FUNCTIONS, ids=lambda f: f.__name__)
+def test_direction_is_required_wherever_ranks_are_taken(func):
+    x = _matrix(31, 6, 3)
+    with pytest.raises(GenexpyInputError, match=rf"{func.__name__}\(data, higher_is_better=True\)"):
+        func(x)
+    func(x, higher_is_better=True)  # said: runs
+
+
+def test_accuracy_table_ranks_the_best_model_first():
+    # the case that went wrong when the direction defaulted to lower-is-better
+    acc = np.array([[0.95, 0.80, 0.60], [0.91, 0.85, 0.55], [0.97, 0.70, 0.65], [0.93, 0.82, 0.61]])
+    cd = sig.critical_difference(acc, higher_is_better=True, alternatives=["good", "mid", "bad"])
+    assert cd["alternative"].to_list() == ["good", "mid", "bad"]
+    assert cd["mean_rank"].to_list() == [1.0, 2.0, 3.0]
+    err = sig.critical_difference(
+        1 - acc, higher_is_better=False, alternatives=["good", "mid", "bad"]
+    )
+    assert err["alternative"].to_list() == ["good", "mid", "bad"]
+
+
 # =====================================================================================
 # Skillings–Mack
 # =====================================================================================
@@ -317,8 +384,8 @@ def test_higher_is_better_must_be_bool():
 @pytest.mark.parametrize("shape", RNG_SHAPES)
 def test_skillings_mack_equals_friedman_on_complete_data(shape):
     x = _matrix(100 + sum(shape), *shape)  # continuous: no ties
-    sm = sig.skillings_mack(x)
-    fr = sig.friedman(x)
+    sm = sig.skillings_mack(x, higher_is_better=False)
+    fr = sig.friedman(x, higher_is_better=False)
     assert_allclose(sm.statistic, fr.statistic, rtol=1e-9)
     assert_allclose(sm.pvalue, fr.pvalue, rtol=1e-8)
     assert sm.df == fr.df and sm.n_missing == 0
@@ -328,19 +395,29 @@ def test_skillings_mack_equals_friedman_on_complete_data(shape):
 @given(st.integers(2, 15), st.integers(2, 7), st.integers(0, 2**31 - 1))
 def test_skillings_mack_equals_friedman_property(n, k, seed):
     x = np.random.default_rng(seed).permutation(n * k).reshape(n, k).astype(float)
-    assert_allclose(sig.skillings_mack(x).statistic, sig.friedman(x).statistic,
-                    rtol=1e-9, atol=1e-9)
+    assert_allclose(
+        sig.skillings_mack(x, higher_is_better=False).statistic,
+        sig.friedman(x, higher_is_better=False).statistic,
+        rtol=1e-9,
+        atol=1e-9,
+    )
 
 
 def test_skillings_mack_published_example():
     # Skillings.Mack R package example (Chatfield & Mander 2009): 4 methods, 9 blocks with
     # missing values; SM = 15.493049 on 3 dof, p = 0.001440.
     y = [
-        [3.2, 4.1, 3.8, 4.2], [3.1, 3.9, 3.4, 4.0], [4.3, 3.5, 4.6, 4.8],
-        [3.5, 3.6, 3.9, 4.0], [3.6, 4.2, 3.7, 3.9], [4.5, 4.7, 3.7, np.nan],
-        [np.nan, 4.2, 3.4, np.nan], [4.3, 4.6, 4.4, 4.9], [3.5, np.nan, 3.7, 3.9],
+        [3.2, 4.1, 3.8, 4.2],
+        [3.1, 3.9, 3.4, 4.0],
+        [4.3, 3.5, 4.6, 4.8],
+        [3.5, 3.6, 3.9, 4.0],
+        [3.6, 4.2, 3.7, 3.9],
+        [4.5, 4.7, 3.7, np.nan],
+        [np.nan, 4.2, 3.4, np.nan],
+        [4.3, 4.6, 4.4, 4.9],
+        [3.5, np.nan, 3.7, 3.9],
     ]
-    res = sig.skillings_mack(y, alternatives=["A", "B", "C", "D"])
+    res = sig.skillings_mack(y, alternatives=["A", "B", "C", "D"], higher_is_better=False)
     assert res.statistic == pytest.approx(15.493049, abs=5e-6)
     assert res.pvalue == pytest.approx(0.001440296302, rel=1e-6)
     assert res.df == 3.0 and res.n == 9 and res.n_missing == 4
@@ -353,27 +430,33 @@ def test_skillings_mack_matches_naive_with_missing(n, k, seed):
     x = rng.integers(0, 5, size=(n, k)).astype(float)
     x[rng.random((n, k)) < 0.25] = np.nan
     try:
-        res = sig.skillings_mack(x)
+        res = sig.skillings_mack(x, higher_is_better=False)
     except GenexpyInputError:
         return  # disconnected design or too few usable conditions: tested separately
     assert_allclose(res.statistic, naive.skillings_mack_statistic(x), rtol=1e-8, atol=1e-8)
     # invariant under permutations of conditions and of alternatives
     perm_r, perm_c = rng.permutation(n), rng.permutation(k)
-    again = sig.skillings_mack(x[perm_r][:, perm_c])
+    again = sig.skillings_mack(x[perm_r][:, perm_c], higher_is_better=False)
     assert_allclose(again.statistic, res.statistic, rtol=1e-8, atol=1e-8)
 
 
 def test_skillings_mack_disconnected_design_rejected():
-    x = np.array([[1.0, 2.0, np.nan, np.nan], [2.0, 1.0, np.nan, np.nan],
-                  [np.nan, np.nan, 1.0, 2.0], [np.nan, np.nan, 3.0, 1.0]])
+    x = np.array(
+        [
+            [1.0, 2.0, np.nan, np.nan],
+            [2.0, 1.0, np.nan, np.nan],
+            [np.nan, np.nan, 1.0, 2.0],
+            [np.nan, np.nan, 3.0, 1.0],
+        ]
+    )
     with pytest.raises(GenexpyInputError, match="disconnected"):
-        sig.skillings_mack(x)
+        sig.skillings_mack(x, higher_is_better=False)
 
 
 def test_skillings_mack_too_few_usable_conditions_rejected():
     x = np.array([[1.0, 2.0, 3.0], [np.nan, np.nan, 1.0], [2.0, np.nan, np.nan]])
     with pytest.raises(GenexpyInputError, match="at least two observed"):
-        sig.skillings_mack(x)
+        sig.skillings_mack(x, higher_is_better=False)
 
 
 # =====================================================================================
@@ -388,7 +471,7 @@ def test_skillings_mack_too_few_usable_conditions_rejected():
 )
 def test_conover_equals_scikit_posthocs(shape, ties, p_adjust):
     x = _matrix(200 + sum(shape) + ties, *shape, ties=ties)
-    res = sig.posthoc_conover(x, p_adjust=p_adjust)
+    res = sig.posthoc_conover(x, p_adjust=p_adjust, higher_is_better=False)
     ref = sp.posthoc_conover_friedman(x, p_adjust=p_adjust)
     assert res.height == shape[1] * (shape[1] - 1) // 2
     assert_allclose(res["pvalue"].to_numpy(), _upper(ref), rtol=1e-9, atol=1e-14)
@@ -399,7 +482,7 @@ def test_conover_equals_scikit_posthocs(shape, ties, p_adjust):
 @pytest.mark.parametrize("shape", RNG_SHAPES)
 def test_nemenyi_equals_scikit_posthocs_and_cd(shape):
     x = _matrix(300 + sum(shape), *shape)
-    res = sig.posthoc_nemenyi(x)
+    res = sig.posthoc_nemenyi(x, higher_is_better=False)
     ref = sp.posthoc_nemenyi_friedman(x)
     assert_allclose(res["pvalue"].to_numpy(), _upper(ref), rtol=1e-7, atol=1e-12)
     # a pair is significant exactly when its mean ranks differ by more than the CD
@@ -418,7 +501,7 @@ def test_nemenyi_cd_matches_demsar_table():
 
 def test_conover_degenerate_identical_rankings():
     x = np.tile([1.0, 2.0, 2.0, 3.0], (5, 1))
-    res = sig.posthoc_conover(x)
+    res = sig.posthoc_conover(x, higher_is_better=False)
     p = dict(zip(zip(res["alternative_1"], res["alternative_2"]), res["pvalue"]))
     assert p[("1", "2")] == 1.0 and p[("0", "3")] == 0.0
 
@@ -426,7 +509,7 @@ def test_conover_degenerate_identical_rankings():
 def test_posthoc_propagates_nan():
     x = _matrix(14, 6, 3)
     x[0, 0] = np.nan
-    res = sig.posthoc_conover(x)
+    res = sig.posthoc_conover(x, higher_is_better=False)
     assert res["pvalue"].is_nan().all() and res["significant"].is_null().all()
 
 
@@ -435,7 +518,7 @@ def test_holm_step_down_equals_statsmodels():
     for m in (2, 25):
         p = rng.random(m) ** 3
         p[-1] = p[0]  # a tie
-        adj, reject = sig._adjust(p, "holm", 0.05)
+        adj, reject = _adjust(p, "holm", 0.05)
         rej_ref, adj_ref, _, _ = multipletests(p, alpha=0.05, method="holm")
         assert_allclose(adj, adj_ref, rtol=0, atol=1e-15)
         assert np.array_equal(reject, rej_ref)
@@ -474,8 +557,7 @@ def test_kruskal_equals_scipy_all_inputs():
     groups = [rng.normal(size=8), rng.normal(1, size=10), rng.normal(size=6)]
     ref = stats.kruskal(*groups)
     a = sig.kruskal(*groups)
-    long = pl.DataFrame({"g": np.repeat(["u", "v", "w"], [8, 10, 6]),
-                         "y": np.concatenate(groups)})
+    long = pl.DataFrame({"g": np.repeat(["u", "v", "w"], [8, 10, 6]), "y": np.concatenate(groups)})
     b = sig.kruskal(data=long, y_col="y", group_col="g")
     wide = np.full((10, 3), np.nan)
     for j, g in enumerate(groups):
@@ -485,7 +567,9 @@ def test_kruskal_equals_scipy_all_inputs():
         assert (r.statistic, r.pvalue) == pytest.approx((ref.statistic, ref.pvalue))
         assert r.df == 2.0 and r.n == 24 and r.k == 3
     assert math.isnan(sig.kruskal(data=wide).pvalue)  # propagate
-    assert math.isnan(sig.kruskal([1.0, 1.0], [1.0, 1.0]).pvalue)  # undefined, silent
+    with pytest.warns(sig.DegenerateTestWarning, match="all 4 values are equal"):
+        same = sig.kruskal([1.0, 1.0], [1.0, 1.0])
+    assert (same.statistic, same.pvalue) == (0.0, 1.0) and "equal" in same.note
 
 
 def test_wilcoxon_nan_policy_and_degenerate():
@@ -495,7 +579,12 @@ def test_wilcoxon_nan_policy_and_degenerate():
     om = sig.wilcoxon(x, y, nan_policy="omit")
     ref = stats.wilcoxon(np.delete(x, 2), np.delete(y, 2))
     assert om.pvalue == pytest.approx(ref.pvalue) and om.n == 5
-    assert math.isnan(sig.wilcoxon([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]).pvalue)
+    with pytest.warns(sig.DegenerateTestWarning, match="differences are zero"):
+        zero = sig.wilcoxon([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    # scipy returns the same (0, 1) for all-zero differences (with a RuntimeWarning)
+    with pytest.warns(RuntimeWarning):
+        ref = stats.wilcoxon(np.zeros(3))
+    assert (zero.statistic, zero.pvalue) == (ref.statistic, ref.pvalue) == (0.0, 1.0)
     with pytest.raises(GenexpyInputError, match="paired"):
         sig.wilcoxon([1.0, 2.0], [1.0, 2.0, 3.0])
 
@@ -567,9 +656,15 @@ def test_corrected_ttest_limit_and_scaling():
 
 
 def test_corrected_ttest_degenerate_and_bad_sizes():
-    assert math.isnan(sig.corrected_ttest([0.0, 0.0, 0.0], n_train=9, n_test=1).statistic)
-    const = sig.corrected_ttest([0.1, 0.1, 0.1], n_train=9, n_test=1)
-    assert math.isinf(const.statistic) and const.pvalue == 0.0
+    with pytest.warns(sig.DegenerateTestWarning, match="differences are zero"):
+        zero = sig.corrected_ttest([0.0, 0.0, 0.0], n_train=9, n_test=1)
+    assert (zero.statistic, zero.pvalue) == (0.0, 1.0) and zero.note
+    with pytest.warns(sig.DegenerateTestWarning, match="zero variance"):
+        const = sig.corrected_ttest([0.1, 0.1, 0.1], n_train=9, n_test=1)
+    assert math.isinf(const.statistic) and const.pvalue == 0.0 and const.note
+    with pytest.warns(sig.DegenerateTestWarning):
+        less = sig.corrected_ttest([0.1, 0.1, 0.1], n_train=9, n_test=1, alternative="less")
+    assert less.pvalue == 1.0
     with pytest.raises(GenexpyInputError, match="n_train"):
         sig.corrected_ttest([0.1, 0.2], n_train=0, n_test=1)
     with pytest.raises(GenexpyInputError, match="n_test"):
@@ -600,8 +695,9 @@ def test_repeated_kfold_splits():
             train, test = splits[rep * 10 + f]
             assert np.intersect1d(train, test).size == 0 and train.size + test.size == 103
     again = sig.repeated_kfold_splits(103, n_splits=10, n_repeats=3, seed=7)
-    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
-               for a, b in zip(splits, again))
+    assert all(
+        np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(splits, again)
+    )
     other = sig.repeated_kfold_splits(103, n_splits=10, n_repeats=3, seed=8)
     assert not np.array_equal(splits[0][1], other[0][1])
     assert not np.array_equal(splits[0][1], splits[10][1])  # repetitions reshuffle
@@ -615,8 +711,9 @@ def test_repeated_kfold_splits():
 
 
 def test_critical_difference_and_cliques():
-    ranks = pl.DataFrame({"alternative": ["a", "b", "c", "d", "e"],
-                          "mean_rank": [1.0, 1.5, 2.4, 3.0, 4.5]})
+    ranks = pl.DataFrame(
+        {"alternative": ["a", "b", "c", "d", "e"], "mean_rank": [1.0, 1.5, 2.4, 3.0, 4.5]}
+    )
     cl = sig.cliques(ranks, cd=1.0)
     # a..b (2.4 - 1.0 > 1), b..c, c..d; e alone
     assert cl["members"].to_list() == [["a", "b"], ["b", "c"], ["c", "d"]]
@@ -624,8 +721,9 @@ def test_critical_difference_and_cliques():
     # cd=1.5: d-e differ by exactly 1.5 (not significant: |diff| <= cd)
     assert cl2["members"].to_list() == [["a", "b", "c"], ["b", "c", "d"], ["d", "e"]]
     assert sig.cliques(ranks, cd=0.1).height == 0
-    pw = pl.DataFrame({"alternative_1": ["a", "a"], "alternative_2": ["e", "d"],
-                       "significant": [True, True]})
+    pw = pl.DataFrame(
+        {"alternative_1": ["a", "a"], "alternative_2": ["e", "d"], "significant": [True, True]}
+    )
     cl3 = sig.cliques(ranks, pairwise=pw)
     assert cl3["members"].to_list() == [["a", "b", "c"], ["b", "c", "d", "e"]]
 
@@ -667,23 +765,44 @@ def test_cd_diagram_order_colour_reverse():
     x = _matrix(23, 15, 4)
     names = ["w", "x", "y", "z"]
     colours = {"w": "red", "x": "blue", "y": "green", "z": "black"}
-    spec = cd_diagram(x, alternatives=names, order=["z", "y", "x", "w"], colors=colours,
-                      reverse=True).to_dict()
+    spec = cd_diagram(
+        x,
+        alternatives=names,
+        order=["z", "y", "x", "w"],
+        colors=colours,
+        reverse=True,
+        higher_is_better=False,
+    ).to_dict()
     rows = {r["alternative"]: r["y_label"] for r in _layer_values(spec, 1)}
     assert rows["z"] < rows["y"] < rows["x"] < rows["w"]
     col = spec["layer"][1]["encoding"]["color"]
     assert dict(zip(col["scale"]["domain"], col["scale"]["range"])) == colours
     assert spec["layer"][0]["encoding"]["x"]["scale"]["reverse"] is True
-    scheme = cd_diagram(x, colors="tableau10").to_dict()
+    scheme = cd_diagram(x, colors="tableau10", higher_is_better=False).to_dict()
     assert scheme["layer"][1]["encoding"]["color"]["scale"]["scheme"] == "tableau10"
-    pw = sig.posthoc_conover(x, p_adjust="holm")
-    with_pw = cd_diagram(x, pairwise=pw).to_dict()
+    pw = sig.posthoc_conover(x, p_adjust="holm", higher_is_better=False)
+    with_pw = cd_diagram(x, pairwise=pw, higher_is_better=False).to_dict()
     assert _layer_values(with_pw, 7) == [] and _layer_values(with_pw, 8) == []
-    assert len(_layer_values(with_pw, 6)) == sig.cliques(
-        sig.critical_difference(x), pairwise=pw).height
-    plain = cd_diagram(x).to_dict()
+    assert (
+        len(_layer_values(with_pw, 6))
+        == sig.cliques(sig.critical_difference(x, higher_is_better=False), pairwise=pw).height
+    )
+    plain = cd_diagram(x, higher_is_better=False).to_dict()
     assert plain["layer"][1]["encoding"]["color"] == {"value": "black"}
     with pytest.raises(GenexpyInputError, match="order"):
-        cd_diagram(x, order=["0", "1"])
+        cd_diagram(x, order=["0", "1"], higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="colour"):
-        cd_diagram(x, colors={"0": "red"})
+        cd_diagram(x, colors={"0": "red"}, higher_is_better=False)
+
+
+def test_public_names_are_stable():
+    # names other modules, the command line and notebooks import from genexpy_nb.significance
+    old = ["P_ADJUST_METHODS", "SignificanceResult", "FriedmanResult", "SkillingsMackResult",
+           "CorrectedTTestResult", "ConfidenceInterval", "friedman", "skillings_mack",
+           "posthoc_conover", "posthoc_nemenyi", "pairwise_wilcoxon",
+           "pairwise_corrected_ttest", "nemenyi_cd", "critical_difference", "cliques",
+           "wilcoxon", "mannwhitneyu", "kruskal", "corrected_ttest", "repeated_kfold_splits",
+           "adjust_pvalues", "rank_within_conditions"]
+    for name in old + sig.__all__:
+        assert hasattr(sig, name), name
+    assert set(old) <= set(sig.__all__)

@@ -186,3 +186,131 @@ def test_not_a_table():
 def test_arrow_table_roundtrip_types():
     df, kw = toy()
     assert Study(pa.Table.from_pandas(df.to_pandas()), **kw).na == 3
+
+
+# ---------------- nulls and mixed types in factor columns -----------------------------------
+def _null_at(df, col, row=3):
+    return df.with_columns(pl.when(pl.int_range(pl.len()) == row).then(None)
+                           .otherwise(pl.col(col)).alias(col))
+
+
+@pytest.mark.parametrize("col,role", [("alt", "alternatives"), ("dataset", "generalize"),
+                                      ("model", "design"), ("seed", "average_over")])
+def test_null_in_a_factor_column_is_named_with_count(col, role):
+    df, kw = toy()
+    with pytest.raises(GenexpyInputError, match=rf"{role} column '{col}' has 1 null/NaN value"):
+        Study(_null_at(df, col), **kw)
+    # pandas: None and NaN in an object column
+    pdf = df.to_pandas()
+    pdf[col] = pdf[col].astype(object)
+    pdf.loc[[1, 5], col] = [None, np.nan]
+    with pytest.raises(GenexpyInputError, match=rf"'{col}' has 2 null/NaN"):
+        Study(pdf, **kw)
+
+
+def test_nan_level_in_a_float_factor_column():
+    df, kw = toy()
+    df = df.with_columns(pl.col("dataset").str.slice(1).cast(pl.Float64))
+    df = df.with_columns(pl.when(pl.col("dataset") == 2).then(float("nan"))
+                         .otherwise(pl.col("dataset")).alias("dataset"))
+    with pytest.raises(GenexpyInputError, match="generalize column 'dataset' has 12 null/NaN"):
+        Study(df, **kw)
+
+
+def test_nested_factor_column_refused():
+    df, kw = toy()
+    with pytest.raises(GenexpyInputError, match="'alt' has type List"):
+        Study(df.with_columns(pl.concat_list("alt").alias("alt")), **kw)
+
+
+def test_pandas_object_target_mixing_numbers_and_text_is_named():
+    df, kw = toy()
+    pdf = df.to_pandas()
+    pdf["acc"] = pdf["acc"].astype(object)
+    pdf.loc[4, "acc"] = "n/a"
+    with pytest.raises(GenexpyInputError,
+                       match=r"column 'acc' mixes value types.*'n/a'.*to_numeric"):
+        Study(pdf, **kw)
+    pdf = df.to_pandas()
+    pdf["alt"] = pdf["alt"].astype(object)
+    pdf.loc[0, "alt"] = 7
+    with pytest.raises(GenexpyInputError, match=r"column 'alt' mixes value types.*7"):
+        Study(pdf, **kw)
+
+
+def test_empty_table_and_collapsing_levels():
+    df, kw = toy()
+    with pytest.raises(GenexpyInputError, match="the table is empty"):
+        Study(df.head(0), **kw)
+    # ("a | b", "c") and ("a", "b | c") are one condition once joined as text: refused
+    clash = pl.DataFrame({"g1": ["a | b", "a | b", "a", "a"], "g2": ["c", "c", "b | c", "b | c"],
+                          "alt": ["x", "y"] * 2, "s": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(GenexpyInputError, match="collapse to the same"):
+        Study(clash, alternatives="alt", target="s", generalize=["g1", "g2"],
+              higher_is_better=True)
+
+
+def test_extreme_finite_scores_rank_without_warnings():
+    import warnings
+
+    df = pl.DataFrame({"ds": ["x", "x", "y", "y"], "alt": ["a", "b"] * 2,
+                       "s": [1e308, -1e308, -1e308, 1e308]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        st = Study(df, alternatives="alt", target="s", generalize="ds", higher_is_better=True)
+    assert st.sample(0).rankings.tolist() == [[0, 1], [1, 0]]
+
+
+# ---------------- near-ties ---------------------------------------------------------------
+def test_near_ties_are_ties_and_exact_mode_is_available():
+    from genexpy_nb.study import rank_scores
+
+    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]]).tolist() == [[0, 0, 1]]
+    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]], rtol=0, atol=0).tolist() == [[0, 1, 2]]
+    # a chain of near-ties is one tier (sort, then a new tier where the gap exceeds tol)
+    row = np.array([[1.0, 1.0 + 6e-10, 1.0 + 12e-10, 2.0]])
+    assert rank_scores(row, rtol=1e-9).tolist() == [[1, 1, 1, 0]]
+    assert rank_scores(row, rtol=1e-10).tolist() == [[3, 2, 1, 0]]
+    # atol in target units
+    assert rank_scores([[0.50, 0.51, 0.9]], atol=0.02).tolist() == [[1, 1, 0]]
+    for bad in (dict(rtol=-1e-9), dict(rtol=1.0), dict(atol=float("nan")), dict(atol="x")):
+        with pytest.raises(GenexpyInputError, match="tie"):
+            rank_scores([[0.1, 0.2]], **bad)
+
+
+def test_study_rankings_invariant_to_affine_rescaling_with_noise():
+    df, kw = toy()
+    # two alternatives equal up to averaging noise in every condition
+    base = df.filter(pl.col("alt") == "a").with_columns(pl.lit("b").alias("alt"),
+                                                        (pl.col("acc") + 0.1 + 0.2 - 0.3))
+    df = pl.concat([df.filter(pl.col("alt") != "b"), base])
+    exact = Study(df, **kw, tie_rtol=0, tie_atol=0)
+    ref = Study(df, **kw)
+    assert (ref.sample(0).rankings[:, 0] == ref.sample(0).rankings[:, 1]).all()
+    assert not all((s.rankings[:, 0] == s.rankings[:, 1]).all() for s in exact.samples())
+    for a, b in ((3.0, 1.0), (100.0, -7.0), (1e-3, 0.5)):
+        st = Study(df.with_columns(pl.col("acc") * a + b), **kw)
+        for s0, s1 in zip(ref.samples(), st.samples(), strict=True):
+            np.testing.assert_array_equal(s0.rankings, s1.rankings)
+    # flipping the direction (error = 1 - accuracy) gives the same rankings
+    flip = Study(df.with_columns((1 - pl.col("acc")).alias("acc")),
+                 **{**kw, "higher_is_better": False})
+    for s0, s1 in zip(ref.samples(), flip.samples(), strict=True):
+        np.testing.assert_array_equal(s0.rankings, s1.rankings)
+
+
+# ---------------- rankings given directly ------------------------------------------------
+def test_negative_ranks_and_empty_samples_refused():
+    from genexpy_nb import Jaccard, Mallows
+    from genexpy_nb.mmd import mmd, mmd_distribution
+
+    k = Mallows().resolve(3)
+    with pytest.raises(GenexpyInputError, match="negative tiers"):
+        mmd(np.array([[0, -1, 2]]), np.array([[0, 1, 2]]), k)
+    with pytest.raises(GenexpyInputError, match="negative tiers"):
+        Jaccard(1).resolve(3)([0, 1, -2], [0, 1, 2])
+    for x in (np.zeros((0, 3), int), []):
+        with pytest.raises(GenexpyInputError, match="sample x is empty"):
+            mmd(x, np.array([[0, 1, 2]]), k)
+    with pytest.raises(GenexpyInputError, match="sample is empty"):
+        mmd_distribution(np.zeros((0, 3), int), k, 1)

@@ -170,3 +170,31 @@ def test_summary_needs_the_study_columns():
         ensemble_summary({"alpha_hat": [0.1]})
     with pytest.raises(GenexpyInputError, match="level must lie in"):
         ensemble_summary({"k": [1], "alpha_hat": [0.1]}, level=2.0)
+
+
+def test_ece_given_probabilities_warns_and_class_matrix_is_refused():
+    from genexpy_nb.variability._checks import ProbabilityLikeGapsWarning
+
+    rng = np.random.default_rng(1)
+    p = rng.random((40, 2))
+    y = rng.integers(0, 2, 40)
+    with pytest.warns(ProbabilityLikeGapsWarning, match=r"lies in \[0, 1\].*logit gaps"):
+        ece(p[:, 1], y)
+    with pytest.raises(GenexpyInputError, match=r"shape \(40, 2\).*probabilities.*\(T,\)"):
+        ece(p, y)
+    with pytest.raises(GenexpyInputError, match=r"shape \(40, 2\).*logits.*logit_gaps"):
+        accuracy(rng.normal(size=(40, 2)), y)
+    # real logit gaps, or a degenerate all-zero vector, do not warn
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ece(rng.normal(size=40), y)
+        ece(np.zeros(40), y)
+
+
+def test_mismatched_lengths_are_named():
+    with pytest.raises(GenexpyInputError, match=r"gaps_a \(5,\) and gaps_b \(6,\)"):
+        churn(np.ones(5), np.ones(6))
+    with pytest.raises(GenexpyInputError, match="labels must be a 1-d array of length 5"):
+        ece(np.ones(5), np.ones(6))

@@ -1,1 +1,140 @@
-"""Private numba kernels: arrays and scalars only, no validation (the public layer does it)."""
+"""Numba kernels (private). Helpers to run them on row blocks and to say when they compile."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+
+#: below this many basic operations a call runs on the calling thread (a thread pool costs
+#: tens of microseconds; the old ``parallel=True`` regions cost milliseconds on small work)
+PARALLEL_MIN_WORK = 2_000_000
+
+_POOL = None
+_POOL_LOCK = threading.Lock()
+_NOTED = False
+_REQUESTED: int | None = None
+_BLAS = None
+_BLAS_DEPTH = 0
+
+
+def _max_threads() -> int:
+    env = os.environ.get("NUMBA_NUM_THREADS")
+    return max(1, int(env) if env and env.isdigit() else (os.cpu_count() or 1))
+
+
+def n_threads() -> int:
+    """Threads to use: ``n_jobs`` of the running analysis, else numba's current setting."""
+    if _REQUESTED is not None:
+        return _REQUESTED
+    if "numba" in sys.modules:
+        return max(1, int(sys.modules["numba"].get_num_threads()))
+    return _max_threads()
+
+
+@contextlib.contextmanager
+def threads(n_jobs: int | None) -> Iterator[int]:
+    """Thread count for :func:`run_blocks` from ``n_jobs`` (None/-1 = all cores).
+
+    Unlike ``genexpy_nb._validation.numba_threads`` it does not import numba, which a
+    typical (small) analysis never needs.
+    """
+    global _REQUESTED
+    from .._validation import check_positive_int
+
+    cap = _max_threads()
+    n = cap if n_jobs is None or n_jobs == -1 else min(check_positive_int("n_jobs", n_jobs), cap)
+    old = _REQUESTED
+    _REQUESTED = n
+    try:
+        yield n
+    finally:
+        _REQUESTED = old
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """One BLAS thread inside (our own threads split the work instead).
+
+    Many small matrix products on a multi-threaded BLAS cost up to several hundred times
+    more on a busy machine (thread wake-ups), and make timings bimodal. The library scan of
+    threadpoolctl is done once per process.
+    """
+    global _BLAS, _BLAS_DEPTH
+    if _BLAS_DEPTH:
+        _BLAS_DEPTH += 1
+        try:
+            yield
+        finally:
+            _BLAS_DEPTH -= 1
+        return
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    _BLAS_DEPTH = 1
+    try:
+        with _BLAS.limit(limits=1, user_api="blas"):
+            yield
+    finally:
+        _BLAS_DEPTH = 0
+
+
+def run_blocks(fn: Callable[[int, int], None], nrows: int, work: float,
+               weights: Callable[[int], float] | None = None) -> None:
+    """Call ``fn(r0, r1)`` on row blocks covering ``range(nrows)``, on threads if worth it.
+
+    ``fn`` must release the GIL (numba ``nogil`` kernels, NumPy) and write only its own
+    rows, so the result is the same at any thread count. ``work`` is the total number of
+    basic operations, to decide whether threads pay off.
+    """
+    nt = n_threads() if work >= PARALLEL_MIN_WORK else 1
+    if nt <= 1 or nrows < 2:
+        fn(0, nrows)
+        return
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL._max_workers < nt:  # noqa: SLF001
+            from concurrent.futures import ThreadPoolExecutor
+
+            _POOL = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="genexpy_nb")
+        pool = _POOL
+    nblocks = min(nrows, 4 * nt)
+    bounds = [round(i * nrows / nblocks) for i in range(nblocks + 1)]
+    futures = [pool.submit(fn, bounds[i], bounds[i + 1]) for i in range(nblocks)
+               if bounds[i + 1] > bounds[i]]
+    for f in futures:
+        f.result()
+
+
+@contextlib.contextmanager
+def compile_note(dispatcher, what: str = "numerical kernels") -> Iterator[None]:
+    """Print a one-line note if the first call of a numba function takes over a second.
+
+    Numba compiles a function on its first call in a fresh environment (later calls, and
+    later sessions through the on-disk cache, are fast); a silent pause of several
+    seconds looks like a hang, so say what is happening.
+    """
+    global _NOTED
+    if _NOTED or getattr(dispatcher, "signatures", True):
+        yield
+        return
+    timer = threading.Timer(1.0, _say_compiling, args=(what,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _say_compiling(what: str) -> None:
+    global _NOTED
+    if _NOTED:
+        return
+    _NOTED = True
+    print(f"genexpy_nb: preparing {what} (compiled on first use, then loaded from the "
+          "disk cache)...",
+          file=sys.stderr, flush=True)

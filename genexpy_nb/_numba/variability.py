@@ -14,11 +14,13 @@ minimum ``lo``, the clipped ``h`` and both maxima of step 7. One sort serves eve
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .. import config
 
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH}
+# serial and nogil: the callers run row blocks on threads (genexpy_nb._numba.run_blocks),
+# which compiles in a fraction of the time of a ``parallel=True`` region
+_JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True}
 
 
 @njit(**_JIT)
@@ -137,31 +139,20 @@ def _d_alpha_sorted(r, cnt, x, alphas, out, f0, fn, up):
 
 
 @njit(**_JIT)
-def trimmed_ks_kernel(x_ref, x_cand, alphas):
-    """``d_alpha`` for each alpha in ``alphas`` between two (unsorted) samples."""
-    r = np.sort(x_ref)
-    x = np.sort(x_cand)
-    P = r.shape[0] + x.shape[0]
-    out = np.empty(alphas.shape[0])
-    _d_alpha_sorted(
-        r, _upper_counts(r), x, alphas, out, np.empty(P), np.empty(P), np.empty(P + 1)
-    )
-    return out
+def trimmed_ks_rows_kernel(r, cnt, cands, alphas, r0, r1, out):
+    """``d_alpha`` of rows r0..r1 of ``cands`` (C, n) against one reference sample.
 
-
-@njit(parallel=True, **_JIT)
-def trimmed_ks_rows_kernel(x_ref, cands, alphas):
-    """``d_alpha`` of every row of ``cands`` (C, n) against one reference sample, (C, A)."""
-    r = np.sort(x_ref)
-    cnt = _upper_counts(r)
-    C = cands.shape[0]
+    ``r`` is the sorted reference sample, ``cnt`` its upper counts, and every row of
+    ``cands`` is sorted (NumPy sorts outside: a sort compiled in here would multiply the
+    compile time); writes ``out[c]`` (C, A) for c in r0..r1.
+    """
     n = cands.shape[1]
     P = r.shape[0] + n
-    out = np.empty((C, alphas.shape[0]))
-    for c in prange(C):
-        x = np.sort(cands[c])
-        _d_alpha_sorted(r, cnt, x, alphas, out[c], np.empty(P), np.empty(P), np.empty(P + 1))
-    return out
+    f0 = np.empty(P)
+    fn = np.empty(P)
+    up = np.empty(P + 1)
+    for c in range(r0, r1):
+        _d_alpha_sorted(r, cnt, cands[c], alphas, out[c], f0, fn, up)
 
 
 @njit(**_JIT)
@@ -181,47 +172,8 @@ def _bisect_alpha(f0, fn, up, tau, lo, hi, xtol):
 
 
 @njit(**_JIT)
-def reference_samples_kernel(ref, idx, ref_model, ref_pos):
-    """Sorted bootstrap reference samples (B, h) and their upper counts.
-
-    Bootstrap b: ``I2 = idx[b, h:]``; value q is ``ref[ref_model[b, q], I2[ref_pos[b, q]]]``,
-    a uniform draw from the pooled gaps of the reference models on I2.
-    """
-    B = idx.shape[0]
-    h = ref_model.shape[1]
-    rs = np.empty((B, h))
-    cnts = np.empty((B, h), dtype=np.int64)
-    for b in range(B):
-        for q in range(h):
-            rs[b, q] = ref[ref_model[b, q], idx[b, h + ref_pos[b, q]]]
-        rs[b] = np.sort(rs[b])
-        cnts[b] = _upper_counts(rs[b])
-    return rs, cnts
-
-
-@njit(**_JIT)
-def first_half_counts_kernel(idx, T):
-    """``mult[b, t]`` = how often test point t is in the first half I1 of bootstrap b."""
-    B = idx.shape[0]
-    h = idx.shape[1] // 2
-    mult = np.zeros((B, T), dtype=np.int32)
-    for b in range(B):
-        for q in range(h):
-            mult[b, idx[b, q]] += 1
-    return mult
-
-
-@njit(**_JIT)
-def argsort_rows_kernel(a):
-    """Row-wise argsort of a (C, T) array."""
-    out = np.empty(a.shape, dtype=np.int64)
-    for c in range(a.shape[0]):
-        out[c] = np.argsort(a[c])
-    return out
-
-
-@njit(parallel=True, **_JIT)
-def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol, full):
+def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol, full,
+                     t0, t1, a_grid, a_exact, d0, d_grid):
     """Per-bootstrap results of alpha-hat (SPEC B3) for every candidate.
 
     Parameters
@@ -236,25 +188,25 @@ def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol,
     full : compute the distance at every grid level; when False, stop at the first level
         that passes (the rest of ``d_grid`` is NaN; alpha-hat is the same).
 
-    Returns
-    -------
+    t0, t1 : the tasks ``t = b * C + c`` to do (a block, so that threads can share them).
+
+    Writes
+    ------
     a_grid, a_exact, d0 : (B, C) arrays; d_grid : (B, C, G) distances at the grid levels.
     ``a_exact`` is NaN when ``exact`` is False.
     """
-    B = rs.shape[0]
     h = rs.shape[1]
     C = cands.shape[0]
     T = cands.shape[1]
     G = grid.shape[0]
     P = 2 * h
-    a_grid = np.empty((B, C))
-    a_exact = np.empty((B, C))
-    d0 = np.empty((B, C))
-    d_grid = np.empty((B, C, G))
-    for t in prange(B * C):
+    x = np.empty(h)
+    f0 = np.empty(P)
+    fn = np.empty(P)
+    up = np.empty(P + 1)
+    for t in range(t0, t1):
         b = t // C
         c = t % C
-        x = np.empty(h)
         q = 0
         for j in range(T):
             t_ = order[c, j]
@@ -262,9 +214,6 @@ def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol,
             for _ in range(mult[b, t_]):
                 x[q] = v
                 q += 1
-        f0 = np.empty(P)
-        fn = np.empty(P)
-        up = np.empty(P + 1)
         _pooled_cdfs(rs[b], cnts[b], x, f0, fn)
         a_grid[b, c] = amax
         passed = False
@@ -297,4 +246,3 @@ def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol,
                 a_exact[b, c] = amax
             else:
                 a_exact[b, c] = _bisect_alpha(f0, fn, up, tau, lo, hi, xtol)
-    return a_grid, a_exact, d0, d_grid

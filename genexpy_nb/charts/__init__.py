@@ -8,6 +8,7 @@ from .generalizability import (
     power_law_fit,
     save_chart,
 )
+from .paper_figures import generalizability_example, nstar_by_parameter
 from .significance import cd_diagram
 from .synthetic import ngen_by_significance, nstar_ratio_boxplots
 from .variability import (
@@ -26,6 +27,8 @@ __all__ = [
     "nstar_vs_N",
     "deficit_heatmap",
     "save_chart",
+    "generalizability_example",
+    "nstar_by_parameter",
     # classical significance tests (critical-difference diagram)
     "cd_diagram",
     # synthetic studies (paper Section 5.3 and Appendix A)

@@ -15,7 +15,8 @@ import altair as alt
 import polars as pl
 
 from .._validation import GenexpyInputError, to_polars
-from ..significance import cliques, critical_difference
+from ..significance import REQUIRED, cliques, critical_difference
+from ..significance._input import _direction
 
 __all__ = ["cd_diagram"]
 
@@ -62,7 +63,7 @@ def cd_diagram(
     data: Any,
     *,
     alpha: float = 0.05,
-    higher_is_better: bool = False,
+    higher_is_better: bool = REQUIRED,
     pairwise: pl.DataFrame | None = None,
     order: Sequence[str] | None = None,
     colors: str | Mapping[str, str] | None = None,
@@ -88,6 +89,9 @@ def cd_diagram(
         (wide/long table, 2-d array of conditions x alternatives), which is then ranked
         with ``alpha``, ``higher_is_better``, ``y_col``, ``block_col``, ``group_col``,
         ``alternatives`` and ``nan_policy``.
+    higher_is_better : bool, required for raw data
+        True for scores (accuracy), False for errors, losses or ranks. Not needed (and
+        ignored) when ``data`` is already a critical_difference(...) frame.
     alpha : float
         Level of the critical difference (ignored for a ready frame: its ``cd`` is used).
     pairwise : polars.DataFrame, optional
@@ -120,6 +124,7 @@ def cd_diagram(
     """
     frame = _as_cd_frame(data)
     if frame is None:
+        _direction(higher_is_better, "cd_diagram")
         frame = critical_difference(
             data, alpha=alpha, higher_is_better=higher_is_better, nan_policy=nan_policy,
             y_col=y_col, block_col=block_col, group_col=group_col, alternatives=alternatives,

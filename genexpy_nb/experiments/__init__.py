@@ -14,6 +14,10 @@ Optional extra ``[train]`` (PyTorch, scikit-learn) for training; reading the shi
   accuracies, seeds, metadata. Shipped pools are listed in the repository's
   ``data/POOLS.md``.
 
+Every pool trains on a Dask cluster with ``client=`` (``--scheduler`` on the command line;
+extra ``[cluster]``): one task per model, the same pool bit for bit as serial training (see
+:mod:`genexpy_nb.distributed`).
+
 Names that need torch are imported on first use; without torch they raise
 :class:`MissingOptionalDependency` ("install genexpy_nb[train] for ...").
 """

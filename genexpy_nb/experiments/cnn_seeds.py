@@ -15,6 +15,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .._validation import GenexpyInputError, check_positive_int
 from ._torch import require_torch
@@ -59,6 +60,7 @@ def train_cnn_pool(
     overwrite: bool = False,
     progress: bool = True,
     command: str | None = None,
+    client: Any = None,
 ) -> SeedPool | None:
     """Train (or resume) a pool of small CNNs that differ only in the chosen source of randomness.
 
@@ -80,8 +82,8 @@ def train_cnn_pool(
         Fixed hyperparameters (Adam).
     channels, hidden
         Conv channels and hidden units of :class:`~.training.SmallCNN`.
-    n_threads, max_new_models, overwrite, progress, command
-        See :func:`~.training.train_pool`.
+    n_threads, max_new_models, overwrite, progress, command, client
+        See :func:`~.training.train_pool` (``client``: train on a Dask cluster).
 
     Returns
     -------
@@ -120,7 +122,7 @@ def train_cnn_pool(
         out, task, factory, kind="cnn-seeds", description=desc, model_spec=spec,
         source=source, n_models=n_models, seed=seed, epochs=epochs, lr=lr,
         batch_size=batch_size, n_threads=n_threads, max_new_models=max_new_models,
-        overwrite=overwrite, progress=progress, command=command,
+        overwrite=overwrite, progress=progress, command=command, client=client,
     )
 
 
@@ -155,7 +157,16 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--no-manifest", action="store_true",
                     help="do not rewrite POOLS.md/json in the output folder")
+    add_scheduler_argument(ap)
     return ap
+
+
+def add_scheduler_argument(ap: argparse.ArgumentParser) -> None:
+    """The ``--scheduler`` option of the pool-training commands."""
+    ap.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="train on a Dask cluster: the scheduler's address (tcp://host:8786), "
+                    "or 'local' for one worker process per core (needs genexpy_nb[cluster]); "
+                    "same pool, bit for bit, as without it")
 
 
 def task_from_args(args: argparse.Namespace) -> BinaryTask:
@@ -194,10 +205,10 @@ def command_line(prog: str, argv: Sequence[str]) -> str:
         if skip_next:
             skip_next = False
             continue
-        if a in ("--max-new",):
+        if a in ("--max-new", "--scheduler"):
             skip_next = True
             continue
-        if a.startswith("--max-new=") or a in ("--no-progress", "--no-manifest"):
+        if a.startswith(("--max-new=", "--scheduler=")) or a in ("--no-progress", "--no-manifest"):
             continue
         keep.append(a)
     return " ".join(["python -m", prog, *map(shlex.quote, keep)])
@@ -217,6 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_new_models=args.max_new, overwrite=args.overwrite,
             progress=not args.no_progress,
             command=command_line("genexpy_nb.experiments.cnn_seeds", argv),
+            client=args.scheduler,
         )
     except GenexpyInputError as exc:
         print(f"error: {exc}", file=sys.stderr)

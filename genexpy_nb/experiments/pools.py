@@ -33,6 +33,7 @@ import platform
 import shutil
 import sys
 import tempfile
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -363,14 +364,17 @@ def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
 
         p = shipped_path(str(path_or_name))
     try:
-        with np.load(p, allow_pickle=False) as z:
+        with open(p, "rb") as fh, np.load(fh, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise GenexpyInputError(f"could not read the pool file {p}: {exc}") from exc
     missing = [k for k in (*PER_MODEL_KEYS, "labels", "test_index", "meta") if k not in arrays]
     if missing:
         raise GenexpyInputError(f"{p} is not a genexpy_nb pool file: missing {missing}.")
-    meta = json.loads(str(arrays.pop("meta")))
+    try:
+        meta = json.loads(str(arrays.pop("meta")))
+    except json.JSONDecodeError as exc:
+        raise GenexpyInputError(f"pool file {p}: unreadable 'meta' entry ({exc}).") from None
     return SeedPool(
         labels=arrays.pop("labels"), test_index=arrays.pop("test_index"), meta=meta,
         name=p.name, **{k: arrays[k] for k in PER_MODEL_KEYS},

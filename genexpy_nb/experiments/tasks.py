@@ -337,30 +337,190 @@ def digits_transfer_tasks(
 # ---- CIFAR-10 -------------------------------------------------------------------------
 
 
-def _read_cifar_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
+#: md5 of each file of the official archive, as published with torchvision's CIFAR10 dataset
+CIFAR10_FILE_MD5: dict[str, str] = {
+    "data_batch_1": "c99cafc152244af753f735de768cd75f",
+    "data_batch_2": "d4bba439e000b95fd0a9bffe97cbabec",
+    "data_batch_3": "54ebc095f3ab1f0389bbae665268c751",
+    "data_batch_4": "634d18415352ddfa80567beed471001a",
+    "data_batch_5": "482c414d41f54cd18b22e5b47cb7c3cb",
+    "test_batch": "40351d587109b95175f43aff81a1287e",
+    "batches.meta": "5ff9c542aee3614f3951f8cda6e48888",
+}
+
+# Plain numeric dtypes a CIFAR batch may hold; anything else (objects, records) is refused.
+_SAFE_DTYPES = frozenset(
+    f"{kind}{size}" for kind, sizes in (("u", (1, 2, 4, 8)), ("i", (1, 2, 4, 8)),
+                                        ("f", (4, 8)), ("b", (1,))) for size in sizes
+)
+
+
+class _DtypeStub:
+    """Stands in for ``numpy.dtype`` while unpickling: records the type code, builds nothing."""
+
+    def __init__(self, code: Any = None, *_args: Any) -> None:
+        self.code = code.decode("ascii", "replace") if isinstance(code, bytes) else str(code)
+        self.order = "|"
+
+    def __setstate__(self, state: Any) -> None:
+        if isinstance(state, tuple) and len(state) > 1:
+            o = state[1]
+            self.order = o.decode("ascii", "replace") if isinstance(o, bytes) else str(o)
+
+    def to_dtype(self) -> np.dtype:
+        code = self.code.lstrip("<>|=")
+        if code not in _SAFE_DTYPES or self.order not in ("<", ">", "|", "="):
+            raise pickle.UnpicklingError(f"array dtype {self.code!r} is not a plain number type")
+        return np.dtype((self.order if self.order != "|" else "") + code)
+
+
+class _ArrayStub:
+    """Stands in for ``numpy.ndarray`` while unpickling; ``array`` is built from raw bytes only."""
+
+    array: np.ndarray | None = None
+
+    def __setstate__(self, state: Any) -> None:
+        # ndarray's pickled state: (version, shape, dtype, is_fortran, raw bytes)
+        if not (isinstance(state, tuple) and len(state) == 5):
+            raise pickle.UnpicklingError("unexpected array state")
+        _, shape, dt, fortran, raw = state
+        self.array = _array_from_bytes(raw, dt, shape, "F" if fortran else "C")
+
+
+def _array_from_bytes(raw: Any, dt: Any, shape: Any, order: Any) -> np.ndarray:
+    if not isinstance(dt, _DtypeStub) or not isinstance(raw, (bytes, bytearray)):
+        raise pickle.UnpicklingError("array without a plain dtype and raw bytes")
+    if not (isinstance(shape, tuple) and all(isinstance(n, int) and n >= 0 for n in shape)):
+        raise pickle.UnpicklingError(f"bad array shape {shape!r}")
+    order = order.decode() if isinstance(order, bytes) else order
+    flat = np.frombuffer(bytes(raw), dtype=dt.to_dtype())
+    if flat.size != int(np.prod(shape)):
+        raise pickle.UnpicklingError(f"array bytes do not match shape {shape}")
+    return flat.reshape(shape, order="F" if order == "F" else "C").copy()
+
+
+def _reconstruct_stub(subtype: Any, *_args: Any) -> _ArrayStub:
+    if subtype is not _ArrayStub:
+        raise pickle.UnpicklingError("only plain numpy arrays are accepted")
+    return _ArrayStub()
+
+
+def _frombuffer_stub(buf: Any, dt: Any, shape: Any, order: Any) -> _ArrayStub:
+    out = _ArrayStub()
+    out.array = _array_from_bytes(buf, dt, shape, order)
+    return out
+
+
+def _latin1_bytes(text: Any, encoding: Any = "latin1") -> bytes:
+    # Python 3 writes bytes at pickle protocol 2 as _codecs.encode(str, "latin1")
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError("_codecs.encode is only accepted for latin1 text")
+    return text.encode("latin1")
+
+
+class _DataOnlyUnpickler(pickle.Unpickler):
+    """Unpickles dicts, lists, bytes, numbers and plain numeric numpy arrays; nothing else.
+
+    ``find_class`` resolves no real object: the few numpy names an array's pickle mentions
+    map to inert stand-ins that rebuild the array from its raw bytes with ``np.frombuffer``,
+    and every other name (``os.system``, ``builtins.eval``, ...) is refused. Unpickling a
+    file therefore never runs code from it, whoever wrote it.
+    """
+
+    _ALLOWED = {
+        ("numpy", "ndarray"): _ArrayStub,
+        ("numpy", "dtype"): _DtypeStub,
+        ("numpy.core.multiarray", "_reconstruct"): _reconstruct_stub,
+        ("numpy._core.multiarray", "_reconstruct"): _reconstruct_stub,
+        ("numpy.core.numeric", "_frombuffer"): _frombuffer_stub,
+        ("numpy._core.numeric", "_frombuffer"): _frombuffer_stub,
+        ("_codecs", "encode"): _latin1_bytes,
+    }
+
+    def find_class(self, module: str, name: str) -> Any:
+        try:
+            return self._ALLOWED[(module, name)]
+        except KeyError:
+            raise pickle.UnpicklingError(
+                f"refusing to load {module}.{name}: a CIFAR-10 batch holds only dicts, lists, "
+                "bytes, numbers and numeric arrays"
+            ) from None
+
+
+def _unstub(obj: Any) -> Any:
+    if isinstance(obj, _ArrayStub):
+        if obj.array is None:
+            raise pickle.UnpicklingError("an array was never filled")
+        return obj.array
+    if isinstance(obj, _DtypeStub):
+        raise pickle.UnpicklingError("a bare dtype is not expected in a CIFAR-10 batch")
+    if isinstance(obj, dict):
+        return {k: _unstub(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_unstub(v) for v in obj)
+    return obj
+
+
+def read_pickled_data(path: str | Path, what: str = "file") -> Any:
+    """Read a pickle file that must hold only data, without running anything from it.
+
+    Accepts dicts, lists, tuples, bytes, str, numbers and plain numeric numpy arrays (as in
+    the CIFAR-10 "python version" batches); a file that names any other Python object (a
+    function, a class: the way a malicious pickle runs code) is refused with
+    :class:`~genexpy_nb.GenexpyInputError` before that object is imported or called.
+    """
+    path = Path(path)
     try:
         with open(path, "rb") as fh:
-            d = pickle.load(fh, encoding="bytes")
-    except (OSError, pickle.UnpicklingError, EOFError) as exc:
+            obj = _DataOnlyUnpickler(fh, encoding="bytes").load()
+        return _unstub(obj)
+    except pickle.UnpicklingError as exc:
         raise GenexpyInputError(
-            f"could not read the CIFAR-10 batch {path} ({type(exc).__name__}: {exc}); "
-            "expected the 'python version' files (data_batch_1..5, test_batch)."
-        ) from exc
+            f"{what} {path} is not a plain-data pickle ({exc}); refused without running it. "
+            "Use the official CIFAR-10 'python version' files (genexpy_nb.experiments."
+            "download_cifar10 checks their md5)."
+        ) from None
+    except (OSError, EOFError, ValueError, TypeError, AttributeError, IndexError,
+            KeyError, MemoryError, RecursionError) as exc:
+        raise GenexpyInputError(
+            f"could not read the {what} {path} ({type(exc).__name__}: {exc}); expected the "
+            "CIFAR-10 'python version' files (data_batch_1..5, test_batch, batches.meta)."
+        ) from None
+
+
+def _md5(path: Path) -> str:
+    h = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _read_cifar_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    d = read_pickled_data(path, "CIFAR-10 batch")
     if not isinstance(d, dict):
         raise GenexpyInputError(f"{path}: expected a pickled dict, got {type(d).__name__}.")
     data = d.get(b"data", d.get("data"))
     labels = d.get(b"labels", d.get("labels"))
     if data is None or labels is None:
         raise GenexpyInputError(
-            f"{path}: the batch has no b'data' / b'labels' entries (keys: {sorted(d)[:6]})."
+            f"{path}: the batch has no b'data' / b'labels' entries "
+            f"(keys: {sorted(map(str, d))[:6]})."
         )
-    data = np.asarray(data, dtype=np.uint8)
-    labels = np.asarray(labels, dtype=np.int64)
-    if data.ndim != 2 or data.shape[1] != 3072 or data.shape[0] != labels.size:
+    try:
+        data = np.asarray(data, dtype=np.uint8)
+        labels = np.asarray(labels, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise GenexpyInputError(
+            f"{path}: b'data' must be uint8 pixels and b'labels' integers ({exc})."
+        ) from None
+    if data.ndim != 2 or data.shape[1] != 3072 or labels.ndim != 1 or data.shape[0] != labels.size:
         raise GenexpyInputError(
             f"{path}: b'data' must be uint8 of shape (N, 3072) with N labels, got "
             f"{data.shape} and {labels.size} labels."
         )
+    if labels.size and (labels.min() < 0 or labels.max() > 9):
+        raise GenexpyInputError(f"{path}: labels must lie in 0..9 (CIFAR-10 classes).")
     return data, labels
 
 
@@ -434,17 +594,26 @@ def load_cifar10_binary(
     label_names = list(CIFAR10_CLASSES)
     meta = folder / "batches.meta"
     if meta.is_file():
-        with open(meta, "rb") as fh:
-            m = pickle.load(fh, encoding="bytes")
+        m = read_pickled_data(meta, "CIFAR-10 metadata file")
         raw = m.get(b"label_names", m.get("label_names")) if isinstance(m, dict) else None
         if raw:
-            label_names = [x.decode() if isinstance(x, bytes) else str(x) for x in raw]
+            if not isinstance(raw, list) or len(raw) != 10:
+                raise GenexpyInputError(
+                    f"{meta}: label_names must be a list of the 10 class names; delete the "
+                    "file to use the standard names."
+                )
+            label_names = [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+                           for x in raw]
     pos = _cifar_class_ids(positive, label_names, "positive")
     neg = _cifar_class_ids(negative, label_names, "negative")
     if set(pos) & set(neg):
         raise GenexpyInputError("positive and negative CIFAR-10 classes must be disjoint.")
     rng = rng_from_seed(split_seed)
 
+    # read with the data-only unpickler whatever the files are; say whether they are the
+    # published ones (a modified or hand-made folder is allowed, and recorded as such)
+    official = all(_md5(p) == CIFAR10_FILE_MD5[p.name]
+                   for p in (*train_files, folder / "test_batch"))
     parts = [_read_cifar_batch(p) for p in train_files]
     data_tr = np.concatenate([p[0] for p in parts])
     lab_tr = np.concatenate([p[1] for p in parts])
@@ -488,6 +657,7 @@ def load_cifar10_binary(
         index_test=te.astype(np.int32),
         positive=pos_names, negative=neg_names,
         info={"dataset": "CIFAR-10 (python version)", "folder": str(folder),
+              "official_files_md5": official,
               "split_seed": int(split_seed), "preprocessing": "pixel / 255, float32"},
     )
 

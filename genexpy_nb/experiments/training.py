@@ -149,6 +149,21 @@ def _accuracy(model: nn.Module, X: torch.Tensor, y: np.ndarray) -> float:
     return float((logits.argmax(1).numpy() == y).mean())
 
 
+def _aligned_tensor(x: np.ndarray) -> torch.Tensor:
+    """A float32 copy of ``x`` in a new tensor: torch's memory, standard strides.
+
+    The same values with other strides or alignment can run through other CPU kernels and
+    differ in the last bits. NumPy calls an (N, 1, H, W) array "contiguous" whatever the
+    stride of its size-1 axis: ``images[:, None]`` gives the strides torch reads as
+    channels-last, the same array after pickling (sent to a Dask worker) the standard ones;
+    and a received array sits at an arbitrary offset of its buffer. Copying into
+    ``torch.empty`` makes a model's outputs depend on its seeds only, wherever the data
+    came from.
+    """
+    src = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+    return torch.empty(src.shape, dtype=torch.float32).copy_(src)
+
+
 def make_adam(model: nn.Module, lr: float) -> torch.optim.Optimizer:
     """Adam with default betas; the fused CPU kernel when this torch has it (faster, same maths)."""
     try:
@@ -189,10 +204,9 @@ def fit_classifier(
         Mean training loss of the last epoch; validation accuracy after each epoch (NaN
         without a validation set), float32 of shape (epochs,).
     """
-    Xt = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float32))
+    Xt = _aligned_tensor(X)
     yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.int64))
-    Xv = None if X_val is None else torch.from_numpy(
-        np.ascontiguousarray(X_val, dtype=np.float32))
+    Xv = None if X_val is None else _aligned_tensor(X_val)
     yv = np.zeros(0, np.int64) if y_val is None else np.asarray(y_val)
     order_t = torch.from_numpy(np.ascontiguousarray(order, dtype=np.int64))
     opt = make_adam(model, lr)
@@ -251,7 +265,7 @@ def train_model(
         model, task.X_train, task.y_train, order, lr=lr, batch_size=batch_size,
         X_val=task.X_val, y_val=task.y_val,
     )
-    Xt = torch.from_numpy(np.ascontiguousarray(task.X_test, dtype=np.float32))
+    Xt = _aligned_tensor(task.X_test)
     model.eval()
     with torch.no_grad():
         logits = model(Xt)
@@ -267,6 +281,23 @@ def train_model(
         "init_seed": np.uint64(init_seed),
         "order_seed": np.uint64(order_seed),
     }
+
+
+def _train_on_worker(
+    seeds: tuple[int, int], factory: Callable[[], nn.Module], task: BinaryTask,
+    hyper: tuple[int, float, int, int],
+) -> dict[str, Any]:
+    """One model of a pool, as a task on a Dask worker (:func:`train_pool` with a client).
+
+    Sets the worker process's torch threads to the pool's ``n_threads`` (and leaves them so:
+    a worker's concurrent tasks share the setting; restoring it could change another task's
+    thread count mid-model).
+    """
+    epochs, lr, batch_size, n_threads = hyper
+    torch.set_num_threads(int(n_threads))
+    init_seed, order_seed = seeds
+    return train_model(factory, task, init_seed=init_seed, order_seed=order_seed,
+                       epochs=epochs, lr=lr, batch_size=batch_size)
 
 
 def train_pool(
@@ -290,6 +321,7 @@ def train_pool(
     command: str | None = None,
     extra_meta: Mapping[str, Any] | None = None,
     extra_seconds: float | None = None,
+    client: Any = None,
 ) -> SeedPool | None:
     """Train (or resume) a pool of models that differ only in their seeds; save it to ``out``.
 
@@ -326,6 +358,18 @@ def train_pool(
         The shell command that regenerates the file (recorded in ``meta``).
     extra_meta, extra_seconds
         More ``meta`` entries; seconds spent outside the models (e.g. pre-training).
+    client
+        None (default): train here, one model after the other. Otherwise (needs
+        ``genexpy_nb[cluster]``) a ``dask.distributed`` Client, a scheduler address
+        (``"tcp://host:8786"``), a cluster object, or ``"local"`` (an embedded LocalCluster of
+        one worker process per core, closed at the end): one task per model, each setting
+        ``n_threads`` torch threads on its worker. Every finished model is written here, in
+        ``<out>.partial/``, as it arrives, so a worker that dies costs only the models it was
+        training; the pool is the same, bit for bit, as the serial one (the seeds belong to
+        the models, not to the workers). If tasks fail for good (a worker died more often
+        than the scheduler's ``allowed-failures``), the other models still finish and
+        :class:`~genexpy_nb.distributed.ClusterTaskError` is raised: run the same call again
+        to train the missing ones.
 
     Returns
     -------
@@ -378,15 +422,29 @@ def train_pool(
         total=n_models, initial=sum(1 for i in range(n_models) if i in done),
         desc=f"{out.stem} ({source})", unit="model", disable=not progress,
     ) as bar:
-        for i in todo:
-            rec = train_model(
-                factory, task, init_seed=int(init_seeds[i]), order_seed=int(order_seeds[i]),
-                epochs=epochs, lr=lr, batch_size=batch_size,
-            )
+        def finished(i: int, rec: dict[str, Any]) -> None:
             partial.save(i, rec)
-            bar.update(1)
             bar.set_postfix(acc=f"{float(rec['test_accuracy']):.3f}",
                             s=f"{float(rec['wall_time_s']):.1f}")
+
+        if client is None:
+            for i in todo:
+                finished(i, train_model(
+                    factory, task, init_seed=int(init_seeds[i]),
+                    order_seed=int(order_seeds[i]), epochs=epochs, lr=lr,
+                    batch_size=batch_size,
+                ))
+                bar.update(1)
+        elif todo:
+            from ..distributed import as_client, map_unordered
+
+            with as_client(client, threads_per_task=n_threads) as c:
+                seeds = [(int(init_seeds[i]), int(order_seeds[i])) for i in todo]
+                map_unordered(
+                    c, _train_on_worker, seeds,
+                    shared=(factory, task, (epochs, lr, batch_size, n_threads)),
+                    on_result=lambda j, rec: finished(todo[j], rec), unit="model", bar=bar,
+                )
 
     done = partial.done()
     if any(i not in done for i in range(n_models)):

@@ -43,7 +43,13 @@ from ._torch import require_torch, torch_threads
 torch = require_torch("the transfer-learning pools (genexpy_nb.experiments.transfer)")
 nn = torch.nn
 
-from .cnn_seeds import DEFAULT_CHANNELS, DEFAULT_HIDDEN, command_line, task_from_args  # noqa: E402
+from .cnn_seeds import (  # noqa: E402
+    DEFAULT_CHANNELS,
+    DEFAULT_HIDDEN,
+    add_scheduler_argument,
+    command_line,
+    task_from_args,
+)
 from .pools import (  # noqa: E402
     SOURCES,
     SeedPool,
@@ -181,6 +187,7 @@ def train_transfer_pool(
     overwrite: bool = False,
     progress: bool = True,
     command: str | None = None,
+    client: Any = None,
 ) -> SeedPool | None:
     """Train (or resume) a pool of linear heads on a frozen backbone.
 
@@ -209,8 +216,9 @@ def train_transfer_pool(
         Standardise the features with the training mean and sd (:func:`feature_task`).
     backbone_seed, backbone_epochs, split_seed
         Pre-training of "digits-cnn" and the split of the digits into source and target.
-    n_threads, max_new_models, overwrite, progress, command
-        See :func:`~.training.train_pool`.
+    n_threads, max_new_models, overwrite, progress, command, client
+        See :func:`~.training.train_pool` (``client``: train the heads on a Dask cluster;
+        the backbone and its features are computed here first).
 
     Returns
     -------
@@ -283,7 +291,7 @@ def train_transfer_pool(
         source=source, n_models=n_models, seed=seed, epochs=head_epochs, lr=lr,
         batch_size=batch_size, n_threads=n_threads, max_new_models=max_new_models,
         overwrite=overwrite, progress=progress, command=command,
-        extra_meta={"backbone": binfo}, extra_seconds=extra,
+        extra_meta={"backbone": binfo}, extra_seconds=extra, client=client,
     )
 
 
@@ -322,6 +330,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--overwrite", action="store_true")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--no-manifest", action="store_true")
+    add_scheduler_argument(ap)
     return ap
 
 
@@ -337,6 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             n_threads=args.threads, max_new_models=args.max_new, overwrite=args.overwrite,
             progress=not args.no_progress, standardize=not args.no_standardize,
             command=command_line("genexpy_nb.experiments.transfer", argv),
+            client=args.scheduler,
         )
         if args.backbone == "digits-cnn":
             pool = train_transfer_pool(

@@ -50,6 +50,44 @@ def as_gaps(name: str, x: Any, *, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+class ProbabilityLikeGapsWarning(UserWarning):
+    """Logit gaps that look like probabilities (all in [0, 1]): results would be wrong."""
+
+
+def check_not_class_columns(name: str, g: np.ndarray, labels: Any) -> None:
+    """Refuse a (T, 2) per-class matrix passed where (T,) or (models, T) gaps are expected."""
+    n_labels = np.shape(labels)[0] if np.ndim(labels) == 1 else None
+    if g.ndim == 2 and g.shape[1] == 2 and n_labels == g.shape[0] and n_labels != 2:
+        kind = "probabilities" if np.all((g >= 0) & (g <= 1)) else "logits"
+        raise GenexpyInputError(
+            f"{name} has shape {g.shape}: one row per test point and one column per class "
+            f"({kind}?). Expected logit gaps of shape (T,) (one model) or (models, T): "
+            "gaps = logit_gaps(logits) for (T, 2) logits, or "
+            "gaps = np.log(p[:, 1]) - np.log(p[:, 0]) for (T, 2) probabilities p."
+        )
+
+
+def warn_if_probabilities(name: str, g: np.ndarray) -> None:
+    """Warn when every gap lies in [0, 1] as probabilities do (heuristic, T >= 8).
+
+    Logit gaps of a trained classifier take both signs; a whole vector in [0, 1] with most
+    values strictly inside is almost surely a column of probabilities.
+    """
+    if g.shape[-1] < 8 or not np.all((g >= 0.0) & (g <= 1.0)):
+        return
+    inner = (g > 0.0) & (g < 1.0)
+    if inner.mean() >= 0.5 and np.unique(g).size > 1:
+        import warnings
+
+        warnings.warn(
+            f"{name}: every value lies in [0, 1], like probabilities. These functions take "
+            "logit gaps (logit of class 1 minus logit of class 0, any real number); with "
+            "probabilities p of class 1 use gaps = np.log(p) - np.log1p(-p).",
+            ProbabilityLikeGapsWarning,
+            stacklevel=3,
+        )
+
+
 def as_pool(name: str, x: Any, *, min_models: int = 1) -> np.ndarray:
     """A (models, T) gap matrix with at least ``min_models`` rows."""
     arr = as_gaps(name, x, ndim=(2,))

@@ -13,7 +13,13 @@ import numpy as np
 
 from .. import config
 from .._validation import GenexpyInputError, check_positive_int
-from ._checks import as_gaps, as_labels, as_pool
+from ._checks import (
+    as_gaps,
+    as_labels,
+    as_pool,
+    check_not_class_columns,
+    warn_if_probabilities,
+)
 
 
 def predictions(gaps: Any) -> np.ndarray:
@@ -34,6 +40,7 @@ def accuracy(gaps: Any, labels: Any) -> float | np.ndarray:
     float for 1-d ``gaps``, else numpy.ndarray of shape (models,).
     """
     g = as_gaps("gaps", gaps)
+    check_not_class_columns("gaps", g, labels)
     y = as_labels(labels, g.shape[-1])
     acc = ((g > 0).astype(np.int8) == y).mean(axis=-1)
     return float(acc) if g.ndim == 1 else acc
@@ -126,10 +133,19 @@ def ece(gaps: Any, labels: Any, bins: int = config.ECE_BINS) -> float | np.ndarr
     Returns
     -------
     float for 1-d ``gaps``, else numpy.ndarray of shape (models,).
+
+    Warns
+    -----
+    ProbabilityLikeGapsWarning
+        When every gap lies in [0, 1] (at least 8 test points, most strictly inside): these
+        look like probabilities, which give a meaningless ECE. A (T, 2) matrix of per-class
+        probabilities or logits is refused with an error saying which shape is expected.
     """
     g = as_gaps("gaps", gaps)
+    check_not_class_columns("gaps", g, labels)
     y = as_labels(labels, g.shape[-1])
     nb = check_positive_int("bins", bins)
+    warn_if_probabilities("ece gaps", g)
     g2 = g[None, :] if g.ndim == 1 else g
     T = g2.shape[1]
     conf = 1.0 / (1.0 + np.exp(-np.abs(g2)))

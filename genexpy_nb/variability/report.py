@@ -9,7 +9,6 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._numba import variability as _k
 from .._validation import (
     GenexpyInputError,
     check_positive_int,
@@ -23,11 +22,12 @@ from ._checks import ENSEMBLE_DRAWS, ENSEMBLE_SIZES, SUMMARY_LEVEL, as_gaps, as_
 from .metrics import ece as _ece
 from .metrics import pairwise_churn
 from .robust_ks import _alpha_hat_raw, _prepare, _summary_frame
+from .robust_ks import _ks_rows as _ks_rows_blocks
 
 
 def _ks_rows(ref: np.ndarray, rows: np.ndarray, n_jobs: int | None) -> np.ndarray:
     with numba_threads(n_jobs):
-        return _k.trimmed_ks_rows_kernel(ref.ravel(), rows, np.zeros(1))[:, 0]
+        return _ks_rows_blocks(ref.ravel(), rows, np.zeros(1))[:, 0]
 
 
 def _churn_rows(rows: np.ndarray, ens: np.ndarray) -> np.ndarray:

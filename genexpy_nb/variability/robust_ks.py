@@ -85,7 +85,7 @@ def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.
     r = as_gaps("x_ref", x_ref, ndim=(1,))
     x = as_gaps("x_cand", x_cand, ndim=(1,))
     alphas = check_alpha(alpha)
-    out = _k.trimmed_ks_kernel(r, x, alphas)
+    out = _ks_rows(r, x[None, :], alphas)[0]
     return float(out[0]) if np.ndim(alpha) == 0 else out
 
 
@@ -212,6 +212,36 @@ def _prepare(ref_gaps: Any, cand_gaps: Any, clip: Any) -> tuple[np.ndarray, np.n
     return ref, cands
 
 
+def _upper_counts(rs: np.ndarray) -> np.ndarray:
+    """``cnt[b, j] = #{i : rs[b, i] <= rs[b, j]}`` for rows sorted ascending (ties share it)."""
+    B, h = rs.shape
+    ends = np.ones((B, h), dtype=bool)
+    ends[:, :-1] = rs[:, 1:] != rs[:, :-1]  # last position of each run of equal values
+    pos = np.where(ends, np.arange(h), h)
+    return np.minimum.accumulate(pos[:, ::-1], axis=1)[:, ::-1].astype(np.int64) + 1
+
+
+def _reference_samples(ref: np.ndarray, idx: np.ndarray, ref_model: np.ndarray,
+                       ref_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted bootstrap reference samples (B, h) and their upper counts.
+
+    Bootstrap b: ``I2 = idx[b, h:]``; value q is ``ref[ref_model[b, q], I2[ref_pos[b, q]]]``,
+    a uniform draw from the pooled gaps of the reference models on I2.
+    """
+    h = ref_model.shape[1]
+    cols = np.take_along_axis(idx[:, h:], ref_pos, axis=1)
+    rs = np.sort(ref[ref_model, cols], axis=1)
+    return np.ascontiguousarray(rs), np.ascontiguousarray(_upper_counts(rs))
+
+
+def _first_half_counts(idx: np.ndarray, T: int) -> np.ndarray:
+    """``mult[b, t]`` = how often test point t is in the first half I1 of bootstrap b."""
+    B = idx.shape[0]
+    h = idx.shape[1] // 2
+    flat = (np.arange(B, dtype=np.int64)[:, None] * T + idx[:, :h]).ravel()
+    return np.bincount(flat, minlength=B * T).reshape(B, T).astype(np.int32)
+
+
 def _alpha_hat_raw(
     ref: np.ndarray,
     cands: np.ndarray,
@@ -225,8 +255,14 @@ def _alpha_hat_raw(
     progress: bool,
     desc: str = "alpha-hat",
     full: bool = False,
+    client: Any = None,
+    draws: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> _AlphaHatRaw:
-    """Checked, clipped arrays in; per-bootstrap results out (the work of alpha-hat)."""
+    """Checked, clipped arrays in; per-bootstrap results out (the work of alpha-hat).
+
+    ``client``: map chunks of candidates over a Dask cluster (the same draws for all);
+    ``draws``: the bootstrap draws, when made already (a chunk computed on a worker).
+    """
     nb = check_positive_int("B", B)
     g = check_grid(grid)
     e = check_eps(eps)
@@ -237,24 +273,41 @@ def _alpha_hat_raw(
         )
     h = T // 2
     tau = dkw_threshold(h, e)
-    idx, ref_model, ref_pos = draw_bootstrap(seed, nb, M, T)
+    if draws is None:
+        draws = draw_bootstrap(seed, nb, M, T)
+    if client is not None:  # genexpy_nb[cluster]: chunks of candidates on the workers
+        from ..distributed import alpha_hat_on_cluster
+
+        parts = alpha_hat_on_cluster(client, ref, cands, draws, progress=progress, desc=desc,
+                                     B=nb, grid=g, exact=exact, eps=e, seed=None,
+                                     n_jobs=n_jobs, full=full)
+        return _AlphaHatRaw(*(np.concatenate([getattr(p, f) for p in parts], axis=1)
+                              for f in ("a_grid", "a_exact", "d0", "d_grid")), g, tau, h)
+    idx, ref_model, ref_pos = draws
     C = cands.shape[0]
     step = max(1, math.ceil(C / _PROGRESS_STEPS))
     parts = []
-    with numba_threads(n_jobs):
-        rs, cnts = _k.reference_samples_kernel(ref, idx, ref_model, ref_pos)
-        mult = _k.first_half_counts_kernel(idx, T)
+    rs, cnts = _reference_samples(ref, idx, ref_model, ref_pos)
+    mult = _first_half_counts(idx, T)
+    from .._numba import compile_note, run_blocks
+
+    with numba_threads(n_jobs), compile_note(_k.alpha_hat_kernel, "the alpha-hat kernel"):
         with tqdm(total=C, disable=not progress, desc=desc, unit="model") as bar:
             for c0 in range(0, C, step):
                 block = np.ascontiguousarray(cands[c0 : c0 + step])
-                order = _k.argsort_rows_kernel(block)
-                parts.append(
-                    _k.alpha_hat_kernel(
-                        rs, cnts, block, order, mult, g, tau, config.ALPHA_HAT_MAX, bool(exact),
-                        config.ALPHA_HAT_XTOL, bool(full),
-                    )
-                )
-                bar.update(block.shape[0])
+                order = np.argsort(block, axis=1, kind="stable")
+                Cb = block.shape[0]
+                out = (np.empty((nb, Cb)), np.empty((nb, Cb)), np.empty((nb, Cb)),
+                       np.empty((nb, Cb, g.size)))
+
+                def task(t0, t1, block=block, order=order, out=out):
+                    _k.alpha_hat_kernel(rs, cnts, block, order, mult, g, tau,
+                                        config.ALPHA_HAT_MAX, bool(exact),
+                                        config.ALPHA_HAT_XTOL, bool(full), t0, t1, *out)
+
+                run_blocks(task, nb * Cb, float(nb) * Cb * T * max(1, g.size))
+                parts.append(out)
+                bar.update(Cb)
     a_grid, a_exact, d0, d_grid = (np.concatenate(p, axis=1) for p in zip(*parts, strict=True))
     return _AlphaHatRaw(a_grid, a_exact, d0, d_grid, g, tau, h)
 
@@ -327,6 +380,7 @@ def alpha_hat(
     n_jobs: int | None = None,
     progress: bool = True,
     clip: float | None = config.LOGIT_CLIP,
+    client: Any = None,
 ) -> pl.DataFrame:
     """The trimming level alpha-hat of every candidate against a reference pool (SPEC B3).
 
@@ -358,6 +412,11 @@ def alpha_hat(
         tqdm progress bar over the candidates.
     clip : float or None, default ``config.LOGIT_CLIP`` (15)
         Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+    client : optional, needs ``genexpy_nb[cluster]``
+        A ``dask.distributed`` Client, scheduler address, cluster object or ``"local"``
+        (:func:`genexpy_nb.distributed.as_client`): chunks of candidates become tasks on the
+        cluster (``n_jobs`` numba threads per task, default 1). The bootstrap draws are made
+        once here and shared, so the frame is the same, bit for bit, as without a client.
 
     Returns
     -------
@@ -393,7 +452,7 @@ def alpha_hat(
     y = None if labels is None else as_labels(labels, ref.shape[1])
     raw = _alpha_hat_raw(
         ref, cands, B=B, grid=grid, exact=exact, eps=eps, seed=seed, n_jobs=n_jobs,
-        progress=progress,
+        progress=progress, client=client,
     )
     out = _summary_frame(raw, exact)
     if y is not None:
@@ -452,5 +511,23 @@ def ks_to_reference(ref_gaps: Any, cand_gaps: Any, *, clip: Any = config.LOGIT_C
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     alphas = check_alpha(alpha)
     with numba_threads(n_jobs):
-        out = _k.trimmed_ks_rows_kernel(ref.ravel(), cands, alphas)
+        out = _ks_rows(ref.ravel(), cands, alphas)
     return out[:, 0] if np.ndim(alpha) == 0 else out
+
+
+def _ks_rows(ref: np.ndarray, cands: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """``d_alpha`` of every row of ``cands`` (C, n) against ``ref``: (C, len(alphas)).
+
+    One sort of the reference; the rows run in blocks on threads when the work is large.
+    """
+    from .._numba import compile_note, run_blocks
+
+    r = np.sort(np.asarray(ref, dtype=np.float64).ravel())
+    cnt = np.ascontiguousarray(_upper_counts(r[None, :])[0])
+    cands = np.ascontiguousarray(np.sort(np.asarray(cands, dtype=np.float64), axis=1))
+    alphas = np.ascontiguousarray(alphas, dtype=np.float64)
+    out = np.empty((cands.shape[0], alphas.size))
+    with compile_note(_k.trimmed_ks_rows_kernel, "the trimmed KS kernel"):
+        run_blocks(lambda r0, r1: _k.trimmed_ks_rows_kernel(r, cnt, cands, alphas, r0, r1, out),
+                   cands.shape[0], float(cands.size) * (8 + alphas.size))
+    return out

@@ -1,0 +1,295 @@
+"""Input handling of :mod:`genexpy_nb.significance`, in one place.
+
+Tests over conditions take a *wide* table (one row per condition, one column per
+alternative: polars/pandas/pyarrow frame, 2-d NumPy array or list of rows) or a *long* tidy
+table with ``y_col`` (the value), ``block_col`` (the condition) and ``group_col`` (the
+alternative) — the two layouts scikit-posthocs accepts. Everything becomes an (n, k) float64
+matrix with NaN for missing values here; two-sample tests get 1-d float arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._validation import GenexpyInputError, require_columns, to_polars
+
+_ALTERNATIVES = ("two-sided", "greater", "less")
+_NAN_POLICIES = ("propagate", "raise", "omit")
+
+
+class _Required:
+    """Marker default of keywords the caller must give (shown as ``<required>``)."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+#: default of ``higher_is_better`` where ranks are taken: the caller must say the direction
+REQUIRED: Any = _Required()
+
+
+def _direction(higher_is_better: Any, func: str) -> bool:
+    """Check that the caller said which direction of the score is better."""
+    if higher_is_better is REQUIRED:
+        raise GenexpyInputError(
+            f"{func}: say which direction of the score is better, e.g. "
+            f"{func}(data, higher_is_better=True) for scores such as accuracy or AUC, "
+            "higher_is_better=False for errors, losses, run times or ranks (1 = best). "
+            "Ranks (1 = best) are taken within each condition, so the direction decides "
+            "which alternative comes out best."
+        )
+    if not isinstance(higher_is_better, (bool, np.bool_)):
+        raise GenexpyInputError(
+            f"higher_is_better must be True or False, got {higher_is_better!r}."
+        )
+    return bool(higher_is_better)
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    values: np.ndarray  # (n, k) float64, NaN = missing
+    alternatives: tuple[str, ...]
+    conditions: tuple[Any, ...] | None = field(default=None)
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise GenexpyInputError(
+            f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}."
+        )
+    return value
+
+
+
+
+def _names(alternatives: Sequence[Any] | None, name: str = "alternatives") -> list[str] | None:
+    if alternatives is None:
+        return None
+    if isinstance(alternatives, str):
+        raise GenexpyInputError(f"{name} must be a list of names, not one string.")
+    out = [str(a) for a in alternatives]
+    if len(set(out)) != len(out):
+        raise GenexpyInputError(f"{name} contains duplicates: {out}.")
+    return out
+
+
+def _long_matrix(df: pl.DataFrame, y_col, block_col, group_col, alternatives, name) -> _Matrix:
+    if y_col is None or block_col is None or group_col is None:
+        raise GenexpyInputError(
+            f"{name}: long (tidy) input needs all of y_col (the value), block_col (the "
+            "condition) and group_col (the alternative); got "
+            f"y_col={y_col!r}, block_col={block_col!r}, group_col={group_col!r}."
+        )
+    require_columns(df, [y_col, block_col, group_col], name)
+    if not df.schema[y_col].is_numeric():
+        raise GenexpyInputError(
+            f"{name}: y_col={y_col!r} has dtype {df.schema[y_col]}, expected numbers. "
+            "Cast it, e.g. pl.col(y_col).cast(pl.Float64)."
+        )
+    d = df.select(
+        pl.col(block_col).alias("_block"),
+        pl.col(group_col).cast(pl.String).alias("_group"),
+        pl.col(y_col).cast(pl.Float64).fill_null(float("nan")).alias("_y"),
+    )
+    roles = (("_block", f"block_col={block_col!r}"), ("_group", f"group_col={group_col!r}"))
+    for col, role in roles:
+        if d[col].null_count():
+            raise GenexpyInputError(
+                f"{name}: {role} has null values; drop those rows or give them a label."
+            )
+    dup = d.group_by("_block", "_group").len().filter(pl.col("len") > 1)
+    if dup.height:
+        b, g = dup.row(0)[:2]
+        raise GenexpyInputError(
+            f"{name}: {dup.height} (condition, alternative) pair(s) have several rows, e.g. "
+            f"{block_col}={b!r}, {group_col}={g!r}. Average the repetitions first, e.g. "
+            f"df.group_by([{block_col!r}, {group_col!r}]).agg(pl.col({y_col!r}).mean()), or "
+            "add the repeated factor to the condition."
+        )
+    groups = d["_group"].unique(maintain_order=True).to_list()
+    if alternatives is not None:
+        unknown = [a for a in alternatives if a not in set(groups)]
+        if unknown:
+            raise GenexpyInputError(
+                f"alternatives: {unknown} not found in group_col={group_col!r}; "
+                f"available: {groups}."
+            )
+        groups = list(alternatives)
+        d = d.filter(pl.col("_group").is_in(groups))
+    blocks = d["_block"].unique(maintain_order=True)
+    bidx = pl.DataFrame({"_block": blocks, "_bi": np.arange(blocks.len(), dtype=np.int64)})
+    gidx = pl.DataFrame({"_group": groups, "_gi": np.arange(len(groups), dtype=np.int64)},
+                        schema={"_group": pl.String, "_gi": pl.Int64})
+    d = d.join(bidx, on="_block", how="left").join(gidx, on="_group", how="left")
+    values = np.full((blocks.len(), len(groups)), np.nan)
+    values[d["_bi"].to_numpy(), d["_gi"].to_numpy()] = d["_y"].to_numpy()
+    return _Matrix(values, tuple(groups), tuple(blocks.to_list()))
+
+
+def _wide_frame_matrix(df: pl.DataFrame, block_col, alternatives, name) -> _Matrix:
+    conditions = None
+    cols = list(df.columns)
+    if block_col is not None:
+        require_columns(df, [block_col], name)
+        conditions = tuple(df[block_col].to_list())
+        cols = [c for c in cols if c != block_col]
+    if alternatives is not None:
+        require_columns(df, alternatives, name)
+        cols = list(alternatives)
+    bad = [c for c in cols if not df.schema[c].is_numeric()]
+    if bad:
+        raise GenexpyInputError(
+            f"{name}: column(s) {bad} are not numeric. In a wide table every column is an "
+            "alternative; name the column that labels the conditions with block_col=..., "
+            "select the alternatives with alternatives=[...], or pass a long table with "
+            "y_col, block_col and group_col."
+        )
+    values = (
+        df.select([pl.col(c).cast(pl.Float64).fill_null(float("nan")) for c in cols])
+        .to_numpy()
+        .astype(np.float64, copy=False)
+    )
+    return _Matrix(np.ascontiguousarray(values), tuple(str(c) for c in cols), conditions)
+
+
+def _array_matrix(data, alternatives, name) -> _Matrix:
+    try:
+        values = np.asarray(data, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(
+            f"{name}: could not read it as a numeric matrix; rows of different lengths "
+            "(a ragged list) or non-numeric entries. Give one row per condition with one "
+            "value per alternative (NaN where missing)."
+        ) from None
+    if values.ndim != 2:
+        raise GenexpyInputError(
+            f"{name}: expected a 2-d matrix (conditions x alternatives), got {values.ndim} "
+            f"dimension(s) with shape {values.shape}."
+        )
+    k = values.shape[1]
+    if alternatives is not None:
+        if len(alternatives) != k:
+            raise GenexpyInputError(
+                f"alternatives: {len(alternatives)} names for a matrix with {k} columns."
+            )
+        names = tuple(alternatives)
+    else:
+        names = tuple(str(j) for j in range(k))
+    return _Matrix(np.ascontiguousarray(values), names, None)
+
+
+def _is_frame(data: Any) -> bool:
+    if isinstance(data, (pl.DataFrame, pl.LazyFrame, dict)):
+        return True
+    return type(data).__module__.split(".")[0] in ("pandas", "pyarrow") and hasattr(
+        data, "columns"
+    )
+
+
+def _to_matrix(
+    data: Any,
+    *,
+    y_col: str | None = None,
+    block_col: str | None = None,
+    group_col: str | None = None,
+    alternatives: Sequence[Any] | None = None,
+    name: str = "data",
+    min_alternatives: int = 2,
+    min_conditions: int = 2,
+) -> _Matrix:
+    """Wide or long input -> (n, k) float64 matrix with NaN for missing; checks sizes."""
+    alts = _names(alternatives)
+    if y_col is not None or group_col is not None:
+        m = _long_matrix(to_polars(data, name), y_col, block_col, group_col, alts, name)
+    elif _is_frame(data):
+        m = _wide_frame_matrix(to_polars(data, name), block_col, alts, name)
+    else:
+        if block_col is not None:
+            raise GenexpyInputError(
+                f"{name}: block_col={block_col!r} names a column, but the data is an array. "
+                "Pass a polars/pandas frame, or leave block_col out."
+            )
+        m = _array_matrix(data, alts, name)
+    n, k = m.values.shape
+    if k < min_alternatives:
+        raise GenexpyInputError(
+            f"{name}: {k} alternative(s); at least {min_alternatives} are needed to compare "
+            "(one column per alternative, one row per condition)."
+        )
+    if n < min_conditions:
+        raise GenexpyInputError(
+            f"{name}: {n} condition(s); at least {min_conditions} are needed (one row per "
+            "condition, one column per alternative)."
+        )
+    if np.isinf(m.values).any():
+        raise GenexpyInputError(
+            f"{name}: contains infinite values; replace them (e.g. by NaN for missing)."
+        )
+    return m
+
+
+def _orient(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
+    """Values such that smaller = better (rank 1 = best); ``higher_is_better`` checked."""
+    return np.ascontiguousarray(-values if higher_is_better else values)
+
+
+def _complete_rows(values: np.ndarray, nan_policy: str, name: str, min_rows: int = 2):
+    """Apply nan_policy to a matrix: returns (values, n_dropped, propagate_nan)."""
+    _check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    missing = np.isnan(values)
+    if not missing.any():
+        return values, 0, False
+    if nan_policy == "raise":
+        i, j = np.argwhere(missing)[0]
+        raise GenexpyInputError(
+            f"{name}: {int(missing.sum())} missing value(s) (NaN/null), first in row {i}, "
+            f"column {j}. Use nan_policy='omit' to drop incomplete conditions, or "
+            "skillings_mack(...) to use them."
+        )
+    if nan_policy == "propagate":
+        return values, 0, True
+    keep = ~missing.any(axis=1)
+    out = np.ascontiguousarray(values[keep])
+    if out.shape[0] < min_rows:
+        raise GenexpyInputError(
+            f"{name}: only {out.shape[0]} condition(s) have no missing value (need "
+            f"{min_rows}). Use skillings_mack(...), which uses incomplete conditions."
+        )
+    return out, int((~keep).sum()), False
+
+
+def _as_1d(x: Any, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(f"{name}: expected a sequence of numbers.") from None
+    if arr.ndim != 1:
+        raise GenexpyInputError(f"{name}: expected a 1-d sequence, got shape {arr.shape}.")
+    if np.isinf(arr).any():
+        raise GenexpyInputError(f"{name}: contains infinite values.")
+    return arr
+
+
+def _nan_1d(arrays: list[np.ndarray], names: list[str], nan_policy: str, paired: bool):
+    """nan_policy for 1-d samples: returns (arrays, propagate_nan)."""
+    _check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    has = [bool(np.isnan(a).any()) for a in arrays]
+    if not any(has):
+        return arrays, False
+    if nan_policy == "raise":
+        raise GenexpyInputError(
+            f"{names[has.index(True)]}: contains NaN. Use nan_policy='omit' to drop "
+            f"{'the pairs with' if paired else ''} missing values."
+        )
+    if nan_policy == "propagate":
+        return arrays, True
+    if paired:
+        keep = ~np.any(np.isnan(np.vstack(arrays)), axis=0)
+        return [a[keep] for a in arrays], False
+    return [a[~np.isnan(a)] for a in arrays], False
+

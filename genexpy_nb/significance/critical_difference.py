@@ -1,0 +1,185 @@
+"""The data of a critical-difference diagram (Demšar 2006): mean ranks, Nemenyi's critical
+difference, and the cliques of alternatives that are not significantly different.
+
+Drawn by :func:`genexpy_nb.charts.significance.cd_diagram`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from .._validation import (
+    GenexpyInputError,
+    check_positive_int,
+    check_probability,
+    require_columns,
+    to_polars,
+)
+from ._input import REQUIRED, _complete_rows, _direction, _orient, _to_matrix
+from .rank_tests import _friedman_core
+
+__all__ = ["nemenyi_cd", "critical_difference", "cliques"]
+
+
+def _studentized_range_q(k: int, alpha: float) -> float:
+    return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf))
+
+
+def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
+    """Critical difference of mean ranks of Nemenyi's test (Demšar 2006).
+
+    ``CD = q_alpha / sqrt(2) * sqrt(k (k + 1) / (6 n))`` with ``q_alpha`` the upper-alpha
+    quantile of the studentized range for k groups and infinite dof. Two alternatives whose
+    mean ranks differ by more than CD are significantly different at level alpha.
+
+    Examples
+    --------
+    >>> round(nemenyi_cd(5, 30, 0.05), 4)  # q_0.05 / sqrt(2) = 2.728 for k = 5
+    1.1136
+    """
+    k = check_positive_int("k", k, minimum=2)
+    n = check_positive_int("n", n, minimum=1)
+    alpha = check_probability("alpha", alpha)
+    return _studentized_range_q(k, alpha) / math.sqrt(2.0) * math.sqrt(k * (k + 1.0) / (6.0 * n))
+
+
+def critical_difference(
+    data: Any,
+    *,
+    alpha: float = 0.05,
+    higher_is_better: bool = REQUIRED,
+    nan_policy: str = "raise",
+    y_col: str | None = None,
+    block_col: str | None = None,
+    group_col: str | None = None,
+    alternatives: Sequence[Any] | None = None,
+) -> pl.DataFrame:
+    """Mean ranks and Nemenyi's critical difference: the data of a CD diagram.
+
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+    alpha : float
+        Level of the critical difference.
+    higher_is_better : bool, required
+        True for scores (accuracy), False for errors, losses or ranks; rank 1 = best.
+    nan_policy : {"raise", "omit", "propagate"}
+        Default "raise" (a diagram of NaN ranks is useless); "omit" drops incomplete
+        conditions.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per alternative, sorted by mean rank (best first): ``alternative,
+        mean_rank, cd, alpha, n_conditions, n_alternatives``. Draw it with
+        :func:`genexpy_nb.charts.significance.cd_diagram`; cliques with :func:`cliques`.
+    """
+    alpha = check_probability("alpha", alpha)
+    hib = _direction(higher_is_better, "critical_difference")
+    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
+                   alternatives=alternatives)
+    values, _, propagate = _complete_rows(m.values, nan_policy, "data")
+    n, k = values.shape
+    if propagate:
+        mean_ranks = np.full(k, np.nan)
+    else:
+        _, mean_ranks, _, _, _ = _friedman_core(_orient(values, hib))
+    cd = nemenyi_cd(k, n, alpha)
+    return pl.DataFrame(
+        {
+            "alternative": list(m.alternatives),
+            "mean_rank": mean_ranks,
+            "cd": [cd] * k,
+            "alpha": [alpha] * k,
+            "n_conditions": [n] * k,
+            "n_alternatives": [k] * k,
+        },
+        schema_overrides={"alternative": pl.String},
+    ).sort("mean_rank", maintain_order=True)
+
+
+def cliques(
+    ranks: pl.DataFrame,
+    *,
+    cd: float | None = None,
+    pairwise: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Maximal groups of consecutive alternatives (by mean rank) not significantly different.
+
+    Parameters
+    ----------
+    ranks : polars.DataFrame
+        Columns ``alternative`` and ``mean_rank`` (e.g. from :func:`critical_difference`,
+        whose ``cd`` column is used when ``cd`` is None and ``pairwise`` is None).
+    cd : float, optional
+        Critical difference: i and j are not significantly different when
+        ``|mean_rank_i - mean_rank_j| <= cd``.
+    pairwise : polars.DataFrame, optional
+        A post-hoc frame (``alternative_1, alternative_2, significant``), e.g. from
+        :func:`posthoc_conover` with ``p_adjust="holm"``: a group qualifies when none of its
+        pairs is significant. Takes precedence over ``cd``.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per clique (of at least two alternatives), left to right: ``clique, rank_low,
+        rank_high, size, members`` (a list of names, best first).
+    """
+    ranks = to_polars(ranks, "ranks")
+    require_columns(ranks, ["alternative", "mean_rank"], "ranks")
+    r = ranks.select(pl.col("alternative").cast(pl.String), pl.col("mean_rank").cast(pl.Float64))
+    r = r.sort("mean_rank", maintain_order=True)
+    names = r["alternative"].to_list()
+    mr = r["mean_rank"].to_numpy()
+    if np.isnan(mr).any():
+        raise GenexpyInputError("ranks: mean_rank has NaN values; no cliques can be drawn.")
+    k = len(names)
+    if pairwise is not None:
+        pw = to_polars(pairwise, "pairwise")
+        require_columns(pw, ["alternative_1", "alternative_2", "significant"], "pairwise")
+        pos = {a: t for t, a in enumerate(names)}
+        sig = np.zeros((k, k), dtype=bool)
+        for a1, a2, s in pw.select("alternative_1", "alternative_2", "significant").iter_rows():
+            if a1 in pos and a2 in pos and s:
+                sig[pos[a1], pos[a2]] = sig[pos[a2], pos[a1]] = True
+
+        def together(lo: int, hi: int) -> bool:
+            return not sig[lo:hi + 1, lo:hi + 1].any()
+    else:
+        if cd is None:
+            if "cd" not in ranks.columns:
+                raise GenexpyInputError(
+                    "cliques: give cd=..., a ranks frame with a 'cd' column "
+                    "(critical_difference(...)), or pairwise=... (a post-hoc frame)."
+                )
+            cd = float(ranks["cd"][0])
+        cd = float(cd)
+        if not math.isfinite(cd) or cd < 0:
+            raise GenexpyInputError(f"cd must be a finite number >= 0, got {cd!r}.")
+
+        def together(lo: int, hi: int) -> bool:
+            return mr[hi] - mr[lo] <= cd  # type: ignore[operator]
+
+    rows = []
+    last_hi = 0
+    for lo in range(k):
+        hi = lo
+        while hi + 1 < k and together(lo, hi + 1):
+            hi += 1
+        if hi > lo and hi > last_hi:
+            rows.append((len(rows), float(mr[lo]), float(mr[hi]), hi - lo + 1, names[lo:hi + 1]))
+            last_hi = hi
+    return pl.DataFrame(
+        rows,
+        schema={"clique": pl.Int64, "rank_low": pl.Float64, "rank_high": pl.Float64,
+                "size": pl.Int64, "members": pl.List(pl.String)},
+        orient="row",
+    )
+
+

@@ -1,0 +1,170 @@
+"""Effect sizes of a difference between two models: how large, not only whether.
+
+* :func:`cohens_dz`: paired Cohen's d (d_z = mean(d) / sd(d)), with the paired t-test;
+* :func:`rank_biserial`: the matched-pairs rank-biserial correlation, with Wilcoxon's
+  signed-rank test;
+* :func:`cliffs_delta`: Cliff's delta for two independent samples, with Mann–Whitney's U.
+
+Each returns an :class:`EffectSizeResult` whose ``statistic`` is the effect size and whose
+``pvalue`` is that of the matching scipy test, so ``es, p = cliffs_delta(a, b)`` works.
+The p-values and U come from scipy; the effect sizes are one line each on top.
+
+References
+----------
+Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed.
+Kerby, D. S. (2014). The simple difference formula: an approach to teaching nonparametric
+correlation. Comprehensive Psychology 3. Cliff, N. (1993). Dominance statistics: ordinal
+analyses to answer ordinal questions. Psychological Bulletin 114(3). Romano, J. et al.
+(2006). Appropriate statistics for ordinal level data. Annual meeting of the FAIR.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .._validation import GenexpyInputError
+from ._input import _ALTERNATIVES, _as_1d, _check_choice, _nan_1d
+from ._results import EffectSizeResult, _degenerate
+from .paired import _p_from_t
+
+__all__ = ["cohens_dz", "rank_biserial", "cliffs_delta"]
+
+
+def _cohen_label(d: float) -> str:
+    a = abs(d)
+    return "negligible" if a < 0.2 else "small" if a < 0.5 else "medium" if a < 0.8 else "large"
+
+
+def _romano_label(r: float) -> str:
+    a = abs(r)
+    return ("negligible" if a < 0.147 else "small" if a < 0.33 else "medium" if a < 0.474
+            else "large")
+
+
+def _paired(x: Any, y: Any, nan_policy: str, func: str) -> np.ndarray:
+    xa = _as_1d(x, "x")
+    arrays, names = [xa], ["x"]
+    if y is not None:
+        ya = _as_1d(y, "y")
+        if ya.shape != xa.shape:
+            raise GenexpyInputError(
+                f"{func}: x and y must be paired (same length), got {xa.size} and {ya.size}."
+            )
+        arrays.append(ya)
+        names.append("y")
+    if nan_policy == "propagate":
+        raise GenexpyInputError(f"{func}: nan_policy must be 'raise' or 'omit'.")
+    arrays, _ = _nan_1d(arrays, names, nan_policy, paired=True)
+    d = arrays[0] - arrays[1] if len(arrays) == 2 else arrays[0]
+    if d.size < 2:
+        raise GenexpyInputError(f"{func}: {d.size} pair(s); at least 2 are needed.")
+    return d
+
+
+def cohens_dz(
+    x: Any, y: Any = None, *, alternative: str = "two-sided", nan_policy: str = "raise"
+) -> EffectSizeResult:
+    """Paired Cohen's d: ``d_z = mean(d) / sd(d)`` of the differences d = x - y.
+
+    ``pvalue`` is the paired t-test's (as ``scipy.stats.ttest_1samp`` on d); note
+    ``t = d_z * sqrt(n)``. Over CV splits d_z shares the plain t-test's flaw (the splits are
+    not independent); over datasets or seeds it is the usual paired effect size. Zero
+    variance gives d_z = 0 (all d zero) or ±inf, with a :class:`DegenerateTestWarning`.
+
+    Examples
+    --------
+    >>> round(cohens_dz([0.81, 0.83, 0.80, 0.86], [0.80, 0.80, 0.79, 0.82]).statistic, 3)
+    1.5
+    """
+    _check_choice("alternative", alternative, _ALTERNATIVES)
+    d = _paired(x, y, nan_policy, "cohens_dz")
+    n = int(d.size)
+    mean = float(d.mean())
+    if np.all(d == d[0]):
+        if mean == 0:
+            dz, p = 0.0, 1.0 if alternative == "two-sided" else 0.5
+            note = _degenerate("cohens_dz", f"all {n} differences are zero",
+                               "reported as d_z = 0")
+        else:
+            dz = math.copysign(math.inf, mean)
+            p = 0.0 if alternative == "two-sided" or (alternative == "greater") == (
+                mean > 0) else 1.0
+            note = _degenerate("cohens_dz", f"all {n} differences equal {mean:.6g}",
+                               "reported as d_z = +-inf")
+        return EffectSizeResult(statistic=dz, pvalue=p, test="Cohen's d_z (paired)",
+                                df=float(n - 1), n=n, k=2, alternative=alternative,
+                                magnitude=_cohen_label(dz), note=note)
+    dz = mean / float(d.std(ddof=1))
+    # the paired t-test's p-value: t = d_z sqrt(n) on n - 1 dof (as scipy.stats.ttest_1samp,
+    # tested; scipy.special directly, ~100x cheaper per call)
+    p = _p_from_t(dz * math.sqrt(n), float(n - 1), alternative)
+    return EffectSizeResult(statistic=dz, pvalue=p, test="Cohen's d_z (paired)",
+                            df=float(n - 1), n=n, k=2, alternative=alternative,
+                            magnitude=_cohen_label(dz))
+
+
+def rank_biserial(
+    x: Any, y: Any = None, *, alternative: str = "two-sided", nan_policy: str = "raise"
+) -> EffectSizeResult:
+    """Matched-pairs rank-biserial correlation of the differences d = x - y.
+
+    ``r = (T+ - T-) / (T+ + T-)`` with T+ (T-) the sum of the ranks of |d| over the positive
+    (negative) differences, zeros dropped (Kerby 2014): +1 when x wins every pair, -1 when
+    y does. ``pvalue`` is Wilcoxon's signed-rank test (``scipy.stats.wilcoxon``). All
+    differences zero gives r = 0, p = 1 with a :class:`DegenerateTestWarning`.
+
+    Examples
+    --------
+    >>> rank_biserial([3.0, 5.0, 4.0, 8.0], [1.0, 2.0, 6.0, 2.0]).statistic
+    0.7
+    """
+    _check_choice("alternative", alternative, _ALTERNATIVES)
+    d = _paired(x, y, nan_policy, "rank_biserial")
+    nz = d[d != 0]
+    n = int(d.size)
+    if nz.size == 0:
+        note = _degenerate("rank_biserial", f"all {n} differences are zero",
+                           "reported as r = 0, pvalue = 1")
+        return EffectSizeResult(statistic=0.0, pvalue=1.0, test="rank-biserial (paired)",
+                                n=n, k=2, alternative=alternative, magnitude="negligible",
+                                note=note)
+    ranks = stats.rankdata(np.abs(nz))
+    t_plus, t_minus = float(ranks[nz > 0].sum()), float(ranks[nz < 0].sum())
+    r = (t_plus - t_minus) / (t_plus + t_minus)
+    p = float(stats.wilcoxon(d, alternative=alternative).pvalue)
+    return EffectSizeResult(statistic=r, pvalue=p, test="rank-biserial (paired)", n=n, k=2,
+                            alternative=alternative, magnitude=_romano_label(r))
+
+
+def cliffs_delta(
+    x: Any, y: Any, *, alternative: str = "two-sided", nan_policy: str = "raise"
+) -> EffectSizeResult:
+    """Cliff's delta of two independent samples: ``P(X > Y) - P(X < Y)``.
+
+    ``delta = (#{x_i > y_j} - #{x_i < y_j}) / (n m)`` in [-1, 1], computed as
+    ``2 U / (n m) - 1`` from Mann–Whitney's U of x (``scipy.stats.mannwhitneyu``, which also
+    gives ``pvalue``). Use it for results that are not paired (different test sets or
+    datasets per model); for paired results use :func:`rank_biserial`.
+
+    Examples
+    --------
+    >>> round(cliffs_delta([1.0, 2.0, 3.0], [1.0, 1.0, 0.0]).statistic, 4)
+    0.7778
+    """
+    _check_choice("alternative", alternative, _ALTERNATIVES)
+    if nan_policy == "propagate":
+        raise GenexpyInputError("cliffs_delta: nan_policy must be 'raise' or 'omit'.")
+    arrays, _ = _nan_1d([_as_1d(x, "x"), _as_1d(y, "y")], ["x", "y"], nan_policy,
+                        paired=False)
+    xa, ya = arrays
+    if xa.size == 0 or ya.size == 0:
+        raise GenexpyInputError("cliffs_delta: x and y need at least one value each.")
+    res = stats.mannwhitneyu(xa, ya, alternative=alternative)
+    delta = 2.0 * float(res.statistic) / (xa.size * ya.size) - 1.0
+    return EffectSizeResult(statistic=delta, pvalue=float(res.pvalue), test="Cliff's delta",
+                            n=int(xa.size + ya.size), k=2, alternative=alternative,
+                            magnitude=_romano_label(delta))

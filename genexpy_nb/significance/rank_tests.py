@@ -1,0 +1,408 @@
+"""Rank tests over conditions and two- or k-sample rank tests.
+
+* :func:`rank_within_conditions`: midranks of the alternatives within each condition;
+* :func:`friedman` (with Iman–Davenport's F and Kendall's W) and :func:`skillings_mack`
+  (Friedman's test when some alternatives are missing on some conditions);
+* scipy's tests with this package's inputs and results: :func:`wilcoxon` (signed-rank,
+  paired), :func:`mannwhitneyu`, :func:`kruskal`.
+
+Friedman's statistic is computed here from the numba ranks, not by
+``scipy.stats.friedmanchisquare``: scipy needs k >= 3 alternatives (here k >= 2), and ours is
+about 100x faster on a 20 x 5 table (benchmarks/bench_significance.py), which matters in the
+loops of :mod:`genexpy_nb.synthetic`; the tests check it equals scipy's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from .._numba.significance import _rank_rows, _skillings_mack_parts
+from .._validation import GenexpyInputError, require_columns, to_polars
+from ._input import (
+    _ALTERNATIVES,
+    REQUIRED,
+    _as_1d,
+    _check_choice,
+    _complete_rows,
+    _direction,
+    _names,
+    _nan_1d,
+    _orient,
+    _to_matrix,
+)
+from ._results import FriedmanResult, SignificanceResult, SkillingsMackResult, _degenerate
+
+__all__ = ["rank_within_conditions", "friedman", "skillings_mack", "wilcoxon", "mannwhitneyu",
+           "kruskal"]
+
+_NO_DIFFERENCE = "reported as statistic = 0, pvalue = 1 (no evidence of any difference)"
+
+
+def rank_within_conditions(
+    data: Any,
+    *,
+    higher_is_better: bool = REQUIRED,
+    y_col: str | None = None,
+    block_col: str | None = None,
+    group_col: str | None = None,
+    alternatives: Sequence[Any] | None = None,
+) -> pl.DataFrame:
+    """Midranks of the alternatives within each condition (1 = best; ties share the mean).
+
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array (conditions x alternatives)
+        See the module's Conventions. Missing values get rank null and do not count.
+    higher_is_better : bool, required
+        True for scores (accuracy), False for errors, losses or tiers (0/1 = best).
+
+    Returns
+    -------
+    polars.DataFrame
+        One column per alternative, one row per condition (plus ``block_col`` if given).
+    """
+    hib = _direction(higher_is_better, "rank_within_conditions")
+    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
+                   alternatives=alternatives, min_conditions=1)
+    ranks, _, _ = _rank_rows(_orient(m.values, hib))
+    out = pl.DataFrame({a: ranks[:, j] for j, a in enumerate(m.alternatives)}).fill_nan(None)
+    if block_col is not None and m.conditions is not None:
+        out = out.with_columns(pl.Series(block_col, list(m.conditions))).select(
+            block_col, *m.alternatives
+        )
+    return out
+
+
+def _friedman_core(values: np.ndarray):
+    """(chi2, mean_ranks, rank_sums, sum_r2, ties_total) on complete oriented values."""
+    ranks, _, ties = _rank_rows(values)
+    n, k = ranks.shape
+    rank_sums = ranks.sum(axis=0)
+    centred = rank_sums - n * (k + 1) / 2.0
+    c = 1.0 - ties.sum() / (n * k * (k * k - 1.0))
+    if c <= 1e-12:
+        chi2 = math.nan  # every condition ties all alternatives: undefined (caller decides)
+    else:
+        chi2 = 12.0 / (n * k * (k + 1.0)) * float(np.sum(centred**2)) / c
+    return chi2, rank_sums / n, rank_sums, float(np.sum(ranks**2)), ranks
+
+
+def friedman(
+    data: Any,
+    *,
+    higher_is_better: bool = REQUIRED,
+    nan_policy: str = "propagate",
+    y_col: str | None = None,
+    block_col: str | None = None,
+    group_col: str | None = None,
+    alternatives: Sequence[Any] | None = None,
+) -> FriedmanResult:
+    """Friedman's test: do the alternatives have the same distribution of ranks?
+
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+        Scores, errors or ranks (ranked again within each condition).
+    higher_is_better : bool, required
+        True for scores (accuracy), False for errors, losses or ranks. It orients
+        ``mean_ranks`` (1 = best); the test itself does not depend on it.
+    nan_policy : {"propagate", "raise", "omit"}
+        "omit" drops conditions with a missing value (see :func:`skillings_mack`).
+    y_col, block_col, group_col, alternatives
+        Long input / labels / selection, see the module's Conventions.
+
+    Returns
+    -------
+    FriedmanResult
+        ``statistic`` (chi-square, tie-corrected), ``pvalue`` (chi-square, k-1 dof),
+        ``mean_ranks``, Iman–Davenport F and Kendall's W.
+
+    Notes
+    -----
+    With ``R_j`` the rank sum of alternative j over n conditions (midranks for ties),
+
+        chi2 = 12 / (n k (k+1)) * sum_j (R_j - n (k+1) / 2)^2 / C,
+        C = 1 - sum over tie groups (t^3 - t) / (n k (k^2 - 1)),
+
+    which equals ``scipy.stats.friedmanchisquare`` (that one needs k >= 3; here k >= 2).
+    When every condition ties all alternatives the statistic is 0/0 (scipy: NaN); the
+    result is then ``statistic = 0, pvalue = 1`` with a :class:`DegenerateTestWarning`
+    and a ``note``: there is no evidence of any difference.
+
+    Examples
+    --------
+    >>> res = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [2, 1, 3]], higher_is_better=False)
+    >>> round(res.statistic, 3), res.mean_ranks
+    (4.5, (1.25, 2.0, 2.75))
+    """
+    hib = _direction(higher_is_better, "friedman")
+    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
+                   alternatives=alternatives)
+    values, n_dropped, propagate = _complete_rows(m.values, nan_policy, "data")
+    n, k = values.shape
+    nan = math.nan
+    if propagate:
+        return FriedmanResult(
+            statistic=nan, pvalue=nan, test="Friedman", df=float(k - 1), n=n, k=k,
+            alternatives=m.alternatives, mean_ranks=(nan,) * k,
+            note="missing values with nan_policy='propagate'",
+        )
+    chi2, mean_ranks, _, _, _ = _friedman_core(_orient(values, hib))
+    df = float(k - 1)
+    if not math.isfinite(chi2):
+        note = _degenerate("friedman", "every condition ties all alternatives",
+                           _NO_DIFFERENCE)
+        return FriedmanResult(
+            statistic=0.0, pvalue=1.0, test="Friedman", df=df, n=n, k=k,
+            alternatives=m.alternatives, mean_ranks=tuple(float(r) for r in mean_ranks),
+            n_dropped=n_dropped, iman_davenport_statistic=0.0, iman_davenport_pvalue=1.0,
+            iman_davenport_df=(float(k - 1), float((k - 1) * (n - 1))), kendall_w=0.0,
+            note=note,
+        )
+    p = float(stats.chi2.sf(chi2, df))
+    # Iman–Davenport F and Kendall's W
+    denom = n * (k - 1.0) - chi2
+    id_df = (float(k - 1), float((k - 1) * (n - 1)))
+    w = chi2 / (n * (k - 1.0))
+    if denom <= 1e-12 * n * (k - 1.0):
+        f_stat, f_p = math.inf, 0.0  # perfect agreement (W = 1): the F statistic's limit
+    else:
+        f_stat = (n - 1.0) * chi2 / denom
+        f_p = float(stats.f.sf(f_stat, *id_df))
+    return FriedmanResult(
+        statistic=float(chi2), pvalue=p, test="Friedman", df=df, n=n, k=k,
+        alternatives=m.alternatives, mean_ranks=tuple(float(r) for r in mean_ranks),
+        n_dropped=n_dropped, iman_davenport_statistic=float(f_stat),
+        iman_davenport_pvalue=float(f_p), iman_davenport_df=id_df, kendall_w=float(w),
+    )
+
+
+def skillings_mack(
+    data: Any,
+    *,
+    higher_is_better: bool = REQUIRED,
+    y_col: str | None = None,
+    block_col: str | None = None,
+    group_col: str | None = None,
+    alternatives: Sequence[Any] | None = None,
+) -> SkillingsMackResult:
+    """Skillings–Mack test: Friedman's test when alternatives are missing on some conditions.
+
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+        NaN / null (wide) or absent rows (long) = the alternative was not evaluated there.
+    higher_is_better : bool, required
+        True for scores, False for errors or ranks. It orients ``adjusted_sums`` (negative =
+        better); the statistic does not depend on it.
+    y_col, block_col, group_col, alternatives
+        See the module's Conventions.
+
+    Returns
+    -------
+    SkillingsMackResult
+        ``statistic`` SM, ``pvalue`` from the chi-square distribution with k-1 dof.
+
+    Notes
+    -----
+    Skillings & Mack (1981). In condition i with s_i observed alternatives, rank them
+    1..s_i (midranks for ties); a missing alternative gets (s_i + 1)/2. Conditions with
+    s_i < 2 are dropped. Adjusted rank sums
+    ``A_j = sum_i sqrt(12 / (s_i + 1)) * (r_ij - (s_i + 1)/2)``; their null covariance
+    matrix ``Sigma`` has ``Sigma_jl = -lambda_jl`` and ``Sigma_jj = sum_{l != j} lambda_jl``,
+    ``lambda_jl`` = number of conditions where both j and l are observed. Then
+    ``SM = A' Sigma^- A`` (Moore–Penrose inverse), approximately chi-square with k-1 dof
+    (the approximation is rough for few conditions or many ties; ties get no correction,
+    which makes the test conservative). On complete data without ties SM equals
+    Friedman's statistic. The design must be connected (every pair of alternatives linked
+    through conditions where they are observed together), else the alternatives cannot
+    be compared and an error is raised.
+    """
+    hib = _direction(higher_is_better, "skillings_mack")
+    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
+                   alternatives=alternatives)
+    ranks, counts, _ = _rank_rows(_orient(m.values, hib))
+    a, sigma, n_used = _skillings_mack_parts(ranks, counts)
+    k = m.values.shape[1]
+    used = counts >= 2
+    if n_used < 2:
+        raise GenexpyInputError(
+            f"data: only {n_used} condition(s) have at least two observed alternatives; "
+            "the Skillings–Mack test needs at least 2."
+        )
+    # connectedness: the co-occurrence graph (a weighted Laplacian) must have rank k - 1
+    lam = sigma < 0
+    reach = np.zeros(k, dtype=bool)
+    reach[0] = True
+    frontier = [0]
+    while frontier:
+        j = frontier.pop()
+        for l_ in np.flatnonzero(lam[j] & ~reach):
+            reach[l_] = True
+            frontier.append(int(l_))
+    if not reach.all():
+        cut = [m.alternatives[j] for j in np.flatnonzero(~reach)]
+        raise GenexpyInputError(
+            f"data: alternatives {cut} are never observed together (directly or through "
+            f"others) with {m.alternatives[0]!r}; the design is disconnected and they "
+            "cannot be compared. Test the connected groups separately."
+        )
+    sm = float(a @ np.linalg.pinv(sigma, hermitian=True) @ a)
+    sm = max(sm, 0.0)
+    df = float(k - 1)
+    n_missing = int(np.isnan(m.values[used]).sum())
+    return SkillingsMackResult(
+        statistic=sm, pvalue=float(stats.chi2.sf(sm, df)), test="Skillings-Mack", df=df,
+        n=int(n_used), k=k, alternatives=m.alternatives,
+        adjusted_sums=tuple(float(v) for v in a), n_missing=n_missing,
+        n_dropped=int(m.values.shape[0] - n_used),
+    )
+
+
+def wilcoxon(
+    x: Any,
+    y: Any = None,
+    *,
+    alternative: str = "two-sided",
+    zero_method: str = "wilcox",
+    correction: bool = False,
+    method: str = "auto",
+    nan_policy: str = "propagate",
+) -> SignificanceResult:
+    """Wilcoxon signed-rank test on paired samples (or on differences ``x`` if ``y`` is None).
+
+    A wrapper of ``scipy.stats.wilcoxon`` with the same parameters; ``nan_policy="omit"``
+    drops the pairs with a missing value. When all differences are zero the result is
+    ``statistic = 0, pvalue = 1`` (what scipy returns) with a :class:`DegenerateTestWarning`
+    and a ``note``. Over datasets: x and y hold the two models' scores on the same datasets
+    (Demšar 2006 recommends it over the paired t-test for comparing two classifiers over
+    several data sets).
+    ``alternative="greater"``: x tends to be larger than y.
+    """
+    _check_choice("alternative", alternative, _ALTERNATIVES)
+    _check_choice("zero_method", zero_method, ("wilcox", "pratt", "zsplit"))
+    xa = _as_1d(x, "x")
+    arrays, names = [xa], ["x"]
+    if y is not None:
+        ya = _as_1d(y, "y")
+        if ya.shape != xa.shape:
+            raise GenexpyInputError(
+                f"x and y must be paired (same length), got {xa.size} and {ya.size}."
+            )
+        arrays.append(ya)
+        names.append("y")
+    arrays, propagate = _nan_1d(arrays, names, nan_policy, paired=True)
+    d = arrays[0] - arrays[1] if len(arrays) == 2 else arrays[0]
+    n = int(d.size)
+    if propagate:
+        return SignificanceResult(statistic=math.nan, pvalue=math.nan,
+                                  test="Wilcoxon signed-rank", n=n, k=2, alternative=alternative,
+                                  note="missing values with nan_policy='propagate'")
+    if n == 0:
+        raise GenexpyInputError("wilcoxon: no (non-missing) pair of values to compare.")
+    if not np.any(d != 0):
+        note = _degenerate("wilcoxon", f"all {n} paired differences are zero", _NO_DIFFERENCE)
+        return SignificanceResult(statistic=0.0, pvalue=1.0, test="Wilcoxon signed-rank", n=n,
+                                  k=2, alternative=alternative, note=note)
+    res = stats.wilcoxon(d, zero_method=zero_method, correction=correction,
+                         alternative=alternative, method=method)
+    return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
+                              test="Wilcoxon signed-rank", n=n, k=2, alternative=alternative)
+
+
+def mannwhitneyu(
+    x: Any,
+    y: Any,
+    *,
+    alternative: str = "two-sided",
+    use_continuity: bool = True,
+    method: str = "auto",
+    nan_policy: str = "propagate",
+) -> SignificanceResult:
+    """Mann–Whitney U test on two independent samples (``scipy.stats.mannwhitneyu``).
+
+    ``statistic`` is U of ``x``; ``n`` = total number of observations used.
+    """
+    _check_choice("alternative", alternative, _ALTERNATIVES)
+    arrays, propagate = _nan_1d([_as_1d(x, "x"), _as_1d(y, "y")], ["x", "y"], nan_policy,
+                                paired=False)
+    xa, ya = arrays
+    n = int(xa.size + ya.size)
+    if propagate:
+        return SignificanceResult(statistic=math.nan, pvalue=math.nan, test="Mann-Whitney U",
+                                  n=n, k=2, alternative=alternative,
+                                  note="missing values with nan_policy='propagate'")
+    if xa.size == 0 or ya.size == 0:
+        raise GenexpyInputError("x and y must each have at least one (non-missing) value.")
+    res = stats.mannwhitneyu(xa, ya, alternative=alternative, use_continuity=use_continuity,
+                             method=method)
+    return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
+                              test="Mann-Whitney U", n=n, k=2, alternative=alternative)
+
+
+def kruskal(
+    *samples: Any,
+    data: Any = None,
+    y_col: str | None = None,
+    group_col: str | None = None,
+    alternatives: Sequence[Any] | None = None,
+    nan_policy: str = "propagate",
+) -> SignificanceResult:
+    """Kruskal–Wallis H test on k independent samples (``scipy.stats.kruskal``).
+
+    Give the samples as positional arguments, or ``data``: a long table (``y_col``,
+    ``group_col``) or a wide one (one column per group; NaN/null padding is dropped with
+    ``nan_policy="omit"``). When all values are equal H is 0/0 (scipy: NaN); the result is
+    then ``statistic = 0, pvalue = 1`` with a :class:`DegenerateTestWarning` and a ``note``.
+    """
+    if data is not None:
+        if samples:
+            raise GenexpyInputError("kruskal: give either samples or data=..., not both.")
+        alts = _names(alternatives)
+        if y_col is not None or group_col is not None:
+            if y_col is None or group_col is None:
+                raise GenexpyInputError("kruskal: long input needs both y_col and group_col.")
+            df = to_polars(data, "data")
+            require_columns(df, [y_col, group_col], "data")
+            if not df.schema[y_col].is_numeric():
+                raise GenexpyInputError(f"data: y_col={y_col!r} is not numeric.")
+            d = df.select(pl.col(group_col).cast(pl.String).alias("g"),
+                          pl.col(y_col).cast(pl.Float64).fill_null(float("nan")).alias("y"))
+            groups = alts or d["g"].unique(maintain_order=True).drop_nulls().to_list()
+            arrays = [d.filter(pl.col("g") == g)["y"].to_numpy() for g in groups]
+        else:
+            m = _to_matrix(data, alternatives=alts, min_conditions=1)
+            groups = list(m.alternatives)
+            arrays = [m.values[:, j] for j in range(m.values.shape[1])]
+    else:
+        arrays = [_as_1d(s, f"samples[{t}]") for t, s in enumerate(samples)]
+        groups = [str(t) for t in range(len(arrays))]
+    if len(arrays) < 2:
+        raise GenexpyInputError(f"kruskal: {len(arrays)} group(s); at least 2 are needed.")
+    arrays = [_as_1d(a, f"group {g!r}") for a, g in zip(arrays, groups)]
+    arrays, propagate = _nan_1d(arrays, [f"group {g!r}" for g in groups], nan_policy,
+                                paired=False)
+    k = len(arrays)
+    n = int(sum(a.size for a in arrays))
+    if any(a.size == 0 for a in arrays):
+        raise GenexpyInputError("kruskal: every group needs at least one (non-missing) value.")
+    allv = np.concatenate(arrays)
+    if propagate:
+        return SignificanceResult(statistic=math.nan, pvalue=math.nan, test="Kruskal-Wallis H",
+                                  df=float(k - 1), n=n, k=k,
+                                  note="missing values with nan_policy='propagate'")
+    if np.all(allv == allv[0]):
+        note = _degenerate("kruskal", f"all {n} values are equal", _NO_DIFFERENCE)
+        return SignificanceResult(statistic=0.0, pvalue=1.0, test="Kruskal-Wallis H",
+                                  df=float(k - 1), n=n, k=k, note=note)
+    res = stats.kruskal(*arrays)
+    return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
+                              test="Kruskal-Wallis H", df=float(k - 1), n=n, k=k)
+
+

@@ -1,0 +1,147 @@
+"""The large-input paths of the core (numba kernels on row blocks) against the naive twins.
+
+Small studies run on NumPy/BLAS; large ones on numba kernels split over threads. The size
+thresholds are lowered here so that both paths see the same small inputs, with ties,
+tier values that are not dense, more than 64 alternatives (several bitset words), and
+thread pools on tiny work, and must agree with tests/naive.py and with each other.
+"""
+
+import importlib
+import math
+
+import naive
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import genexpy_nb._numba as nb
+from genexpy_nb import kernels as kmod
+from genexpy_nb.kernels import RBF, Jaccard, Mallows
+from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
+
+mmod = importlib.import_module("genexpy_nb.mmd")  # the module (the package exports mmd())
+
+
+@pytest.fixture
+def large_paths(monkeypatch):
+    """Force the numba paths and thread pools even for tiny inputs."""
+    monkeypatch.setattr(kmod, "_NUMPY_MAX_ENTRIES", -1)
+    monkeypatch.setattr(mmod, "_SMALL_M", -1)
+    monkeypatch.setattr(mmod, "_BUCKET_MIN_N", 0)
+    monkeypatch.setattr(nb, "PARALLEL_MIN_WORK", 0)
+
+
+@st.composite
+def rankings(draw, max_na=70):
+    na = draw(st.integers(2, max_na))
+    n = draw(st.integers(1, 5))
+    top = draw(st.integers(0, 4))
+    seed = draw(st.integers(0, 2**31))
+    rng = np.random.default_rng(seed)
+    # tier values with gaps and repeats (not dense), sometimes all tied
+    return rng.integers(0, top + 1, (n, na)) * 3 + 1
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # constant patches
+@given(X=rankings(), Y=rankings())
+def test_mallows_bitsets_match_naive(large_paths, X, Y):
+    na = min(X.shape[1], Y.shape[1])
+    X, Y = np.ascontiguousarray(X[:, :na]), np.ascontiguousarray(Y[:, :na])
+    if na < 2:
+        return
+    k = Mallows(nu=0.05).resolve(na)
+    fast = k.gram(X, Y)
+    slow = naive.gram(lambda r, s: naive.mallows(r, s, 0.05), X.tolist(), Y.tolist())
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-14)
+    sym = k.gram(X)
+    np.testing.assert_allclose(sym, naive.gram(lambda r, s: naive.mallows(r, s, 0.05),
+                                               X.tolist(), X.tolist()), rtol=1e-12, atol=1e-14)
+    assert np.array_equal(sym, sym.T)
+
+
+def test_mallows_paths_agree_bit_for_bit(monkeypatch):
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 30, (12, 130))
+    k = Mallows().resolve(130)
+    small = k.gram(X)
+    monkeypatch.setattr(kmod, "_NUMPY_MAX_ENTRIES", -1)
+    monkeypatch.setattr(nb, "PARALLEL_MIN_WORK", 0)
+    large = k.gram(X)
+    # twice the number of discordant pairs is an integer on both paths: same exponent
+    np.testing.assert_allclose(large, small, rtol=1e-15, atol=0)
+    # worked example (paper Example 4.1) on the bitset path
+    assert Mallows().resolve(3)(np.array([0, 0, 0]), np.array([0, 1, 1])) == pytest.approx(
+        math.exp(-1 / 3))
+
+
+def test_rbf_rows_match_naive(large_paths):
+    rng = np.random.default_rng(2)
+    X, Y = rng.random((7, 9)), rng.random((5, 9))
+    k = RBF().resolve(9)
+    slow = naive.gram(lambda a, b: naive.rbf(a, b, k.gamma), X.tolist(), Y.tolist())
+    np.testing.assert_allclose(k.gram(X, Y), slow, rtol=1e-12)
+    sym = k.gram(X)
+    assert np.all(np.diag(sym) == 1.0) and np.array_equal(sym, sym.T)
+
+
+@pytest.mark.parametrize("disjoint,replace", [(True, False), (True, True), (False, False),
+                                              (False, True)])
+def test_sparse_mmd_rows_match_naive(large_paths, disjoint, replace):
+    rng = np.random.default_rng(3)
+    N, na = 30, 5
+    R = np.array([np.unique(r, return_inverse=True)[1] for r in rng.integers(0, 3, (N, na))])
+    for kernel in (Jaccard(1).resolve(na), Mallows().resolve(na)):
+        K, inv, _ = kernel_support(kernel, R)
+        for n in (1, 3, 7):
+            IX, IY = draw_pairs(N, n, 40, disjoint=disjoint, replace=replace, seed=n)
+            fast = mmd_from_pairs(K, inv, IX, IY)
+            f = (lambda r, s, k=kernel: naive.jaccard(r, s, 1)) if kernel.name == "jaccard" \
+                else (lambda r, s, k=kernel: naive.mallows(r, s, k.nu))
+            slow = [naive.mmd(f, R[IX[i]].tolist(), R[IY[i]].tolist()) for i in range(40)]
+            np.testing.assert_allclose(fast, slow, atol=1e-7)
+
+
+def test_mmd_paths_agree(monkeypatch):
+    rng = np.random.default_rng(4)
+    N, na = 300, 6
+    R = rng.integers(0, 4, (N, na))
+    k = Mallows().resolve(na)
+    K, inv, _ = kernel_support(k, R)
+    assert K.shape[0] > 96  # a large support
+    IX, IY = draw_pairs(N, 5, 64, seed=0)
+    sparse = mmd_from_pairs(K, inv, IX, IY)  # numba loop over the touched points
+    monkeypatch.setattr(mmod, "_SMALL_M", 10**9)
+    dense = mmd_from_pairs(K, inv, IX, IY)  # BLAS
+    np.testing.assert_allclose(sparse, dense, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("N,k", [(300, 40), (300, 300), (1000, 7)])
+def test_first_order_is_argsort(N, k):
+    U = np.random.default_rng(N + k).random((33, N))
+    np.testing.assert_array_equal(mmod._first_order(U, k), np.argsort(U, axis=1)[:, :k])
+    U[5, 17] = U[5, 200]  # a tie: falls back to NumPy's own order
+    np.testing.assert_array_equal(mmod._first_order(U, k), np.argsort(U, axis=1)[:, :k])
+
+
+def test_threads_do_not_change_bits(monkeypatch):
+    import numba
+
+    monkeypatch.setattr(nb, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(kmod, "_NUMPY_MAX_ENTRIES", -1)
+    monkeypatch.setattr(mmod, "_SMALL_M", -1)
+    rng = np.random.default_rng(5)
+    R = rng.integers(0, 50, (200, 80))
+    k = Mallows().resolve(80)
+    IX, IY = draw_pairs(200, 20, 50, seed=1)
+    outs = []
+    for t in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+        numba.set_num_threads(t)
+        try:
+            K, inv, _ = kernel_support(k, R)
+            outs.append((K, mmd_from_pairs(K, inv, IX, IY)))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for K, v in outs[1:]:
+        assert np.array_equal(K, outs[0][0]) and np.array_equal(v, outs[0][1])

@@ -1,0 +1,157 @@
+"""Files a user points at never run code, and a bad file gives a clear error.
+
+The CIFAR-10 reader unpickles with a data-only unpickler; pools and weights are read with
+``allow_pickle=False`` / ``weights_only=True``; results tables through polars.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from genexpy_nb import GenexpyInputError
+from genexpy_nb.experiments.tasks import load_cifar10_binary, read_pickled_data
+
+
+class _WritesMarker:
+    """Unpickling this object runs ``os.system`` (the classic malicious pickle)."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+class _OpensMarker:
+    """Unpickling this object calls ``builtins.open`` (no shell involved)."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def _batch(n=20, seed=0, extra=None):
+    rng = np.random.default_rng(seed)
+    d = {b"batch_label": b"x", b"labels": [int(v) for v in rng.integers(0, 10, n)],
+         b"data": rng.integers(0, 256, (n, 3072), dtype=np.uint8),
+         b"filenames": [b"x.png"] * n}
+    d.update(extra or {})
+    return d
+
+
+def _folder(tmp_path: Path, protocol: int = 4) -> Path:
+    f = tmp_path / "cifar"
+    f.mkdir()
+    for i, name in enumerate(["data_batch_1", "data_batch_2", "test_batch"]):
+        (f / name).write_bytes(pickle.dumps(_batch(seed=i), protocol=protocol))
+    return f
+
+
+@pytest.mark.parametrize("payload", [_WritesMarker, _OpensMarker])
+@pytest.mark.parametrize("where", ["data_batch_1", "test_batch", "batches.meta", "nested"])
+def test_crafted_cifar_pickle_never_runs(tmp_path, payload, where):
+    folder = _folder(tmp_path)
+    marker = tmp_path / "PWNED"
+    evil = payload(marker)
+    if where == "nested":  # hidden inside an otherwise valid batch, in a list
+        obj = _batch(extra={b"filenames": [b"a.png", evil]})
+        name = "data_batch_1"
+    else:
+        obj = {b"label_names": [evil]} if where == "batches.meta" else evil
+        name = where
+    (folder / name).write_bytes(pickle.dumps(obj, protocol=4))
+    with pytest.raises(GenexpyInputError, match=r"refused without running it") as ei:
+        load_cifar10_binary(folder, n_val=0)
+    assert not marker.exists()
+    msg = str(ei.value)
+    assert name in msg and "refusing to load" in msg
+
+
+def test_object_array_and_numpy_tricks_refused(tmp_path):
+    folder = _folder(tmp_path)
+    marker = tmp_path / "PWNED"
+    # an object-dtype array whose elements would run code
+    arr = np.empty(2, dtype=object)
+    arr[0] = _WritesMarker(marker)
+    (folder / "data_batch_1").write_bytes(pickle.dumps(_batch(extra={b"data": arr}), protocol=2))
+    with pytest.raises(GenexpyInputError, match="refused"):
+        load_cifar10_binary(folder, n_val=0)
+    assert not marker.exists()
+    # a record dtype, a numpy scalar: refused too (not plain numeric arrays)
+    rec = np.zeros(3, dtype=[("a", "u1"), ("b", "f8")])
+    for bad in (rec, np.float64(1.0)):
+        (folder / "data_batch_1").write_bytes(pickle.dumps(_batch(extra={b"extra": bad})))
+        with pytest.raises(GenexpyInputError, match="refused"):
+            load_cifar10_binary(folder, n_val=0)
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_real_batch_format_still_reads_at_every_protocol(tmp_path, protocol):
+    folder = _folder(tmp_path, protocol=protocol)
+    # (Python 3 writes bytes at protocol 2 through _codecs.encode(str, 'latin1'): accepted)
+    t = load_cifar10_binary(folder, positive=("cat", "dog"), negative=("frog", "ship"), n_val=0)
+    d = read_pickled_data(folder / "test_batch")
+    data = d[b"data"]
+    assert data.dtype == np.uint8 and data.shape == (20, 3072)
+    assert np.array_equal(data, _batch(seed=2)[b"data"])
+    assert t.X_test.dtype == np.float32 and t.info["official_files_md5"] is False
+    # Fortran-ordered arrays survive too
+    f = np.asfortranarray(np.arange(12, dtype=np.uint8).reshape(3, 4))
+    (tmp_path / "f.pkl").write_bytes(pickle.dumps({b"a": f}, protocol=protocol))
+    assert np.array_equal(read_pickled_data(tmp_path / "f.pkl")[b"a"], f)
+
+
+def test_garbage_and_truncated_batches_are_clear(tmp_path):
+    folder = _folder(tmp_path)
+    good = (folder / "data_batch_1").read_bytes()
+    for content in (good[: len(good) // 2], b"", b"\x00garbage\xff" * 10):
+        (folder / "data_batch_1").write_bytes(content)
+        with pytest.raises(GenexpyInputError, match="data_batch_1"):
+            load_cifar10_binary(folder, n_val=0)
+    # bytes that do not match the shape
+    (folder / "data_batch_1").write_bytes(pickle.dumps(_batch(extra={b"labels": [1, 2]})))
+    with pytest.raises(GenexpyInputError, match="3072"):
+        load_cifar10_binary(folder, n_val=0)
+    (folder / "data_batch_1").write_bytes(pickle.dumps(_batch(extra={b"labels": [42] * 20})))
+    with pytest.raises(GenexpyInputError, match="0..9"):
+        load_cifar10_binary(folder, n_val=0)
+    (folder / "data_batch_1").write_bytes(good)
+    (folder / "batches.meta").write_bytes(pickle.dumps({b"label_names": [b"a", b"b"]}))
+    with pytest.raises(GenexpyInputError, match="10 class names"):
+        load_cifar10_binary(folder, n_val=0)
+
+
+def test_pool_file_with_a_pickled_object_is_refused(tmp_path):
+    from genexpy_nb.experiments import load_pool
+
+    marker = tmp_path / "PWNED"
+    arr = np.empty(1, dtype=object)
+    arr[0] = _WritesMarker(marker)
+    p = tmp_path / "evil.npz"
+    np.savez(p, gaps=arr, labels=np.zeros(2), meta=np.array(json.dumps({})))
+    with pytest.raises(GenexpyInputError, match="pool file"):
+        load_pool(p)
+    assert not marker.exists()
+    (tmp_path / "trunc.npz").write_bytes(p.read_bytes()[:50])
+    with pytest.raises(GenexpyInputError, match="pool file"):
+        load_pool(tmp_path / "trunc.npz")
+
+
+def test_weights_file_with_a_pickled_object_is_refused(tmp_path):
+    torch = pytest.importorskip("torch")
+    from genexpy_nb.experiments.vit import _read_state
+
+    marker = tmp_path / "PWNED"
+    p = tmp_path / "w.pt"
+    torch.save({"w": torch.zeros(2), "evil": _WritesMarker(marker)}, p)
+    with pytest.raises(GenexpyInputError, match="could not read weights"):
+        _read_state(p)
+    assert not marker.exists()
