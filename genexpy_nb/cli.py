@@ -445,26 +445,11 @@ def _wide(df, args):
     return values, names, wide["__block__"].to_list()
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
+def _compare_tests(values, names, blocks, hib, figs, args):
+    """The omnibus test, the post-hoc test and the mean ranks (+ the CD diagram)."""
     import numpy as np
     import polars as pl
 
-    from ._io import atomic_dir, check_output_dir
-
-    figs = _csv_list(args.figures)
-    bad = [f for f in figs if f not in ("html", "png", "svg", "pdf")]
-    if bad:
-        raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
-                                "or pdf (comma-separated), or '' for none.")
-    out = check_output_dir(args.out)
-    if args.format not in ("csv", "parquet", "json", "tsv"):  # pragma: no cover (choices)
-        raise GenexpyInputError(f"--format {args.format!r}")
-    df = read_table(args.results)
-    values, names, blocks = _wide(df, args)
-    hib = _direction(args)
-    if len(names) < 2:
-        raise GenexpyInputError(f"--alternatives {args.alternatives!r}: only {names}; at least "
-                                "two alternatives are needed to compare.")
     observed = ~np.isnan(values)
     complete = observed.all(axis=1)
     n_missing = int((~observed).sum())
@@ -497,6 +482,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         "n_missing": [n_missing], "alpha": [args.alpha],
         "significant": [bool(omni.pvalue < args.alpha)],
         "higher_is_better": [hib],
+        "note": pl.Series([getattr(omni, "note", None)], dtype=pl.String),
     })
     full = values[complete]
     frames = {"omnibus": omnibus}
@@ -524,6 +510,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         _say(f"only {full.shape[0]} block(s) have a result for every alternative: no post-hoc "
              "test, no critical-difference diagram (they need at least 2)")
+    return omni, frames, charts
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import warnings
+
+    from ._io import atomic_dir, check_output_dir
+
+    figs = _csv_list(args.figures)
+    bad = [f for f in figs if f not in ("html", "png", "svg", "pdf")]
+    if bad:
+        raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
+                                "or pdf (comma-separated), or '' for none.")
+    out = check_output_dir(args.out)
+    if args.format not in ("csv", "parquet", "json", "tsv"):  # pragma: no cover (choices)
+        raise GenexpyInputError(f"--format {args.format!r}")
+    df = read_table(args.results)
+    values, names, blocks = _wide(df, args)
+    hib = _direction(args)
+    if len(names) < 2:
+        raise GenexpyInputError(f"--alternatives {args.alternatives!r}: only {names}; at least "
+                                "two alternatives are needed to compare.")
+    with warnings.catch_warnings(record=True) as caught:
+        # degenerate cases (ties everywhere, ...) come as warnings: one-line notes each
+        warnings.simplefilter("always")
+        omni, frames, charts = _compare_tests(values, names, blocks, hib, figs, args)
+    for msg in dict.fromkeys(_one_line(w.message) for w in caught):
+        _say(f"note: {msg}")
     _say(f"{omni.test}: statistic {omni.statistic:.4g}, p = {omni.pvalue:.3g} "
          f"({'significant' if omni.pvalue < args.alpha else 'not significant'} at "
          f"alpha = {args.alpha})")
