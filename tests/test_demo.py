@@ -1,3 +1,5 @@
+import contextlib
+import io
 import re
 
 import polars as pl
@@ -19,11 +21,10 @@ def test_example_study_roles():
 @pytest.fixture(scope="module")
 def main_job(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo") / "genexpy_demo"
-    with pytest.MonkeyPatch.context() as mp:
-        printed = []
-        mp.setattr("builtins.print", lambda *a, **k: printed.append(" ".join(map(str, a))))
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
         frames = run_demo(out, rep=40, seed=0, progress=False)
-    return out, frames, "\n".join(printed)
+    return out, frames, printed.getvalue()
 
 
 def test_main_job_end_to_end(main_job):
@@ -82,7 +83,6 @@ def test_interrupted_demo_leaves_no_complete_looking_folder(tmp_path, monkeypatc
         return real(chart, path, **kw)
 
     monkeypatch.setattr(ch, "save_chart", flaky)
-    monkeypatch.setattr("builtins.print", lambda *a, **k: None)
     out = tmp_path / "genexpy_demo"
     with pytest.raises(exc):
         run_demo(out, rep=20, seed=0, progress=False)
