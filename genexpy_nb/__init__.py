@@ -38,12 +38,28 @@ _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", 
          "example_study"}
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+#: classes loaded from their submodule on first use (the panels import ipywidgets and Altair)
+_LAZY_ATTRS = {
+    "GeneralizabilityExplorer": "panels",
+    "SeedVariabilityExplorer": "panels",
+}
 
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_ATTRS:
+        value = getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
+        globals()[name] = value  # later lookups do not come back here
+        return value
     raise AttributeError(f"module 'genexpy_nb' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY | set(_LAZY_ATTRS))
+
 
 __all__ = [
     "distributions",
@@ -78,5 +94,7 @@ __all__ = [
     "plan",
     "simulate_preliminary_study",
     "run_generalizable_study",
+    "GeneralizabilityExplorer",
+    "SeedVariabilityExplorer",
     "__version__",
 ]

@@ -1,4 +1,4 @@
-"""Input checks and conversions, in one place (STYLE.md practice 2).
+"""Input checks and conversions, in one place (in one place).
 
 Public functions call these helpers once, then hand contiguous NumPy arrays to the private
 numba kernels. Every error names the offending column or parameter and says how to fix it.
@@ -123,7 +123,7 @@ def as_float_grid(name: str, values: float | Sequence[float]) -> np.ndarray:
 
 
 def rng_from_seed(seed: int | np.random.Generator | None) -> np.random.Generator:
-    """A NumPy Generator from a seed; never the global state (STYLE.md: do not copy)."""
+    """A NumPy Generator from a seed; never the global state."""
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None:

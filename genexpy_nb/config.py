@@ -16,27 +16,27 @@ FASTMATH: set[str] = {"nsz", "arcp", "contract", "afn", "reassoc"}
 NUMBA_CACHE: bool = os.environ.get("GENEXPY_NB_NUMBA_CACHE", "1") != "0"
 
 # ---- Part A: generalizability -------------------------------------------------------
-#: default desired generalizability levels alpha* (SPEC A6)
+#: default desired generalizability levels alpha* (paper Sec. 4.5)
 ALPHAS: tuple[float, ...] = (0.7, 0.8, 0.9, 0.95, 0.99)
-#: default similarity thresholds delta* (SPEC A6)
+#: default similarity thresholds delta* (paper Sec. 4.5)
 DELTAS: tuple[float, ...] = (0.01, 0.05, 0.1, 0.2, 0.3)
 #: the paper's headline (alpha*, delta*)
 HEADLINE_ALPHA: float = 0.95
 HEADLINE_DELTA: float = 0.05
-#: resampling repetitions of MMD_n (SPEC A5)
+#: resampling repetitions of MMD_n (paper Sec. 4.5)
 REP: int = 200
-#: missing-result tolerances (SPEC A2)
+#: missing-result tolerances (paper Sec. 4.1)
 TOL_MISSING_ALTERNATIVES: float = 0.2
 TOL_MISSING_CONDITIONS: float = 0.2
-#: the quantile convention of the reference implementation (SPEC A5)
+#: the quantile convention of the authors' genexpy package (paper Sec. 4.5)
 QUANTILE_METHOD: str = "higher"
 #: L1 below this (relative to kappa_sup) means "all results identical under the kernel"
 DEGENERATE_TOL: float = 1e-12
-#: constants of the inverse of Lin's normal-CDF approximation (SPEC A7)
+#: constants of the inverse of Lin's normal-CDF approximation (paper App. C)
 LIN_C: tuple[float, float, float, float] = (-0.861779, 0.00120192, 514089.0, 1664000.0)
 
 # ---- Part B: seed variability -------------------------------------------------------
-#: clip logit gaps to [-LOGIT_CLIP, LOGIT_CLIP] (SPEC B1)
+#: clip logit gaps to [-LOGIT_CLIP, LOGIT_CLIP] (robust-KS paper Sec. II)
 LOGIT_CLIP: float = 15.0
 #: equal-width confidence bins for ECE
 ECE_BINS: int = 15

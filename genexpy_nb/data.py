@@ -4,11 +4,16 @@ the package ships itself (``data/`` in the repository, ``genexpy_nb.shipped`` wh
 Public files are fetched with pooch from pinned URLs and verified by sha256. When the
 environment variable ``GENEXPY_NB_DATA_DIR`` is set, files are read from that folder and the
 network is never touched (tests and CI set it to ``../shared/data``).
+
+Give ``GENEXPY_NB_DATA_DIR`` as an absolute path. A relative one is resolved against the
+current folder of the process that reads it, which inside a notebook kernel is the notebook's
+folder, not the folder a command was started from; ``scripts/test.sh`` therefore makes it
+absolute before anything runs, and the error raised when a file is missing names the folder
+that was searched.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,11 +60,9 @@ class DatasetUnavailableError(GenexpyInputError):
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    import pooch
+
+    return pooch.file_hash(str(path), alg="sha256")
 
 
 def fetch_public_file(name: str) -> Path:
@@ -76,10 +79,14 @@ def fetch_public_file(name: str) -> Path:
     spec = PUBLIC_FILES[name]
     local = os.environ.get(DATA_DIR_ENV)
     if local:
-        path = Path(local).expanduser() / name
+        folder = Path(local).expanduser()
+        path = folder.absolute() / name
         if not path.is_file():
+            where = "" if folder.is_absolute() else (
+                f" (a relative path, resolved against the current folder {Path.cwd()}: "
+                "give an absolute path)")
             raise DatasetUnavailableError(
-                f"{name} not found in {DATA_DIR_ENV}={local!r}. Put the file there "
+                f"{name} not found in {DATA_DIR_ENV}={local!r}{where}. Put the file there "
                 f"(download it from {spec.url}) or unset {DATA_DIR_ENV} to download it "
                 "automatically."
             )

@@ -2,14 +2,14 @@
 
 A *ranking* of ``na`` alternatives is an integer vector ``r`` of length ``na``: ``r[a]`` is
 the tier of alternative ``a``, 0 = best, tiers dense (0, 1, 2, ... without gaps), equal
-tiers = a tie (SPEC A2). The rankings with ties of ``na`` alternatives are the weak orders
+tiers = a tie (paper Sec. 4.1). The rankings with ties of ``na`` alternatives are the weak orders
 (ordered set partitions) of ``na`` items; there are Fubini(na) of them (the ordered Bell
 numbers 1, 3, 13, 75, 541, 4683, 47293, ...).
 
 This module enumerates them, samples from a given pmf over rankings, and samples from the
 uniform distribution over all of them, by enumeration for small ``na`` and without
 enumeration (exact recursive sampling) for any ``na``. The uniform distribution is the
-``P`` of the paper's Section 5.3 (SPEC A9).
+``P`` of the paper's Section 5.3.
 
 Examples
 --------
@@ -252,7 +252,7 @@ def sample_rankings(
 
     Examples
     --------
-    The distribution of the paper's Appendix A (SPEC A10):
+    The distribution of the paper's Appendix A:
 
     >>> x = sample_rankings([[0, 1, 2, 3, 4], [1, 0, 2, 3, 4]], [0.55, 0.45], 20, seed=0)
     >>> x.shape

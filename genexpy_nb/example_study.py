@@ -1,6 +1,6 @@
 """An example study the package can run offline: scikit-learn classifiers on many small datasets.
 
-The study is a small benchmark in the shape of the paper's case studies (SPEC A1):
+The study is a small benchmark in the shape of the paper's case studies (paper Sec. 3.1):
 
 =================  ==================  =====================================================
 role               column              levels
@@ -29,7 +29,7 @@ reproducible; leave it out with ``record_time=False``.
 Condition ``i`` of seed ``s`` is always the same dataset with the same folds, models and
 random states, whatever the batch it is requested in: every random choice of a condition is
 drawn from ``numpy.random.SeedSequence([s, ..., i, ...])``. This is what the live study
-design loop (paper Algorithm 1, SPEC A6 "Study planner") needs: :class:`ExperimentRunner`
+design loop (paper Algorithm 1, Section 4.5) needs: :class:`ExperimentRunner`
 runs N0 new conditions at a time.
 
 scikit-learn is needed to run experiments (``pip install scikit-learn``, or the ``train``
@@ -118,7 +118,7 @@ SCHEMA: dict[str, pl.DataType] = {
     "score": pl.Float64(),
     "fit_time": pl.Float64(),
 }
-#: the role of each factor column (SPEC A1)
+#: the role of each factor column (paper Sec. 3.1)
 FACTOR_ROLES: dict[str, str] = {
     "dataset": "generalizability",
     "metric": "design",
@@ -157,7 +157,7 @@ _SYNTHETIC_PROBS: tuple[float, ...] = (0.6, 0.14, 0.12, 0.14)
 
 
 def _sklearn() -> Any:
-    """Import scikit-learn, or say how to install it (STYLE practice 15)."""
+    """Import scikit-learn, or say how to install it."""
     try:
         import sklearn  # noqa: F401
     except ModuleNotFoundError as exc:  # pragma: no cover - sklearn is in the test env
@@ -763,7 +763,7 @@ def run_experiments(
 class ExperimentRunner:
     """Run the example study N0 conditions at a time (the live study design loop).
 
-    Paper Algorithm 1 (SPEC A6, "Study planner"): start with N0 experimental conditions;
+    Paper Algorithm 1 (paper Sec. 4.5, "Study planner"): start with N0 experimental conditions;
     while the estimated n* exceeds the number N of conditions run, run N0 more and
     re-estimate. This class holds the "run N0 more" part::
 

@@ -1,4 +1,4 @@
-"""n-generalizability and the number of experiments n* (SPEC A5-A7).
+"""n-generalizability and the number of experiments n* (paper Sec. 4.5; App. C).
 
 The heavy part, the resampled distributions of MMD_n for every configuration, kernel and n
 of the grid, is computed once by :class:`GeneralizabilityAnalysis` and cached; n* for any
@@ -38,6 +38,8 @@ __all__ = [
     "mmd_quantile",
     "default_grid",
     "fit_nstar",
+    "power_law_fit",
+    "check_question",
     "NStarFit",
     "approx_terms",
     "approx_nstar",
@@ -90,11 +92,34 @@ def default_grid(N: int) -> np.ndarray:
     return np.arange(2, N // 2, 2, dtype=np.int64)
 
 
-def _min_N_for_two_points(grid_fn: Callable[[int], np.ndarray]) -> int:
-    for N in range(2, 10_000):
-        if len(grid_fn(N)) >= 2:
+def _min_N_for_points(grid_fn: Callable[[int], np.ndarray], k: int = 2) -> int:
+    """Smallest N whose grid has at least ``k`` sample sizes."""
+    for N in range(1, 10_000):
+        if len(grid_fn(N)) >= k:
             return N
     return 10_000  # pragma: no cover
+
+
+def _min_N_for_two_points(grid_fn: Callable[[int], np.ndarray]) -> int:
+    return _min_N_for_points(grid_fn, 2)
+
+
+#: alpha* levels whose MMD_n quantiles share one fitted slope (see :func:`power_law_fit`)
+SLOPE_ALPHAS: tuple[float, ...] = config.ALPHAS
+#: a fitted slope outside this band is far from the theory's -2 (Theorem 4.1): the estimate
+#: is flagged (``reliable`` false). In simulated studies where the power law holds, 98 % of
+#: the fitted slopes lie within [-2.4, -1.6] from N = 20 on and within [-2.9, -1.0] at
+#: N = 10 (``notebooks/09_how_sure_is_nstar.ipynb``): outside [-4, -1] the data, not chance,
+#: break the power law.
+SLOPE_BAND: tuple[float, float] = (-4.0, -1.0)
+#: a power-law fit with R^2 (on the log-log scale) below this is flagged. In simulated
+#: studies where the power law holds (uniform distributions of rankings, N >= 20) R^2 falls
+#: below 0.8 in at most 2 % of them, and those estimates are three times further from the
+#: true n* than the others; between 0.8 and 0.9 they are as good as the rest
+R2_MIN: float = 0.8
+#: fewest sample sizes of the grid for a trustworthy fit: with two, the line passes through
+#: both points (R^2 = 1) whatever the data
+MIN_GRID_POINTS: int = 3
 
 
 @dataclass(frozen=True)
@@ -102,7 +127,8 @@ class NStarFit:
     """n* from the power-law fit ``log n = b1 log q_n + b0`` (Theorem 4.1).
 
     ``nstar`` is NaN when undefined, with ``reason`` saying why; ``reason`` also explains
-    the degenerate n* = 1.
+    the degenerate n* = 1, and why an estimate is not to be trusted (``reliable`` false: a
+    fit on too few sample sizes, a slope far from the theory's -2, a poor R^2).
     """
 
     nstar: float
@@ -110,15 +136,125 @@ class NStarFit:
     b1: float = math.nan
     r2: float = math.nan
     reason: str | None = None
+    reliable: bool = True
 
     @property
     def nstar_ceil(self) -> int | None:
         return None if not math.isfinite(self.nstar) else max(1, math.ceil(self.nstar - 1e-9))
 
 
+def power_law_fit(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """OLS fit of ``log n = b1 log q_{n,a} + b0_a`` with one slope shared by the rows ``a``.
+
+    The rows are the alpha*-quantile curves of MMD_n. Theorem 4.1 (and the closed form of
+    Appendix C, ``q_n = sqrt(a d C(alpha)^3 / n)``) gives the same slope, -2, for every
+    alpha*; only the intercept depends on alpha*. Fitting one slope to all the curves uses
+    them all to estimate it, and makes n* non-decreasing in alpha*: the quantiles grow with
+    alpha at every n, so with a common negative slope the intercepts, and n*, grow too.
+    (Separate fits, one per alpha*, can cross and put n* at alpha* = 0.95 below the one at
+    0.9.) With a single row this is the paper's fit.
+
+    Parameters
+    ----------
+    ns : (k,) sample sizes of the grid
+    Q : (..., A, k) quantiles (rows with a value <= 0 or not finite are left out)
+    slope_rows : (A,) bool, rows that estimate the slope (default all); where none of them
+        is usable, the usable rows estimate it
+
+    Returns
+    -------
+    b1 : (...,) shared slope (NaN when no row is usable or log q does not vary)
+    b0 : (..., A) intercepts (NaN for unusable rows)
+    r2 : (..., A) R^2 of each row's line on the log-log scale
+    """
+    Q = np.asarray(Q, dtype=np.float64)
+    y = np.log(np.asarray(ns, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.where(Q > 0, np.log(np.where(Q > 0, Q, 1.0)), np.nan)
+    usable = np.isfinite(x).all(axis=-1)  # (..., A)
+    sr = np.ones(Q.shape[-2], dtype=bool) if slope_rows is None else np.asarray(slope_rows)
+    rows = usable & sr
+    rows = np.where(rows.any(axis=-1, keepdims=True), rows, usable)
+    xm = np.where(usable, np.nanmean(np.where(usable[..., None], x, 0.0), axis=-1), np.nan)
+    xc = np.where(rows[..., None], x - xm[..., None], 0.0)
+    yc = y - y.mean()
+    num = (xc * yc).sum(axis=(-1, -2))
+    den = (xc * xc).sum(axis=(-1, -2))
+    scale = np.maximum(1.0, np.nanmax(np.abs(np.where(rows[..., None], x, 0.0)),
+                                      axis=(-1, -2)))
+    flat = den <= (1e-12 * scale) ** 2 * y.size
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b1 = np.where(flat, np.nan, num / np.where(flat, 1.0, den))
+    b0 = y.mean() - b1[..., None] * xm
+    res = y - (b1[..., None, None] * x + b0[..., None])
+    sst = float((yc * yc).sum())
+    with np.errstate(invalid="ignore"):
+        r2 = 1.0 - (res * res).sum(axis=-1) / sst if sst > 0 else np.full(b0.shape, np.nan)
+    return b1, np.where(usable, b0, np.nan), np.where(usable, r2, np.nan)
+
+
+def _trust_reason(npts: int, b1: float, r2: float, min_N3: int | None) -> str | None:
+    """Why a finite resampled n* is not to be trusted (paper Sec. 4.5), or None."""
+    why = []
+    if npts < MIN_GRID_POINTS:
+        need = f"; run at least N = {min_N3} conditions" if min_N3 else ""
+        why.append(f"the power law was fitted to {npts} sample sizes only: the line passes "
+                   f"through them (R² = 1) whatever the data{need}")
+    lo, hi = SLOPE_BAND
+    if math.isfinite(b1) and not lo <= b1 <= hi:
+        why.append(f"the fitted slope b1 = {b1:.2f} is far from the theory's -2 (outside "
+                   f"[{lo:g}, {hi:g}])")
+    if npts >= MIN_GRID_POINTS and math.isfinite(r2) and r2 < R2_MIN:
+        why.append(f"poor power-law fit (R² = {r2:.2f} < {R2_MIN:g})")
+    if not why:
+        return None
+    return "unreliable: " + "; ".join(why)
+
+
+def _fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
+                         eps: np.ndarray, min_N: int | None = None,
+                         min_N3: int | None = None) -> list[list[NStarFit]]:
+    """n* fits for every row of ``Q`` (A, k) and every eps: ``out[a][d]``."""
+    A = Q.shape[0]
+    eps = np.atleast_1d(np.asarray(eps, dtype=np.float64))
+    nd = eps.size
+    if ns.size < 2:
+        need = f"at least N = {min_N} results" if min_N else "at least 2 grid points"
+        f = NStarFit(math.nan, reason=f"needs {need} for the power-law fit")
+        return [[f] * nd for _ in range(A)]
+    b1, b0, r2 = power_law_fit(ns, Q, slope_rows)
+    out = []
+    for a in range(A):
+        if np.any(Q[a] <= 0):
+            f = NStarFit(1.0, reason="all resampled results agree (an MMD_n quantile is 0): "
+                                      "one experiment suffices")
+            out.append([f] * nd)
+            continue
+        if not math.isfinite(float(b1)):
+            f = NStarFit(math.nan, reason="the MMD_n quantiles do not change with n: "
+                                          "no power law to fit")
+            out.append([f] * nd)
+            continue
+        B0, B1, R2 = float(b0[a]), float(b1), float(r2[a])
+        if B1 >= 0:
+            f = NStarFit(math.nan, B0, B1, R2,
+                         reason=f"fitted slope b1={B1:.3g} >= 0: the quantiles do not shrink "
+                                "with n", reliable=False)
+            out.append([f] * nd)
+            continue
+        why = _trust_reason(ns.size, B1, R2, min_N3)
+        out.append([NStarFit(float(math.exp(B1 * math.log(e) + B0)), B0, B1, R2, why,
+                             why is None) for e in eps])
+    return out
+
+
 def fit_nstar(ns: np.ndarray, qs: np.ndarray, eps: float | np.ndarray,
               min_N: int | None = None) -> list[NStarFit]:
     """Fit ``log n = b1 log q_n + b0`` by OLS and predict ``n* = exp(b1 log eps + b0)``.
+
+    One alpha*-quantile curve on its own (the paper's fit). :meth:`GeneralizabilityAnalysis
+    .nstar` fits the curves of all alpha* with a shared slope (:func:`power_law_fit`).
 
     Parameters
     ----------
@@ -129,39 +265,171 @@ def fit_nstar(ns: np.ndarray, qs: np.ndarray, eps: float | np.ndarray,
 
     Returns
     -------
-    list of NStarFit, one per eps.
+    list of NStarFit, one per eps. A fit on fewer than 3 sample sizes, with a slope outside
+    :data:`SLOPE_BAND` or an R^2 below :data:`R2_MIN` has ``reliable=False`` and a reason.
     """
-    eps_arr = np.atleast_1d(np.asarray(eps, dtype=np.float64))
     ns = np.asarray(ns, dtype=np.float64)
-    qs = np.asarray(qs, dtype=np.float64)
-    if ns.size < 2:
-        need = f"at least N = {min_N} results" if min_N else "at least 2 grid points"
-        return [NStarFit(math.nan, reason=f"needs {need} for the power-law fit")] * eps_arr.size
-    if np.any(qs <= 0):
-        return [NStarFit(1.0, reason="all resampled results agree (an MMD_n quantile is 0): "
-                                    "one experiment suffices")] * eps_arr.size
-    x = np.log(qs)
-    y = np.log(ns)
-    if np.ptp(x) <= 1e-12 * max(1.0, abs(x).max()):
-        return [NStarFit(math.nan, reason="the MMD_n quantiles do not change with n: "
-                                         "no power law to fit")] * eps_arr.size
-    b1, b0 = np.polyfit(x, y, 1)
-    pred = b1 * x + b0
-    ss_res = float(((y - pred) ** 2).sum())
-    ss_tot = float(((y - y.mean()) ** 2).sum())
-    r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else math.nan
-    if b1 >= 0:
-        return [NStarFit(math.nan, b0, b1, r2,
-                         reason=f"fitted slope b1={b1:.3g} >= 0: the quantiles do not shrink "
-                                "with n")] * eps_arr.size
-    out = []
-    for e in eps_arr:
-        out.append(NStarFit(float(math.exp(b1 * math.log(e) + b0)), float(b0), float(b1), r2))
-    return out
+    qs = np.asarray(qs, dtype=np.float64).reshape(1, -1)
+    return _fits_from_quantiles(ns, qs, np.ones(1, dtype=bool), eps, min_N)[0]
+
+
+#: default level of the interval [nstar_lo, nstar_hi]
+INTERVAL_LEVEL: float = 0.90
+#: bootstrap weightings of the conditions behind the sampling part of the interval
+INTERVAL_B: int = 200
+
+
+def _resampled_quantile_curves(mmd: np.ndarray, alphas: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray]:
+    """Quantile curves for the requested alphas and the slope alphas: (Q (A, k), slope rows)."""
+    ref = np.asarray(SLOPE_ALPHAS, dtype=np.float64)
+    extra = ref[~np.isin(ref, alphas)]
+    allA = np.concatenate([alphas, extra])
+    Q = np.atleast_2d(mmd_quantile(mmd, allA))
+    return Q, np.isin(allA, ref)
+
+
+def _prediction_se(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, b1: float,
+                   b0: np.ndarray, x0: np.ndarray) -> np.ndarray:
+    """OLS standard error of the predicted log n* of the joint fit: (A, d).
+
+    ``var(b0_a + b1 x0) = s^2 (1/k + (x0 - xbar_a)^2 / Sxx)``, with ``s^2`` the residual
+    variance of the joint fit over the slope rows (``A k - A - 1`` degrees of freedom) and
+    ``Sxx`` their pooled within-row sum of squares. It measures how much the Monte Carlo
+    noise of the quantiles (``rep`` pairs) and the fit move the extrapolated n*.
+    """
+    A, k = Q.shape
+    out = np.full((A, x0.size), np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.log(Q)
+    y = np.log(ns.astype(np.float64))
+    use = rows & np.isfinite(x).all(axis=1)
+    if not math.isfinite(b1) or not use.any():
+        return out
+    dof = int(use.sum()) * k - int(use.sum()) - 1
+    if dof <= 0:
+        return out
+    xs = x[use]
+    res = y[None, :] - (b1 * xs + b0[use][:, None])
+    s2 = float((res * res).sum()) / dof
+    fin = np.isfinite(x).all(axis=1)
+    xm = np.where(fin, np.where(fin[:, None], x, 0.0).mean(axis=1), np.nan)
+    sxx = float(((xs - xs.mean(axis=1, keepdims=True)) ** 2).sum())
+    if sxx <= 0:
+        return out
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(s2 * (1.0 / k + (x0[None, :] - xm[:, None]) ** 2 / sxx))
+
+
+def _closed_form_spread(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray, B: int,
+                        rng: np.random.Generator) -> np.ndarray:
+    """How the closed-form log n* moves when the conditions are resampled: (B, A).
+
+    The N conditions are resampled with replacement (multinomial counts on the kernel
+    classes); for each resample, ``log n*`` of the closed form (Appendix C, p-weighted
+    centring ``C_p = I - 1 p'``; the eps term cancels) minus its value on the study.
+    ``L1 = sum(lambda) = sum_i p_i H_ii`` and ``sum(lambda^2) = sum_ij p_i p_j H_ij^2`` are
+    traces, so no eigendecomposition is needed: O(m^2) per resample.
+    """
+    N = int(counts.sum())
+    p0 = counts / N
+    W = np.vstack([p0[None, :], rng.multinomial(N, p0, size=B) / N])  # (B + 1, m)
+    # with H = C_p K C_p' (entries K_ij - u_i - u_j + c, u = K p, c = p'K p):
+    # L1 = p . diag(K) - c and sum_ij p_i p_j H_ij^2 = p'(K o K)p - 2 sum_i p_i u_i^2 + c^2
+    U = W @ K
+    c = np.einsum("bi,bi->b", U, W)
+    L1 = W @ np.diag(K) - c
+    s2 = np.einsum("bi,bi->b", W @ (K * K), W) - 2.0 * np.einsum("bi,bi,bi->b", W, U, U) + c**2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        z = np.array([lin_z(float(a)) for a in alphas])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        L2 = 3.0 * s2 + (L1**2 - s2)
+        a = (L2 - L1**2) / L1
+        d = 2.0 * L1**2 / (L2 - L1**2)
+        C = np.sqrt(2.0 / (9.0 * d))[:, None] * z[None, :] + 1.0 - (2.0 / (9.0 * d))[:, None]
+        ln = 3.0 * np.log(C) + np.log(a * d)[:, None]
+    ln = np.where(np.isfinite(ln) | (L1 <= config.DEGENERATE_TOL)[:, None], ln, np.nan)
+    ln = np.where((L1 <= config.DEGENERATE_TOL)[:, None], -np.inf, ln)  # n* = 1 (log -> low)
+    with np.errstate(invalid="ignore"):
+        dev = ln[1:] - ln[0]
+    dev[:, ~np.isfinite(ln[0])] = 0.0  # the study itself is degenerate: n* = 1, no spread
+    return dev
+
+
+def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """``[nstar_lo, nstar_hi]`` around the estimate, on the log scale: (A, d) each.
+
+    The sampling part, the percentiles of the closed-form deviations ``dev`` (B, A), and
+    the fit part, ``z se`` (A, d), are added in quadrature on each side.
+    """
+    a = (1.0 - level) / 2.0
+    z = float(_ndtri(1.0 - a))
+    ok = np.isfinite(lhat)
+    dev = np.where(np.isneginf(dev), -50.0, dev)  # a resample where n* = 1: far below
+    dev = np.where(np.isposinf(dev), 50.0, dev)
+    if np.isnan(dev).any():
+        qs = np.nanquantile(dev, [a, 1.0 - a], axis=0)
+    else:
+        qs = np.quantile(dev, [a, 1.0 - a], axis=0)
+    lo_d = -np.minimum(0.0, qs[0])
+    hi_d = np.maximum(0.0, qs[1])
+    fit = np.where(np.isfinite(se), z * se, 0.0)
+    with np.errstate(invalid="ignore"):
+        lo = lhat - np.sqrt(lo_d[:, None] ** 2 + fit**2)
+        hi = lhat + np.sqrt(hi_d[:, None] ** 2 + fit**2)
+    return np.where(ok, lo, np.nan), np.where(ok, hi, np.nan)
+
+
+def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
+                    eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+                    rng: np.random.Generator, level: float, joint: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """``(nstar_lo, nstar_hi)``, each (A, d), for the estimates ``nst`` (A, d).
+
+    ``Q`` holds the quantile curves the fit used (the requested alphas first, then the
+    other slope alphas when ``joint``); ``K`` and ``counts`` are the kernel matrix and the
+    counts of the study's kernel classes.
+    """
+    na_, nd_ = nst.shape
+    lo = np.full((na_, nd_), np.nan)
+    hi = np.full((na_, nd_), np.nan)
+    finite = np.isfinite(nst)
+    if not finite.any():
+        return lo, hi
+    x0 = np.log(eps)
+    if joint:
+        b1, b0, _ = power_law_fit(ns, Q, rows)
+        se = _prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
+        degenerate = np.any(Q[:na_] <= 0, axis=1)
+    else:
+        se = np.full((na_, nd_), np.nan)
+        degenerate = np.any(Q <= 0, axis=1)
+        for i in range(na_):
+            b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
+            se[i] = _prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+    dev = _closed_form_spread(K, counts, alphas, INTERVAL_B, rng)
+    with np.errstate(divide="ignore"):
+        llo, lhi = _interval(np.log(nst), dev, se, level)
+    lo = np.where(finite, np.exp(llo), np.nan)
+    hi = np.where(finite, np.exp(lhi), np.nan)
+    # n* = 1 because all resampled results agree is exact; otherwise the lower end never
+    # goes below 1 unless the estimate itself does
+    one = finite & degenerate[:, None]
+    lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
+    hi = np.where(one, 1.0, hi)
+    return lo, hi
+
+
+def _ndtri(p: float) -> float:
+    from scipy.special import ndtri
+
+    return float(ndtri(p))
 
 
 def lin_z(alpha: float) -> float:
-    """Inverse of Lin's approximation of the normal CDF, ``z(alpha)`` (SPEC A7 step 5)."""
+    """Inverse of Lin's approximation of the normal CDF, ``z(alpha)`` (paper App. C step 5)."""
     alpha = check_probability("alpha", alpha)
     if alpha < 0.6:
         warnings.warn(
@@ -237,7 +505,7 @@ def _approx_C(terms: ApproxTerms, alpha: float) -> float:
 
 
 def approx_nstar(terms: ApproxTerms, alpha: float, eps: float) -> tuple[float, str | None]:
-    """Closed-form n*: ``log n* = -2 log eps + 3 log C(alpha) + log(a d)`` (SPEC A7)."""
+    """Closed-form n*: ``log n* = -2 log eps + 3 log C(alpha) + log(a d)`` (paper App. C)."""
     if terms.degenerate:
         return 1.0, "all results identical under the kernel (L1 = 0): one experiment suffices"
     C = _approx_C(terms, alpha)
@@ -263,6 +531,24 @@ def bound_nstar(alpha: float, eps: float, kappa_sup: float = 1.0) -> float:
     alpha = check_probability("alpha", alpha)
     return (math.sqrt(-4.0 * kappa_sup * math.log(1.0 - alpha))
             + math.sqrt(2.0 * kappa_sup)) ** 2 / eps**2
+
+
+def check_question(kernels: Sequence[Kernel], na: int) -> None:
+    """Refuse a research question that is vacuous for ``na`` alternatives.
+
+    Jaccard(k) with ``k >= na``: every alternative is in the top k tiers of every ranking
+    (tiers are counted from 0 and there are at most na of them), so the kernel is always 1,
+    every MMD is 0 and n* = 1 whatever the results. The question "are the best alternatives
+    consistently the same?" then asks nothing; it is an error, not a result.
+    """
+    for k in kernels:
+        if k.name == "jaccard" and int(k.k) >= na:
+            raise GenexpyInputError(
+                f"{k.label} with {na} alternatives asks nothing: every alternative is in the "
+                f"top {k.k} tiers of every ranking, so any study would be generalizable "
+                f"with n* = 1. Use Jaccard(k=...) with k < {na} (k=1 asks whether the best "
+                "alternatives are the same)."
+            )
 
 
 # ---------------------------------------------------------------------------------------
@@ -335,7 +621,7 @@ class GeneralizabilityAnalysis:
     seed : int; the same seed gives the same result. Each configuration draws from its own
         stream ``SeedSequence([seed, config_id])``, so analysing a subset of the
         configurations gives the same numbers for them.
-    disjoint, replace : resampling mode (SPEC A5); default the paper's "realistic" one
+    disjoint, replace : resampling mode (paper Sec. 4.5); default the paper's "realistic" one
     grid : None (n = 2, 4, ... < N // 2), a callable ``N -> sizes``, or a sequence of sizes
         (sizes the mode cannot draw for a configuration are skipped there)
     configurations : optional subset of configuration ids (or level tuples/dicts)
@@ -373,6 +659,7 @@ class GeneralizabilityAnalysis:
         self.study = study
         kernels = [_default_alternative(k, study) for k in kernels]
         self.kernels = [k.resolve(study.na, study.alternatives) for k in kernels]
+        check_question(self.kernels, study.na)
         labels = [k.label for k in self.kernels]
         if len(set(labels)) != len(labels):
             raise GenexpyInputError(f"the same kernel is given twice: {labels}.")
@@ -389,6 +676,7 @@ class GeneralizabilityAnalysis:
             return _resolve_grid(grid, N, self.disjoint, self.replace)
 
         self.min_N = _min_N_for_two_points(grid_fn)
+        self.min_N3 = _min_N_for_points(grid_fn, MIN_GRID_POINTS)
         ids = (sorted(s.config_id for s in study.samples()) if configurations is None
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
@@ -475,12 +763,41 @@ class GeneralizabilityAnalysis:
         methods: Sequence[str] = METHODS,
         configurations: Sequence | None = None,
         kernels: Sequence | None = None,
+        *,
+        interval: bool = True,
+        level: float = INTERVAL_LEVEL,
+        fit: str = "joint",
     ) -> pl.DataFrame:
         """n* for every configuration x kernel x alpha* x delta* x method, as a tidy frame.
 
+        Parameters
+        ----------
+        alphas, deltas : thresholds alpha*, delta* (every combination gets a row)
+        methods : subset of :data:`METHODS`
+        configurations, kernels : optional subsets
+        interval : add ``nstar_lo``, ``nstar_hi`` for the resampled method (see Notes)
+        level : level of that interval (default 0.90)
+        fit : "joint" (default): one power-law slope shared by the quantile curves of the
+            alpha* levels :data:`SLOPE_ALPHAS` (and the requested ones use it), which makes
+            n* non-decreasing in alpha*; "separate": one fit per alpha*, as in the paper
+            (n* can then go down when alpha* goes up)
+
+        Returns
+        -------
         Columns: config_id, the design factors, kernel, kernel_label, alpha, delta, eps, N,
-        method, nstar, nstar_ceil, generalizable (N >= n*), deficit (nstar_ceil - N),
-        b0, b1, r2 (resample fit), reason (why n* is 1 or undefined).
+        method, nstar, nstar_lo, nstar_hi, nstar_ceil, generalizable (N >= ceil(n*); null
+        when the estimate is not to be trusted), deficit (nstar_ceil - N), reliable,
+        b0, b1, r2 (resample fit), reason (why n* is 1, undefined or unreliable).
+
+        Notes
+        -----
+        The interval adds, in quadrature on each side of ``log n*``, (i) how much the
+        closed-form n* of Appendix C moves when the N conditions are resampled with
+        replacement (:data:`INTERVAL_B` resamples; its relative spread is carried over to the
+        resampled estimate) and (ii) the standard error of the fitted line at ``log eps*``
+        (the Monte Carlo noise of the ``rep`` resampled pairs). Its coverage of the true n*,
+        checked by simulation against bootstrapping the whole estimate and against
+        subsampling, is in ``notebooks/09_how_sure_is_nstar.ipynb``.
         """
         a_arr = as_float_grid("alphas", alphas)
         for a in a_arr:
@@ -490,6 +807,11 @@ class GeneralizabilityAnalysis:
         bad = [m for m in methods if m not in METHODS]
         if bad:
             raise GenexpyInputError(f"unknown method(s) {bad}; choose from {list(METHODS)}.")
+        if fit not in ("joint", "separate"):
+            raise GenexpyInputError(f"fit must be 'joint' or 'separate', got {fit!r}.")
+        level = check_probability("level", level)
+        if not 0.0 < level < 1.0:
+            raise GenexpyInputError(f"level must be strictly between 0 and 1, got {level}.")
         qidx = (range(len(self.kernels)) if kernels is None
                 else [self.kernel_index(k) for k in kernels])
         eps_by_k = {q: np.asarray(self.kernels[q].eps(d_arr), dtype=np.float64).reshape(-1)
@@ -502,19 +824,33 @@ class GeneralizabilityAnalysis:
         A = np.repeat(a_arr, nd_)  # alpha-major grid of (alpha, delta)
         D = np.tile(d_arr, na_)
         blocks: list[dict] = []
+        min_N3 = self.min_N3
 
-        def block(cid, q, N, method, nstar, b0=None, b1=None, r2=None, reason=None):
+        def block(cid, q, N, method, nstar, b0=None, b1=None, r2=None, reason=None,
+                  reliable=None, lo=None, hi=None):
             size = A.size
             nan = np.full(size, np.nan)
+            nstar = np.asarray(nstar, dtype=np.float64)
+            reason = [None] * size if reason is None else list(reason)
+            reliable = np.ones(size, dtype=bool) if reliable is None else np.asarray(reliable)
+            if N < 2:  # one condition: nothing can be said to generalize (any method)
+                why = ("a single experimental condition (N = 1) cannot show that a result "
+                       "generalizes: run more conditions")
+                reason = [why] * size
+                reliable = np.zeros(size, dtype=bool)
+                if method != "bound":  # the bound does not depend on the data
+                    nstar = nan
+                lo = hi = None
             blocks.append({
                 "config_id": np.full(size, cid, dtype=np.uint32),
                 "kernel": [names[q]] * size, "kernel_label": [labels[q]] * size,
                 "alpha": A, "delta": D, "eps": np.tile(eps_by_k[q], na_),
                 "N": np.full(size, N, dtype=np.int64), "method": [method] * size,
-                "nstar": np.asarray(nstar, dtype=np.float64),
+                "nstar": nstar,
+                "nstar_lo": nan if lo is None else lo, "nstar_hi": nan if hi is None else hi,
                 "b0": nan if b0 is None else b0, "b1": nan if b1 is None else b1,
                 "r2": nan if r2 is None else r2,
-                "reason": [None] * size if reason is None else reason,
+                "reason": reason, "reliable": reliable,
             })
 
         for cid in cids:
@@ -524,14 +860,9 @@ class GeneralizabilityAnalysis:
                 eps = eps_by_k[q]
                 k = self.kernels[q]
                 if "resample" in methods:
-                    Q = np.atleast_2d(mmd_quantile(cd.mmd[q], a_arr)) if cd.ns.size else None
-                    fits = []
-                    for ia in range(na_):
-                        fits.extend(fit_nstar(cd.ns, Q[ia] if Q is not None else cd.ns, eps,
-                                              self.min_N))
-                    block(cid, q, N, "resample", [f.nstar for f in fits],
-                          np.array([f.b0 for f in fits]), np.array([f.b1 for f in fits]),
-                          np.array([f.r2 for f in fits]), [f.reason for f in fits])
+                    block(cid, q, N, "resample",
+                          **self._resample_rows(cd, q, a_arr, eps, interval, level, fit,
+                                                min_N3))
                 for m, centring in (("approx", "uniform"), ("approx_weighted", "weighted")):
                     if m not in methods:
                         continue
@@ -543,8 +874,10 @@ class GeneralizabilityAnalysis:
                 if "bound" in methods:
                     block(cid, q, N, "bound", [bound_nstar(float(a), float(e), k.kappa_sup)
                                                for a in a_arr for e in eps])
-        cols = {c: [] for c in ("config_id", "kernel", "kernel_label", "alpha", "delta",
-                                "eps", "N", "method", "nstar", "b0", "b1", "r2", "reason")}
+        names_ = ("config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N",
+                  "method", "nstar", "nstar_lo", "nstar_hi", "b0", "b1", "r2", "reason",
+                  "reliable")
+        cols = {c: [] for c in names_}
         for c in cols:
             parts = [bl[c] for bl in blocks]
             if not parts:
@@ -556,20 +889,63 @@ class GeneralizabilityAnalysis:
         frame = pl.DataFrame(cols, schema={
             "config_id": pl.UInt32, "kernel": pl.String, "kernel_label": pl.String,
             "alpha": pl.Float64, "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64,
-            "method": pl.String, "nstar": pl.Float64, "b0": pl.Float64, "b1": pl.Float64,
-            "r2": pl.Float64, "reason": pl.String})
+            "method": pl.String, "nstar": pl.Float64, "nstar_lo": pl.Float64,
+            "nstar_hi": pl.Float64, "b0": pl.Float64, "b1": pl.Float64,
+            "r2": pl.Float64, "reason": pl.String, "reliable": pl.Boolean})
         ceil = (pl.when(pl.col("nstar").is_finite())
                 .then((pl.col("nstar") - 1e-9).ceil().clip(lower_bound=1).cast(pl.Int64)))
         frame = frame.with_columns(ceil.alias("nstar_ceil")).with_columns(
-            (pl.col("N") >= pl.col("nstar_ceil")).alias("generalizable"),
+            pl.when(pl.col("reliable")).then(pl.col("N") >= pl.col("nstar_ceil"))
+            .alias("generalizable"),
             (pl.col("nstar_ceil") - pl.col("N")).alias("deficit"),
         )
         levels = self.study.configurations.select(["config_id", *self.study.design])
         frame = frame.join(levels, on="config_id", how="left")
         order = ["config_id", *self.study.design, "kernel", "kernel_label", "alpha", "delta",
-                 "eps", "N", "method", "nstar", "nstar_ceil", "generalizable", "deficit",
-                 "b0", "b1", "r2", "reason"]
+                 "eps", "N", "method", "nstar", "nstar_lo", "nstar_hi", "nstar_ceil",
+                 "generalizable", "deficit", "reliable", "b0", "b1", "r2", "reason"]
+        if not interval:
+            order = [c for c in order if c not in ("nstar_lo", "nstar_hi")]
         return frame.select(order)
+
+    def _resample_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
+                       eps: np.ndarray, interval: bool, level: float, fit: str,
+                       min_N3: int) -> dict:
+        """The resampled n* of one configuration and kernel, alpha-major, with its interval."""
+        na_, nd_ = a_arr.size, eps.size
+        ns = cd.ns
+        if not ns.size:
+            fits = _fits_from_quantiles(ns, np.zeros((na_, 0)), np.ones(na_, dtype=bool),
+                                        eps, self.min_N, min_N3)
+            Q = rows = None
+        else:
+            if fit == "joint":
+                Q, rows = _resampled_quantile_curves(cd.mmd[q], a_arr)
+                fits = _fits_from_quantiles(ns, Q, rows, eps, self.min_N, min_N3)[:na_]
+            else:
+                Q = np.atleast_2d(mmd_quantile(cd.mmd[q], a_arr))
+                rows = np.ones(na_, dtype=bool)
+                fits = [_fits_from_quantiles(ns, Q[i:i + 1], rows[:1], eps, self.min_N,
+                                             min_N3)[0] for i in range(na_)]
+        flat = [f for row in fits for f in row]
+        out = {"nstar": [f.nstar for f in flat], "b0": np.array([f.b0 for f in flat]),
+               "b1": np.array([f.b1 for f in flat]), "r2": np.array([f.r2 for f in flat]),
+               "reason": [f.reason for f in flat],
+               "reliable": np.array([f.reliable for f in flat])}
+        if not interval:
+            return out
+        nst = np.array(out["nstar"], dtype=np.float64).reshape(na_, nd_)
+        if Q is None:
+            lo = hi = np.full((na_, nd_), np.nan)
+        else:
+            K, inv, _ = cd.supports[q]
+            counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
+            rng = child_seed(self.seed, cd.sample.config_id, 1 + q)
+            lo, hi = _nstar_interval(ns, Q, rows, nst, eps, K, counts, a_arr, rng, level,
+                                     joint=fit == "joint")
+        out["lo"] = lo.ravel()
+        out["hi"] = hi.ravel()
+        return out
 
     # ---- frames for charts -----------------------------------------------------------
     def mmd_frame(self, config, kernel) -> pl.DataFrame:
@@ -645,15 +1021,21 @@ def analyze(
     n_jobs: int | None = None,
     progress: bool = True,
     client=None,
+    interval: bool = True,
+    level: float = INTERVAL_LEVEL,
+    fit: str = "joint",
 ) -> pl.DataFrame:
     """The whole study in one call: configurations x kernels x alpha* x delta* x methods.
 
     See :class:`GeneralizabilityAnalysis` for the parameters and
-    :meth:`GeneralizabilityAnalysis.nstar` for the columns of the returned frame.
+    :meth:`GeneralizabilityAnalysis.nstar` for ``interval`` (the columns ``nstar_lo``,
+    ``nstar_hi``: a ``level`` interval of the resampled n*, default 90 %), ``fit`` and the
+    columns of the returned frame.
     ``client`` (needs ``genexpy_nb[cluster]``): a ``dask.distributed`` Client, scheduler
     address, cluster object or ``"local"``; chunks of configurations then run as tasks on the
     cluster (``n_jobs`` numba threads per task, default 1), with the same result, bit for bit
-    (each configuration has its own random stream).
+    (each configuration has its own random stream; the cluster computes the default
+    ``level`` and ``fit``).
 
     Examples
     --------
@@ -662,9 +1044,14 @@ def analyze(
     if client is not None:  # genexpy_nb[cluster]: chunks of configurations on the workers
         from .distributed import analyze_on_cluster
 
-        return analyze_on_cluster(client, study, kernels, alphas=alphas, deltas=deltas,
-                                  methods=methods, rep=rep, seed=seed, disjoint=disjoint,
-                                  replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
+        if level != INTERVAL_LEVEL or fit != "joint":
+            raise GenexpyInputError(
+                "with client=, analyze uses the default level (0.9) and fit ('joint'); run "
+                "without client= for other values.")
+        res = analyze_on_cluster(client, study, kernels, alphas=alphas, deltas=deltas,
+                                 methods=methods, rep=rep, seed=seed, disjoint=disjoint,
+                                 replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
+        return res if interval else res.drop("nstar_lo", "nstar_hi")
     ga = GeneralizabilityAnalysis(study, kernels, rep=rep, seed=seed, disjoint=disjoint,
                                   replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
-    return ga.nstar(alphas, deltas, methods)
+    return ga.nstar(alphas, deltas, methods, interval=interval, level=level, fit=fit)

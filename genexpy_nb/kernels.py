@@ -4,7 +4,7 @@ Each kernel is a small frozen dataclass. Defaults that depend on the number of a
 ``na`` (``nu = 1/na`` for Borda, ``nu = 1/C(na, 2)`` for Mallows, ``gamma = 1/na`` for RBF)
 are resolved by :meth:`Kernel.resolve`, which a :class:`~genexpy_nb.study.Study` calls for
 you. Every kernel maps an interpretable threshold ``delta`` to the MMD threshold
-``eps(delta) = sqrt(2 (kappa_sup - f(delta)))`` (SPEC A3).
+``eps(delta) = sqrt(2 (kappa_sup - f(delta)))`` (paper Sec. 4.2, 4.4).
 
 References
 ----------
@@ -174,7 +174,7 @@ class Kernel:
 
     @property
     def mmd_max(self) -> float:
-        """Upper bound of the MMD, sqrt(2 (kappa_sup - kappa_inf)) (SPEC A4)."""
+        """Upper bound of the MMD, sqrt(2 (kappa_sup - kappa_inf)) (paper Sec. 4.3)."""
         return math.sqrt(2.0 * (self.kappa_sup - self.kappa_inf))
 
 
@@ -394,7 +394,7 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
 
     ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2``, P the pairs ordered the same strict way
     by both rankings (a reversed pair counts 1, tied in one ranking only 1/2, tied in both
-    0; SPEC A3); twice n_d is an integer, so every path gives exact counts. Small inputs:
+    0; paper App. B); twice n_d is an integer, so every path gives exact counts. Small inputs:
     P as one BLAS product of 0/1 "a above b" matrices. Large: tier bitsets and popcounts
     (``O(na^2 / 64)`` word operations per pair, memory linear in the support).
     """

@@ -1,4 +1,4 @@
-"""Maximum Mean Discrepancy and the resampled distribution of MMD_n (SPEC A4-A5)."""
+"""Maximum Mean Discrepancy and the resampled distribution of MMD_n (paper Sec. 4.3; Sec. 4.5)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def draw_pairs(
     N: int, n: int, rep: int, *, disjoint: bool = True, replace: bool = False,
     seed: int | np.random.Generator | None = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of ``rep`` pairs of samples of size ``n`` from ``N`` results (SPEC A5).
+    """Indices of ``rep`` pairs of samples of size ``n`` from ``N`` results (paper Sec. 4.5).
 
     ========  =======  =====================================================  ==========
     disjoint  replace  one pair                                               valid for
@@ -142,7 +142,7 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
                    ) -> np.ndarray:
     """MMD of each pair of index samples, from the kernel matrix on the support.
 
-    Uses the support form ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (SPEC A4): the count
+    Uses the support form ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3): the count
     differences of all pairs are built at once by a numba kernel, then one matrix product
     evaluates every quadratic form.
 
@@ -204,7 +204,7 @@ def mmd_distribution(
     disjoint: bool = True, replace: bool = False,
     seed: int | np.random.Generator | None = 0, n_jobs: int | None = None,
 ) -> np.ndarray:
-    """``rep`` resampled values of MMD_n from one configuration's N results (SPEC A5).
+    """``rep`` resampled values of MMD_n from one configuration's N results (paper Sec. 4.5).
 
     Parameters
     ----------

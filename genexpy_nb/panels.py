@@ -17,9 +17,9 @@ current charts in ``panel.charts`` (plain Altair objects: ``chart.to_dict()``) a
 their current state as a polars frame with ``panel.export()``, ready to paste into a paper.
 
 Charts are shown in :class:`ipywidgets.Output` widgets by setting their ``outputs`` to the
-chart's MIME bundle (Vega-Lite), which JupyterLab, Notebook 7, VS Code and Binder render
-natively. This needs no browser-side extension beyond ipywidgets and is the same with or
-without a running kernel, so tests can read what the frontend would draw.
+chart compiled to a Vega spec (``application/vnd.vega.v5+json``, see :data:`CHART_BACKEND`),
+which JupyterLab, Notebook 7, VS Code and Binder draw natively, without network. This needs
+no browser-side extension beyond ipywidgets, and tests can read what the frontend would draw.
 
 Responsiveness: moving a slider re-reads the cached MMD_n distributions
 (:meth:`GeneralizabilityAnalysis.nstar`), it never resamples, and redraws only the charts
@@ -69,7 +69,7 @@ NGEN_EPS_POINTS: int = 61
 NGEN_MAX_CURVES: int = 10
 #: charts kept per panel (keyed by their inputs), so that going back to a slider position
 #: redraws at once
-CHART_CACHE_SIZE: int = 64
+CHART_CACHE_SIZE: int = 256
 #: trimming levels of the seed-variability slider
 TRIM_GRID: tuple[float, ...] = tuple(np.round(np.arange(0.0, 0.46, 0.01), 2).tolist())
 #: metrics offered against alpha-hat, in dropdown order (those present in the report)
@@ -96,10 +96,24 @@ def _mimebundle(chart: alt.TopLevelMixin) -> dict:
     return dict(out or {})
 
 
+def _vega_bundle(chart: alt.TopLevelMixin) -> dict:
+    """The chart as a Vega spec that the frontend draws itself, offline
+    (:func:`genexpy_nb.charts.offline_renderer`), whatever Altair renderer is active."""
+    from .charts._offline import offline_renderer
+
+    spec = chart.to_dict(validate=False, context={"pre_transform": False})
+    return offline_renderer(spec)[0]
+
+
 def _payload(chart: alt.TopLevelMixin) -> dict:
-    """What the frontend needs of a chart under the backend in force: the Vega-Lite spec
-    (jupyterchart) or the renderer's MIME bundle (mimebundle)."""
-    if chart_backend() == "jupyterchart":
+    """What the frontend needs of a chart under the backend in force: the Vega bundle
+    (vega), the Vega-Lite spec (jupyterchart) or the active renderer's bundle (mimebundle)."""
+    backend = chart_backend()
+    if backend == "vega":
+        return _vega_bundle(chart)
+    if backend == "jupyterchart":
+        # the Vega-Lite spec: compiling it to Vega in the kernel (vl-convert) was measured
+        # slower per step than letting the browser compile it
         return chart.to_dict(validate=False)
     return _mimebundle(chart)
 
@@ -109,27 +123,36 @@ def _fast_charts():
     return alt.utils.schemapi.debug_mode(False)
 
 
-#: how panels draw their charts: "jupyterchart" (Altair's JupyterChart widget with the Vega
-#: JavaScript bundled offline by vl-convert: works in JupyterLab, Notebook 7, VS Code and
-#: Binder, with or without network), "mimebundle" (the active Altair renderer's MIME bundle
-#: in an Output widget: needs a frontend that renders it, e.g. network for the CDN), or
-#: "auto" (jupyterchart when anywidget is installed). Set GENEXPY_NB_CHARTS to override.
+#: how panels draw their charts:
+#:
+#: - "jupyterchart" (the default when anywidget is installed, as it is with genexpy_nb):
+#:   Altair's JupyterChart widget, its JavaScript bundled offline by vl-convert (once per
+#:   kernel), sent each chart's Vega-Lite spec (the fastest redraw measured in
+#:   benchmarks/bench_browser_panels.py);
+#: - "vega": each chart as ``application/vnd.vega.v5+json`` in an ``ipywidgets.Output``,
+#:   drawn by the frontend's own Vega (no JavaScript shipped; JupyterLab re-renders the
+#:   output and rasterises a PNG copy on each step, slower);
+#: - "mimebundle": the active Altair renderer's MIME bundle in an Output widget;
+#: - "auto": "jupyterchart" when anywidget is importable, else "vega".
+#:
+#: Set GENEXPY_NB_CHARTS to override.
 CHART_BACKEND = os.environ.get("GENEXPY_NB_CHARTS", "auto")
+_BACKENDS = ("auto", "vega", "jupyterchart", "mimebundle")
 
 
 def chart_backend() -> str:
     """The chart backend in force (see :data:`CHART_BACKEND`)."""
     b = CHART_BACKEND
-    if b not in ("auto", "jupyterchart", "mimebundle"):
+    if b not in _BACKENDS:
         raise GenexpyInputError(
-            f"GENEXPY_NB_CHARTS / panels.CHART_BACKEND must be 'auto', 'jupyterchart' or "
-            f"'mimebundle', got {b!r}."
+            f"GENEXPY_NB_CHARTS / panels.CHART_BACKEND must be one of {', '.join(_BACKENDS)}"
+            f"; got {b!r}."
         )
     if b == "auto":
         try:
             import anywidget  # noqa: F401
         except ImportError:
-            return "mimebundle"
+            return "vega"
         return "jupyterchart"
     return b
 
@@ -145,7 +168,9 @@ class ChartView:
 
     ``view.chart`` is the chart shown (None while a message is shown), ``view.message``
     the message; ``view.widget.outputs`` holds exactly what the frontend draws: with the
-    "mimebundle" backend the chart's MIME bundle, with "jupyterchart" the view of
+    "vega" backend (the default) the chart compiled to a Vega spec
+    (``application/vnd.vega.v5+json``), with "mimebundle" the active Altair renderer's
+    bundle, with "jupyterchart" the view of
     ``view.jchart`` (an Altair JupyterChart whose ``spec`` is the chart's Vega-Lite spec,
     updated in place when the chart changes).
     """
@@ -178,7 +203,9 @@ class ChartView:
                                         "data": {"application/vnd.jupyter.widget-view+json":
                                                  view, "text/plain": f"{self.name} chart"}},)
             return
-        data = _mimebundle(chart) if bundle is None or "$schema" in bundle else bundle
+        if bundle is None or ("$schema" in bundle) != (self.backend == "jupyterchart"):
+            bundle = _vega_bundle(chart) if self.backend == "vega" else _mimebundle(chart)
+        data = bundle
         self.widget.outputs = ({"output_type": "display_data", "data": data,
                                 "metadata": {}},)
 
@@ -192,24 +219,42 @@ class ChartView:
 
 
 class _ChartCache:
-    """Charts with their MIME bundles, keyed by the inputs they were drawn from (bounded)."""
+    """Values (charts with their bundles, n* frames) keyed by the inputs they were made from
+    (bounded, most recent kept), so that going back to a slider position redraws at once.
+
+    (Preparing the neighbouring slider positions in a background thread was tried and
+    dropped: polars and vl-convert called from two threads at once deadlocked.)
+    """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._d: dict[tuple, tuple[alt.TopLevelMixin, dict]] = {}
+        self._d: dict[tuple, Any] = {}
 
-    def get(self, key: tuple, build) -> tuple[alt.TopLevelMixin, dict]:
+    def get(self, key: tuple, build) -> Any:
         hit = self._d.pop(key, None)
         if hit is None:
-            chart = build()
-            hit = (chart, _payload(chart))
+            hit = build()
         self._d[key] = hit  # most recent last
         while len(self._d) > self.size:
             self._d.pop(next(iter(self._d)))
         return hit
 
+    def __contains__(self, key: tuple) -> bool:
+        return key in self._d
+
     def __len__(self) -> int:
         return len(self._d)
+
+
+def _with_payload(build):
+    """``build`` -> a builder of (chart, what the frontend gets of it)."""
+    def both():
+        chart = build()
+        return chart, _payload(chart)
+
+    return both
+
+
 
 
 def _fmt(v: Any, digits: int = 3) -> str:
@@ -587,14 +632,24 @@ class GeneralizabilityExplorer:
         self.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
         self.last_update_s = t2 - t0
 
+    def _numbers(self, ga: GeneralizabilityAnalysis, label: str, a: float,
+                 d: float) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """(n* of every configuration, their ranking by deficit) for a question and
+        thresholds (cached)."""
+        def build():
+            results = ga.nstar(a, d, PANEL_METHODS, kernels=[label])
+            return results, plan(results, alpha=a, delta=d, kernel=label, method="resample")
+
+        return self._chart_cache.get(("numbers", label, a, d), build)
+
     def _refresh_numbers(self) -> None:
         ga, q = self._ensure(self.selected_kernel())
         label = ga.kernels[q].label
-        a, d = float(self.alpha.value), float(self.delta.value)
+        # slider values such as 0.9399999999999999 mean the 0.94 the slider shows
+        a, d = round(float(self.alpha.value), 9), round(float(self.delta.value), 9)
         self._current = (ga, label, a, d)
-        self.results = ga.nstar(a, d, PANEL_METHODS, kernels=[label])
-        self.ranking = plan(self.results, alpha=a, delta=d, kernel=label, method="resample")
         cid = self.config_id
+        self.results, self.ranking = self._numbers(ga, label, a, d)
         if cid is None:
             self.result = self.results.clear()
             self.summary.value = ("<p><b>No results for this combination of levels</b> "
@@ -606,30 +661,30 @@ class GeneralizabilityExplorer:
             row = self.result.filter(pl.col("method") == "resample").row(0, named=True)
             self.summary.value = self._summary_html(row)
             self.table.value = _html_table(
-                self.result, ["method", "nstar", "nstar_ceil", "N", "generalizable",
-                              "deficit", "b1", "r2", "reason"])
+                self.result, ["method", "nstar", "nstar_lo", "nstar_hi", "nstar_ceil", "N",
+                              "generalizable", "deficit", "b1", "r2", "reason"])
         self.ranking_table.value = _html_table(
             self.ranking, ["priority", *self.study.design, "N", "nstar_ceil", "deficit",
                            "to_run", "generalizable", "reason"],
             highlight=cid, key="config_id")
 
-    def _refresh_charts(self) -> None:
+    def _chart_jobs(self, ga: GeneralizabilityAnalysis, label: str, cid: int | None,
+                    a: float, d: float) -> tuple[list[tuple[str, tuple, Any]], str | None]:
+        """The charts for these inputs as ``[(name, cache key, build)]`` (``build()`` gives
+        the chart and what the frontend gets of it), and why the configuration's own charts
+        cannot be drawn (None when they can)."""
         from .charts.generalizability import deficit_heatmap, ngen_curves, power_law_fit
 
-        ga, label, a, d = self._current
-        cid = self.config_id
-        self.charts = {}
-        if cid is None:
-            for name in ("ngen", "power_law"):
-                self.views[name].note("no configuration selected")
-        else:
-            row = self.result.filter(pl.col("method") == "resample").row(0, named=True)
+        results, ranking = self._numbers(ga, label, a, d)
+        jobs: list[tuple[str, tuple, Any]] = []
+        why = "no configuration selected" if cid is None else None
+        if cid is not None:
+            row = results.filter((pl.col("config_id") == cid)
+                                 & (pl.col("method") == "resample")).row(0, named=True)
             sample = self.study.sample(cid)
             ns, _ = ga.mmd_samples(cid, label)
             if ns.size == 0:
                 why = row["reason"] or "no sample sizes to resample"
-                self.views["ngen"].note(f"n-generalizability not available: {why}")
-                self.views["power_law"].note(f"power-law fit not available: {why}")
             else:
                 title = f"{sample.label} — {label}"
                 eps = row["eps"]
@@ -651,14 +706,27 @@ class GeneralizabilityExplorer:
                         b0=row["b0"], b1=row["b1"], N=sample.N,
                         title=f"alpha*-quantile of MMD_n: {title}")
 
-                for name, build in (("ngen", ngen_chart), ("power_law", power_chart)):
-                    chart, bundle = self._chart_cache.get((name, label, cid, a, d), build)
-                    self.charts[name] = chart
-                    self.views[name].show(chart, bundle)
-        chart, bundle = self._chart_cache.get(("deficit", label, a, d),
-                                    lambda: deficit_heatmap(self.ranking))
-        self.charts["deficit"] = chart
-        self.views["deficit"].show(chart, bundle)
+                jobs += [("ngen", ("ngen", label, cid, a, d), _with_payload(ngen_chart)),
+                         ("power_law", ("power_law", label, cid, a, d),
+                          _with_payload(power_chart))]
+        jobs.append(("deficit", ("deficit", label, a, d),
+                     _with_payload(lambda: deficit_heatmap(ranking))))
+        return jobs, why
+
+    def _refresh_charts(self) -> None:
+        ga, label, a, d = self._current
+        cid = self.config_id
+        self.charts = {}
+        jobs, why = self._chart_jobs(ga, label, cid, a, d)
+        if why is not None:
+            self.views["ngen"].note(why if cid is None
+                                    else f"n-generalizability not available: {why}")
+            self.views["power_law"].note(why if cid is None
+                                         else f"power-law fit not available: {why}")
+        for name, key, build in jobs:
+            chart, bundle = self._chart_cache.get(key, build)
+            self.charts[name] = chart
+            self.views[name].show(chart, bundle)
 
     def _summary_html(self, row: dict) -> str:
         label = html.escape(row["kernel_label"])
@@ -671,7 +739,13 @@ class GeneralizabilityExplorer:
         fit = (f" Fit log n = b1 log q<sub>n</sub> + b0: b1 = {_fmt(row['b1'])}, "
                f"R² = {_fmt(row['r2'])}." if math.isfinite(row["b1"]) else "")
         why = f" ({html.escape(row['reason'])})" if row["reason"] else ""
-        if row["generalizable"]:
+        lo, hi = row.get("nstar_lo"), row.get("nstar_hi")
+        if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+            why = f"; 90 % interval {_fmt(lo)} to {_fmt(hi)}{why}"
+        if row["generalizable"] is None:
+            verdict = (f"<span style='color:#ff7f0e'><b>not to be trusted</b></span>: "
+                       f"N = {N}; the estimate is shown, not a verdict")
+        elif row["generalizable"]:
             verdict = (f"<span style='color:#2ca02c'><b>generalizable</b></span>: "
                        f"N = {N} &ge; n*")
         else:
@@ -904,7 +978,7 @@ class SeedVariabilityExplorer:
         }
         self.charts = {}
         for k, (key, build) in builds.items():
-            chart, bundle = self._chart_cache.get((k, *key), build)
+            chart, bundle = self._chart_cache.get((k, *key), _with_payload(build))
             self.charts[k] = chart
             self.views[k].show(chart, bundle)
 

@@ -1,4 +1,4 @@
-"""Study planning (paper Algorithm 1, SPEC A6): which configurations to extend, and how n*
+"""Study planning (paper Algorithm 1, Section 4.5): which configurations to extend, and how n*
 evolves as the preliminary study grows.
 """
 
@@ -27,6 +27,7 @@ def plan(
     delta: float = config.HEADLINE_DELTA,
     kernel: str | None = None,
     method: str = "resample",
+    on: str = "nstar",
 ) -> pl.DataFrame:
     """Rank configurations by their deficit n* - N: the ones to extend first come first.
 
@@ -38,15 +39,34 @@ def plan(
         configuration's deficit is then the largest over the kernels, i.e. the experiments
         needed to answer every research question)
     method : estimate to use ("resample", "approx", ...)
+    on : which n* to plan on: "nstar" (the estimate), "nstar_hi" (the upper end of its
+        interval: plan for the pessimistic case, so that the study is generalizable unless
+        n* is above the interval) or "nstar_lo"; the interval ends exist for the resampled
+        method (``analyze(..., interval=True)``, the default)
 
     Returns
     -------
     polars DataFrame, one row per configuration: design levels, N, nstar (worst kernel),
     kernel_label (which kernel drives it), deficit, to_run = max(deficit, 0),
-    generalizable, priority (1 = extend first). Configurations whose n* is undefined come
-    last with their reason.
+    generalizable, reliable (when the frame has it), priority (1 = extend first), with
+    ``nstar``, ``nstar_ceil``, ``deficit``, ``generalizable`` computed from the column
+    ``on``. Configurations whose n* is undefined come last with their reason; an estimate
+    flagged as unreliable keeps its place but its ``generalizable`` is null.
     """
+    if on not in ("nstar", "nstar_hi", "nstar_lo"):
+        raise GenexpyInputError(f"on must be 'nstar', 'nstar_hi' or 'nstar_lo', got {on!r}.")
     df = to_polars(results, "results")
+    if on != "nstar":
+        if on not in df.columns:
+            raise GenexpyInputError(
+                f"results lacks the column {on!r}: run analyze(..., interval=True) (the "
+                "default) to get the interval of n*.")
+        reliable = (pl.col("reliable") if "reliable" in df.columns else pl.lit(True))
+        ceil = (pl.when(pl.col(on).is_finite())
+                .then((pl.col(on) - 1e-9).ceil().clip(lower_bound=1).cast(pl.Int64)))
+        df = df.with_columns(pl.col(on).alias("nstar"), ceil.alias("nstar_ceil")).with_columns(
+            pl.when(reliable).then(pl.col("N") >= pl.col("nstar_ceil")).alias("generalizable"),
+            (pl.col("nstar_ceil") - pl.col("N")).alias("deficit"))
     need = {"config_id", "alpha", "delta", "method", "nstar", "nstar_ceil", "N", "kernel",
             "kernel_label", "deficit", "generalizable", "reason"}
     missing = need - set(df.columns)
@@ -71,7 +91,8 @@ def plan(
         )
     design = [c for c in df.columns if c not in {
         "config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N", "method", "nstar",
-        "nstar_ceil", "generalizable", "deficit", "b0", "b1", "r2", "reason"}]
+        "nstar_ceil", "generalizable", "deficit", "b0", "b1", "r2", "reason", "nstar_lo",
+        "nstar_hi", "reliable"}]
     worst = (
         sel.sort(["config_id", pl.col("nstar").fill_nan(None)], descending=[False, True],
                  nulls_last=True)
@@ -80,7 +101,8 @@ def plan(
     )
     out = worst.select(
         "config_id", *design, "N", "kernel_label", "nstar", "nstar_ceil", "deficit",
-        pl.col("deficit").clip(lower_bound=0).alias("to_run"), "generalizable", "reason",
+        pl.col("deficit").clip(lower_bound=0).alias("to_run"), "generalizable",
+        *[c for c in ("reliable",) if c in worst.columns], "reason",
     ).sort(["deficit", "N"], descending=[True, False], nulls_last=True)
     return out.with_row_index("priority", offset=1)
 
@@ -107,7 +129,9 @@ def simulate_preliminary_study(
     Returns
     -------
     Tidy frame: N_sub, repetition, kernel, kernel_label, alpha, delta, method, nstar,
-    nstar_ceil, generalizable (N_sub >= n*), N (all observed results), reason.
+    nstar_lo, nstar_hi (its interval, resampled method), nstar_ceil, generalizable
+    (N_sub >= n*; null when the estimate is flagged), reliable, N (all observed results),
+    reason.
     """
     N0 = check_positive_int("N0", N0, minimum=2)
     repetitions = check_positive_int("repetitions", repetitions)
@@ -137,7 +161,9 @@ def simulate_preliminary_study(
     out = pl.concat(frames)
     return out.select(
         "N_sub", "repetition", "kernel", "kernel_label", "alpha", "delta", "method", "nstar",
-        "nstar_ceil", (pl.col("N_sub") >= pl.col("nstar_ceil")).alias("generalizable"),
+        "nstar_lo", "nstar_hi", "nstar_ceil",
+        pl.when(pl.col("reliable")).then(pl.col("N_sub") >= pl.col("nstar_ceil"))
+        .alias("generalizable"), "reliable",
         pl.lit(sample.N).alias("N"), "reason",
     )
 

@@ -1,4 +1,4 @@
-"""A study: a tidy results table plus the role of every factor (SPEC A1-A2).
+"""A study: a tidy results table plus the role of every factor (paper Sec. 3.1; Sec. 4.1).
 
 From the table, the Study builds, for every configuration (combination of design-factor
 levels), the sample of observed results: one ranking with ties per experimental condition
@@ -83,7 +83,7 @@ def rank_scores(
     """Rankings with ties from a score matrix (conditions, alternatives).
 
     Row-wise dense ranks, 0 = best tier. Missing scores (NaN) get the worst tier: one below
-    every observed tier of that row (SPEC A2, step 3).
+    every observed tier of that row (paper Sec. 4.1, step 3).
 
     **Near-ties are ties.** Scores that differ only by floating-point noise (``0.1 + 0.2``
     and ``0.3``; means of seeds summed in another order) share a tier. In each row the
@@ -104,8 +104,8 @@ def rank_scores(
     * The last term is a floor at float resolution: differences of a few dozen ulps of the
       scores' magnitude are rounding, not results, and no rescaling can preserve them.
 
-    ``rtol=0, atol=0`` gives exact float equality (the behaviour of the reference
-    implementation), with no floor.
+    ``rtol=0, atol=0`` gives exact float equality (the behaviour of the authors'
+    genexpy package), with no floor.
 
     Parameters
     ----------
@@ -155,7 +155,7 @@ def rank_scores(
 
 @dataclass(frozen=True)
 class FilterReport:
-    """What the missing-results policy of SPEC A2 did to the study. Never silent."""
+    """What the missing-results policy of paper Sec. 4.1 did to the study. Never silent."""
 
     rows_input: int
     rows_after_held_constant: int
@@ -275,7 +275,7 @@ class Study:
     held_constant : dict, optional
         ``{column: level}``: rows are filtered to that level.
     tol_missing_alternatives, tol_missing_conditions : float
-        Missing-results tolerances of SPEC A2 (default 0.2 each).
+        Missing-results tolerances of paper Sec. 4.1 (default 0.2 each).
     invalid_target : {"raise", "drop"}
         What to do with rows whose target is null, NaN or infinite: refuse the table
         (default) or drop those rows, counted in ``study.report.rows_invalid_target``
@@ -290,7 +290,7 @@ class Study:
     -----
     Columns given no role are ignored; if they make (configuration, condition, alternative)
     rows repeat, the study refuses the table and names them. Missing results are handled
-    over the whole study (SPEC A2): conditions with more than ``tol_missing_alternatives``
+    over the whole study (paper Sec. 4.1): conditions with more than ``tol_missing_alternatives``
     of the alternatives missing are dropped, then alternatives missing in more than
     ``tol_missing_conditions`` of the remaining conditions, then what is still missing is
     imputed as the worst tier. ``study.report`` says what happened.
@@ -494,7 +494,7 @@ class Study:
         M = np.full((cols.height, len(alts)), np.nan)
         M[c_i, a_i] = agg.get_column(self.target).to_numpy()
 
-        # SPEC A2 steps 1-2, over the whole study
+        # paper Sec. 4.1 steps 1-2, over the whole study
         observed = ~np.isnan(M)
         keep_rows = (1.0 - observed.mean(axis=1)) <= self.tol_missing_alternatives
         keep_rows &= observed.any(axis=1)

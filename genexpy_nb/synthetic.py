@@ -1,4 +1,4 @@
-"""Experiments on a *known* distribution of results (SPEC A6, A9, A10).
+"""Experiments on a *known* distribution of results (paper Sec. 4.5; Sec. 5.3; App. A).
 
 When the distribution ``P`` of experimental results is known (a pmf over rankings with
 ties), the number of experiments a study needs can be computed from its definition instead
@@ -7,7 +7,7 @@ of estimated, and the package's estimate can be checked against it:
 * :func:`mmd_distribution_from_pmf`: samples of MMD_n between two independent samples of
   size n drawn from ``P`` itself (not resampled from a finite study);
 * :func:`true_nstar` / :func:`true_nstar_frame`: the true
-  ``n* = min {n : nGen(n, eps*) >= alpha*}`` (SPEC A6, paper eq. 9) by Monte Carlo;
+  ``n* = min {n : nGen(n, eps*) >= alpha*}`` (paper Sec. 4.5, paper eq. 9) by Monte Carlo;
 * :func:`estimate_nstar_from_sample`: the package's estimate n̂*_N from N results (a
   rankings matrix; the paper's Algorithm 1 / Theorem 4.1, exactly as
   :class:`~genexpy_nb.GeneralizabilityAnalysis` computes it on a one-configuration study);
@@ -50,10 +50,15 @@ from ._validation import (
 )
 from .distributions import check_pmf, check_rankings
 from .generalizability import (
+    INTERVAL_LEVEL,
+    MIN_GRID_POINTS,
+    _fits_from_quantiles,
+    _min_N_for_points,
     _min_N_for_two_points,
+    _nstar_interval,
+    _resampled_quantile_curves,
     _resolve_grid,
-    fit_nstar,
-    mmd_quantile,
+    check_question,
     ngen,
 )
 from .kernels import Jaccard, Kernel
@@ -117,6 +122,7 @@ def _resolve_kernels(kernels: Kernel | Sequence[Kernel], na: int) -> list[Kernel
                 "ranking kernel: Borda, Jaccard or Mallows."
             )
         out.append(k.resolve(na, names))
+    check_question(out, na)
     labels = [k.label for k in out]
     if len(set(labels)) != len(labels):
         raise GenexpyInputError(f"the same kernel is given twice: {labels}.")
@@ -223,7 +229,7 @@ def mmd_distribution_from_pmf(
     ``n <= M`` is drawn as n indices into the rankings of P (``Generator.choice`` with
     ``p=probs``; both samples of every pair in one call of shape ``(rep, 2, n)``) and the
     pair's MMD comes from the support form ``w' K w``,
-    ``w = (cx - cy) / n`` (SPEC A4, :func:`genexpy_nb.mmd.mmd_from_pairs`). A larger sample
+    ``w = (cx - cy) / n`` (paper Sec. 4.3, :func:`genexpy_nb.mmd.mmd_from_pairs`). A larger sample
     is drawn directly as its count vector on the rankings of P, ``Multinomial(n, probs)``,
     which has the same distribution and costs O(M) whatever n (one call of shape
     ``(rep, 2)``). Draws are made in blocks of rows to bound memory; the values do not
@@ -241,7 +247,7 @@ def mmd_distribution_from_pmf(
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class TrueNStar:
-    """The true n* of a known distribution, by Monte Carlo (SPEC A6, paper eq. 9).
+    """The true n* of a known distribution, by Monte Carlo (paper Sec. 4.5, paper eq. 9).
 
     Attributes
     ----------
@@ -353,7 +359,7 @@ def true_nstar(
     kernel : Kernel
         Borda, Jaccard or Mallows (resolved here for ``na`` alternatives named "0", "1", …).
     alpha, delta : float
-        The requirements alpha* and delta*; ``eps* = kernel.eps(delta*)`` (SPEC A3).
+        The requirements alpha* and delta*; ``eps* = kernel.eps(delta*)`` (paper Sec. 4.2, 4.4).
     rep : int
         Monte Carlo pairs per n (default 2000).
     n_max : int
@@ -370,7 +376,7 @@ def true_nstar(
     Notes
     -----
     ``nGen(n, eps*) = P(MMD_n <= eps*)`` for two independent samples of size n from P
-    (SPEC A5, but sampled from P itself) is estimated from ``rep`` pairs
+    (paper Sec. 4.5, but sampled from P itself) is estimated from ``rep`` pairs
     (:func:`mmd_distribution_from_pmf`). n is doubled (1, 2, 4, …) until the estimate
     reaches alpha*; then every n from 1 up to that point is evaluated and the first one
     reaching alpha* is n*, the exact minimum of the Monte Carlo curve (the definition
@@ -444,19 +450,22 @@ def true_nstar_frame(
 # ---------------------------------------------------------------------------------------
 _EST_SCHEMA = {"kernel": pl.String, "kernel_label": pl.String, "alpha": pl.Float64,
                "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64, "nstar": pl.Float64,
-               "nstar_ceil": pl.Int64, "b0": pl.Float64, "b1": pl.Float64, "r2": pl.Float64,
-               "reason": pl.String}
+               "nstar_lo": pl.Float64, "nstar_hi": pl.Float64, "nstar_ceil": pl.Int64,
+               "b0": pl.Float64, "b1": pl.Float64, "r2": pl.Float64,
+               "reason": pl.String, "reliable": pl.Boolean}
 
 
 def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[Kernel],
                    a_arr: np.ndarray, d_arr: np.ndarray, rep: int, seed: int, grid,
-                   disjoint: bool, replace: bool) -> list[dict[str, Any]]:
+                   disjoint: bool, replace: bool, interval: bool = True,
+                   level: float = INTERVAL_LEVEL) -> list[dict[str, Any]]:
     """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results."""
     def grid_fn(M: int) -> np.ndarray:  # noqa: N803
         return _resolve_grid(grid, M, disjoint, replace)
 
     ns = grid_fn(N)
     min_N = _min_N_for_two_points(grid_fn)
+    min_N3 = _min_N_for_points(grid_fn, MIN_GRID_POINTS)
     rng = child_seed(seed, 0)  # the stream of GeneralizabilityAnalysis for configuration 0
     mmd = np.empty((len(ks), ns.size, rep))
     for j, n in enumerate(ns):
@@ -466,14 +475,29 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
     rows = []
     for q, k in enumerate(ks):
         eps = np.asarray(k.eps(d_arr), dtype=np.float64).reshape(-1)
-        Q = np.atleast_2d(mmd_quantile(mmd[q], a_arr)) if ns.size else None
+        # the same joint fit as GeneralizabilityAnalysis.nstar (shared slope over alphas)
+        if ns.size:
+            Q, srows = _resampled_quantile_curves(mmd[q], a_arr)
+        else:
+            Q, srows = np.zeros((a_arr.size, 0)), np.ones(a_arr.size, dtype=bool)
+        fits_all = _fits_from_quantiles(ns, Q, srows, eps, min_N, min_N3)
+        nst = np.array([[f.nstar for f in fits_all[i]] for i in range(a_arr.size)])
+        lo = hi = np.full(nst.shape, np.nan)
+        if interval and ns.size:
+            K, inv = sups[q]
+            counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
+            # the stream GeneralizabilityAnalysis uses for configuration 0
+            lo, hi = _nstar_interval(ns, Q, srows, nst, eps, K, counts, a_arr,
+                                     child_seed(seed, 0, 1 + q), level)
         for ia, a in enumerate(a_arr):
-            fits = fit_nstar(ns, Q[ia] if Q is not None else ns, eps, min_N)
-            for d, e, f in zip(d_arr, eps, fits, strict=True):
+            fits = fits_all[ia]
+            for jd, (d, e, f) in enumerate(zip(d_arr, eps, fits, strict=True)):
+                unreliable = not f.reliable or N < 2
                 rows.append({"kernel": k.name, "kernel_label": k.label, "alpha": float(a),
                              "delta": float(d), "eps": float(e), "N": N, "nstar": f.nstar,
+                             "nstar_lo": float(lo[ia, jd]), "nstar_hi": float(hi[ia, jd]),
                              "nstar_ceil": f.nstar_ceil, "b0": f.b0, "b1": f.b1, "r2": f.r2,
-                             "reason": f.reason})
+                             "reason": f.reason, "reliable": not unreliable})
     return rows
 
 
@@ -484,7 +508,7 @@ def estimate_nstar_from_sample(
     rep: int = config.REP, seed: int = 0, grid=None, disjoint: bool = True,
     replace: bool = False,
 ) -> pl.DataFrame:
-    """The estimate n̂*_N from N observed rankings (SPEC A6; paper Theorem 4.1).
+    """The estimate n̂*_N from N observed rankings (paper Sec. 4.5; paper Theorem 4.1).
 
     The MMD_n distribution is resampled from the N results for n on the grid (default
     n = 2, 4, … < N // 2), its alpha*-quantiles q_n are fitted by
@@ -512,7 +536,8 @@ def estimate_nstar_from_sample(
     -------
     polars.DataFrame
         One row per kernel x alpha x delta: kernel, kernel_label, alpha, delta, eps, N,
-        nstar, nstar_ceil, b0, b1, r2, reason (why n* is 1 or undefined).
+        nstar, nstar_ceil, b0, b1, r2, reason (why n* is 1, undefined or not to be trusted),
+        reliable.
     """
     X = check_rankings(sample, "sample")
     ks = _resolve_kernels(kernels, X.shape[1])
@@ -536,7 +561,7 @@ def preliminary_nstar(
     delta: float | Sequence[float] = config.HEADLINE_DELTA,
     rep: int = config.REP, seed: int = 0, progress: bool = True,
 ) -> pl.DataFrame:
-    """n̂*_N from ``repetitions`` preliminary studies of N results drawn from P (SPEC A9).
+    """n̂*_N from ``repetitions`` preliminary studies of N results drawn from P (paper Sec. 5.3).
 
     For every N in ``Ns`` and every repetition: draw N rankings i.i.d. from P
     (:func:`~genexpy_nb.distributions.sample_rankings`) and estimate n* from them
@@ -653,7 +678,7 @@ def significance_vs_generalizability(
       tied alternatives are not better than each other), as in the paper's Table 1;
     * the **n_gen-generalizability** of the sample: ``nGen(n_gen, eps*)`` with
       ``eps* = kernel.eps(delta)``, from ``rep`` pairs of disjoint samples of size n_gen
-      drawn without replacement from the n results (SPEC A5, "realistic").
+      drawn without replacement from the n results (paper Sec. 4.5, "realistic").
 
     Parameters
     ----------

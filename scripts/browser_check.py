@@ -1,38 +1,28 @@
-"""Headless-browser check of a panel in JupyterLab: open, run, move a slider, read the result.
+"""The repository's notebooks in a real JupyterLab, driven by headless Chromium, network off.
 
-NOT part of the test suite or CI (it needs JupyterLab, Playwright and a Chromium build).
-The unit tests drive the panels as data; this script checks what only a browser can: that
-the widgets and the Altair charts render in JupyterLab, and that moving a slider updates
-the panel end to end (kernel round trip included).
+Used by ``tests/test_browser.py`` (and ``benchmarks/bench_browser_panels.py``); run it by hand
+to look at the screenshots::
 
-Setup (once)::
+    PYTHONPATH=$PWD GENEXPY_NB_DATA_DIR=/path/to/data python scripts/browser_check.py \\
+        --chromium /usr/bin/chromium --out browser_out \\
+        notebooks/00_quickstart.ipynb notebooks/03_cnn_seeds.ipynb
 
-    pip install jupyterlab playwright          # in the environment that has genexpy_nb
-    python -m playwright install chromium      # or: apt-get install chromium
-                                               #     and pass --chromium /usr/bin/chromium
+For each notebook: copy it into a temporary folder (the repository's files are never
+written), start ``jupyter lab`` on a free local port with a random token, open the notebook
+in Chromium with every request that does not go to 127.0.0.1 aborted (as on a machine
+without network), run all cells, then check that
 
-Run from the repository root::
+- no cell raised (an error output fails the check, with its message);
+- every chart drew: each Vega output (``.jp-RenderedVega5``, the frontend's own renderer)
+  and each vega-embed view (``.vega-embed``, Altair's JupyterChart widgets in the panels)
+  holds a ``canvas`` or an ``svg``, and no "Error loading script" text is on the page;
+- no page error (uncaught JavaScript exception) happened;
 
-    PYTHONPATH=$PWD python scripts/browser_check.py [--chromium PATH] [--headed]
-        [--out browser_check_out]
+and save a full-page screenshot per notebook under ``--out``. Prints one line per notebook
+(``OK name: N charts drawn, T s``) and exits with 1 when any check failed.
 
-What it does:
-
-1. writes a notebook (in a temporary folder) that builds a small synthetic study and
-   shows ``GeneralizabilityExplorer`` with ``rep=50``;
-2. starts ``jupyter lab`` on a free local port with a random token and the application
-   exposed to the page (``--LabApp.expose_app_in_browser``);
-3. opens the notebook in Chromium, runs all cells, waits for the panel's sliders and at
-   least two rendered Vega charts (``.vega-embed``);
-4. focuses the alpha* slider handle and presses ArrowLeft (one step, 0.95 -> 0.94), waits
-   until the summary says ``alpha* = 0.94`` and reports how long that took (browser ->
-   kernel -> browser);
-5. saves screenshots before/after under ``--out`` and fails (exit status 1) on a timeout
-   or on JavaScript errors in the page console.
-
-Charts use Altair's active renderer; the default one (HTML + vega-embed) loads Vega from a
-CDN, so the machine needs network access, or enable the ``mimetype`` renderer (JupyterLab
-draws ``application/vnd.vegalite`` itself) by setting ``GENEXPY_ALTAIR_RENDERER=mimetype``.
+JupyterLab runs with autosave off and notebook windowing off (every cell is rendered, so
+that charts far down the page are checked too), through a temporary user-settings folder.
 """
 
 from __future__ import annotations
@@ -41,6 +31,7 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -49,61 +40,61 @@ import time
 import urllib.request
 from pathlib import Path
 
-NOTEBOOK_CELLS = [
-    "import os\n"
-    "import altair as alt\n"
-    "if os.environ.get('GENEXPY_ALTAIR_RENDERER'):\n"
-    "    alt.renderers.enable(os.environ['GENEXPY_ALTAIR_RENDERER'])\n"
-    "import numpy as np, polars as pl\n"
-    "import genexpy_nb as gx\n"
-    "from genexpy_nb.panels import GeneralizabilityExplorer",
-    "rng = np.random.default_rng(0)\n"
-    "rows = []\n"
-    "for model, noise in (('easy', 0.5), ('hard', 2.0)):\n"
-    "    for c in range(30):\n"
-    "        s = np.arange(5.0)[::-1] + rng.normal(0, noise, 5)\n"
-    "        rows += [(model, f'd{c}', f'a{a}', float(s[a])) for a in range(5)]\n"
-    "df = pl.DataFrame(rows, schema=['model', 'dataset', 'alt', 'score'], orient='row')\n"
-    "study = gx.Study(df, alternatives='alt', target='score', generalize='dataset',\n"
-    "                 design='model', higher_is_better=True)",
-    "panel = GeneralizabilityExplorer(study, rep=50, seed=0)\npanel",
-]
+ROOT = Path(__file__).resolve().parent.parent
+#: Chromium flags: headless, no sandbox (containers run as root), no background traffic
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+#: what counts as a chart on the page, and what counts as drawn
+CHART_SELECTOR = ".jp-RenderedVega5, .vega-embed:not(.jp-RenderedVega5 .vega-embed)"
+_CHART_STATE_JS = """() => {
+  const charts = Array.from(document.querySelectorAll('CHARTS'));
+  const drawn = charts.filter(e => e.querySelector('canvas, svg.marks, svg'));
+  const errors = Array.from(document.querySelectorAll('.jp-OutputArea-output'))
+      .map(e => e.innerText).filter(t => t.includes('Error loading script')
+                                         || t.includes('Javascript Error'));
+  return {n: charts.length, drawn: drawn.length, errors};
+}""".replace("CHARTS", CHART_SELECTOR)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _write_notebook(folder: Path) -> Path:
-    nb = {
-        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
-                   "outputs": [], "source": src} for src in NOTEBOOK_CELLS],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                    "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }
-    path = folder / "panel_check.ipynb"
-    path.write_text(json.dumps(nb, indent=1))
-    return path
+def _write_settings(folder: Path) -> None:
+    """User settings: no autosave, every cell rendered (no windowing)."""
+    for plugin, values in (
+        ("@jupyterlab/docmanager-extension/plugin", {"autosave": False}),
+        ("@jupyterlab/notebook-extension/tracker", {"windowingMode": "none"}),
+        ("@jupyterlab/apputils-extension/notification",
+         {"fetchNews": "false", "checkForUpdates": False}),
+    ):
+        path = folder / (plugin + ".jupyterlab-settings")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
 
 
-def _start_lab(folder: Path, port: int, token: str) -> subprocess.Popen:
+def start_lab(folder: Path, port: int, token: str, settings: Path) -> subprocess.Popen:
+    """``jupyter lab`` serving ``folder``; returns once it answers."""
     env = dict(os.environ)
-    repo = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (repo, env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
+    env["JUPYTER_CONFIG_DIR"] = str(settings / "config")  # no user config of this machine
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
            "--ip=127.0.0.1", f"--ServerApp.token={token}", f"--ServerApp.root_dir={folder}",
-           "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True"]
+           "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True",
+           "--LabApp.news_url=", "--LabServerApp.announcements_url="]
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI often run as root
         cmd.append("--allow-root")
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    log = open(settings / "lab.log", "wb")  # noqa: SIM115 - closed with the process
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/api/status?token={token}"
-    for _ in range(120):
+    for _ in range(240):
         if proc.poll() is not None:
-            out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-            raise SystemExit(f"jupyter lab exited early:\n{out[-3000:]}")
+            raise SystemExit("jupyter lab exited early:\n"
+                             + (settings / "lab.log").read_text(errors="replace")[-3000:])
         try:
             with urllib.request.urlopen(url, timeout=1) as r:
                 if r.status == 200:
@@ -111,116 +102,201 @@ def _start_lab(folder: Path, port: int, token: str) -> subprocess.Popen:
         except OSError:
             time.sleep(0.5)
     proc.terminate()
-    raise SystemExit("jupyter lab did not answer within 60 s")
+    raise SystemExit("jupyter lab did not answer within 120 s")
 
 
-def _summary_text(page) -> str:
-    """The panel's summary line (the HTML widget that states n*)."""
-    loc = page.locator(".widget-html", has_text="n* ").first
-    return loc.inner_text() if loc.count() else ""
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
-def run(chromium: str | None, headed: bool, out: Path, timeout_s: float) -> int:
+def launch(p, chromium: str | None, headed: bool = False):
+    """A Chromium page that can reach 127.0.0.1 only (everything else is aborted)."""
+    browser = p.chromium.launch(headless=not headed, executable_path=chromium,
+                                args=[a for a in CHROMIUM_ARGS
+                                      if not (headed and a == "--headless")])
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    blocked: list[str] = []
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
+            r.continue_()
+        else:
+            blocked.append(url)
+            r.abort()
+
+    context.route("**/*", route)
+    return browser, context, blocked
+
+
+def open_notebook(page, port: int, token: str, rel: str, timeout_s: float) -> None:
+    """Open ``rel`` in JupyterLab and wait until its kernel is ready."""
+    page.goto(f"http://127.0.0.1:{port}/lab/tree/{rel}?token={token}")
+    page.wait_for_function("window.jupyterapp !== undefined", timeout=timeout_s * 1000)
+    page.wait_for_function(
+        "(() => { const w = window.jupyterapp.shell.currentWidget;"
+        " return !!(w && w.content && w.content.widgets && w.sessionContext"
+        " && w.sessionContext.session && w.sessionContext.session.kernel"
+        " && w.sessionContext.session.kernel.connectionStatus === 'connected'); })()",
+        timeout=timeout_s * 1000)
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.ready")
+
+
+def run_all(page, timeout_s: float) -> dict:
+    """Run all cells; returns {'errors': [...], 'pending': n} once the kernel is done."""
+    page.evaluate("() => { window.__runAll = window.jupyterapp.commands"
+                  ".execute('notebook:run-all-cells'); }")
+    page.wait_for_function(
+        """() => { const w = window.jupyterapp.shell.currentWidget;
+          const k = w.sessionContext.session.kernel;
+          const cells = w.content.widgets.filter(c => c.model.type === 'code');
+          const errs = cells.some(c => c.model.outputs.toJSON()
+                                   .some(o => o.output_type === 'error'));
+          const running = cells.some(c => c.promptNode
+                                     && c.promptNode.textContent.includes('*'));
+          return k.status === 'idle' && !running
+                 && (errs || cells.every(c => c.model.executionCount !== null)); }""",
+        timeout=timeout_s * 1000, polling=500)
+    return page.evaluate(
+        """() => { const w = window.jupyterapp.shell.currentWidget;
+          const cells = w.content.widgets.filter(c => c.model.type === 'code');
+          const errors = [];
+          cells.forEach((c, i) => c.model.outputs.toJSON().forEach(o => {
+            if (o.output_type === 'error') errors.push(`cell ${i}: ${o.ename}: ${o.evalue}`);
+          }));
+          return {errors, pending: cells.filter(c => c.model.executionCount === null)
+                                        .length, cells: cells.length}; }""")
+
+
+def chart_state(page) -> dict:
+    return page.evaluate(_CHART_STATE_JS)
+
+
+def check_notebook(page, port, token, rel, out: Path, timeout_s: float) -> tuple[bool, str]:
+    t0 = time.perf_counter()
+    open_notebook(page, port, token, rel, timeout_s)
+    res = run_all(page, timeout_s)
+    # give the frontend time to draw what the kernel sent: every chart has a canvas/svg
+    try:
+        page.wait_for_function(
+            f"(() => {{ const s = ({_CHART_STATE_JS})(); return s.n > 0 && s.n === s.drawn; }})()",
+            timeout=30_000, polling=250)
+    except Exception:  # reported below, with the counts
+        pass
+    page.wait_for_timeout(300)
+    st = chart_state(page)
+    name = Path(rel).stem
+    screenshot(page, out / f"{name}.png")
+    dt = time.perf_counter() - t0
+    problems = list(res["errors"])
+    if res["pending"]:
+        problems.append(f"{res['pending']} of {res['cells']} code cells did not run")
+    if st["n"] == 0:
+        problems.append("no chart on the page")
+    if st["drawn"] < st["n"]:
+        problems.append(f"only {st['drawn']} of {st['n']} charts drew a canvas or svg")
+    problems += [f"chart error: {e[:200]}" for e in st["errors"]]
+    if problems:
+        return False, f"FAIL {name}: " + "; ".join(problems) + f" ({dt:.0f} s)"
+    return True, f"OK {name}: {st['n']} charts drawn, {res['cells']} code cells, {dt:.0f} s"
+
+
+def screenshot(page, path: Path) -> None:
+    """The whole notebook (it scrolls inside its panel): a viewport as tall as the notebook."""
+    h = page.evaluate("() => { const n = window.jupyterapp.shell.currentWidget.content.node;"
+                      " const o = n.querySelector('.jp-WindowedPanel-outer');"
+                      " return Math.max(n.scrollHeight, o ? o.scrollHeight : 0); }")
+    vp = page.viewport_size
+    page.set_viewport_size({"width": vp["width"], "height": int(min(h + 200, 16000))})
+    page.evaluate("() => { const n = window.jupyterapp.shell.currentWidget.content.node;"
+                  " for (const e of [n, n.querySelector('.jp-WindowedPanel-outer')])"
+                  " if (e) e.scrollTop = 0; }")
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(vp)
+    charts = page.locator(CHART_SELECTOR)
+    for i in range(min(charts.count(), 12)):  # each chart on its own, for a closer look
+        try:
+            charts.nth(i).screenshot(path=str(path.with_name(f"{path.stem}_chart{i}.png")),
+                                     timeout=10_000)
+        except Exception:  # a chart nested in another, or hidden: the page shot has it
+            pass
+
+
+def prepare_folder(tmp: Path, notebooks: list[Path]) -> list[str]:
+    """Copy the notebooks (and the repository's data/) into ``tmp``; their relative paths."""
+    (tmp / "notebooks").mkdir()
+    if (ROOT / "data").is_dir():
+        (tmp / "data").symlink_to(ROOT / "data")
+    rels = []
+    for nb in notebooks:
+        shutil.copy2(nb, tmp / "notebooks" / nb.name)
+        rels.append(f"notebooks/{nb.name}")
+    return rels
+
+
+def run(notebooks: list[Path], chromium: str | None, out: Path, timeout_s: float,
+        headed: bool = False) -> int:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        raise SystemExit("needs Playwright: pip install playwright && "
-                         "python -m playwright install chromium") from None
+        raise SystemExit("needs Playwright: pip install playwright") from None
     out.mkdir(parents=True, exist_ok=True)
-    errors: list[str] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        nb = _write_notebook(folder)
-        port, token = _free_port(), secrets.token_hex(16)
-        lab = _start_lab(folder, port, token)
+    ok_all = True
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        rels = prepare_folder(tmp, notebooks)
+        settings = tmp / ".settings"
+        _write_settings(settings)
+        port, token = free_port(), secrets.token_hex(16)
+        lab = start_lab(tmp, port, token, settings)
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(
-                    headless=not headed, executable_path=chromium,
-                    # no background traffic: the check must work on a machine without network
-                    args=["--disable-background-networking", "--disable-component-update",
-                          "--disable-sync", "--no-first-run", "--disable-quic"])
-                page = browser.new_page(viewport={"width": 1400, "height": 1800})
-                page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-                page.on("console", lambda m: errors.append(f"console: {m.text}")
-                        if m.type == "error" else None)
-                try:
-                    return_code = _drive(page, port, token, nb, out, timeout_s, lambda s_: s_)
-                except Exception:
-                    page.screenshot(path=str(out / "failure.png"), full_page=True)
-                    print(f"failed; screenshot in {out / 'failure.png'}", file=sys.stderr)
-                    raise
+                browser, context, blocked = launch(p, chromium, headed)
+                for rel in rels:
+                    page = context.new_page()
+                    page_errors: list[str] = []
+                    page.on("pageerror", lambda e, pe=page_errors: pe.append(str(e)))
+                    try:
+                        ok, line = check_notebook(page, port, token, rel, out, timeout_s)
+                    except Exception as exc:  # a timeout: report it with a screenshot
+                        page.screenshot(path=str(out / f"{Path(rel).stem}_failure.png"),
+                                        full_page=True)
+                        ok, line = False, f"FAIL {Path(rel).stem}: {type(exc).__name__}: {exc}"
+                    if page_errors:
+                        ok = False
+                        line += " | page errors: " + "; ".join(e[:200] for e in page_errors)
+                    print(line, flush=True)
+                    ok_all &= ok
+                    # shut this notebook's kernel down before the next one (2 cores in CI)
+                    page.evaluate("() => window.jupyterapp.shell.currentWidget"
+                                  ".sessionContext.shutdown()")
+                    page.close()
                 browser.close()
-                if return_code:
-                    return return_code
+                outside = sorted({u.split("/")[2] for u in blocked if "://" in u})
+                print(f"requests outside 127.0.0.1 blocked: {len(blocked)} "
+                      f"({', '.join(outside) or 'none'})")
         finally:
-            lab.terminate()
-            try:
-                lab.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                lab.kill()
-    # third-party noise (e.g. favicon 404s) is reported but only page errors fail the check
-    for e in errors:
-        print(e, file=sys.stderr)
-    return 1 if any(e.startswith("pageerror") for e in errors) else 0
-
-
-def _drive(page, port, token, nb, out, timeout_s, _step) -> int:
-    """Open the notebook, run it, move the slider; 0 when the panel updated."""
-    if True:
-        if True:
-            if True:
-                page.goto(f"http://127.0.0.1:{port}/lab/tree/{nb.name}?token={token}")
-                page.wait_for_function("window.jupyterapp !== undefined",
-                                       timeout=timeout_s * 1000)
-                page.wait_for_selector(".jp-Notebook", timeout=timeout_s * 1000)
-                # wait for the notebook's kernel session, then run everything
-                page.wait_for_function(
-                    "(() => { const w = window.jupyterapp.shell.currentWidget;"
-                    " return !!(w && w.sessionContext && w.sessionContext.session"
-                    " && w.sessionContext.session.kernel); })()",
-                    timeout=timeout_s * 1000)
-                page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext"
-                              ".ready")
-                page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-                slider = page.locator(".widget-slider", has_text="alpha*").first
-                slider.wait_for(timeout=timeout_s * 1000)
-                page.wait_for_function(
-                    "document.querySelectorAll('.vega-embed').length >= 2",
-                    timeout=timeout_s * 1000)
-                before = _summary_text(page)
-                print("before:", before)
-                page.screenshot(path=str(out / "panel_before.png"), full_page=True)
-                if "alpha* = 0.95" not in before:
-                    print("unexpected summary before the move", file=sys.stderr)
-                    return 1
-                handle = slider.locator(".noUi-handle").first
-                handle.focus()
-                t0 = time.perf_counter()
-                handle.press("ArrowLeft")
-                page.wait_for_function(
-                    "Array.from(document.querySelectorAll('.widget-html'))"
-                    ".some(e => e.innerText.includes('alpha* = 0.94'))",
-                    timeout=timeout_s * 1000)
-                dt = time.perf_counter() - t0
-                after = _summary_text(page)
-                print("after: ", after)
-                print(f"slider move -> updated summary in the page: {dt * 1e3:.0f} ms")
-                page.wait_for_timeout(500)  # let the charts redraw for the screenshot
-                page.screenshot(path=str(out / "panel_after.png"), full_page=True)
-                return 0
+            stop(lab)
+    return 0 if ok_all else 1
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--chromium", default=None, help="path to a Chromium executable "
-                    "(default: Playwright's own build)")
+    ap.add_argument("notebooks", nargs="+", type=Path, help="notebooks to run")
+    ap.add_argument("--chromium", default=shutil.which("chromium"),
+                    help="Chromium executable (default: chromium on PATH)")
     ap.add_argument("--headed", action="store_true", help="show the browser window")
     ap.add_argument("--out", default="browser_check_out", type=Path,
                     help="folder for the screenshots")
-    ap.add_argument("--timeout", default=120.0, type=float, help="seconds per wait")
+    ap.add_argument("--timeout", default=300.0, type=float, help="seconds per notebook")
     args = ap.parse_args()
-    sys.exit(run(args.chromium, args.headed, args.out, args.timeout))
+    sys.exit(run([nb.resolve() for nb in args.notebooks], args.chromium, args.out,
+                 args.timeout, args.headed))
 
 
 if __name__ == "__main__":

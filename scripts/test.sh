@@ -1,19 +1,73 @@
 #!/usr/bin/env bash
-# The README's test command: a fresh venv, the package with its test extras, the whole suite
-# (unit tests, property tests, notebooks under nbval).
+# The README's test command: the package with every extra the tests use, installed editable
+# into .venv (created if missing), then the whole suite (unit and property tests, the papers'
+# numbers on the public data, every notebook under nbval, the notebooks in a headless
+# JupyterLab).
+#
+#   GENEXPY_NB_DATA_DIR=../shared/data bash scripts/test.sh [pytest arguments]
+#
+# Works in a fresh clone, before or after the README's main-job command in the same clone.
 set -euo pipefail
+
+# A relative GENEXPY_NB_DATA_DIR means relative to where the command was run: make it
+# absolute before anything changes folder (notebook kernels run in notebooks/).
+if [ -n "${GENEXPY_NB_DATA_DIR:-}" ]; then
+  case "$GENEXPY_NB_DATA_DIR" in
+    /*) ;;
+    *) GENEXPY_NB_DATA_DIR="$(pwd)/$GENEXPY_NB_DATA_DIR" ;;
+  esac
+  [ -d "$GENEXPY_NB_DATA_DIR" ] || {
+    echo "GENEXPY_NB_DATA_DIR=$GENEXPY_NB_DATA_DIR is not a folder" >&2; exit 2; }
+  GENEXPY_NB_DATA_DIR="$(cd "$GENEXPY_NB_DATA_DIR" && pwd)"
+  export GENEXPY_NB_DATA_DIR
+fi
+
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
 VENV="${GENEXPY_NB_VENV:-.venv}"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --upgrade pip
-# torch: the CPU build (the [train] extra); installed first so that nothing pulls a CUDA build
-"$VENV/bin/python" -m pip install -q "torch==2.13.0"
-"$VENV/bin/python" -m pip install -q -e ".[test,train,browser,cluster]"
+VPY="$VENV/bin/python"
+"$VPY" -m pip install -q --upgrade pip
+
+# Chromium for tests/test_browser.py (the notebooks in a headless JupyterLab). Installed here
+# when this runs as root on Debian/Ubuntu (CI); otherwise install it yourself
+# (apt-get install chromium). In CI (CI=true) a missing Chromium fails that test.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
+    && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing chromium (apt-get) for the browser test ..."
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+    >/dev/null 2>&1 || echo "chromium could not be installed: tests/test_browser.py will fail"
+fi
+
+# A non-editable install (the README's main job) leaves numba's cache files in
+# site-packages/genexpy_nb/_numba/__pycache__ when pip removes the package; the folder left
+# behind (no __init__.py) would then be imported as an empty namespace package from
+# notebooks/, shadowing the editable install. Uninstall and remove what is left.
+"$VPY" -m pip uninstall -q -y genexpy_nb >/dev/null 2>&1 || true
+"$VPY" - <<'EOF'
+import shutil
+import sysconfig
+from pathlib import Path
+
+for key in ("purelib", "platlib"):
+    stale = Path(sysconfig.get_paths()[key]) / "genexpy_nb"
+    if stale.is_dir():  # the package is uninstalled: whatever is here is a leftover
+        shutil.rmtree(stale)
+        print(f"removed leftovers of a previous install: {stale}")
+EOF
+
+# torch (the [train] extra, for tests/test_experiments.py and notebooks 03/04) is installed
+# first and pinned, so that pip takes the CPU build that lies on this machine's disk
+# (/opt/wheels, found through pip's find-links) instead of downloading a CUDA build. On a
+# plain machine with only PyPI the same line installs PyPI's default build of that version.
+# The main job (pip install .) does not install torch at all.
+"$VPY" -m pip install -q "torch==2.13.0"
+"$VPY" -m pip install -q -e ".[test,train,browser,cluster]"
+
 # the fast part once more with numba's JIT off, so that the kernels' Python source is what
 # runs (and what coverage sees): same assertions against the same naive twins
-NUMBA_DISABLE_JIT=1 "$VENV/bin/python" -m pytest -p no:cacheprovider -q \
+NUMBA_DISABLE_JIT=1 "$VPY" -m pytest -p no:cacheprovider -q \
     tests/test_kernels.py tests/test_mmd.py tests/test_generalizability.py \
     tests/test_variability_ks.py
 # the whole suite: unit and property tests, the papers' numbers, every notebook (nbval)
-exec "$VENV/bin/python" -m pytest -p no:cacheprovider "$@"
+exec "$VPY" -m pytest -p no:cacheprovider "$@"

@@ -15,4 +15,17 @@ for src in init order both; do
     "$PY" -m genexpy_nb.experiments.cnn_seeds --out "data/cnn_digits_${src}.npz" \
         --source "$src" --models 200 --seed 0 "${SCHED[@]}"
 done
+# the small ViT pre-trained on fractals (about 2-3 CPU-minutes of compute on one idle core;
+# 38 min of wall time on the shared machine), then its pools
+"$PY" -m genexpy_nb.experiments.pretrain --out data/vit_fractal_backbone.npz
+"$PY" -m genexpy_nb.experiments.transfer --out data/transfer_vit_fractal.npz --backbone fractal-vit --models 90 --seed 0
+"$PY" -m genexpy_nb.experiments.transfer --out data/transfer_vit_random.npz --backbone random-vit --models 90 --seed 0
+"$PY" -m genexpy_nb.experiments.transfer --out data/finetune_vit_fractal.npz --backbone finetune-vit --models 40 --seed 0
+# the 'both' pool at 300 models (Table I up to 200 members from 200 candidates)
+"$PY" -m genexpy_nb.experiments.cnn_seeds --out data/cnn_digits_both300.npz --source both --models 300 --seed 0
+# a harder task (fractals, 8x8): does initialisation still vary more than batch order?
+for src in init order; do
+    "$PY" -m genexpy_nb.experiments.cnn_seeds --out "data/cnn_fractals_${src}.npz" --source "$src" \
+        --models 50 --seed 0 --dataset fractals --epochs 20
+done
 "$PY" -m genexpy_nb.experiments.manifest data

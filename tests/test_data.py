@@ -29,6 +29,29 @@ def test_missing_file_in_data_dir_names_file_url_variable(tmp_path, monkeypatch)
     assert "https://raw.githubusercontent.com/DrCohomology/genexpy/" in msg
 
 
+def test_relative_data_dir_is_resolved_against_cwd_and_said_so(tmp_path, monkeypatch):
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GENEXPY_NB_DATA_DIR", "here")
+    with pytest.raises(DatasetUnavailableError) as e:
+        fetch_public_file("encoders_results.parquet")
+    assert "relative path" in str(e.value) and str(tmp_path) in str(e.value)
+
+
+def test_test_script_makes_a_relative_data_dir_absolute(tmp_path):
+    """scripts/test.sh resolves GENEXPY_NB_DATA_DIR against the folder it was run from."""
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "test.sh"
+    head = script.read_text().split('cd "$(dirname "$0")/.."')[0]  # the part before the cd
+    (tmp_path / "d").mkdir()
+    out = subprocess.run(["bash", "-c", head + 'echo "$GENEXPY_NB_DATA_DIR"'], cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin", "GENEXPY_NB_DATA_DIR": "d/../d"},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == str((tmp_path / "d").resolve())
+
+
 def test_corrupted_file_rejected(tmp_path, monkeypatch):
     (tmp_path / "encoders_results.parquet").write_bytes(b"not the file")
     monkeypatch.setenv("GENEXPY_NB_DATA_DIR", str(tmp_path))

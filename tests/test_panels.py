@@ -67,7 +67,8 @@ def panel(study, analysis):
 
 def is_chart(data):
     """An output bundle of a chart, whichever Altair renderer is active."""
-    return any(k.startswith("application/vnd.vegalite") for k in data) or (
+    vega = ("application/vnd.vegalite", "application/vnd.vega.")
+    return any(k.startswith(vega) for k in data) or (
         "vegaEmbed" in data.get("text/html", ""))
 
 

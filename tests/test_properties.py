@@ -128,15 +128,18 @@ def _huge_nstar_table():
                         ).with_columns(pl.Series("score", vals))
 
 
-@pytest.mark.xfail(strict=True, raises=pl.exceptions.InvalidOperationError,
-                   reason="the resampled n* of Mallows extrapolates to ~1.8e27 here and the "
-                          "n* frame's integer cast fails (to fix in generalizability.nstar)")
 def test_nstar_frame_survives_a_huge_extrapolated_nstar():
+    # the resampled n* of Mallows extrapolates to ~1e27 here: the frame must still be built,
+    # and such an estimate must be flagged (reason given, no verdict), never printed as a fact
     study = gx.Study(_huge_nstar_table(), **KW)
     ga = gx.GeneralizabilityAnalysis(study, [gx.Mallows()], rep=20, seed=3, progress=False,
                                      n_jobs=1)
     res = ga.nstar([0.9, 0.95], 0.1, ["resample"])
     assert res.height == 4
+    assert res["nstar"].is_finite().all()
+    flagged = res.filter(~pl.col("reliable"))
+    assert flagged.height > 0      # this noisy table's Mallows fit is not to be trusted
+    assert flagged["reason"].is_not_null().all() and flagged["generalizable"].is_null().all()
 
 
 @FAST

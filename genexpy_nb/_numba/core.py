@@ -93,7 +93,7 @@ def mallows_rows(OX, DX, tx, BY, DY, ty, nu, sym, r0, r1, out):
     """Rows r0..r1 of the Mallows matrix ``exp(-nu n_d)`` from :func:`tier_bitsets`.
 
     ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2`` with P the concordant pairs (a pair
-    reversed counts 1, tied in one ranking only counts 1/2, tied in both 0; SPEC A3). Twice
+    reversed counts 1, tied in one ranking only counts 1/2, tied in both 0; paper App. B). Twice
     n_d is an integer, so the values are exact. P is counted by walking x from its worst
     tier up (``OX`` = stable argsort of x, ``DX`` its tier indices) with the bitset V of
     the alternatives strictly below the current tier in x: ``P += popcount(V & below_y(a))``.
@@ -145,7 +145,7 @@ def rbf_rows(X, Y, gamma, sym, r0, r1, out):
 
 @njit(**_JIT)
 def mmd_rows(K, inv, IX, IY, r0, r1, out):
-    """MMD of the pairs r0..r1: ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (SPEC A4).
+    """MMD of the pairs r0..r1: ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3).
 
     The count differences live on the support (m entries); the quadratic form runs over
     the k support points that a pair touches (k <= min(2n, m)): ``k^2 / 2`` gathered

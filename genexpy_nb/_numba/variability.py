@@ -1,9 +1,11 @@
-"""Numba kernels of the trimmed Kolmogorov-Smirnov distance and alpha-hat (SPEC B2, B3).
+"""Numba kernels of the trimmed Kolmogorov-Smirnov distance and alpha-hat
+(robust-KS paper, Sections III-C and IV-A).
 
 Arrays and scalars only, no validation: :mod:`genexpy_nb.variability` checks and converts
 the input once, then calls these.
 
-The distance of SPEC B2 needs, on the pooled sorted sample ``z_1 <= ... <= z_P``, the
+The distance (robust-KS paper, Section III-C) needs, on the pooled sorted sample
+``z_1 <= ... <= z_P``, the
 candidate eCDF ``Fn_i`` and the linearly interpolated reference eCDF ``F0_i``. Both are
 functions of the *value* ``z_i``, so they are computed in one merge of the two sorted
 samples (``_pooled_cdfs``, O(P)); each alpha then costs two O(P) scans (``_d_alpha_scan``):
@@ -88,7 +90,8 @@ def _pooled_cdfs(r, cnt, x, f0, fn):
 
 @njit(**_JIT)
 def _d_alpha_scan(f0, fn, alpha, up):
-    """Trimmed KS distance of SPEC B2 steps 4-7 from the pooled cdfs; ``up`` is a buffer (P+1)."""
+    """Trimmed KS distance (robust-KS paper, Section III-C) from the pooled cdfs; ``up``: a
+    buffer (P+1)."""
     P = f0.shape[0]
     s = 1.0 / (1.0 - alpha)
     low = -alpha * s
@@ -174,7 +177,7 @@ def _bisect_alpha(f0, fn, up, tau, lo, hi, xtol):
 @njit(**_JIT)
 def alpha_hat_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol, full,
                      t0, t1, a_grid, a_exact, d0, d_grid):
-    """Per-bootstrap results of alpha-hat (SPEC B3) for every candidate.
+    """Per-bootstrap results of alpha-hat (robust-KS paper Sec. III-C, IV-A) for every candidate.
 
     Parameters
     ----------

@@ -1,5 +1,10 @@
 """Altair chart builders: pure functions from tidy polars frames to charts.
 
+Importing this package makes Altair charts draw without network in notebooks: it enables
+the ``"genexpy_nb"`` renderer (Vega specs that JupyterLab, Notebook 7 and VS Code draw
+themselves) when Altair's default, CDN-loading renderer is active; see
+:mod:`genexpy_nb.charts._offline`. ``alt.renderers.enable("default")`` undoes it.
+
 The builders live in submodules that are imported on first use (``charts.cd_diagram``
 imports the significance tests and SciPy, the generalizability charts do not), so that
 ``from genexpy_nb.charts import save_chart`` stays fast.
@@ -9,6 +14,10 @@ from __future__ import annotations
 
 import importlib
 
+from ._offline import RENDERER_NAME, enable_offline_charts, offline_renderer, to_vega
+
+enable_offline_charts()
+
 #: public name -> submodule that defines it
 _WHERE = {
     # generalizability (GENEXPY paper, Figures 1-4)
@@ -16,6 +25,7 @@ _WHERE = {
     "power_law_fit": "generalizability",
     "nstar_boxplots": "generalizability",
     "nstar_vs_N": "generalizability",
+    "nstar_intervals": "generalizability",
     "deficit_heatmap": "generalizability",
     "save_chart": "generalizability",
     "generalizability_example": "paper_figures",
@@ -33,7 +43,14 @@ _WHERE = {
     "thin_ecdf": "variability",
 }
 
-__all__ = list(_WHERE)
+__all__ = [
+    # drawing offline in notebooks
+    "enable_offline_charts",
+    "offline_renderer",
+    "to_vega",
+    "RENDERER_NAME",
+    *_WHERE,
+]
 
 
 def __getattr__(name: str):

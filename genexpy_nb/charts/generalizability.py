@@ -16,6 +16,7 @@ builder                  input frame                                  paper
 :func:`nstar_boxplots`   ``analyze`` / ``GeneralizabilityAnalysis     Figs. 3 and 4
                          .nstar``
 :func:`nstar_vs_N`       ``simulate_preliminary_study``               Algorithm 1
+:func:`nstar_intervals`  ``analyze`` (one configuration)              n* with its interval
 :func:`deficit_heatmap`  ``plan`` or ``analyze``                      Section 5.1 (which
                                                                       configuration first)
 =======================  ===========================================  ======================
@@ -39,6 +40,7 @@ __all__ = [
     "power_law_fit",
     "nstar_boxplots",
     "nstar_vs_N",
+    "nstar_intervals",
     "deficit_heatmap",
     "save_chart",
     "RESULT_COLUMNS",
@@ -48,7 +50,7 @@ __all__ = [
 RESULT_COLUMNS: frozenset[str] = frozenset({
     "config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N", "method", "nstar",
     "nstar_ceil", "generalizable", "deficit", "b0", "b1", "r2", "reason", "priority",
-    "to_run", "N_sub", "repetition",
+    "to_run", "N_sub", "repetition", "nstar_lo", "nstar_hi", "reliable",
 })
 
 _SERIES = ["resampled q_n", "closed-form q_n (approx.)"]
@@ -268,7 +270,7 @@ def ngen_curves(
     ----------
     ngen_frame : frame with columns ``n`` (int), ``eps`` (float), ``ngen`` (float in [0, 1])
         — the output of :meth:`GeneralizabilityAnalysis.ngen_frame`: for every n of the grid,
-        the empirical CDF of MMD_n evaluated on a grid of thresholds (SPEC A5).
+        the empirical CDF of MMD_n evaluated on a grid of thresholds (paper Sec. 4.5).
     alpha : desired generalizability alpha*; drawn as a horizontal rule
     eps : MMD threshold eps* = eps(delta*); drawn as a vertical rule
     title : chart title (default "n-generalizability")
@@ -365,7 +367,7 @@ def power_law_fit(
     Parameters
     ----------
     quantile_frame : frame with columns ``n`` and ``q`` (resampled alpha*-quantile of MMD_n),
-        optionally ``q_approx`` (the closed-form quantile of SPEC A7) — the output of
+        optionally ``q_approx`` (the closed-form quantile of paper App. C) — the output of
         :meth:`GeneralizabilityAnalysis.quantile_frame`.
     eps : eps*; n* is predicted there (vertical rule and a star at (eps*, n*))
     nstar : n* to mark; default: the fit's prediction ``exp(b1 log eps* + b0)``
@@ -386,7 +388,7 @@ def power_law_fit(
     -----
     Theorem 4.1 / Algorithm 1 of the paper: ``q_n ~ n^(-1/2)``, hence b1 ~ -2. Quantiles
     equal to 0 (all resampled results agree) cannot be shown on a log axis; if every
-    quantile is 0, n* = 1 (SPEC A6) and the chart says so.
+    quantile is 0, n* = 1 (paper Sec. 4.5) and the chart says so.
     """
     df = _frame(quantile_frame, "quantile_frame", ["n", "q"])
     eps = _check_finite_positive("eps", eps)
@@ -700,7 +702,18 @@ def nstar_vs_N(  # noqa: N802
     pts = ok.select(keep)
     med = pts.group_by(["N_sub", "kernel_label"], maintain_order=True).agg(
         pl.col("nstar").median().alias("nstar")).sort(["kernel_label", "N_sub"])
-    top = float(max(pts["nstar"].max(), pts["N_sub"].max())) * 1.05
+    band = None
+    if {"nstar_lo", "nstar_hi"} <= set(ok.columns):
+        band = (ok.filter(pl.col("nstar_lo").is_finite(), pl.col("nstar_hi").is_finite())
+                .group_by(["N_sub", "kernel_label"], maintain_order=True)
+                .agg(pl.col("nstar_lo").median(), pl.col("nstar_hi").median())
+                .sort(["kernel_label", "N_sub"]))
+        if band.height == 0:
+            band = None
+        else:
+            sub.append("band: median 90 % interval of n*")
+    top = float(max(pts["nstar"].max(), pts["N_sub"].max(),
+                    band["nstar_hi"].max() if band is not None else 0.0)) * 1.05
     lo = float(min(pts["N_sub"].min(), 1))
     diag = pl.DataFrame({"N_sub": [lo, top], "nstar": [lo, top],
                          "label": ["n* = N (generalizable below)"] * 2})
@@ -712,6 +725,17 @@ def nstar_vs_N(  # noqa: N802
     layers = [
         alt.Chart(_data(diag)).mark_line(color="grey", strokeDash=[4, 4])
         .encode(x=xenc, y=yenc, tooltip=[_tip("label", "N", title="diagonal")]),
+    ]
+    if band is not None:
+        layers.append(
+            alt.Chart(_data(band)).mark_area(opacity=0.15)
+            .encode(x=xenc, y=_ch(alt.Y, "nstar_lo", "Q", title="estimated n*"),
+                    y2=alt.Y2("nstar_hi"), color=col,
+                    tooltip=[_tip("kernel_label", "N", title="kernel"),
+                             _tip("N_sub", "Q", title="N"),
+                             _tip("nstar_lo", "Q", title="median lower end", format=".1f"),
+                             _tip("nstar_hi", "Q", title="median upper end", format=".1f")]))
+    layers += [
         alt.Chart(_data(pts)).mark_point(filled=True, opacity=0.5, size=35)
         .encode(x=xenc, y=yenc, color=col, tooltip=tip),
         alt.Chart(_data(med)).mark_line(point=True, strokeWidth=2)
@@ -727,6 +751,104 @@ def nstar_vs_N(  # noqa: N802
             .mark_rule(color="seagreen", strokeDash=[6, 3])
             .encode(x=_ch(alt.X, "N", "Q"), tooltip=[_tip("label", "N", title="full study")]))
     return _layered(layers, _title(ttl, sub or None))
+
+
+# ---------------------------------------------------------------------------------------
+# n* with its interval, for one configuration
+# ---------------------------------------------------------------------------------------
+def nstar_intervals(
+    results: Any,
+    *,
+    vary: str = "alpha",
+    alpha: float | None = None,
+    delta: float | None = None,
+    config_id: int | None = None,
+    levels: Mapping[str, Any] | None = None,
+    title: str | None = None,
+) -> alt.LayerChart | alt.Chart:
+    """n* and its interval ``[nstar_lo, nstar_hi]`` against alpha* or delta*, per kernel.
+
+    Parameters
+    ----------
+    results : the frame of :func:`genexpy_nb.analyze` (with ``interval=True``, the default)
+    vary : "alpha" (x = alpha*, at ``delta``) or "delta" (x = delta*, at ``alpha``)
+    alpha, delta : the threshold held fixed (default: the paper's 0.95 / 0.05)
+    config_id : the configuration to show (default: the only one in the frame)
+    levels : alternatively, the configuration's design levels, e.g. ``{"model": "LR"}``
+    title : chart title
+
+    Returns
+    -------
+    altair chart: a ``rule`` from nstar_lo to nstar_hi and a ``point`` at n* (filled when the
+    estimate is reliable, hollow when flagged, with the reason in the tooltip) for every
+    kernel (colour), on a log scale, and a horizontal ``rule`` at the configuration's N: a
+    kernel whose whole interval lies below N is generalizable even at the upper end.
+    """
+    if vary not in ("alpha", "delta"):
+        raise GenexpyInputError(f"vary must be 'alpha' or 'delta', got {vary!r}.")
+    df = _frame(results, "results", ["config_id", "kernel_label", "alpha", "delta", "N",
+                                     "method", "nstar", "nstar_lo", "nstar_hi"])
+    ttl = title or ("n* and its interval against alpha*" if vary == "alpha"
+                    else "n* and its interval against delta*")
+    df = df.filter(pl.col("method") == "resample")
+    if df.height == 0:
+        return _note("no resampled n* in the frame", ttl)
+    if levels:
+        for k, v in levels.items():
+            if k not in df.columns:
+                raise GenexpyInputError(f"levels names {k!r}, which is not a column.")
+            df = df.filter(pl.col(k) == v)
+    if config_id is not None:
+        df = df.filter(pl.col("config_id") == int(config_id))
+    cids = df["config_id"].unique().to_list()
+    if len(cids) != 1:
+        raise GenexpyInputError(
+            f"the frame holds {len(cids)} configurations here; choose one with config_id= or "
+            "levels=.")
+    fixed = "delta" if vary == "alpha" else "alpha"
+    fv = {"alpha": 0.95 if alpha is None else float(alpha),
+          "delta": 0.05 if delta is None else float(delta)}[fixed]
+    df = _select_close(df, fixed, fv, fixed)
+    df = df.with_columns(pl.col("nstar", "nstar_lo", "nstar_hi").cast(pl.Float64))
+    if "reliable" not in df.columns:
+        df = df.with_columns(pl.lit(True).alias("reliable"))
+    ok = df.filter(pl.col("nstar").is_finite(), pl.col("nstar") > 0)
+    if ok.height == 0:
+        return _note("n* is undefined here for every kernel", ttl)
+    N = int(ok["N"][0])
+    vals = [v for v in (ok["nstar"].to_list() + ok["nstar_lo"].to_list()
+                        + ok["nstar_hi"].to_list() + [N]) if v is not None and
+            math.isfinite(v) and v > 0]
+    vmin, vmax = min(vals), max(vals)
+    yscale = alt.Scale(type="log", domain=[vmin / 1.2, vmax * 1.2])
+    keep = ["kernel_label", vary, "N", "nstar", "nstar_lo", "nstar_hi", "reliable",
+            *[c for c in ("nstar_ceil", "generalizable", "reason") if c in ok.columns]]
+    pts = ok.select(keep).with_columns(pl.col("reliable").fill_null(False))
+    xenc = _ch(alt.X, vary, "O", title=f"{vary}*")
+    col = _ch(alt.Color, "kernel_label", "N", title="kernel")
+    off = _ch(alt.XOffset, "kernel_label", "N")
+    tip = _tooltip_fields(pts, ["kernel_label", vary, "nstar", "nstar_lo", "nstar_hi", "N",
+                                "generalizable", "reason"])
+    yaxis = _log_axis("n* (log scale)", vmin, vmax)
+    layers = [
+        alt.Chart(_data(pts.filter(pl.col("nstar_lo").is_finite(),
+                                   pl.col("nstar_hi").is_finite())))
+        .mark_rule(strokeWidth=2)
+        .encode(x=xenc, xOffset=off, color=col,
+                y=_ch(alt.Y, "nstar_lo", "Q", scale=yscale, axis=yaxis),
+                y2=alt.Y2("nstar_hi"), tooltip=tip),
+        *[alt.Chart(_data(part)).mark_point(size=70, filled=filled, opacity=1.0)
+          .encode(x=xenc, xOffset=off, color=col,
+                  y=_ch(alt.Y, "nstar", "Q", scale=yscale, axis=yaxis), tooltip=tip)
+          for part, filled in ((pts.filter(pl.col("reliable")), True),
+                               (pts.filter(~pl.col("reliable")), False)) if part.height],
+        alt.Chart(_data([{"N": N, "label": f"N = {N} conditions observed"}]))
+        .mark_rule(color="seagreen", strokeDash=[6, 3])
+        .encode(y=_ch(alt.Y, "N", "Q", scale=yscale), tooltip=[_tip("label", "N", title="N")]),
+    ]
+    sub = [f"{fixed}* = {fv:g}; bars: interval of n*; hollow points: estimates flagged as "
+           f"unreliable; dashed line: N = {N}"]
+    return _layered(layers, _title(ttl, sub))
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Altair charts for training variability over random seeds (SPEC Part B).
+"""Altair charts for training variability over random seeds (the robust-KS paper).
 
 Pure functions: a tidy polars frame in, an ``alt.Chart`` (or layered chart) out. They read
 the frames of :mod:`genexpy_nb.variability` (``ecdf_frame``, ``candidate_report``,

@@ -1,7 +1,7 @@
 """The optional torch dependency of :mod:`genexpy_nb.experiments` (extra ``[train]``).
 
 Training code imports torch through :func:`require_torch`, so that a missing install gives one
-instruction instead of a bare ``ModuleNotFoundError`` (STYLE.md practice 15).
+instruction instead of a bare ``ModuleNotFoundError``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""CNN seed pools (SPEC B4, "CNN seeds"): the paper's small CNN over 200 seeds per source.
+"""CNN seed pools (robust-KS paper, Section V): the paper's small CNN over 200 seeds per
+source.
 
 Command line (from the repository root)::
 
@@ -130,7 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m genexpy_nb.experiments.cnn_seeds",
         description="Train (or resume) a pool of small CNNs over seeds and save their test "
-        "logit gaps (SPEC B4). Interrupt at any time: the same command continues.",
+        "logit gaps (robust-KS paper Sec. V). Interrupt at any time: the same command continues.",
     )
     ap.add_argument("--out", required=True, help="pool file, .npz (e.g. data/cnn_digits_both.npz)")
     ap.add_argument("--source", default="both", help=f"one of {', '.join(SOURCES)}")
@@ -141,7 +142,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
     ap.add_argument("--channels", type=int, nargs=2, default=list(DEFAULT_CHANNELS))
     ap.add_argument("--hidden", type=int, default=DEFAULT_HIDDEN)
-    ap.add_argument("--dataset", default="digits", help="digits (default) or cifar10")
+    ap.add_argument("--dataset", default="digits",
+                    help="digits (default), cifar10 or fractals (a harder 8x8 binary task "
+                    "made offline: genexpy_nb.experiments.fractals.fractal_binary_task)")
     ap.add_argument("--cifar-dir", default=None, help="folder with the CIFAR-10 batch files")
     ap.add_argument("--positive", nargs="+", default=None,
                     help="classes of label 1 (digits: 5 6 7 8 9; cifar10: the paper's vehicles)")
@@ -194,7 +197,15 @@ def task_from_args(args: argparse.Namespace) -> BinaryTask:
             n_val=1000 if args.n_val is None else args.n_val, n_test=args.n_test,
             split_seed=args.split_seed,
         )
-    raise GenexpyInputError(f"--dataset must be digits or cifar10, got {args.dataset!r}.")
+    if args.dataset == "fractals":
+        from .fractals import fractal_binary_task
+
+        kw = {"n_train": 1000 if args.n_train is None else args.n_train,
+              "n_val": 500 if args.n_val is None else args.n_val,
+              "n_test": 1000 if args.n_test is None else args.n_test}
+        return fractal_binary_task(split_seed=args.split_seed, **kw)
+    raise GenexpyInputError(
+        f"--dataset must be digits, cifar10 or fractals, got {args.dataset!r}.")
 
 
 def command_line(prog: str, argv: Sequence[str]) -> str:

@@ -8,7 +8,7 @@ File format (one compressed ``.npz`` per pool; ``np.load(path)`` works without g
 key                       shape        meaning
 ========================  ===========  ============================================================
 ``gaps``                  (M, T) f4    logit gap ``logit[1] - logit[0]`` of model m on test point t
-                                       (raw, *not* clipped; SPEC B1 clips at analysis time)
+                                       (raw, *not* clipped; clipped at analysis time)
 ``labels``                (T,) i1      test labels in {0, 1}
 ``test_index``            (T,) i4      row of each test point in the source dataset
 ``val_accuracy``          (M,) f4      accuracy on the validation split (disjoint from the test set)
@@ -44,7 +44,7 @@ import polars as pl
 
 from .._validation import GenexpyInputError, check_positive_int
 
-#: the sources of randomness of a pool (SPEC B4)
+#: the sources of randomness of a pool (robust-KS paper Sec. V)
 SOURCES: tuple[str, ...] = ("init", "order", "both")
 #: stream identifiers in the seed derivation (never change: they define the shipped seeds)
 _INIT_STREAM = 1
@@ -307,7 +307,7 @@ class SeedPool:
     def split(self, n_reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(reference gaps, candidate gaps): the first ``n_reference`` models and the rest.
 
-        The paper's convention (SPEC B4): the first half of the pool is the reference
+        The paper's convention (robust-KS paper Sec. V): the first half of the pool is the reference
         (default ``n_reference = M // 2``: 100 of 200, 45 of 90).
         """
         n_ref = self.n_models // 2 if n_reference is None else check_positive_int(
@@ -424,7 +424,7 @@ def _summary(pool: SeedPool, path: Path) -> dict[str, Any]:
 
 _MD_HEAD = """# Data produced by genexpy_nb itself
 
-Pools of models trained by `genexpy_nb.experiments` (SPEC Part B4, at small scale on
+Pools of models trained by `genexpy_nb.experiments` (robust-KS paper, Section V, at small scale on
 scikit-learn's 8x8 handwritten digits: real images, bundled with scikit-learn, no download).
 Each `.npz` is a compressed NumPy archive; read it with
 `genexpy_nb.experiments.load_pool(name)` or plain `np.load(path)` (the key `meta` holds the

@@ -1,6 +1,6 @@
 """Training one model and a resumable pool of models over seeds (needs torch: extra [train]).
 
-The two sources of randomness of SPEC B4 are separated explicitly:
+The two sources of randomness of robust-KS paper Sec. V are separated explicitly:
 
 * the **initialisation**: the model is built right after ``torch.manual_seed(init_seed)``
   inside ``torch.random.fork_rng`` (torch's global generator is left as it was);

@@ -1,4 +1,5 @@
-"""Transfer-learning seed pools (SPEC B4, "Transfer learning"): frozen backbone, linear heads.
+"""Transfer-learning seed pools (robust-KS paper, Section V-C): frozen backbone, linear
+heads.
 
 A backbone is pre-trained once (or loaded), then frozen; only a linear layer on its features
 is trained, for 5 epochs, over 90 seeds (45 reference, 45 candidates). Because the backbone is
@@ -66,7 +67,14 @@ from .training import (  # noqa: E402
     fit_classifier,
     train_pool,
 )
-from .vit import VIT_MEAN, VIT_PRESETS, VIT_STD, extract_features, make_vit  # noqa: E402
+from .vit import (  # noqa: E402
+    VIT_MEAN,
+    VIT_PRESETS,
+    VIT_STD,
+    MiniViT,
+    extract_features,
+    make_vit,
+)
 
 DEFAULT_HEAD_EPOCHS = 5
 DEFAULT_HEAD_LR = 1e-2
@@ -295,11 +303,143 @@ def train_transfer_pool(
     )
 
 
+def resize_task(task: BinaryTask, size: int) -> BinaryTask:
+    """The task with its images resized to ``size`` x ``size`` (bilinear, as
+    :func:`~.vit.extract_features` does; same labels and indices)."""
+    size = check_positive_int("size", size)
+    F = torch.nn.functional
+
+    def rs(X: np.ndarray) -> np.ndarray:
+        if X.shape[0] == 0 or tuple(X.shape[-2:]) == (size, size):
+            return np.ascontiguousarray(X, dtype=np.float32)
+        with torch.no_grad():
+            return F.interpolate(torch.from_numpy(np.ascontiguousarray(X, dtype=np.float32)),
+                                 size=(size, size), mode="bilinear",
+                                 align_corners=False).numpy()
+
+    return replace(
+        task, name=f"{task.name}-{size}px",
+        X_train=rs(task.X_train), X_val=rs(task.X_val), X_test=rs(task.X_test),
+        info={**task.info, "resized": f"bilinear to {size}x{size} (torch interpolate, "
+              "align_corners=False)"},
+    )
+
+
+#: the downstream task of the shipped ViT pools: the digits task of notebook 03 (5-9 vs 0-4;
+#: 600 train, 300 validation, 897 test images) upsampled to the ViT's 16x16 input
+def vit_digits_task(split_seed: int = 0) -> BinaryTask:
+    """The digits task of the CNN pools (:func:`~.tasks.digits_binary_task`) at 16x16."""
+    from .tasks import digits_binary_task
+
+    return resize_task(digits_binary_task(split_seed=split_seed), 16)
+
+
+def train_vit_head_pool(
+    out: str | Path, *, backbone: str = "fractal", weights: str | os.PathLike | None = None,
+    n_models: int = 90, seed: int = 0, source: str = "both",
+    head_epochs: int = DEFAULT_HEAD_EPOCHS, lr: float = DEFAULT_HEAD_LR, batch_size: int = 32,
+    task: BinaryTask | None = None, n_threads: int = 1, overwrite: bool = False,
+    progress: bool = True, max_new_models: int | None = None, command: str | None = None,
+) -> SeedPool | None:
+    """The paper's transfer protocol on the package's small ViT: linear heads on its frozen
+    class-token features, over seeds.
+
+    Parameters
+    ----------
+    backbone
+        'fractal': the pre-trained weights (``weights``, default the shipped
+        ``vit_fractal_backbone.npz``); 'random': the same architecture with random weights
+        (seed 0) — the control that measures what pre-training adds.
+    task
+        Default :func:`vit_digits_task`.
+    Other parameters
+        As :func:`train_transfer_pool` (features are computed once, standardised with the
+        training statistics; only the heads are trained).
+    """
+    from .pretrain import SHIPPED_BACKBONE, load_pretrained_vit
+
+    if backbone not in ("fractal", "random"):
+        raise GenexpyInputError(f"backbone must be 'fractal' or 'random', got {backbone!r}.")
+    wfile = weights if weights is not None else SHIPPED_BACKBONE
+    net = load_pretrained_vit(wfile, random_weights=backbone == "random")
+    task = vit_digits_task() if task is None else task
+    return train_transfer_pool(
+        out, backbone=net, task=task, n_models=n_models, seed=seed, source=source,
+        head_epochs=head_epochs, lr=lr, batch_size=batch_size, n_threads=n_threads,
+        overwrite=overwrite, progress=progress, max_new_models=max_new_models,
+        command=command,
+    )
+
+
+class ViTClassifier(nn.Module):
+    """A backbone with a fresh linear head on its features (for full fine-tuning)."""
+
+    def __init__(self, backbone: nn.Module, dim: int, n_outputs: int = 2):
+        super().__init__()
+        self.backbone = backbone
+        self.head = nn.Linear(dim, n_outputs)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits, shape (N, n_outputs)."""
+        return self.head(self.backbone.forward_features(x))
+
+
+DEFAULT_FINETUNE_EPOCHS = 5
+DEFAULT_FINETUNE_LR = 3e-4
+
+
+def train_finetune_pool(
+    out: str | Path, *, weights: str | os.PathLike | None = None, n_models: int = 40,
+    seed: int = 0, source: str = "both", epochs: int = DEFAULT_FINETUNE_EPOCHS,
+    lr: float = DEFAULT_FINETUNE_LR, batch_size: int = 32, task: BinaryTask | None = None,
+    n_threads: int = 1, overwrite: bool = False, progress: bool = True,
+    max_new_models: int | None = None, command: str | None = None,
+) -> SeedPool | None:
+    """Full fine-tuning of the pre-trained small ViT over seeds (every weight is trained).
+
+    Every model starts from the same pre-trained backbone; the seeds change the initial
+    weights of the new linear head (``init``) and the batch order (``order``). Adam, the
+    learning rate ``lr`` for all weights, ``epochs`` passes over the training images. The
+    paper does not run this experiment; it shows how much more the seeds matter when the
+    whole network moves.
+    """
+    from .pretrain import SHIPPED_BACKBONE, read_backbone_file
+
+    wfile = weights if weights is not None else SHIPPED_BACKBONE
+    arrays, bmeta = read_backbone_file(wfile)
+    arch = bmeta["config"]["architecture"]
+    state = {k: torch.from_numpy(v) for k, v in arrays.items()}
+    task = vit_digits_task() if task is None else task
+    if tuple(task.input_shape[1:]) != (arch["image_size"], arch["image_size"]):
+        task = resize_task(task, int(arch["image_size"]))
+
+    def factory() -> ViTClassifier:
+        # the backbone's random init is overwritten by the pre-trained weights; the head's
+        # init (drawn last from the seeded generator) is what the initialisation seed changes
+        vit = MiniViT(**arch, num_classes=0)
+        vit.load_state_dict(state, strict=True)
+        return ViTClassifier(vit, int(arch["dim"]), 2)
+
+    spec = {"architecture": "small ViT (pre-trained) + linear head, all weights trained",
+            "vit": arch, "backbone_weights_sha256": bmeta["weights_sha256"]}
+    desc = (f"{n_models} fine-tuned small ViTs (pre-trained on fractals, every weight trained "
+            f"{epochs} epochs, Adam lr {lr}) on {task.name}; source of randomness: {source}.")
+    return train_pool(
+        out, task, factory, kind="transfer-finetune", description=desc, model_spec=spec,
+        source=source, n_models=n_models, seed=seed, epochs=epochs, lr=lr,
+        batch_size=batch_size, n_threads=n_threads, max_new_models=max_new_models,
+        overwrite=overwrite, progress=progress, command=command,
+        extra_meta={"backbone": {"backbone": "small ViT pre-trained on fractals",
+                                 "weights_sha256": bmeta["weights_sha256"],
+                                 "upstream": bmeta["config"]["recipe"]}},
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m genexpy_nb.experiments.transfer",
         description="Train (or resume) a pool of linear heads on a frozen backbone over seeds "
-        "and save their test logit gaps (SPEC B4, transfer learning).",
+        "and save their test logit gaps (robust-KS paper Sec. V, transfer learning).",
     )
     ap.add_argument("--out", required=True, help="pool file, .npz")
     ap.add_argument("--models", type=int, default=90)
@@ -308,7 +448,17 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--head-epochs", type=int, default=DEFAULT_HEAD_EPOCHS)
     ap.add_argument("--lr", type=float, default=DEFAULT_HEAD_LR)
     ap.add_argument("--batch-size", type=int, default=32)
-    ap.add_argument("--backbone", default="digits-cnn", help="digits-cnn (default) or vit")
+    ap.add_argument("--backbone", default="digits-cnn",
+                    help="digits-cnn (default), fractal-vit / random-vit (linear heads on the "
+                    "package's small ViT, pre-trained or with random weights), "
+                    "finetune-vit (full fine-tuning of the pre-trained small ViT), or vit "
+                    "(a standard ViT with --weights)")
+    ap.add_argument("--backbone-weights", default=None,
+                    help="pre-trained small-ViT file (default: the shipped "
+                    "vit_fractal_backbone.npz)")
+    ap.add_argument("--epochs", type=int, default=DEFAULT_FINETUNE_EPOCHS,
+                    help="epochs of full fine-tuning (--backbone finetune-vit)")
+    ap.add_argument("--finetune-lr", type=float, default=DEFAULT_FINETUNE_LR)
     ap.add_argument("--backbone-seed", type=int, default=0)
     ap.add_argument("--backbone-epochs", type=int, default=DEFAULT_BACKBONE_EPOCHS)
     ap.add_argument("--split-seed", type=int, default=0)
@@ -352,6 +502,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             pool = train_transfer_pool(
                 out, backbone="digits-cnn", backbone_seed=args.backbone_seed,
                 backbone_epochs=args.backbone_epochs, split_seed=args.split_seed, **common)
+        elif args.backbone in ("fractal-vit", "random-vit"):
+            pool = train_vit_head_pool(
+                out, backbone=args.backbone.split("-")[0], weights=args.backbone_weights,
+                **{k: v for k, v in common.items() if k != "standardize"})
+        elif args.backbone == "finetune-vit":
+            pool = train_finetune_pool(
+                out, weights=args.backbone_weights, n_models=args.models, seed=args.seed,
+                source=args.source, epochs=args.epochs, lr=args.finetune_lr,
+                batch_size=args.batch_size, n_threads=args.threads,
+                max_new_models=args.max_new, overwrite=args.overwrite,
+                progress=not args.no_progress, command=common["command"])
         elif args.backbone == "vit":
             if not args.weights:
                 raise GenexpyInputError(
@@ -365,7 +526,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 task=task_from_args(args), mean=VIT_MEAN, std=VIT_STD, **common)
         else:
             raise GenexpyInputError(
-                f"--backbone must be digits-cnn or vit, got {args.backbone!r}.")
+                "--backbone must be digits-cnn, fractal-vit, random-vit, finetune-vit or vit, "
+                f"got {args.backbone!r}.")
     except GenexpyInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -8,8 +8,12 @@ names follow timm's ``VisionTransformer`` (``patch_embed.proj``, ``cls_token``, 
 ``blocks.<i>.norm1/attn.qkv/attn.proj/norm2/mlp.fc1/mlp.fc2``, ``norm``, ``head``), so a timm
 checkpoint of the same size loads with :func:`load_weights`. Hugging Face ``ViTModel`` /
 ``ViTForImageClassification`` checkpoints are converted on loading (:func:`convert_hf_vit`).
-Loading real checkpoints has not been tested here (no network); the conversion is tested on
-randomly initialised models.
+The tests check both against the libraries themselves, without download: a timm
+``VisionTransformer`` and a transformers ``ViTForImageClassification`` with random weights
+(small sizes and ``vit_tiny_patch16_224``), converted, give the same logits to 1e-5.
+
+The package's own small ViT, pre-trained on fractals, is built and loaded by
+:mod:`.pretrain`.
 
 :func:`extract_features` works with any ``torch.nn.Module`` (its ``forward_features`` if it
 has one, else its output).
@@ -32,8 +36,8 @@ torch = require_torch("the ViT feature extractor (genexpy_nb.experiments.vit)")
 nn = torch.nn
 F = torch.nn.functional
 
-__all__ = ["VIT_PRESETS", "MiniViT", "convert_hf_vit", "extract_features", "load_weights",
-           "make_vit"]
+__all__ = ["VIT_PRESETS", "MiniViT", "convert_hf_vit", "extract_features", "is_hf_vit_state",
+           "load_weights", "make_vit"]
 
 #: sizes of the standard ViTs with 16x16 patches at 224x224 (timm / Hugging Face names);
 #: ``mean``/``std``: the input normalisation of the usual ImageNet-21k checkpoints
@@ -159,19 +163,38 @@ def make_vit(arch: str = "vit_base_patch16_224", *, eps: float = 1e-6, **overrid
     return MiniViT(**{**VIT_PRESETS[arch], "eps": eps, **overrides})
 
 
-_HF_LAYER = re.compile(r"^encoder\.layer\.(\d+)\.(.+)$")
+#: Hugging Face ViT layer keys: ``encoder.layer.<i>`` in checkpoints on the Hub (and in
+#: transformers 4), ``layers.<i>`` in the state dict of a live transformers-5 model
+_HF_LAYER = re.compile(r"^(?:encoder\.layer|layers)\.(\d+)\.(.+)$")
 _HF_RENAME = {
     "layernorm_before": "norm1", "layernorm_after": "norm2",
+    # transformers 4 / Hub checkpoints
     "attention.output.dense": "attn.proj", "intermediate.dense": "mlp.fc1",
     "output.dense": "mlp.fc2",
+    # transformers 5 (live models)
+    "attention.o_proj": "attn.proj", "mlp.fc1": "mlp.fc1", "mlp.fc2": "mlp.fc2",
 }
+_HF_QKV = {
+    "attention.attention.query": "query", "attention.attention.key": "key",
+    "attention.attention.value": "value",
+    "attention.q_proj": "query", "attention.k_proj": "key", "attention.v_proj": "value",
+}
+
+
+def is_hf_vit_state(state: Mapping[str, Any]) -> bool:
+    """Whether a state dict uses Hugging Face ViT names (``ViTModel`` /
+    ``ViTForImageClassification``, transformers 4 or 5) rather than timm's."""
+    return any(k.startswith(("vit.embeddings.", "embeddings.patch_embeddings.")) for k in state)
 
 
 def convert_hf_vit(state: Mapping[str, Any]) -> dict[str, Any]:
     """Rename a Hugging Face ViT state dict to :class:`MiniViT` (timm) names.
 
-    Query, key and value weights are concatenated into ``attn.qkv``; the pooler is dropped
-    (the features are the class token after the final LayerNorm, as in timm).
+    Accepts the names of checkpoints on the Hugging Face Hub (``vit.encoder.layer.<i>.
+    attention.attention.query``, as ``save_pretrained`` writes them) and those of a live
+    transformers-5 model (``vit.layers.<i>.attention.q_proj``). Query, key and value weights
+    are concatenated into ``attn.qkv``; the pooler is dropped (the features are the class
+    token after the final LayerNorm, as in timm); ``classifier`` becomes ``head``.
     """
     out: dict[str, Any] = {}
     qkv: dict[tuple[int, str], dict[str, Any]] = {}
@@ -192,9 +215,8 @@ def convert_hf_vit(state: Mapping[str, Any]) -> dict[str, Any]:
         elif (m := _HF_LAYER.match(k)) is not None:
             i, rest = int(m.group(1)), m.group(2)
             mod, param = rest.rsplit(".", 1)
-            if mod in ("attention.attention.query", "attention.attention.key",
-                       "attention.attention.value"):
-                qkv.setdefault((i, param), {})[mod.rsplit(".", 1)[1]] = val
+            if mod in _HF_QKV:
+                qkv.setdefault((i, param), {})[_HF_QKV[mod]] = val
             elif mod in _HF_RENAME:
                 out[f"blocks.{i}.{_HF_RENAME[mod]}.{param}"] = val
             else:
@@ -205,7 +227,8 @@ def convert_hf_vit(state: Mapping[str, Any]) -> dict[str, Any]:
         if set(parts) != {"query", "key", "value"}:
             raise GenexpyInputError(f"convert_hf_vit: layer {i} lacks query/key/value {param}.")
         out[f"blocks.{i}.attn.qkv.{param}"] = torch.cat(
-            [parts["query"], parts["key"], parts["value"]], dim=0)
+            [torch.as_tensor(parts["query"]), torch.as_tensor(parts["key"]),
+             torch.as_tensor(parts["value"])], dim=0)
     return out
 
 
@@ -259,8 +282,7 @@ def load_weights(
         if not path.is_file():
             raise GenexpyInputError(f"weights file {str(path)!r} not found.")
         state = _read_state(path)
-    is_hf = weights_format == "hf" or (
-        weights_format == "auto" and any(".encoder.layer." in f".{k}" for k in state))
+    is_hf = weights_format == "hf" or (weights_format == "auto" and is_hf_vit_state(state))
     if is_hf:
         state = convert_hf_vit(state)
     own = module.state_dict()

@@ -1,6 +1,6 @@
 """Training variability over random seeds: robust (trimmed) KS test, alpha-hat, churn, ECE.
 
-SPEC Part B. From a matrix of logit gaps (models x test points): how representative is one
+the robust-KS paper. From a matrix of logit gaps (models x test points): how representative is one
 trained model of its training process?
 
 - :func:`logit_gaps`, :func:`clip_gaps`, :func:`ecdf`, :func:`reference_ecdf`,

@@ -1,4 +1,4 @@
-"""Input checks shared by the variability modules (one place, STYLE.md practice 2)."""
+"""Input checks shared by the variability modules (in one place)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from .. import config
 from .._validation import GenexpyInputError, as_float_grid, check_probability
 
-#: default deep-ensemble sizes of the ensemble study (SPEC B4, paper Table I)
+#: default deep-ensemble sizes of the ensemble study (robust-KS paper Sec. V, paper Table I)
 ENSEMBLE_SIZES: tuple[int, ...] = (3, 5, 10, 20, 30, 70, 100)
 #: default number of random ensembles per size (the paper draws 500)
 ENSEMBLE_DRAWS: int = 100

@@ -1,4 +1,5 @@
-"""Logit gaps, clipping, eCDFs, the reference function and deep ensembles (SPEC B1)."""
+"""Logit gaps, clipping, eCDFs, the reference function and deep ensembles (robust-KS paper,
+Section II)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def logit_gaps(logits: Any) -> np.ndarray:
 
 
 def clip_gaps(gaps: Any, L: float = config.LOGIT_CLIP) -> np.ndarray:
-    """Clip logit gaps to the bounded support ``[-L, L]`` (SPEC B1).
+    """Clip logit gaps to the bounded support ``[-L, L]`` (robust-KS paper Sec. II).
 
     Values beyond the bounds are set *to the bounds* (not to 0, unlike the published
     reference code), so the sign of the prediction is kept.
@@ -61,9 +62,10 @@ def clip_gaps(gaps: Any, L: float = config.LOGIT_CLIP) -> np.ndarray:
     Notes
     -----
     Clipped values form atoms at -L and +L. The trimmed KS test interpolates the reference
-    eCDF linearly (SPEC B2), which spreads an atom of mass q over the gap to the next value:
-    two samples from the *same* distribution are then at KS distance about q (and at the
-    lowest reference value SPEC B2 step 4 compares with the candidate's left limit, which
+    eCDF linearly (robust-KS paper, Section III-C), which spreads an atom of mass q over the
+    gap to the next value: two samples from the *same* distribution are then at KS distance
+    about q (and at the lowest reference value the distance compares with the candidate's
+    left limit, which
     also costs about q). Choose L so that only a small fraction of the gaps is clipped
     (compare that fraction with :func:`dkw_threshold`).
     """
@@ -94,7 +96,8 @@ def ecdf(sample: Any, x: Any = None) -> np.ndarray:
 
 
 def _interp_ecdf(sorted_sample: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The eCDF interpolated linearly between its distinct order statistics (SPEC B2.3)."""
+    """The eCDF interpolated linearly between its distinct order statistics
+    (robust-KS paper, Section III-C)."""
     knots, counts = np.unique(sorted_sample, return_counts=True)
     heights = np.cumsum(counts) / sorted_sample.size
     out = np.interp(x, knots, heights)
@@ -103,7 +106,8 @@ def _interp_ecdf(sorted_sample: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def reference_ecdf(ref_gaps: Any, x: Any = None, *, interpolate: bool = False) -> np.ndarray:
-    """The reference function ``G_M``: the eCDF of the pooled gaps of M models (SPEC B1).
+    """The reference function ``G_M``: the eCDF of the pooled gaps of M models
+    (robust-KS paper, Section II).
 
     The average of the M eCDFs equals the eCDF of the M*T pooled gaps.
 
@@ -160,7 +164,7 @@ def ecdf_frame(gaps: Any, names: Sequence[str] | None = None) -> pl.DataFrame:
 
 
 def ensemble_gaps(gaps: Any, members: Any = None) -> np.ndarray:
-    """Deep ensemble: the pointwise mean of the logit gaps of its members (SPEC B1).
+    """Deep ensemble: the pointwise mean of the logit gaps of its members (robust-KS paper Sec. II).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Per-candidate reports and deep-ensemble studies (paper Section V, Tables I-V; SPEC B4)."""
+"""Per-candidate reports and deep-ensemble studies (robust-KS paper,
+Section V, Tables I-V)."""
 
 from __future__ import annotations
 

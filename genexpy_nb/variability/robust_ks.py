@@ -1,4 +1,5 @@
-"""The trimmed (robust) Kolmogorov-Smirnov test and the trimming level alpha-hat (SPEC B2, B3).
+"""The trimmed (robust) Kolmogorov-Smirnov test and the trimming level alpha-hat
+(robust-KS paper, Sections III-C and IV-A).
 
 References
 ----------
@@ -37,7 +38,7 @@ _PROGRESS_STEPS = 20
 
 
 def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.ndarray:
-    """Trimmed Kolmogorov-Smirnov distance ``d_alpha(F0, Fn)`` (SPEC B2).
+    """Trimmed Kolmogorov-Smirnov distance ``d_alpha(F0, Fn)`` (robust-KS paper Sec. III-C).
 
     The smallest KS distance between the reference ``F0`` (eCDF of ``x_ref``, linearly
     interpolated between its order statistics) and an alpha-trimming of the candidate eCDF
@@ -90,7 +91,8 @@ def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.
 
 
 def dkw_threshold(m: int, eps: float = config.DKW_EPS) -> float:
-    """Two-sample DKW threshold ``tau = sqrt(log(2/eps) / m) + 1/m`` (SPEC B3).
+    """Two-sample DKW threshold ``tau = sqrt(log(2/eps) / m) + 1/m``
+    (robust-KS paper, Section III-C).
 
     Parameters
     ----------
@@ -129,7 +131,8 @@ class RobustKSResult:
 def robust_ks_test(
     x_ref: Any, x_cand: Any, alpha: float = 0.05, eps: float = config.DKW_EPS
 ) -> RobustKSResult:
-    """Robust two-sample KS test: accept when ``d_alpha(F0, Fn) <= tau`` (SPEC B3).
+    """Robust two-sample KS test: accept when ``d_alpha(F0, Fn) <= tau``
+    (robust-KS paper, Section III-C).
 
     Parameters
     ----------
@@ -382,7 +385,8 @@ def alpha_hat(
     clip: float | None = config.LOGIT_CLIP,
     client: Any = None,
 ) -> pl.DataFrame:
-    """The trimming level alpha-hat of every candidate against a reference pool (SPEC B3).
+    """The trimming level alpha-hat of every candidate against a reference pool
+    (robust-KS paper, Section IV-A).
 
     alpha-hat measures how representative one trained model is of its training process:
     the (bootstrap-averaged) smallest trimming level at which the robust KS test accepts

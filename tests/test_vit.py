@@ -1,0 +1,260 @@
+"""The ViT: published checkpoints load (timm and Hugging Face as oracles, no download), the
+fractal upstream task, pre-training and the ViT transfer pools (tiny runs, seconds)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from genexpy_nb import GenexpyInputError
+
+torch = pytest.importorskip("torch", reason="the ViT needs torch (extra [train])")
+
+from genexpy_nb.experiments.vit import (  # noqa: E402
+    MiniViT,
+    convert_hf_vit,
+    is_hf_vit_state,
+    load_weights,
+    make_vit,
+)
+
+
+def _randomize(module: torch.nn.Module, seed: int) -> None:
+    """Every parameter random (libraries initialise heads to 0 and norms to 1: a comparison of
+    such models would test little)."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            if name.endswith("weight") and p.ndim == 1:      # LayerNorm scales
+                p.copy_(1.0 + 0.2 * torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(0.05 * torch.randn(p.shape, generator=g))
+
+
+def _import_timm():
+    """timm, imported for real. PyPI's torchvision wheel is built against the CUDA torch and
+    its compiled operators cannot load beside a CPU-only torch ('operator torchvision::nms
+    does not exist'); a ViT needs none of them, so then torchvision's Python part is imported
+    without registering meta kernels for those operators (timm itself is unchanged)."""
+    if importlib.util.find_spec("timm") is None:
+        pytest.skip("timm is a test oracle: pip install 'genexpy_nb[test]'")
+    try:
+        return importlib.import_module("timm")
+    except RuntimeError as exc:
+        if "torchvision::" not in str(exc):
+            raise
+    for name in [m for m in sys.modules if m.split(".")[0] in ("torchvision", "timm")]:
+        del sys.modules[name]
+    sys.modules["torchvision._meta_registrations"] = types.ModuleType(
+        "torchvision._meta_registrations")
+    return importlib.import_module("timm")
+
+
+@pytest.mark.parametrize("arch", ["small", "vit_tiny_patch16_224"])
+def test_timm_vit_gives_the_same_logits(arch):
+    timm = _import_timm()
+    if arch == "small":
+        kw = {"img_size": 32, "patch_size": 4, "embed_dim": 48, "depth": 3, "num_heads": 4,
+              "num_classes": 3}
+        ref = timm.create_model("vit_tiny_patch16_224", pretrained=False, **kw)
+        ours = MiniViT(image_size=32, patch_size=4, in_channels=3, dim=48, depth=3, heads=4,
+                       num_classes=3)
+        x = torch.rand(5, 3, 32, 32, generator=torch.Generator().manual_seed(1))
+    else:
+        ref = timm.create_model(arch, pretrained=False, num_classes=10)
+        ours = make_vit(arch, num_classes=10)
+        x = torch.rand(2, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+    _randomize(ref, 0)
+    ref.eval()
+    load_weights(ours, ref.state_dict(), weights_format="timm")
+    ours.eval()
+    with torch.no_grad():
+        want, got = ref(x), ours(x)
+        assert want.abs().max() > 0.1                     # not a trivial comparison
+        torch.testing.assert_close(got, want, rtol=0, atol=1e-5)
+        torch.testing.assert_close(ours.forward_features(x), ref.forward_head(
+            ref.forward_features(x), pre_logits=True), rtol=0, atol=1e-5)
+    # a model with another size is refused with the shapes named
+    with pytest.raises(GenexpyInputError, match="shape mismatch"):
+        load_weights(MiniViT(image_size=32, patch_size=8, in_channels=3, dim=48, depth=3,
+                             heads=4, num_classes=3) if arch == "small" else
+                     make_vit("vit_tiny_patch16_224", num_classes=10, image_size=32,
+                              patch_size=4), ref.state_dict())
+
+
+def _hf_model(num_labels=2):
+    transformers = pytest.importorskip(
+        "transformers", reason="transformers is a test oracle: pip install 'genexpy_nb[test]'")
+    cfg = transformers.ViTConfig(
+        image_size=32, patch_size=4, num_channels=3, hidden_size=48, num_hidden_layers=3,
+        num_attention_heads=4, intermediate_size=96, num_labels=num_labels)
+    m = transformers.ViTForImageClassification(cfg)
+    _randomize(m, 3)
+    return m.eval(), cfg
+
+
+def _ours_for_hf(cfg, num_classes):
+    return MiniViT(image_size=cfg.image_size, patch_size=cfg.patch_size,
+                   in_channels=cfg.num_channels, dim=cfg.hidden_size,
+                   depth=cfg.num_hidden_layers, heads=cfg.num_attention_heads,
+                   mlp_ratio=cfg.intermediate_size / cfg.hidden_size, num_classes=num_classes,
+                   eps=cfg.layer_norm_eps).eval()
+
+
+def test_hugging_face_checkpoint_file_gives_the_same_logits(tmp_path):
+    ref, cfg = _hf_model(2)
+    ref.save_pretrained(tmp_path / "ckpt")          # the layout of a checkpoint on the Hub
+    path = tmp_path / "ckpt" / "model.safetensors"
+    ours = load_weights(_ours_for_hf(cfg, 2), path)  # format detected from the names
+    x = torch.rand(4, 3, 32, 32, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        want = ref(pixel_values=x).logits
+        assert want.abs().max() > 0.1
+        torch.testing.assert_close(ours(x), want, rtol=0, atol=1e-5)
+    from safetensors.torch import load_file
+
+    saved = load_file(str(path))
+    assert any(".encoder.layer.0.attention.attention.query." in k for k in saved)
+    assert is_hf_vit_state(saved)
+
+
+def test_hugging_face_live_state_dict_and_backbone_only(tmp_path):
+    ref, cfg = _hf_model(3)
+    x = torch.rand(3, 3, 32, 32, generator=torch.Generator().manual_seed(4))
+    ours = load_weights(_ours_for_hf(cfg, 3), ref.state_dict(), weights_format="hf")
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x), ref(pixel_values=x).logits, rtol=0, atol=1e-5)
+        # a backbone without head: the features are the final LayerNorm of the class token
+        feats = load_weights(_ours_for_hf(cfg, 0), ref.state_dict()).forward_features(x)
+        hidden = ref.vit(pixel_values=x).last_hidden_state[:, 0]
+        torch.testing.assert_close(feats, hidden, rtol=0, atol=1e-5)
+    with pytest.raises(GenexpyInputError, match="unexpected key"):
+        convert_hf_vit({**ref.state_dict(), "vit.layers.0.attention.rotary.weight": 0})
+    bad = {k: v for k, v in ref.state_dict().items() if "k_proj.weight" not in k}
+    with pytest.raises(GenexpyInputError, match="lacks query/key/value"):
+        convert_hf_vit(bad)
+
+
+# ---- fractals (no torch needed, but fast) -------------------------------------------------
+
+
+def test_fractal_classes_are_contractive_filled_and_reproducible():
+    from genexpy_nb.experiments.fractals import fractal_images, random_ifs_classes
+
+    a = random_ifs_classes(4, seed=5, size=8)
+    assert np.array_equal(a, random_ifs_classes(4, seed=5, size=8))
+    assert not np.array_equal(a, random_ifs_classes(4, seed=6, size=8))
+    for c in a:
+        maps = c[np.any(c != 0, axis=1)]
+        assert 2 <= maps.shape[0] <= 4
+        assert np.linalg.svd(maps[:, :4].reshape(-1, 2, 2), compute_uv=False).max() < 1
+    X, y = fractal_images(a, 6, size=8, seed=5)
+    X2, _ = fractal_images(a, 6, size=8, seed=5)
+    assert X.shape == (24, 1, 8, 8) and X.dtype == np.float32 and np.array_equal(X, X2)
+    assert np.array_equal(y, np.repeat(np.arange(4), 6))
+    assert X.min() >= 0 and np.allclose(X.max(axis=(1, 2, 3)), 1)
+    # without flips and turns, images of one class are alike, of two classes less so
+    Xs, _ = fractal_images(a, 6, size=8, seed=5, flips=False)
+    d_in = np.mean([np.abs(Xs[c * 6] - Xs[c * 6 + 1:c * 6 + 6]).mean() for c in range(4)])
+    d_out = np.mean([np.abs(Xs[c * 6] - np.delete(Xs, np.s_[c * 6:c * 6 + 6], 0)).mean()
+                     for c in range(4)])
+    assert d_in < d_out
+    with pytest.raises(GenexpyInputError, match="classes must have shape"):
+        fractal_images(a[0], 2)
+
+
+def test_fractal_binary_task_split():
+    from genexpy_nb.experiments.fractals import fractal_binary_task
+
+    t = fractal_binary_task(n_groups=2, n_train=40, n_val=10, n_test=30, size=8)
+    assert t.X_train.shape == (40, 1, 8, 8) and t.y_test.size == 30
+    idx = np.concatenate([t.index_train, t.index_val, t.index_test])
+    assert np.unique(idx).size == idx.size
+    assert 0.2 < t.y_train.mean() < 0.8
+    assert t.fingerprint() == fractal_binary_task(n_groups=2, n_train=40, n_val=10, n_test=30,
+                                                  size=8).fingerprint()
+
+
+# ---- pre-training and the ViT pools (tiny) -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_backbone(tmp_path_factory):
+    from genexpy_nb.experiments.fractals import FractalSet
+    from genexpy_nb.experiments.pretrain import pretrain_vit
+
+    out = tmp_path_factory.mktemp("bb") / "bb.npz"
+    meta = pretrain_vit(out, recipe=FractalSet(n_classes=4, per_class=24, size=16, seed=2),
+                        epochs=2, batch_size=32, progress=False, device="cpu")
+    return out, meta
+
+
+def test_pretraining_is_seeded_resumable_and_the_file_is_checked(tiny_backbone, tmp_path):
+    from genexpy_nb.experiments.fractals import FractalSet
+    from genexpy_nb.experiments.pretrain import (
+        load_pretrained_vit,
+        pretrain_vit,
+        read_backbone_file,
+    )
+
+    out, meta = tiny_backbone
+    arrays, meta2 = read_backbone_file(out)
+    assert meta2["weights_sha256"] == meta["weights_sha256"]
+    assert not any(k.startswith("head.") for k in arrays) and "blocks.3.attn.qkv.weight" in arrays
+    assert len(meta["history"]) == 2 and meta["device"].startswith("cpu")
+    assert meta["images_per_second_training"] > 0
+    # an interrupted run (one epoch, then the rest) gives the same weights
+    recipe = FractalSet(n_classes=4, per_class=24, size=16, seed=2)
+    part = tmp_path / "b.npz"
+    pretrain_vit(part, recipe=recipe, epochs=2, batch_size=32, progress=False, device="cpu")
+    assert read_backbone_file(part)[1]["weights_sha256"] == meta["weights_sha256"]
+    # the loaded backbone is frozen and its features are those of the saved weights
+    vit = load_pretrained_vit(out)
+    assert not any(p.requires_grad for p in vit.parameters())
+    rnd = load_pretrained_vit(out, random_weights=True)
+    x = torch.rand(2, 1, 16, 16)
+    assert not torch.allclose(vit.forward_features(x), rnd.forward_features(x))
+    # a damaged file is refused
+    bad = dict(arrays)
+    bad["norm.weight"] = bad["norm.weight"] + 1
+    np.savez(tmp_path / "bad.npz", **bad, meta=np.array(json.dumps(meta)))
+    with pytest.raises(GenexpyInputError, match="do not match the sha256"):
+        read_backbone_file(tmp_path / "bad.npz")
+    with pytest.raises(GenexpyInputError, match="exists"):
+        pretrain_vit(out, recipe=recipe, epochs=2, progress=False)
+
+
+def test_vit_head_and_finetune_pools(tiny_backbone, tmp_path):
+    from genexpy_nb.experiments import digits_binary_task
+    from genexpy_nb.experiments.transfer import (
+        resize_task,
+        train_finetune_pool,
+        train_vit_head_pool,
+    )
+
+    out, meta = tiny_backbone
+    task = resize_task(digits_binary_task(n_train=48, n_val=16, n_test=40, split_seed=1), 16)
+    assert task.X_train.shape == (48, 1, 16, 16)
+    heads = train_vit_head_pool(tmp_path / "h.npz", weights=out, task=task, n_models=3,
+                                head_epochs=1, progress=False)
+    rnd = train_vit_head_pool(tmp_path / "r.npz", weights=out, backbone="random", task=task,
+                              n_models=3, head_epochs=1, progress=False)
+    assert heads.gaps.shape == rnd.gaps.shape == (3, 40)
+    assert heads.meta["config"]["model"]["in_features"] == 64
+    assert heads.meta["backbone"]["weights_sha256"] != rnd.meta["backbone"]["weights_sha256"]
+    ft = train_finetune_pool(tmp_path / "f.npz", weights=out, task=task, n_models=2, epochs=1,
+                             progress=False)
+    assert ft.gaps.shape == (2, 40) and ft.meta["kind"] == "transfer-finetune"
+    assert ft.meta["backbone"]["weights_sha256"] == meta["weights_sha256"]
+    assert not np.array_equal(ft.gaps[0], ft.gaps[1])
+    ft2 = train_finetune_pool(tmp_path / "f2.npz", weights=out, task=task, n_models=2, epochs=1,
+                              progress=False)
+    assert np.array_equal(ft.gaps, ft2.gaps)        # seeded: the same pool again
+    with pytest.raises(GenexpyInputError, match="backbone must be"):
+        train_vit_head_pool(tmp_path / "x.npz", backbone="imagenet", task=task)
