@@ -11,12 +11,14 @@ Quick start::
     res = gx.analyze(study, [gx.Jaccard(k=1), gx.Mallows()])
 """
 
+from ._io import atomic_dir, atomic_write, write_frame
 from ._validation import GenexpyInputError
 from .data import load_bigbench, load_encoders, read_results
 from .generalizability import (
     GeneralizabilityAnalysis,
     analyze,
     approx_terms,
+    best_alternative,
     bound_nstar,
     fit_nstar,
     mmd_quantile,
@@ -63,6 +65,9 @@ __all__ = [
     "distributions",
     "significance",
     "GenexpyInputError",
+    "atomic_dir",
+    "atomic_write",
+    "write_frame",
     "load_bigbench",
     "load_encoders",
     "read_results",
@@ -85,6 +90,7 @@ __all__ = [
     "bound_nstar",
     "GeneralizabilityAnalysis",
     "analyze",
+    "best_alternative",
     "plan",
     "simulate_preliminary_study",
     "run_generalizable_study",

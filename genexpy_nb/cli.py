@@ -1,176 +1,792 @@
 """Command-line entry point: ``genexpy-nb``.
 
-``genexpy-nb nstar results.parquet --alternatives encoder --target cv_score
---generalize dataset --design model,tuning,scoring --kernel jaccard --kernel mallows``
-runs the whole analysis of SPEC A6 on a parquet/CSV file and writes the tidy frame.
+Subcommands:
 
-``genexpy-nb demo`` runs the main job: the example study shipped with the package, end to
-end (analysis, planning, figures), offline.
+- ``genexpy-nb demo`` - the main job: the example study shipped with the package, end to end
+  (analysis, planning, figures), offline;
+- ``genexpy-nb nstar TABLE ...`` - n* for every configuration of your own results table;
+- ``genexpy-nb seeds POOL.npz`` - alpha-hat, accuracy, churn and ECE of candidate models
+  against a reference pool trained with other seeds;
+- ``genexpy-nb compare TABLE ...`` - Friedman (or Skillings-Mack when results are missing),
+  post-hoc tests and a critical-difference diagram.
+
+Exit codes scripts can rely on: 0 success; 1 an input error (a one-line message on stderr,
+never a traceback: unreadable or empty table, unknown column, unusable output path, ...),
+checked before the analysis runs; 2 a usage error (unknown or malformed option); 130
+interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from . import config
 from ._validation import GenexpyInputError
-from .data import read_results
+
+if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
+    import polars as pl
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+TABLE_SUFFIXES = (".parquet", ".csv", ".tsv")
+
+
+# ---- small helpers ---------------------------------------------------------------------
+
+
+def _say(msg: str = "") -> None:
+    print(msg, file=sys.stderr)
+
+
+def _one_line(msg: object) -> str:
+    return " ".join(str(msg).split())
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 def _csv_list(text: str | None) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()] if text else []
 
 
-def _floats(text: str, name: str) -> list[float]:
+def _floats(text: str) -> list[float]:
+    """argparse type: comma-separated numbers."""
     try:
-        return [float(t) for t in _csv_list(text)]
+        out = [float(t) for t in _csv_list(text)]
     except ValueError:
-        raise GenexpyInputError(
-            f"--{name} must be comma-separated numbers, got {text!r}."
-        ) from None
-
-
-def _write_table(df: pl.DataFrame, path: str) -> None:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if p.suffix.lower() == ".csv":
-        df.write_csv(p)
-    elif p.suffix.lower() == ".parquet":
-        df.write_parquet(p)
-    else:
-        raise GenexpyInputError(f"--out {path!r}: use a .parquet or .csv file name.")
-
-
-def _held(items: list[str]) -> dict:
-    out = {}
-    for it in items:
-        col, eq, level = it.partition("=")
-        if not eq or not col:
-            raise GenexpyInputError(f"--held-constant expects COLUMN=LEVEL, got {it!r}.")
-        out[col] = level
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers, got {text!r}") from None
+    if not out:
+        raise argparse.ArgumentTypeError("expected at least one number")
     return out
 
 
-def _coerce_held(df: pl.DataFrame, held: dict) -> dict:
+def _alphas(text: str) -> list[float]:
+    """argparse type: comma-separated probabilities in (0, 1)."""
+    out = _floats(text)
+    bad = [a for a in out if not 0.0 < a < 1.0]
+    if bad:
+        raise argparse.ArgumentTypeError(f"alpha* must lie strictly between 0 and 1, got {bad}")
+    return out
+
+
+def _held(text: str) -> tuple[str, str]:
+    """argparse type: COLUMN=LEVEL."""
+    col, eq, level = text.partition("=")
+    if not eq or not col.strip():
+        raise argparse.ArgumentTypeError(f"expected COLUMN=LEVEL, got {text!r}")
+    return col.strip(), level
+
+
+def _kernel(text: str):
+    """argparse type: a research question such as jaccard:k=2."""
+    from .kernels import parse_kernel
+
+    try:
+        return parse_kernel(text)
+    except GenexpyInputError as exc:
+        raise argparse.ArgumentTypeError(_one_line(exc)) from None
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {v}")
+    return v
+
+
+def _probability(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {v}")
+    return v
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {v}")
+    return v
+
+
+def _check_parent(p: Path, option: str) -> None:
+    """The folder of an output file exists (created now if needed) and is writable."""
+    from ._io import make_parent
+
+    make_parent(p.expanduser().absolute().parent, f"{option} {str(p)!r}")
+
+
+def check_out_file(path: str, option: str = "--out") -> Path:
+    """An output table path: a supported suffix, in a folder that can be written."""
+    from ._io import check_frame_path
+
+    p = check_frame_path(path, option)
+    _check_parent(p, option)
+    return p
+
+
+def read_table(path: str) -> pl.DataFrame:
+    """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error."""
+    import polars as pl
+
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise GenexpyInputError(f"results file {path!r} not found.")
+    if p.is_dir():
+        raise GenexpyInputError(f"{path!r} is a folder; give a results file "
+                                f"({', '.join(TABLE_SUFFIXES)}).")
+    suffix = p.suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        raise GenexpyInputError(f"{path!r}: unsupported file type {suffix or '(none)'!r}; "
+                                f"give a {', '.join(TABLE_SUFFIXES)} file.")
+    if p.stat().st_size == 0:
+        raise GenexpyInputError(f"{path!r} is an empty file: the table is empty.")
+    if suffix != ".parquet":
+        with open(p, "rb") as fh:
+            if b"\x00" in fh.read(8192):
+                raise GenexpyInputError(f"{path!r} holds binary data, not a text table; give a "
+                                        "CSV/TSV file (or a .parquet file named .parquet).")
+    try:
+        if suffix == ".parquet":
+            df = pl.read_parquet(p)
+        else:
+            df = pl.read_csv(p, separator="\t" if suffix == ".tsv" else ",",
+                             infer_schema_length=10_000)
+    except pl.exceptions.NoDataError:
+        raise GenexpyInputError(f"{path!r}: the table is empty (no header, no rows).") from None
+    except Exception as exc:  # polars/arrow raise many types for a damaged file
+        kind = "a parquet file" if suffix == ".parquet" else "a delimited text table"
+        raise GenexpyInputError(
+            f"{path!r} could not be read as {kind} ({type(exc).__name__}: "
+            f"{_first_line(exc)[:200]}); is the file complete and of that type?") from None
+    if df.height == 0:
+        raise GenexpyInputError(f"{path!r}: the table is empty (columns {df.columns[:8]} but "
+                                "no rows).")
+    if df.width == 1 and suffix != ".parquet":
+        sep = next((c for c in (";", "\t", ",", "|") if c in df.columns[0]), None)
+        if sep is not None:
+            raise GenexpyInputError(
+                f"{path!r} was read as a single column {df.columns[0][:60]!r}: its values seem "
+                f"separated by {sep!r}; save it comma-separated (.csv) or tab-separated (.tsv).")
+    return df
+
+
+def _no_nulls(df, columns: list[str]) -> None:
+    """Factor columns must name a level in every row; the error says where and how many."""
+    for c in dict.fromkeys(columns):
+        n_null = df[c].null_count()
+        if n_null:
+            raise GenexpyInputError(f"column {c!r} has {n_null} empty value(s) (of {df.height} "
+                                    "rows); fill or drop those rows.")
+
+
+def _require(df, columns: dict[str, list[str]]) -> None:
+    """Every column named by an option is in the table; the error names the option."""
+    for option, cols in columns.items():
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise GenexpyInputError(
+                f"{option}: column(s) {missing} not in the table; its columns are "
+                f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
+
+
+def _direction(args: argparse.Namespace) -> bool:
+    return bool(args.higher_is_better)
+
+
+def _add_direction(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
+                   default=None, help="the target is a score such as accuracy (required: "
+                   "this or --lower-is-better)")
+    g.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
+                   help="the target is an error, a loss or a runtime")
+
+
+# ---- nstar -----------------------------------------------------------------------------
+
+
+def _coerce_held(df, held: list[tuple[str, str]]) -> dict:
     """Levels typed on the command line are strings: cast them to the column's type."""
     out = {}
-    for col, level in held.items():
+    for col, level in held:
         if col in df.columns and df.schema[col].is_numeric():
             try:
                 out[col] = df.schema[col].to_python()(level)
             except (TypeError, ValueError, AttributeError):
-                out[col] = float(level)
+                try:
+                    out[col] = float(level)
+                except ValueError:
+                    raise GenexpyInputError(
+                        f"--held-constant {col}={level}: column {col!r} is numeric, and "
+                        f"{level!r} is not a number.") from None
         else:
             out[col] = level
     return out
 
 
 def cmd_nstar(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from ._io import write_frame
+
+    out = check_out_file(args.out)
+    df = read_table(args.results)
+    held = args.held_constant or []
+    _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
+                  "--generalize": _csv_list(args.generalize), "--design": _csv_list(args.design),
+                  "--average-over": _csv_list(args.average_over),
+                  "--held-constant": [c for c, _ in held]})
+
+    _no_nulls(df, [args.alternatives, *_csv_list(args.generalize), *_csv_list(args.design),
+                   *_csv_list(args.average_over)])
+
     from .generalizability import analyze
-    from .kernels import parse_kernel
+    from .kernels import Jaccard, Mallows
     from .study import Study
 
-    df = read_results(args.results)
-    kernels = [parse_kernel(k) for k in (args.kernel or ["jaccard", "mallows"])]
+    kernels = args.kernel or [Jaccard(k=1), Mallows()]
     study = Study(
-        df,
-        alternatives=args.alternatives,
-        target=args.target,
-        generalize=_csv_list(args.generalize),
-        design=_csv_list(args.design),
-        average_over=_csv_list(args.average_over),
-        held_constant=_coerce_held(df, _held(args.held_constant or [])),
-        higher_is_better=not args.lower_is_better,
+        df, alternatives=args.alternatives, target=args.target,
+        generalize=_csv_list(args.generalize), design=_csv_list(args.design),
+        average_over=_csv_list(args.average_over), held_constant=_coerce_held(df, held),
+        higher_is_better=_direction(args),
         tol_missing_alternatives=args.tol_missing_alternatives,
         tol_missing_conditions=args.tol_missing_conditions,
         invalid_target=args.invalid_target,
     )
-    print(study, file=sys.stderr)
-    print(study.report, file=sys.stderr)
+    if not args.quiet:
+        _say(str(study))
+        _say(str(study.report))
     t0 = time.perf_counter()
-    res = analyze(
-        study, kernels,
-        alphas=_floats(args.alpha, "alpha"), deltas=_floats(args.delta, "delta"),
-        methods=_csv_list(args.methods), rep=args.rep, seed=args.seed, n_jobs=args.n_jobs,
-        progress=not args.quiet,
+    res = analyze(study, kernels, alphas=args.alpha, deltas=args.delta,
+                  methods=_csv_list(args.methods), rep=args.rep, seed=args.seed,
+                  n_jobs=args.n_jobs, progress=not args.quiet)
+    _say(f"analysed {len(study)} configurations x {len(kernels)} research questions in "
+         f"{time.perf_counter() - t0:.1f} s")
+    undefined = res.filter(pl.col("nstar").is_null() | pl.col("nstar").is_nan())
+    if undefined.height:
+        why = undefined["reason"].drop_nulls().value_counts(sort=True)
+        top = why.row(0)[0] if why.height else "no reason given"
+        _say(f"note: n* is undefined in {undefined.height} of {res.height} rows (most often: "
+             f"{top}); see the reason column")
+    write_frame(res, out)
+    _say(f"wrote {res.height} rows to {out}")
+    return EXIT_OK
+
+
+# ---- seeds -----------------------------------------------------------------------------
+
+
+def _load_gaps(path: str, n_reference: int | None):
+    """(reference gaps, candidate gaps, labels, description) from a pool or a plain .npz."""
+    import zipfile
+
+    import numpy as np
+
+    from .experiments.pools import PER_MODEL_KEYS
+
+    p = Path(path).expanduser()
+    if not p.is_file():
+        from .data import shipped_path
+
+        if p.is_dir():
+            raise GenexpyInputError(f"{path!r} is a folder; give an .npz file.")
+        try:
+            p = shipped_path(path) if p.name == path else p
+        except GenexpyInputError:
+            pass
+        if not p.is_file():
+            raise GenexpyInputError(f"pool file {path!r} not found (neither a path nor a pool "
+                                    "shipped with the package, e.g. cnn_digits_both.npz).")
+    if p.suffix.lower() != ".npz":
+        raise GenexpyInputError(f"{path!r}: expected an .npz file (NumPy archive).")
+    try:
+        with open(p, "rb") as fh:
+            z = np.load(fh, allow_pickle=False)
+            if not isinstance(z, np.lib.npyio.NpzFile):
+                raise ValueError("not a zip archive of arrays (a single .npy array?)")
+            with z:
+                files = set(z.files)
+                arrays = {k: z[k] for k in files if k in ("gaps", "reference", "candidates",
+                                                          "labels")}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise GenexpyInputError(f"{path!r} could not be read as an .npz archive "
+                                f"({type(exc).__name__}: {_first_line(exc)[:200]}).") from None
+    if "meta" in files and set(PER_MODEL_KEYS) <= files:
+        from .experiments.pools import load_pool
+
+        try:
+            pool = load_pool(p)
+        except ValueError as exc:  # a damaged meta entry (JSON)
+            raise GenexpyInputError(f"{path!r}: damaged pool file ({_first_line(exc)}).") from None
+        ref, cand = pool.split(n_reference)
+        return ref, cand, pool.labels, f"pool {p.name} ({pool.n_models} models)"
+    if "labels" not in arrays:
+        raise GenexpyInputError(
+            f"{path!r} has no 'labels' array (the 0/1 test labels, for accuracy and ECE). "
+            f"Its arrays: {sorted(files)}. Save it as np.savez(f, gaps=..., labels=...) or "
+            "np.savez(f, reference=..., candidates=..., labels=...).")
+    if "reference" in arrays and "candidates" in arrays:
+        if n_reference is not None:
+            raise GenexpyInputError("--n-reference splits a 'gaps' array; this file already "
+                                    "has 'reference' and 'candidates': leave it out.")
+        return arrays["reference"], arrays["candidates"], arrays["labels"], p.name
+    if "gaps" in arrays:
+        g = arrays["gaps"]
+        if g.ndim != 2:
+            raise GenexpyInputError(f"{path!r}: 'gaps' must be a 2-d array (models x test "
+                                    f"points), got shape {g.shape}.")
+        m = g.shape[0]
+        n_ref = m // 2 if n_reference is None else n_reference
+        if not 2 <= n_ref < m:
+            raise GenexpyInputError(
+                f"--n-reference {n_ref}: the file has {m} models; the reference needs at least "
+                "2 and at least one must remain as candidate.")
+        return g[:n_ref], g[n_ref:], arrays["labels"], f"{p.name} ({m} models)"
+    raise GenexpyInputError(
+        f"{path!r} holds neither 'gaps' nor 'reference' + 'candidates' arrays (it has "
+        f"{sorted(files)}).")
+
+
+def cmd_seeds(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from ._io import write_frame
+
+    out = check_out_file(args.out)
+    ref, cand, labels, what = _load_gaps(args.pool, args.n_reference)
+    from .variability import candidate_report
+    from .variability._checks import as_candidates, as_gaps, as_labels
+
+    # checked here, before the bootstrap runs
+    ref_checked = as_gaps("reference gaps", ref, ndim=(2,))
+    cand_checked = as_candidates("candidate gaps", cand, ref_checked.shape[1])
+    as_labels(labels, ref_checked.shape[1])
+    if (ref_checked.min() >= 0.0 and ref_checked.max() <= 1.0
+            and cand_checked.min() >= 0.0 and cand_checked.max() <= 1.0):
+        raise GenexpyInputError(
+            "every value lies in [0, 1]: these look like probabilities, not logit gaps "
+            "(logit of class 1 minus logit of class 0, negative = class 0). Convert them: "
+            "gaps = log(p / (1 - p)).")
+    n_ref = ref_checked.shape[0]
+    _say(f"{what}: {n_ref} reference models, {cand_checked.shape[0]} candidates, "
+         f"{ref_checked.shape[1]} test points")
+    t0 = time.perf_counter()
+    rep = candidate_report(ref_checked, cand_checked, labels, B=args.B, seed=args.seed,
+                           n_jobs=args.n_jobs, progress=not args.quiet,
+                           clip=None if args.no_clip else args.clip, bins=args.bins,
+                           ensemble=args.ensemble)
+    rep = rep.with_columns((pl.col("candidate") + n_ref).alias("model")).select(
+        "model", pl.all().exclude("model"))
+    _say(f"alpha-hat of {rep.height} candidates in {time.perf_counter() - t0:.1f} s "
+         "(alpha_hat: the smallest share of a candidate's test points to trim for its logit gaps "
+         "to pass the KS test against the reference pool; 0 = representative, smaller = "
+         "more representative)")
+    write_frame(rep, out)
+    _say(f"wrote {rep.height} rows to {out}")
+    return EXIT_OK
+
+
+# ---- compare ---------------------------------------------------------------------------
+
+
+def _wide(df, args):
+    """Blocks x alternatives matrix (NaN where a result is missing) from the long table."""
+    import numpy as np
+    import polars as pl
+
+    blocks = _csv_list(args.blocks)
+    avg = _csv_list(args.average_over)
+    _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
+                  "--blocks": blocks, "--average-over": avg})
+    roles = [args.alternatives, args.target, *blocks, *avg]
+    if len(set(roles)) != len(roles):
+        raise GenexpyInputError(f"a column is given two roles: {roles}.")
+    if not df.schema[args.target].is_numeric():
+        raise GenexpyInputError(
+            f"--target {args.target!r} is not numeric (dtype {df.schema[args.target]}); "
+            "convert it, or give the numeric result column.")
+    keys = [args.alternatives, *blocks]
+    _no_nulls(df, [*keys, *avg])
+    t = df.select(*keys, pl.col(args.target).cast(pl.Float64))
+    t = t.with_columns(pl.col(args.target).fill_nan(None))
+    if t[args.target].is_infinite().any():
+        raise GenexpyInputError(f"--target {args.target!r} holds infinite values.")
+    dup = t.group_by(keys).len().filter(pl.col("len") > 1)
+    if dup.height and not avg:
+        raise GenexpyInputError(
+            f"{dup.height} (block, alternative) pairs have several rows; average them with "
+            "--average-over COLUMNS (e.g. seed,fold) or name more --blocks columns.")
+    t = t.group_by(keys, maintain_order=True).agg(pl.col(args.target).mean())
+    block_key = pl.concat_str([pl.col(b).cast(pl.String) for b in blocks], separator=" | ")
+    t = t.with_columns(block_key.alias("__block__"),
+                       pl.col(args.alternatives).cast(pl.String))
+    names = sorted(t[args.alternatives].unique().to_list())
+    wide = t.pivot(on=args.alternatives, index="__block__", values=args.target,
+                   aggregate_function=None).sort("__block__")
+    values = wide.select(names).to_numpy().astype(np.float64)
+    return values, names, wide["__block__"].to_list()
+
+
+def _compare_tests(values, names, blocks, hib, figs, args):
+    """The omnibus test, the post-hoc test and the mean ranks (+ the CD diagram)."""
+    import numpy as np
+    import polars as pl
+
+    observed = ~np.isnan(values)
+    complete = observed.all(axis=1)
+    n_missing = int((~observed).sum())
+
+    from .significance import (
+        critical_difference,
+        friedman,
+        posthoc_conover,
+        posthoc_nemenyi,
+        skillings_mack,
     )
-    print(f"analysed {len(study)} configurations x {len(kernels)} kernels in "
-          f"{time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    _write_table(res, args.out)
-    print(f"wrote {res.height} rows to {args.out}", file=sys.stderr)
-    return 0
+
+    if n_missing:
+        omni = skillings_mack(values, higher_is_better=hib, alternatives=names)
+        _say(f"{n_missing} missing result(s) over {int((~complete).sum())} of {len(blocks)} "
+             "blocks: Skillings-Mack test (Friedman's test for incomplete blocks)")
+    else:
+        omni = friedman(values, higher_is_better=hib, alternatives=names)
+    if not np.isfinite(omni.statistic):
+        raise GenexpyInputError(
+            f"--target {args.target!r}: every block ties all alternatives, so there is no "
+            "difference to test (the statistic is undefined). Check the target column.")
+    if omni.n < 10:
+        _say(f"note: only {omni.n} blocks; the chi-square p-value is a rough approximation "
+             "below about 10")
+    omnibus = pl.DataFrame({
+        "test": [omni.test], "statistic": [float(omni.statistic)],
+        "pvalue": [float(omni.pvalue)], "df": [float(omni.df)], "n_blocks_used": [omni.n],
+        "n_blocks": [len(blocks)], "n_alternatives": [len(names)],
+        "n_missing": [n_missing], "alpha": [args.alpha],
+        "significant": [bool(omni.pvalue < args.alpha)],
+        "higher_is_better": [hib],
+        "note": pl.Series([getattr(omni, "note", None)], dtype=pl.String),
+    })
+    full = values[complete]
+    frames = {"omnibus": omnibus}
+    charts = {}
+    if full.shape[0] >= 2:
+        if args.posthoc == "conover":
+            post = posthoc_conover(full, p_adjust=args.p_adjust, alpha=args.alpha,
+                                   higher_is_better=hib, alternatives=names)
+        else:
+            post = posthoc_nemenyi(full, alpha=args.alpha, higher_is_better=hib,
+                                   alternatives=names)
+        ranks = critical_difference(full, alpha=args.alpha, higher_is_better=hib,
+                                    alternatives=names)
+        frames["posthoc"] = post
+        frames["mean_ranks"] = ranks
+        if figs:
+            from .charts import cd_diagram
+
+            charts["cd_diagram"] = cd_diagram(
+                ranks, pairwise=post if args.posthoc == "conover" else None,
+                title=f"Mean ranks over {full.shape[0]} blocks (1 = best)")
+        if n_missing:
+            _say(f"post-hoc test and mean ranks on the {full.shape[0]} blocks where every "
+                 "alternative has a result")
+    else:
+        _say(f"only {full.shape[0]} block(s) have a result for every alternative: no post-hoc "
+             "test, no critical-difference diagram (they need at least 2)")
+    return omni, frames, charts
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import warnings
+
+    from ._io import atomic_dir, check_output_dir
+
+    figs = _csv_list(args.figures)
+    bad = [f for f in figs if f not in ("html", "png", "svg", "pdf")]
+    if bad:
+        raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
+                                "or pdf (comma-separated), or '' for none.")
+    out = check_output_dir(args.out)
+    if args.format not in ("csv", "parquet", "json", "tsv"):  # pragma: no cover (choices)
+        raise GenexpyInputError(f"--format {args.format!r}")
+    df = read_table(args.results)
+    values, names, blocks = _wide(df, args)
+    hib = _direction(args)
+    if len(names) < 2:
+        raise GenexpyInputError(f"--alternatives {args.alternatives!r}: only {names}; at least "
+                                "two alternatives are needed to compare.")
+    with warnings.catch_warnings(record=True) as caught:
+        # degenerate cases (ties everywhere, ...) come as warnings: one-line notes each
+        warnings.simplefilter("always")
+        omni, frames, charts = _compare_tests(values, names, blocks, hib, figs, args)
+    for msg in dict.fromkeys(_one_line(w.message) for w in caught):
+        _say(f"note: {msg}")
+    _say(f"{omni.test}: statistic {omni.statistic:.4g}, p = {omni.pvalue:.3g} "
+         f"({'significant' if omni.pvalue < args.alpha else 'not significant'} at "
+         f"alpha = {args.alpha})")
+    from ._io import write_frame
+
+    with atomic_dir(out) as tmp:
+        for name, frame in frames.items():
+            write_frame(frame, tmp / f"{name}.{args.format}")
+        if charts:
+            from .charts import save_chart
+
+            for name, chart in charts.items():
+                save_chart(chart, [tmp / f"{name}.{fmt}" for fmt in figs])
+        written = sorted(p.name for p in tmp.iterdir())
+    _say(f"wrote {', '.join(written)} to {out}/")
+    return EXIT_OK
+
+
+# ---- demo ------------------------------------------------------------------------------
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from ._io import check_output_dir
+
+    check_output_dir(args.out)
     from .demo import run_demo
 
     run_demo(out_dir=Path(args.out), rep=args.rep, seed=args.seed, progress=not args.quiet)
-    return 0
+    return EXIT_OK
+
+
+# ---- parser ----------------------------------------------------------------------------
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Shows each option's default after its help; wraps descriptions paragraph by paragraph
+    and keeps example lines (indented by two spaces) as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if ("%(default)" not in text and not action.required and action.default is not None
+                and action.default is not argparse.SUPPRESS and action.option_strings
+                and action.nargs != 0):  # flags (store_true/false) have no value to show
+            default = action.default
+            if isinstance(default, (list, tuple)):
+                default = ",".join(map(str, default))
+            if default == "":
+                default = "none"
+            text += f" (default: {default})"
+        return text
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        out = []
+        for para in text.split("\n\n"):
+            lines = para.split("\n")
+            head = [ln for ln in lines if not ln.startswith("  ")]
+            keep = [ln for ln in lines if ln.startswith("  ")]
+            if head:
+                out.append(textwrap.fill(" ".join(head), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+            out.extend(indent + ln for ln in keep)
+            out.append("")
+        return "\n".join(out).rstrip()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("genexpy_nb")
+    except PackageNotFoundError:  # a source checkout on PYTHONPATH
+        from . import __version__
+
+        return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``genexpy-nb`` (every option documented, defaults shown)."""
     p = argparse.ArgumentParser(
-        prog="genexpy-nb",
-        description="Will the results of your ML study hold up? Generalizability analysis "
-                    "of experimental studies.",
+        prog="genexpy-nb", formatter_class=_Formatter,
+        description="Will the results of your ML study hold up? Generalizability of "
+                    "experimental studies, seed variability, significance tests.",
+        epilog="exit codes: 0 success, 1 input error (one-line message), 2 usage error, "
+               "130 interrupted",
     )
-    sub = p.add_subparsers(dest="command", required=True)
-    q = sub.add_parser("nstar", help="n* for every configuration of a results table")
-    q.add_argument("results", help="tidy results table (.parquet or .csv)")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    d = sub.add_parser("demo", formatter_class=_Formatter,
+                       help="the main job: the shipped example study, end to end, offline",
+                       description="Analyse the example study shipped with the package (8 "
+                                   "classifiers on 80 datasets) end to end and write tables "
+                                   "and figures to a folder.")
+    d.add_argument("--out", default="genexpy_demo",
+                   help="output folder (written atomically; a folder written by an earlier "
+                        "run is replaced, a folder of other files is never touched)")
+    d.add_argument("--rep", type=_positive_int, default=config.REP,
+                   help="resampled pairs of studies per sample size")
+    d.add_argument("--seed", type=int, default=0, help="random seed")
+    d.add_argument("--quiet", action="store_true", help="no progress bars")
+    d.set_defaults(func=cmd_demo)
+
+    q = sub.add_parser(
+        "nstar", formatter_class=_Formatter,
+        help="n* for every configuration of a results table",
+        description="How many experimental conditions (datasets, ...) does each configuration "
+                    "of your study need for its conclusions to generalize?\n\nexample:\n  "
+                    "genexpy-nb nstar results.parquet --alternatives encoder --target cv_score "
+                    "--higher-is-better \\\n    --generalize dataset --design model,tuning "
+                    "--kernel jaccard:k=1 --kernel borda:OHE --out nstar.parquet")
+    q.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
     q.add_argument("--alternatives", required=True, help="column of the compared methods")
     q.add_argument("--target", required=True, help="numeric result column")
+    _add_direction(q)
     q.add_argument("--generalize", required=True,
                    help="generalizability factor(s), comma-separated (e.g. dataset)")
     q.add_argument("--design", default="", help="design factors, comma-separated")
-    q.add_argument("--average-over", default="", help="stochastic factors (seed, fold)")
-    q.add_argument("--held-constant", action="append", metavar="COLUMN=LEVEL",
+    q.add_argument("--average-over", default="",
+                   help="stochastic factors averaged out first (e.g. seed,fold)")
+    q.add_argument("--held-constant", action="append", metavar="COLUMN=LEVEL", type=_held,
                    help="fix a factor to one level (repeatable)")
-    q.add_argument("--lower-is-better", action="store_true",
-                   help="the target is an error or loss (default: higher is better)")
-    q.add_argument("--kernel", action="append",
+    q.add_argument("--kernel", action="append", type=_kernel, metavar="QUESTION",
                    help="research question (repeatable): jaccard[:k=K], mallows[:nu=V], "
-                        "borda:ALTERNATIVE, rbf[:gamma=V]; default jaccard and mallows")
-    q.add_argument("--alpha", default=",".join(map(str, config.ALPHAS)),
+                        "borda[:ALTERNATIVE] (default: the best on average), rbf[:gamma=V]; "
+                        "default: jaccard:k=1 and mallows")
+    q.add_argument("--alpha", type=_alphas, default=list(config.ALPHAS),
                    help="desired generalizability alpha*, comma-separated")
-    q.add_argument("--delta", default=",".join(map(str, config.DELTAS)),
+    q.add_argument("--delta", type=_floats, default=list(config.DELTAS),
                    help="similarity threshold delta*, comma-separated")
     q.add_argument("--methods", default="resample,approx,bound",
-                   help="resample, approx, approx_weighted, bound (comma-separated)")
-    q.add_argument("--rep", type=int, default=config.REP, help="resampled pairs per n")
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--n-jobs", type=int, default=None, help="threads (default: all cores)")
-    q.add_argument("--tol-missing-alternatives", type=float,
-                   default=config.TOL_MISSING_ALTERNATIVES)
-    q.add_argument("--tol-missing-conditions", type=float,
-                   default=config.TOL_MISSING_CONDITIONS)
+                   help="estimates of n*: resample, approx, approx_weighted, bound "
+                        "(comma-separated)")
+    q.add_argument("--rep", type=_positive_int, default=config.REP,
+                   help="resampled pairs of studies per sample size")
+    q.add_argument("--seed", type=int, default=0, help="random seed")
+    q.add_argument("--n-jobs", type=_positive_int, default=None,
+                   help="threads (default: all cores)")
+    q.add_argument("--tol-missing-alternatives", type=_fraction,
+                   default=config.TOL_MISSING_ALTERNATIVES,
+                   help="drop a condition missing more than this share of the alternatives")
+    q.add_argument("--tol-missing-conditions", type=_fraction,
+                   default=config.TOL_MISSING_CONDITIONS,
+                   help="then drop an alternative missing in more than this share of the "
+                        "conditions")
     q.add_argument("--invalid-target", choices=["raise", "drop"], default="raise",
-                   help="rows with a null/NaN/inf target: refuse (default) or drop")
-    q.add_argument("--out", default="nstar.parquet", help="output file (.parquet or .csv)")
-    q.add_argument("--quiet", action="store_true", help="no progress bar")
+                   help="rows with a null/NaN/inf target: refuse, or drop them")
+    q.add_argument("--out", default="nstar.parquet",
+                   help="output table (.parquet, .csv, .tsv or .json)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar, no study summary")
     q.set_defaults(func=cmd_nstar)
 
-    d = sub.add_parser("demo", help="the main job: the shipped example study, end to end")
-    d.add_argument("--out", default="genexpy_demo", help="output folder")
-    d.add_argument("--rep", type=int, default=config.REP)
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--quiet", action="store_true")
-    d.set_defaults(func=cmd_demo)
+    s = sub.add_parser(
+        "seeds", formatter_class=_Formatter,
+        help="alpha-hat, accuracy, churn and ECE of models trained with different seeds",
+        description="How representative is a model trained with one seed? For every "
+                    "candidate model: alpha-hat (trimmed KS test against a reference pool "
+                    "of models trained with other seeds), accuracy, churn and ECE.\n\n"
+                    "POOL is an .npz file: a pool written by genexpy_nb.experiments (or the "
+                    "name of a shipped one, e.g. cnn_digits_both.npz), or your own arrays "
+                    "saved with np.savez(path, gaps=G, labels=y) - G of shape (models, test "
+                    "points) holding logit gaps (logit of class 1 minus logit of class 0), "
+                    "the first half the reference - or np.savez(path, reference=R, "
+                    "candidates=C, labels=y).")
+    s.add_argument("pool", metavar="POOL", help="the .npz file of logit gaps and labels")
+    s.add_argument("--n-reference", type=_positive_int, default=None,
+                   help="models in the reference (the first ones); default: half the pool")
+    s.add_argument("--B", type=_positive_int, default=config.ALPHA_HAT_B,
+                   help="bootstrap draws of the reference for alpha-hat")
+    s.add_argument("--clip", type=float, default=config.LOGIT_CLIP,
+                   help="clip logit gaps to [-CLIP, CLIP] (saturated models)")
+    s.add_argument("--no-clip", action="store_true", help="do not clip the gaps")
+    s.add_argument("--bins", type=_positive_int, default=config.ECE_BINS,
+                   help="bins of the expected calibration error")
+    s.add_argument("--ensemble", choices=["candidates", "reference"], default="candidates",
+                   help="the deep ensemble that churn is measured against")
+    s.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap")
+    s.add_argument("--n-jobs", type=_positive_int, default=None,
+                   help="threads (default: all cores)")
+    s.add_argument("--out", default="seeds.csv",
+                   help="output table, one row per candidate (.csv, .parquet, .tsv or .json)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_seeds)
+
+    c = sub.add_parser(
+        "compare", formatter_class=_Formatter,
+        help="Friedman / Skillings-Mack test, post-hoc tests, critical-difference diagram",
+        description="Is any alternative better than another across the blocks (datasets, "
+                    "tasks)? Friedman's test, or Skillings-Mack's when some results are "
+                    "missing; all pairs with Conover's or Nemenyi's post-hoc test; the mean "
+                    "ranks drawn as a critical-difference diagram.\n\nexample:\n  genexpy-nb "
+                    "compare results.csv --alternatives model --target accuracy "
+                    "--blocks dataset \\\n    --average-over seed --higher-is-better --out "
+                    "comparison")
+    c.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
+    c.add_argument("--alternatives", required=True, help="column of the compared methods")
+    c.add_argument("--target", required=True, help="numeric result column")
+    c.add_argument("--blocks", required=True,
+                   help="column(s) defining a block, comma-separated (e.g. dataset)")
+    _add_direction(c)
+    c.add_argument("--average-over", default="",
+                   help="columns averaged out first (e.g. seed,fold), comma-separated")
+    c.add_argument("--posthoc", choices=["conover", "nemenyi"], default="conover",
+                   help="post-hoc test for all pairs")
+    c.add_argument("--p-adjust", default="holm",
+                   help="multiple-testing correction of Conover's p-values (e.g. holm, "
+                        "bonferroni, fdr_bh); ignored by Nemenyi's test")
+    c.add_argument("--alpha", type=_probability, default=0.05, help="significance level")
+    c.add_argument("--figures", default="html,png",
+                   help="formats of the critical-difference diagram: html, png, svg, pdf "
+                        "(comma-separated; '' for none)")
+    c.add_argument("--format", choices=["csv", "parquet", "tsv", "json"], default="csv",
+                   help="format of the tables")
+    c.add_argument("--out", default="comparison",
+                   help="output folder: omnibus, posthoc and mean_ranks tables, cd_diagram "
+                        "figures (written atomically)")
+    c.set_defaults(func=cmd_compare)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0, 1 input error, 2 usage, 130)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help / --version (0) and usage errors (2)
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        _say("genexpy-nb: interrupted")
+        return EXIT_INTERRUPTED
     try:
         return args.func(args)
     except GenexpyInputError as exc:
-        print(f"genexpy-nb: error: {exc}", file=sys.stderr)
-        return 2
+        _say(f"genexpy-nb {args.command}: error: {_one_line(exc)}")
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        _say("genexpy-nb: interrupted (no output written)")
+        if argv is None:  # run as a program: leave now, with the code scripts expect
+            # CPython 3.11 may remember an interrupt that C code saw (e.g. while a library
+            # ran Python source) and turn any exit into death by SIGINT (-2), even though
+            # the interrupt was handled here; the temporary files are already removed
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
+        return EXIT_INTERRUPTED
+    except OSError as exc:  # disk full, permission changed while running, ...
+        _say(f"genexpy-nb {args.command}: error: {_one_line(exc)}")
+        return EXIT_INPUT
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -990,10 +990,13 @@ def _main(argv: Sequence[str] | None = None) -> int:
         "numpy": np.__version__,
         "polars": pl.__version__,
     }
-    df.write_parquet(
-        args.out, compression="zstd", compression_level=19, statistics=False,
-        metadata={METADATA_KEY: json.dumps(provenance, sort_keys=True)},
-    )
+    from ._io import atomic_write
+
+    with atomic_write(args.out) as fh:  # a temporary name, renamed when complete
+        df.write_parquet(
+            fh, compression="zstd", compression_level=19, statistics=False,
+            metadata={METADATA_KEY: json.dumps(provenance, sort_keys=True)},
+        )
     print(
         f"{df.height} rows x {df.width} columns, {df['dataset'].n_unique()} datasets "
         f"({elapsed:.1f} s, {elapsed / args.conditions:.2f} s per condition) -> {args.out} "

@@ -33,6 +33,7 @@ from .mmd import MODES, draw_pairs, kernel_support, mmd_from_pairs, support
 from .study import ConfigurationSample, Study
 
 __all__ = [
+    "best_alternative",
     "ngen",
     "mmd_quantile",
     "default_grid",
@@ -581,6 +582,34 @@ def _resolve_grid(grid, N: int, disjoint: bool, replace: bool) -> np.ndarray:
     return ns
 
 
+def best_alternative(study: Study) -> str:
+    """The alternative with the best (lowest) mean rank over all conditions of the study.
+
+    Ranks are the study's tiers (0 = best, ties share a tier, a missing result the worst
+    tier), averaged over every condition of every configuration; a tie goes to the first
+    alternative in the study's order. This is a* of ``Borda()`` when a* is not named.
+    """
+    if not isinstance(study, Study):
+        raise GenexpyInputError("study must be a genexpy_nb.Study.")
+    total = np.zeros(study.na)
+    count = 0
+    for s in study.samples():
+        total += s.rankings.sum(axis=0)
+        count += s.N
+    return str(study.alternatives[int(np.argmin(total / max(count, 1)))])
+
+
+def _default_alternative(kernel: Kernel, study: Study) -> Kernel:
+    """``Borda()`` with a* left out -> Borda of the study's best alternative on average."""
+    from .kernels import Borda
+
+    if isinstance(kernel, Borda) and kernel.alternative is None:
+        import dataclasses
+
+        return dataclasses.replace(kernel, alternative=best_alternative(study))
+    return kernel
+
+
 class GeneralizabilityAnalysis:
     """All configurations x kernels of a study: cached MMD_n distributions and n*.
 
@@ -628,6 +657,7 @@ class GeneralizabilityAnalysis:
                     f" got {k!r}; strings can be parsed with genexpy_nb.parse_kernel."
                 )
         self.study = study
+        kernels = [_default_alternative(k, study) for k in kernels]
         self.kernels = [k.resolve(study.na, study.alternatives) for k in kernels]
         check_question(self.kernels, study.na)
         labels = [k.label for k in self.kernels]
@@ -691,6 +721,7 @@ class GeneralizabilityAnalysis:
         labels = [k.label for k in self.kernels]
         names = [k.name for k in self.kernels]
         if isinstance(kernel, Kernel):
+            kernel = _default_alternative(kernel, self.study)
             key = kernel.resolve(self.study.na, self.study.alternatives).label
             if key in labels:
                 return labels.index(key)

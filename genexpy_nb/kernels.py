@@ -186,18 +186,29 @@ class Borda(Kernel):
     included); ``k(r1, r2) = exp(-nu |b(r1) - b(r2)|)``, default ``nu = 1/na``.
     ``eps(delta) = sqrt(2 (1 - exp(-nu na delta)))``, delta = difference of the fraction of
     dominated alternatives.
+
+    ``alternative`` names a* (or gives its index). Left out (``Borda()``), a* is derived
+    from the data: the alternative with the best mean rank over all conditions of the
+    study (:func:`genexpy_nb.generalizability.best_alternative`), chosen when the kernel
+    is given to a :class:`~genexpy_nb.GeneralizabilityAnalysis`.
     """
 
     name: ClassVar[str] = "borda"
     question: ClassVar[str] = "Is alternative a* consistently ranked the same?"
 
-    alternative: str | int = 0
+    alternative: str | int | None = None
     nu: float | None = None
     index: int | None = dataclasses.field(default=None, kw_only=True)
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Borda:
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
         alt = self.alternative
+        if alt is None:
+            raise GenexpyInputError(
+                "Borda(): a* defaults to the best alternative on average, which needs the "
+                "study's data; give the kernel to a GeneralizabilityAnalysis, or name a*: "
+                "Borda('name')."
+            )
         if isinstance(alt, (int, np.integer)) and not isinstance(alt, bool):
             idx = int(alt)
             if not 0 <= idx < na:
@@ -221,7 +232,8 @@ class Borda(Kernel):
     def label(self) -> str:
         nu = "" if self.nu is None or self.na is None or np.isclose(self.nu, 1 / self.na) \
             else f", nu={self.nu:.3g}"
-        return f"Borda(a*={self.alternative}{nu})"
+        alt = "best on average" if self.alternative is None else self.alternative
+        return f"Borda(a*={alt}{nu})"
 
     @property
     def kappa_inf(self) -> float:
@@ -462,6 +474,7 @@ def parse_kernel(text: str) -> Kernel:
     """Build a kernel from a short string, parsed explicitly (never ``eval``).
 
     Examples: ``"jaccard"``, ``"jaccard:k=3"``, ``"borda:OHE"``, ``"borda:a=OHE,nu=0.1"``,
+    ``"borda"`` (a* = the best alternative on average),
     ``"mallows:nu=0.01"``, ``"rbf:gamma=0.5"``.
     """
     if not isinstance(text, str) or not text.strip():
@@ -494,8 +507,6 @@ def parse_kernel(text: str) -> Kernel:
             kwargs[key] = _positive(f"{name} {key}", val)
         else:
             raise GenexpyInputError(f"unknown parameter {key!r} for kernel {name!r}.")
-    if name == "borda" and "alternative" not in kwargs:
-        raise GenexpyInputError("Borda needs an alternative: e.g. 'borda:OHE'.")
     return _PARSERS[name](**kwargs)
 
 

@@ -109,6 +109,28 @@ def test_borda_resolve_by_name_and_errors():
         Borda("zz").resolve(3, ["a", "b", "c"])
     with pytest.raises(GenexpyInputError, match="out of range"):
         Borda(5).resolve(3)
+    with pytest.raises(GenexpyInputError, match="best alternative on average"):
+        Borda().resolve(3, ["a", "b", "c"])  # a* from the data needs the data
+
+
+def test_borda_default_is_the_best_alternative_on_average():
+    import polars as pl
+
+    from genexpy_nb import GeneralizabilityAnalysis, Study, best_alternative
+
+    # "b" wins 3 of 4 datasets; "c" wins one; "a" is never best
+    scores = {"d1": (1, 3, 2), "d2": (1, 3, 2), "d3": (2, 1, 3), "d4": (1, 3, 2)}
+    df = pl.DataFrame([{"ds": d, "alt": a, "y": float(v)}
+                       for d, vs in scores.items() for a, v in zip("abc", vs)])
+    study = Study(df, alternatives="alt", target="y", generalize="ds", higher_is_better=True)
+    assert best_alternative(study) == "b"
+    # lower is better: "a" has the best mean rank (0.25)
+    low = Study(df, alternatives="alt", target="y", generalize="ds", higher_is_better=False)
+    assert best_alternative(low) == "a"
+    ga = GeneralizabilityAnalysis(study, [Borda()], rep=4, progress=False)
+    assert ga.kernels[0].alternative == "b" and ga.kernels[0].index == 1
+    assert ga.kernels[0].label == "Borda(a*=b)"
+    assert ga.kernel_index(Borda()) == 0
 
 
 @pytest.mark.parametrize("delta", [0.0, -0.1, 1.5, float("nan"), "x"])
@@ -145,6 +167,7 @@ def test_invalid_parameters():
     ("Jaccard:k=3", Jaccard(k=3)),
     ("borda:OHE", Borda("OHE")),
     ("borda:a=OHE,nu=0.5", Borda("OHE", nu=0.5)),
+    ("borda", Borda()),  # a* = the best alternative on average, chosen from the data
     ("mallows:nu=0.01", Mallows(nu=0.01)),
     ("rbf:gamma=2", RBF(gamma=2.0)),
 ])
@@ -152,7 +175,7 @@ def test_parse_kernel(text, expected):
     assert parse_kernel(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "cosine", "jaccard:k=x", "borda", "mallows:gamma=1",
+@pytest.mark.parametrize("text", ["", "cosine", "jaccard:k=x", "borda:a,b", "mallows:gamma=1",
                                   "jaccard:3", "__import__('os')"])
 def test_parse_kernel_errors(text):
     with pytest.raises(GenexpyInputError):

@@ -992,26 +992,133 @@ def deficit_heatmap(
 
 
 # ---------------------------------------------------------------------------------------
-def save_chart(chart: alt.TopLevelMixin, path: str | Path) -> Path:
+_SAVE_FORMATS = ("html", "png", "svg", "pdf", "json")
+
+
+def save_chart(chart: alt.TopLevelMixin, path: str | Path | Sequence[str | Path], *,
+               inline: bool = True) -> Path | list[Path]:
     """Save a chart as HTML, PNG, SVG, PDF or Vega-Lite JSON, chosen by the file suffix.
 
-    PNG/SVG/PDF use ``vl-convert-python`` (no browser needed). Returns the path written.
+    ``path`` may be a list of paths (e.g. ``["fig.html", "fig.png", "fig.svg"]``): the chart
+    is then converted once and written in every format (faster than one call per file).
+    HTML embeds the Vega JavaScript (``inline=True``, the default), so the file displays
+    offline - on a cluster, in a mail attachment; ``inline=False`` loads it from a CDN
+    (smaller file, needs network). HTML inlining, PNG, SVG and PDF use
+    ``vl-convert-python`` (no browser needed). Every file is written atomically (a
+    temporary name, then renamed): an interrupted save never leaves half a file. Returns
+    the path written (the list of paths for a list).
     """
+    from .._io import atomic_write
+
     if not isinstance(chart, alt.TopLevelMixin):
         raise GenexpyInputError(f"chart must be an Altair chart, got {type(chart).__name__}.")
-    p = Path(path)
-    fmt = p.suffix.lower().lstrip(".")
-    if fmt not in ("html", "png", "svg", "pdf", "json"):
-        raise GenexpyInputError(
-            f"cannot save as {p.suffix!r}: use a path ending in .html, .png, .svg, .pdf or "
-            ".json.")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if fmt in ("png", "svg", "pdf"):
+    many = not isinstance(path, (str, Path))
+    paths = [Path(p) for p in (path if many else [path])]
+    fmts = [p.suffix.lower().lstrip(".") for p in paths]
+    for p, fmt in zip(paths, fmts):
+        if fmt not in _SAVE_FORMATS:
+            raise GenexpyInputError(
+                f"cannot save as {p.suffix!r}: use a path ending in .html, .png, .svg, .pdf "
+                "or .json.")
+    needs_vlc = [f for f in fmts if f in ("png", "svg", "pdf") or (f == "html" and inline)]
+    if needs_vlc:
         try:
             import vl_convert  # noqa: F401
         except ImportError:  # pragma: no cover - it is a dependency
             raise GenexpyInputError(
-                f"saving as {fmt} needs vl-convert-python: pip install vl-convert-python, or "
-                "save as .html.") from None
-    chart.save(str(p), format=fmt)
-    return p
+                f"saving as {needs_vlc[0]} needs vl-convert-python: pip install "
+                "vl-convert-python, or save as .html with inline=False.") from None
+    spec = _spec(chart)  # validated once, every data set inlined
+    svg: str | None = None
+    for p, fmt in zip(paths, fmts):
+        with atomic_write(p, "wb" if fmt in ("png", "pdf") else "w") as fh:
+            if fmt == "html" and inline:
+                fh.write(_inline_html(spec))
+            elif fmt == "html":
+                chart.save(fh, format="html", inline=False)
+            elif fmt == "json":
+                import json
+
+                fh.write(json.dumps(spec, indent=2))
+            else:
+                import vl_convert as vlc
+
+                vl = _vl_version()
+                if fmt == "svg" or (fmt == "png" and "svg" in fmts):
+                    if svg is None:
+                        svg = vlc.vegalite_to_svg(spec, vl_version=vl)
+                    # PNG rasterizes the SVG: the layout is computed once for both
+                    fh.write(svg if fmt == "svg" else vlc.svg_to_png(svg, scale=1))
+                elif fmt == "png":
+                    fh.write(vlc.vegalite_to_png(spec, vl_version=vl, scale=1))
+                else:
+                    fh.write(vlc.vegalite_to_pdf(spec, vl_version=vl, scale=1))
+    return paths if many else paths[0]
+
+
+def _vl_version() -> str:
+    from altair.utils._importers import vl_version_for_vl_convert
+
+    return vl_version_for_vl_convert()
+
+
+def _spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart's Vega-Lite spec as Altair's ``save`` makes it: all data inlined, no limit."""
+    with alt.data_transformers.enable("default"), alt.data_transformers.disable_max_rows():
+        return chart.to_dict(context={"pre_transform": False})
+
+
+#: the JavaScript bundle, once read or built in this process
+_BUNDLE: dict[str, str] = {}
+
+
+def _vega_script() -> str:
+    """The Vega + Vega-Lite + vega-embed JavaScript, bundled by vl-convert, cached on disk.
+
+    vl-convert bundles the libraries anew in every process (about 10 s of CPU, holding the
+    GIL); the bundle depends only on the vl-convert and Vega-Lite versions, so it is kept
+    in the user's cache folder (pooch's ``os_cache("genexpy_nb")``) under a name holding
+    both versions, and written atomically. Without a writable cache it is rebuilt each time.
+    """
+    import vl_convert as vlc
+
+    from .._io import atomic_write
+
+    vl = _vl_version()
+    name = f"vega-embed-bundle_vl{vl}_vlconvert{vlc.__version__}.js"
+    if name in _BUNDLE:
+        return _BUNDLE[name]
+    try:
+        import pooch
+
+        cache = Path(pooch.os_cache("genexpy_nb")) / name
+        if cache.is_file():
+            _BUNDLE[name] = cache.read_text(encoding="utf-8")
+            return _BUNDLE[name]
+    except OSError:
+        cache = None
+    script = _BUNDLE[name] = vlc.javascript_bundle(vl_version=vl)
+    if cache is not None:
+        try:
+            with atomic_write(cache, "w") as fh:
+                fh.write(script)
+        except OSError:
+            pass  # a read-only home: the HTML is still complete, only slower to make
+    return script
+
+
+def _inline_html(spec: dict) -> str:
+    """A standalone HTML page of a Vega-Lite spec with the Vega JavaScript inlined.
+
+    The same page as Altair's ``chart.save(path, inline=True)`` (its inline template), with
+    the JavaScript bundle taken from :func:`_vega_script`'s cache.
+    """
+    import json
+
+    from altair.utils.html import INLINE_HTML_TEMPLATE
+
+    return INLINE_HTML_TEMPLATE.render(
+        spec=json.dumps(spec), embed_options=json.dumps({"mode": "vega-lite"}),
+        output_div="vis", vegalite_version=alt.VEGALITE_VERSION,
+        vegaembed_script=_vega_script(),
+    )

@@ -1,0 +1,254 @@
+"""Atomic output: every file the package writes appears complete or not at all.
+
+A file is written to a temporary name in the same folder, flushed to disk, then renamed
+over the target (``os.replace``, atomic on POSIX and Windows within one file system). A
+folder is built under a hidden temporary sibling name and renamed into place at the end.
+An interrupted write (an exception, Ctrl-C, a killed process) therefore never leaves a
+half-written file or a complete-looking folder under the target name; at most a hidden
+temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could not clean.
+
+- :func:`atomic_write` - a context manager yielding an open file handle;
+- :func:`atomic_path` - a context manager yielding a temporary *path*, for writers that
+  want a file name (vl-convert, NumPy, ...);
+- :func:`atomic_dir` - a context manager yielding a temporary folder that becomes ``path``;
+- :func:`write_frame` - a polars frame to ``.parquet``, ``.csv``, ``.tsv`` or ``.json``,
+  chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from ._validation import GenexpyInputError
+
+__all__ = [
+    "FRAME_SUFFIXES",
+    "MARKER",
+    "atomic_dir",
+    "atomic_path",
+    "atomic_write",
+    "check_frame_path",
+    "check_output_dir",
+    "make_parent",
+    "write_frame",
+]
+
+#: suffixes :func:`write_frame` understands
+FRAME_SUFFIXES: tuple[str, ...] = (".parquet", ".csv", ".tsv", ".json")
+
+#: file that :func:`atomic_dir` puts in every folder it completes; a folder holding it was
+#: written by genexpy_nb and may be replaced by a later run
+MARKER = ".genexpy_nb_output"
+
+
+@functools.cache
+def _umask() -> int:
+    # read once: os.umask can only be read by setting it, which is not thread-safe
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename durable (POSIX); a no-op where folders cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it to ``path`` if the block succeeds.
+
+    The temporary name keeps the suffix of ``path`` (writers that infer the format from
+    the suffix still work). The parent folder is created if needed. On any exception
+    (KeyboardInterrupt included) the temporary file is removed and ``path`` is untouched.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "x.npy"
+    >>> with atomic_path(target) as tmp:
+    ...     np.save(tmp, np.arange(3))
+    >>> np.load(target).tolist()
+    [0, 1, 2]
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=f".tmp{p.suffix}",
+                                    dir=p.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        # the writer may have replaced the file; flush what is there to disk
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; outputs are shared
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(p.parent)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) -> Iterator[IO]:
+    """Open a temporary file for writing; it replaces ``path`` when the block succeeds.
+
+    Parameters
+    ----------
+    path : path of the file to write (its folder is created if needed)
+    mode : ``"wb"`` (default) or ``"w"`` (text; ``encoding`` defaults to UTF-8)
+    **open_kwargs : passed to :func:`open` (``encoding``, ``newline``, ...)
+
+    On any exception inside the block the temporary file is removed and ``path`` keeps its
+    previous content (or stays absent).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
+    >>> with atomic_write(target, "w") as fh:
+    ...     _ = fh.write("complete or absent")
+    >>> target.read_text()
+    'complete or absent'
+    """
+    if mode not in ("w", "wb", "wt"):
+        raise GenexpyInputError(f"atomic_write: mode must be 'w' or 'wb', got {mode!r}.")
+    if "b" not in mode:
+        open_kwargs.setdefault("encoding", "utf-8")
+    with atomic_path(path) as tmp, open(tmp, mode, **open_kwargs) as fh:
+        yield fh
+        fh.flush()
+
+
+def make_parent(folder: Path, what: str) -> None:
+    """Create ``folder`` (and its parents) for ``what``; a clear error when impossible."""
+    for anc in (folder, *folder.parents):
+        if anc.exists():
+            if not anc.is_dir():
+                raise GenexpyInputError(f"cannot create {what}: {str(anc)!r} is a file, not a "
+                                        "folder.")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GenexpyInputError(f"cannot create the folder {str(folder)!r} for {what} "
+                                f"({exc.strerror or exc}).") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise GenexpyInputError(f"cannot write {what} in {str(folder)!r} (permission denied).")
+
+
+def check_output_dir(path: str | os.PathLike, *, replace: bool = True) -> Path:
+    """Check upfront that :func:`atomic_dir` can write the folder ``path``.
+
+    Raises :class:`GenexpyInputError` when ``path`` is a file, when it is an existing folder
+    that genexpy_nb did not write (no :data:`MARKER` inside, and not empty), when it exists
+    and ``replace`` is False, or when its parent cannot be created or written to.
+    """
+    p = Path(path).expanduser()
+    if p.exists() or p.is_symlink():
+        if not p.is_dir():
+            raise GenexpyInputError(f"output folder {str(path)!r} exists and is not a folder; "
+                                    "choose another name.")
+        if not replace:
+            raise GenexpyInputError(f"output folder {str(path)!r} already exists; choose "
+                                    "another name or delete it.")
+        if not (p / MARKER).is_file() and any(p.iterdir()):
+            raise GenexpyInputError(
+                f"output folder {str(path)!r} exists and holds files genexpy_nb did not "
+                "write; it is never overwritten. Choose a new folder name.")
+    parent = p.absolute().parent
+    make_parent(parent, f"the output folder {str(path)!r}")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Path]:
+    """Build a folder under a hidden temporary sibling name; rename it to ``path`` at the end.
+
+    Yields the temporary folder: write every file into it. When the block succeeds, a
+    marker file (:data:`MARKER`) is added and the folder is renamed to ``path``; on any
+    exception (KeyboardInterrupt included) it is deleted, and ``path`` is untouched.
+
+    If ``path`` already exists:
+
+    - ``replace=True`` (default): it is replaced, but only if genexpy_nb wrote it (it holds
+      the marker) or it is empty - a folder of the user's own files is never deleted
+      (:class:`GenexpyInputError`, checked before anything is written). The old folder
+      stays intact until the new one is complete; the swap is two renames, so a crash in
+      between leaves no folder at ``path`` (and the old one under ``.NAME.old-*``).
+    - ``replace=False``: :class:`GenexpyInputError`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "results"
+    >>> with atomic_dir(target) as tmp:
+    ...     _ = (tmp / "a.txt").write_text("x")
+    >>> sorted(p.name for p in target.iterdir())
+    ['.genexpy_nb_output', 'a.txt']
+    """
+    p = check_output_dir(path, replace=replace).absolute()
+    tmp = Path(tempfile.mkdtemp(prefix=f".{p.name}.partial-", dir=p.parent))
+    try:
+        yield tmp
+        (tmp / MARKER).write_text(
+            "Written by genexpy_nb; a later run may replace this folder.\n", encoding="utf-8")
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders
+        old = None
+        if p.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{p.name}.old-", dir=p.parent))
+            os.replace(p, old / p.name)
+        os.replace(tmp, p)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    _fsync_dir(p.parent)
+
+
+def check_frame_path(path: str | os.PathLike, option: str = "--out") -> Path:
+    """Check that ``path`` names a table file :func:`write_frame` can write (by suffix)."""
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise GenexpyInputError(f"{option} {str(path)!r} is a folder; give a file name.")
+    if p.suffix.lower() not in FRAME_SUFFIXES:
+        raise GenexpyInputError(
+            f"{option} {str(path)!r}: unsupported file type {p.suffix or '(none)'!r}; use a "
+            f"name ending in {', '.join(FRAME_SUFFIXES)}.")
+    return p
+
+
+def write_frame(df, path: str | os.PathLike) -> Path:
+    """Write a polars frame atomically; the format follows the suffix of ``path``.
+
+    ``.parquet`` (typed, compact), ``.csv`` / ``.tsv`` (comma / tab separated, header row)
+    or ``.json`` (a list of row objects). Returns the path written.
+    """
+    p = check_frame_path(path, "path")
+    suffix = p.suffix.lower()
+    with atomic_write(p, "wb") as fh:
+        if suffix == ".parquet":
+            df.write_parquet(fh)
+        elif suffix in (".csv", ".tsv"):
+            df.write_csv(fh, separator="\t" if suffix == ".tsv" else ",")
+        else:
+            df.write_json(fh)
+    return p

@@ -1,0 +1,108 @@
+"""The template notebook is one cell to edit: point it at your own CSV and it runs.
+
+The test copies the template, replaces only the cell tagged ``config`` with a study of its
+own (5 methods x 15 datasets x 2 metrics, some results missing, method names unlike the
+example's), and runs the copy under nbval in a subprocess: every cell must pass.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import polars as pl
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "notebooks" / "template_your_benchmark.ipynb"
+
+CONFIG = '''
+import genexpy_nb as gx
+
+RESULTS = {csv!r}
+ROLES = dict(
+    alternatives="method",
+    target="error",
+    higher_is_better=False,
+    generalize="dataset",
+    design=["metric"],
+    average_over=None,
+    held_constant={{}},
+)
+QUESTIONS = [gx.Jaccard(k=1), gx.Mallows(), gx.Borda()]
+ALPHA, DELTA = 0.9, 0.1
+ALPHAS = (0.8, 0.9)
+DELTAS = (0.1, 0.2)
+REP, SEED = 30, 1
+OUTPUT_DIR = {out!r}
+'''
+
+
+def _write_study(path: Path) -> None:
+    """5 methods x 15 datasets x 2 metrics; 'tabnet' has the lowest error; 4 results missing."""
+    rng = np.random.default_rng(7)
+    methods = ["ridge", "forest", "boosting", "tabnet", "knn"]
+    skill = {"ridge": 0.30, "forest": 0.22, "boosting": 0.20, "tabnet": 0.12, "knn": 0.35}
+    rows = [{"dataset": f"ds{d}", "metric": metric, "method": m,
+             "error": float(skill[m] + rng.normal(0, 0.05))}
+            for d in range(15) for metric in ("logloss", "brier") for m in methods]
+    df = pl.DataFrame(rows)
+    missing = [("ds2", "logloss", "knn"), ("ds5", "brier", "forest"), ("ds9", "brier", "knn"),
+               ("ds11", "logloss", "ridge")]
+    for ds, metric, m in missing:
+        df = df.filter(~((pl.col("dataset") == ds) & (pl.col("metric") == metric)
+                         & (pl.col("method") == m)))
+    assert df.height == 150 - 4
+    df.write_csv(path)
+
+
+def test_template_has_one_config_cell_and_no_outputs():
+    nb = nbformat.read(TEMPLATE, as_version=4)
+    tagged = [c for c in nb.cells if "config" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1 and tagged[0].cell_type == "code"
+    for c in nb.cells:
+        if c.cell_type == "code":
+            assert not c.outputs and c.execution_count is None
+    # no other cell names the example's alternatives
+    from genexpy_nb.example_study import load_example_study
+
+    names = set(load_example_study()["model"].unique().to_list())
+    for c in nb.cells:
+        if c is not tagged[0]:
+            assert not [n for n in names if n in c.source], c.source
+
+
+def test_template_runs_on_your_own_csv(tmp_path):
+    csv = tmp_path / "my_results.csv"
+    _write_study(csv)
+    out = tmp_path / "exported"
+    nb = nbformat.read(TEMPLATE, as_version=4)
+    edited = 0
+    for c in nb.cells:
+        if "config" in c.metadata.get("tags", []):
+            c.source = CONFIG.format(csv=str(csv), out=str(out)).strip()
+            edited += 1
+    assert edited == 1
+    copy = tmp_path / "my_template.ipynb"
+    nbformat.write(nb, copy)
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.setdefault("NUMBA_NUM_THREADS", "2")
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval-lax",
+         "--nbval-current-env", "--nbval-cell-timeout=600", str(copy)],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and "failed" not in r.stdout
+
+    # what the run wrote: the verdict of the two configurations x three questions
+    verdict = pl.read_csv(out / "verdict.csv")
+    assert verdict.height == 2 * 3
+    assert sorted(verdict["metric"].unique().to_list()) == ["brier", "logloss"]
+    # Borda's a* was derived from the data: the method with the lowest error on average
+    assert "Borda(a*=tabnet)" in verdict["kernel_label"].to_list()
+    names = {p.name for p in out.iterdir()}
+    assert {"nstar.parquet", "plan.csv", "deficits.html", "nstar_vs_alpha.svg"} <= names
+    assert not list(tmp_path.glob(".exported.partial-*"))
