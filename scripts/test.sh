@@ -62,7 +62,9 @@ EOF
 # plain machine with only PyPI the same line installs PyPI's default build of that version.
 # The main job (pip install .) does not install torch at all.
 "$VPY" -m pip install -q "torch==2.13.0"
-"$VPY" -m pip install -q -e ".[test,train,browser,cluster]"
+# torch stays pinned here: the test oracle timm pulls torchvision, whose newest release would
+# otherwise replace this torch (torchvision 0.28 is the release built for torch 2.13)
+"$VPY" -m pip install -q -e ".[test,train,browser,cluster]" "torch==2.13.0"
 
 # the fast part once more with numba's JIT off, so that the kernels' Python source is what
 # runs (and what coverage sees): same assertions against the same naive twins
