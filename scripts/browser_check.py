@@ -135,11 +135,15 @@ def launch(p, chromium: str | None, headed: bool = False):
 
 def open_notebook(page, port: int, token: str, rel: str, timeout_s: float) -> None:
     """Open ``rel`` in JupyterLab and wait until its kernel is ready."""
-    page.goto(f"http://127.0.0.1:{port}/lab/tree/{rel}?token={token}")
+    # ?reset: a fresh workspace, so that the notebooks opened before are not restored beside
+    # this one (their kernels would start again, and the current tab could be another one)
+    page.goto(f"http://127.0.0.1:{port}/lab/tree/{rel}?reset&token={token}")
     page.wait_for_function("window.jupyterapp !== undefined", timeout=timeout_s * 1000)
+    name = json.dumps(Path(rel).name)
     page.wait_for_function(
         "(() => { const w = window.jupyterapp.shell.currentWidget;"
-        " return !!(w && w.content && w.content.widgets && w.sessionContext"
+        f" return !!(w && w.context && w.context.path.endsWith({name})"
+        " && w.content && w.content.widgets && w.sessionContext"
         " && w.sessionContext.session && w.sessionContext.session.kernel"
         " && w.sessionContext.session.kernel.connectionStatus === 'connected'); })()",
         timeout=timeout_s * 1000)
