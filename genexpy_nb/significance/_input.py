@@ -275,6 +275,29 @@ def _as_1d(x: Any, name: str) -> np.ndarray:
     return arr
 
 
+def _paired_differences(x: Any, y: Any, nan_policy: str,
+                        mismatch: str = "x and y must be paired (same length), got {nx} and "
+                                        "{ny} values.",
+                        no_propagate: str | None = None) -> tuple[np.ndarray, bool]:
+    """``d = x - y`` (or ``x`` alone when ``y`` is None) after the nan_policy: (d, propagate).
+
+    ``mismatch`` is the error for unequal lengths (``{nx}``, ``{ny}`` filled in);
+    ``no_propagate``, when given, is the error for ``nan_policy='propagate'``.
+    """
+    xa = _as_1d(x, "x")
+    arrays, names = [xa], ["x"]
+    if y is not None:
+        ya = _as_1d(y, "y")
+        if ya.shape != xa.shape:
+            raise GenexpyInputError(mismatch.format(nx=xa.size, ny=ya.size))
+        arrays.append(ya)
+        names.append("y")
+    if no_propagate is not None and nan_policy == "propagate":
+        raise GenexpyInputError(no_propagate)
+    arrays, propagate = _nan_1d(arrays, names, nan_policy, paired=True)
+    return (arrays[0] - arrays[1] if len(arrays) == 2 else arrays[0]), propagate
+
+
 def _nan_1d(arrays: list[np.ndarray], names: list[str], nan_policy: str, paired: bool):
     """nan_policy for 1-d samples: returns (arrays, propagate_nan)."""
     _check_choice("nan_policy", nan_policy, _NAN_POLICIES)

@@ -21,7 +21,7 @@ from .._validation import (
     check_probability,
     rng_from_seed,
 )
-from ._input import _as_1d, _check_choice, _nan_1d
+from ._input import _check_choice, _paired_differences
 from ._results import BootstrapResult, ConfidenceInterval, _degenerate
 
 __all__ = ["bootstrap_ci"]
@@ -80,18 +80,7 @@ def bootstrap_ci(
         fn = statistic
     else:
         raise GenexpyInputError("statistic must be 'mean', 'median' or a callable.")
-    xa = _as_1d(x, "x")
-    arrays, names = [xa], ["x"]
-    if y is not None:
-        ya = _as_1d(y, "y")
-        if ya.shape != xa.shape:
-            raise GenexpyInputError(
-                f"x and y must be paired (same length), got {xa.size} and {ya.size} values."
-            )
-        arrays.append(ya)
-        names.append("y")
-    arrays, _ = _nan_1d(arrays, names, nan_policy, paired=True)
-    d = arrays[0] - arrays[1] if len(arrays) == 2 else arrays[0]
+    d, _ = _paired_differences(x, y, nan_policy)
     if d.size < 2:
         raise GenexpyInputError(f"bootstrap_ci: {d.size} pair(s); at least 2 are needed.")
     est = float(fn(d, axis=-1))

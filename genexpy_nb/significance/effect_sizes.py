@@ -27,7 +27,7 @@ import numpy as np
 from scipy import stats
 
 from .._validation import GenexpyInputError
-from ._input import _ALTERNATIVES, _as_1d, _check_choice, _nan_1d
+from ._input import _ALTERNATIVES, _as_1d, _check_choice, _nan_1d, _paired_differences
 from ._results import EffectSizeResult, _degenerate
 from .paired import _p_from_t
 
@@ -46,20 +46,10 @@ def _romano_label(r: float) -> str:
 
 
 def _paired(x: Any, y: Any, nan_policy: str, func: str) -> np.ndarray:
-    xa = _as_1d(x, "x")
-    arrays, names = [xa], ["x"]
-    if y is not None:
-        ya = _as_1d(y, "y")
-        if ya.shape != xa.shape:
-            raise GenexpyInputError(
-                f"{func}: x and y must be paired (same length), got {xa.size} and {ya.size}."
-            )
-        arrays.append(ya)
-        names.append("y")
-    if nan_policy == "propagate":
-        raise GenexpyInputError(f"{func}: nan_policy must be 'raise' or 'omit'.")
-    arrays, _ = _nan_1d(arrays, names, nan_policy, paired=True)
-    d = arrays[0] - arrays[1] if len(arrays) == 2 else arrays[0]
+    d, _ = _paired_differences(
+        x, y, nan_policy,
+        mismatch=func + ": x and y must be paired (same length), got {nx} and {ny}.",
+        no_propagate=f"{func}: nan_policy must be 'raise' or 'omit'.")
     if d.size < 2:
         raise GenexpyInputError(f"{func}: {d.size} pair(s); at least 2 are needed.")
     return d

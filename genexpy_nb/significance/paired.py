@@ -34,7 +34,7 @@ from .._validation import (
     check_positive_int,
     rng_from_seed,
 )
-from ._input import _ALTERNATIVES, _as_1d, _check_choice, _nan_1d
+from ._input import _ALTERNATIVES, _check_choice, _paired_differences
 from ._results import (
     CorrectedTTestResult,
     FiveByTwoCVResult,
@@ -149,19 +149,9 @@ def corrected_ttest(
     """
     _check_choice("alternative", alternative, _ALTERNATIVES)
     n1, n2 = _check_sizes(n_train, n_test)
-    xa = _as_1d(x, "x")
-    arrays, names = [xa], ["x"]
-    if y is not None:
-        ya = _as_1d(y, "y")
-        if ya.shape != xa.shape:
-            raise GenexpyInputError(
-                f"x and y must be paired (one value per shared split), got {xa.size} and "
-                f"{ya.size} values."
-            )
-        arrays.append(ya)
-        names.append("y")
-    arrays, propagate = _nan_1d(arrays, names, nan_policy, paired=True)
-    d = arrays[0] - arrays[1] if len(arrays) == 2 else arrays[0]
+    d, propagate = _paired_differences(
+        x, y, nan_policy,
+        mismatch="x and y must be paired (one value per shared split), got {nx} and {ny} values.")
     J = int(d.size)
     if J < 2:
         raise GenexpyInputError(

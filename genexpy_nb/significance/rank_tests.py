@@ -34,6 +34,7 @@ from ._input import (
     _names,
     _nan_1d,
     _orient,
+    _paired_differences,
     _to_matrix,
 )
 from ._results import FriedmanResult, SignificanceResult, SkillingsMackResult, _degenerate
@@ -287,18 +288,8 @@ def wilcoxon(
     """
     _check_choice("alternative", alternative, _ALTERNATIVES)
     _check_choice("zero_method", zero_method, ("wilcox", "pratt", "zsplit"))
-    xa = _as_1d(x, "x")
-    arrays, names = [xa], ["x"]
-    if y is not None:
-        ya = _as_1d(y, "y")
-        if ya.shape != xa.shape:
-            raise GenexpyInputError(
-                f"x and y must be paired (same length), got {xa.size} and {ya.size}."
-            )
-        arrays.append(ya)
-        names.append("y")
-    arrays, propagate = _nan_1d(arrays, names, nan_policy, paired=True)
-    d = arrays[0] - arrays[1] if len(arrays) == 2 else arrays[0]
+    d, propagate = _paired_differences(
+        x, y, nan_policy, mismatch="x and y must be paired (same length), got {nx} and {ny}.")
     n = int(d.size)
     if propagate:
         return SignificanceResult(statistic=math.nan, pvalue=math.nan,
