@@ -394,8 +394,9 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
     ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2``, P the pairs ordered the same strict way
     by both rankings (a reversed pair counts 1, tied in one ranking only 1/2, tied in both
     0; paper App. B); twice n_d is an integer, so every path gives exact counts. Small inputs:
-    P as one BLAS product of 0/1 "a above b" matrices. Large: tier bitsets and popcounts
-    (``O(na^2 / 64)`` word operations per pair, memory linear in the support).
+    P as one BLAS product of 0/1 "a above b" matrices. Large: the same product on bit
+    matrices with popcounts (``na^2 / 64`` word operations per pair, in chunks of
+    alternatives: memory linear in the support).
     """
     sym = Y is X
     na = X.shape[1]
@@ -416,19 +417,66 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
     from ._numba import compile_note, run_blocks
     from ._numba import core as _core
 
-    with compile_note(_core.mallows_rows):
+    # P = sum over alternatives a of |below_x(a) & below_y(a)|: a product of bit matrices
+    # (rankings x (alternative, word)), taken in chunks of alternatives of at most
+    # _BITS_CHUNK_BYTES per side, so that memory stays linear in the number of rankings
+    nx, ny = X.shape[0], Y.shape[0]
+    W = (na + 63) // 64
+    px, py = -(-nx // 4) * 4, -(-ny // 4) * 4
+    chunk = max(1, min(na, _BITS_CHUNK_BYTES // (8 * W * max(px, py))))
+    P = np.zeros((px, py), dtype=np.int64)
+    nb = px // 4
+    with compile_note(_core.popcount_gram):
         OX = np.ascontiguousarray(np.argsort(X, axis=1, kind="stable"))
         OY = OX if sym else np.ascontiguousarray(np.argsort(Y, axis=1, kind="stable"))
-        BX, DX, tx = _core.tier_bitsets(X, OX)
-        BY, DY, ty = (BX, DX, tx) if sym else _core.tier_bitsets(Y, OY)
-        del BX  # only y's bitsets are read
-        out = np.empty((X.shape[0], Y.shape[0]))
-        work = X.shape[0] * Y.shape[0] * na * BY.shape[2] * (0.5 if sym else 1.0)
-        run_blocks(lambda r0, r1: _core.mallows_rows(OX, DX, tx, BY, DY, ty, nu, sym, r0, r1,
-                                                     out), X.shape[0], work)
+        AX = np.zeros((px, chunk * W), dtype=np.uint64)
+        AY = AX if sym else np.zeros((py, chunk * W), dtype=np.uint64)
+        # row blocks of equal work: the upper triangle shrinks with the row when sym
+        edges = (_triangle_edges(nb) if sym else np.arange(nb + 1))
+        for a0 in range(0, na, chunk):
+            a1 = min(na, a0 + chunk)
+            if a1 - a0 < chunk:  # the last, shorter chunk: fresh zero padding
+                AX = np.zeros((px, (a1 - a0) * W), dtype=np.uint64)
+                AY = AX if sym else np.zeros((py, (a1 - a0) * W), dtype=np.uint64)
+            _core.above_bitsets(X, OX, a0, a1, AX)
+            if not sym:
+                _core.above_bitsets(Y, OY, a0, a1, AY)
+            work = px * py * (a1 - a0) * W * (0.5 if sym else 1.0)
+            run_blocks(lambda v0, v1, AX=AX, AY=AY: _core.popcount_gram(
+                AX, AY, sym, edges[v0], edges[v1], P), edges.size - 1, work)
     if sym:
-        _mirror_upper(out)
-    return out
+        _mirror_upper(P)
+    P = P[:nx, :ny]
+    tx = _tied_pairs(X, na)
+    ty = tx if sym else _tied_pairs(Y, na)
+    nd2 = c2 - 2.0 * P - tx[:, None] - ty[None, :]
+    return np.exp(-nu * 0.5 * nd2)
+
+
+#: memory for the bit matrices of one chunk of alternatives (per side) in the Mallows path
+_BITS_CHUNK_BYTES = 64 * 2**20
+
+
+def _triangle_edges(nb: int) -> np.ndarray:
+    """Row-block edges 0 = e_0 < ... = nb splitting the upper triangle of an nb x nb block
+    matrix into parts of about equal area (at most 16 parts; a part may be empty)."""
+    parts = min(nb, 16)
+    f = np.arange(parts + 1) / parts
+    e = np.round(nb * (1.0 - np.sqrt(1.0 - f))).astype(np.int64)
+    e[-1] = nb
+    return np.maximum.accumulate(e)
+
+
+def _tied_pairs(R: np.ndarray, na: int) -> np.ndarray:
+    """Pairs of alternatives tied in each ranking: sum over runs of equal values of
+    c (c - 1) / 2, from the sorted rows."""
+    n = R.shape[0]
+    S = np.sort(R, axis=1)
+    new = np.ones(S.shape, dtype=bool)
+    new[:, 1:] = S[:, 1:] != S[:, :-1]
+    c = np.bincount(np.cumsum(new.ravel()) - 1)  # length of every run
+    row = np.repeat(np.arange(n), new.sum(axis=1))
+    return np.bincount(row, weights=c * (c - 1) // 2, minlength=n).astype(np.int64)
 
 
 def _rbf_gram(X: np.ndarray, Y: np.ndarray, gamma: float) -> np.ndarray:

@@ -61,6 +61,21 @@ def test_mallows_bitsets_match_naive(large_paths, X, Y):
     assert np.array_equal(sym, sym.T)
 
 
+@pytest.mark.parametrize("chunk_bytes", [8, 100, 2**30])
+def test_mallows_chunks_of_alternatives_match_naive(large_paths, monkeypatch, chunk_bytes):
+    """Bit matrices taken one alternative at a time, in chunks with a shorter last one,
+    or all at once: the same counts (rows not a multiple of 4, ties, X and Y apart)."""
+    monkeypatch.setattr(kmod, "_BITS_CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 9, (7, 75)) * 2
+    Y = rng.integers(0, 40, (5, 75))
+    k = Mallows(nu=0.01).resolve(75)
+    def slow(A, B):
+        return naive.gram(lambda r, s: naive.mallows(r, s, 0.01), A.tolist(), B.tolist())
+    np.testing.assert_allclose(k.gram(X, Y), slow(X, Y), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(k.gram(X), slow(X, X), rtol=1e-12, atol=1e-14)
+
+
 def test_mallows_paths_agree_bit_for_bit(monkeypatch):
     rng = np.random.default_rng(1)
     X = rng.integers(0, 30, (12, 130))

@@ -40,92 +40,113 @@ else:
 
 
 @njit(**_JIT)
-def tier_bitsets(R, O):
-    """Bitsets of the Mallows kernel for every ranking (row) of R (N, na).
-
-    For ranking r with distinct tier values t_0 < t_1 < ..., ``B[i, d]`` is the set of
-    alternatives ranked strictly below tier d (``r[a] > t_d``), packed in W = ceil(na/64)
-    words; ``D[i, a]`` is the tier index d of alternative a; ``tied[i]`` the number of tied
-    pairs. The number of pairs ordered the same strict way by r and s (concordant pairs) is
-    then ``P = sum_a popcount(B_r[D_r[a]] & B_s[D_s[a]])``.
+def above_bitsets(R, O, a0, a1, A):
+    """Rows of A: for ranking i (row of R, N x na) and alternative a in a0..a1, the set of
+    alternatives ranked strictly below a (``R[i, b] > R[i, a]``), packed in W = ceil(na/64)
+    words at ``A[i, (a - a0) * W : (a - a0 + 1) * W]``.
 
     ``O`` is ``np.argsort(R, axis=1, kind="stable")`` (computed by NumPy: a sort compiled
-    inside the kernel would multiply its compile time).
-
-    Returns
-    -------
-    B : (N, na, W) uint64; D : (N, na) int64; tied : (N,) int64
+    inside the kernel would multiply its compile time). The walk goes from the worst tier
+    up, accumulating the "strictly below" set: O(na + (a1 - a0) W) per ranking.
     """
     N, na = R.shape
     W = (na + 63) // 64
-    B = np.zeros((N, na, W), dtype=np.uint64)
-    D = np.empty((N, na), dtype=np.int64)
-    tied = np.zeros(N, dtype=np.int64)
     cur = np.zeros(W, dtype=np.uint64)
     for i in range(N):
         order = O[i]
-        # dense tier index of each alternative
-        d = 0
-        for p in range(na):
-            if p > 0 and R[i, order[p]] != R[i, order[p - 1]]:
-                d += 1
-            D[i, order[p]] = d
-        # walk the tiers from the worst up, accumulating "strictly below" sets
         cur[:] = 0
         p = na - 1
         while p >= 0:
-            t = D[i, order[p]]
             q = p
-            while q >= 0 and D[i, order[q]] == t:
+            while q >= 0 and R[i, order[q]] == R[i, order[p]]:
                 q -= 1
-            B[i, t, :] = cur
-            c = p - q
-            tied[i] += c * (c - 1) // 2
+            for s in range(q + 1, p + 1):  # the tier order[q+1..p]: all below it is in cur
+                a = order[s]
+                if a0 <= a < a1:
+                    base = (a - a0) * W
+                    for w in range(W):
+                        A[i, base + w] = cur[w]
             for s in range(q + 1, p + 1):
                 a = order[s]
                 cur[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
             p = q
-    return B, D, tied
 
 
 @njit(**_JIT)
-def mallows_rows(OX, DX, tx, BY, DY, ty, nu, sym, r0, r1, out):
-    """Rows r0..r1 of the Mallows matrix ``exp(-nu n_d)`` from :func:`tier_bitsets`.
+def popcount_gram(AX, AY, sym, b0, b1, out):
+    """``out[i, j] += sum_t popcount(AX[i, t] & AY[j, t])`` for the rows 4 b0 .. 4 b1 of
+    ``out`` (every j, or j >= i when ``sym``; the caller mirrors). AX, AY have a multiple
+    of 4 rows (zero rows as padding).
 
-    ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2`` with P the concordant pairs (a pair
-    reversed counts 1, tied in one ranking only counts 1/2, tied in both 0; paper App. B). Twice
-    n_d is an integer, so the values are exact. P is counted by walking x from its worst
-    tier up (``OX`` = stable argsort of x, ``DX`` its tier indices) with the bitset V of
-    the alternatives strictly below the current tier in x: ``P += popcount(V & below_y(a))``.
-    The column j is the outer loop so that y's bitsets stay in cache across the rows. With
-    ``sym`` (X is Y) only the upper triangle is computed and mirrored by the caller.
+    A bit-matrix product laid out like a matrix product: the shared dimension is taken in
+    panels of 1024 words that stay in cache, and 4 x 4 pairs of rows share each load (16
+    popcounts per 8 words read). On the concordant-pair counts of the Mallows kernel this
+    runs about 4x faster than walking each pair's rankings.
     """
-    na = DX.shape[1]
-    W = BY.shape[2]
-    c2 = na * (na - 1)
-    ny = DY.shape[0]
-    V = np.zeros(W, dtype=np.uint64)
-    for j in range(ny):
-        i1 = min(r1, j + 1) if sym else r1
-        for i in range(r0, i1):
-            V[:] = 0
-            P = 0
-            p = na - 1
-            while p >= 0:
-                t = DX[i, OX[i, p]]
-                q = p
-                while q >= 0 and DX[i, OX[i, q]] == t:
-                    a = OX[i, q]
-                    v = DY[j, a]
-                    for w in range(W):
-                        P += _popcount(V[w] & BY[j, v, w])
-                    q -= 1
-                for s in range(q + 1, p + 1):
-                    a = OX[i, s]
-                    V[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
-                p = q
-            nd2 = c2 - 2 * P - tx[i] - ty[j]  # twice the number of discordant pairs
-            out[i, j] = np.exp(-nu * 0.5 * nd2)
+    ny, L = AY.shape
+    kc = 1024
+    for k0 in range(0, L, kc):
+        k1 = min(k0 + kc, L)
+        for ib in range(b0, b1):
+            i = 4 * ib
+            for j in range(i if sym else 0, ny, 4):
+                s00 = 0
+                s01 = 0
+                s02 = 0
+                s03 = 0
+                s10 = 0
+                s11 = 0
+                s12 = 0
+                s13 = 0
+                s20 = 0
+                s21 = 0
+                s22 = 0
+                s23 = 0
+                s30 = 0
+                s31 = 0
+                s32 = 0
+                s33 = 0
+                for t in range(k0, k1):
+                    a0 = AX[i, t]
+                    a1 = AX[i + 1, t]
+                    a2 = AX[i + 2, t]
+                    a3 = AX[i + 3, t]
+                    c0 = AY[j, t]
+                    c1 = AY[j + 1, t]
+                    c2 = AY[j + 2, t]
+                    c3 = AY[j + 3, t]
+                    s00 += _popcount(a0 & c0)
+                    s01 += _popcount(a0 & c1)
+                    s02 += _popcount(a0 & c2)
+                    s03 += _popcount(a0 & c3)
+                    s10 += _popcount(a1 & c0)
+                    s11 += _popcount(a1 & c1)
+                    s12 += _popcount(a1 & c2)
+                    s13 += _popcount(a1 & c3)
+                    s20 += _popcount(a2 & c0)
+                    s21 += _popcount(a2 & c1)
+                    s22 += _popcount(a2 & c2)
+                    s23 += _popcount(a2 & c3)
+                    s30 += _popcount(a3 & c0)
+                    s31 += _popcount(a3 & c1)
+                    s32 += _popcount(a3 & c2)
+                    s33 += _popcount(a3 & c3)
+                out[i, j] += s00
+                out[i, j + 1] += s01
+                out[i, j + 2] += s02
+                out[i, j + 3] += s03
+                out[i + 1, j] += s10
+                out[i + 1, j + 1] += s11
+                out[i + 1, j + 2] += s12
+                out[i + 1, j + 3] += s13
+                out[i + 2, j] += s20
+                out[i + 2, j + 1] += s21
+                out[i + 2, j + 2] += s22
+                out[i + 2, j + 3] += s23
+                out[i + 3, j] += s30
+                out[i + 3, j + 1] += s31
+                out[i + 3, j + 2] += s32
+                out[i + 3, j + 3] += s33
 
 
 @njit(**_JIT)
