@@ -172,14 +172,20 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
         # dots): near the machine's flop rate, and no compiled kernel for small supports
         from ._numba import run_blocks
 
+        ix, iy = inv[IX], inv[IY]
+        n2 = float(n * n)
+
         def block(r0, r1):
+            # one weighted bincount gives the count differences (+1 for x, -1 for y):
+            # fewer passes than two counts and a subtraction, which matters at m ~ 50
             nr = r1 - r0
             base = (np.arange(nr, dtype=np.int64) * m)[:, None]
-            C = (np.bincount((base + inv[IX[r0:r1]]).ravel(), minlength=nr * m)
-                 - np.bincount((base + inv[IY[r0:r1]]).ravel(), minlength=nr * m))
-            C = C.reshape(nr, m).astype(np.float64)
-            v = np.einsum("rm,rm->r", C @ K, C) / float(n * n)
-            out[r0:r1] = np.sqrt(np.maximum(v, 0.0))
+            idx = np.concatenate((ix[r0:r1] + base, iy[r0:r1] + base), axis=None)
+            C = np.bincount(idx, weights=_signs(nr * n), minlength=nr * m).reshape(nr, m)
+            v = np.einsum("rm,rm->r", C @ K, C)
+            np.divide(v, n2, out=v)
+            np.maximum(v, 0.0, out=v)
+            np.sqrt(v, out=out[r0:r1])
 
         run_blocks(block, rep, 2.0 * rep * m * m)
         return out
@@ -192,6 +198,20 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
                    rep * k * k / 2.0)
     return out
 
+
+def _signs(k: int) -> np.ndarray:
+    """k ones then k minus ones (the weights of a pair's x and y indices), cached."""
+    w = _SIGNS.get(k)
+    if w is None:
+        w = np.concatenate((np.ones(k), -np.ones(k)))
+        w.flags.writeable = False
+        if len(_SIGNS) > 64:
+            _SIGNS.clear()
+        _SIGNS[k] = w
+    return w
+
+
+_SIGNS: dict[int, np.ndarray] = {}
 
 #: supports up to this size always go through NumPy/BLAS (no compiled kernel)
 _SMALL_M = 96
