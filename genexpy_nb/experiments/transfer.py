@@ -371,7 +371,7 @@ def train_vit_head_pool(
     head_epochs: int = DEFAULT_HEAD_EPOCHS, lr: float = DEFAULT_HEAD_LR, batch_size: int = 32,
     task: BinaryTask | None = None, n_threads: int = 1, overwrite: bool = False,
     progress: bool = True, max_new_models: int | None = None, command: str | None = None,
-    device: str | Any = "auto",
+    device: str | Any = "auto", client: Any = None,
 ) -> SeedPool | None:
     """The paper's transfer protocol on the package's small ViT: linear heads on its frozen
     class-token features, over seeds.
@@ -399,7 +399,7 @@ def train_vit_head_pool(
         out, backbone=net, task=task, n_models=n_models, seed=seed, source=source,
         head_epochs=head_epochs, lr=lr, batch_size=batch_size, n_threads=n_threads,
         overwrite=overwrite, progress=progress, max_new_models=max_new_models,
-        command=command, device=device,
+        command=command, device=device, client=client,
     )
 
 
