@@ -732,7 +732,8 @@ def paper_transfer_pool(
     Parameters
     ----------
     out
-        Pool file (``.npz``); resumable like every pool (:func:`~.training.train_pool`).
+        Pool file (``.npz``); resumable like every pool (:func:`~.training.train_pool`; a
+        resumed run computes the features again, the same on the same device).
     arch, weights, sha256, weights_format
         The backbone (:func:`paper_backbone`): default ``vit_base_patch16_224`` through timm.
     cifar_dir
