@@ -417,3 +417,20 @@ def test_paper_backbone_through_timm_and_its_errors(paper_files, monkeypatch, tm
                                    cifar_dir=f["cifar"], device="cuda")
     assert tr.main(["--out", str(tmp_path / "y.npz"), "--backbone", "paper",
                     "--weights", str(f["ckpt"]), "--vit-arch", "{bad"]) == 2
+
+
+def test_device_option_of_the_pool_commands(tmp_path, capsys):
+    from genexpy_nb.experiments import cnn_seeds, load_pool
+
+    out = tmp_path / "c.npz"
+    assert cnn_seeds.main(["--out", str(out), "--models", "1", "--epochs", "1", "--n-train",
+                           "64", "--device", "cpu", "--no-progress", "--no-manifest"]) == 0
+    pool = load_pool(out)
+    assert pool.meta["device"].startswith("cpu") and "device" not in pool.meta["config"]
+    assert pool.meta["command"].endswith("--device cpu")
+    bad = ["--out", str(tmp_path / "d.npz"), "--models", "1", "--no-manifest", "--device"]
+    assert cnn_seeds.main([*bad, "tpu"]) == 2
+    assert "device must be" in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        assert cnn_seeds.main([*bad, "cuda"]) == 2
+        assert "no CUDA device" in capsys.readouterr().err
