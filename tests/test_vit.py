@@ -434,3 +434,30 @@ def test_device_option_of_the_pool_commands(tmp_path, capsys):
     if not torch.cuda.is_available():
         assert cnn_seeds.main([*bad, "cuda"]) == 2
         assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_a_resumed_pool_does_not_compute_the_features_again(paper_files, tmp_path,
+                                                            monkeypatch):
+    from genexpy_nb.experiments import transfer as tr
+
+    f = paper_files
+    kw = dict(arch=_TINY_ARCH, weights=f["ckpt"], cifar_dir=f["cifar"], n_val=4, n_models=3,
+              epochs=1, device="cpu", progress=False)
+    whole = tr.paper_transfer_pool(tmp_path / "whole.npz", **kw)
+    assert not (tmp_path / "whole.npz.features").exists()     # removed with the finished pool
+    assert tr.paper_transfer_pool(tmp_path / "part.npz", max_new_models=2, **kw) is None
+    assert (tmp_path / "part.npz.features").is_file()
+
+    def no_backbone(*a, **k):
+        raise AssertionError("features computed again")
+
+    monkeypatch.setattr(tr, "extract_features", no_backbone)
+    part = tr.paper_transfer_pool(tmp_path / "part.npz", **kw)
+    assert np.array_equal(part.gaps, whole.gaps)
+    assert not (tmp_path / "part.npz.features").exists()
+    # another preprocessing is another key: the cache is not used
+    monkeypatch.undo()
+    assert tr.paper_transfer_pool(tmp_path / "p2.npz", max_new_models=1, **kw) is None
+    monkeypatch.setattr(tr, "extract_features", no_backbone)
+    with pytest.raises(AssertionError, match="features computed again"):
+        tr.paper_transfer_pool(tmp_path / "p2.npz", mean=(0.4, 0.4, 0.4), **kw)

@@ -290,19 +290,26 @@ def train_transfer_pool(
             )
         target = task
         name = type(backbone).__name__
-        kw = {"image_size": image_size, "mean": mean, "std": std, "n_threads": n_threads,
-              "device": dev, "progress": progress, "batch_size": feature_batch_size}
-        feats = {"train": extract_features(backbone, task.X_train, weights=weights,
-                                           weights_format=weights_format,
-                                           desc=f"{name} features (train)", **kw)}
-        for p in ("val", "test"):
-            feats[p] = extract_features(backbone, getattr(task, f"X_{p}"),
-                                        desc=f"{name} features ({p})", **kw)
+        if weights is not None:
+            load_weights(backbone, weights, weights_format=weights_format)
         for p_ in backbone.parameters():
             p_.requires_grad_(False)
+        state_sha = _state_sha256(backbone)
+        cache = _FeatureCache(out, {
+            "backbone_sha256": state_sha, "images": task.fingerprint(),
+            "preprocessing": [image_size, mean and list(mean), std and list(std)],
+            "device": dev.type, "torch": torch.__version__})
+        feats = None if overwrite else cache.load()
+        if feats is None:
+            kw = {"image_size": image_size, "mean": mean, "std": std, "n_threads": n_threads,
+                  "device": dev, "progress": progress, "batch_size": feature_batch_size}
+            feats = {p: extract_features(backbone, getattr(task, f"X_{p}"),
+                                         desc=f"{name} features ({p})", **kw)
+                     for p in ("train", "val", "test")}
+            cache.save(feats)
         binfo = {
             "backbone": name, "weights": None if weights is None or isinstance(weights, Mapping)
-            else str(weights), "weights_sha256": _state_sha256(backbone),
+            else str(weights), "weights_sha256": state_sha,
             "preprocessing": {"image_size": image_size, "mean": mean and list(mean),
                               "std": std and list(std)},
             **dict(backbone_info or {}),
@@ -323,7 +330,7 @@ def train_transfer_pool(
         f"{'standardised ' if standardize else ''}features of the frozen backbone {name} "
         f"({binfo['backbone']}), target task {target.name}; source of randomness: {source}."
     )
-    return train_pool(
+    pool = train_pool(
         out, ftask, factory, kind="transfer-linear-head", description=desc,
         model_spec={"architecture": "linear head on frozen features", "in_features": dim,
                     "n_outputs": 2, "backbone": binfo},
@@ -332,6 +339,48 @@ def train_transfer_pool(
         overwrite=overwrite, progress=progress, command=command,
         extra_meta={"backbone": binfo}, extra_seconds=extra, client=client, device=dev,
     )
+    if pool is not None:
+        _FeatureCache(out, {}).remove()
+    return pool
+
+
+class _FeatureCache:
+    """The frozen backbone's features of an unfinished pool, in ``<out>.features``.
+
+    A pool stopped half-way (interrupted, or ``max_new_models``) does not pay the backbone
+    again when resumed (the features of a large ViT on the CPU take hours). The file is
+    written atomically, read with ``allow_pickle=False``, used only when its key (the
+    backbone's weights, the images, the preprocessing, the device type and the torch version)
+    equals the run's, and removed with the pool's partial folder when the pool is complete.
+    Its name does not end in ``.npz``: the manifest lists pools only.
+    """
+
+    def __init__(self, out: Path, key: Mapping[str, Any]):
+        self.path = out.with_name(out.name + ".features")
+        self.key = json.dumps(dict(key), sort_keys=True)
+
+    def load(self) -> dict[str, np.ndarray] | None:
+        """The cached features, or None (absent, unreadable, or another key)."""
+        if not self.path.is_file():
+            return None
+        try:
+            with np.load(self.path, allow_pickle=False) as z:
+                if str(z["key"]) != self.key:
+                    return None
+                return {p: np.asarray(z[p], dtype=np.float32) for p in ("train", "val", "test")}
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def save(self, feats: Mapping[str, np.ndarray]) -> None:
+        """Write the features (atomically)."""
+        from .._io import atomic_write
+
+        with atomic_write(self.path) as fh:
+            np.savez(fh, key=np.array(self.key), **feats)
+
+    def remove(self) -> None:
+        """Delete the file (when the pool is complete)."""
+        self.path.unlink(missing_ok=True)
 
 
 def resize_task(task: BinaryTask, size: int) -> BinaryTask:
