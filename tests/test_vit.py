@@ -407,6 +407,10 @@ def test_paper_backbone_through_timm_and_its_errors(paper_files, monkeypatch, tm
     # a file that is not the one named by its sha256 is not read
     with pytest.raises(GenexpyInputError, match="expected 00ff.*not read"):
         tr.paper_backbone(_TINY_ARCH, f["ckpt"], sha256="00ff")
+    with pytest.raises(GenexpyInputError, match="sha256 checks a weights file"):
+        tr.paper_backbone(weights="timm", sha256="00ff")
+    with pytest.raises(GenexpyInputError, match="n_models"):     # before any download
+        tr.paper_transfer_pool(tmp_path / "x.npz", n_models=0)
     with pytest.raises(GenexpyInputError, match="not a known ViT size"):
         tr.paper_backbone("vit_huge", f["ckpt"])
     with pytest.raises(GenexpyInputError, match="shape mismatch"):

@@ -635,7 +635,14 @@ def paper_backbone(
         The backbone (eval mode, no gradients) and a JSON-able description with the
         preprocessing of the checkpoint (``mean``, ``std``, ``image_size``).
     """
+    if weights_format not in ("auto", "torch", "timm", "hf"):
+        raise GenexpyInputError(
+            f"weights_format must be 'auto', 'timm' or 'hf', got {weights_format!r}.")
     if isinstance(weights, str) and weights == "timm":
+        if sha256 is not None:
+            raise GenexpyInputError(
+                "sha256 checks a weights file; with weights='timm' the download is checked by "
+                "the Hugging Face Hub. Pass weights=PATH to check a file you downloaded.")
         if not isinstance(arch, str):
             raise GenexpyInputError(
                 "weights='timm' needs arch as a timm model name (e.g. 'vit_base_patch16_224').")
@@ -810,6 +817,11 @@ def paper_transfer_pool(
         ``max_new_models`` stopped the run early.
     """
     out = check_out_path(out)
+    epochs = check_positive_int("epochs", epochs)
+    check_training_args(
+        n_models=n_models, epochs=epochs, lr=lr, batch_size=batch_size, n_threads=n_threads,
+        max_new_models=max_new_models, seed=seed, source=source,
+    )
     dev = pick_device(device)
     check_positive_int("feature_batch_size", feature_batch_size)
     vit, info = paper_backbone(arch, weights, sha256=sha256, weights_format=weights_format)
