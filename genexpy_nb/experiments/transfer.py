@@ -782,14 +782,16 @@ def paper_transfer_pool(
     keeps every model's ``init_seed`` and ``order_seed``).
 
     Cost: ViT-B/16 needs about 17.6 GFLOP per 224x224 image, so the features of the ~48,000
-    images take about a minute on a recent GPU and hours on a few CPU cores (use
-    ``n_train``/``n_test`` to try it small); the heads then take seconds each.
+    images are ~850 TFLOP: about a minute at the 15-20 TFLOP/s of a recent GPU, hours on
+    the CPU (``benchmarks/bench_training.py`` measured 1.8 images/s on one core, 7.4 hours);
+    use ``n_train``/``n_test`` to try it small, ``n_threads`` on the CPU. The heads then take
+    seconds each. The features are computed once per pool (a resumed run reads them back).
 
     Parameters
     ----------
     out
-        Pool file (``.npz``); resumable like every pool (:func:`~.training.train_pool`; a
-        resumed run computes the features again, the same on the same device).
+        Pool file (``.npz``); resumable like every pool (:func:`~.training.train_pool`); the
+        features of an unfinished pool wait in ``<out>.features`` (removed at the end).
     arch, weights, sha256, weights_format
         The backbone (:func:`paper_backbone`): default ``vit_base_patch16_224`` through timm.
     cifar_dir
