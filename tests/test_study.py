@@ -363,3 +363,35 @@ def test_subsample_equals_the_study_built_from_the_table(seed, hib):
         assert fast.configurations.equals(slow.configurations)
         assert fast.report.cells_imputed == slow.report.cells_imputed
         assert fast.report.cells_total == slow.report.cells_total
+
+
+def test_levels_are_sorted_like_python_and_polars():
+    """Alternatives and conditions in Python's sorted order of their text (also for
+    non-ASCII names), configurations in the sorted order of the design levels (numbers as
+    numbers: 10 after 9)."""
+    rng = np.random.default_rng(3)
+    alts = ["b", "A", "é", "a", "Z", "ä", "a b", "10", "9"]
+    rows = []
+    for depth in (10, 9, 2):
+        for lr in ("x", "é", "B"):
+            for ds in ("ß", "s", "S", "zz", "a|b"):
+                for part in (1, 0):
+                    for a in alts:
+                        rows.append({"depth": depth, "lr": lr, "ds": ds, "part": part,
+                                     "alt": a, "y": float(rng.random())})
+    df = pl.DataFrame(rows)
+    st = Study(df.sample(fraction=1.0, shuffle=True, seed=1), alternatives="alt", target="y",
+               generalize=["ds", "part"], design=["depth", "lr"], higher_is_better=True)
+    assert list(st.alternatives) == sorted(alts)
+    conf = st.configurations
+    assert conf.select("depth", "lr").rows() == sorted(
+        {(d, lr) for d in (10, 9, 2) for lr in ("x", "é", "B")})
+    for s in st.samples():
+        assert list(s.conditions) == sorted(f"{ds} | {p}" for ds in ("ß", "s", "S", "zz", "a|b")
+                                           for p in (1, 0))
+        sub = df.filter((pl.col("depth") == s.levels["depth"]) & (pl.col("lr") == s.levels["lr"]))
+        for i, cond in enumerate(s.conditions):
+            ds, part = cond.split(" | ")
+            want = (sub.filter((pl.col("ds") == ds) & (pl.col("part") == int(part)))
+                    .sort("alt").get_column("y").to_numpy())
+            np.testing.assert_array_equal(s.scores[i], want)
