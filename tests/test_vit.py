@@ -258,3 +258,210 @@ def test_vit_head_and_finetune_pools(tiny_backbone, tmp_path):
     assert np.array_equal(ft.gaps, ft2.gaps)        # seeded: the same pool again
     with pytest.raises(GenexpyInputError, match="backbone must be"):
         train_vit_head_pool(tmp_path / "x.npz", backbone="imagenet", task=task)
+
+
+# ---- the paper's exact setting in one call (local checkpoint, tiny CIFAR folder) ---------
+
+_TINY_ARCH = {"image_size": 48, "patch_size": 16, "dim": 32, "depth": 2, "heads": 2}
+
+
+def _write_cifar_folder(folder, n_per_batch=48):
+    """CIFAR-10's python batch files (2 training batches, the test batch, batches.meta)."""
+    import pickle
+
+    rng = np.random.default_rng(7)
+    folder.mkdir(parents=True)
+    for name in ("data_batch_1", "data_batch_2", "test_batch"):
+        data = rng.integers(0, 256, size=(n_per_batch, 3072), dtype=np.uint8)
+        labels = [int(v) for v in rng.integers(0, 10, size=n_per_batch)]
+        with open(folder / name, "wb") as fh:
+            pickle.dump({b"labels": labels, b"data": data}, fh)
+    names = [b"airplane", b"automobile", b"bird", b"cat", b"deer", b"dog", b"frog", b"horse",
+             b"ship", b"truck"]
+    with open(folder / "batches.meta", "wb") as fh:
+        pickle.dump({b"label_names": names}, fh)
+    return folder
+
+
+def _tiny_timm_vit(timm, seed=0, **kw):
+    ref = timm.create_model(
+        "vit_tiny_patch16_224", pretrained=False, num_classes=0, img_size=48, patch_size=16,
+        embed_dim=32, depth=2, num_heads=2, **kw)
+    _randomize(ref, seed)
+    return ref.eval()
+
+
+def _timm_features(ref, X, size=48):
+    """The independent computation: resize, normalise (0.5, 0.5), timm's pre-logits."""
+    x = torch.nn.functional.interpolate(torch.from_numpy(X), size=(size, size),
+                                        mode="bilinear", align_corners=False)
+    with torch.no_grad():
+        return ref.forward_head(ref.forward_features((x - 0.5) / 0.5), pre_logits=True).numpy()
+
+
+@pytest.fixture(scope="module")
+def paper_files(tmp_path_factory):
+    timm = _import_timm()
+    d = tmp_path_factory.mktemp("paper")
+    ref = _tiny_timm_vit(timm)
+    torch.save(ref.state_dict(), d / "vit.pt")
+    import hashlib
+
+    digest = hashlib.sha256((d / "vit.pt").read_bytes()).hexdigest()
+    return {"ref": ref, "ckpt": d / "vit.pt", "sha256": digest,
+            "cifar": _write_cifar_folder(d / "cifar-10-batches-py"), "timm": timm}
+
+
+def test_paper_transfer_pool_from_a_local_checkpoint(paper_files, tmp_path):
+    import shlex
+
+    from genexpy_nb.experiments import load_cifar10_binary, load_pool, pool_seeds
+    from genexpy_nb.experiments import transfer as tr
+    from genexpy_nb.experiments.training import train_model
+    from genexpy_nb.experiments.vit import extract_features
+
+    f = paper_files
+    kw = dict(arch=_TINY_ARCH, weights=f["ckpt"], sha256=f["sha256"], cifar_dir=f["cifar"],
+              n_val=4, n_models=3, epochs=2, device="cpu", progress=False)
+    pool = tr.paper_transfer_pool(tmp_path / "p.npz", **kw)
+    task = load_cifar10_binary(f["cifar"], n_val=4)
+    assert set(task.positive) == {"airplane", "automobile", "ship", "truck"}
+    assert pool.gaps.shape == (3, task.y_test.size) and task.y_train.size > 40
+
+    # the converted backbone's features = timm's pre-logits on the same resized images
+    vit, info = tr.paper_backbone(_TINY_ARCH, f["ckpt"], sha256=f["sha256"])
+    ours = extract_features(vit, task.X_train, mean=info["mean"], std=info["std"],
+                            batch_size=16, device="cpu")
+    want = {p: _timm_features(f["ref"], getattr(task, f"X_{p}")) for p in ("train", "test")}
+    assert np.abs(want["train"]).max() > 0.1
+    np.testing.assert_allclose(ours, want["train"], rtol=0, atol=1e-5)
+
+    # the heads = heads trained here on timm's features, standardised, with the pool's seeds
+    mu = want["train"].mean(axis=0, dtype=np.float64)
+    sd = want["train"].std(axis=0, dtype=np.float64)
+    ft = {p: ((want[p] - mu) / sd).astype(np.float32) for p in want}
+    from dataclasses import replace
+
+    ftask = replace(task, X_train=ft["train"], X_test=ft["test"],
+                    X_val=np.zeros((0, 32), np.float32), y_val=np.zeros(0, np.int64),
+                    index_val=np.zeros(0, np.int32))
+    init, order = pool_seeds(0, "both", 3)
+    assert np.array_equal(pool.init_seed, init) and np.array_equal(pool.order_seed, order)
+    for i in range(3):
+        r = train_model(lambda: torch.nn.Linear(32, 2), ftask, init_seed=int(init[i]),
+                        order_seed=int(order[i]), epochs=2, lr=1e-2, batch_size=32,
+                        device="cpu")
+        np.testing.assert_allclose(pool.gaps[i], r["gaps"], rtol=0, atol=1e-4)
+    assert np.ptp(pool.gaps, axis=0).max() > 1e-3          # the seeds do change the heads
+
+    # what was run is recorded; the recorded command makes the same pool, bit for bit
+    meta = pool.meta
+    assert meta["device"].startswith("cpu") and "device" not in meta["config"]
+    assert meta["backbone"]["weights_file_sha256"] == f["sha256"]
+    assert meta["backbone"]["sha256_checked"] is True
+    assert meta["backbone"]["preprocessing"] == {"image_size": 48, "mean": [0.5] * 3,
+                                                 "std": [0.5] * 3}
+    cmd = meta["command"]
+    assert "--backbone paper" in cmd and f"--weights-sha256 {f['sha256']}" in cmd
+    assert "--device cpu" in cmd
+    argv = shlex.split(cmd)[3:]
+    argv[argv.index("--out") + 1] = str(tmp_path / "again.npz")
+    assert tr.main([*argv, "--no-manifest"]) == 0           # with the progress bars
+    again = load_pool(tmp_path / "again.npz")
+    assert np.array_equal(again.gaps, pool.gaps)
+    assert again.meta["config"] == meta["config"]
+
+
+def test_paper_backbone_through_timm_and_its_errors(paper_files, monkeypatch, tmp_path):
+    from genexpy_nb.experiments import transfer as tr
+
+    f = paper_files
+    timm = f["timm"]
+    # weights="timm": the published model as timm gives it (here: a tiny random one, no
+    # download), converted; the normalisation comes from timm's configuration
+    avg = _tiny_timm_vit(timm, global_pool="avg")
+    monkeypatch.setattr(timm, "create_model", lambda name, pretrained, num_classes: f["ref"])
+    vit, info = tr.paper_backbone("vit_tiny_patch16_224", "timm")
+    assert info["architecture"] == {**_TINY_ARCH, "in_channels": 3}
+    assert info["mean"] == [0.5] * 3 and info["max_abs_diff_to_timm"] < 1e-5
+    x = torch.rand(3, 3, 48, 48, generator=torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        torch.testing.assert_close(vit.forward_features(x), f["ref"].forward_head(
+            f["ref"].forward_features(x), pre_logits=True), rtol=0, atol=1e-5)
+    # a timm layout the package's ViT lacks is refused by name
+    monkeypatch.setattr(timm, "create_model", lambda name, pretrained, num_classes: avg)
+    with pytest.raises(GenexpyInputError, match="global_pool"):
+        tr.paper_backbone("vit_tiny_patch16_224", "timm")
+
+    # no network: timm's download fails -> what to do instead
+    def offline(*a, **k):
+        raise OSError("We couldn't connect to 'https://huggingface.co' to load this file")
+
+    monkeypatch.setattr(timm, "create_model", offline)
+    with pytest.raises(GenexpyInputError, match="check the network.*weights=PATH"):
+        tr.paper_transfer_pool(tmp_path / "x.npz", cifar_dir=f["cifar"], device="cpu")
+    # no timm at all
+    monkeypatch.setitem(sys.modules, "timm", None)
+    with pytest.raises(GenexpyInputError, match="pip install timm"):
+        tr.paper_backbone()
+    # a file that is not the one named by its sha256 is not read
+    with pytest.raises(GenexpyInputError, match="expected 00ff.*not read"):
+        tr.paper_backbone(_TINY_ARCH, f["ckpt"], sha256="00ff")
+    with pytest.raises(GenexpyInputError, match="sha256 checks a weights file"):
+        tr.paper_backbone(weights="timm", sha256="00ff")
+    with pytest.raises(GenexpyInputError, match="n_models"):     # before any download
+        tr.paper_transfer_pool(tmp_path / "x.npz", n_models=0)
+    with pytest.raises(GenexpyInputError, match="not a known ViT size"):
+        tr.paper_backbone("vit_huge", f["ckpt"])
+    with pytest.raises(GenexpyInputError, match="shape mismatch"):
+        tr.paper_backbone({**_TINY_ARCH, "dim": 64}, f["ckpt"])
+    if not torch.cuda.is_available():
+        with pytest.raises(GenexpyInputError, match="no CUDA device"):
+            tr.paper_transfer_pool(tmp_path / "x.npz", arch=_TINY_ARCH, weights=f["ckpt"],
+                                   cifar_dir=f["cifar"], device="cuda")
+    assert tr.main(["--out", str(tmp_path / "y.npz"), "--backbone", "paper",
+                    "--weights", str(f["ckpt"]), "--vit-arch", "{bad"]) == 2
+
+
+def test_device_option_of_the_pool_commands(tmp_path, capsys):
+    from genexpy_nb.experiments import cnn_seeds, load_pool
+
+    out = tmp_path / "c.npz"
+    assert cnn_seeds.main(["--out", str(out), "--models", "1", "--epochs", "1", "--n-train",
+                           "64", "--device", "cpu", "--no-progress", "--no-manifest"]) == 0
+    pool = load_pool(out)
+    assert pool.meta["device"].startswith("cpu") and "device" not in pool.meta["config"]
+    assert pool.meta["command"].endswith("--device cpu")
+    bad = ["--out", str(tmp_path / "d.npz"), "--models", "1", "--no-manifest", "--device"]
+    assert cnn_seeds.main([*bad, "tpu"]) == 2
+    assert "device must be" in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        assert cnn_seeds.main([*bad, "cuda"]) == 2
+        assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_a_resumed_pool_does_not_compute_the_features_again(paper_files, tmp_path,
+                                                            monkeypatch):
+    from genexpy_nb.experiments import transfer as tr
+
+    f = paper_files
+    kw = dict(arch=_TINY_ARCH, weights=f["ckpt"], cifar_dir=f["cifar"], n_val=4, n_models=3,
+              epochs=1, device="cpu", progress=False)
+    whole = tr.paper_transfer_pool(tmp_path / "whole.npz", **kw)
+    assert not (tmp_path / "whole.npz.features").exists()     # removed with the finished pool
+    assert tr.paper_transfer_pool(tmp_path / "part.npz", max_new_models=2, **kw) is None
+    assert (tmp_path / "part.npz.features").is_file()
+
+    def no_backbone(*a, **k):
+        raise AssertionError("features computed again")
+
+    monkeypatch.setattr(tr, "extract_features", no_backbone)
+    part = tr.paper_transfer_pool(tmp_path / "part.npz", **kw)
+    assert np.array_equal(part.gaps, whole.gaps)
+    assert not (tmp_path / "part.npz.features").exists()
+    # another preprocessing is another key: the cache is not used
+    monkeypatch.undo()
+    assert tr.paper_transfer_pool(tmp_path / "p2.npz", max_new_models=1, **kw) is None
+    monkeypatch.setattr(tr, "extract_features", no_backbone)
+    with pytest.raises(AssertionError, match="features computed again"):
+        tr.paper_transfer_pool(tmp_path / "p2.npz", mean=(0.4, 0.4, 0.4), **kw)

@@ -8,6 +8,9 @@ Optional extra ``[train]`` (PyTorch, scikit-learn) for training; reading the shi
   genexpy_nb.experiments.cnn_seeds``.
 * :func:`train_transfer_pool` — linear heads on a frozen pre-trained backbone over seeds; CLI
   ``python -m genexpy_nb.experiments.transfer``.
+* :func:`paper_transfer_pool` — the paper's exact transfer setting in one call: an
+  ImageNet-pre-trained ViT (timm or a local checkpoint), frozen, 90 linear heads on CIFAR-10
+  vehicles vs animals (``--backbone paper`` on the command line).
 * :func:`digits_binary_task`, :func:`digits_transfer_tasks`, :func:`load_cifar10_binary`,
   :func:`download_cifar10` — the tasks.
 * :func:`load_pool` / :class:`SeedPool` — a pool: gaps (models x test points), labels,
@@ -49,6 +52,7 @@ _TORCH_NAMES: dict[str, str] = {
     "train_cnn_pool": "cnn_seeds",
     "train_transfer_pool": "transfer",
     "pretrain_digits_backbone": "transfer",
+    "paper_transfer_pool": "transfer",
     "MiniViT": "vit",
     "make_vit": "vit",
     "load_weights": "vit",

@@ -62,6 +62,7 @@ def train_cnn_pool(
     progress: bool = True,
     command: str | None = None,
     client: Any = None,
+    device: str | Any = "auto",
 ) -> SeedPool | None:
     """Train (or resume) a pool of small CNNs that differ only in the chosen source of randomness.
 
@@ -83,8 +84,9 @@ def train_cnn_pool(
         Fixed hyperparameters (Adam).
     channels, hidden
         Conv channels and hidden units of :class:`~.training.SmallCNN`.
-    n_threads, max_new_models, overwrite, progress, command, client
-        See :func:`~.training.train_pool` (``client``: train on a Dask cluster).
+    n_threads, max_new_models, overwrite, progress, command, client, device
+        See :func:`~.training.train_pool` (``client``: train on a Dask cluster; ``device``:
+        'auto' = CUDA when available, else CPU).
 
     Returns
     -------
@@ -124,6 +126,7 @@ def train_cnn_pool(
         source=source, n_models=n_models, seed=seed, epochs=epochs, lr=lr,
         batch_size=batch_size, n_threads=n_threads, max_new_models=max_new_models,
         overwrite=overwrite, progress=progress, command=command, client=client,
+        device=device,
     )
 
 
@@ -154,6 +157,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--n-test", type=int, default=None)
     ap.add_argument("--split-seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1)")
+    ap.add_argument("--device", default="auto",
+                    help="auto (CUDA when available, else CPU; default), cpu, cuda or cuda:N; "
+                    "recorded with the pool")
     ap.add_argument("--max-new", type=int, default=None,
                     help="train at most this many new models, then stop (resume later)")
     ap.add_argument("--overwrite", action="store_true", help="start again from scratch")
@@ -231,6 +237,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         out = check_out_path(args.out)
+        from ._device import pick_device
+
+        dev = pick_device(args.device)
+        if args.device == "auto" and dev.type != "cpu":
+            argv = [*argv, "--device", dev.type]  # the recorded command names the device
         task = task_from_args(args)
         pool = train_cnn_pool(
             out, source=args.source, n_models=args.models, seed=args.seed, task=task,
@@ -239,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_new_models=args.max_new, overwrite=args.overwrite,
             progress=not args.no_progress,
             command=command_line("genexpy_nb.experiments.cnn_seeds", argv),
-            client=args.scheduler,
+            client=args.scheduler, device=dev,
         )
     except GenexpyInputError as exc:
         print(f"error: {exc}", file=sys.stderr)

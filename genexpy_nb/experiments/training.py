@@ -10,6 +10,13 @@ The two sources of randomness of robust-KS paper Sec. V are separated explicitly
 Nothing else is random (no dropout, no augmentation), so a model is a function of
 ``(init_seed, order_seed)`` and the fixed hyperparameters; on one thread it is reproducible
 bit for bit.
+
+Training runs on ``device`` ('auto': CUDA when torch sees a GPU, else the CPU; see
+:func:`~._device.pick_device`). The code path is the same on both: the model is built on the
+CPU under its seed (so its initial weights do not depend on the device), then the model and the
+tensors are moved with ``.to(device)``. A pool trained on a GPU records the device in its
+configuration and is reproducible on the same GPU model and library versions; it is not bit
+for bit equal to a CPU pool (other kernels).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import GenexpyInputError, check_positive_int
+from ._device import device_name, pick_device
 from ._torch import require_torch, torch_threads
 from .pools import (
     POOL_FORMAT,
@@ -146,10 +154,10 @@ def _accuracy(model: nn.Module, X: torch.Tensor, y: np.ndarray) -> float:
         return float("nan")
     with torch.no_grad():
         logits = model(X)
-    return float((logits.argmax(1).numpy() == y).mean())
+    return float((logits.argmax(1).cpu().numpy() == y).mean())
 
 
-def _aligned_tensor(x: np.ndarray) -> torch.Tensor:
+def _aligned_tensor(x: np.ndarray, device: Any = None) -> torch.Tensor:
     """A float32 copy of ``x`` in a new tensor: torch's memory, standard strides.
 
     The same values with other strides or alignment can run through other CPU kernels and
@@ -158,10 +166,12 @@ def _aligned_tensor(x: np.ndarray) -> torch.Tensor:
     channels-last, the same array after pickling (sent to a Dask worker) the standard ones;
     and a received array sits at an arbitrary offset of its buffer. Copying into
     ``torch.empty`` makes a model's outputs depend on its seeds only, wherever the data
-    came from.
+    came from. With ``device``, the copy is then moved there (``.to`` returns the same tensor
+    when it is already on that device).
     """
     src = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
-    return torch.empty(src.shape, dtype=torch.float32).copy_(src)
+    out = torch.empty(src.shape, dtype=torch.float32).copy_(src)
+    return out if device is None else out.to(device)
 
 
 def make_adam(model: nn.Module, lr: float) -> torch.optim.Optimizer:
@@ -181,6 +191,7 @@ def adam_implementation() -> str:
 def fit_classifier(
     model: nn.Module, X: np.ndarray, y: np.ndarray, order: np.ndarray, *, lr: float,
     batch_size: int, X_val: np.ndarray | None = None, y_val: np.ndarray | None = None,
+    device: str | Any = "auto",
 ) -> tuple[float, np.ndarray]:
     """Train ``model`` in place with Adam and cross-entropy, visiting examples in ``order``.
 
@@ -197,6 +208,9 @@ def fit_classifier(
         Adam learning rate (default betas) and mini-batch size.
     X_val, y_val
         Optional validation set, scored after every epoch.
+    device
+        'auto' (CUDA when available, else CPU), 'cpu', 'cuda' or a ``torch.device``
+        (:func:`~._device.pick_device`); the model is moved there (in place).
 
     Returns
     -------
@@ -204,11 +218,13 @@ def fit_classifier(
         Mean training loss of the last epoch; validation accuracy after each epoch (NaN
         without a validation set), float32 of shape (epochs,).
     """
-    Xt = _aligned_tensor(X)
-    yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.int64))
-    Xv = None if X_val is None else _aligned_tensor(X_val)
+    dev = pick_device(device)
+    model.to(dev)
+    Xt = _aligned_tensor(X, dev)
+    yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.int64)).to(dev)
+    Xv = None if X_val is None else _aligned_tensor(X_val, dev)
     yv = np.zeros(0, np.int64) if y_val is None else np.asarray(y_val)
-    order_t = torch.from_numpy(np.ascontiguousarray(order, dtype=np.int64))
+    order_t = torch.from_numpy(np.ascontiguousarray(order, dtype=np.int64)).to(dev)
     opt = make_adam(model, lr)
     loss_fn = nn.CrossEntropyLoss()
     epochs, n = order_t.shape
@@ -234,7 +250,7 @@ def fit_classifier(
 
 def train_model(
     factory: Callable[[], nn.Module], task: BinaryTask, *, init_seed: int, order_seed: int,
-    epochs: int, lr: float = 1e-3, batch_size: int = 32,
+    epochs: int, lr: float = 1e-3, batch_size: int = 32, device: str | Any = "auto",
 ) -> dict[str, Any]:
     """Train one model with Adam and cross-entropy; return its results on the task.
 
@@ -248,6 +264,8 @@ def train_model(
         The two seeds (see the module docstring).
     epochs, lr, batch_size
         Fixed hyperparameters (Adam with default betas; last batch may be smaller).
+    device
+        Where to train (:func:`fit_classifier`); the model is built on the CPU first.
 
     Returns
     -------
@@ -259,17 +277,18 @@ def train_model(
     """
     t0 = time.perf_counter()
     c0 = time.process_time()
+    dev = pick_device(device)
     model = build_model(factory, init_seed)
     order = batch_order(order_seed, task.y_train.shape[0], epochs)
     last_loss, curve = fit_classifier(
         model, task.X_train, task.y_train, order, lr=lr, batch_size=batch_size,
-        X_val=task.X_val, y_val=task.y_val,
+        X_val=task.X_val, y_val=task.y_val, device=dev,
     )
-    Xt = _aligned_tensor(task.X_test)
+    Xt = _aligned_tensor(task.X_test, dev)
     model.eval()
     with torch.no_grad():
         logits = model(Xt)
-    gaps = (logits[:, 1] - logits[:, 0]).numpy().astype(np.float32)
+    gaps = (logits[:, 1] - logits[:, 0]).cpu().numpy().astype(np.float32)
     return {
         "gaps": gaps,
         "test_accuracy": np.float32(((gaps > 0).astype(np.int64) == task.y_test).mean()),
@@ -285,7 +304,7 @@ def train_model(
 
 def _train_on_worker(
     seeds: tuple[int, int], factory: Callable[[], nn.Module], task: BinaryTask,
-    hyper: tuple[int, float, int, int],
+    hyper: tuple[int, float, int, int, str],
 ) -> dict[str, Any]:
     """One model of a pool, as a task on a Dask worker (:func:`train_pool` with a client).
 
@@ -293,11 +312,11 @@ def _train_on_worker(
     a worker's concurrent tasks share the setting; restoring it could change another task's
     thread count mid-model).
     """
-    epochs, lr, batch_size, n_threads = hyper
+    epochs, lr, batch_size, n_threads, device = hyper
     torch.set_num_threads(int(n_threads))
     init_seed, order_seed = seeds
     return train_model(factory, task, init_seed=init_seed, order_seed=order_seed,
-                       epochs=epochs, lr=lr, batch_size=batch_size)
+                       epochs=epochs, lr=lr, batch_size=batch_size, device=device)
 
 
 def train_pool(
@@ -322,6 +341,7 @@ def train_pool(
     extra_meta: Mapping[str, Any] | None = None,
     extra_seconds: float | None = None,
     client: Any = None,
+    device: str | Any = "auto",
 ) -> SeedPool | None:
     """Train (or resume) a pool of models that differ only in their seeds; save it to ``out``.
 
@@ -370,6 +390,12 @@ def train_pool(
         than the scheduler's ``allowed-failures``), the other models still finish and
         :class:`~genexpy_nb.distributed.ClusterTaskError` is raised: run the same call again
         to train the missing ones.
+    device
+        'auto' (CUDA when available, else CPU), 'cpu', 'cuda' or 'cuda:N'
+        (:func:`~._device.pick_device`); with a ``client`` the workers use a device of the
+        same type. A CUDA pool records ``"device": "cuda"`` in its configuration (a CPU pool's
+        configuration is as before), so a run never resumes a partial pool trained on the
+        other kind of device; ``meta["device"]`` names the hardware.
 
     Returns
     -------
@@ -381,6 +407,7 @@ def train_pool(
         max_new_models=max_new_models, seed=seed, source=source,
     )
     out = check_out_path(out)
+    dev = pick_device(device)
     config = {
         "kind": kind,
         "task_fingerprint": task.fingerprint(),
@@ -396,6 +423,10 @@ def train_pool(
         "n_threads": int(n_threads),
         "format": POOL_FORMAT,
     }
+    if dev.type != "cpu":
+        # only for a GPU: the configurations of CPU pools (the shipped ones, and partial runs
+        # started before this option existed) stay what they were
+        config["device"] = dev.type
     config = json.loads(json.dumps(config))  # the form it takes in the file (tuples -> lists)
     partial = PartialPool(out, config)
     if overwrite:
@@ -432,7 +463,7 @@ def train_pool(
                 finished(i, train_model(
                     factory, task, init_seed=int(init_seeds[i]),
                     order_seed=int(order_seeds[i]), epochs=epochs, lr=lr,
-                    batch_size=batch_size,
+                    batch_size=batch_size, device=dev,
                 ))
                 bar.update(1)
         elif todo:
@@ -442,7 +473,7 @@ def train_pool(
                 seeds = [(int(init_seeds[i]), int(order_seeds[i])) for i in todo]
                 map_unordered(
                     c, _train_on_worker, seeds,
-                    shared=(factory, task, (epochs, lr, batch_size, n_threads)),
+                    shared=(factory, task, (epochs, lr, batch_size, n_threads, dev.type)),
                     on_result=lambda j, rec: finished(todo[j], rec), unit="model", bar=bar,
                 )
 
@@ -461,6 +492,7 @@ def train_pool(
         "seed_scheme": "genexpy_nb.experiments.pools.pool_seeds(seed, source, n_models)",
         "versions": versions(),
         "command": command,
+        "device": device_name(dev) if client is None else f"{dev.type} (Dask workers)",
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "extra_seconds": None if extra_seconds is None else round(float(extra_seconds), 2),
         **dict(extra_meta or {}),

@@ -320,6 +320,9 @@ def extract_features(
     std: Sequence[float] | None = None,
     batch_size: int = 256,
     n_threads: int = 1,
+    device: str | Any = "auto",
+    progress: bool = False,
+    desc: str = "features",
 ) -> np.ndarray:
     """Features of a frozen backbone for a batch of images.
 
@@ -342,7 +345,13 @@ def extract_features(
         Per-channel normalisation ``(x - mean) / std`` after resizing (default: none; use
         :data:`VIT_MEAN` / :data:`VIT_STD` for the usual ImageNet-21k ViT checkpoints).
     batch_size, n_threads
-        Images per forward pass; torch threads.
+        Images per forward pass (resizing is done batch by batch: the resized set is never
+        held in memory); torch threads.
+    device
+        'auto' (CUDA when available, else CPU), 'cpu' or 'cuda' (:func:`~._device.pick_device`):
+        the module runs there for the extraction and is moved back to where it was.
+    progress, desc
+        Show a ``tqdm.auto`` progress bar over the images, labelled ``desc``.
 
     Returns
     -------
@@ -365,20 +374,42 @@ def extract_features(
             f"the images have {X.shape[1]} channels, the backbone expects {in_channels}.")
     m_t = None if mean is None else torch.tensor(mean, dtype=torch.float32).view(1, -1, 1, 1)
     s_t = None if std is None else torch.tensor(std, dtype=torch.float32).view(1, -1, 1, 1)
+    from tqdm.auto import tqdm
+
+    from ._device import pick_device
+
+    dev = pick_device(device)
+    home = next(iter(module.parameters()), torch.zeros(0)).device
+    m_t = None if m_t is None else m_t.to(dev)
+    s_t = None if s_t is None else s_t.to(dev)
     fwd = getattr(module, "forward_features", module)
     module.eval()
+    module.to(dev)
     out = []
-    with torch_threads(n_threads), torch.no_grad():
-        for start in range(0, X.shape[0], batch_size):
-            x = torch.from_numpy(X[start:start + batch_size])
-            if in_channels is not None and x.shape[1] == 1 and in_channels > 1:
-                x = x.expand(-1, in_channels, -1, -1)
-            if image_size is not None and tuple(x.shape[-2:]) != (image_size, image_size):
-                x = F.interpolate(x, size=(image_size, image_size), mode="bilinear",
-                                  align_corners=False)
-            if m_t is not None:
-                x = x - m_t
-            if s_t is not None:
-                x = x / s_t
-            out.append(fwd(x).reshape(x.shape[0], -1).numpy().astype(np.float32))
+    try:
+        with torch_threads(n_threads), torch.no_grad(), tqdm(
+                total=X.shape[0], desc=desc, unit="image", disable=not progress) as bar:
+            for start in range(0, X.shape[0], batch_size):
+                x = torch.from_numpy(X[start:start + batch_size]).to(dev)
+                out.append(_preprocess_and_forward(fwd, x, in_channels, image_size, m_t, s_t))
+                bar.update(x.shape[0])
+    finally:
+        module.to(home)
     return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
+
+
+def _preprocess_and_forward(
+    fwd: Any, x: torch.Tensor, in_channels: int | None, image_size: int | None,
+    m_t: torch.Tensor | None, s_t: torch.Tensor | None,
+) -> np.ndarray:
+    """One batch of :func:`extract_features`: channels, resize, normalise, forward."""
+    if in_channels is not None and x.shape[1] == 1 and in_channels > 1:
+        x = x.expand(-1, in_channels, -1, -1)
+    if image_size is not None and tuple(x.shape[-2:]) != (image_size, image_size):
+        x = F.interpolate(x, size=(image_size, image_size), mode="bilinear",
+                          align_corners=False)
+    if m_t is not None:
+        x = x - m_t
+    if s_t is not None:
+        x = x / s_t
+    return fwd(x).reshape(x.shape[0], -1).cpu().numpy().astype(np.float32)
