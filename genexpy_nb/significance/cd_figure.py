@@ -3,14 +3,18 @@
 :func:`genexpy_nb.charts.significance.cd_diagram` returns an Altair chart (interactive in
 notebooks, tooltips). Saving that chart as an image goes through Altair's object model, its
 JSON-schema validation, the Vega-Lite compiler and Vega, all run by vl-convert in a
-JavaScript engine: 1.4 s for the first image in a process and 0.3-0.9 s after that on a
-50 x 10 or 1000 x 50 table (benchmarks/bench_significance.py), slower than autorank's
-matplotlib diagram. The same diagram is a few dozen lines, rules, circles and labels, so
-:func:`cd_diagram_svg` writes them as SVG itself - same layout, same fonts, same colours
-as the Vega chart (the geometry comes from one function, :func:`_cd_layout`, used by both)
-- and :func:`save_cd_diagram` rasterizes that SVG with vl-convert's resvg (no JavaScript
-engine): about 0.05 s per PNG. This module imports neither Altair nor vl-convert at import
-time, so ``from genexpy_nb.significance import save_cd_diagram`` stays light.
+JavaScript engine that takes ~0.6 s to start in each process: about 1.0 s (50 x 10 table)
+to 1.5 s (1000 x 50) for the first PNG in a process and 0.45-0.75 s for later ones,
+slower than autorank's matplotlib diagram (0.2-0.7 s first, 0.2-1.1 s later;
+benchmarks/bench_significance.py, medians). The diagram itself is a few dozen lines,
+circles and labels, so :func:`cd_diagram_svg` writes them as SVG itself - the layout,
+fonts and colours of the Vega chart, from the same geometry (:func:`_cd_layout`, used by
+both; tests/test_cd_figure.py checks every point and label against Vega's) - and
+:func:`save_cd_diagram` rasterizes that SVG with vl-convert's resvg, no JavaScript engine:
+0.1 s (50 x 10) to 0.3 s (1000 x 50) for the first PNG in a process, 0.06-0.25 s later,
+most of it resvg drawing the glyphs of the labels. This module imports neither Altair nor
+vl-convert at import time, so ``from genexpy_nb.significance import save_cd_diagram``
+stays light (importing Altair alone can take seconds).
 """
 
 from __future__ import annotations
@@ -355,10 +359,11 @@ def cd_diagram_svg(
     Takes the arguments of :func:`genexpy_nb.charts.significance.cd_diagram` and draws the
     same picture: mean ranks on a top axis (1 = best), Nemenyi's CD bar, the cliques of
     alternatives that are not significantly different as thick bars, and each alternative's
-    label below, the better half on the best side. About 10x faster than rendering the
-    Altair chart (no JavaScript engine); for an interactive chart in a notebook use
-    ``cd_diagram``. A ``colors`` scheme other than ``category10``, ``tableau10``, ``set1``
-    or ``dark2`` is drawn by Vega (vl-convert), with the same result, more slowly.
+    label below, the better half on the best side. 3-10x faster than rendering the Altair
+    chart (no JavaScript engine, see the module's docstring); for an interactive chart in a
+    notebook use ``cd_diagram``. A ``colors`` scheme other than ``category10``,
+    ``tableau10``, ``set1`` or ``dark2`` is drawn by Vega (vl-convert), with the same
+    result, more slowly.
 
     Examples
     --------
