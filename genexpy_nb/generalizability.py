@@ -53,6 +53,11 @@ __all__ = [
 
 METHODS = ("resample", "approx", "approx_weighted", "bound")
 
+#: the smallest whole number of conditions >= n* (null where n* is undefined): n* within
+#: 1e-9 of an integer counts as that integer (float noise of the fit)
+NSTAR_CEIL = (pl.when(pl.col("nstar").is_finite())
+              .then((pl.col("nstar") - 1e-9).ceil().clip(lower_bound=1).cast(pl.Int64)))
+
 
 # ---------------------------------------------------------------------------------------
 # elementary pieces
@@ -423,9 +428,12 @@ def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.nda
 
 
 def _ndtri(p: float) -> float:
-    from scipy.special import ndtri
+    """The standard normal quantile. The standard library's (Wichura's AS241, within
+    1e-15 of ``scipy.special.ndtri``) rather than scipy's: importing ``scipy.special``
+    took 0.3 s, most of the first analysis in a fresh process."""
+    from statistics import NormalDist
 
-    return float(ndtri(p))
+    return NormalDist().inv_cdf(p)
 
 
 def lin_z(alpha: float) -> float:
@@ -799,6 +807,14 @@ class GeneralizabilityAnalysis:
         checked by simulation against bootstrapping the whole estimate and against
         subsampling, is in ``notebooks/09_how_sure_is_nstar.ipynb``.
         """
+        cols = self._nstar_columns(alphas, deltas, methods, configurations, kernels,
+                                   interval=interval, level=level, fit=fit)
+        return self._nstar_frame(cols, interval)
+
+    def _nstar_columns(self, alphas, deltas, methods, configurations=None, kernels=None, *,
+                       interval: bool = True, level: float = INTERVAL_LEVEL,
+                       fit: str = "joint") -> dict:
+        """The columns of :meth:`nstar` before the frame is built (arrays and lists)."""
         a_arr = as_float_grid("alphas", alphas)
         for a in a_arr:
             check_probability("alpha", a)
@@ -886,15 +902,17 @@ class GeneralizabilityAnalysis:
                 cols[c] = [x for p in parts for x in p]
             else:
                 cols[c] = np.concatenate(parts)
+        return cols
+
+    def _nstar_frame(self, cols: dict, interval: bool = True) -> pl.DataFrame:
+        """The frame of :meth:`nstar` from :meth:`_nstar_columns`."""
         frame = pl.DataFrame(cols, schema={
             "config_id": pl.UInt32, "kernel": pl.String, "kernel_label": pl.String,
             "alpha": pl.Float64, "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64,
             "method": pl.String, "nstar": pl.Float64, "nstar_lo": pl.Float64,
             "nstar_hi": pl.Float64, "b0": pl.Float64, "b1": pl.Float64,
             "r2": pl.Float64, "reason": pl.String, "reliable": pl.Boolean})
-        ceil = (pl.when(pl.col("nstar").is_finite())
-                .then((pl.col("nstar") - 1e-9).ceil().clip(lower_bound=1).cast(pl.Int64)))
-        frame = frame.with_columns(ceil.alias("nstar_ceil")).with_columns(
+        frame = frame.with_columns(NSTAR_CEIL.alias("nstar_ceil")).with_columns(
             pl.when(pl.col("reliable")).then(pl.col("N") >= pl.col("nstar_ceil"))
             .alias("generalizable"),
             (pl.col("nstar_ceil") - pl.col("N")).alias("deficit"),

@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ._codes import unique_rows
 from ._validation import GenexpyInputError, check_positive_int
 
 __all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS"]
@@ -168,9 +169,7 @@ class Kernel:
         """
         self._need_resolved()
         X = self._coerce(X, "sample")
-        _, first, inv, counts = np.unique(self._class_key(X), axis=0, return_index=True,
-                                          return_inverse=True, return_counts=True)
-        return first, np.ascontiguousarray(inv.ravel(), dtype=np.int64), counts
+        return unique_rows(self._class_key(X))
 
     @property
     def mmd_max(self) -> float:

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import config
 from ._validation import GenexpyInputError, check_positive_int, rng_from_seed
-from .kernels import Kernel
+from .kernels import Kernel, unique_rows
 
 __all__ = ["mmd", "support", "kernel_support", "draw_pairs", "mmd_distribution", "mmd_from_pairs",
            "MODES"]
@@ -47,8 +47,8 @@ def mmd(x: np.ndarray, y: np.ndarray, kernel: Kernel) -> float:
 def support(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct results of a sample: (support (m, na), inverse (N,), counts (m,))."""
     sample = np.asarray(sample)
-    u, inv, cnt = np.unique(sample, axis=0, return_inverse=True, return_counts=True)
-    return u, np.ascontiguousarray(inv.ravel(), dtype=np.int64), cnt
+    first, inv, cnt = unique_rows(sample)
+    return sample[first], inv, cnt
 
 
 def draw_pairs(

@@ -13,7 +13,7 @@ import polars as pl
 
 from . import config
 from ._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
-from .generalizability import GeneralizabilityAnalysis
+from .generalizability import NSTAR_CEIL, GeneralizabilityAnalysis
 from .kernels import Kernel
 from .study import Study
 
@@ -141,48 +141,47 @@ def simulate_preliminary_study(
             f"configuration {sample.label!r} has N={sample.N} results, fewer than N0={N0}."
         )
     sizes = list(range(N0, sample.N + 1, N0))
-    frames = []
+    parts: list[dict] = []
     total = len(sizes) * repetitions
-    from tqdm.auto import tqdm  # imported on first use: keeps `import genexpy_nb` light
+    bar = None
+    if progress and total >= 3:
+        from tqdm.auto import tqdm  # imported when shown: keeps a first call without it fast
 
-    bar = tqdm(total=total, desc="n* vs N", disable=not progress or total < 3, leave=False)
+        bar = tqdm(total=total, desc="n* vs N", leave=False)
     for Nsub in sizes:
         for r in range(repetitions):
             rng = child_seed(seed, sample.config_id, Nsub, r)
             idx = np.sort(rng.choice(sample.N, size=Nsub, replace=False))
-            sub = _subsample_study(study, sample, idx)
+            sub = study._subsample(sample, idx)
             ga = GeneralizabilityAnalysis(sub, kernels, rep=rep, seed=int(rng.integers(2**31)),
                                           progress=False)
-            res = ga.nstar(alphas, deltas, methods).with_columns(
-                pl.lit(Nsub).alias("N_sub"), pl.lit(r).alias("repetition"))
-            frames.append(res)
-            bar.update(1)
-    bar.close()
-    out = pl.concat(frames)
+            # the columns of every size, and one frame at the end: a frame per size cost
+            # more than the analysis of that size
+            cols = ga._nstar_columns(alphas, deltas, methods)
+            rows = len(cols["nstar"])
+            cols["N_sub"] = np.full(rows, Nsub, dtype=np.int32)
+            cols["repetition"] = np.full(rows, r, dtype=np.int32)
+            parts.append(cols)
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    cols = {c: (np.concatenate([p[c] for p in parts]) if isinstance(parts[0][c], np.ndarray)
+                else [x for p in parts for x in p[c]])
+            for c in ("N_sub", "repetition", "kernel", "kernel_label", "alpha", "delta",
+                      "method", "nstar", "nstar_lo", "nstar_hi", "reliable", "reason")}
+    out = pl.DataFrame(cols, schema={
+        "N_sub": pl.Int32, "repetition": pl.Int32, "kernel": pl.String,
+        "kernel_label": pl.String, "alpha": pl.Float64, "delta": pl.Float64,
+        "method": pl.String, "nstar": pl.Float64, "nstar_lo": pl.Float64,
+        "nstar_hi": pl.Float64, "reliable": pl.Boolean, "reason": pl.String})
     return out.select(
         "N_sub", "repetition", "kernel", "kernel_label", "alpha", "delta", "method", "nstar",
-        "nstar_lo", "nstar_hi", "nstar_ceil",
-        pl.when(pl.col("reliable")).then(pl.col("N_sub") >= pl.col("nstar_ceil"))
+        "nstar_lo", "nstar_hi", NSTAR_CEIL.alias("nstar_ceil"),
+        pl.when(pl.col("reliable")).then(pl.col("N_sub") >= NSTAR_CEIL)
         .alias("generalizable"), "reliable",
-        pl.lit(sample.N).alias("N"), "reason",
+        pl.lit(sample.N, dtype=pl.Int32).alias("N"), "reason",
     )
-
-
-def _subsample_study(study: Study, sample, idx: np.ndarray) -> Study:
-    """A one-configuration Study made of the results ``idx`` of ``sample``."""
-    idx = np.asarray(idx, dtype=np.int64)
-    na = len(sample.alternatives)
-    keep = ~np.asarray(sample.imputed)[idx].ravel()  # row-major: condition, then alternative
-    df = pl.DataFrame({
-        "condition": pl.Series(np.asarray(sample.conditions, dtype=object)[np.repeat(idx, na)][keep]
-                               .tolist(), dtype=pl.String),
-        "alternative": pl.Series(np.tile(np.asarray(sample.alternatives, dtype=object),
-                                         idx.size)[keep].tolist(), dtype=pl.String),
-        "score": np.asarray(sample.scores, dtype=np.float64)[idx].ravel()[keep],
-    })
-    return Study(df, alternatives="alternative", target="score", generalize="condition",
-                 higher_is_better=study.higher_is_better, tol_missing_alternatives=1.0,
-                 tol_missing_conditions=1.0)
 
 
 @dataclass

@@ -264,3 +264,23 @@ def test_ece_and_churn_lie_in_unit_interval(g, seed, bins):
     assert np.all((pw >= 0) & (pw <= 1)) and np.all(np.diag(pw) == 0)
     c = churn(g[0], g[-1], normalize=True)
     assert 0.0 <= c <= 1.0 and c == pytest.approx(pw[0, -1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.sampled_from([1, 2, 3, 5, 31, 63, 2**40]),
+       st.sampled_from([np.int8, np.int64, np.uint8, bool]), st.integers(0, 2**32 - 1))
+def test_unique_rows_is_numpy_unique_on_rows(N, d, top, dtype, seed):
+    """The packed unique of rows gives np.unique(axis=0)'s classes, in its order."""
+    from genexpy_nb.kernels import unique_rows
+
+    rng = np.random.default_rng(seed)
+    hi = 2 if dtype is bool else min(top, np.iinfo(dtype).max) + 1
+    key = rng.integers(0, hi, size=(N, d)).astype(dtype)
+    key[rng.integers(0, N, size=N // 2)] = key[0]  # repeated rows
+    first, inv, counts = unique_rows(key)
+    _, f0, i0, c0 = np.unique(key, axis=0, return_index=True, return_inverse=True,
+                              return_counts=True)
+    np.testing.assert_array_equal(first, f0)
+    np.testing.assert_array_equal(inv, i0.ravel())
+    np.testing.assert_array_equal(counts, c0)
+    assert inv.dtype == np.int64

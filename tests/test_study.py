@@ -314,3 +314,84 @@ def test_negative_ranks_and_empty_samples_refused():
             mmd(x, np.array([[0, 1, 2]]), k)
     with pytest.raises(GenexpyInputError, match="sample is empty"):
         mmd_distribution(np.zeros((0, 3), int), k, 1)
+
+
+def _subsample_via_table(study, sample, idx):
+    """The obvious way: write the chosen results back as a table and build a Study."""
+    na = len(sample.alternatives)
+    keep = ~np.asarray(sample.imputed)[idx].ravel()
+    df = pl.DataFrame({
+        "condition": pl.Series(np.asarray(sample.conditions, dtype=object)[np.repeat(idx, na)]
+                               [keep].tolist(), dtype=pl.String),
+        "alternative": pl.Series(np.tile(np.asarray(sample.alternatives, dtype=object),
+                                         idx.size)[keep].tolist(), dtype=pl.String),
+        "score": np.asarray(sample.scores, dtype=np.float64)[idx].ravel()[keep],
+    })
+    return Study(df, alternatives="alternative", target="score", generalize="condition",
+                 higher_is_better=study.higher_is_better, tol_missing_alternatives=1.0,
+                 tol_missing_conditions=1.0, tie_rtol=study.tie_rtol, tie_atol=study.tie_atol)
+
+
+@pytest.mark.parametrize("hib", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_subsample_equals_the_study_built_from_the_table(seed, hib):
+    rng = np.random.default_rng(seed)
+    N, na = 30, 6
+    rows = []
+    for d in range(N):
+        for a in range(na):
+            if a == 5 and d % 3:  # alternative 'a5' is missing in most conditions
+                continue
+            if rng.random() < 0.15:  # other results missing at random
+                continue
+            rows.append({"design": "x", "dataset": f"d{d:02d}", "model": f"a{a}",
+                         "score": float(rng.integers(0, 4)) / 4})  # many ties
+    study = Study(pl.DataFrame(rows), alternatives="model", target="score",
+                  generalize="dataset", design="design", higher_is_better=hib,
+                  tol_missing_alternatives=0.6, tol_missing_conditions=0.9)
+    sample = study.sample(0)
+    for size in (2, 5, 12, sample.N):
+        idx = np.sort(rng.choice(sample.N, size=size, replace=False))
+        fast = study._subsample(sample, idx)
+        slow = _subsample_via_table(study, sample, idx)
+        a, b = fast.sample(0), slow.sample(0)
+        assert fast.alternatives == slow.alternatives
+        assert a.conditions == b.conditions
+        np.testing.assert_array_equal(a.rankings, b.rankings)
+        np.testing.assert_array_equal(a.scores, b.scores)
+        np.testing.assert_array_equal(a.imputed, b.imputed)
+        assert fast.configurations.equals(slow.configurations)
+        assert fast.report.cells_imputed == slow.report.cells_imputed
+        assert fast.report.cells_total == slow.report.cells_total
+
+
+def test_levels_are_sorted_like_python_and_polars():
+    """Alternatives and conditions in Python's sorted order of their text (also for
+    non-ASCII names), configurations in the sorted order of the design levels (numbers as
+    numbers: 10 after 9)."""
+    rng = np.random.default_rng(3)
+    alts = ["b", "A", "é", "a", "Z", "ä", "a b", "10", "9"]
+    rows = []
+    for depth in (10, 9, 2):
+        for lr in ("x", "é", "B"):
+            for ds in ("ß", "s", "S", "zz", "a|b"):
+                for part in (1, 0):
+                    for a in alts:
+                        rows.append({"depth": depth, "lr": lr, "ds": ds, "part": part,
+                                     "alt": a, "y": float(rng.random())})
+    df = pl.DataFrame(rows)
+    st = Study(df.sample(fraction=1.0, shuffle=True, seed=1), alternatives="alt", target="y",
+               generalize=["ds", "part"], design=["depth", "lr"], higher_is_better=True)
+    assert list(st.alternatives) == sorted(alts)
+    conf = st.configurations
+    assert conf.select("depth", "lr").rows() == sorted(
+        {(d, lr) for d in (10, 9, 2) for lr in ("x", "é", "B")})
+    for s in st.samples():
+        assert list(s.conditions) == sorted(f"{ds} | {p}" for ds in ("ß", "s", "S", "zz", "a|b")
+                                           for p in (1, 0))
+        sub = df.filter((pl.col("depth") == s.levels["depth"]) & (pl.col("lr") == s.levels["lr"]))
+        for i, cond in enumerate(s.conditions):
+            ds, part = cond.split(" | ")
+            want = (sub.filter((pl.col("ds") == ds) & (pl.col("part") == int(part)))
+                    .sort("alt").get_column("y").to_numpy())
+            np.testing.assert_array_equal(s.scores[i], want)
