@@ -4,12 +4,23 @@ Run from the repository root:  PYTHONPATH=. python benchmarks/bench_significance
 Prints median wall times and the speed-up over tests/naive.py or the scipy / statsmodels
 call it replaces (warmed up first). The two-model tests (corrected t, McNemar, 5x2cv) are
 timed per call: they should take microseconds to a millisecond.
+
+The last section times the critical-difference diagram written to PNG, scores table ->
+file, against autorank's matplotlib diagram (``autorank`` + ``plot_stats`` + ``savefig``;
+skipped with a message when autorank is not installed: it is not a dependency), on 50 x 10
+and 1000 x 50 tables (conditions x models): cold (the first call in a fresh process, and
+the whole process with its imports) and warm (later calls), min / median / max of repeats.
+``--cd-only`` runs only that section; ``--repeat N`` sets its number of repeats.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -110,5 +121,127 @@ def main():
     row("A10 loop: 1000 x (sample, Friedman, Conover)", timeit(a10, repeat=1))
 
 
+# --- the critical-difference diagram as PNG, against autorank ------------------------------
+
+_CD_SETUP = """
+import time
+t0 = time.perf_counter()
+{imports}
+import numpy as np
+t1 = time.perf_counter()
+rng = np.random.default_rng(0)
+x = rng.random(({n}, {k})) + np.linspace(0.0, 0.3, {k})
+names = [f"model_{{j}}" for j in range({k})]
+"""
+
+# scores table -> PNG file, one statement per contender (same data, same file name)
+_CD_CONTENDERS = {
+    "ours: save_cd_diagram": (
+        "from genexpy_nb.significance import save_cd_diagram",
+        "save_cd_diagram(x, path, higher_is_better=True, alternatives=names)",
+    ),
+    "ours via Vega: save_chart": (
+        "from genexpy_nb.charts import cd_diagram, save_chart",
+        "save_chart(cd_diagram(x, higher_is_better=True, alternatives=names), path)",
+    ),
+    "autorank": (
+        "import contextlib, io, warnings\n"
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+        "import pandas as pd\nfrom autorank import autorank, plot_stats",
+        "with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():\n"
+        "    warnings.simplefilter('ignore')\n"
+        "    res = autorank(pd.DataFrame(x, columns=names), alpha=0.05, verbose=False,\n"
+        "                   force_mode='nonparametric')\n"
+        "    plot_stats(res, allow_insignificant=True)\n"
+        "    plt.savefig(path)\n"
+        "    plt.close('all')",
+    ),
+}
+
+_CD_COLD = _CD_SETUP + """
+path = {path!r}
+t2 = time.perf_counter()
+{call}
+t3 = time.perf_counter()
+warm = []
+for _ in range({warm}):
+    a = time.perf_counter()
+{call_indented}
+    warm.append(time.perf_counter() - a)
+print("RESULT", json.dumps({{"import": t1 - t0, "first": t3 - t2, "warm": warm}}))
+"""
+
+
+def _cd_run(name: str, n: int, k: int, path: str, warm: int) -> dict:
+    imports, call = _CD_CONTENDERS[name]
+    code = "import json\n" + _CD_COLD.format(
+        imports=imports, n=n, k=k, path=path, call=call, warm=warm,
+        call_indented="\n".join("    " + line for line in call.splitlines()))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=False)
+    whole = time.perf_counter() - t
+    line = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
+    if out.returncode or not line:
+        raise RuntimeError(f"{name} failed:\n{out.stderr[-2000:]}")
+    res = json.loads(line[0][7:])
+    res["whole"] = whole - sum(res["warm"])  # the process with one call: start, imports, call
+    return res
+
+
+def _mmm(xs: list[float]) -> str:
+    return (f"{min(xs) * 1e3:7.0f} {statistics.median(xs) * 1e3:7.0f} "
+            f"{max(xs) * 1e3:7.0f}")
+
+
+def bench_cd_png(repeat: int = 5, warm: int = 5) -> None:
+    """Print the CD-diagram-to-PNG timings (ms: min, median, max) and the ratios.
+
+    Each contender runs in fresh processes: "first call" is its first diagram there (after
+    the imports), "warm" the calls after it, "whole process" the process's wall time with
+    one call (interpreter start, imports, data, call), the warm calls subtracted. autorank
+    is forced to its non-parametric mode (Friedman, Nemenyi, CD diagram: our work).
+    """
+    try:
+        import autorank  # noqa: F401
+    except ImportError:
+        print("\nCD diagram -> PNG: autorank is not installed (pip install autorank), so the "
+              "comparison with it is skipped; our own timings follow.")
+        names = [c for c in _CD_CONTENDERS if not c.startswith("autorank")]
+    else:
+        names = list(_CD_CONTENDERS)
+    print(f"\nCD diagram -> PNG file, {repeat} fresh processes each (interleaved), "
+          f"{warm} warm calls per process; ms as min / median / max")
+    tmp = Path(tempfile.mkdtemp())
+    for n, k in ((50, 10), (1000, 50)):
+        runs: dict[str, list[dict]] = {c: [] for c in names}
+        for r in range(repeat):
+            for c in names:  # interleaved, so that the others' load hits all alike
+                runs[c].append(_cd_run(c, n, k, str(tmp / f"cd_{n}x{k}_{r}.png"), warm))
+        print(f"\n{n} x {k} (conditions x models){'':<7}{'first call':>23}"
+              f"{'warm (later calls)':>25}{'whole process':>25}")
+        stats_by = {}
+        for c in names:
+            first = [x["first"] for x in runs[c]]
+            warm_t = [t for x in runs[c] for t in x["warm"]]
+            whole = [x["whole"] for x in runs[c]]
+            stats_by[c] = (first, warm_t, whole)
+            print(f"  {c:<37}{_mmm(first)}  {_mmm(warm_t)}  {_mmm(whole)}")
+        if "autorank" in stats_by:
+            ar = stats_by["autorank"]
+            for c in names[:2]:
+                ours = stats_by[c]
+                ratio = "  ".join(
+                    f"{what} {statistics.median(a) / statistics.median(o):5.2f}x"
+                    f" (min {min(a) / min(o):5.2f}x)"
+                    for what, o, a in zip(("first", "warm", "whole"), ours, ar))
+                print(f"  autorank / {c:<26}{ratio}")
+
+
 if __name__ == "__main__":
-    main()
+    args = sys.argv[1:]
+    rep = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 5
+    if "--cd-only" not in args:
+        main()
+    bench_cd_png(repeat=rep)

@@ -32,6 +32,8 @@ _WHERE = {
     "nstar_by_parameter": "paper_figures",
     # classical significance tests (critical-difference diagram)
     "cd_diagram": "significance",
+    "save_cd_diagram": "significance",
+    "cd_diagram_svg": "significance",
     # synthetic studies (paper Section 5.3 and Appendix A)
     "nstar_ratio_boxplots": "synthetic",
     "ngen_by_significance": "synthetic",

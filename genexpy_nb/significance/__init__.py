@@ -10,7 +10,8 @@ One file per family, each readable on its own:
   :func:`posthoc_nemenyi`, and :func:`pairwise_wilcoxon`, :func:`pairwise_corrected_ttest`;
 * :mod:`.critical_difference` — the data of a CD diagram: :func:`nemenyi_cd`,
   :func:`critical_difference`, :func:`cliques` (drawn by
-  :func:`genexpy_nb.charts.significance.cd_diagram`);
+  :func:`genexpy_nb.charts.significance.cd_diagram`); :mod:`.cd_figure` draws it as PNG,
+  SVG or PDF without Vega: :func:`save_cd_diagram`, :func:`cd_diagram_svg`;
 * :mod:`.paired` — two models on shared CV splits: the Nadeau–Bengio
   :func:`corrected_ttest` on :func:`repeated_kfold_splits`, Dietterich's
   :func:`paired_ttest_5x2cv` and Alpaydin's :func:`combined_ftest_5x2cv` on
@@ -81,6 +82,7 @@ from ._results import (
     SkillingsMackResult,
 )
 from .bootstrap import bootstrap_ci
+from .cd_figure import cd_diagram_svg, save_cd_diagram
 from .corrections import P_ADJUST_METHODS, adjust_pvalues
 from .critical_difference import cliques, critical_difference, nemenyi_cd
 from .effect_sizes import cliffs_delta, cohens_dz, rank_biserial
@@ -132,6 +134,8 @@ __all__ = [
     "nemenyi_cd",
     "critical_difference",
     "cliques",
+    "save_cd_diagram",
+    "cd_diagram_svg",
     # paired model comparisons
     "corrected_ttest",
     "repeated_kfold_splits",
