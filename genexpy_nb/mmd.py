@@ -187,7 +187,7 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
             np.maximum(v, 0.0, out=v)
             np.sqrt(v, out=out[r0:r1])
 
-        run_blocks(block, rep, 2.0 * rep * m * m)
+        run_blocks(block, rep, 2.0 * rep * m * m, blocks_per_thread=1)
         return out
     # large support, pairs touching a small part of it: a numba loop over the touched points
     from ._numba import compile_note, run_blocks
