@@ -498,12 +498,10 @@ def _compare_tests(values, names, blocks, hib, figs, args):
                                     alternatives=names)
         frames["posthoc"] = post
         frames["mean_ranks"] = ranks
-        if figs:
-            from .charts import cd_diagram
-
-            charts["cd_diagram"] = cd_diagram(
-                ranks, pairwise=post if args.posthoc == "conover" else None,
-                title=f"Mean ranks over {full.shape[0]} blocks (1 = best)")
+        if figs:  # drawn when saved: (data, options) of the diagram
+            charts["cd_diagram"] = (ranks, {
+                "pairwise": post if args.posthoc == "conover" else None,
+                "title": f"Mean ranks over {full.shape[0]} blocks (1 = best)"})
         if n_missing:
             _say(f"post-hoc test and mean ranks on the {full.shape[0]} blocks where every "
                  "alternative has a result")
@@ -546,11 +544,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with atomic_dir(out) as tmp:
         for name, frame in frames.items():
             write_frame(frame, tmp / f"{name}.{args.format}")
-        if charts:
-            from .charts import save_chart
+        for name, (data, opts) in charts.items():
+            # PNG, SVG, PDF drawn directly (faster than autorank's matplotlib figure);
+            # HTML through the interactive Vega-Lite chart
+            static = [tmp / f"{name}.{fmt}" for fmt in figs if fmt != "html"]
+            if static:
+                from .significance import save_cd_diagram
 
-            for name, chart in charts.items():
-                save_chart(chart, [tmp / f"{name}.{fmt}" for fmt in figs])
+                save_cd_diagram(data, static, **opts)
+            if "html" in figs:
+                from .charts import cd_diagram, save_chart
+
+                save_chart(cd_diagram(data, **opts), tmp / f"{name}.html")
         written = sorted(p.name for p in tmp.iterdir())
     _say(f"wrote {', '.join(written)} to {out}/")
     return EXIT_OK

@@ -240,11 +240,12 @@ def test_nstar_end_to_end(tmp_path, capsys, table):
 
 def test_compare_end_to_end(tmp_path, capsys, table):
     out = tmp_path / "cmp"
-    assert main(["compare", str(table / "t.csv"), *COMPARE, "--figures", "png,svg",
+    assert main(["compare", str(table / "t.csv"), *COMPARE, "--figures", "png,svg,html",
                  "--out", str(out)]) == 0
     names = {p.name for p in out.iterdir()}
     assert {"omnibus.csv", "posthoc.csv", "mean_ranks.csv", "cd_diagram.png",
-            "cd_diagram.svg"} <= names
+            "cd_diagram.svg", "cd_diagram.html"} <= names
+    assert "M4" in (out / "cd_diagram.svg").read_text()  # the models are named
     omni = pl.read_csv(out / "omnibus.csv")
     assert omni["test"].item() == "Friedman" and omni["n_blocks"].item() == 30
     assert omni["pvalue"].item() < 1e-6
