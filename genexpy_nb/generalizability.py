@@ -219,8 +219,10 @@ def _trust_reason(npts: int, b1: float, r2: float, min_N3: int | None) -> str | 
 
 def _fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
                          eps: np.ndarray, min_N: int | None = None,
-                         min_N3: int | None = None) -> list[list[NStarFit]]:
-    """n* fits for every row of ``Q`` (A, k) and every eps: ``out[a][d]``."""
+                         min_N3: int | None = None, pfit: tuple | None = None
+                         ) -> list[list[NStarFit]]:
+    """n* fits for every row of ``Q`` (A, k) and every eps: ``out[a][d]`` (``pfit``: the
+    result of ``power_law_fit(ns, Q, slope_rows)`` when the caller has it)."""
     A = Q.shape[0]
     eps = np.atleast_1d(np.asarray(eps, dtype=np.float64))
     nd = eps.size
@@ -228,7 +230,7 @@ def _fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
         need = f"at least N = {min_N} results" if min_N else "at least 2 grid points"
         f = NStarFit(math.nan, reason=f"needs {need} for the power-law fit")
         return [[f] * nd for _ in range(A)]
-    b1, b0, r2 = power_law_fit(ns, Q, slope_rows)
+    b1, b0, r2 = power_law_fit(ns, Q, slope_rows) if pfit is None else pfit
     out = []
     for a in range(A):
         if np.any(Q[a] <= 0):
@@ -389,8 +391,8 @@ def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float
 
 def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
                     eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
-                    rng: np.random.Generator, level: float, joint: bool = True
-                    ) -> tuple[np.ndarray, np.ndarray]:
+                    rng: np.random.Generator, level: float, joint: bool = True,
+                    pfit: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(nstar_lo, nstar_hi)``, each (A, d), for the estimates ``nst`` (A, d).
 
     ``Q`` holds the quantile curves the fit used (the requested alphas first, then the
@@ -405,7 +407,7 @@ def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.nda
         return lo, hi
     x0 = np.log(eps)
     if joint:
-        b1, b0, _ = power_law_fit(ns, Q, rows)
+        b1, b0, _ = power_law_fit(ns, Q, rows) if pfit is None else pfit
         se = _prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
         degenerate = np.any(Q[:na_] <= 0, axis=1)
     else:
@@ -932,6 +934,7 @@ class GeneralizabilityAnalysis:
         """The resampled n* of one configuration and kernel, alpha-major, with its interval."""
         na_, nd_ = a_arr.size, eps.size
         ns = cd.ns
+        pfit = None
         if not ns.size:
             fits = _fits_from_quantiles(ns, np.zeros((na_, 0)), np.ones(na_, dtype=bool),
                                         eps, self.min_N, min_N3)
@@ -939,7 +942,10 @@ class GeneralizabilityAnalysis:
         else:
             if fit == "joint":
                 Q, rows = _resampled_quantile_curves(cd.mmd[q], a_arr)
-                fits = _fits_from_quantiles(ns, Q, rows, eps, self.min_N, min_N3)[:na_]
+                if ns.size >= 2:  # shared by the fits and the interval
+                    pfit = power_law_fit(ns, Q, rows)
+                fits = _fits_from_quantiles(ns, Q, rows, eps, self.min_N, min_N3,
+                                            pfit=pfit)[:na_]
             else:
                 Q = np.atleast_2d(mmd_quantile(cd.mmd[q], a_arr))
                 rows = np.ones(na_, dtype=bool)
@@ -960,7 +966,7 @@ class GeneralizabilityAnalysis:
             counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
             rng = child_seed(self.seed, cd.sample.config_id, 1 + q)
             lo, hi = _nstar_interval(ns, Q, rows, nst, eps, K, counts, a_arr, rng, level,
-                                     joint=fit == "joint")
+                                     joint=fit == "joint", pfit=pfit)
         out["lo"] = lo.ravel()
         out["hi"] = hi.ravel()
         return out

@@ -549,7 +549,9 @@ class Study:
         conf_first = _first_rows(conf_code)
         col_first = _first_rows(col_code)
         if self.design:
-            confs = enc[conf_first, list(self.design)].with_row_index(_CONF)
+            # (a gather by expression: indexing a frame with a NumPy array imports numpy.ma)
+            confs = enc.select(pl.col(list(self.design)).gather(conf_first.tolist())
+                               ).with_row_index(_CONF)
         else:
             confs = pl.DataFrame({_CONF: [0]}, schema={_CONF: pl.UInt32})
         col_conf = conf_code[col_first]
@@ -607,7 +609,7 @@ class Study:
             n_list.append(int(sel.size))
             imp_list.append(int(imputed[sel].sum()))
         # built from its columns: no query for a frame of one row per configuration
-        sel = confs[np.asarray(ids, dtype=np.int64)] if len(ids) != confs.height else confs
+        sel = confs.select(pl.all().gather(ids)) if len(ids) != confs.height else confs
         self.configurations = pl.DataFrame([
             sel.get_column(_CONF).alias("config_id"), *sel.get_columns()[1:],
             pl.Series("N", n_list, dtype=pl.Int64),
