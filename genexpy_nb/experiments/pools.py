@@ -446,8 +446,11 @@ weights), `both` = both vary. Seeds are derived from the pool seed with NumPy's 
 (see `genexpy_nb.experiments.pools.pool_seeds`); with the same seed the three pools are paired
 (model i of `both` has the initial weights of model i of `init` and the batch order of model i
 of `order`). Training is single-threaded on CPU (`torch.set_num_threads(1)`), which makes it
-bit-for-bit reproducible on the same machine and library versions; other CPUs or versions
-may differ in the last bits, and then so may a few predictions.
+bit-for-bit reproducible on the same machine and library versions. Another CPU or library
+version changes the last bits of the arithmetic, and training amplifies them: rerunning
+the recorded command there gives models of the same kind, not the same models (between
+two of this project's machines, logit gaps of retrained models differed by up to 0.14).
+The `platform` line of each file says where it was trained.
 """
 
 
