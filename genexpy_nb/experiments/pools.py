@@ -26,7 +26,6 @@ key                       shape        meaning
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -385,11 +384,9 @@ def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    from ..data import _sha256 as file_sha256  # pooch.file_hash: one hashing helper
+
+    return file_sha256(path)
 
 
 def _summary(pool: SeedPool, path: Path) -> dict[str, Any]:

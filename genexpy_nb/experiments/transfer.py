@@ -589,14 +589,6 @@ def _minivit_config_from_timm(model: nn.Module, arch: str) -> dict[str, Any]:
             "eps": float(model.norm.eps)}
 
 
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def paper_backbone(
     arch: str | Mapping[str, Any] = PAPER_VIT_ARCH,
     weights: str | os.PathLike = "timm",
@@ -681,7 +673,9 @@ def paper_backbone(
         if not path.is_file():
             raise GenexpyInputError(
                 f"weights must be 'timm' or a checkpoint file; {str(path)!r} not found.")
-        digest = _file_sha256(path)
+        from ..data import _sha256 as file_sha256
+
+        digest = file_sha256(path)
         if sha256 is not None and digest != str(sha256).strip().lower():
             raise GenexpyInputError(
                 f"{path} has sha256 {digest}, expected {sha256}: not the file you meant "
