@@ -1,4 +1,4 @@
-"""Integer codes of rows and levels, in sorted order, without ``np.unique``'s overheads.
+"""Classes of equal rows, in sorted order, without ``np.unique(axis=0)``'s overheads.
 
 Used on every analysis (the support of a kernel, the levels of a study's factors), where
 ``np.unique(axis=0)`` cost more than the analysis of a small study.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["unique_rows", "dense_codes"]
+__all__ = ["unique_rows"]
 
 
 def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -53,9 +53,3 @@ def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     counts = np.diff(np.append(np.flatnonzero(new), N))
     return first, inv, counts
 
-
-def dense_codes(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(x, return_index=True, return_inverse=True)[1:]`` for a 1-d array:
-    (first (m,), codes (N,) int64), codes dense from 0 in sorted order of the values."""
-    first, inv, _ = unique_rows(np.asarray(x).reshape(-1, 1))
-    return first, inv

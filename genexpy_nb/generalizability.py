@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,6 +52,29 @@ __all__ = [
 ]
 
 METHODS = ("resample", "approx", "approx_weighted", "bound")
+
+#: the columns of n* before the frame is built (:meth:`GeneralizabilityAnalysis._nstar_columns`)
+NSTAR_SCHEMA = {
+    "config_id": pl.UInt32, "kernel": pl.String, "kernel_label": pl.String,
+    "alpha": pl.Float64, "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64,
+    "method": pl.String, "nstar": pl.Float64, "nstar_lo": pl.Float64,
+    "nstar_hi": pl.Float64, "b0": pl.Float64, "b1": pl.Float64,
+    "r2": pl.Float64, "reason": pl.String, "reliable": pl.Boolean}
+
+
+def concat_columns(blocks: Sequence[Mapping], names) -> dict:
+    """Columns ``names`` of several blocks (dicts of arrays or lists), end to end."""
+    out = {}
+    for c in names:
+        parts = [bl[c] for bl in blocks]
+        if not parts:
+            out[c] = []
+        elif isinstance(parts[0], list):
+            out[c] = [x for p in parts for x in p]
+        else:
+            out[c] = np.concatenate(parts)
+    return out
+
 
 #: the smallest whole number of conditions >= n* (null where n* is undefined): n* within
 #: 1e-9 of an integer counts as that integer (float noise of the fit)
@@ -892,28 +915,11 @@ class GeneralizabilityAnalysis:
                 if "bound" in methods:
                     block(cid, q, N, "bound", [bound_nstar(float(a), float(e), k.kappa_sup)
                                                for a in a_arr for e in eps])
-        names_ = ("config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N",
-                  "method", "nstar", "nstar_lo", "nstar_hi", "b0", "b1", "r2", "reason",
-                  "reliable")
-        cols = {c: [] for c in names_}
-        for c in cols:
-            parts = [bl[c] for bl in blocks]
-            if not parts:
-                cols[c] = []
-            elif isinstance(parts[0], list):
-                cols[c] = [x for p in parts for x in p]
-            else:
-                cols[c] = np.concatenate(parts)
-        return cols
+        return concat_columns(blocks, NSTAR_SCHEMA)
 
     def _nstar_frame(self, cols: dict, interval: bool = True) -> pl.DataFrame:
         """The frame of :meth:`nstar` from :meth:`_nstar_columns`."""
-        frame = pl.DataFrame(cols, schema={
-            "config_id": pl.UInt32, "kernel": pl.String, "kernel_label": pl.String,
-            "alpha": pl.Float64, "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64,
-            "method": pl.String, "nstar": pl.Float64, "nstar_lo": pl.Float64,
-            "nstar_hi": pl.Float64, "b0": pl.Float64, "b1": pl.Float64,
-            "r2": pl.Float64, "reason": pl.String, "reliable": pl.Boolean})
+        frame = pl.DataFrame(cols, schema=NSTAR_SCHEMA)
         frame = frame.with_columns(NSTAR_CEIL.alias("nstar_ceil")).with_columns(
             pl.when(pl.col("reliable")).then(pl.col("N") >= pl.col("nstar_ceil"))
             .alias("generalizable"),

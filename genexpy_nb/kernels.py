@@ -405,13 +405,10 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
         def above(R):
             return (R[:, :, None] < R[:, None, :]).reshape(R.shape[0], -1).astype(np.float64)
 
-        def tied(R):
-            return ((R[:, :, None] == R[:, None, :]).sum(axis=(1, 2)) - na) // 2
-
         ax = above(X)
         P = ax @ (ax if sym else above(Y)).T
-        tx = tied(X)
-        ty = tx if sym else tied(Y)
+        tx = _tied_pairs(X)
+        ty = tx if sym else _tied_pairs(Y)
         nd2 = c2 - 2.0 * P - tx[:, None] - ty[None, :]
         return np.exp(-nu * 0.5 * nd2)
     from ._numba import compile_note, run_blocks
@@ -447,8 +444,8 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
     if sym:
         _mirror_upper(P)
     P = P[:nx, :ny]
-    tx = _tied_pairs(X, na)
-    ty = tx if sym else _tied_pairs(Y, na)
+    tx = _tied_pairs(X)
+    ty = tx if sym else _tied_pairs(Y)
     nd2 = c2 - 2.0 * P - tx[:, None] - ty[None, :]
     return np.exp(-nu * 0.5 * nd2)
 
@@ -467,7 +464,7 @@ def _triangle_edges(nb: int) -> np.ndarray:
     return np.maximum.accumulate(e)
 
 
-def _tied_pairs(R: np.ndarray, na: int) -> np.ndarray:
+def _tied_pairs(R: np.ndarray) -> np.ndarray:
     """Pairs of alternatives tied in each ranking: sum over runs of equal values of
     c (c - 1) / 2, from the sorted rows."""
     n = R.shape[0]

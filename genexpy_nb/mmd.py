@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import config
+from ._codes import unique_rows
 from ._validation import GenexpyInputError, check_positive_int, rng_from_seed
-from .kernels import Kernel, unique_rows
+from .kernels import Kernel
 
 __all__ = ["mmd", "support", "kernel_support", "draw_pairs", "mmd_distribution", "mmd_from_pairs",
            "MODES"]

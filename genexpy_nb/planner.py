@@ -13,7 +13,12 @@ import polars as pl
 
 from . import config
 from ._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
-from .generalizability import NSTAR_CEIL, GeneralizabilityAnalysis
+from .generalizability import (
+    NSTAR_CEIL,
+    NSTAR_SCHEMA,
+    GeneralizabilityAnalysis,
+    concat_columns,
+)
 from .kernels import Kernel
 from .study import Study
 
@@ -166,15 +171,11 @@ def simulate_preliminary_study(
                 bar.update(1)
     if bar is not None:
         bar.close()
-    cols = {c: (np.concatenate([p[c] for p in parts]) if isinstance(parts[0][c], np.ndarray)
-                else [x for p in parts for x in p[c]])
-            for c in ("N_sub", "repetition", "kernel", "kernel_label", "alpha", "delta",
-                      "method", "nstar", "nstar_lo", "nstar_hi", "reliable", "reason")}
-    out = pl.DataFrame(cols, schema={
-        "N_sub": pl.Int32, "repetition": pl.Int32, "kernel": pl.String,
-        "kernel_label": pl.String, "alpha": pl.Float64, "delta": pl.Float64,
-        "method": pl.String, "nstar": pl.Float64, "nstar_lo": pl.Float64,
-        "nstar_hi": pl.Float64, "reliable": pl.Boolean, "reason": pl.String})
+    schema = {"N_sub": pl.Int32, "repetition": pl.Int32,
+              **{c: NSTAR_SCHEMA[c] for c in ("kernel", "kernel_label", "alpha", "delta",
+                                               "method", "nstar", "nstar_lo", "nstar_hi",
+                                               "reliable", "reason")}}
+    out = pl.DataFrame(concat_columns(parts, schema), schema=schema)
     return out.select(
         "N_sub", "repetition", "kernel", "kernel_label", "alpha", "delta", "method", "nstar",
         "nstar_lo", "nstar_hi", NSTAR_CEIL.alias("nstar_ceil"),

@@ -175,11 +175,15 @@ def _first_rows(codes: np.ndarray) -> np.ndarray:
 def _lex_codes(codes: list[np.ndarray], n: int) -> np.ndarray:
     """Dense 0-based codes of the rows of several code columns, in lexicographic order.
 
-    ``codes`` are dense 0-based codes (each sorted like its column's levels); an empty list
-    gives one code (0) for all ``n`` rows.
+    ``codes`` are dense 0-based codes (each sorted like its column's levels). Constant
+    columns (all 0) do not change the order and are left out; none left gives one code (0)
+    for all ``n`` rows, one left is its own answer (no sort).
     """
+    codes = [c for c in codes if c.any()]
     if not codes:
         return np.zeros(n, dtype=np.int64)
+    if len(codes) == 1:
+        return np.asarray(codes[0], dtype=np.int64)
     return unique_rows(np.column_stack(codes))[1]
 
 
@@ -526,8 +530,7 @@ class Study:
         conf_code = _lex_codes([enc.get_column(f"__d{i}__").to_numpy().astype(np.int64) - 1
                                 for i in range(len(self.design))], n_results)
         cond_levels, cond_code = _sorted_codes(enc.get_column(_COND))
-        col_code = (cond_code if not self.design or not conf_code.any()
-                    else _lex_codes([conf_code, cond_code], n_results))
+        col_code = _lex_codes([conf_code, cond_code], n_results)
         alts, a_i = _sorted_codes(enc.get_column(_ALT))
         n_alts = len(alts)
         if n_alts < 2:

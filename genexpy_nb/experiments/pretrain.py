@@ -27,7 +27,6 @@ import math
 import os
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -45,7 +44,7 @@ F = torch.nn.functional
 
 from ._device import device_name, pick_device  # noqa: E402
 from .fractals import FractalSet, fractal_source_task  # noqa: E402
-from .pools import derive_seed, versions  # noqa: E402
+from .pools import _atomic_savez, derive_seed, versions  # noqa: E402
 from .vit import MiniViT  # noqa: E402
 
 __all__ = ["SMALL_VIT", "load_pretrained_vit", "pretrain_vit", "small_vit"]
@@ -80,19 +79,6 @@ def weights_sha256(arrays: dict[str, np.ndarray]) -> str:
         h.update(str(a.shape).encode())
         h.update(a.tobytes())
     return h.hexdigest()
-
-
-def _atomic_savez(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    os.chmod(tmp, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _lr_at(step: int, total: int, warmup: int, lr: float) -> float:
