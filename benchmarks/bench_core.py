@@ -135,16 +135,19 @@ def bench_fresh(reps: int) -> None:
     cases = [
         ("first n*, typical study (N=48, na=32, 4 kernels)", FIRST_NSTAR.format(
             N=48, na=32, kernels='gx.Borda("a0"), gx.Jaccard(1), gx.Mallows(), gx.RBF()')),
-        ("first n*, large support (N=400, na=120, numba paths)", FIRST_NSTAR.format(
+        ("first n*, large support (N=400, na=120)", FIRST_NSTAR.format(
             N=400, na=120, kernels='gx.Borda("a0"), gx.Jaccard(1), gx.Mallows(), gx.RBF()')),
+        ("first n*, very large support (N=1000, na=1000: numba kernels)", FIRST_NSTAR.format(
+            N=1000, na=1000, kernels='gx.Borda("a0"), gx.Jaccard(1), gx.Mallows(), gx.RBF()')),
         ("first alpha-hat (20 x 400 reference, 5 candidates)", FIRST_ALPHA_HAT),
     ]
     for label, code in cases:
-        fresh, cached = [], []
+        fresh, cached, walls = [], [], []
         for _ in range(reps):
             with tempfile.TemporaryDirectory() as d:
                 r = run_py(code, {"NUMBA_CACHE_DIR": d})
                 fresh.append(r["first_cpu"] - r["warm_cpu"])
+                walls.append((r["first"], r["warm"]))
                 r2 = run_py(code, {"NUMBA_CACHE_DIR": d})
                 cached.append(r2["first_cpu"] - r2["warm_cpu"])
         extra = "" if "numba" not in r else f" (numba imported: {r['numba']})"
@@ -152,6 +155,8 @@ def bench_fresh(reps: int) -> None:
         print(f"    empty cache: compile {min(fresh):.2f} s min, "
               f"{statistics.median(fresh):.2f} s median;  filled cache: "
               f"{min(cached):.2f} s min, {statistics.median(cached):.2f} s median")
+        first, warm = min(walls)
+        print(f"    wall (empty cache): first call {first:.2f} s, second call {warm:.2f} s")
 
 
 def flop_rate() -> float:
@@ -274,16 +279,27 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer repeats, no large case")
     ap.add_argument("--large-na", type=int, default=1000)
     ap.add_argument("--large-N", type=int, default=1000)
+    ap.add_argument("--only", nargs="+", metavar="PART",
+                    choices=["import", "fresh", "per-value", "warm", "large", "naive"],
+                    help="run only these parts")
     args = ap.parse_args()
     reps = 2 if args.quick else 5
+    parts = set(args.only or ["import", "fresh", "per-value", "warm", "large", "naive"])
+    if args.quick and not args.only:
+        parts.discard("large")
     print(f"cores: {os.cpu_count()}; timings on a shared machine: min / median of repeats")
-    bench_import(reps)
-    bench_fresh(max(1, reps // 2))
-    bench_per_value(flop_rate())
-    bench_warm(reps)
-    if not args.quick:
+    if "import" in parts:
+        bench_import(reps)
+    if "fresh" in parts:
+        bench_fresh(max(1, reps // 2))
+    if "per-value" in parts:
+        bench_per_value(flop_rate())
+    if "warm" in parts:
+        bench_warm(reps)
+    if "large" in parts:
         bench_large(args.large_na, args.large_N)
-    bench_naive()
+    if "naive" in parts:
+        bench_naive()
 
 
 if __name__ == "__main__":

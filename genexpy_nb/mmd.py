@@ -105,16 +105,29 @@ def draw_pairs(
     return IX, IY
 
 
-#: from this many results on, the first k of ``argsort`` of uniforms come from an O(N) bucket
-#: sort (a numba kernel) instead of NumPy's O(N log N) sort: the same indices
-_BUCKET_MIN_N = 256
+#: from this much work (rep x N uniforms) on, the first k of ``argsort`` of uniforms come from
+#: an O(N) bucket sort (a numba kernel, 2-4x faster than NumPy here) instead of NumPy's
+#: partition or sort: the same indices. Below it NumPy costs a few milliseconds more per
+#: call at most, less than compiling the kernel (once per installation).
+_BUCKET_MIN_WORK = 2_000_000
 
 
 def _first_order(U: np.ndarray, k: int) -> np.ndarray:
     """``np.argsort(U, axis=1)[:, :k]`` for uniforms U (rep, N), bit for bit."""
     rep, N = U.shape
-    if N < _BUCKET_MIN_N:
-        return np.argsort(U, axis=1)[:, :k]
+    if rep * N < _BUCKET_MIN_WORK:
+        if N < 256 or 2 * k > N:
+            return np.argsort(U, axis=1)[:, :k]
+        # the k smallest by partition, then sorted: argsort's order when they are distinct
+        # and strictly below the rest (ties have probability ~ N^2 / 2^53: argsort then)
+        part = np.argpartition(U, k - 1, axis=1)
+        vals = np.take_along_axis(U, part, axis=1)
+        sel = np.argsort(vals[:, :k], axis=1)
+        top = np.take_along_axis(vals[:, :k], sel, axis=1)
+        if (np.any(top[:, 1:] == top[:, :-1])
+                or (k < N and np.any(vals[:, k:].min(axis=1) <= top[:, -1]))):
+            return np.argsort(U, axis=1)[:, :k]
+        return np.take_along_axis(part[:, :k], sel, axis=1)
     from ._numba import compile_note, run_blocks
     from ._numba import core as _core
 
@@ -173,20 +186,21 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
         # dots): near the machine's flop rate, and no compiled kernel for small supports
         from ._numba import run_blocks
 
-        ix, iy = inv[IX], inv[IY]
+        # the support index of every point of every pair, offset by its pair's row (one
+        # gather); then one weighted bincount gives the count differences (+1 for x, -1 for
+        # y) of every pair at once: few NumPy calls, which is what costs at m ~ 50
+        idx = inv[np.concatenate((IX, IY), axis=1)]
+        idx += _cached(("base", rep, m), lambda: (np.arange(rep, dtype=np.int64) * m)[:, None])
         n2 = float(n * n)
 
         def block(r0, r1):
-            # one weighted bincount gives the count differences (+1 for x, -1 for y) of
-            # every pair at once: few NumPy calls, which is what costs at m ~ 50
             nr = r1 - r0
-            base = _cached(("base", nr, m), lambda: (np.arange(nr, dtype=np.int64) * m)[:, None])
-            idx = np.empty((nr, 2 * n), dtype=np.int64)
-            np.add(ix[r0:r1], base, out=idx[:, :n])
-            np.add(iy[r0:r1], base, out=idx[:, n:])
             signs = _cached(("signs", nr, n), lambda: np.tile(
                 np.concatenate((np.ones(n), -np.ones(n))), nr))
-            C = np.bincount(idx.ravel(), weights=signs, minlength=nr * m).reshape(nr, m)
+            flat = idx[r0:r1].ravel()
+            if r0:
+                flat = flat - r0 * m
+            C = np.bincount(flat, weights=signs, minlength=nr * m).reshape(nr, m)
             v = _rowdot(C @ K, C)
             np.divide(v, n2, out=v)
             np.maximum(v, 0.0, out=v)
@@ -194,7 +208,11 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
 
         run_blocks(block, rep, 2.0 * rep * m * m, blocks_per_thread=1)
         return out
-    # large support, pairs touching a small part of it: a numba loop over the touched points
+    # large support, pairs touching a small part of it: the quadratic form over the touched
+    # points only, with NumPy gathers for moderate work, a numba loop beyond
+    if rep * k * k <= _GATHER_MAX_WORK:
+        _mmd_touched(K, inv, IX, IY, out)
+        return out
     from ._numba import compile_note, run_blocks
     from ._numba import core as _core
 
@@ -202,6 +220,56 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
         run_blocks(lambda r0, r1: _core.mmd_rows(K, inv, IX, IY, r0, r1, out), rep,
                    rep * k * k / 2.0)
     return out
+
+
+#: up to this much work (pairs x touched points^2) the sparse MMD path gathers with NumPy:
+#: 2-7x slower than the numba loop (m = 400, n = 24: 2.8 against 0.5 ms for 200 pairs) but
+#: milliseconds per call, and no kernel to compile
+_GATHER_MAX_WORK = 1_000_000
+
+
+def _mmd_touched(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarray,
+                 out: np.ndarray) -> None:
+    """``MMD^2 = w' K w`` over the support points each pair touches (NumPy).
+
+    Per pair: the support indices of both samples sorted, runs of equal indices summed to
+    the count difference ``w`` (+1 per x, -1 per y); points whose difference is 0 dropped;
+    then the k x k block of K on the remaining points, gathered and weighted. A pair of equal
+    multisets gives exactly 0, as in the dense path.
+    """
+    rep, n = IX.shape
+    signs = np.concatenate((np.ones(n), -np.ones(n)))
+    step = max(1, (_GATHER_BLOCK // (4 * n * n)))
+    for r0 in range(0, rep, step):
+        r1 = min(rep, r0 + step)
+        nr = r1 - r0
+        idx = np.concatenate((inv[IX[r0:r1]], inv[IY[r0:r1]]), axis=1)
+        order = np.argsort(idx, axis=1, kind="stable")
+        s = np.take_along_axis(idx, order, axis=1)
+        new = np.empty(s.shape, dtype=bool)
+        new[:, 0] = True
+        np.not_equal(s[:, 1:], s[:, :-1], out=new[:, 1:])
+        w = np.bincount(np.cumsum(new.ravel()) - 1, weights=signs[order].ravel())
+        pts = s.ravel()[new.ravel()]
+        row = np.repeat(np.arange(nr), new.sum(axis=1))
+        keep = w != 0.0
+        w, pts, row = w[keep], pts[keep], row[keep]
+        cnt = np.bincount(row, minlength=nr)
+        col = np.arange(w.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        kmax = int(cnt.max()) if w.size else 0
+        Wt = np.zeros((nr, kmax))
+        Pt = np.zeros((nr, kmax), dtype=np.int64)
+        Wt[row, col] = w
+        Pt[row, col] = pts
+        Q = K[Pt[:, :, None], Pt[:, None, :]]
+        v = _rowdot(np.matmul(Q, Wt[:, :, None])[:, :, 0], Wt)
+        np.divide(v, float(n * n), out=v)
+        np.maximum(v, 0.0, out=v)
+        np.sqrt(v, out=out[r0:r1])
+
+
+#: entries of the gathered blocks of K at once in :func:`_mmd_touched`
+_GATHER_BLOCK = 4_000_000
 
 
 def _cached(key: tuple, make) -> np.ndarray:
@@ -236,9 +304,6 @@ _SMALL_M = 96
 _CACHE_M = 360
 _DENSE_FRACTION_SMALL = 0.3
 _DENSE_FRACTION_LARGE = 0.12
-#: support size from which the quadratic forms of pairs that touch most of the support go
-#: through BLAS (below it, a numba loop over the touched points is faster than a BLAS call)
-_GEMM_MIN_M = 128
 
 
 def mmd_distribution(

@@ -23,13 +23,32 @@ from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
 mmod = importlib.import_module("genexpy_nb.mmd")  # the module (the package exports mmd())
 
 
-@pytest.fixture
-def large_paths(monkeypatch):
-    """Force the numba paths and thread pools even for tiny inputs."""
-    monkeypatch.setattr(kmod, "_NUMPY_MAX_ENTRIES", -1)
+def _force_numba(monkeypatch):
+    monkeypatch.setattr(kmod, "_MALLOWS_BLAS_MAX", -1)
+    monkeypatch.setattr(kmod, "_RBF_NUMPY_MAX", -1)
     monkeypatch.setattr(mmod, "_SMALL_M", -1)
-    monkeypatch.setattr(mmod, "_BUCKET_MIN_N", 0)
+    monkeypatch.setattr(mmod, "_GATHER_MAX_WORK", -1)
+    monkeypatch.setattr(mmod, "_BUCKET_MIN_WORK", 0)
     monkeypatch.setattr(nb, "PARALLEL_MIN_WORK", 0)
+
+
+def _force_numpy_blocks(monkeypatch):
+    """The NumPy paths of moderate inputs, in the smallest blocks (one alternative or one
+    row of the kernel matrix, one pair of samples at a time)."""
+    monkeypatch.setattr(kmod, "_NUMPY_BLOCK_BYTES", 8)
+    monkeypatch.setattr(mmod, "_SMALL_M", -1)
+    monkeypatch.setattr(mmod, "_GATHER_BLOCK", 1)
+
+
+@pytest.fixture(params=["numba", "numpy"])
+def large_paths(request, monkeypatch):
+    """The large-input paths, even for tiny inputs: the numba kernels on thread pools, and
+    the NumPy/BLAS paths of moderate inputs in their smallest blocks."""
+    if request.param == "numba":
+        _force_numba(monkeypatch)
+    else:
+        _force_numpy_blocks(monkeypatch)
+    return request.param
 
 
 @st.composite
@@ -81,9 +100,11 @@ def test_mallows_paths_agree_bit_for_bit(monkeypatch):
     X = rng.integers(0, 30, (12, 130))
     k = Mallows().resolve(130)
     small = k.gram(X)
-    monkeypatch.setattr(kmod, "_NUMPY_MAX_ENTRIES", -1)
-    monkeypatch.setattr(nb, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(kmod, "_NUMPY_BLOCK_BYTES", 8)  # BLAS, one alternative at a time
+    chunked = k.gram(X)
+    _force_numba(monkeypatch)
     large = k.gram(X)
+    np.testing.assert_array_equal(chunked, small)
     # twice the number of discordant pairs is an integer on both paths: same exponent
     np.testing.assert_allclose(large, small, rtol=1e-15, atol=0)
     # worked example (paper Example 4.1) on the bitset path
@@ -126,14 +147,21 @@ def test_mmd_paths_agree(monkeypatch):
     K, inv, _ = kernel_support(k, R)
     assert K.shape[0] > 96  # a large support
     IX, IY = draw_pairs(N, 5, 64, seed=0)
-    sparse = mmd_from_pairs(K, inv, IX, IY)  # numba loop over the touched points
+    gathered = mmd_from_pairs(K, inv, IX, IY)  # NumPy gathers of the touched points
+    monkeypatch.setattr(mmod, "_GATHER_MAX_WORK", -1)
+    loop = mmd_from_pairs(K, inv, IX, IY)  # numba loop over the touched points
     monkeypatch.setattr(mmod, "_SMALL_M", 10**9)
     dense = mmd_from_pairs(K, inv, IX, IY)  # BLAS
-    np.testing.assert_allclose(sparse, dense, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gathered, dense, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(loop, dense, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("N,k", [(300, 40), (300, 300), (1000, 7)])
-def test_first_order_is_argsort(N, k):
+@pytest.mark.parametrize("bucket", [False, True])
+@pytest.mark.parametrize("N,k", [(300, 40), (300, 300), (1000, 7), (1000, 999), (1000, 1)])
+def test_first_order_is_argsort(monkeypatch, N, k, bucket):
+    """The numba bucket sort and NumPy's partition give argsort's first k, ties included."""
+    if bucket:
+        monkeypatch.setattr(mmod, "_BUCKET_MIN_WORK", 0)
     U = np.random.default_rng(N + k).random((33, N))
     np.testing.assert_array_equal(mmod._first_order(U, k), np.argsort(U, axis=1)[:, :k])
     U[5, 17] = U[5, 200]  # a tie: falls back to NumPy's own order
@@ -143,9 +171,7 @@ def test_first_order_is_argsort(N, k):
 def test_threads_do_not_change_bits(monkeypatch):
     import numba
 
-    monkeypatch.setattr(nb, "PARALLEL_MIN_WORK", 0)
-    monkeypatch.setattr(kmod, "_NUMPY_MAX_ENTRIES", -1)
-    monkeypatch.setattr(mmod, "_SMALL_M", -1)
+    _force_numba(monkeypatch)
     rng = np.random.default_rng(5)
     R = rng.integers(0, 50, (200, 80))
     k = Mallows().resolve(80)

@@ -283,3 +283,17 @@ def test_encoder_study_nstar_monotone_in_alpha(public_data_dir):
     d = (sep.sort("config_id", "kernel", "delta", "alpha")
          .with_columns(pl.col("nstar").diff().over("config_id", "kernel", "delta").alias("d")))
     assert int((d["d"].drop_nulls() < 0).sum()) > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 80), A=st.integers(1, 4), seed=st.integers(0, 2**31),
+       a=st.floats(0.0, 0.5), rounded=st.booleans())
+def test_interval_quantiles_equal_numpy_bit_for_bit(n, A, seed, a, rounded):
+    """The interval's percentiles: NumPy's linear quantile, written out (ties included)."""
+    from genexpy_nb.generalizability import _quantiles0
+
+    x = np.random.default_rng(seed).normal(size=(n, A)) * 7.0
+    if rounded:
+        x = np.round(x)
+    np.testing.assert_array_equal(_quantiles0(x, (a, 1.0 - a)),
+                                  np.quantile(x, [a, 1.0 - a], axis=0))

@@ -294,7 +294,7 @@ def _alpha_hat_raw(
     mult = _first_half_counts(idx, T)
     from .._numba import compile_note, run_blocks
 
-    with numba_threads(n_jobs), compile_note(_k.alpha_hat_kernel, "the alpha-hat kernel"):
+    with numba_threads(n_jobs), compile_note(_k.trimmed_ks_kernel, "the alpha-hat kernel"):
         with tqdm(total=C, disable=not progress, desc=desc, unit="model") as bar:
             for c0 in range(0, C, step):
                 block = np.ascontiguousarray(cands[c0 : c0 + step])
@@ -304,9 +304,10 @@ def _alpha_hat_raw(
                        np.empty((nb, Cb, g.size)))
 
                 def task(t0, t1, block=block, order=order, out=out):
-                    _k.alpha_hat_kernel(rs, cnts, block, order, mult, g, tau,
-                                        config.ALPHA_HAT_MAX, bool(exact),
-                                        config.ALPHA_HAT_XTOL, bool(full), t0, t1, *out)
+                    _k.trimmed_ks_kernel(rs, cnts, block, order, mult, g, tau,
+                                         config.ALPHA_HAT_MAX, bool(exact),
+                                         config.ALPHA_HAT_XTOL, bool(full), t0, t1,
+                                         *_buffers(h, h), *out)
 
                 run_blocks(task, nb * Cb, float(nb) * Cb * T * max(1, g.size))
                 parts.append(out)
@@ -523,15 +524,32 @@ def _ks_rows(ref: np.ndarray, cands: np.ndarray, alphas: np.ndarray) -> np.ndarr
     """``d_alpha`` of every row of ``cands`` (C, n) against ``ref``: (C, len(alphas)).
 
     One sort of the reference; the rows run in blocks on threads when the work is large.
+    The alpha-hat kernel does the work: one draw whose candidate sample is every value once,
+    every level evaluated, nothing bisected.
     """
     from .._numba import compile_note, run_blocks
 
-    r = np.sort(np.asarray(ref, dtype=np.float64).ravel())
-    cnt = np.ascontiguousarray(_upper_counts(r[None, :])[0])
-    cands = np.ascontiguousarray(np.sort(np.asarray(cands, dtype=np.float64), axis=1))
+    r = np.sort(np.asarray(ref, dtype=np.float64).ravel())[None, :]
+    cnt = np.ascontiguousarray(_upper_counts(r))
+    cands = np.ascontiguousarray(np.asarray(cands, dtype=np.float64))
+    order = np.argsort(cands, axis=1, kind="stable")
+    C, n = cands.shape
+    mult = np.ones((1, n), dtype=np.int32)
     alphas = np.ascontiguousarray(alphas, dtype=np.float64)
-    out = np.empty((cands.shape[0], alphas.size))
-    with compile_note(_k.trimmed_ks_rows_kernel, "the trimmed KS kernel"):
-        run_blocks(lambda r0, r1: _k.trimmed_ks_rows_kernel(r, cnt, cands, alphas, r0, r1, out),
-                   cands.shape[0], float(cands.size) * (8 + alphas.size))
-    return out
+    out = np.empty((1, C, alphas.size))
+    rest = (np.empty((1, C)), np.empty((1, C)), np.empty((1, C)))
+
+    def task(r0, r1):
+        _k.trimmed_ks_kernel(r, cnt, cands, order, mult, alphas, -np.inf,
+                             config.ALPHA_HAT_MAX, False, config.ALPHA_HAT_XTOL, True,
+                             r0, r1, *_buffers(r.shape[1], n), *rest, out)
+
+    with compile_note(_k.trimmed_ks_kernel, "the trimmed KS kernel"):
+        run_blocks(task, C, float(cands.size) * (8 + alphas.size))
+    return out[0]
+
+
+def _buffers(m: int, n: int) -> tuple[np.ndarray, ...]:
+    """Work buffers of the kernel for reference samples of m and candidate samples of n
+    values (one set per block of work, so that threads never share one)."""
+    return np.empty(n), np.empty(m + n), np.empty(m + n), np.empty(m + n + 1)
