@@ -30,6 +30,7 @@ reference is copied into this repository. Not part of the test suite.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -247,6 +248,9 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=5, help="fresh processes per side")
     ap.add_argument("--warm", type=int, default=10, help="warm repeats per process")
     args = ap.parse_args()
+    # an installed package has its bytecode compiled (pip does it); a source tree run with
+    # PYTHONDONTWRITEBYTECODE may not, and would time the compiling of our modules
+    compileall.compile_dir(str(ROOT / "genexpy_nb"), quiet=1)
 
     if args.build_reference:
         build_reference(args.ref_dir, args.reference_src, args.python)

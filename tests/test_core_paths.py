@@ -186,3 +186,28 @@ def test_threads_do_not_change_bits(monkeypatch):
             numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     for K, v in outs[1:]:
         assert np.array_equal(K, outs[0][0]) and np.array_equal(v, outs[0][1])
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(X=rankings(), Y=rankings())
+def test_rbf_on_rankings_one_product_equals_differences_bit_for_bit(monkeypatch, X, Y):
+    """Integer rankings: squared distances through one matrix product are exact, so the
+    RBF matrix is the one of the direct differences, bit for bit."""
+    na = min(X.shape[1], Y.shape[1])
+    X, Y = np.ascontiguousarray(X[:, :na]), np.ascontiguousarray(Y[:, :na])
+    k = RBF().resolve(na)
+    fast, fast_sym = k.gram(X, Y), k.gram(X)
+    monkeypatch.setattr(kmod, "_integer_sq_dists", lambda X, Y: None)
+    np.testing.assert_array_equal(fast, k.gram(X, Y))
+    np.testing.assert_array_equal(fast_sym, k.gram(X))
+    np.testing.assert_array_equal(fast_sym, fast_sym.T)
+
+
+def test_rbf_on_scores_takes_the_differences():
+    """Non-integer values would lose digits in |x|^2 + |y|^2 - 2 x.y: not that path."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(6, 4)) * 1e3
+    assert kmod._integer_sq_dists(X, X) is None
+    assert kmod._integer_sq_dists(np.round(X), np.round(X)) is not None
+    assert kmod._integer_sq_dists(np.full((2, 3), 2.0**40), np.ones((2, 3))) is None
