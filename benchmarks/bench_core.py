@@ -90,14 +90,15 @@ import json, time
 import numpy as np
 import genexpy_nb.variability as gv
 rng = np.random.default_rng(0)
-ref = rng.normal(size=(20, 400)); cand = rng.normal(size=(5, 400))
+ref = rng.normal(size=({M}, {T})); cand = rng.normal(size=({C}, {T}))
 t1 = time.perf_counter(); c1 = time.process_time()
-gv.alpha_hat(ref, cand, B=20, progress=False)
+gv.alpha_hat(ref, cand, B={B}, progress=False)
 t2 = time.perf_counter(); c2 = time.process_time()
-gv.alpha_hat(ref, cand, B=20, progress=False)
+gv.alpha_hat(ref, cand, B={B}, progress=False)
 t3 = time.perf_counter(); c3 = time.process_time()
-print(json.dumps({"first": t2 - t1, "warm": t3 - t2, "first_cpu": c2 - c1,
-                  "warm_cpu": c3 - c2}))
+import sys
+print(json.dumps({{"first": t2 - t1, "warm": t3 - t2, "first_cpu": c2 - c1,
+                  "warm_cpu": c3 - c2, "numba": "numba" in sys.modules}}))
 """
 
 LARGE = """
@@ -140,7 +141,10 @@ def bench_fresh(reps: int) -> None:
             N=400, na=120, kernels='gx.Borda("a0"), gx.Jaccard(1), gx.Mallows(), gx.RBF()')),
         ("first n*, very large support (N=1000, na=1000: numba kernels)", FIRST_NSTAR.format(
             N=1000, na=1000, kernels='gx.Borda("a0"), gx.Jaccard(1), gx.Mallows(), gx.RBF()')),
-        ("first alpha-hat (20 x 400 reference, 5 candidates)", FIRST_ALPHA_HAT),
+        ("first alpha-hat (20 x 400 reference, 5 candidates, B = 20)",
+         FIRST_ALPHA_HAT.format(M=20, T=400, C=5, B=20)),
+        ("first alpha-hat, notebook size (100 x 897 reference, 100 candidates, B = 100: "
+         "numba kernel)", FIRST_ALPHA_HAT.format(M=100, T=897, C=100, B=100)),
     ]
     for label, code in cases:
         fresh, cached, walls = [], [], []

@@ -6,9 +6,8 @@ numba kernels. Every error names the offending column or parameter and says how 
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -144,21 +143,3 @@ def child_seed(seed: int | None, *keys: int) -> np.random.Generator:
         return np.random.default_rng()
     return np.random.default_rng(np.random.SeedSequence([int(seed), *map(int, keys)]))
 
-
-@contextlib.contextmanager
-def numba_threads(n_jobs: int | None) -> Iterator[int]:
-    """Context manager setting numba's thread count from ``n_jobs`` (None/-1 = all cores)."""
-    import numba
-
-    maxt = numba.config.NUMBA_NUM_THREADS
-    if n_jobs is None or n_jobs == -1:
-        n = maxt
-    else:
-        n = check_positive_int("n_jobs", n_jobs)
-        n = min(n, maxt)
-    old = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield n
-    finally:
-        numba.set_num_threads(old)

@@ -536,9 +536,10 @@ def _rbf_gram(X: np.ndarray, Y: np.ndarray, gamma: float) -> np.ndarray:
 
 def _integer_sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray | None:
     """``||x - y||^2`` as ``|x|^2 + |y|^2 - 2 x.y`` (one BLAS product) when X and Y hold
-    integers small enough that every product and sum is exact in float64 (rankings always
-    do): then the very numbers of the direct differences, 100x faster than them on 400 x 120
-    rankings. None for other values (floating-point scores), which need the differences.
+    integers small enough that every product and sum is exact in float64 (integer scores:
+    counts, points, ranks): then the very numbers of the direct differences, 12x faster
+    than them at 400 x 120 (5 against 62 ms). None for other values (the usual floating-point scores), which
+    lose digits that way and take the differences.
     """
     Xf = np.asarray(X, dtype=np.float64)
     Yf = Xf if Y is X else np.asarray(Y, dtype=np.float64)

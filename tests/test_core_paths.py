@@ -191,8 +191,8 @@ def test_threads_do_not_change_bits(monkeypatch):
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(X=rankings(), Y=rankings())
-def test_rbf_on_rankings_one_product_equals_differences_bit_for_bit(monkeypatch, X, Y):
-    """Integer rankings: squared distances through one matrix product are exact, so the
+def test_rbf_on_integer_scores_one_product_equals_differences_bit_for_bit(monkeypatch, X, Y):
+    """Integer scores: squared distances through one matrix product are exact, so the
     RBF matrix is the one of the direct differences, bit for bit."""
     na = min(X.shape[1], Y.shape[1])
     X, Y = np.ascontiguousarray(X[:, :na]), np.ascontiguousarray(Y[:, :na])

@@ -29,6 +29,17 @@ from genexpy_nb.variability import (
 from genexpy_nb.variability.robust_ks import _alpha_hat_raw
 
 
+@pytest.fixture(autouse=True, scope="module", params=["numpy", "kernel"])
+def trimmed_ks_path(request):
+    """Every test here runs on both routes: NumPy (small inputs) and the numba kernel."""
+    from genexpy_nb.variability import robust_ks
+
+    old = robust_ks._NUMPY_MAX_WORK
+    robust_ks._NUMPY_MAX_WORK = 1e18 if request.param == "numpy" else 0
+    yield request.param
+    robust_ks._NUMPY_MAX_WORK = old
+
+
 def _pool(seed: int, M: int = 4, C: int = 3, T: int = 30):
     rng = np.random.default_rng(seed)
     ref = rng.normal(0, 2, size=(M, T))
@@ -230,3 +241,34 @@ def test_ensemble_study_without_labels():
     assert "accuracy" not in study.columns and study.height == 3
     summ = ensemble_summary(study.to_pandas(), level=0.5, column="alpha_hat_exact")
     assert summ["share_below"][0] == 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), T=st.integers(2, 60), C=st.integers(1, 4),
+       rounded=st.booleans(), full=st.booleans(), with_zero=st.booleans())
+def test_numpy_route_equals_the_kernel(seed, T, C, rounded, full, with_zero):
+    """Small inputs go through NumPy, large ones through the kernel: the same levels (grid
+    and exact), distances within 1e-12; ties and clipped values included."""
+    from genexpy_nb.variability import robust_ks
+
+    rng = np.random.default_rng(seed)
+    ref = rng.normal(0, 3, size=(3, T))
+    cand = rng.normal(0.3, 3, size=(C, T))
+    if rounded:  # many ties, and atoms at the clipping bounds
+        ref, cand = np.round(ref), np.clip(np.round(cand), -2, 2)
+    grid = [0.0, 0.02, 0.1, 0.3] if with_zero else [0.02, 0.1, 0.3]
+    out = {}
+    old = robust_ks._NUMPY_MAX_WORK
+    try:
+        for route, work in (("numpy", 1e18), ("kernel", 0)):
+            robust_ks._NUMPY_MAX_WORK = work
+            out[route] = _alpha_hat_raw(ref, cand, B=7, grid=grid, exact=True, eps=0.01,
+                                        seed=seed, n_jobs=1, progress=False, full=full)
+    finally:
+        robust_ks._NUMPY_MAX_WORK = old
+    a, b = out["numpy"], out["kernel"]
+    assert_array_equal(a.a_grid, b.a_grid)
+    assert_allclose(a.a_exact, b.a_exact, rtol=0, atol=1e-12)
+    assert_allclose(a.d0, b.d0, rtol=0, atol=1e-12)
+    assert_allclose(a.d_grid, b.d_grid, rtol=0, atol=1e-12)
+    assert np.array_equal(np.isnan(a.d_grid), np.isnan(b.d_grid))

@@ -22,6 +22,18 @@ from genexpy_nb.variability import (
     trimmed_ks,
 )
 
+
+@pytest.fixture(autouse=True, scope="module", params=["numpy", "kernel"])
+def trimmed_ks_path(request):
+    """Every test here runs on both routes: NumPy (small inputs) and the numba kernel."""
+    from genexpy_nb.variability import robust_ks
+
+    old = robust_ks._NUMPY_MAX_WORK
+    robust_ks._NUMPY_MAX_WORK = 1e18 if request.param == "numpy" else 0
+    yield request.param
+    robust_ks._NUMPY_MAX_WORK = old
+
+
 ALPHAS = np.array([0.0, 0.01, 0.05, 0.1, 0.25, 0.45, 0.6, 0.9])
 
 

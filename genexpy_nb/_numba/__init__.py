@@ -38,8 +38,7 @@ def n_threads() -> int:
 def threads(n_jobs: int | None) -> Iterator[int]:
     """Thread count for :func:`run_blocks` from ``n_jobs`` (None/-1 = all cores).
 
-    Unlike ``genexpy_nb._validation.numba_threads`` it does not import numba, which a
-    typical (small) analysis never needs.
+    It does not import numba, which a typical (small) analysis never needs.
     """
     global _REQUESTED
     from .._validation import check_positive_int

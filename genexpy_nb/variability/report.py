@@ -15,7 +15,6 @@ from .._validation import (
     check_positive_int,
     check_probability,
     child_seed,
-    numba_threads,
     require_columns,
     to_polars,
 )
@@ -27,7 +26,9 @@ from .robust_ks import _ks_rows as _ks_rows_blocks
 
 
 def _ks_rows(ref: np.ndarray, rows: np.ndarray, n_jobs: int | None) -> np.ndarray:
-    with numba_threads(n_jobs):
+    from .._numba import threads
+
+    with threads(n_jobs):
         return _ks_rows_blocks(ref.ravel(), rows, np.zeros(1))[:, 0]
 
 

@@ -20,8 +20,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from .. import config
-from .._numba import variability as _k
-from .._validation import GenexpyInputError, check_positive_int, numba_threads, rng_from_seed
+from .._validation import GenexpyInputError, check_positive_int, rng_from_seed
 from ._checks import (
     as_candidates,
     as_gaps,
@@ -35,6 +34,12 @@ from ._checks import (
 
 #: number of progress-bar steps over the candidates (each step is one parallel kernel call)
 _PROGRESS_STEPS = 20
+#: Up to this much work (rows x pooled points x trimming levels) the distances and
+#: alpha-hat are computed with NumPy (``_trimmed_numpy``), about 20x slower per level than
+#: the numba kernel but with nothing to compile; beyond it, the kernel, compiled once per
+#: installation (about 2 s here). The bound is about 0.3 s of NumPy on this project's
+#: machine.
+_NUMPY_MAX_WORK = 3e7
 
 
 def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.ndarray:
@@ -291,10 +296,22 @@ def _alpha_hat_raw(
     step = max(1, math.ceil(C / _PROGRESS_STEPS))
     parts = []
     rs, cnts = _reference_samples(ref, idx, ref_model, ref_pos)
-    mult = _first_half_counts(idx, T)
-    from .._numba import compile_note, run_blocks
+    levels = g.size + (20 if exact else 1)
+    if float(nb) * C * 2 * h * levels <= _NUMPY_MAX_WORK:
+        from . import _trimmed_numpy
 
-    with numba_threads(n_jobs), compile_note(_k.trimmed_ks_kernel, "the alpha-hat kernel"):
+        # row b * C + c: candidate c's values on the first half of draw b, sorted
+        x = np.sort(cands[np.arange(C)[None, :, None], idx[:, None, :h]], axis=2)
+        out = _trimmed_numpy.trimmed_ks_rows(
+            rs, cnts, np.repeat(np.arange(nb), C), x.reshape(nb * C, h), g, tau,
+            config.ALPHA_HAT_MAX, bool(exact), config.ALPHA_HAT_XTOL, bool(full))
+        a_grid, a_exact, d0 = (v.reshape(nb, C) for v in out[:3])
+        return _AlphaHatRaw(a_grid, a_exact, d0, out[3].reshape(nb, C, g.size), g, tau, h)
+    mult = _first_half_counts(idx, T)
+    from .._numba import compile_note, run_blocks, threads
+    from .._numba import variability as _k
+
+    with threads(n_jobs), compile_note(_k.trimmed_ks_kernel, "the alpha-hat kernel"):
         with tqdm(total=C, disable=not progress, desc=desc, unit="model") as bar:
             for c0 in range(0, C, step):
                 block = np.ascontiguousarray(cands[c0 : c0 + step])
@@ -515,7 +532,9 @@ def ks_to_reference(ref_gaps: Any, cand_gaps: Any, *, clip: Any = config.LOGIT_C
     """
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     alphas = check_alpha(alpha)
-    with numba_threads(n_jobs):
+    from .._numba import threads
+
+    with threads(n_jobs):
         out = _ks_rows(ref.ravel(), cands, alphas)
     return out[:, 0] if np.ndim(alpha) == 0 else out
 
@@ -527,15 +546,22 @@ def _ks_rows(ref: np.ndarray, cands: np.ndarray, alphas: np.ndarray) -> np.ndarr
     The alpha-hat kernel does the work: one draw whose candidate sample is every value once,
     every level evaluated, nothing bisected.
     """
-    from .._numba import compile_note, run_blocks
-
     r = np.sort(np.asarray(ref, dtype=np.float64).ravel())[None, :]
     cnt = np.ascontiguousarray(_upper_counts(r))
     cands = np.ascontiguousarray(np.asarray(cands, dtype=np.float64))
-    order = np.argsort(cands, axis=1, kind="stable")
     C, n = cands.shape
-    mult = np.ones((1, n), dtype=np.int32)
     alphas = np.ascontiguousarray(alphas, dtype=np.float64)
+    if float(C) * (r.shape[1] + n) * (alphas.size + 1) <= _NUMPY_MAX_WORK:
+        from . import _trimmed_numpy
+
+        return _trimmed_numpy.trimmed_ks_rows(
+            r, cnt, np.zeros(C, dtype=np.int64), np.sort(cands, axis=1), alphas, -np.inf,
+            config.ALPHA_HAT_MAX, False, config.ALPHA_HAT_XTOL, True)[3]
+    from .._numba import compile_note, run_blocks
+    from .._numba import variability as _k
+
+    order = np.argsort(cands, axis=1, kind="stable")
+    mult = np.ones((1, n), dtype=np.int32)
     out = np.empty((1, C, alphas.size))
     rest = (np.empty((1, C)), np.empty((1, C)), np.empty((1, C)))
 
