@@ -1,6 +1,7 @@
 """Numerical policy of genexpy_nb: one place for tolerances, default grids and numba flags.
 
-Every ``@njit`` kernel in :mod:`genexpy_nb._numba` takes its flags from here.
+Every ``@njit`` kernel in :mod:`genexpy_nb._numba` takes its flags from here, except that the
+trimmed-KS kernel is compiled without fastmath (see there).
 """
 
 from __future__ import annotations

@@ -21,3 +21,15 @@ def public_data_dir() -> Path:
     if d is None or not (d / "encoders_results.parquet").is_file():
         pytest.skip("GENEXPY_NB_DATA_DIR is not set to a folder with the public data files")
     return d
+
+
+@pytest.fixture(scope="module", params=["numpy", "kernel"])
+def trimmed_ks_route(request):
+    """The trimmed-KS distances and alpha-hat on one route for a whole module: NumPy (the
+    route of small inputs) or the numba kernel (large ones)."""
+    from genexpy_nb.variability import robust_ks
+
+    old = robust_ks._NUMPY_MAX_WORK
+    robust_ks._NUMPY_MAX_WORK = 1e18 if request.param == "numpy" else 0
+    yield request.param
+    robust_ks._NUMPY_MAX_WORK = old

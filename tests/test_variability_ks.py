@@ -22,16 +22,8 @@ from genexpy_nb.variability import (
     trimmed_ks,
 )
 
-
-@pytest.fixture(autouse=True, scope="module", params=["numpy", "kernel"])
-def trimmed_ks_path(request):
-    """Every test here runs on both routes: NumPy (small inputs) and the numba kernel."""
-    from genexpy_nb.variability import robust_ks
-
-    old = robust_ks._NUMPY_MAX_WORK
-    robust_ks._NUMPY_MAX_WORK = 1e18 if request.param == "numpy" else 0
-    yield request.param
-    robust_ks._NUMPY_MAX_WORK = old
+# every test here runs on both routes: NumPy (small inputs) and the numba kernel
+pytestmark = pytest.mark.usefixtures("trimmed_ks_route")
 
 
 ALPHAS = np.array([0.0, 0.01, 0.05, 0.1, 0.25, 0.45, 0.6, 0.9])
@@ -206,3 +198,26 @@ def test_rows_kernel_matches_naive_twin():
     for c, row in enumerate(np.clip(cands, -3, 3)):
         want = [naive_trimmed_ks(pooled, row, a) for a in ALPHAS]
         assert_allclose(got[c], want, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**31), M=st.integers(2, 4), T=st.integers(1, 50),
+       C=st.integers(1, 5), rounded=st.booleans())
+def test_distances_same_bits_on_both_routes(seed, M, T, C, rounded):
+    """The full-data distances of NumPy's route and the kernel's are the same bits."""
+    from genexpy_nb.variability import robust_ks
+
+    rng = np.random.default_rng(seed)
+    ref, cand = rng.normal(size=(M, T)) * 4, rng.normal(0.5, 4, size=(C, T))
+    if rounded:
+        ref, cand = np.round(ref), np.round(cand)
+    alphas = [0.3, 0.0, 0.05, 0.6]
+    out = []
+    old = robust_ks._NUMPY_MAX_WORK
+    try:
+        for work in (1e18, 0):
+            robust_ks._NUMPY_MAX_WORK = work
+            out.append(ks_to_reference(ref, cand, alpha=alphas, clip=None))
+    finally:
+        robust_ks._NUMPY_MAX_WORK = old
+    np.testing.assert_array_equal(out[0], out[1])

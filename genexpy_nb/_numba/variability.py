@@ -27,8 +27,11 @@ from numba import njit
 from .. import config
 
 # serial and nogil: the callers run row blocks on threads (genexpy_nb._numba.run_blocks),
-# which compiles in a fraction of the time of a ``parallel=True`` region
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True}
+# which compiles in a fraction of the time of a ``parallel=True`` region. No fastmath, unlike
+# the other kernels: strict IEEE arithmetic does the very operations of the NumPy route that
+# small inputs take (genexpy_nb.variability._trimmed_numpy), so both routes give the same
+# bits and no result depends on the route a call took (measured: not slower here).
+_JIT = {"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}
 
 
 @njit(**_JIT)

@@ -6,8 +6,9 @@ Fn, then per trimming level the scans of the robust-KS paper, Section III-C, as 
 maxima and minima. Each level costs about a dozen passes over the rows, where the kernel
 makes two, so this is the faster route only while compiling the kernel (about 2 s, once
 per installation) would cost more than the extra passes: the callers choose it below a
-bound on the work. Results agree with the kernel's to rounding (the kernel may fuse
-multiply-adds): levels equal, distances within 1e-12, by test.
+bound on the work. Every value is computed by the same IEEE operations, in the same order,
+as in the kernel (compiled without fastmath for this), so the two routes give the same
+bits: tested.
 """
 
 from __future__ import annotations
