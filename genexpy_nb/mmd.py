@@ -156,9 +156,11 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
                    ) -> np.ndarray:
     """MMD of each pair of index samples, from the kernel matrix on the support.
 
-    Uses the support form ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3): the count
-    differences of all pairs are built at once by a numba kernel, then one matrix product
-    evaluates every quadratic form.
+    Uses the support form ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3). Pairs
+    that touch much of the support: the count differences of all pairs from one weighted
+    bincount, then one matrix product evaluates every quadratic form. Pairs that touch few
+    points of a large support: the quadratic form over the touched points only (NumPy
+    gathers for moderate work, a numba loop beyond).
 
     Parameters
     ----------
