@@ -36,7 +36,7 @@ import naive  # noqa: E402
 from genexpy_nb import distributions as dist  # noqa: E402
 from genexpy_nb import significance as sig  # noqa: E402
 from genexpy_nb._numba.distributions import _sample_weak_orders  # noqa: E402
-from genexpy_nb._numba.significance import _rank_rows  # noqa: E402
+from genexpy_nb.significance._ranks import rank_rows  # noqa: E402
 
 
 def timeit(fn, repeat=5):
@@ -59,9 +59,9 @@ def row(name, fast, slow=None):
 def main():
     rng = np.random.default_rng(0)
     print(f"{'':<46}{'fast':>13} {'naive':>13} {'speed-up':>9}")
-    # why the numba ranks and our Friedman statistic stay (rank_tests.py, _numba)
+    # our midranks (NumPy, nothing to compile) and Friedman statistic against scipy's
     small = rng.integers(0, 5, size=(20, 5)).astype(float)
-    row("midranks 20 x 5 vs scipy.stats.rankdata", timeit(lambda: _rank_rows(small), 50),
+    row("midranks 20 x 5 vs scipy.stats.rankdata", timeit(lambda: rank_rows(small), 50),
         timeit(lambda: stats.rankdata(small, axis=1), 50))
     row("friedman 20 x 5 vs scipy friedmanchisquare",
         timeit(lambda: sig.friedman(small, higher_is_better=False), 50),
@@ -91,10 +91,10 @@ def main():
     row("bootstrap_ci BCa, n = 30, 9999 resamples",
         timeit(lambda: sig.bootstrap_ci(d100[:30], seed=0), 3))
     x = rng.integers(0, 5, size=(500, 10)).astype(float)
-    row("midranks 500 x 10 vs scipy.stats.rankdata", timeit(lambda: _rank_rows(x), 20),
+    row("midranks 500 x 10 vs scipy.stats.rankdata", timeit(lambda: rank_rows(x), 20),
         timeit(lambda: stats.rankdata(x, axis=1), 20))
     x[rng.random(x.shape) < 0.1] = np.nan
-    row("midranks 500 x 10 (ties, NaN)", timeit(lambda: _rank_rows(x)),
+    row("midranks 500 x 10 (ties, NaN)", timeit(lambda: rank_rows(x)),
         timeit(lambda: naive.rank_rows(x), repeat=2))
     row("Skillings-Mack 500 x 10", timeit(lambda: sig.skillings_mack(x, higher_is_better=False)),
         timeit(lambda: naive.skillings_mack_statistic(x), repeat=2))

@@ -76,3 +76,11 @@ def test_postbuild_check_runs_here():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, cwd=REPO, check=False)
     assert res.returncode == 0, res.stderr
+
+
+def test_postbuild_precompiles_the_kernels_after_installing():
+    """The image holds the compiled kernels: no first call on Binder pauses to compile."""
+    lines = _lines(BINDER / "postBuild")
+    install = next(i for i, ln in enumerate(lines) if re.search(r"\bpip install\b", ln))
+    pre = [i for i, ln in enumerate(lines) if ln.startswith("genexpy-nb precompile")]
+    assert pre and pre[0] > install

@@ -60,7 +60,7 @@ COMPARE = ["--alternatives", "method", "--target", "score", "--blocks", "dataset
 def test_every_option_has_help_and_shows_its_default():
     parser = build_parser()
     subs = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subs) == {"demo", "nstar", "seeds", "compare"}
+    assert set(subs) == {"demo", "nstar", "seeds", "compare", "precompile"}
     for name, sub in subs.items():
         text = " ".join(sub.format_help().split())
         for action in sub._actions:
@@ -70,7 +70,7 @@ def test_every_option_has_help_and_shows_its_default():
             if not shows:
                 assert "(default:" in sub._get_formatter()._get_help_string(action), (
                     name, action.dest)
-        assert "(default: 200)" in text or name in ("seeds", "compare")
+        assert "(default: 200)" in text or name in ("seeds", "compare", "precompile")
 
 
 def test_help_version_and_usage_errors_in_a_shell(tmp_path, table):

@@ -27,3 +27,21 @@ def test_panels_at_top_level_loaded_lazily():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_rank_tests_compile_nothing():
+    """Friedman and Skillings-Mack run on NumPy: no numba import, so no first-use compile
+    (the kernels they replaced took 6.5 s to compile in a new installation)."""
+    code = (
+        "import sys, numpy as np\n"
+        "from genexpy_nb import significance as sg\n"
+        "x = np.random.default_rng(0).normal(size=(6, 4))\n"
+        "sg.friedman(x, higher_is_better=True)\n"
+        "x[0, 1] = np.nan\n"
+        "sg.skillings_mack(x, higher_is_better=True)\n"
+        "sg.rank_within_conditions(x, higher_is_better=False)\n"
+        "assert 'numba' not in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-2000:]

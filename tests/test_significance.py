@@ -23,8 +23,8 @@ from statsmodels.stats.multitest import multipletests
 
 from genexpy_nb import GenexpyInputError
 from genexpy_nb import significance as sig
-from genexpy_nb._numba.significance import _rank_rows
 from genexpy_nb.charts.significance import cd_diagram
+from genexpy_nb.significance._ranks import rank_rows as _rank_rows
 from genexpy_nb.significance.corrections import _adjust
 
 RNG_SHAPES = [(6, 3), (10, 4), (25, 5), (40, 8)]
@@ -58,7 +58,7 @@ def test_result_unpacks_like_scipy():
 
 
 # =====================================================================================
-# Within-condition ranks (numba kernel vs naive twin)
+# Within-condition ranks (NumPy vs naive twin)
 # =====================================================================================
 
 

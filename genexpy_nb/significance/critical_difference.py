@@ -88,9 +88,7 @@ def critical_difference(
     if propagate:
         mean_ranks = np.full(k, np.nan)
     else:
-        # scipy's midranks, not the numba ones of friedman(): the first numba call in a
-        # process costs ~0.6 s (numba's typing context), more than the whole diagram. The
-        # result is the same to the bit: midranks are halves, so their sums are exact.
+        # midranks are halves, so their sums are exact: the same bits as friedman()'s
         ranks = stats.rankdata(_orient(values, hib), axis=1)
         mean_ranks = ranks.sum(axis=0) / n
     cd = nemenyi_cd(k, n, alpha)

@@ -6,9 +6,9 @@
 * scipy's tests with this package's inputs and results: :func:`wilcoxon` (signed-rank,
   paired), :func:`mannwhitneyu`, :func:`kruskal`.
 
-Friedman's statistic is computed here from the numba ranks, not by
+Friedman's statistic is computed here from our midranks (NumPy), not by
 ``scipy.stats.friedmanchisquare``: scipy needs k >= 3 alternatives (here k >= 2), and ours is
-about 100x faster on a 20 x 5 table (benchmarks/bench_significance.py), which matters in the
+1.8x faster on a 20 x 5 table (benchmarks/bench_significance.py), which matters in the
 loops of :mod:`genexpy_nb.synthetic`; the tests check it equals scipy's.
 """
 
@@ -22,7 +22,6 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from .._numba.significance import _rank_rows, _skillings_mack_parts
 from .._validation import GenexpyInputError, require_columns, to_polars
 from ._input import (
     _ALTERNATIVES,
@@ -37,6 +36,8 @@ from ._input import (
     _paired_differences,
     _to_matrix,
 )
+from ._ranks import rank_rows as _rank_rows
+from ._ranks import skillings_mack_parts as _skillings_mack_parts
 from ._results import FriedmanResult, SignificanceResult, SkillingsMackResult, _degenerate
 
 __all__ = ["rank_within_conditions", "friedman", "skillings_mack", "wilcoxon", "mannwhitneyu",

@@ -1,0 +1,161 @@
+"""Compile the numerical kernels once, ahead of their first use.
+
+Small and moderate work runs on NumPy and compiles nothing. Large work runs on numba
+kernels: the kernel matrices and MMD values of large studies (hundreds of distinct
+rankings), and alpha-hat and trimmed-KS distances beyond a few hundred thousand sample
+points (100 candidates against a pool of 100 models on 897 test points, say). numba
+compiles a kernel on its first call in a new installation, then keeps it in its disk cache.
+On this project's 2-core machine that first call pays:
+
+* numba's own start-up, about 0.8-1 s: its import (0.35 s) and the initialisation of its
+  compiler, which imports scipy.linalg (0.27 s);
+* the compiling itself: about 1.2 s for the alpha-hat kernel, 3.5 s for the kernels of a
+  very large study.
+
+Numba's start-up alone rules out a first compile under a second, so :func:`precompile`
+moves the compiling to the installation. It runs every kernel once on tiny inputs, through
+the same calls a real analysis makes, so that the cache holds the very signatures those
+calls need. Binder runs it when it builds the image; after ``pip install``, run
+``genexpy-nb precompile`` once. A later first call in any process then only loads the
+kernel: numba's start-up and a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import polars as pl
+from tqdm.auto import tqdm
+
+
+@contextlib.contextmanager
+def kernel_routes() -> Iterator[None]:
+    """Every size bound set so that the numba kernels run, even on tiny inputs.
+
+    Not thread-safe: for :func:`precompile`, while nothing else runs analyses.
+    """
+    from importlib import import_module
+
+    from . import kernels
+    from .variability import robust_ks
+
+    mmd = import_module(".mmd", __package__)  # the module (the package exports mmd())
+
+    patches = [
+        (kernels, "_MALLOWS_BLAS_MAX", -1),
+        (kernels, "_RBF_NUMPY_MAX", -1),
+        (mmd, "_SMALL_M", -1),
+        (mmd, "_DENSE_FRACTION_SMALL", 2.0),
+        (mmd, "_DENSE_FRACTION_LARGE", 2.0),
+        (mmd, "_GATHER_MAX_WORK", -1),
+        (mmd, "_BUCKET_MIN_WORK", 0),
+        (robust_ks, "_NUMPY_MAX_WORK", -1),
+    ]
+    old = [getattr(mod, name) for mod, name, _ in patches]
+    try:
+        for mod, name, value in patches:
+            setattr(mod, name, value)
+        yield
+    finally:
+        for (mod, name, _), value in zip(patches, old, strict=True):
+            setattr(mod, name, value)
+
+
+def _large_study() -> list:
+    """n* of a tiny study on the kernels of large ones (every kernel, every method)."""
+    from .generalizability import analyze
+    from .kernels import RBF, Borda, Jaccard, Mallows
+    from .study import Study
+
+    rng = np.random.default_rng(0)
+    N, na = 12, 70  # more than 64 alternatives: several words per bitset
+    scores = rng.normal(size=na)[None, :] + rng.normal(size=(N, na))
+    df = pl.DataFrame({"condition": np.repeat(np.arange(N), na).astype(str),
+                       "alternative": np.tile([f"a{i}" for i in range(na)], N),
+                       "score": scores.ravel()})
+    study = Study(df, alternatives="alternative", target="score", generalize="condition",
+                  higher_is_better=True)
+    analyze(study, [Borda("a0"), Jaccard(1), Mallows(), RBF()], rep=4, progress=False)
+    from ._numba import core
+
+    return [core.above_bitsets, core.popcount_gram, core.rbf_rows, core.mmd_rows,
+            core.first_order]
+
+
+def _variability() -> list:
+    """alpha-hat, the trimming curve and the trimmed KS distances on the kernel."""
+    from . import variability as vb
+
+    rng = np.random.default_rng(0)
+    ref, cand = rng.normal(size=(3, 40)), rng.normal(size=(2, 40))
+    vb.alpha_hat(ref, cand, B=2, progress=False)
+    vb.trimming_curve(ref, cand, B=2, progress=False)
+    vb.ks_to_reference(ref, cand, alpha=[0.0, 0.1])
+    vb.trimmed_ks(ref[0], cand[0], 0.05)
+    from ._numba import variability as kv
+
+    return [kv.trimmed_ks_kernel]
+
+
+def _rankings() -> list:
+    """All rankings with ties of a few items, and uniform draws from them."""
+    from . import distributions as ds
+
+    ds.weak_orders(3)
+    ds.sample_uniform_rankings(5, 3, seed=0, method="recursive")
+    from ._numba import distributions as kd
+
+    return [kd._enumerate_weak_orders, kd._sample_weak_orders]
+
+
+_STEPS: tuple[tuple[str, Callable[[], list]], ...] = (
+    ("n* of large studies", _large_study),
+    ("alpha-hat and trimmed KS", _variability),
+    ("rankings with ties", _rankings),
+)
+
+
+def precompile(progress: bool = True) -> pl.DataFrame:
+    """Compile every numerical kernel into numba's disk cache (once per installation).
+
+    Parameters
+    ----------
+    progress : bool, default True
+        A progress bar over the groups of kernels.
+
+    Returns
+    -------
+    polars.DataFrame, one row per group of kernels: ``kernels``, ``functions``,
+    ``compiled`` (signatures compiled in this process), ``from_cache`` (signatures loaded
+    from the disk cache, compiled by an earlier run) and ``seconds``.
+
+    Notes
+    -----
+    A run in a new process after a first one finds everything in the cache and only loads
+    it. With numba's cache
+    switched off (``GENEXPY_NB_NUMBA_CACHE=0``) nothing is kept for later processes.
+    """
+    from . import _numba
+
+    _numba._NOTED = True  # the progress bar says what is happening: no "compiling" note
+    rows = []
+    with kernel_routes():
+        for what, step in tqdm(_STEPS, disable=not progress, desc="compiling kernels",
+                               unit="group"):
+            t = time.perf_counter()
+            funcs = step()
+            secs = time.perf_counter() - t
+            rows.append({"kernels": what, "functions": len(funcs),
+                         "compiled": sum(_count(f, "cache_misses") for f in funcs),
+                         "from_cache": sum(_count(f, "cache_hits") for f in funcs),
+                         "seconds": round(secs, 2)})
+    return pl.DataFrame(rows)
+
+
+def _count(dispatcher, what: str) -> int:
+    """Signatures of a numba function compiled (``cache_misses``) or loaded from the disk
+    cache (``cache_hits``) in this process so far."""
+    return sum(getattr(dispatcher.stats, what).values())

@@ -1,0 +1,90 @@
+"""Midranks within rows and the Skillings-Mack sums, in NumPy.
+
+These used to be numba kernels, which took 6.5 s to compile on their first use in a new
+installation. NumPy compiles nothing and costs little more where it shows: the midranks of
+a 20 x 5 table take 74 against 9 us, a Friedman test 0.31 against 0.22 ms, and the
+1000-sample loop of the paper's Appendix A 1.05 against 0.93 s
+(benchmarks/bench_significance.py). Both give the same bits: midranks are halves and the
+tie counts integers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def rank_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Midranks (1 = smallest) of the observed entries of every row of ``x``.
+
+    Parameters
+    ----------
+    x : float64 array, shape (n, k)
+        NaN marks a missing entry; it gets rank NaN.
+
+    Returns
+    -------
+    ranks : float64 array, shape (n, k)
+        Average ranks 1..s_i among the s_i observed entries of row i (ties share the mean
+        of the ranks they occupy).
+    counts : int64 array, shape (n,)
+        s_i, the number of observed entries of row i.
+    ties : float64 array, shape (n,)
+        sum over tie groups of row i of (t^3 - t), t the size of the group.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n, k = x.shape
+    counts = np.count_nonzero(~np.isnan(x), axis=1).astype(np.int64)
+    order = np.argsort(x, axis=1, kind="stable")  # NaN sorts last
+    v = np.take_along_axis(x, order, axis=1)
+    pos = np.arange(k)
+    observed = pos < counts[:, None]
+    # each position's run of equal values: its first (start) and last (end) position
+    new = np.ones((n, k), dtype=bool)
+    np.not_equal(v[:, 1:], v[:, :-1], out=new[:, 1:])
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    last = np.ones((n, k), dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    end = np.minimum.accumulate(np.where(last, pos, k)[:, ::-1], axis=1)[:, ::-1]
+    # positions start..end hold ranks start+1..end+1: their mean
+    r = np.where(observed, 0.5 * (start + end + 2), np.nan)
+    ranks = np.empty((n, k))
+    np.put_along_axis(ranks, order, r, axis=1)
+    # a group of t tied values adds t^3 - t, i.e. t^2 - 1 for each of its members
+    t = end - start + 1
+    ties = np.where(observed, t * t - 1, 0).sum(axis=1).astype(np.float64)
+    return ranks, counts, ties
+
+
+def skillings_mack_parts(ranks: np.ndarray, counts: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Adjusted rank sums A and their null covariance matrix (Skillings & Mack 1981).
+
+    Parameters
+    ----------
+    ranks : float64 array, shape (n, k)
+        Within-block midranks of the observed entries (NaN where missing).
+    counts : int64 array, shape (n,)
+        Number of observed entries per block.
+
+    Returns
+    -------
+    a : float64 array, shape (k,)
+        ``A_j = sum_i sqrt(12 / (s_i + 1)) * (r_ij - (s_i + 1) / 2)`` over blocks with
+        ``s_i >= 2`` where j is observed (a missing entry gets rank (s_i + 1)/2, i.e. adds 0).
+    sigma : float64 array, shape (k, k)
+        ``sigma_jl = -lambda_jl`` (j != l), ``sigma_jj = sum_{l != j} lambda_jl``, with
+        ``lambda_jl`` the number of blocks (s_i >= 2) where both j and l are observed.
+    n_used : int
+        Number of blocks with at least two observed entries.
+    """
+    used = counts >= 2
+    r = ranks[used]
+    s = counts[used].astype(np.float64)[:, None]
+    obs = ~np.isnan(r)
+    a = np.where(obs, np.sqrt(12.0 / (s + 1.0)) * (r - 0.5 * (s + 1.0)), 0.0).sum(axis=0)
+    o = obs.astype(np.float64)
+    lam = o.T @ o  # blocks where both are observed: small integers, exact
+    np.fill_diagonal(lam, 0.0)
+    sigma = -lam
+    np.fill_diagonal(sigma, lam.sum(axis=1))
+    return a, sigma, int(used.sum())

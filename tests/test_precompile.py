@@ -1,0 +1,84 @@
+"""``genexpy-nb precompile``: the kernels compiled once, then loaded by every later process.
+
+Runs in fresh interpreters with an empty numba cache of their own (``NUMBA_CACHE_DIR``), as
+after a new installation.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# a later session: the kernels' routes on other tiny inputs, then what numba did
+LATER = """
+import json
+import numpy as np, polars as pl
+import genexpy_nb as gx
+from genexpy_nb import variability as vb, distributions as ds
+from genexpy_nb.precompile import kernel_routes
+from genexpy_nb._numba import core, variability as kv, distributions as kd
+rng = np.random.default_rng(5)
+with kernel_routes():
+    N, na = 9, 80
+    df = pl.DataFrame({"c": np.repeat(np.arange(N), na).astype(str),
+                       "a": np.tile([f"x{i}" for i in range(na)], N),
+                       "y": rng.normal(size=N * na)})
+    st = gx.Study(df, alternatives="a", target="y", generalize="c", higher_is_better=False)
+    gx.analyze(st, [gx.Borda("x3"), gx.Jaccard(2), gx.Mallows(), gx.RBF()], rep=3,
+               progress=False)
+    vb.alpha_hat(rng.normal(size=(4, 30)), rng.normal(size=(3, 30)), B=3, progress=False)
+    vb.ks_to_reference(rng.normal(size=(4, 30)), rng.normal(size=(3, 30)), alpha=0.1)
+    ds.sample_uniform_rankings(9, 4, seed=1, method="recursive")
+    ds.weak_orders(4)
+fs = [core.above_bitsets, core.popcount_gram, core.rbf_rows, core.mmd_rows,
+      core.first_order, kv.trimmed_ks_kernel, kd._enumerate_weak_orders,
+      kd._sample_weak_orders]
+print(json.dumps({f.__name__: [sum(f.stats.cache_misses.values()),
+                               sum(f.stats.cache_hits.values())] for f in fs}))
+"""
+
+
+def _run(args, cache):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT),
+           "GENEXPY_NB_NUMBA_CACHE": "1"}
+    out = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
+                         cwd=ROOT, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_precompile_fills_the_cache_that_later_sessions_load(tmp_path):
+    first = _run(["-m", "genexpy_nb", "precompile", "--quiet"], tmp_path)
+    lines = first.strip().splitlines()
+    groups = ["n* of large studies", "alpha-hat and trimmed KS", "rankings with ties"]
+    for g in groups:
+        line = next(ln for ln in lines if ln.startswith(g))
+        assert " compiled (" in line, first  # an empty cache: everything is compiled
+    assert any(tmp_path.rglob("*.nbc")), "nothing was written to the cache"
+    # a later session compiles nothing: every kernel its calls need comes from the cache
+    later = json.loads(_run(["-c", LATER], tmp_path).strip().splitlines()[-1])
+    for name, (misses, hits) in later.items():
+        assert misses == 0, f"{name} was compiled again: {later}"
+        assert hits >= 1, f"{name} was not used: {later}"
+    again = _run(["-m", "genexpy_nb", "precompile", "--quiet"], tmp_path)
+    for g in groups:
+        line = next(ln for ln in again.strip().splitlines() if ln.startswith(g))
+        assert "already in the cache" in line, again
+
+
+def test_kernel_routes_restore_the_size_bounds():
+    from genexpy_nb import kernels
+    from genexpy_nb.precompile import kernel_routes
+    from genexpy_nb.variability import robust_ks
+
+    before = (kernels._MALLOWS_BLAS_MAX, robust_ks._NUMPY_MAX_WORK)
+    try:
+        with kernel_routes():
+            assert kernels._MALLOWS_BLAS_MAX < 0 and robust_ks._NUMPY_MAX_WORK < 0
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+    assert (kernels._MALLOWS_BLAS_MAX, robust_ks._NUMPY_MAX_WORK) == before
