@@ -7,6 +7,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _run(code: str) -> None:
+    """Run ``code`` in a fresh interpreter with this checkout on the path; it must succeed."""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
 def test_panels_at_top_level_loaded_lazily():
     code = (
         "import sys, genexpy_nb as gx\n"
@@ -24,9 +31,7 @@ def test_panels_at_top_level_loaded_lazily():
         "else:\n"
         "    raise SystemExit('no AttributeError')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    _run(code)
 
 
 def test_rank_tests_compile_nothing():
@@ -42,6 +47,4 @@ def test_rank_tests_compile_nothing():
         "sg.rank_within_conditions(x, higher_is_better=False)\n"
         "assert 'numba' not in sys.modules\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    _run(code)

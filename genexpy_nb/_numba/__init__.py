@@ -138,5 +138,5 @@ def _say_compiling(what: str) -> None:
         return
     _NOTED = True
     print(f"genexpy_nb: preparing {what} (compiled on first use, then loaded from the "
-          "disk cache)...",
+          "disk cache; `genexpy-nb precompile` does this once, after installing)...",
           file=sys.stderr, flush=True)
