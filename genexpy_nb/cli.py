@@ -586,7 +586,8 @@ def cmd_precompile(args: argparse.Namespace) -> int:
         how = (f"{row['compiled']} compiled" if row["compiled"] else
                f"{row['from_cache']} already in the cache" if row["from_cache"] else
                "already loaded")
-        print(f"{row['kernels']:26s} {row['functions']} functions, {how} "
+        nf = row["functions"]
+        print(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
               f"({row['seconds']:.1f} s)")
     print(f"done in {time.perf_counter() - t:.1f} s: first calls in later sessions load "
           "these kernels instead of compiling them")
