@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["unique_rows"]
+__all__ = ["unique_rows", "run_ends"]
 
 
 def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -53,3 +53,19 @@ def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     counts = np.diff(np.append(np.flatnonzero(new), N))
     return first, inv, counts
 
+
+
+def run_ends(v: np.ndarray, starts: bool = False):
+    """For rows sorted ascending (R, P): at every position, the position of the last member
+    of its run of equal values (int64, (R, P)); with ``starts``, also that of the first,
+    as ``(start, end)``. NaN equals nothing: each NaN is a run of its own."""
+    R, P = v.shape
+    pos = np.arange(P)
+    last = np.ones((R, P), dtype=bool)
+    np.not_equal(v[:, 1:], v[:, :-1], out=last[:, :-1])
+    end = np.minimum.accumulate(np.where(last, pos, P)[:, ::-1], axis=1)[:, ::-1]
+    if not starts:
+        return end
+    first = np.ones((R, P), dtype=bool)
+    first[:, 1:] = last[:, :-1]
+    return np.maximum.accumulate(np.where(first, pos, 0), axis=1), end

@@ -135,8 +135,8 @@ def precompile(progress: bool = True) -> pl.DataFrame:
     Notes
     -----
     A run in a new process after a first one finds everything in the cache and only loads
-    it. With numba's cache
-    switched off (``GENEXPY_NB_NUMBA_CACHE=0``) nothing is kept for later processes.
+    it. With numba's cache switched off (``GENEXPY_NB_NUMBA_CACHE=0``) nothing is kept for
+    later processes.
     """
     from . import _numba
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._codes import run_ends
+
 
 def rank_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Midranks (1 = smallest) of the observed entries of every row of ``x``.
@@ -36,15 +38,9 @@ def rank_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     counts = np.count_nonzero(~np.isnan(x), axis=1).astype(np.int64)
     order = np.argsort(x, axis=1, kind="stable")  # NaN sorts last
     v = np.take_along_axis(x, order, axis=1)
-    pos = np.arange(k)
-    observed = pos < counts[:, None]
+    observed = np.arange(k) < counts[:, None]
     # each position's run of equal values: its first (start) and last (end) position
-    new = np.ones((n, k), dtype=bool)
-    np.not_equal(v[:, 1:], v[:, :-1], out=new[:, 1:])
-    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
-    last = np.ones((n, k), dtype=bool)
-    last[:, :-1] = new[:, 1:]
-    end = np.minimum.accumulate(np.where(last, pos, k)[:, ::-1], axis=1)[:, ::-1]
+    start, end = run_ends(v, starts=True)
     # positions start..end hold ranks start+1..end+1: their mean
     r = np.where(observed, 0.5 * (start + end + 2), np.nan)
     ranks = np.empty((n, k))

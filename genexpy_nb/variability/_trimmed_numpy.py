@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._codes import run_ends
+
 #: (rows x pooled points) per block: the arrays of one block stay in the core's cache
 _BLOCK = 1 << 18
 
@@ -28,18 +30,13 @@ def pooled_cdfs(r: np.ndarray, cnt: np.ndarray, x: np.ndarray) -> tuple[np.ndarr
     smallest r, 1 from the largest, ``i / m`` at a reference value, and linear between the
     knots ``(r[i-1], i / m)`` and ``(r[i], cnt[i] / m)`` elsewhere.
     """
-    R, m = r.shape
+    m = r.shape[1]
     n = x.shape[1]
-    P = m + n
     z = np.concatenate((r, x), axis=1)
     order = np.argsort(z, axis=1, kind="stable")
     v = np.take_along_axis(z, order, axis=1)
     ci = np.cumsum(order < m, axis=1)
-    # the end of each run of equal values, for every position of the run
-    last = np.ones((R, P), dtype=bool)
-    np.not_equal(v[:, 1:], v[:, :-1], out=last[:, :-1])
-    end = np.where(last, np.arange(P), P)
-    end = np.minimum.accumulate(end[:, ::-1], axis=1)[:, ::-1]
+    end = run_ends(v)  # the end of each run of equal values, for every position of the run
     i = np.take_along_axis(ci, end, axis=1)
     k = (end + 1) - i
     fn = k * (1.0 / n)

@@ -20,6 +20,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from .. import config
+from .._codes import run_ends
 from .._validation import GenexpyInputError, check_positive_int, rng_from_seed
 from ._checks import (
     as_candidates,
@@ -222,11 +223,7 @@ def _prepare(ref_gaps: Any, cand_gaps: Any, clip: Any) -> tuple[np.ndarray, np.n
 
 def _upper_counts(rs: np.ndarray) -> np.ndarray:
     """``cnt[b, j] = #{i : rs[b, i] <= rs[b, j]}`` for rows sorted ascending (ties share it)."""
-    B, h = rs.shape
-    ends = np.ones((B, h), dtype=bool)
-    ends[:, :-1] = rs[:, 1:] != rs[:, :-1]  # last position of each run of equal values
-    pos = np.where(ends, np.arange(h), h)
-    return np.minimum.accumulate(pos[:, ::-1], axis=1)[:, ::-1].astype(np.int64) + 1
+    return run_ends(rs) + 1
 
 
 def _reference_samples(ref: np.ndarray, idx: np.ndarray, ref_model: np.ndarray,
