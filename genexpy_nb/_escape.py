@@ -1,0 +1,152 @@
+"""One escaping helper per output format, for every string that comes from data.
+
+Names of alternatives, configurations, columns and files come from results tables that
+users did not always write themselves. Wherever such a string lands in a file that a
+browser, a spreadsheet, a Markdown renderer or LaTeX reads, it goes through the helper of
+that format first (OWASP's output encoding; Jinja's autoescape):
+
+- :func:`html_text` - text and attribute values in HTML (``& < > " '``);
+- :func:`script_json` - JSON embedded in an HTML ``<script>`` element (``</script>``,
+  ``<!--`` and the JavaScript line separators cannot end or break the element);
+- :func:`xml_text` - text and attribute values in SVG / XML (also drops the control
+  characters XML 1.0 forbids, which would make the file unreadable);
+- :func:`markdown_text` - text in Markdown, table cells included (punctuation that
+  Markdown interprets, pipes, raw HTML and line breaks);
+- :func:`latex_text` - text in LaTeX (``\\ { } $ & # ^ _ ~ %`` and ``< >``);
+- :func:`csv_cell` / :func:`csv_safe` - text cells of CSV/TSV files that a spreadsheet
+  would run as a formula (a cell starting with ``= + - @``, a tab or a carriage return
+  gets a leading apostrophe).
+
+Examples
+--------
+>>> html_text('</script><b>"x"</b>')
+'&lt;/script&gt;&lt;b&gt;&quot;x&quot;&lt;/b&gt;'
+>>> latex_text("R2_score & 50%")
+'R2\\\\_score \\\\& 50\\\\%'
+>>> markdown_text("a|b*")
+'a\\\\|b\\\\*'
+>>> csv_cell("=HYPERLINK()")
+"'=HYPERLINK()"
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+__all__ = [
+    "csv_cell",
+    "csv_safe",
+    "html_text",
+    "latex_text",
+    "markdown_text",
+    "script_json",
+    "xml_text",
+]
+
+
+def html_text(value: Any) -> str:
+    """``value`` as text safe in HTML element content and in quoted attribute values."""
+    return html.escape(str(value), quote=True)
+
+
+#: characters that must not appear raw in JSON inside <script>: '<' starts '</script>' and
+#: '<!--'; '>' and '&' for symmetry with HTML parsers; U+2028/U+2029 end a JavaScript line
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                   "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_SCRIPT_RE = re.compile("[<>&\u2028\u2029]")
+
+
+def script_json(obj: Any, **dumps_kwargs: Any) -> str:
+    """``json.dumps(obj)`` that is safe inside an HTML ``<script>`` element.
+
+    The characters ``< > &`` and U+2028/U+2029 only occur inside JSON strings, where the
+    ``\\uXXXX`` escapes written instead decode to the same characters: the parsed object is
+    unchanged, and no string from the data can close the element (``</script>``) or open an
+    HTML comment.
+
+    >>> script_json({"name": "</script><script>alert(1)</script>"})
+    '{"name": "\\\\u003c/script\\\\u003e\\\\u003cscript\\\\u003ealert(1)\\\\u003c/script\\\\u003e"}'
+    """
+    text = json.dumps(obj, **dumps_kwargs)
+    return _SCRIPT_RE.sub(lambda m: _SCRIPT_ESCAPES[m.group()], text)
+
+
+# XML 1.0 allows tab, newline and carriage return among the C0 controls, nothing else
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_text(value: Any) -> str:
+    """``value`` as text safe in SVG/XML content and quoted attributes.
+
+    ``& < > " '`` become entities; control characters that XML 1.0 forbids are dropped
+    (they would make the whole file unreadable, not only the label).
+    """
+    return html.escape(_XML_INVALID.sub("", str(value)), quote=True)
+
+
+# punctuation that Markdown (CommonMark, GitHub tables, MyST's dollar math) interprets
+# anywhere in a line; the rest ('-', '.', '(' ...) only matters at the start of a line
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~$&])")
+_MD_LINE_START = re.compile(r"^(\s*(?:\d+)?)([#+\-=!.)])")
+
+
+def markdown_text(value: Any) -> str:
+    """``value`` as literal text in Markdown, also inside a table cell.
+
+    Line breaks become spaces (a table row is one line); the punctuation that Markdown
+    interprets inside a line (emphasis, code, links, raw HTML, table pipes, math) is
+    backslash-escaped, and so is a start that would open a heading, a list or a quote
+    (CommonMark allows a backslash before any ASCII punctuation). Names such as ``GPT-3``
+    or ``v1.2`` stay as they are.
+    """
+    text = " ".join(str(value).splitlines())
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+_LATEX = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+    "^": r"\textasciicircum{}", "_": r"\_", "~": r"\textasciitilde{}", "%": r"\%",
+    "<": r"\textless{}", ">": r"\textgreater{}",
+}
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX))
+
+
+def latex_text(value: Any) -> str:
+    """``value`` as literal text in LaTeX (text mode); line breaks become spaces."""
+    text = " ".join(str(value).splitlines())
+    return _LATEX_RE.sub(lambda m: _LATEX[m.group()], text)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell that a spreadsheet will show as text, never run as a formula.
+
+    Strings starting with ``= + - @``, a tab or a carriage return get a leading apostrophe
+    (OWASP's advice for CSV injection); anything else, numbers included, is returned as is.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_safe(frame: Any) -> Any:
+    """A polars frame whose text columns went through :func:`csv_cell` (a new frame).
+
+    Only string (and categorical / enum) columns change, and only their cells that start
+    like a formula; the caller's frame is left as it is.
+    """
+    import polars as pl
+
+    exprs = []
+    for name, dtype in frame.schema.items():
+        if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+            col = pl.col(name).cast(pl.String)
+            risky = col.str.contains(r"^[=+\-@\t\r]")
+            exprs.append(pl.when(risky).then(pl.lit("'") + col).otherwise(col).alias(name))
+    return frame.with_columns(exprs) if exprs else frame
