@@ -83,9 +83,7 @@ html_title = f"genexpy_nb {release}"
 html_static_path = ["_static"]
 html_css_files = ["genexpy.css"]
 html_last_updated_fmt = None
-# no copies of the sources: the search page would fetch them for its snippets, which a
-# browser refuses on file:// (the site must work from the file system too)
-html_copy_source = False
+html_copy_source = False  # no _sources/: the pages are the source (and notebooks on Binder)
 html_show_sourcelink = False
 html_theme_options = {
     # the README's Binder badge: .../v2/gh/genexpy-nb/genexpy_nb/HEAD?urlpath=lab/tree/...

@@ -17,8 +17,9 @@
 # Environment: GENEXPY_NB_VENV   the virtual environment (default .venv)
 #              GENEXPY_NB_DOCS_INSTALL=0   install nothing (scripts/test.sh has installed)
 #              GENEXPY_NB_DOCS_CHECK=0     skip the check of the built site
-#              GENEXPY_NB_DOCS_NOTEBOOKS=00_quickstart,...  only these notebooks (iterating)
-#              GENEXPY_NB_DOCS_EXECUTE=0   notebooks without outputs (iterating)
+#              GENEXPY_NB_DOCS_NOTEBOOKS=00_quickstart,...  execute only these (iterating;
+#                                          the others: cached outputs, or none)
+#              GENEXPY_NB_DOCS_EXECUTE=0   execute none (iterating)
 set -euo pipefail
 
 # A relative GENEXPY_NB_DATA_DIR means relative to where the command was run (as in test.sh)
@@ -49,6 +50,9 @@ fi
 
 # the checkout's package, whatever else is installed (also in the notebooks' kernels)
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+# compile the numerical kernels into the checkout's numba cache first (about 12 s, once): the
+# notebooks then show no compile notes and do not each pay for compiling
+"$VPY" -m genexpy_nb precompile --quiet
 start=$(date +%s)
 "$VPY" -m sphinx -W --keep-going -q -b html docs docs/_build/html
 pages=$(find docs/_build/html -name '*.html' | wc -l)

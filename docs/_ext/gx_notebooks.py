@@ -20,9 +20,10 @@ At ``builder-inited`` every ``notebooks/*.ipynb`` of the repository is
    (``nb_execution_mode = "off"``).
 
 A cell that raises fails the build, with the notebook, the cell and the traceback.
-``GENEXPY_NB_DOCS_NOTEBOOKS`` (comma-separated names, e.g. ``00_quickstart``) limits the
-build to some notebooks while writing pages; ``GENEXPY_NB_DOCS_EXECUTE=0`` renders them
-without outputs (both for iterating on the site; CI builds every notebook, executed).
+``GENEXPY_NB_DOCS_NOTEBOOKS`` (comma-separated names, e.g. ``00_quickstart``) executes only
+those notebooks, and ``GENEXPY_NB_DOCS_EXECUTE=0`` none: the others get their cached outputs
+when the cache has them, otherwise a page without outputs (for iterating on the site; CI
+executes every notebook, and the site check fails on a page without its charts).
 """
 
 from __future__ import annotations
@@ -40,10 +41,6 @@ from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
-from sphinx.util import logging
-
-logger = logging.getLogger(__name__)
-
 
 def _say(text: str) -> None:
     """Progress on stderr: shown under ``sphinx -q`` too (executing takes minutes)."""
@@ -305,6 +302,9 @@ def execute(nb: Any, name: str) -> tuple[Any, float]:
 
 
 def selected(names: list[str]) -> list[str]:
+    """The notebooks to execute (``GENEXPY_NB_DOCS_NOTEBOOKS``; default all)."""
+    if os.environ.get("GENEXPY_NB_DOCS_EXECUTE", "1") == "0":
+        return []
     only = os.environ.get("GENEXPY_NB_DOCS_NOTEBOOKS", "").strip()
     if not only:
         return names
@@ -320,38 +320,35 @@ def prepare_notebooks(app: Sphinx) -> None:
     src_nbs = sorted((root / "notebooks").glob("*.ipynb"))
     out_dir = srcdir / "notebooks"
     out_dir.mkdir(exist_ok=True)
-    names = selected([p.stem for p in src_nbs])
-    for stale in out_dir.glob("*.ipynb"):  # removed notebooks, or ones left out this time
-        if stale.stem not in names:
+    for stale in out_dir.glob("*.ipynb"):  # notebooks removed from the repository
+        if not (root / "notebooks" / stale.name).is_file():
             stale.unlink()
-    run = os.environ.get("GENEXPY_NB_DOCS_EXECUTE", "1") != "0"
+    run = set(selected([p.stem for p in src_nbs]))
     cache = srcdir / CACHE_DIR
     cache.mkdir(parents=True, exist_ok=True)
-    fingerprint = package_fingerprint(root) if run else ""
+    fingerprint = package_fingerprint(root)
     total = 0.0
     for path in src_nbs:
-        if path.stem not in names:
-            continue
         nb = nbformat.read(path, as_version=4)
-        if run:
-            key = notebook_key(nb, fingerprint)
-            cached = cache / f"{path.stem}.{key}.ipynb"
-            if cached.is_file():
-                done = nbformat.read(cached, as_version=4)
-                _say(f"notebook {path.stem}: outputs from the cache")
-            else:
-                _say(f"notebook {path.stem}: executing ...")
-                done, dt = execute(nb, path.stem)
-                total += dt
-                _say(f"notebook {path.stem}: executed in {dt:.0f} s")
-                for old in cache.glob(f"{path.stem}.*.ipynb"):
-                    old.unlink()
-                tmp = cached.with_suffix(".tmp")
-                nbformat.write(done, tmp)
-                os.replace(tmp, cached)
-            page = static_outputs(merge_outputs(nb, done))
-        else:
-            page = nb
+        key = notebook_key(nb, fingerprint)
+        cached = cache / f"{path.stem}.{key}.ipynb"
+        if cached.is_file():
+            done = nbformat.read(cached, as_version=4)
+            _say(f"notebook {path.stem}: outputs from the cache")
+        elif path.stem in run:
+            _say(f"notebook {path.stem}: executing ...")
+            done, dt = execute(nb, path.stem)
+            total += dt
+            _say(f"notebook {path.stem}: executed in {dt:.0f} s")
+            for old in cache.glob(f"{path.stem}.*.ipynb"):
+                old.unlink()
+            tmp = cached.with_suffix(".tmp")
+            nbformat.write(done, tmp)
+            os.replace(tmp, cached)
+        else:  # left out while iterating: the page shows the notebook without outputs
+            done = None
+            _say(f"notebook {path.stem}: not executed (GENEXPY_NB_DOCS_NOTEBOOKS / _EXECUTE)")
+        page = nb if done is None else static_outputs(merge_outputs(nb, done))
         text = nbformat.writes(page)
         target = out_dir / path.name
         if not target.is_file() or target.read_text(encoding="utf-8") != text:

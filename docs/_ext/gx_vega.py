@@ -127,7 +127,7 @@ def home_figure(srcdir: Path) -> None:
 
 **What the categorical-encoder benchmark can conclude.** Each row is one configuration
 (model · tuning · quality metric) of the benchmark of Matteucci et al. (2023), which compares
-32 encoders on {n_lo} to {n_hi} datasets per configuration (the black tick). A dot is n\\*, the
+{study.na} encoders on {n_lo} to {n_hi} datasets per configuration (the black tick). A dot is n\\*, the
 number of datasets needed for two studies like it to agree on the question with probability
 0.95 (alpha\\* = 0.95, delta\\* = 0.05), with its 90 % interval. Left of the tick: the datasets
 at hand suffice. "Are the encoders ranked in a consistent order?" holds for {g_mal} of
