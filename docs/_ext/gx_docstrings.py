@@ -68,10 +68,20 @@ def install(app: Sphinx) -> None:
             handler.filters.insert(0, _FILTER)
 
 
+_READ: dict[str, int] = {"docs": 0}
+
+
+def count_read(app: Sphinx, env: Any, docnames: list[str]) -> None:
+    _READ["docs"] = len(docnames)
+
+
 def report(app: Sphinx, exception: Exception | None) -> None:
+    """Write the list after a build that read every page (an incremental build sees only the
+    warnings of the pages it re-read, and leaves the last full list alone)."""
     path = Path(app.outdir).parent / "docstring_warnings.txt"
-    path.write_text("\n".join(_FILTER.records) + ("\n" if _FILTER.records else ""),
-                    encoding="utf-8")
+    if _READ["docs"] >= len(app.env.found_docs) or not path.is_file():
+        path.write_text("\n".join(_FILTER.records) + ("\n" if _FILTER.records else ""),
+                        encoding="utf-8")
     if _FILTER.records:
         logger.info(f"{len(_FILTER.records)} warnings from the package's docstrings, not "
                     f"counted as errors until the docstrings phase: {path}")
@@ -79,5 +89,6 @@ def report(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     install(app)
+    app.connect("env-before-read-docs", count_read)
     app.connect("build-finished", report)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
