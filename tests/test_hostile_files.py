@@ -155,3 +155,22 @@ def test_weights_file_with_a_pickled_object_is_refused(tmp_path):
     with pytest.raises(GenexpyInputError, match="could not read weights"):
         _read_state(p)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("inline", [True, False])
+def test_saved_html_keeps_a_script_payload_a_string(tmp_path, inline):
+    import altair as alt
+    import polars as pl
+
+    from genexpy_nb.charts import save_chart
+
+    payload = "</script><script>alert(1)</script><!--"
+    df = pl.DataFrame({"a": [payload, "b"], "v": [1, 2]})
+    chart = alt.Chart(df.to_pandas()).mark_bar().encode(x="a:N", y="v:Q").properties(
+        title=payload)
+    out = save_chart(chart, tmp_path / "x.html", inline=inline)
+    text = out.read_text(encoding="utf-8")
+    assert "alert(1)" in text  # the name is there, as data
+    assert "<script>alert" not in text and "<!--" not in text
+    # the page's own script elements only: the template's, none from the data
+    assert text.count("</script>") == (2 if inline else 4)

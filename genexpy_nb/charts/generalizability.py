@@ -1035,7 +1035,7 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path | Sequence[str | Path]
             if fmt == "html" and inline:
                 fh.write(_inline_html(spec))
             elif fmt == "html":
-                chart.save(fh, format="html", inline=False)
+                fh.write(_cdn_html(spec))
             elif fmt == "json":
                 import json
 
@@ -1111,14 +1111,32 @@ def _inline_html(spec: dict) -> str:
     """A standalone HTML page of a Vega-Lite spec with the Vega JavaScript inlined.
 
     The same page as Altair's ``chart.save(path, inline=True)`` (its inline template), with
-    the JavaScript bundle taken from :func:`_vega_script`'s cache.
+    the JavaScript bundle taken from :func:`_vega_script`'s cache, and the spec embedded
+    with :func:`~genexpy_nb._escape.script_json`: a name from the data such as
+    ``</script><script>...`` stays a string of the spec instead of ending the element.
     """
-    import json
-
     from altair.utils.html import INLINE_HTML_TEMPLATE
 
+    from .._escape import script_json
+
     return INLINE_HTML_TEMPLATE.render(
-        spec=json.dumps(spec), embed_options=json.dumps({"mode": "vega-lite"}),
+        spec=script_json(spec), embed_options=script_json({"mode": "vega-lite"}),
         output_div="vis", vegalite_version=alt.VEGALITE_VERSION,
         vegaembed_script=_vega_script(),
+    )
+
+
+def _cdn_html(spec: dict) -> str:
+    """The HTML page of ``chart.save(path, inline=False)`` (Vega loaded from a CDN), with
+    the spec embedded by :func:`~genexpy_nb._escape.script_json` (Altair's own ``json.dumps``
+    lets ``</script>`` in a name end the element)."""
+    from altair.utils.html import HTML_TEMPLATE
+
+    from .._escape import script_json
+
+    return HTML_TEMPLATE.render(
+        spec=script_json(spec), embed_options=script_json({"mode": "vega-lite"}),
+        mode="vega-lite", vega_version=alt.VEGA_VERSION, vegalite_version=alt.VEGALITE_VERSION,
+        vegaembed_version=alt.VEGAEMBED_VERSION, base_url="https://cdn.jsdelivr.net/npm",
+        output_div="vis", fullhtml=True, requirejs=False,
     )
