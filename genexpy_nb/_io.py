@@ -12,7 +12,9 @@ temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could 
   want a file name (vl-convert, NumPy, ...);
 - :func:`atomic_dir` - a context manager yielding a temporary folder that becomes ``path``;
 - :func:`write_frame` - a polars frame to ``.parquet``, ``.csv``, ``.tsv`` or ``.json``,
-  chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront.
+  chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront;
+- :func:`check_not_input` - no output replaces an input: refuses an output file that is one
+  of the inputs (after resolving links) and an output folder that holds one.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
     "atomic_path",
     "atomic_write",
     "check_frame_path",
+    "check_not_input",
     "check_output_dir",
     "make_parent",
     "write_frame",
@@ -252,3 +255,60 @@ def write_frame(df, path: str | os.PathLike) -> Path:
         else:
             df.write_json(fh)
     return p
+
+
+def _resolved(path: str | os.PathLike) -> Path:
+    """``path`` made absolute with its links resolved (as far as they exist)."""
+    p = Path(path).expanduser()
+    try:
+        return p.resolve(strict=False)
+    except (OSError, RuntimeError):  # a symlink loop: compare the path as written
+        return p.absolute()
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links, bind mounts, case-insensitive names
+    except OSError:
+        return False
+
+
+def check_not_input(out: str | os.PathLike, inputs: Any, option: str = "--out", *,
+                    folder: bool = False) -> None:
+    """Refuse an output that would replace or delete one of the ``inputs``.
+
+    ``out`` is an output file (``folder=False``) or an output folder (``folder=True``).
+    Raises :class:`GenexpyInputError`, naming ``option``, when ``out`` is one of the
+    ``inputs`` (the same file after resolving symbolic links, or a hard link to it), or -
+    for a folder, which a write replaces as a whole - when an input lies inside it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "r.csv").write_text("a\\n1\\n")
+    >>> check_not_input(d / "out.csv", [d / "r.csv"])            # fine
+    >>> check_not_input(d / "r.csv", [d / "r.csv"])               # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genexpy_nb._validation.GenexpyInputError: --out ... is the input file ...
+    """
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    target = _resolved(out)
+    for inp in inputs:
+        if inp is None:
+            continue
+        src = _resolved(inp)
+        # the input as named (a link inside the folder is deleted with it) and its target
+        named = _resolved(Path(inp).expanduser().parent) / Path(inp).name
+        if _same_file(target, src) or _same_file(target, named):
+            raise GenexpyInputError(
+                f"{option} {str(out)!r} is the input file {str(inp)!r}: writing it would "
+                "destroy the input. Choose another output name.")
+        if folder and (target in src.parents or target in named.parents):
+            raise GenexpyInputError(
+                f"{option} {str(out)!r} holds the input file {str(inp)!r}: the output folder "
+                "is replaced as a whole, which would delete the input. Choose another output "
+                "folder, or move the input out of it.")

@@ -132,13 +132,36 @@ def _check_parent(p: Path, option: str) -> None:
     make_parent(p.expanduser().absolute().parent, f"{option} {str(p)!r}")
 
 
-def check_out_file(path: str, option: str = "--out") -> Path:
-    """An output table path: a supported suffix, in a folder that can be written."""
-    from ._io import check_frame_path
+# ---- output paths: never an input, a replacement said (issue 30) -------------------------
+
+
+def check_out_file(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
+    """An output table path: a supported suffix, in a folder that can be written, none of
+    the ``inputs``; replacing an existing file is said on the terminal."""
+    from ._io import check_frame_path, check_not_input
 
     p = check_frame_path(path, option)
+    check_not_input(p, inputs, option)
     _check_parent(p, option)
+    if p.exists():
+        _say(f"note: {option} {str(p)!r} exists; it is replaced when the command succeeds")
     return p
+
+
+def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
+    """An output folder: writable, holding none of the ``inputs``, not a folder of the
+    user's own files; replacing one written by an earlier run is said on the terminal."""
+    from ._io import check_not_input, check_output_dir
+
+    check_not_input(path, inputs, option, folder=True)
+    p = check_output_dir(path)
+    if p.is_dir() and any(p.iterdir()):
+        _say(f"note: {option} {str(path)!r} holds the output of an earlier run; it is "
+             "replaced when the command succeeds")
+    return p
+
+
+# ---- reading tables --------------------------------------------------------------------
 
 
 def read_table(path: str) -> pl.DataFrame:
@@ -246,7 +269,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
     from ._io import write_frame
 
-    out = check_out_file(args.out)
+    out = check_out_file(args.out, inputs=[args.results])
     df = read_table(args.results)
     held = args.held_constant or []
     _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
@@ -370,7 +393,7 @@ def cmd_seeds(args: argparse.Namespace) -> int:
 
     from ._io import write_frame
 
-    out = check_out_file(args.out)
+    out = check_out_file(args.out, inputs=[args.pool])
     ref, cand, labels, what = _load_gaps(args.pool, args.n_reference)
     from .variability import candidate_report
     from .variability._checks import as_candidates, as_gaps, as_labels
@@ -514,14 +537,14 @@ def _compare_tests(values, names, blocks, hib, figs, args):
 def cmd_compare(args: argparse.Namespace) -> int:
     import warnings
 
-    from ._io import atomic_dir, check_output_dir
+    from ._io import atomic_dir
 
     figs = _csv_list(args.figures)
     bad = [f for f in figs if f not in ("html", "png", "svg", "pdf")]
     if bad:
         raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
                                 "or pdf (comma-separated), or '' for none.")
-    out = check_output_dir(args.out)
+    out = check_out_dir(args.out, inputs=[args.results])
     if args.format not in ("csv", "parquet", "json", "tsv"):  # pragma: no cover (choices)
         raise GenexpyInputError(f"--format {args.format!r}")
     df = read_table(args.results)
@@ -565,9 +588,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from ._io import check_output_dir
-
-    check_output_dir(args.out)
+    check_out_dir(args.out)
     from .demo import run_demo
 
     run_demo(out_dir=Path(args.out), rep=args.rep, seed=args.seed, progress=not args.quiet)

@@ -174,3 +174,79 @@ def test_saved_html_keeps_a_script_payload_a_string(tmp_path, inline):
     assert "<script>alert" not in text and "<!--" not in text
     # the page's own script elements only: the template's, none from the data
     assert text.count("</script>") == (2 if inline else 4)
+
+
+# ---- no output ever replaces an input -----------------------------------------------------
+
+
+def _cli_table(folder: Path, name: str = "r.csv") -> Path:
+    import polars as pl
+
+    rng = np.random.default_rng(0)
+    rows = [dict(dataset=f"d{d}", method=f"M{m}", score=float(0.5 + 0.05 * m
+                                                               + rng.normal(0, 0.04)))
+            for d in range(8) for m in range(3)]
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / name
+    df = pl.DataFrame(rows)
+    df.write_parquet(p) if p.suffix == ".parquet" else df.write_csv(p)
+    return p
+
+
+_NSTAR = ["--alternatives", "method", "--target", "score", "--higher-is-better",
+          "--generalize", "dataset", "--rep", "20", "--quiet", "--methods", "approx"]
+_COMPARE = ["--alternatives", "method", "--target", "score", "--blocks", "dataset",
+            "--higher-is-better", "--figures", ""]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink", "dotted"])
+def test_nstar_out_onto_its_input_is_refused(tmp_path, capsys, suffix, how):
+    from genexpy_nb.cli import main
+
+    src = _cli_table(tmp_path, "r" + suffix)
+    before = src.read_bytes()
+    out = {"same": src, "dotted": tmp_path / "." / ("r" + suffix),
+           "symlink": tmp_path / ("link" + suffix),
+           "hardlink": tmp_path / ("hard" + suffix)}[how]
+    if how == "symlink":
+        out.symlink_to(src)
+    elif how == "hardlink":
+        os.link(src, out)
+    assert main(["nstar", str(src), *_NSTAR, "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "is the input file" in err, err
+    assert src.read_bytes() == before
+
+
+def test_compare_out_folder_holding_its_input_is_refused(tmp_path, capsys):
+    from genexpy_nb.cli import main
+
+    src = _cli_table(tmp_path)
+    assert main(["compare", str(src), *_COMPARE, "--out", str(tmp_path / "cmp")]) == 0
+    # the user moves the table into the earlier output folder and runs again
+    moved = tmp_path / "cmp" / "r.csv"
+    src.rename(moved)
+    before = moved.read_bytes()
+    capsys.readouterr()
+    assert main(["compare", str(moved), *_COMPARE, "--out", str(tmp_path / "cmp")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "holds the input file" in err, err
+    assert moved.read_bytes() == before
+    # the same folder given through a link, and the input itself as the folder
+    (tmp_path / "alias").symlink_to(tmp_path / "cmp")
+    assert main(["compare", str(moved), *_COMPARE, "--out", str(tmp_path / "alias")]) == 1
+    assert main(["compare", str(moved), *_COMPARE, "--out", str(moved)]) == 1
+    assert moved.read_bytes() == before
+
+
+def test_replacing_an_earlier_output_is_said(tmp_path, capsys):
+    from genexpy_nb.cli import main
+
+    src = _cli_table(tmp_path)
+    for _ in range(2):
+        assert main(["nstar", str(src), *_NSTAR, "--out", str(tmp_path / "n.csv")]) == 0
+        assert main(["compare", str(src), *_COMPARE, "--out", str(tmp_path / "cmp")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("it is replaced when the command succeeds") == 2, err
+    assert "'--out' " not in err
