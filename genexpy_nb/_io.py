@@ -13,6 +13,8 @@ temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could 
 - :func:`atomic_dir` - a context manager yielding a temporary folder that becomes ``path``;
 - :func:`write_frame` - a polars frame to ``.parquet``, ``.csv``, ``.tsv`` or ``.json``,
   chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront;
+- :func:`check_input_file` - a file to read exists, is a regular file (not a folder, a
+  device, a pipe or a symlink loop) and is not larger than the reader accepts;
 - :func:`check_not_input` - no output replaces an input: refuses an output file that is one
   of the inputs (after resolving links) and an output folder that holds one.
 """
@@ -37,6 +39,7 @@ __all__ = [
     "atomic_path",
     "atomic_write",
     "check_frame_path",
+    "check_input_file",
     "check_not_input",
     "check_output_dir",
     "make_parent",
@@ -312,3 +315,52 @@ def check_not_input(out: str | os.PathLike, inputs: Any, option: str = "--out", 
                 f"{option} {str(out)!r} holds the input file {str(inp)!r}: the output folder "
                 "is replaced as a whole, which would delete the input. Choose another output "
                 "folder, or move the input out of it.")
+
+
+def _size_text(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} TB"  # pragma: no cover
+
+
+def check_input_file(path: str | os.PathLike, what: str = "file", *,
+                     max_bytes: int | None = None) -> Path:
+    """Check, before anything reads it, that ``path`` is a regular file of bounded size.
+
+    Raises :class:`GenexpyInputError` naming ``what`` and the path when it does not exist,
+    is a folder (``x.csv/``), a symbolic link that loops or points nowhere, a device or a
+    pipe (reading ``/dev/zero`` or a FIFO would never end), cannot be read, or is larger
+    than ``max_bytes``. Returns the path (``~`` expanded).
+    """
+    import errno
+    import stat
+
+    p = Path(path).expanduser()
+    try:
+        st = p.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise GenexpyInputError(f"{what} {str(path)!r} is a symbolic link that loops back "
+                                    "on itself; point it at the real file.") from None
+        if p.is_symlink():
+            raise GenexpyInputError(f"{what} {str(path)!r} is a symbolic link to a file that "
+                                    "does not exist; fix the link or give the file.") from None
+        if exc.errno == errno.ENOENT:
+            raise GenexpyInputError(f"{what} {str(path)!r} not found.") from None
+        raise GenexpyInputError(f"cannot open the {what} {str(path)!r} "
+                                f"({exc.strerror or exc}).") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise GenexpyInputError(f"{what} {str(path)!r} is a folder, not a file; give the "
+                                "path of the file itself.")
+    if not stat.S_ISREG(st.st_mode):
+        raise GenexpyInputError(f"{what} {str(path)!r} is not a regular file (a device, a "
+                                "pipe or a socket); copy the data to a file first.")
+    if not os.access(p, os.R_OK):
+        raise GenexpyInputError(f"cannot read the {what} {str(path)!r} (permission denied).")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise GenexpyInputError(
+            f"{what} {str(path)!r} holds {_size_text(st.st_size)}, more than the "
+            f"{_size_text(max_bytes)} this reader accepts; is it the right file?")
+    return p

@@ -250,3 +250,60 @@ def test_replacing_an_earlier_output_is_said(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("it is replaced when the command succeeds") == 2, err
     assert "'--out' " not in err
+
+
+# ---- crafted CIFAR batches: bounded in size, refused quickly -----------------------------
+
+
+def _shared_reference_bomb(levels: int = 10) -> list:
+    """10**levels zeros once expanded, from a few hundred bytes (each list shared)."""
+    row = [0] * 10
+    for _ in range(levels - 1):
+        row = [row] * 10
+    return row
+
+
+def _nesting_bomb(depth: int = 200) -> list:
+    out: list = [0]
+    for _ in range(depth):
+        out = [out]
+    return out
+
+
+def _declared_bytes_bomb() -> bytes:
+    """A protocol-4 pickle declaring a bytes object of 10**12 bytes, holding 4."""
+    return b"\x80\x04\x8e" + (10**12).to_bytes(8, "little") + b"abcd."
+
+
+CRAFTED_CIFAR = {
+    "shared references in data": lambda: pickle.dumps(
+        {b"data": _shared_reference_bomb(), b"labels": [0]}, protocol=4),
+    "shared references in labels": lambda: pickle.dumps(
+        {b"data": b"", b"labels": _shared_reference_bomb()}),
+    "nesting 200 deep": lambda: pickle.dumps({b"data": _nesting_bomb(), b"labels": [0]}),
+    "declared length 10**12": _declared_bytes_bomb,
+    "array shape (2**32, 2**32) in 8 bytes": lambda: _with_shape((2**32, 2**32)),
+}
+
+
+def _with_shape(shape: tuple) -> bytes:
+    """A pickled uint8 array of 8 bytes whose state declares another shape."""
+    good = pickle.dumps({b"data": np.zeros(8, np.uint8), b"labels": [0]}, protocol=2)
+    # the array's state starts (MARK, version 1, shape (8,) ...): swap the shape tuple
+    old = b"(K\x01K\x08\x85"
+    assert good.count(old) == 1
+    return good.replace(old, b"(K\x01" + pickle.dumps(shape, protocol=2)[2:-1])
+
+
+@pytest.mark.parametrize("kind", sorted(CRAFTED_CIFAR))
+def test_crafted_cifar_batch_is_refused_quickly(tmp_path, kind):
+    import time
+
+    folder = _folder(tmp_path)
+    content = CRAFTED_CIFAR[kind]()
+    assert len(content) < 1000
+    (folder / "data_batch_1").write_bytes(content)
+    t = time.perf_counter()
+    with pytest.raises(GenexpyInputError, match="data_batch_1"):
+        load_cifar10_binary(folder, n_val=0)
+    assert time.perf_counter() - t < 1.0
