@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ._validation import GenexpyInputError
+from ._validation import GenexpyInputError, size_text
 
 __all__ = [
     "FRAME_SUFFIXES",
@@ -317,14 +317,6 @@ def check_not_input(out: str | os.PathLike, inputs: Any, option: str = "--out", 
                 "folder, or move the input out of it.")
 
 
-def _size_text(n: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if n < 1000 or unit == "TB":
-            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n:.1f} TB"  # pragma: no cover
-
-
 def check_input_file(path: str | os.PathLike, what: str = "file", *,
                      max_bytes: int | None = None) -> Path:
     """Check, before anything reads it, that ``path`` is a regular file of bounded size.
@@ -361,6 +353,6 @@ def check_input_file(path: str | os.PathLike, what: str = "file", *,
         raise GenexpyInputError(f"cannot read the {what} {str(path)!r} (permission denied).")
     if max_bytes is not None and st.st_size > max_bytes:
         raise GenexpyInputError(
-            f"{what} {str(path)!r} holds {_size_text(st.st_size)}, more than the "
-            f"{_size_text(max_bytes)} this reader accepts; is it the right file?")
+            f"{what} {str(path)!r} holds {size_text(st.st_size)}, more than the "
+            f"{size_text(max_bytes)} this reader accepts; is it the right file?")
     return p

@@ -143,3 +143,111 @@ def child_seed(seed: int | None, *keys: int) -> np.random.Generator:
         return np.random.default_rng()
     return np.random.default_rng(np.random.SeedSequence([int(seed), *map(int, keys)]))
 
+
+
+# ---- memory bounds: parameters checked before work starts -------------------------------
+
+#: share of the available memory one call may plan to use
+MEMORY_SHARE: float = 0.8
+
+
+def available_memory() -> int:
+    """Bytes this process can still allocate: the machine's available memory, and the
+    head-room under an address-space limit (``ulimit -v``, as HPC login nodes set)."""
+    avail = None
+    try:
+        import psutil
+
+        avail = int(psutil.virtual_memory().available)
+    except (ImportError, OSError):  # pragma: no cover - psutil is a dependency of ipykernel
+        try:
+            with open("/proc/meminfo", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith("MemAvailable:"):
+                        avail = int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    if avail is None:  # pragma: no cover - no way to know: assume a small laptop
+        avail = 4 * 2**30
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            used = 0
+            try:
+                import psutil
+
+                used = int(psutil.Process().memory_info().vms)
+            except (ImportError, OSError):  # pragma: no cover
+                pass
+            avail = min(avail, max(0, soft - used))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - Windows
+        pass
+    return avail
+
+
+def size_text(n: float) -> str:
+    """A byte count for people: ``'1.5 GB'``, ``'320 MB'``."""
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if abs(n) < 1000 or unit == "PB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} PB"  # pragma: no cover
+
+
+def check_memory(param: str, value: int, *, per_unit: float, fixed: float = 0.0,
+                 what: str = "this call", minimum: int = 1,
+                 available: int | None = None) -> int:
+    """Refuse ``param = value`` when the memory it needs exceeds what is available.
+
+    The call would need about ``fixed + per_unit * value`` bytes (an estimate of its
+    largest arrays). When that is more than :data:`MEMORY_SHARE` of
+    :func:`available_memory`, a :class:`GenexpyInputError` gives the estimate, the memory
+    available and the largest feasible value of ``param`` - before anything is allocated,
+    instead of a ``MemoryError`` (or the system's out-of-memory killer) from deep inside.
+    Returns ``value``.
+
+    Examples
+    --------
+    >>> check_memory("rep", 200, per_unit=8 * 50, available=10**9)
+    200
+    >>> check_memory("rep", 10**9, per_unit=8 * 50, available=10**9)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genexpy_nb._validation.GenexpyInputError: rep=1000000000: ... about 400.0 GB ...
+    """
+    need = float(fixed) + float(per_unit) * float(value)
+    avail = available_memory() if available is None else int(available)
+    budget = MEMORY_SHARE * avail
+    if need <= budget:
+        return value
+    feasible = int((budget - fixed) // per_unit) if per_unit > 0 else 0
+    if feasible >= minimum:
+        # a round value (two significant digits) below the limit
+        digits = max(len(str(feasible)) - 2, 0)
+        feasible = max(minimum, (feasible // 10**digits) * 10**digits)
+        fix = (f"use {param}={feasible} or less (about "
+               f"{size_text(fixed + per_unit * feasible)})")
+    else:
+        fix = (f"even {param}={minimum} would need {size_text(fixed + per_unit * minimum)}; "
+               "analyse less at once (fewer configurations, kernels or models)")
+    raise GenexpyInputError(
+        f"{param}={value}: {what} would need about {size_text(need)} of memory, and "
+        f"{size_text(avail)} is available; {fix}.")
+
+
+def check_rep_memory(rep: int, sizes: Sequence[int], grid_fn: Any, n_kernels: int) -> int:
+    """Refuse a ``rep`` whose MMD samples would not fit in memory (n-generalizability).
+
+    ``sizes``: the number of conditions N of every configuration analysed; ``grid_fn(N)``:
+    the sample sizes n drawn for N. Kept for the whole analysis: ``rep`` float64 values per
+    (configuration, kernel, n); while one configuration is drawn: ``rep`` x N uniforms and
+    their order, and the pairs' indices (about 48 bytes per (rep, condition)).
+    """
+    if not sizes:
+        return rep
+    kept = 8.0 * n_kernels * sum(int(np.size(grid_fn(int(n)))) for n in sizes)
+    return check_memory("rep", rep, per_unit=kept + 48.0 * max(sizes), minimum=2,
+                        what=f"the resampled MMD values of {len(sizes)} configuration(s) x "
+                             f"{n_kernels} kernel(s)")

@@ -26,6 +26,7 @@ from ._validation import (
     as_float_grid,
     check_positive_int,
     check_probability,
+    check_rep_memory,
     child_seed,
 )
 from .kernels import Kernel
@@ -733,6 +734,7 @@ class GeneralizabilityAnalysis:
         ids = (sorted(s.config_id for s in study.samples()) if configurations is None
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
+        check_rep_memory(self.rep, [study.sample(c).N for c in ids], grid_fn, len(kernels))
         self.dists: dict[int, ConfigDistributions] = {}
         # many small BLAS products: one BLAS thread (our own threads split large work)
         from ._numba import one_blas_thread, threads

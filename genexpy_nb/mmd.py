@@ -279,6 +279,8 @@ def _cached(key: tuple, make) -> np.ndarray:
     a = _HELPERS.get(key)
     if a is None:
         a = make()
+        if a.nbytes > _HELPER_MAX_BYTES:  # a huge rep: made anew, never kept (memory)
+            return a
         a.flags.writeable = False
         if len(_HELPERS) > 256:
             _HELPERS.clear()
@@ -287,6 +289,9 @@ def _cached(key: tuple, make) -> np.ndarray:
 
 
 _HELPERS: dict[tuple, np.ndarray] = {}
+#: helper arrays larger than this are not kept (a call with rep = 10**6 would otherwise keep
+#: one 8 MB array per sample size, gigabytes in all)
+_HELPER_MAX_BYTES = 1 << 20
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -307,3 +307,63 @@ def test_crafted_cifar_batch_is_refused_quickly(tmp_path, kind):
     with pytest.raises(GenexpyInputError, match="data_batch_1"):
         load_cifar10_binary(folder, n_val=0)
     assert time.perf_counter() - t < 1.0
+
+
+# ---- parameters bounded before work starts ----------------------------------------------
+
+
+def _small_study():
+    import polars as pl
+
+    import genexpy_nb as gx
+
+    rows = [dict(d=f"d{i}", a=f"a{j}", s=float(np.sin(i * j + i)))
+            for i in range(20) for j in range(4)]
+    return gx.Study(pl.DataFrame(rows), alternatives="a", target="s", generalize="d",
+                    higher_is_better=True)
+
+
+def test_rep_beyond_memory_is_refused_with_the_estimate_and_a_feasible_value():
+    import re
+    import time
+
+    import genexpy_nb as gx
+    from genexpy_nb._validation import available_memory
+
+    study = _small_study()
+    t = time.perf_counter()
+    with pytest.raises(GenexpyInputError) as ei:
+        gx.analyze(study, [gx.Jaccard(k=1)], rep=10**12, progress=False)
+    assert time.perf_counter() - t < 1.0
+    msg = str(ei.value)
+    assert msg.startswith("rep=1000000000000:") and "TB of memory" in msg
+    feasible = int(re.search(r"use rep=(\d+) or less", msg).group(1))
+    assert 2 <= feasible < 10**12
+    # the feasible value is accepted by the same check (no work done here)
+    from genexpy_nb._validation import check_rep_memory
+    from genexpy_nb.generalizability import _resolve_grid
+
+    assert check_rep_memory(feasible, [20], lambda n: _resolve_grid(None, n, True, False),
+                            1) == feasible
+    assert available_memory() > 0
+
+
+def test_alpha_hat_B_beyond_memory_and_too_few_test_points_are_refused():
+    from genexpy_nb.variability import alpha_hat, min_reference_size, robust_ks_test
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(GenexpyInputError, match=r"B=1000000000: .* use B=\d+ or less"):
+        alpha_hat(rng.normal(size=(4, 900)), rng.normal(size=(2, 900)), B=10**9,
+                  progress=False)
+    # T = 4: the DKW threshold exceeds 1, nothing could be rejected (it returned 0.0 for a
+    # candidate shifted by +50 logits); the message gives the smallest T that can reject
+    assert min_reference_size(0.01) == 8
+    for T in (4, 15):
+        ref = rng.normal(size=(5, T))
+        with pytest.raises(GenexpyInputError, match="at least 16 test points"):
+            alpha_hat(ref, ref[:1] + 50.0, B=5, progress=False)
+    ref = rng.normal(size=(5, 16))
+    assert alpha_hat(ref, ref[:1] + 50.0, B=5, progress=False)["alpha_hat"][0] == 0.5
+    with pytest.raises(GenexpyInputError, match="at least 8 values"):
+        robust_ks_test(np.zeros(7), np.ones(7))
+    assert robust_ks_test(np.zeros(8), np.ones(8), alpha=0.0).accept is False
