@@ -15,6 +15,8 @@ temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could 
   chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront;
 - :func:`check_input_file` - a file to read exists, is a regular file (not a folder, a
   device, a pipe or a symlink loop) and is not larger than the reader accepts;
+- :func:`read_npz` - the arrays of an ``.npz`` archive, every member's declared shape
+  checked against its size, the memory and the compression ratio before it is read;
 - :func:`check_not_input` - no output replaces an input: refuses an output file that is one
   of the inputs (after resolving links) and an output folder that holds one.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import shutil
 import tempfile
@@ -43,6 +46,7 @@ __all__ = [
     "check_not_input",
     "check_output_dir",
     "make_parent",
+    "read_npz",
     "write_frame",
 ]
 
@@ -356,3 +360,102 @@ def check_input_file(path: str | os.PathLike, what: str = "file", *,
             f"{what} {str(path)!r} holds {size_text(st.st_size)}, more than the "
             f"{size_text(max_bytes)} this reader accepts; is it the right file?")
     return p
+
+
+#: largest .npz file :func:`read_npz` opens by default (the shipped pools hold ~1 MB)
+NPZ_MAX_BYTES = 4 * 2**30
+#: a member that inflates more than this many times, to more than NPZ_BOMB_MIN_BYTES, is
+#: refused as a compression bomb (real arrays of floats compress 1-10x)
+NPZ_MAX_RATIO = 1000
+NPZ_BOMB_MIN_BYTES = 64 * 2**20
+
+
+def read_npz(path: str | os.PathLike, what: str = "file", *,
+             keys: Any = None, max_bytes: int = NPZ_MAX_BYTES) -> dict[str, Any]:
+    """The arrays of an ``.npz`` archive (``np.savez``), read within bounds.
+
+    Before any array is allocated, every member is checked: it is a ``.npy`` array of a
+    plain dtype (no pickled objects), its declared shape times its item size equals the
+    bytes the archive says it holds, it does not inflate more than
+    :data:`NPZ_MAX_RATIO` times (to more than 64 MB), and all members together fit in the
+    available memory. A ``.npy`` file renamed ``.npz``, a truncated or damaged archive, a
+    folder or a symlink loop are refused with a :class:`GenexpyInputError` that names
+    ``what`` and the path. ``keys``: read only these members (the others are not checked).
+    """
+    import zipfile
+
+    import numpy as np
+    from numpy.lib import format as npy
+
+    from ._validation import MEMORY_SHARE, available_memory
+
+    p = check_input_file(path, what, max_bytes=max_bytes)
+    name = str(path)
+    with open(p, "rb") as fh:
+        head = fh.read(6)
+    if not head:
+        raise GenexpyInputError(f"{what} {name!r} is an empty file.")
+    if head == b"\x93NUMPY":
+        raise GenexpyInputError(
+            f"{what} {name!r} is a single NumPy array (.npy) named .npz; save the arrays with "
+            "np.savez(path, name=array, ...) instead.")
+    if not head.startswith(b"PK"):
+        raise GenexpyInputError(f"{what} {name!r} is not an .npz archive (a zip of NumPy "
+                                "arrays, written by np.savez); is it the right file?")
+
+    def bad(msg: str) -> GenexpyInputError:
+        return GenexpyInputError(f"{what} {name!r} is refused: {msg}.")
+
+    try:
+        with zipfile.ZipFile(p) as zf:
+            members = {}
+            for info in zf.infolist():
+                key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                if keys is None or key in keys:
+                    members[key] = info
+            total = 0
+            shapes = {}
+            for key, info in members.items():
+                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                    raise bad(f"member {key!r} uses an unsupported compression")
+                if (info.file_size > NPZ_BOMB_MIN_BYTES
+                        and info.file_size > NPZ_MAX_RATIO * max(info.compress_size, 1)):
+                    raise bad(f"member {key!r} inflates from {size_text(info.compress_size)} "
+                              f"to {size_text(info.file_size)} (more than {NPZ_MAX_RATIO} "
+                              "times: a compression bomb, not arrays of results)")
+                with zf.open(info) as fp:
+                    try:
+                        version = npy.read_magic(fp)
+                        reader = {(1, 0): npy.read_array_header_1_0,
+                                  (2, 0): npy.read_array_header_2_0}.get(version)
+                        if reader is None:
+                            raise ValueError(f"unsupported .npy format version {version}")
+                        shape, fortran, dtype = reader(fp)
+                    except (ValueError, SyntaxError, TypeError) as exc:
+                        raise bad(f"member {key!r} is not a NumPy array ({exc})") from None
+                    header = fp.tell()
+                if dtype.hasobject:
+                    raise bad(f"member {key!r} holds Python objects (a pickle), which are "
+                              "never loaded")
+                declared = math.prod(shape) * dtype.itemsize
+                if declared + header != info.file_size:
+                    raise bad(f"member {key!r} declares shape {shape} ({size_text(declared)}) "
+                              f"but holds {size_text(max(info.file_size - header, 0))}")
+                total += declared
+                shapes[key] = (info, fortran)
+            avail = available_memory()
+            if total > MEMORY_SHARE * avail:
+                raise bad(f"its arrays need {size_text(total)} of memory, and "
+                          f"{size_text(avail)} is available")
+            out = {}
+            for key, (info, _) in shapes.items():
+                with zf.open(info) as fp:
+                    out[key] = npy.read_array(fp, allow_pickle=False)
+            return out
+    except GenexpyInputError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+            KeyError, NotImplementedError) as exc:
+        raise GenexpyInputError(
+            f"{what} {name!r} could not be read as an .npz archive ({type(exc).__name__}: "
+            f"{str(exc)[:200]}); is the file complete?") from None

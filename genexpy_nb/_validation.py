@@ -174,17 +174,26 @@ def available_memory() -> int:
 
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
         if soft != resource.RLIM_INFINITY:
-            used = 0
-            try:
-                import psutil
-
-                used = int(psutil.Process().memory_info().vms)
-            except (ImportError, OSError):  # pragma: no cover
-                pass
-            avail = min(avail, max(0, soft - used))
+            avail = min(avail, max(0, soft - _address_space_used()))
     except (ImportError, ValueError, OSError):  # pragma: no cover - Windows
         pass
     return avail
+
+
+def _address_space_used() -> int:
+    """Virtual memory this process has reserved (what an address-space limit counts)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            import os
+
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        try:
+            import psutil
+
+            return int(psutil.Process().memory_info().vms)
+        except (ImportError, OSError):
+            return 0
 
 
 def size_text(n: float) -> str:

@@ -319,18 +319,13 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
 def _load_gaps(path: str, n_reference: int | None):
     """(reference gaps, candidate gaps, labels, description) from a pool or a plain .npz."""
-    import zipfile
-
-    import numpy as np
-
+    from ._io import read_npz
     from .experiments.pools import PER_MODEL_KEYS
 
     p = Path(path).expanduser()
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():
         from .data import shipped_path
 
-        if p.is_dir():
-            raise GenexpyInputError(f"{path!r} is a folder; give an .npz file.")
         try:
             p = shipped_path(path) if p.name == path else p
         except GenexpyInputError:
@@ -339,28 +334,22 @@ def _load_gaps(path: str, n_reference: int | None):
             raise GenexpyInputError(f"pool file {path!r} not found (neither a path nor a pool "
                                     "shipped with the package, e.g. cnn_digits_both.npz).")
     if p.suffix.lower() != ".npz":
+        if p.is_dir():
+            raise GenexpyInputError(f"{path!r} is a folder; give an .npz file.")
         raise GenexpyInputError(f"{path!r}: expected an .npz file (NumPy archive).")
-    try:
-        with open(p, "rb") as fh:
-            z = np.load(fh, allow_pickle=False)
-            if not isinstance(z, np.lib.npyio.NpzFile):
-                raise ValueError("not a zip archive of arrays (a single .npy array?)")
-            with z:
-                files = set(z.files)
-                arrays = {k: z[k] for k in files if k in ("gaps", "reference", "candidates",
-                                                          "labels")}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise GenexpyInputError(f"{path!r} could not be read as an .npz archive "
-                                f"({type(exc).__name__}: {_first_line(exc)[:200]}).") from None
+    import zipfile
+
+    read_npz(p, "pool file", keys=())  # a readable archive (a clear error otherwise)
+    with zipfile.ZipFile(p) as zf:
+        files = {n[:-4] if n.endswith(".npy") else n for n in zf.namelist()}
     if "meta" in files and set(PER_MODEL_KEYS) <= files:
         from .experiments.pools import load_pool
 
-        try:
-            pool = load_pool(p)
-        except ValueError as exc:  # a damaged meta entry (JSON)
-            raise GenexpyInputError(f"{path!r}: damaged pool file ({_first_line(exc)}).") from None
+        pool = load_pool(p)
         ref, cand = pool.split(n_reference)
         return ref, cand, pool.labels, f"pool {p.name} ({pool.n_models} models)"
+    # read within bounds (declared shapes, compression, memory); only what is used
+    arrays = read_npz(p, "pool file", keys=("gaps", "reference", "candidates", "labels"))
     if "labels" not in arrays:
         raise GenexpyInputError(
             f"{path!r} has no 'labels' array (the 0/1 test labels, for accuracy and ECE). "

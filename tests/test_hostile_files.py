@@ -367,3 +367,158 @@ def test_alpha_hat_B_beyond_memory_and_too_few_test_points_are_refused():
     with pytest.raises(GenexpyInputError, match="at least 8 values"):
         robust_ks_test(np.zeros(7), np.ones(7))
     assert robust_ks_test(np.zeros(8), np.ones(8), alpha=0.0).accept is False
+
+
+# ---- crafted pool files (.npz): declared sizes checked before anything is allocated ------
+
+
+def _npy(shape, data: bytes = b"\0" * 8, descr: str = "<f8") -> bytes:
+    import io
+
+    h = io.BytesIO()
+    np.lib.format.write_array_header_1_0(h, {"descr": descr, "fortran_order": False,
+                                             "shape": shape})
+    return h.getvalue() + data
+
+
+def _zip(members: dict) -> bytes:
+    import io
+    import zipfile
+
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as z:
+        for k, v in members.items():
+            z.writestr(k + ".npy", v)
+    return b.getvalue()
+
+
+def _declare_size(zbytes: bytes, member: str, size: int) -> bytes:
+    """Patch the uncompressed size of ``member`` in the local and central headers."""
+    import struct
+
+    b = bytearray(zbytes)
+    name = member.encode()
+    for sig, size_at, name_at, len_at in ((b"PK\x03\x04", 22, 30, 26),
+                                          (b"PK\x01\x02", 24, 46, 28)):
+        i = b.find(sig)
+        while i >= 0:
+            n = struct.unpack_from("<H", b, i + len_at)[0]
+            if b[i + name_at:i + name_at + n] == name:
+                struct.pack_into("<I", b, i + size_at, size)
+            i = b.find(sig, i + 4)
+    return bytes(b)
+
+
+def _pool_members(**over) -> dict:
+    import io
+
+    from genexpy_nb.experiments.pools import PER_MODEL_KEYS
+
+    def arr(a):
+        b = io.BytesIO()
+        np.save(b, a)
+        return b.getvalue()
+
+    m = {k: arr(np.zeros((2, 3) if k in ("gaps", "val_accuracy_curve") else 2, np.float32))
+         for k in PER_MODEL_KEYS}
+    m.update(labels=arr(np.zeros(3, np.int8)), test_index=arr(np.arange(3, dtype=np.int32)),
+             meta=arr(np.array(json.dumps({"config": {}}))))
+    m.update({k: arr(v) for k, v in over.items()})
+    return m
+
+
+def _npy_bomb() -> bytes:
+    """An .npz whose member says it inflates to 4 GB (from ~80 bytes)."""
+    header = len(_npy((499_999_000,), b""))
+    return _declare_size(_zip({"gaps": _npy((499_999_000,), b"\0" * 80)}), "gaps.npy",
+                         499_999_000 * 8 + header)
+
+
+CRAFTED_NPZ = {
+    "a member declaring 10**12 floats in 8 bytes": (
+        lambda: _zip({"gaps": _npy((10**12,))}), "declares shape"),
+    "a member inflating 4 GB from 80 bytes": (_npy_bomb, "compression bomb"),
+    "a .npy renamed .npz": (lambda: _npy((1,)), "single NumPy array"),
+    "a truncated archive": (lambda: _zip({"gaps": _npy((1,))})[:40], "could not be read"),
+    "an empty file": (lambda: b"", "empty file"),
+    "text": (lambda: b"gaps,labels\n1,0\n", "not an .npz archive"),
+    "a pickled object member": (
+        lambda: _zip({"gaps": _npy((1,), b"\x80\x04N.", "|O")}), "Python objects"),
+    "1-d gaps": (lambda: _zip(_pool_members(gaps=np.zeros(3, np.float32))), "2-d array"),
+    "meta a JSON list": (lambda: _zip(_pool_members(meta=np.array("[1, 2]"))),
+                         "JSON object"),
+    "meta not JSON": (lambda: _zip(_pool_members(meta=np.array("{not json"))),
+                      "unreadable 'meta'"),
+    "labels of the wrong length": (
+        lambda: _zip(_pool_members(labels=np.zeros(5, np.int8))), "'labels' must hold 3"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CRAFTED_NPZ))
+def test_crafted_pool_file_is_refused_quickly(tmp_path, kind):
+    import time
+
+    from genexpy_nb.experiments import load_pool
+
+    make, msg = CRAFTED_NPZ[kind]
+    content = make()
+    assert len(content) < 4000
+    p = tmp_path / "pool.npz"
+    p.write_bytes(content)
+    t = time.perf_counter()
+    with pytest.raises(GenexpyInputError, match=msg):
+        load_pool(p)
+    assert time.perf_counter() - t < 1.0
+
+
+def test_folders_and_symlink_loops_named_as_files_are_clear(tmp_path):
+    from genexpy_nb.experiments import load_pool
+    from genexpy_nb.experiments.tasks import read_pickled_data
+
+    (tmp_path / "x.npz").mkdir()
+    (tmp_path / "loop.npz").symlink_to(tmp_path / "loop.npz")
+    (tmp_path / "dangling.npz").symlink_to(tmp_path / "nowhere.npz")
+    for name, msg in (("x.npz", "is a folder"), ("loop.npz", "loops back"),
+                      ("dangling.npz", "does not exist")):
+        with pytest.raises(GenexpyInputError, match=msg):
+            load_pool(tmp_path / name)
+        with pytest.raises(GenexpyInputError, match=msg):
+            read_pickled_data(tmp_path / name)
+
+
+def test_resuming_a_pool_with_damaged_files(tmp_path):
+    from genexpy_nb.experiments.pools import PartialPool
+
+    out = tmp_path / "pool.npz"
+    part = PartialPool(out, {"seed": 0, "n_models": 3})
+    part.open()
+    for i in range(3):
+        part.save(i, {"gaps": np.zeros(4, np.float32), "test_accuracy": np.float32(0.5)})
+    # a truncated model file: set aside with a warning, that model is trained again
+    f = part.dir / "model_00001.npz"
+    f.write_bytes(f.read_bytes()[:30])
+    with pytest.warns(UserWarning, match="damaged"):
+        assert part.done() == {0, 2}
+    assert (part.dir / "model_00001.npz.damaged").is_file()
+    assert part.load(0)["gaps"].shape == (4,)
+    # a damaged config.json: a clear error that says how to start again
+    for text in ("{not json", "[1, 2]", ""):
+        (part.dir / "config.json").write_text(text)
+        with pytest.raises(GenexpyInputError, match="overwrite=True"):
+            PartialPool(out, {"seed": 0, "n_models": 3}).open()
+
+
+def test_truncated_and_damaged_weights_are_clear(tmp_path):
+    torch = pytest.importorskip("torch")
+    from genexpy_nb.experiments.vit import _read_state
+
+    p = tmp_path / "w.pt"
+    torch.save({"w": torch.zeros(100)}, p)
+    good = p.read_bytes()
+    for content in (good[: len(good) // 2], b"", b"\x00" * 64):
+        p.write_bytes(content)
+        with pytest.raises(GenexpyInputError, match="could not read weights"):
+            _read_state(p)
+    (tmp_path / "d.pt").mkdir()
+    with pytest.raises(GenexpyInputError, match="is a folder"):
+        _read_state(tmp_path / "d.pt")
