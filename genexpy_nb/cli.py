@@ -33,8 +33,6 @@ if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-TABLE_SUFFIXES = (".parquet", ".csv", ".tsv")
-
 
 # ---- small helpers ---------------------------------------------------------------------
 
@@ -165,49 +163,11 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
 
 
 def read_table(path: str) -> pl.DataFrame:
-    """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error."""
-    import polars as pl
+    """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error
+    (:func:`genexpy_nb.data.read_results`)."""
+    from .data import read_results
 
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise GenexpyInputError(f"results file {path!r} not found.")
-    if p.is_dir():
-        raise GenexpyInputError(f"{path!r} is a folder; give a results file "
-                                f"({', '.join(TABLE_SUFFIXES)}).")
-    suffix = p.suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
-        raise GenexpyInputError(f"{path!r}: unsupported file type {suffix or '(none)'!r}; "
-                                f"give a {', '.join(TABLE_SUFFIXES)} file.")
-    if p.stat().st_size == 0:
-        raise GenexpyInputError(f"{path!r} is an empty file: the table is empty.")
-    if suffix != ".parquet":
-        with open(p, "rb") as fh:
-            if b"\x00" in fh.read(8192):
-                raise GenexpyInputError(f"{path!r} holds binary data, not a text table; give a "
-                                        "CSV/TSV file (or a .parquet file named .parquet).")
-    try:
-        if suffix == ".parquet":
-            df = pl.read_parquet(p)
-        else:
-            df = pl.read_csv(p, separator="\t" if suffix == ".tsv" else ",",
-                             infer_schema_length=10_000)
-    except pl.exceptions.NoDataError:
-        raise GenexpyInputError(f"{path!r}: the table is empty (no header, no rows).") from None
-    except Exception as exc:  # polars/arrow raise many types for a damaged file
-        kind = "a parquet file" if suffix == ".parquet" else "a delimited text table"
-        raise GenexpyInputError(
-            f"{path!r} could not be read as {kind} ({type(exc).__name__}: "
-            f"{_first_line(exc)[:200]}); is the file complete and of that type?") from None
-    if df.height == 0:
-        raise GenexpyInputError(f"{path!r}: the table is empty (columns {df.columns[:8]} but "
-                                "no rows).")
-    if df.width == 1 and suffix != ".parquet":
-        sep = next((c for c in (";", "\t", ",", "|") if c in df.columns[0]), None)
-        if sep is not None:
-            raise GenexpyInputError(
-                f"{path!r} was read as a single column {df.columns[0][:60]!r}: its values seem "
-                f"separated by {sep!r}; save it comma-separated (.csv) or tab-separated (.tsv).")
-    return df
+    return read_results(path)
 
 
 def _no_nulls(df, columns: list[str]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 from pathlib import Path
 
 import numpy as np
@@ -522,3 +523,87 @@ def test_truncated_and_damaged_weights_are_clear(tmp_path):
     (tmp_path / "d.pt").mkdir()
     with pytest.raises(GenexpyInputError, match="is a folder"):
         _read_state(tmp_path / "d.pt")
+
+
+# ---- results tables: types from the whole file, every unreadable file named ---------------
+
+
+def test_read_results_infers_types_from_the_whole_file(tmp_path):
+    import polars as pl
+
+    from genexpy_nb.data import read_results
+
+    # integer 0/1 scores in the first 150 rows, fractions later (polars' default inference
+    # looks at 100 rows and then fails on 0.5)
+    rows = "".join(f"d{i},a,{i % 2}\n" for i in range(150)) + "d150,a,0.5\n"
+    (tmp_path / "r.csv").write_text("ds,alt,acc\n" + rows)
+    df = read_results(tmp_path / "r.csv")
+    assert df.schema["acc"] == pl.Float64 and df["acc"][-1] == 0.5
+    assert df["acc"].sum() == pytest.approx(75.5)
+    # a missing-value marker in row 200 of a numeric column: a null, reported later
+    rows = "".join(f"d{i},a,0.{i % 9 + 1}\n" for i in range(199)) + "d199,a,n/a\n"
+    (tmp_path / "na.csv").write_text("ds,alt,acc\n" + rows)
+    df = read_results(tmp_path / "na.csv")
+    assert df.schema["acc"] == pl.Float64 and df["acc"].null_count() == 1
+    # ... but a label column keeps its 'NA' (Namibia, North America) as text
+    (tmp_path / "lab.csv").write_text("region,acc\nNA,0.5\nEU,0.7\n")
+    assert read_results(tmp_path / "lab.csv")["region"].to_list() == ["NA", "EU"]
+    # a TSV reads the same way
+    (tmp_path / "r.tsv").write_text("ds\talt\tacc\nd0\ta\t1\nd1\ta\t0.25\n")
+    assert read_results(tmp_path / "r.tsv")["acc"].to_list() == [1.0, 0.25]
+
+
+def _parquet_bytes() -> bytes:
+    import io
+
+    import polars as pl
+
+    buf = io.BytesIO()
+    pl.DataFrame({"a": ["x"] * 50, "s": [0.5] * 50}).write_parquet(buf)
+    return buf.getvalue()
+
+
+BAD_TABLES = {
+    "latin1.csv": ("a,s\nM\xfcller,0.5\n".encode("latin-1"), "not UTF-8 text (byte 0xfc on line 2)"),
+    "ragged.csv": (b"a,s\nx,1\ny,2,3\n", "line 3 has 3 fields, the header 2"),
+    "binary.csv": (b"\x00\x01\x02" * 20, "binary data"),
+    "empty.csv": (b"", "empty file"),
+    "header.csv": (b"a,s\n", "no rows"),
+    "twice.csv": (b"a,a,s\n1,2,3\n", "names column(s) ['a'] more than once"),
+    "quote.csv": (b'a,s\n"x,1\n', "could not be read as a CSV table"),
+    "semicolon.csv": (b"a;s\nx;1\n", "separated by ';'"),
+    "trunc.parquet": (lambda: _parquet_bytes()[:200], "truncated"),
+    "garbage.parquet": (b"PAR1 garbage PAR1", "damaged parquet file"),
+    "text.parquet": (b"a,b\n1,2\n", "does not start like one"),
+    "r.xlsx": (b"PK\x03\x04", "unsupported file type"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_TABLES))
+def test_unreadable_results_files_are_named_with_the_fix(tmp_path, name):
+    import time
+
+    from genexpy_nb.data import read_results
+
+    content, msg = BAD_TABLES[name]
+    (tmp_path / name).write_bytes(content() if callable(content) else content)
+    t = time.perf_counter()
+    with pytest.raises(GenexpyInputError, match=re.escape(msg)) as ei:
+        read_results(tmp_path / name)
+    assert time.perf_counter() - t < 1.0
+    assert name in str(ei.value)
+
+
+def test_results_paths_that_are_not_files(tmp_path):
+    from genexpy_nb.data import read_results
+
+    (tmp_path / "x.csv").mkdir()
+    (tmp_path / "loop.csv").symlink_to(tmp_path / "loop.csv")
+    for name, msg in (("x.csv", "is a folder"), ("loop.csv", "loops back"),
+                      ("absent.csv", "not found")):
+        with pytest.raises(GenexpyInputError, match=msg):
+            read_results(tmp_path / name)
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(GenexpyInputError, match="not a regular file"):
+        read_results(fifo)  # reading it would wait for a writer forever
