@@ -251,9 +251,22 @@ def write_frame(df, path: str | os.PathLike) -> Path:
 
     ``.parquet`` (typed, compact), ``.csv`` / ``.tsv`` (comma / tab separated, header row)
     or ``.json`` (a list of row objects). Returns the path written.
+
+    In CSV/TSV, text cells that a spreadsheet would run as a formula (starting with
+    ``= + - @``) get a leading apostrophe (:func:`~genexpy_nb._escape.csv_safe`), and
+    nested columns (lists, structs), which CSV cannot hold, are written as JSON text.
     """
+    import polars as pl
+
+    from ._escape import csv_safe
+
     p = check_frame_path(path, "path")
+    if not isinstance(df, pl.DataFrame):
+        raise GenexpyInputError(f"write_frame: expected a polars DataFrame, got "
+                                f"{type(df).__name__}.")
     suffix = p.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        df = csv_safe(_nested_as_json(df))
     with atomic_write(p, "wb") as fh:
         if suffix == ".parquet":
             df.write_parquet(fh)
@@ -262,6 +275,19 @@ def write_frame(df, path: str | os.PathLike) -> Path:
         else:
             df.write_json(fh)
     return p
+
+
+def _nested_as_json(df):
+    """Lists, arrays and structs as JSON text (``[1, 2]``, ``{"a": 1}``), for CSV."""
+    import polars as pl
+
+    nested = [c for c, dt in df.schema.items() if dt.is_nested()]
+    if not nested:
+        return df
+    return df.with_columns(
+        pl.when(pl.col(c).is_null()).then(None).otherwise(
+            pl.struct(pl.col(c).alias("v")).struct.json_encode()
+            .str.strip_prefix('{"v":').str.strip_suffix("}")).alias(c) for c in nested)
 
 
 def _resolved(path: str | os.PathLike) -> Path:

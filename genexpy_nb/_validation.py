@@ -32,6 +32,13 @@ def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
     if mod == "pandas":
         import pandas as pd  # noqa: F401  (only imported when the user already has pandas)
 
+        cols = [str(c) for c in data.columns]
+        twice = sorted({c for c in cols if cols.count(c) > 1})
+        if twice:
+            raise GenexpyInputError(
+                f"{name}: the pandas frame has several columns named {twice}; give every "
+                "column its own name (df.columns = [...]) or drop the copies, e.g. "
+                "df.loc[:, ~df.columns.duplicated()].")
         try:
             return pl.from_pandas(data, include_index=False)
         except Exception as exc:  # pyarrow raises ArrowInvalid / ArrowTypeError / ...
@@ -113,11 +120,26 @@ def check_positive_int(name: str, value: Any, minimum: int = 1) -> int:
     return int(value)
 
 
-def as_float_grid(name: str, values: float | Sequence[float]) -> np.ndarray:
-    """A 1-d float array from a scalar or a sequence (not empty)."""
-    arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
+def as_float_grid(name: str, values: float | Sequence[float], *,
+                  unique: bool = False) -> np.ndarray:
+    """A 1-d float array of finite numbers from a scalar or a sequence (not empty).
+
+    ``unique=True`` drops repeated values (keeping the first of each, in the given order):
+    a grid such as ``deltas=[0.05, 0.05]`` then gives each row once.
+    """
+    try:
+        arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise GenexpyInputError(f"{name} must be a number or a non-empty list of numbers, "
+                                f"got {values!r}.") from None
     if arr.ndim != 1 or arr.size == 0:
         raise GenexpyInputError(f"{name} must be a number or a non-empty list of numbers.")
+    if not np.isfinite(arr).all():
+        raise GenexpyInputError(f"{name} must hold finite numbers, got "
+                                f"{arr[~np.isfinite(arr)][0]!r}.")
+    if unique:
+        _, first = np.unique(arr, return_index=True)
+        arr = arr[np.sort(first)]
     return arr
 
 
@@ -260,3 +282,32 @@ def check_rep_memory(rep: int, sizes: Sequence[int], grid_fn: Any, n_kernels: in
     return check_memory("rep", rep, per_unit=kept + 48.0 * max(sizes), minimum=2,
                         what=f"the resampled MMD values of {len(sizes)} configuration(s) x "
                              f"{n_kernels} kernel(s)")
+
+
+def check_reserved_names(columns: Iterable[str], name: str = "data") -> None:
+    """Refuse role columns named like genexpy_nb's internal ones (``__condition__``, ...).
+
+    Internal columns are named ``__name__``; a user column of that form would be silently
+    replaced by (or collide with) one of them.
+    """
+    bad = [c for c in columns if isinstance(c, str) and len(c) > 4 and c.startswith("__")
+           and c.endswith("__")]
+    if bad:
+        raise GenexpyInputError(
+            f"{name}: column name(s) {bad} have the form __name__, which genexpy_nb reserves "
+            "for its internal columns; rename them, e.g. "
+            f"df.rename({{{bad[0]!r}: {bad[0].strip('_')!r}}}).")
+
+
+def finite_mean(expr: pl.Expr) -> pl.Expr:
+    """``expr.mean()``, also where the sum of finite values overflows (1e308 + 1e308).
+
+    Where the plain mean is finite it is returned unchanged (the same bits); where it is
+    infinite although no value is, the mean is taken of the values scaled by their largest
+    magnitude (``m * mean(x / m)``), which cannot overflow.
+    """
+    plain = expr.mean()
+    big = expr.abs().max()
+    scaled = (expr / big).mean() * big
+    return (pl.when(plain.is_infinite() & expr.is_finite().all())
+            .then(scaled).otherwise(plain))

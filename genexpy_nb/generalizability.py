@@ -862,11 +862,11 @@ class GeneralizabilityAnalysis:
                        interval: bool = True, level: float = INTERVAL_LEVEL,
                        fit: str = "joint") -> dict:
         """The columns of :meth:`nstar` before the frame is built (arrays and lists)."""
-        a_arr = as_float_grid("alphas", alphas)
+        a_arr = as_float_grid("alphas", alphas, unique=True)
         for a in a_arr:
             check_probability("alpha", a)
-        d_arr = as_float_grid("deltas", deltas)
-        methods = [methods] if isinstance(methods, str) else list(methods)
+        d_arr = as_float_grid("deltas", deltas, unique=True)
+        methods = list(dict.fromkeys([methods] if isinstance(methods, str) else methods))
         bad = [m for m in methods if m not in METHODS]
         if bad:
             raise GenexpyInputError(f"unknown method(s) {bad}; choose from {list(METHODS)}.")
