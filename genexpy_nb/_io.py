@@ -17,6 +17,8 @@ temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could 
   device, a pipe or a symlink loop) and is not larger than the reader accepts;
 - :func:`read_npz` - the arrays of an ``.npz`` archive, every member's declared shape
   checked against its size, the memory and the compression ratio before it is read;
+- :func:`js_engine_problem` - why vl-convert's JavaScript engine (SVG, PNG, PDF, the
+  inlined Vega bundle) cannot start in this process, or None;
 - :func:`check_not_input` - no output replaces an input: refuses an output file that is one
   of the inputs (after resolving links) and an output folder that holds one.
 """
@@ -36,6 +38,7 @@ from typing import IO, Any
 from ._validation import GenexpyInputError, size_text
 
 __all__ = [
+    "ExportSkippedWarning",
     "FRAME_SUFFIXES",
     "MARKER",
     "atomic_dir",
@@ -45,6 +48,7 @@ __all__ = [
     "check_input_file",
     "check_not_input",
     "check_output_dir",
+    "js_engine_problem",
     "make_parent",
     "read_npz",
     "write_frame",
@@ -188,6 +192,41 @@ def check_output_dir(path: str | os.PathLike, *, replace: bool = True) -> Path:
     return p
 
 
+def _owner() -> str:
+    """``host.pid`` of this process, in the names of temporary folders."""
+    import socket
+
+    host = "".join(c for c in socket.gethostname() if c.isalnum() or c == "_")[:40]
+    return f"{host or 'host'}.{os.getpid()}"
+
+
+def _remove_orphans(p: Path) -> None:
+    """Delete the temporary folders of ``p`` left by a process of this host that died.
+
+    A process killed while it built the folder (SIGKILL, the out-of-memory killer, an abort
+    in a native library) cannot clean up after itself; its ``.NAME.partial-HOST.PID-*``
+    folder is removed by the next run, once that process no longer exists. Folders of
+    running processes, and of other hosts (a shared file system), are left alone.
+    """
+    import socket
+
+    host = "".join(c for c in socket.gethostname() if c.isalnum() or c == "_")[:40]
+    for kind in ("partial", "old"):
+        for sib in p.parent.glob(f".{p.name}.{kind}-{host}.*-*"):
+            try:
+                pid = int(sib.name[len(f".{p.name}.{kind}-{host}."):].split("-", 1)[0])
+            except ValueError:
+                continue
+            if pid == os.getpid() or not sib.is_dir():
+                continue
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                shutil.rmtree(sib, ignore_errors=True)
+            except (PermissionError, OSError):
+                continue  # alive (another user's) or unknown: leave it
+
+
 @contextlib.contextmanager
 def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Path]:
     """Build a folder under a hidden temporary sibling name; rename it to ``path`` at the end.
@@ -215,7 +254,8 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
     ['.genexpy_nb_output', 'a.txt']
     """
     p = check_output_dir(path, replace=replace).absolute()
-    tmp = Path(tempfile.mkdtemp(prefix=f".{p.name}.partial-", dir=p.parent))
+    _remove_orphans(p)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{p.name}.partial-{_owner()}-", dir=p.parent))
     try:
         yield tmp
         (tmp / MARKER).write_text(
@@ -223,7 +263,7 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders
         old = None
         if p.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{p.name}.old-", dir=p.parent))
+            old = Path(tempfile.mkdtemp(prefix=f".{p.name}.old-{_owner()}-", dir=p.parent))
             os.replace(p, old / p.name)
         os.replace(tmp, p)
     except BaseException:
@@ -485,3 +525,55 @@ def read_npz(path: str | os.PathLike, what: str = "file", *,
         raise GenexpyInputError(
             f"{what} {name!r} could not be read as an .npz archive ({type(exc).__name__}: "
             f"{str(exc)[:200]}); is the file complete?") from None
+
+
+class ExportSkippedWarning(UserWarning):
+    """Some of the files asked for could not be written here (the reason is given); the
+    others were. ``what``: the files concerned; ``reason``: why."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        super().__init__(f"{what}: {reason}.")
+        self.what, self.reason = what, reason
+
+
+#: a tiny conversion that starts vl-convert's JavaScript engine (V8)
+_PROBE = "import vl_convert as v; v.vegalite_to_vega({'mark': 'point'})"
+
+
+@functools.cache
+def js_engine_problem() -> str | None:
+    """Why vl-convert's JavaScript engine cannot run in this process, or None if it can.
+
+    vl-convert draws SVG, PNG and PDF and bundles the Vega JavaScript with a V8 engine that
+    reserves about 100 GB of *address space* when it starts (not memory). Under an
+    address-space limit (``ulimit -v``, as HPC login nodes set) V8 aborts the whole process
+    with SIGTRAP - nothing Python can catch. So where such a limit is set, a tiny conversion
+    is tried once in a child process (which inherits the limit; ~0.1-1 s) before this
+    process ever starts the engine. Without a limit nothing is tried. The answer is cached.
+    """
+    try:
+        import vl_convert  # noqa: F401
+    except ImportError:
+        return "vl-convert-python is not installed (pip install vl-convert-python)"
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+    except (ImportError, ValueError, OSError):  # pragma: no cover - Windows
+        return None
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True,
+                              timeout=120, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        if done.returncode == 0:
+            return None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return (f"vl-convert's JavaScript engine cannot start under this process's "
+            f"address-space limit (ulimit -v {soft // 1024}; the engine reserves about "
+            "100 GB of address space, not memory): raise or remove the limit "
+            "(ulimit -v unlimited) to draw SVG, PNG and PDF")

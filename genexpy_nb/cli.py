@@ -764,6 +764,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _export_notes():
+    """Files an export could not write (no PNG under ``ulimit -v``, ...) as one-line notes
+    on stderr, instead of Python's warning format."""
+    import contextlib
+    import warnings
+
+    from ._io import ExportSkippedWarning
+
+    @contextlib.contextmanager
+    def notes():
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", ExportSkippedWarning)
+            shown = warnings.showwarning
+            reasons: set[str] = set()
+
+            def show(message, category, *rest, **kw):
+                if not isinstance(message, ExportSkippedWarning):
+                    return shown(message, category, *rest, **kw)
+                if message.reason in reasons:  # the reason once, then the files
+                    _say(f"note: {_one_line(message.what)} (as above)")
+                else:
+                    reasons.add(message.reason)
+                    _say(f"note: {_one_line(message)}")
+
+            warnings.showwarning = show
+            yield
+
+    return notes()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, 1 input error, 2 usage, 130)."""
     parser = build_parser()
@@ -775,7 +805,8 @@ def main(argv: list[str] | None = None) -> int:
         _say("genexpy-nb: interrupted")
         return EXIT_INTERRUPTED
     try:
-        return args.func(args)
+        with _export_notes():
+            return args.func(args)
     except GenexpyInputError as exc:
         _say(f"genexpy-nb {args.command}: error: {_one_line(exc)}")
         return EXIT_INPUT

@@ -607,3 +607,75 @@ def test_results_paths_that_are_not_files(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(GenexpyInputError, match="not a regular file"):
         read_results(fifo)  # reading it would wait for a writer forever
+
+
+# ---- exports degrade instead of crashing -------------------------------------------------
+
+_UNDER_LIMIT = r"""
+import sys, warnings
+import altair as alt, polars as pl
+from genexpy_nb.charts import save_chart
+from genexpy_nb._io import ExportSkippedWarning, js_engine_problem
+from genexpy_nb.cli import main
+
+out = sys.argv[1]
+assert js_engine_problem() is not None
+chart = alt.Chart(pl.DataFrame({"a": [1, 2]})).mark_point().encode(x="a:Q")
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    done = save_chart(chart, [f"{out}/c.html", f"{out}/c.png", f"{out}/c.svg", f"{out}/c.json"])
+assert [p.name for p in done] == ["c.html", "c.json"], done
+assert any(issubclass(m.category, ExportSkippedWarning) for m in w)
+print("compare", main(["compare", sys.argv[2], "--alternatives", "method", "--target", "score",
+                       "--blocks", "dataset", "--higher-is-better", "--figures",
+                       "html,png,svg", "--out", f"{out}/cmp"]))
+"""
+
+
+def test_exports_under_an_address_space_limit_write_what_they_can(tmp_path):
+    """Under ``ulimit -v 4000000`` vl-convert's engine would abort the process (SIGTRAP):
+    HTML and JSON are written, SVG/PNG/PDF through the engine skipped with a note, and the
+    CD diagram (drawn without the engine) written in every format."""
+    import resource
+    import subprocess
+    import sys
+
+    src = _cli_table(tmp_path / "in")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (4_000_000 * 1024, resource.RLIM_INFINITY))
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, str(tmp_path), str(src)],
+                          capture_output=True, text=True, timeout=300, preexec_fn=limit,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "compare 0" in proc.stdout
+    assert sorted(p.name for p in (tmp_path / "cmp").iterdir() if p.suffix) == [
+        "cd_diagram.html", "cd_diagram.png", "cd_diagram.svg", "mean_ranks.csv",
+        "omnibus.csv", "posthoc.csv"]
+    assert not [p for p in tmp_path.iterdir() if ".partial-" in p.name]
+
+
+def test_a_crashed_run_leaves_no_partial_folder_for_long(tmp_path):
+    """A run killed while building its output folder (SIGKILL: no clean-up possible) leaves
+    a hidden temporary folder; the next run removes it."""
+    import signal
+    import subprocess
+    import sys
+
+    from genexpy_nb._io import atomic_dir
+
+    code = ("import os, signal, sys\nfrom genexpy_nb._io import atomic_dir\n"
+            "with atomic_dir(sys.argv[1]) as tmp:\n"
+            "    (tmp / 'half.txt').write_text('x')\n"
+            "    os.kill(os.getpid(), signal.SIGKILL)\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], env=env,
+                          timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    left = [p for p in tmp_path.iterdir() if ".partial-" in p.name]
+    assert len(left) == 1 and not (tmp_path / "out").exists()
+    with atomic_dir(tmp_path / "out") as tmp:
+        (tmp / "a.txt").write_text("complete")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
