@@ -1088,9 +1088,13 @@ def _vl_version() -> str:
 
 
 def _spec(chart: alt.TopLevelMixin) -> dict:
-    """The chart's Vega-Lite spec as Altair's ``save`` makes it: all data inlined, no limit."""
+    """The chart's Vega-Lite spec as Altair's ``save`` makes it: all data inlined, no limit;
+    strings cleaned of what renderers cannot draw (:func:`~genexpy_nb._escape.drawable`: a
+    control character in a name aborted the process in vl-convert's SVG renderer)."""
+    from .._escape import drawable
+
     with alt.data_transformers.enable("default"), alt.data_transformers.disable_max_rows():
-        return chart.to_dict(context={"pre_transform": False})
+        return drawable(chart.to_dict(context={"pre_transform": False}))
 
 
 #: the JavaScript bundle, once read or built in this process
