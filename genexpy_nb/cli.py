@@ -357,6 +357,9 @@ def cmd_seeds(args: argparse.Namespace) -> int:
             "every value lies in [0, 1]: these look like probabilities, not logit gaps "
             "(logit of class 1 minus logit of class 0, negative = class 0). Convert them: "
             "gaps = log(p / (1 - p)).")
+    from .variability.robust_ks import check_alpha_hat_size
+
+    check_alpha_hat_size(ref_checked.shape[1], cand_checked.shape[0], args.B)  # upfront
     n_ref = ref_checked.shape[0]
     _say(f"{what}: {n_ref} reference models, {cand_checked.shape[0]} candidates, "
          f"{ref_checked.shape[1]} test points")

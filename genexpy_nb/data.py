@@ -297,7 +297,9 @@ def _numbers_with_markers(df: pl.DataFrame) -> pl.DataFrame:
         text = col.str.strip_chars()
         marker = text.is_in(list(MISSING_MARKERS)) | text.is_null()
         if marker.all():
-            continue  # an empty column stays as it is
+            if (text.is_null() | (text == "")).all():  # no value at all: missing numbers
+                exprs.append(pl.lit(None, pl.Float64).alias(c))
+            continue  # a column of 'NA' (say) stays text: it may be a label
         num = text.cast(pl.Float64, strict=False)
         if (num.is_null() & ~marker).any():
             continue  # real text: labels

@@ -282,6 +282,23 @@ def _first_half_counts(idx: np.ndarray, T: int) -> np.ndarray:
     return np.bincount(flat, minlength=B * T).reshape(B, T).astype(np.int32)
 
 
+def check_alpha_hat_size(T: int, C: int, B: int, G: int | None = None,
+                         eps: float = config.DKW_EPS) -> None:
+    """Refuse, before any work, an alpha-hat that could say nothing or not fit in memory.
+
+    ``T`` test points (reference samples of T // 2 values: at least
+    :func:`min_reference_size` for the test to ever reject), ``C`` candidates, ``B``
+    bootstrap draws, ``G`` levels of the grid (default ``config.ALPHA_GRID``).
+    """
+    G = len(config.ALPHA_GRID) if G is None else int(G)
+    _check_can_reject(T // 2, eps, f"alpha-hat with T = {T} test points (reference samples "
+                                   f"of T // 2 = {T // 2} values)", test_points=True)
+    # kept: the draws (B, T) and (B, T/2) x 2, the sorted reference samples and their
+    # counts, the first-half counts; per candidate, the results (B, C) x 3 and (B, C, G)
+    check_memory("B", B, per_unit=48.0 * T + 16.0 * C * (3 + G),
+                 what=f"alpha-hat of {C} candidate(s) on {T} test points")
+
+
 def _alpha_hat_raw(
     ref: np.ndarray,
     cands: np.ndarray,
@@ -312,13 +329,8 @@ def _alpha_hat_raw(
             f"alpha-hat needs at least 2 test points (two halves), got T = {T}."
         )
     h = T // 2
-    _check_can_reject(h, e, f"alpha-hat with T = {T} test points (reference samples of "
-                            f"T // 2 = {h} values)", test_points=True)
+    check_alpha_hat_size(T, cands.shape[0], nb, g.size, e)
     tau = dkw_threshold(h, e)
-    # kept: the draws (B, T) and (B, T/2) x 2, the sorted reference samples and their
-    # counts, the first-half counts; per candidate, the results (B, C) x 3 and (B, C, G)
-    check_memory("B", nb, per_unit=48.0 * T + 16.0 * cands.shape[0] * (3 + g.size),
-                 what=f"alpha-hat of {cands.shape[0]} candidate(s) on {T} test points")
     if draws is None:
         draws = draw_bootstrap(seed, nb, M, T)
     if client is not None:  # genexpy_nb[cluster]: chunks of candidates on the workers
