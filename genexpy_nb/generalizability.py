@@ -24,6 +24,7 @@ from . import config
 from ._validation import (
     GenexpyInputError,
     as_float_grid,
+    check_memory,
     check_positive_int,
     check_probability,
     check_rep_memory,
@@ -867,6 +868,10 @@ class GeneralizabilityAnalysis:
             check_probability("alpha", a)
         d_arr = as_float_grid("deltas", deltas, unique=True)
         methods = list(dict.fromkeys([methods] if isinstance(methods, str) else methods))
+        check_memory("alphas x deltas", a_arr.size * d_arr.size, what="the rows of the n* frame",
+                     per_unit=400.0 * max(1, len(methods)) * len(self.kernels if kernels is None
+                                                                 else kernels)
+                     * len(self.config_ids if configurations is None else configurations))
         bad = [m for m in methods if m not in METHODS]
         if bad:
             raise GenexpyInputError(f"unknown method(s) {bad}; choose from {list(METHODS)}.")

@@ -537,6 +537,9 @@ add_clear("analyze", "alphas=[]", lambda o: an(alphas=[]), "alphas")
 add_clear("analyze", "alphas=[nan]", lambda o: an(alphas=[float("nan")]), "alphas")
 add_clear("analyze", "deltas=[inf]", lambda o: an(deltas=[float("inf")]), "deltas")
 add_clear("analyze", "deltas='x'", lambda o: an(deltas="x"), "deltas")
+add_clear("analyze", "10**4 alphas x 10**4 deltas (10**8 rows)",
+          lambda o: an(alphas=np.linspace(0.01, 0.99, 10**4), deltas=np.linspace(0.01, 1, 10**4)),
+          "alphas x deltas=100000000", "or less")
 add_clear("analyze", "methods=['bogus']", lambda o: an(methods=["bogus"]), "bogus")
 add_clear("analyze", "no kernel", lambda o: an(kernels=[]), "kernel")
 add_clear("analyze", "a kernel given as a string", lambda o: an(kernels=["jaccard"]),
@@ -596,6 +599,8 @@ add_clear("variability", "labels not 0/1", lambda o: var("ece")(_R.normal(size=4
 add_clear("variability", "gaps with NaN", lambda o: var("ece")(np.r_[np.nan, np.ones(39)], _Y),
           "NaN")
 add_clear("variability", "empty gaps", lambda o: var("ece")(np.zeros(0), np.zeros(0)), "gaps")
+add_clear("variability", "ece bins=10**10",
+          lambda o: var("ece")(_R.normal(size=40), _Y, 10**10), "bins=10000000000", "or less")
 add_clear("variability", "ece bins=0", lambda o: var("ece")(_R.normal(size=40), _Y, 0), "bins")
 add_clear("variability", "alpha_hat with T = 4 test points (can never reject)",
           lambda o: var("alpha_hat")(_REF[:, :4], _REF[:1, :4] + 50, B=5, progress=False),
