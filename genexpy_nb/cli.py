@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import config
-from ._validation import GenexpyInputError
+from ._validation import GenexpyInputError, check_reserved_names
 
 if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
     import polars as pl
@@ -392,6 +392,7 @@ def _wide(df, args):
     _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
                   "--blocks": blocks, "--average-over": avg})
     roles = [args.alternatives, args.target, *blocks, *avg]
+    check_reserved_names(roles, "the table")  # __block__ is used below
     if len(set(roles)) != len(roles):
         raise GenexpyInputError(f"a column is given two roles: {roles}.")
     if not df.schema[args.target].is_numeric():

@@ -130,6 +130,7 @@ def build_inputs(folder: Path) -> None:
         pl.col("acc").cast(pl.String) + "%").write_csv().encode())
     put("nan_target.csv", table(n_ds=4, acc=pl.lit(None, pl.Float64)).write_csv().encode())
     put("reserved.csv", table(n_ds=6).rename({"seed": "__condition__"}).write_csv().encode())
+    put("reserved_alt.csv", table(n_ds=10).rename({"alt": "__block__"}).write_csv().encode())
     put("ties.csv", table(n_ds=10, acc=pl.lit(0.5)).write_csv().encode())
     names = ["</script><script>alert(1)</script>", "=HYPERLINK(\"x\")", "ünï 🎉 " + "L" * 300]
     put("payload.csv", table(n_ds=10).with_columns(
@@ -879,6 +880,9 @@ def _compare_in_old_output(o: Path):
 
 add_clear("cli compare", "--out an earlier output folder that holds the input",
           _compare_in_old_output, "holds the input file")
+add_clear("cli compare", "alternatives in a column named __block__",
+          lambda o: cli("compare", F("reserved_alt.csv"), "--alternatives", "__block__",
+                        *COMPARE[2:], "--out", o / "c"), "'__block__'")
 add_clear("cli compare", "--figures bogus", lambda o: cli(
     "compare", F("r.csv"), *COMPARE[:-2], "--figures", "gif", "--out", o / "c"), "--figures")
 add_clear("cli compare", "--alpha 2", lambda o: _compare(o, "r.csv", "--alpha", "2"), "--alpha")
