@@ -295,6 +295,18 @@ def write_frame(df, path: str | os.PathLike) -> Path:
     In CSV/TSV, text cells that a spreadsheet would run as a formula (starting with
     ``= + - @``) get a leading apostrophe (:func:`~genexpy_nb._escape.csv_safe`), and
     nested columns (lists, structs), which CSV cannot hold, are written as JSON text.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        The table to write (not modified).
+    path : str or path
+        Where to write it; the suffix chooses the format.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
     """
     import polars as pl
 

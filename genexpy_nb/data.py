@@ -181,6 +181,23 @@ def read_results(source, *, what: str = "results file") -> pl.DataFrame:
     column twice, a folder or a symbolic link that loops - raises
     :class:`~genexpy_nb.GenexpyInputError` naming the file (and the line or column) and the
     fix.
+
+    Parameters
+    ----------
+    source : str, path, or a polars / pandas / pyarrow table
+        A ``.parquet``, ``.csv`` or ``.tsv`` file, or a table already in memory (returned
+        as a polars frame, the caller's object unchanged).
+    what : str, default "results file"
+        How the file is called in error messages.
+
+    Returns
+    -------
+    polars.DataFrame
+        The table, with at least one row.
+
+    Examples
+    --------
+    >>> df = read_results("results.csv")  # doctest: +SKIP
     """
     from ._validation import to_polars
 

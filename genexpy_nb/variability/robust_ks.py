@@ -124,6 +124,21 @@ def min_reference_size(eps: float = config.DKW_EPS) -> int:
     accepts every candidate, however different: 8 at eps = 0.01 (tau = 0.94; tau = 1.01
     at m = 7). alpha-hat uses m = T // 2, so it needs ``T >= 2 * min_reference_size(eps)``
     test points (16 at eps = 0.01).
+
+    Parameters
+    ----------
+    eps : float in (0, 1), default ``config.DKW_EPS`` (0.01)
+        Error probability of the DKW threshold.
+
+    Returns
+    -------
+    int
+        The smallest m with ``dkw_threshold(m, eps) < 1``.
+
+    Examples
+    --------
+    >>> min_reference_size(0.01), min_reference_size(0.05)
+    (8, 6)
     """
     e = check_eps(eps)
     m = max(1, math.ceil(math.log(2.0 / e)))  # tau > sqrt(log(2/e)/m) >= 1 below this
