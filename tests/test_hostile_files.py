@@ -687,3 +687,19 @@ def test_a_crashed_run_leaves_no_partial_folder_for_long(tmp_path):
     with atomic_dir(tmp_path / "out") as tmp:
         (tmp / "a.txt").write_text("complete")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_every_crafted_file_is_refused_under_a_4_gb_address_space_limit():
+    """The sweep's file cases (CIFAR batches, pools, tables, weights, resumed runs) in a
+    process limited to 4 GB of address space (ulimit -v 4000000): each refused clearly."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, str(root / "scripts" / "bad_input_sweep.py"), "--files-only",
+         "--limit-as", "4000000"], capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(root)})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert summary["findings"] == 0 and summary["clear"] >= 40, summary

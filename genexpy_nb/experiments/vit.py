@@ -256,7 +256,16 @@ def _read_state(path: Path) -> dict[str, Any]:
     try:
         obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises several types for a bad file
-        raise GenexpyInputError(f"could not read weights from {path}: {exc}") from exc
+        import pickle
+
+        if isinstance(exc, pickle.UnpicklingError):  # an object other than tensors and data
+            raise GenexpyInputError(
+                f"could not read weights from {path}: it holds Python objects besides tensors, "
+                "refused without running them (torch.load with weights_only=True). Save the "
+                "weights alone: torch.save(model.state_dict(), path).") from None
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise GenexpyInputError(f"could not read weights from {path}: the file is damaged or "
+                                f"truncated, or not a torch.save file ({first}).") from None
     if isinstance(obj, Mapping):
         for wrap in ("state_dict", "model"):
             if wrap in obj and isinstance(obj[wrap], Mapping):
