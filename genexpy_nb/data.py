@@ -172,8 +172,8 @@ def read_results(source, *, what: str = "results file") -> pl.DataFrame:
     """A results table from a path (.parquet, .csv, .tsv) or a polars/pandas/arrow table.
 
     CSV/TSV files are read as UTF-8 with every column's type inferred from the *whole*
-    file (a score column holding 0 and 1 in its first rows and fractions later is a float
-    column), and a column whose values are all numbers except missing-value markers
+    file when its first rows would mislead (a score column holding 0 and 1 in its first
+    rows and fractions later is a float column), and a column whose values are all numbers except missing-value markers
     (``n/a``, ``NA``, ``-``, ... see :data:`MISSING_MARKERS`) is read as numbers with those
     cells null - the analysis then reports them (``invalid_target``). Anything else that
     cannot be read - a missing, empty, truncated or binary file, a parquet file that is not
@@ -267,7 +267,14 @@ def _read_delimited(p: Path, name: str, what: str, sep: str) -> pl.DataFrame:
                                 "CSV/TSV file (or a .parquet file named .parquet).")
     kind = "TSV" if sep == "\t" else "CSV"
     try:
-        df = pl.read_csv(p, separator=sep, infer_schema_length=None)
+        try:
+            # the types polars infers from the first rows are either right or fail to parse
+            # a later row (0/1 scores, then 0.5): then the whole file decides (10x slower)
+            df = pl.read_csv(p, separator=sep)
+        except pl.exceptions.ComputeError as exc:
+            if "could not parse" not in str(exc):
+                raise
+            df = pl.read_csv(p, separator=sep, infer_schema_length=None)
     except pl.exceptions.NoDataError:
         raise GenexpyInputError(f"{what} {name!r}: the table is empty (no header, no rows)."
                                 ) from None
