@@ -15,7 +15,10 @@ that format first (OWASP's output encoding; Jinja's autoescape):
 - :func:`latex_text` - text in LaTeX (``\\ { } $ & # ^ _ ~ %`` and ``< >``);
 - :func:`csv_cell` / :func:`csv_safe` - text cells of CSV/TSV files that a spreadsheet
   would run as a formula (a cell starting with ``= + - @``, a tab or a carriage return
-  gets a leading apostrophe).
+  gets a leading apostrophe);
+- :func:`drawable` - every string of a chart specification without the characters the
+  chart renderers cannot draw (control characters abort vl-convert's SVG renderer, line
+  separators break Vega-Lite's generated expressions).
 
 Examples
 --------
@@ -39,6 +42,7 @@ from typing import Any
 __all__ = [
     "csv_cell",
     "csv_safe",
+    "drawable",
     "html_text",
     "latex_text",
     "markdown_text",
@@ -150,3 +154,26 @@ def csv_safe(frame: Any) -> Any:
             risky = col.str.contains(r"^[=+\-@\t\r]")
             exprs.append(pl.when(risky).then(pl.lit("'") + col).otherwise(col).alias(name))
     return frame.with_columns(exprs) if exprs else frame
+
+
+def drawable(obj: Any) -> Any:
+    """A copy of a JSON-like object (a chart spec) whose strings renderers can draw.
+
+    Characters that XML 1.0 forbids (C0 controls other than tab, line feed and carriage
+    return; U+FFFE, U+FFFF) are dropped: vl-convert's SVG/PNG/PDF renderer aborts the whole
+    process (a Rust panic) on a title or label holding one. U+2028 and U+2029 become
+    spaces: Vega-Lite copies sort orders and scale domains into expressions where they end
+    the string. Keys are cleaned the same way, so field names still match their data.
+
+    >>> drawable({"title": "a\x1bb", "x\x01": ["p\u2028q", 1]})
+    {'title': 'ab', 'x': ['p q', 1]}
+    """
+    if isinstance(obj, str):
+        if _XML_INVALID.search(obj) or "\u2028" in obj or "\u2029" in obj:
+            obj = _XML_INVALID.sub("", obj).replace("\u2028", " ").replace("\u2029", " ")
+        return obj
+    if isinstance(obj, dict):
+        return {drawable(k): drawable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [drawable(v) for v in obj]
+    return obj

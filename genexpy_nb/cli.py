@@ -26,14 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import config
-from ._validation import GenexpyInputError
+from ._validation import GenexpyInputError, check_reserved_names
 
 if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
     import polars as pl
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-TABLE_SUFFIXES = (".parquet", ".csv", ".tsv")
 
 
 # ---- small helpers ---------------------------------------------------------------------
@@ -132,59 +130,44 @@ def _check_parent(p: Path, option: str) -> None:
     make_parent(p.expanduser().absolute().parent, f"{option} {str(p)!r}")
 
 
-def check_out_file(path: str, option: str = "--out") -> Path:
-    """An output table path: a supported suffix, in a folder that can be written."""
-    from ._io import check_frame_path
+# ---- output paths: never an input, a replacement said (issue 30) -------------------------
+
+
+def check_out_file(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
+    """An output table path: a supported suffix, in a folder that can be written, none of
+    the ``inputs``; replacing an existing file is said on the terminal."""
+    from ._io import check_frame_path, check_not_input
 
     p = check_frame_path(path, option)
+    check_not_input(p, inputs, option)
     _check_parent(p, option)
+    if p.exists():
+        _say(f"note: {option} {str(p)!r} exists; it is replaced when the command succeeds")
     return p
 
 
-def read_table(path: str) -> pl.DataFrame:
-    """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error."""
-    import polars as pl
+def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
+    """An output folder: writable, holding none of the ``inputs``, not a folder of the
+    user's own files; replacing one written by an earlier run is said on the terminal."""
+    from ._io import check_not_input, check_output_dir
 
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise GenexpyInputError(f"results file {path!r} not found.")
-    if p.is_dir():
-        raise GenexpyInputError(f"{path!r} is a folder; give a results file "
-                                f"({', '.join(TABLE_SUFFIXES)}).")
-    suffix = p.suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
-        raise GenexpyInputError(f"{path!r}: unsupported file type {suffix or '(none)'!r}; "
-                                f"give a {', '.join(TABLE_SUFFIXES)} file.")
-    if p.stat().st_size == 0:
-        raise GenexpyInputError(f"{path!r} is an empty file: the table is empty.")
-    if suffix != ".parquet":
-        with open(p, "rb") as fh:
-            if b"\x00" in fh.read(8192):
-                raise GenexpyInputError(f"{path!r} holds binary data, not a text table; give a "
-                                        "CSV/TSV file (or a .parquet file named .parquet).")
-    try:
-        if suffix == ".parquet":
-            df = pl.read_parquet(p)
-        else:
-            df = pl.read_csv(p, separator="\t" if suffix == ".tsv" else ",",
-                             infer_schema_length=10_000)
-    except pl.exceptions.NoDataError:
-        raise GenexpyInputError(f"{path!r}: the table is empty (no header, no rows).") from None
-    except Exception as exc:  # polars/arrow raise many types for a damaged file
-        kind = "a parquet file" if suffix == ".parquet" else "a delimited text table"
-        raise GenexpyInputError(
-            f"{path!r} could not be read as {kind} ({type(exc).__name__}: "
-            f"{_first_line(exc)[:200]}); is the file complete and of that type?") from None
-    if df.height == 0:
-        raise GenexpyInputError(f"{path!r}: the table is empty (columns {df.columns[:8]} but "
-                                "no rows).")
-    if df.width == 1 and suffix != ".parquet":
-        sep = next((c for c in (";", "\t", ",", "|") if c in df.columns[0]), None)
-        if sep is not None:
-            raise GenexpyInputError(
-                f"{path!r} was read as a single column {df.columns[0][:60]!r}: its values seem "
-                f"separated by {sep!r}; save it comma-separated (.csv) or tab-separated (.tsv).")
-    return df
+    check_not_input(path, inputs, option, folder=True)
+    p = check_output_dir(path)
+    if p.is_dir() and any(p.iterdir()):
+        _say(f"note: {option} {str(path)!r} holds the output of an earlier run; it is "
+             "replaced when the command succeeds")
+    return p
+
+
+# ---- reading tables --------------------------------------------------------------------
+
+
+def read_table(path: str) -> pl.DataFrame:
+    """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error
+    (:func:`genexpy_nb.data.read_results`)."""
+    from .data import read_results
+
+    return read_results(path)
 
 
 def _no_nulls(df, columns: list[str]) -> None:
@@ -246,7 +229,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
     from ._io import write_frame
 
-    out = check_out_file(args.out)
+    out = check_out_file(args.out, inputs=[args.results])
     df = read_table(args.results)
     held = args.held_constant or []
     _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
@@ -296,18 +279,13 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
 def _load_gaps(path: str, n_reference: int | None):
     """(reference gaps, candidate gaps, labels, description) from a pool or a plain .npz."""
-    import zipfile
-
-    import numpy as np
-
+    from ._io import read_npz
     from .experiments.pools import PER_MODEL_KEYS
 
     p = Path(path).expanduser()
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():
         from .data import shipped_path
 
-        if p.is_dir():
-            raise GenexpyInputError(f"{path!r} is a folder; give an .npz file.")
         try:
             p = shipped_path(path) if p.name == path else p
         except GenexpyInputError:
@@ -316,28 +294,22 @@ def _load_gaps(path: str, n_reference: int | None):
             raise GenexpyInputError(f"pool file {path!r} not found (neither a path nor a pool "
                                     "shipped with the package, e.g. cnn_digits_both.npz).")
     if p.suffix.lower() != ".npz":
+        if p.is_dir():
+            raise GenexpyInputError(f"{path!r} is a folder; give an .npz file.")
         raise GenexpyInputError(f"{path!r}: expected an .npz file (NumPy archive).")
-    try:
-        with open(p, "rb") as fh:
-            z = np.load(fh, allow_pickle=False)
-            if not isinstance(z, np.lib.npyio.NpzFile):
-                raise ValueError("not a zip archive of arrays (a single .npy array?)")
-            with z:
-                files = set(z.files)
-                arrays = {k: z[k] for k in files if k in ("gaps", "reference", "candidates",
-                                                          "labels")}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise GenexpyInputError(f"{path!r} could not be read as an .npz archive "
-                                f"({type(exc).__name__}: {_first_line(exc)[:200]}).") from None
+    import zipfile
+
+    read_npz(p, "pool file", keys=())  # a readable archive (a clear error otherwise)
+    with zipfile.ZipFile(p) as zf:
+        files = {n[:-4] if n.endswith(".npy") else n for n in zf.namelist()}
     if "meta" in files and set(PER_MODEL_KEYS) <= files:
         from .experiments.pools import load_pool
 
-        try:
-            pool = load_pool(p)
-        except ValueError as exc:  # a damaged meta entry (JSON)
-            raise GenexpyInputError(f"{path!r}: damaged pool file ({_first_line(exc)}).") from None
+        pool = load_pool(p)
         ref, cand = pool.split(n_reference)
         return ref, cand, pool.labels, f"pool {p.name} ({pool.n_models} models)"
+    # read within bounds (declared shapes, compression, memory); only what is used
+    arrays = read_npz(p, "pool file", keys=("gaps", "reference", "candidates", "labels"))
     if "labels" not in arrays:
         raise GenexpyInputError(
             f"{path!r} has no 'labels' array (the 0/1 test labels, for accuracy and ECE). "
@@ -370,7 +342,7 @@ def cmd_seeds(args: argparse.Namespace) -> int:
 
     from ._io import write_frame
 
-    out = check_out_file(args.out)
+    out = check_out_file(args.out, inputs=[args.pool])
     ref, cand, labels, what = _load_gaps(args.pool, args.n_reference)
     from .variability import candidate_report
     from .variability._checks import as_candidates, as_gaps, as_labels
@@ -385,6 +357,9 @@ def cmd_seeds(args: argparse.Namespace) -> int:
             "every value lies in [0, 1]: these look like probabilities, not logit gaps "
             "(logit of class 1 minus logit of class 0, negative = class 0). Convert them: "
             "gaps = log(p / (1 - p)).")
+    from .variability.robust_ks import check_alpha_hat_size
+
+    check_alpha_hat_size(ref_checked.shape[1], cand_checked.shape[0], args.B)  # upfront
     n_ref = ref_checked.shape[0]
     _say(f"{what}: {n_ref} reference models, {cand_checked.shape[0]} candidates, "
          f"{ref_checked.shape[1]} test points")
@@ -417,6 +392,7 @@ def _wide(df, args):
     _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
                   "--blocks": blocks, "--average-over": avg})
     roles = [args.alternatives, args.target, *blocks, *avg]
+    check_reserved_names(roles, "the table")  # __block__ is used below
     if len(set(roles)) != len(roles):
         raise GenexpyInputError(f"a column is given two roles: {roles}.")
     if not df.schema[args.target].is_numeric():
@@ -514,14 +490,14 @@ def _compare_tests(values, names, blocks, hib, figs, args):
 def cmd_compare(args: argparse.Namespace) -> int:
     import warnings
 
-    from ._io import atomic_dir, check_output_dir
+    from ._io import atomic_dir
 
     figs = _csv_list(args.figures)
     bad = [f for f in figs if f not in ("html", "png", "svg", "pdf")]
     if bad:
         raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
                                 "or pdf (comma-separated), or '' for none.")
-    out = check_output_dir(args.out)
+    out = check_out_dir(args.out, inputs=[args.results])
     if args.format not in ("csv", "parquet", "json", "tsv"):  # pragma: no cover (choices)
         raise GenexpyInputError(f"--format {args.format!r}")
     df = read_table(args.results)
@@ -565,9 +541,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from ._io import check_output_dir
-
-    check_output_dir(args.out)
+    check_out_dir(args.out)
     from .demo import run_demo
 
     run_demo(out_dir=Path(args.out), rep=args.rep, seed=args.seed, progress=not args.quiet)
@@ -794,6 +768,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _export_notes():
+    """Files an export could not write (no PNG under ``ulimit -v``, ...) as one-line notes
+    on stderr, instead of Python's warning format."""
+    import contextlib
+    import warnings
+
+    from ._io import ExportSkippedWarning
+
+    @contextlib.contextmanager
+    def notes():
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", ExportSkippedWarning)
+            shown = warnings.showwarning
+            reasons: set[str] = set()
+
+            def show(message, category, *rest, **kw):
+                if not isinstance(message, ExportSkippedWarning):
+                    return shown(message, category, *rest, **kw)
+                if message.reason in reasons:  # the reason once, then the files
+                    _say(f"note: {_one_line(message.what)} (as above)")
+                else:
+                    reasons.add(message.reason)
+                    _say(f"note: {_one_line(message)}")
+
+            warnings.showwarning = show
+            yield
+
+    return notes()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, 1 input error, 2 usage, 130)."""
     parser = build_parser()
@@ -805,7 +809,8 @@ def main(argv: list[str] | None = None) -> int:
         _say("genexpy-nb: interrupted")
         return EXIT_INTERRUPTED
     try:
-        return args.func(args)
+        with _export_notes():
+            return args.func(args)
     except GenexpyInputError as exc:
         _say(f"genexpy-nb {args.command}: error: {_one_line(exc)}")
         return EXIT_INPUT

@@ -24,8 +24,10 @@ from . import config
 from ._validation import (
     GenexpyInputError,
     as_float_grid,
+    check_memory,
     check_positive_int,
     check_probability,
+    check_rep_memory,
     child_seed,
 )
 from .kernels import Kernel
@@ -733,6 +735,7 @@ class GeneralizabilityAnalysis:
         ids = (sorted(s.config_id for s in study.samples()) if configurations is None
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
+        check_rep_memory(self.rep, [study.sample(c).N for c in ids], grid_fn, len(kernels))
         self.dists: dict[int, ConfigDistributions] = {}
         # many small BLAS products: one BLAS thread (our own threads split large work)
         from ._numba import one_blas_thread, threads
@@ -860,11 +863,15 @@ class GeneralizabilityAnalysis:
                        interval: bool = True, level: float = INTERVAL_LEVEL,
                        fit: str = "joint") -> dict:
         """The columns of :meth:`nstar` before the frame is built (arrays and lists)."""
-        a_arr = as_float_grid("alphas", alphas)
+        a_arr = as_float_grid("alphas", alphas, unique=True)
         for a in a_arr:
             check_probability("alpha", a)
-        d_arr = as_float_grid("deltas", deltas)
-        methods = [methods] if isinstance(methods, str) else list(methods)
+        d_arr = as_float_grid("deltas", deltas, unique=True)
+        methods = list(dict.fromkeys([methods] if isinstance(methods, str) else methods))
+        check_memory("alphas x deltas", a_arr.size * d_arr.size, what="the rows of the n* frame",
+                     per_unit=400.0 * max(1, len(methods)) * len(self.kernels if kernels is None
+                                                                 else kernels)
+                     * len(self.config_ids if configurations is None else configurations))
         bad = [m for m in methods if m not in METHODS]
         if bad:
             raise GenexpyInputError(f"unknown method(s) {bad}; choose from {list(METHODS)}.")

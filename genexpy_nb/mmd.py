@@ -6,7 +6,7 @@ import numpy as np
 
 from . import config
 from ._codes import unique_rows
-from ._validation import GenexpyInputError, check_positive_int, rng_from_seed
+from ._validation import GenexpyInputError, check_memory, check_positive_int, rng_from_seed
 from .kernels import Kernel
 
 __all__ = ["mmd", "support", "kernel_support", "draw_pairs", "mmd_distribution", "mmd_from_pairs",
@@ -75,6 +75,7 @@ def draw_pairs(
     N = check_positive_int("N", N, minimum=1)
     n = check_positive_int("n", n, minimum=1)
     rep = check_positive_int("rep", rep, minimum=1)
+    check_memory("rep", rep, per_unit=16.0 * (N + 2 * n), what=f"{rep} pairs of samples")
     rng = rng_from_seed(seed)
     if disjoint and not replace:
         if 2 * n > N:
@@ -279,6 +280,8 @@ def _cached(key: tuple, make) -> np.ndarray:
     a = _HELPERS.get(key)
     if a is None:
         a = make()
+        if a.nbytes > _HELPER_MAX_BYTES:  # a huge rep: made anew, never kept (memory)
+            return a
         a.flags.writeable = False
         if len(_HELPERS) > 256:
             _HELPERS.clear()
@@ -287,6 +290,9 @@ def _cached(key: tuple, make) -> np.ndarray:
 
 
 _HELPERS: dict[tuple, np.ndarray] = {}
+#: helper arrays larger than this are not kept (a call with rep = 10**6 would otherwise keep
+#: one 8 MB array per sample size, gigabytes in all)
+_HELPER_MAX_BYTES = 1 << 20
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:

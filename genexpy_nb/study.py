@@ -16,7 +16,14 @@ import polars as pl
 
 from . import config
 from ._codes import unique_rows
-from ._validation import GenexpyInputError, check_probability, require_columns, to_polars
+from ._validation import (
+    GenexpyInputError,
+    check_probability,
+    check_reserved_names,
+    finite_mean,
+    require_columns,
+    to_polars,
+)
 
 __all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores", "tie_tolerance"]
 
@@ -388,6 +395,7 @@ class Study:
                 "exactly one role: remove it from all but one."
             )
         require_columns(df, list(roles), "data")
+        check_reserved_names(roles, "data")
         tol_a = check_probability("tol_missing_alternatives", tol_missing_alternatives,
                                   low_open=False, high_open=False)
         tol_c = check_probability("tol_missing_conditions", tol_missing_conditions,
@@ -478,6 +486,10 @@ class Study:
         if bad and self.invalid_target == "drop":
             df = df.filter(tgt.is_not_null() & tgt.is_finite())
             rows_invalid = int(bad)
+            if df.height == 0:
+                raise GenexpyInputError(
+                    f"target column {self.target!r}: every score was null, NaN or infinite, "
+                    f"so invalid_target='drop' dropped all {bad} rows; check the column.")
             dup = (df.select(pl.struct(self._keys()).is_duplicated().any()).item()
                    if df.height else False)
         elif bad:
@@ -501,7 +513,7 @@ class Study:
         grp = [*self.design, *self.generalize, self.alternatives_col]
         if self.average_over:
             df = (df.group_by(grp, maintain_order=True)
-                  .agg(pl.col(self.target).cast(pl.Float64).mean().alias(self.target)))
+                  .agg(finite_mean(pl.col(self.target).cast(pl.Float64)).alias(self.target)))
         n_results = df.height
         if n_results == 0:
             raise GenexpyInputError(

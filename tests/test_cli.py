@@ -311,7 +311,7 @@ def test_seeds_input_errors(tmp_path, capsys):
     np.savez(tmp_path / "probs.npz", gaps=np.full((4, 5), 0.7), labels=np.ones(5))
     cases = {"probs.npz": "look like probabilities", "nolabels.npz": "no 'labels'",
              "oned.npz": "2-d", "short.npz": "labels",
-             "trunc.npz": "could not be read", "obj.npz": "could not be read",
+             "trunc.npz": "could not be read", "obj.npz": "single NumPy array (.npy)",
              "absent.npz": "not found"}
     for name, msg in cases.items():
         rc = main(["seeds", str(tmp_path / name), "--quiet", "--out", str(tmp_path / "o.csv")])
@@ -325,9 +325,10 @@ def test_seeds_input_errors(tmp_path, capsys):
 
 def test_ctrl_c_exits_130_with_one_line_and_no_output(tmp_path):
     out = tmp_path / "o.csv"
-    # a shipped pool with a huge bootstrap: minutes of work, interrupted after a second
+    # a shipped pool with a large bootstrap (about a minute of work, 1.4 GB: a larger B is
+    # refused upfront for the memory it needs), interrupted after a second
     with subprocess.Popen(
-        [sys.executable, "-m", "genexpy_nb", "seeds", "cnn_digits_both.npz", "--B", "1000000",
+        [sys.executable, "-m", "genexpy_nb", "seeds", "cnn_digits_both.npz", "--B", "20000",
          "--out", str(out)],
         cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
         env=_env()) as proc:

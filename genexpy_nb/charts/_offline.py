@@ -62,6 +62,11 @@ def to_vega(spec: dict, schema_v5: bool = True) -> dict:
 
 def offline_renderer(spec: dict, **metadata: Any) -> tuple[dict, dict]:
     """Altair renderer: the chart as a Vega spec that the notebook frontend draws itself."""
+    from .._io import js_engine_problem
+
+    if (problem := js_engine_problem()) is not None:  # the engine would abort the kernel
+        return {"text/plain": f"<chart not drawn: {problem}; or save it: save_chart(chart, "
+                              "'fig.html')>"}, {}
     vega = to_vega(spec)
     title = spec.get("title")
     if isinstance(title, dict):

@@ -1006,9 +1006,19 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path | Sequence[str | Path]
     (smaller file, needs network). HTML inlining, PNG, SVG and PDF use
     ``vl-convert-python`` (no browser needed). Every file is written atomically (a
     temporary name, then renamed): an interrupted save never leaves half a file. Returns
-    the path written (the list of paths for a list).
+    the path written (the list of paths written for a list).
+
+    Where vl-convert's JavaScript engine cannot start (not installed, or an address-space
+    limit such as ``ulimit -v``: see :func:`genexpy_nb._io.js_engine_problem`), what can be
+    written still is - the JSON spec, and HTML (loading Vega from a CDN unless the bundle
+    is already cached) - and an :class:`~genexpy_nb._io.ExportSkippedWarning` says what
+    was skipped and why; a :class:`GenexpyInputError` when nothing asked for can be written.
+    Strings from the data are embedded with :func:`~genexpy_nb._escape.script_json`: a name
+    such as ``</script><script>...`` never runs as script.
     """
-    from .._io import atomic_write
+    import warnings
+
+    from .._io import ExportSkippedWarning, atomic_write, js_engine_problem
 
     if not isinstance(chart, alt.TopLevelMixin):
         raise GenexpyInputError(f"chart must be an Altair chart, got {type(chart).__name__}.")
@@ -1021,21 +1031,26 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path | Sequence[str | Path]
                 f"cannot save as {p.suffix!r}: use a path ending in .html, .png, .svg, .pdf "
                 "or .json.")
     needs_vlc = [f for f in fmts if f in ("png", "svg", "pdf") or (f == "html" and inline)]
-    if needs_vlc:
-        try:
-            import vl_convert  # noqa: F401
-        except ImportError:  # pragma: no cover - it is a dependency
-            raise GenexpyInputError(
-                f"saving as {needs_vlc[0]} needs vl-convert-python: pip install "
-                "vl-convert-python, or save as .html with inline=False.") from None
+    problem = js_engine_problem() if needs_vlc else None
+    skipped = [p for p, f in zip(paths, fmts) if problem and f in ("png", "svg", "pdf")]
+    if skipped and len(skipped) == len(paths):
+        raise GenexpyInputError(
+            f"cannot save {', '.join(p.name for p in skipped)}: {problem}. Save the chart as "
+            ".html or .json instead.")
+    bundle = None
+    if "html" in fmts and inline:
+        bundle = _vega_script() if problem is None else _cached_vega_script()
     spec = _spec(chart)  # validated once, every data set inlined
     svg: str | None = None
+    written = []
     for p, fmt in zip(paths, fmts):
+        if p in skipped:
+            continue
         with atomic_write(p, "wb" if fmt in ("png", "pdf") else "w") as fh:
-            if fmt == "html" and inline:
-                fh.write(_inline_html(spec))
+            if fmt == "html" and bundle is not None:
+                fh.write(_inline_html(spec, bundle))
             elif fmt == "html":
-                chart.save(fh, format="html", inline=False)
+                fh.write(_cdn_html(spec))
             elif fmt == "json":
                 import json
 
@@ -1053,7 +1068,17 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path | Sequence[str | Path]
                     fh.write(vlc.vegalite_to_png(spec, vl_version=vl, scale=1))
                 else:
                     fh.write(vlc.vegalite_to_pdf(spec, vl_version=vl, scale=1))
-    return paths if many else paths[0]
+        written.append(p)
+    notes = []
+    if skipped:
+        notes.append(f"skipped {', '.join(p.name for p in skipped)}")
+    cdn = [p.name for p, f in zip(paths, fmts) if f == "html" and inline and bundle is None]
+    if cdn:
+        notes.append(f"{', '.join(cdn)} load(s) the Vega JavaScript from a CDN (needs network "
+                     "to display)")
+    if notes:
+        warnings.warn(ExportSkippedWarning("; ".join(notes), str(problem)), stacklevel=2)
+    return written if many else written[0]
 
 
 def _vl_version() -> str:
@@ -1063,9 +1088,13 @@ def _vl_version() -> str:
 
 
 def _spec(chart: alt.TopLevelMixin) -> dict:
-    """The chart's Vega-Lite spec as Altair's ``save`` makes it: all data inlined, no limit."""
+    """The chart's Vega-Lite spec as Altair's ``save`` makes it: all data inlined, no limit;
+    strings cleaned of what renderers cannot draw (:func:`~genexpy_nb._escape.drawable`: a
+    control character in a name aborted the process in vl-convert's SVG renderer)."""
+    from .._escape import drawable
+
     with alt.data_transformers.enable("default"), alt.data_transformers.disable_max_rows():
-        return chart.to_dict(context={"pre_transform": False})
+        return drawable(chart.to_dict(context={"pre_transform": False}))
 
 
 #: the JavaScript bundle, once read or built in this process
@@ -1084,20 +1113,11 @@ def _vega_script() -> str:
 
     from .._io import atomic_write
 
-    vl = _vl_version()
-    name = f"vega-embed-bundle_vl{vl}_vlconvert{vlc.__version__}.js"
-    if name in _BUNDLE:
-        return _BUNDLE[name]
-    try:
-        import pooch
-
-        cache = Path(pooch.os_cache("genexpy_nb")) / name
-        if cache.is_file():
-            _BUNDLE[name] = cache.read_text(encoding="utf-8")
-            return _BUNDLE[name]
-    except OSError:
-        cache = None
-    script = _BUNDLE[name] = vlc.javascript_bundle(vl_version=vl)
+    name, cache = _bundle_names()
+    cached = _cached_vega_script()
+    if cached is not None:
+        return cached
+    script = _BUNDLE[name] = vlc.javascript_bundle(vl_version=_vl_version())
     if cache is not None:
         try:
             with atomic_write(cache, "w") as fh:
@@ -1107,18 +1127,66 @@ def _vega_script() -> str:
     return script
 
 
-def _inline_html(spec: dict) -> str:
+def _bundle_names() -> tuple[str, Path | None]:
+    """(name of the bundle for these versions, its path in the user's cache or None)."""
+    import vl_convert as vlc
+
+    name = f"vega-embed-bundle_vl{_vl_version()}_vlconvert{vlc.__version__}.js"
+    try:
+        import pooch
+
+        return name, Path(pooch.os_cache("genexpy_nb")) / name
+    except OSError:
+        return name, None
+
+
+def _cached_vega_script() -> str | None:
+    """The Vega JavaScript bundle if this process or the disk cache has it (no engine)."""
+    try:
+        name, cache = _bundle_names()
+    except ImportError:  # no vl-convert
+        return None
+    if name in _BUNDLE:
+        return _BUNDLE[name]
+    try:
+        if cache is not None and cache.is_file():
+            _BUNDLE[name] = cache.read_text(encoding="utf-8")
+            return _BUNDLE[name]
+    except OSError:
+        pass
+    return None
+
+
+def _inline_html(spec: dict, bundle: str | None = None) -> str:
     """A standalone HTML page of a Vega-Lite spec with the Vega JavaScript inlined.
 
     The same page as Altair's ``chart.save(path, inline=True)`` (its inline template), with
-    the JavaScript bundle taken from :func:`_vega_script`'s cache.
+    the JavaScript bundle taken from :func:`_vega_script`'s cache, and the spec embedded
+    with :func:`~genexpy_nb._escape.script_json`: a name from the data such as
+    ``</script><script>...`` stays a string of the spec instead of ending the element.
     """
-    import json
-
     from altair.utils.html import INLINE_HTML_TEMPLATE
 
+    from .._escape import script_json
+
     return INLINE_HTML_TEMPLATE.render(
-        spec=json.dumps(spec), embed_options=json.dumps({"mode": "vega-lite"}),
+        spec=script_json(spec), embed_options=script_json({"mode": "vega-lite"}),
         output_div="vis", vegalite_version=alt.VEGALITE_VERSION,
-        vegaembed_script=_vega_script(),
+        vegaembed_script=_vega_script() if bundle is None else bundle,
+    )
+
+
+def _cdn_html(spec: dict) -> str:
+    """The HTML page of ``chart.save(path, inline=False)`` (Vega loaded from a CDN), with
+    the spec embedded by :func:`~genexpy_nb._escape.script_json` (Altair's own ``json.dumps``
+    lets ``</script>`` in a name end the element)."""
+    from altair.utils.html import HTML_TEMPLATE
+
+    from .._escape import script_json
+
+    return HTML_TEMPLATE.render(
+        spec=script_json(spec), embed_options=script_json({"mode": "vega-lite"}),
+        mode="vega-lite", vega_version=alt.VEGA_VERSION, vegalite_version=alt.VEGALITE_VERSION,
+        vegaembed_version=alt.VEGAEMBED_VERSION, base_url="https://cdn.jsdelivr.net/npm",
+        output_div="vis", fullhtml=True, requirejs=False,
     )

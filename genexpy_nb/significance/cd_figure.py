@@ -22,12 +22,12 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Mapping, Sequence
-from html import escape
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from .._escape import xml_text as escape  # html.escape, and drops what XML forbids
 from .._validation import GenexpyInputError, to_polars
 from ._input import REQUIRED, _direction
 from .critical_difference import cliques, critical_difference

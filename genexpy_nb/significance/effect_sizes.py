@@ -55,6 +55,22 @@ def _paired(x: Any, y: Any, nan_policy: str, func: str) -> np.ndarray:
     return d
 
 
+def _equal_to_rounding(d: np.ndarray, x: Any, y: Any) -> bool:
+    """All differences equal, up to the rounding of ``x - y`` (and of the inputs).
+
+    ``cohens_dz(x, x + 0.01)``: the differences are -0.01 give or take 1e-18 of rounding,
+    so their sd is rounding noise and mean / sd = -3e15 says nothing about the data. A
+    spread within a few units in the last place of the largest input counts as none.
+    """
+    scale = float(np.max(np.abs(d)))
+    for v in (x, y):
+        if v is not None:
+            a = np.abs(np.asarray(v, dtype=np.float64))
+            if a.size and np.isfinite(a).any():
+                scale = max(scale, float(np.nanmax(np.where(np.isfinite(a), a, np.nan))))
+    return float(d.max() - d.min()) <= 16.0 * np.finfo(np.float64).eps * scale
+
+
 def cohens_dz(
     x: Any, y: Any = None, *, alternative: str = "two-sided", nan_policy: str = "raise"
 ) -> EffectSizeResult:
@@ -63,7 +79,8 @@ def cohens_dz(
     ``pvalue`` is the paired t-test's (as ``scipy.stats.ttest_1samp`` on d); note
     ``t = d_z * sqrt(n)``. Over CV splits d_z shares the plain t-test's flaw (the splits are
     not independent); over datasets or seeds it is the usual paired effect size. Zero
-    variance gives d_z = 0 (all d zero) or ±inf, with a :class:`DegenerateTestWarning`.
+    variance gives d_z = 0 (all d zero) or ±inf, with a :class:`DegenerateTestWarning`;
+    differences that differ only by rounding (``x`` and ``x + 0.01``) count as equal.
 
     Examples
     --------
@@ -74,7 +91,7 @@ def cohens_dz(
     d = _paired(x, y, nan_policy, "cohens_dz")
     n = int(d.size)
     mean = float(d.mean())
-    if np.all(d == d[0]):
+    if _equal_to_rounding(d, x, y):
         if mean == 0:
             dz, p = 0.0, 1.0 if alternative == "two-sided" else 0.5
             note = _degenerate("cohens_dz", f"all {n} differences are zero",
@@ -83,8 +100,8 @@ def cohens_dz(
             dz = math.copysign(math.inf, mean)
             p = 0.0 if alternative == "two-sided" or (alternative == "greater") == (
                 mean > 0) else 1.0
-            note = _degenerate("cohens_dz", f"all {n} differences equal {mean:.6g}",
-                               "reported as d_z = +-inf")
+            note = _degenerate("cohens_dz", f"all {n} differences equal {mean:.6g} (up to "
+                               "rounding)", "reported as d_z = +-inf")
         return EffectSizeResult(statistic=dz, pvalue=p, test="Cohen's d_z (paired)",
                                 df=float(n - 1), n=n, k=2, alternative=alternative,
                                 magnitude=_cohen_label(dz), note=note)

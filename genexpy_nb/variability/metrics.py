@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import config
-from .._validation import GenexpyInputError, check_positive_int
+from .._validation import GenexpyInputError, check_memory, check_positive_int
 from ._checks import (
     as_gaps,
     as_labels,
@@ -144,7 +144,8 @@ def ece(gaps: Any, labels: Any, bins: int = config.ECE_BINS) -> float | np.ndarr
     g = as_gaps("gaps", gaps)
     check_not_class_columns("gaps", g, labels)
     y = as_labels(labels, g.shape[-1])
-    nb = check_positive_int("bins", bins)
+    nb = check_memory("bins", check_positive_int("bins", bins), per_unit=48.0,
+                      what="the calibration bins")
     warn_if_probabilities("ece gaps", g)
     g2 = g[None, :] if g.ndim == 1 else g
     T = g2.shape[1]

@@ -21,7 +21,12 @@ from tqdm.auto import tqdm
 
 from .. import config
 from .._codes import run_ends
-from .._validation import GenexpyInputError, check_positive_int, rng_from_seed
+from .._validation import (
+    GenexpyInputError,
+    check_memory,
+    check_positive_int,
+    rng_from_seed,
+)
 from ._checks import (
     as_candidates,
     as_gaps,
@@ -112,6 +117,50 @@ def dkw_threshold(m: int, eps: float = config.DKW_EPS) -> float:
     return math.sqrt(math.log(2.0 / e) / mm) + 1.0 / mm
 
 
+def min_reference_size(eps: float = config.DKW_EPS) -> int:
+    """The smallest reference sample size m whose DKW threshold is below 1.
+
+    A KS distance never exceeds 1, so with a smaller m (``tau >= 1``) the robust KS test
+    accepts every candidate, however different: 8 at eps = 0.01 (tau = 0.94; tau = 1.01
+    at m = 7). alpha-hat uses m = T // 2, so it needs ``T >= 2 * min_reference_size(eps)``
+    test points (16 at eps = 0.01).
+
+    Parameters
+    ----------
+    eps : float in (0, 1), default ``config.DKW_EPS`` (0.01)
+        Error probability of the DKW threshold.
+
+    Returns
+    -------
+    int
+        The smallest m with ``dkw_threshold(m, eps) < 1``.
+
+    Examples
+    --------
+    >>> min_reference_size(0.01), min_reference_size(0.05)
+    (8, 6)
+    """
+    e = check_eps(eps)
+    m = max(1, math.ceil(math.log(2.0 / e)))  # tau > sqrt(log(2/e)/m) >= 1 below this
+    while math.sqrt(math.log(2.0 / e) / m) + 1.0 / m >= 1.0:
+        m += 1
+    return m
+
+
+def _check_can_reject(m: int, eps: float, what: str, test_points: bool = False) -> None:
+    """Refuse a reference sample too small for the test to ever reject (tau >= 1)."""
+    tau = dkw_threshold(m, eps)
+    if tau < 1.0:
+        return
+    need = min_reference_size(eps)
+    fix = (f"use at least {2 * need} test points" if test_points
+           else f"use a reference sample of at least {need} values")
+    raise GenexpyInputError(
+        f"{what}: the DKW threshold tau = {tau:.3g} is at least 1, the largest possible KS "
+        "distance, so no candidate could ever be rejected and the answer would say nothing; "
+        f"{fix} (at eps = {eps:g}), or a larger eps.")
+
+
 @dataclass(frozen=True)
 class RobustKSResult:
     """Outcome of :func:`robust_ks_test`.
@@ -159,6 +208,7 @@ def robust_ks_test(
         raise GenexpyInputError("alpha must be a single number in [0, 1) for the test.")
     d = trimmed_ks(x_ref, x_cand, a)
     m = int(np.size(x_ref))
+    _check_can_reject(m, check_eps(eps), f"x_ref has m = {m} values")
     tau = dkw_threshold(m, eps)
     return RobustKSResult(
         statistic=float(d),
@@ -247,6 +297,23 @@ def _first_half_counts(idx: np.ndarray, T: int) -> np.ndarray:
     return np.bincount(flat, minlength=B * T).reshape(B, T).astype(np.int32)
 
 
+def check_alpha_hat_size(T: int, C: int, B: int, G: int | None = None,
+                         eps: float = config.DKW_EPS) -> None:
+    """Refuse, before any work, an alpha-hat that could say nothing or not fit in memory.
+
+    ``T`` test points (reference samples of T // 2 values: at least
+    :func:`min_reference_size` for the test to ever reject), ``C`` candidates, ``B``
+    bootstrap draws, ``G`` levels of the grid (default ``config.ALPHA_GRID``).
+    """
+    G = len(config.ALPHA_GRID) if G is None else int(G)
+    _check_can_reject(T // 2, eps, f"alpha-hat with T = {T} test points (reference samples "
+                                   f"of T // 2 = {T // 2} values)", test_points=True)
+    # kept: the draws (B, T) and (B, T/2) x 2, the sorted reference samples and their
+    # counts, the first-half counts; per candidate, the results (B, C) x 3 and (B, C, G)
+    check_memory("B", B, per_unit=48.0 * T + 16.0 * C * (3 + G),
+                 what=f"alpha-hat of {C} candidate(s) on {T} test points")
+
+
 def _alpha_hat_raw(
     ref: np.ndarray,
     cands: np.ndarray,
@@ -277,6 +344,7 @@ def _alpha_hat_raw(
             f"alpha-hat needs at least 2 test points (two halves), got T = {T}."
         )
     h = T // 2
+    check_alpha_hat_size(T, cands.shape[0], nb, g.size, e)
     tau = dkw_threshold(h, e)
     if draws is None:
         draws = draw_bootstrap(seed, nb, M, T)
