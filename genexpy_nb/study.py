@@ -252,6 +252,8 @@ class ConfigurationSample:
     rankings: np.ndarray = field(repr=False)
     scores: np.ndarray = field(repr=False)
     imputed: np.ndarray = field(repr=False)
+    #: the scores as each kind of score kernel sees them (:meth:`data_for`), made once
+    _prepared: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def N(self) -> int:  # noqa: N802
@@ -262,8 +264,14 @@ class ConfigurationSample:
         return int(self.rankings.shape[1])
 
     def data_for(self, kernel) -> np.ndarray:
-        """The array a kernel works on: rankings, or scores for score kernels (RBF)."""
-        return self.scores if kernel.on == "scores" else self.rankings
+        """The array a kernel works on: rankings, or scores for score kernels (RBF), as
+        the kernel sees them (``kernel.prepare``: RBF divides them by their spread)."""
+        if kernel.on != "scores":
+            return self.rankings
+        key = (type(kernel).__name__, getattr(kernel, "scale", None))
+        if key not in self._prepared:
+            self._prepared[key] = kernel.prepare(self.scores)
+        return self._prepared[key]
 
     @property
     def label(self) -> str:
