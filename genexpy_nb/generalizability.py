@@ -265,6 +265,38 @@ def _trust_reason(npts: int, b1: float, r2: float, min_N3: int | None) -> str | 
     return "unreliable: " + "; ".join(why)
 
 
+def _nstar_values(ns: np.ndarray, mmd: np.ndarray, alphas: np.ndarray, eps: np.ndarray,
+                  fit: str = "joint"):
+    """The values of n* that :func:`_fits_from_quantiles` gives (A, d), without the fit
+    objects, for MMD_n samples (k, rep): (values, Q, rows, pfit) as the fits use them."""
+    na_, nd_ = alphas.size, eps.size
+    out = np.full((na_, nd_), np.nan)
+    if ns.size < 2:
+        return out, (None if not ns.size else np.atleast_2d(mmd_quantile(mmd, alphas))), \
+            None, None
+    x0 = np.log(eps)
+    if fit == "joint":
+        Q, rows = _resampled_quantile_curves(mmd, alphas)
+        pfit = power_law_fit(ns, Q, rows)
+        b1 = np.full(na_, float(pfit[0]))
+        b0 = pfit[1][:na_]
+    else:
+        Q = np.atleast_2d(mmd_quantile(mmd, alphas))
+        rows = np.ones(na_, dtype=bool)
+        pfit = None
+        b1 = np.empty(na_)
+        b0 = np.empty(na_)
+        for i in range(na_):
+            f1, f0, _ = power_law_fit(ns, Q[i:i + 1])
+            b1[i], b0[i] = float(f1), float(f0[0])
+    with np.errstate(invalid="ignore", over="ignore"):
+        val = np.exp(b1[:, None] * x0[None, :] + b0[:, None])
+    ok = np.isfinite(b1) & (b1 < 0)
+    out = np.where(ok[:, None], val, np.nan)
+    out[np.any(Q[:na_] <= 0, axis=1)] = 1.0  # all resampled results agree
+    return out, Q, rows, pfit
+
+
 def _fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
                          eps: np.ndarray, min_N: int | None = None,
                          min_N3: int | None = None, pfit: tuple | None = None
@@ -333,7 +365,7 @@ INTERVAL_LEVEL: float = 0.90
 #: bootstrap weightings of the conditions behind the sampling part of the interval
 INTERVAL_B: int = 200
 #: level of the band [nstar_null_lo, nstar_null_hi] of the no-signal baseline
-NULL_LEVEL: float = 0.95
+NULL_LEVEL: float = 0.99
 #: key of the random streams of the no-signal baseline (the exchange of the scores, its
 #: band): ``SeedSequence([seed, config_id, NULL_KEY, ...])``, apart from every other stream
 NULL_KEY: int = 0x6E756C6C  # "null"
@@ -342,6 +374,20 @@ NULL_KEY: int = 0x6E756C6C  # "null"
 #: as much as the baseline's: the difference of two such estimates has sqrt(2) times the
 #: spread of one
 NULL_WIDEN: float = math.sqrt(2.0)
+#: resamples of the conditions behind the sampling part of the band of the baseline
+NULL_B: int = 100
+#: a grid of at least this many sample sizes is thinned for the baseline to every other
+#: size (the largest kept): half the cost, and the fitted line moves by less than 1 % on
+#: average (0.2-0.6 % in simulated studies of N = 40 and 80, with a spread of 1-3 % that the
+#: band's fit part covers)
+NULL_THIN_FROM: int = 8
+
+
+def _null_sizes(k: int) -> np.ndarray:
+    """Positions in a grid of ``k`` sizes that the baseline resamples."""
+    if k < NULL_THIN_FROM:
+        return np.arange(k)
+    return np.arange(k - 1, -1, -2)[::-1]
 #: the reason given by the distribution-free bound (it is never the verdict)
 BOUND_REASON = ("distribution-free worst case (Proposition C.4, after Gretton et al. 2012): "
                 "enough for any distribution of results, so far above what this study needs;"
@@ -403,6 +449,12 @@ def _closed_form_spread(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray, B
     N = int(counts.sum())
     p0 = counts / N
     W = np.vstack([p0[None, :], rng.multinomial(N, p0, size=B) / N])  # (B + 1, m)
+    return _closed_form_deviations(W, K, alphas)
+
+
+def _closed_form_deviations(W: np.ndarray, K: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """``log n*`` of the closed form for the weights of each row of ``W`` (B + 1, m) on the
+    kernel classes, minus its value for the first row (the study): (B, A)."""
     # with H = C_p K C_p' (entries K_ij - u_i - u_j + c, u = K p, c = p'K p):
     # L1 = p . diag(K) - c and sum_ij p_i p_j H_ij^2 = p'(K o K)p - 2 sum_i p_i u_i^2 + c^2
     U = W @ K
@@ -515,6 +567,81 @@ def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.nda
     # n* = 1 because all resampled results agree is exact; otherwise the lower end never
     # goes below 1 unless the estimate itself does
     one = finite & degenerate[:, None]
+    lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
+    hi = np.where(one, 1.0, hi)
+    return lo, hi
+
+
+def _closed_form_log_sd(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+                        B: int, rng: np.random.Generator) -> np.ndarray:
+    """How much the closed-form ``log n*`` moves when the N conditions are resampled with
+    replacement, as a standard deviation: (A,).
+
+    The deviations of :func:`_closed_form_spread` (``B`` resamples) summarised by their
+    interquartile range / 1.349 (the standard deviation of a normal law): the quartiles are
+    stable from a hundred resamples, where the 2.5 % and 97.5 % percentiles would need
+    thousands, and a resample where n* = 1 (a deviation of -inf) moves them little.
+    """
+    N = int(counts.sum())
+    m = K.shape[0]
+    # the N conditions drawn with replacement (as the multinomial counts of
+    # _closed_form_spread, from integers: a third of its cost)
+    inv = np.repeat(np.arange(m), counts.astype(np.int64))
+    draws = inv[rng.integers(0, N, size=(B, N))] + (np.arange(B) * m)[:, None]
+    W = np.vstack([(counts / N)[None, :],
+                   np.bincount(draws.ravel(), minlength=B * m).reshape(B, m) / N])
+    dev = _closed_form_deviations(W, K, alphas)
+    dev = np.where(np.isneginf(dev), -50.0, np.where(np.isposinf(dev), 50.0, dev))
+    if np.isnan(dev).any():
+        q = np.nanquantile(dev, [0.25, 0.75], axis=0)
+    else:
+        q = _quantiles0(dev, (0.25, 0.75))
+    return (q[1] - q[0]) / 1.3489795003921634
+
+
+def _null_band(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
+               eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+               rng: np.random.Generator, level: float, joint: bool = True,
+               pfit: tuple | None = None, widen: float = NULL_WIDEN
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """``(nstar_null_lo, nstar_null_hi)``, each (A, d), around the baseline ``nst`` (A, d).
+
+    On the log scale, ``log nst -/+ widen z sqrt(sd^2 + se^2)``: ``sd`` how much the
+    closed-form n* moves when the conditions are resampled (:func:`_closed_form_log_sd`,
+    :data:`NULL_B` resamples), ``se`` the standard error of the fitted line at ``log eps*``
+    (:func:`_prediction_se`), ``z`` the normal quantile of ``level``: the sampling and the
+    fit parts of the interval of n* (:func:`_nstar_interval`), the first from fewer
+    resamples, summarised by a standard deviation.
+    """
+    na_, nd_ = nst.shape
+    lo = np.full((na_, nd_), np.nan)
+    hi = np.full((na_, nd_), np.nan)
+    finite = np.isfinite(nst)
+    if not finite.any():
+        return lo, hi
+    x0 = np.log(eps)
+    if joint:
+        b1, b0, _ = power_law_fit(ns, Q, rows) if pfit is None else pfit
+        se = _prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
+        degenerate = np.any(Q[:na_] <= 0, axis=1)
+    else:
+        se = np.full((na_, nd_), np.nan)
+        degenerate = np.any(Q <= 0, axis=1)
+        for i in range(na_):
+            b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
+            se[i] = _prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+    from ._numba import one_blas_thread  # many small products: one thread is faster
+
+    with one_blas_thread():
+        sd = _closed_form_log_sd(K, counts, alphas, NULL_B, rng)
+    z = float(_ndtri(1.0 - (1.0 - level) / 2.0))
+    fit = np.where(np.isfinite(se), se, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = widen * z * np.sqrt(sd[:, None] ** 2 + fit**2)
+        lnst = np.log(nst)
+        lo = np.where(finite, np.exp(lnst - w), np.nan)
+        hi = np.where(finite, np.exp(lnst + w), np.nan)
+    one = finite & degenerate[:, None]  # all resampled results agree: n* = 1 exactly
     lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
     hi = np.where(one, 1.0, hi)
     return lo, hi
@@ -667,8 +794,9 @@ class ConfigDistributions:
     approx: dict[tuple[int, str], ApproxTerms] = field(default_factory=dict)
     #: the same for the study with its scores exchanged among the alternatives within each
     #: condition (the no-signal baseline); None when the analysis has no baseline
-    null_mmd: np.ndarray | None = None
+    null_mmd: np.ndarray | None = None  # (nk, k0, rep) on the sizes null_ns
     null_supports: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+    null_ns: np.ndarray | None = None
     #: why a kernel's matrix cannot discriminate (RBF), per kernel index, once computed
     degenerate: dict[int, str | None] = field(default_factory=dict)
 
@@ -706,6 +834,12 @@ def best_alternative(study: Study) -> str:
     return str(study.alternatives[int(np.argmin(total / max(count, 1)))])
 
 
+def _exchange_permutations(sample: ConfigurationSample, seed: int) -> np.ndarray:
+    """(N, na): row i is the order in which condition i's results are exchanged."""
+    rng = child_seed(seed, sample.config_id, NULL_KEY)
+    return np.argsort(rng.random(sample.rankings.shape), axis=1)
+
+
 def exchange_scores(sample: ConfigurationSample, seed: int = 0) -> ConfigurationSample:
     """The configuration with its results exchanged at random among the alternatives within
     each condition: no alternative is then systematically better (the no-signal baseline).
@@ -715,8 +849,7 @@ def exchange_scores(sample: ConfigurationSample, seed: int = 0) -> Configuration
     ``SeedSequence([seed, config_id, NULL_KEY])``, so a configuration's exchange does not
     depend on the others.
     """
-    rng = child_seed(seed, sample.config_id, NULL_KEY)
-    P = np.argsort(rng.random(sample.rankings.shape), axis=1)
+    P = _exchange_permutations(sample, seed)
 
     def take(a):
         return np.ascontiguousarray(np.take_along_axis(np.asarray(a), P, axis=1))
@@ -726,6 +859,31 @@ def exchange_scores(sample: ConfigurationSample, seed: int = 0) -> Configuration
         alternatives=sample.alternatives, conditions=sample.conditions,
         rankings=take(sample.rankings), scores=take(sample.scores),
         imputed=take(sample.imputed))
+
+
+#: up to this many conditions the baseline's MMD_n values come from the kernel matrices on
+#: the conditions themselves, with the count differences of each pair shared by the kernels
+_NULL_DENSE_MAX: int = 128
+
+
+def _count_differences(IX: np.ndarray, IY: np.ndarray, N: int) -> np.ndarray:
+    """(rep, N): +1 for each condition of the first sample of a pair, -1 of the second."""
+    rep, n = IX.shape
+    idx = np.concatenate((IX, IY), axis=1) + (np.arange(rep, dtype=np.int64) * N)[:, None]
+    w = np.tile(np.concatenate((np.ones(n), -np.ones(n))), rep)
+    return np.bincount(idx.ravel(), weights=w, minlength=rep * N).reshape(rep, N)
+
+
+def _baseline_support(kernel: Kernel, data: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(K, inverse, counts) of the exchanged results: on the kernel's classes for kernels
+    that merge results (Jaccard, Borda: few classes), on every condition for the others
+    (Mallows, RBF: exchanged rows are almost never equal, so looking for equal rows costs
+    more than it saves; a repeated row is a repeated support point, the same MMD)."""
+    if type(kernel)._class_key is not Kernel._class_key:
+        return kernel_support(kernel, data)
+    N = data.shape[0]
+    return kernel.gram(data), np.arange(N, dtype=np.int64), np.ones(N, dtype=np.int64)
 
 
 def _default_alternative(kernel: Kernel, study: Study) -> Kernel:
@@ -921,19 +1079,40 @@ class GeneralizabilityAnalysis:
         null_out = null_sups = None
         if self.null:
             s0 = self._exchanged_sample(s)
-            null_sups = [kernel_support(k, s0.data_for(k)) for k in self.null_kernels]
-            null_out = np.empty_like(out)
+            # scores are exchanged as the kernel sees them: RBF's in the configuration's own
+            # unit (its spread), so that delta* means the same threshold in the target's
+            # units for the study and its baseline (a spread of the exchanged scores would be
+            # larger wherever an alternative stands out, and hide it)
+            P = _exchange_permutations(s, self.seed)
+            null_sups = [_baseline_support(k, np.take_along_axis(s.data_for(k), P, axis=1)
+                                           if k.on == "scores" else s0.data_for(k))
+                         for k in self.null_kernels]
+            keep = _null_sizes(ns.size)
+            slot = np.full(ns.size, -1)
+            slot[keep] = np.arange(keep.size)
+            null_out = np.empty((nk, keep.size, self.rep))
+            # small studies: every kernel's matrix on the N conditions, and the count
+            # differences of a pair computed once for all kernels (few NumPy calls per n)
+            dense = ([K[inv][:, inv] for K, inv, _ in null_sups]
+                     if s.N <= _NULL_DENSE_MAX else None)
         for j, n in enumerate(ns):
             # the same pairs serve every kernel (common random numbers), and the baseline
             IX, IY = draw_pairs(s.N, int(n), self.rep, disjoint=self.disjoint,
                                 replace=self.replace, seed=rng)
             for q, (K, inv, _) in enumerate(sups):
                 out[q, j, :] = mmd_from_pairs(K, inv, IX, IY)
-            if null_sups is not None:
-                for q, (K, inv, _) in enumerate(null_sups):
-                    null_out[q, j, :] = mmd_from_pairs(K, inv, IX, IY)
+            if null_sups is not None and slot[j] >= 0:
+                if dense is not None:
+                    C = _count_differences(IX, IY, s.N)
+                    for q, Kc in enumerate(dense):
+                        v = np.einsum("ri,ri->r", C @ Kc, C) / float(n * n)
+                        null_out[q, slot[j], :] = np.sqrt(np.maximum(v, 0.0))
+                else:
+                    for q, (K, inv, _) in enumerate(null_sups):
+                        null_out[q, slot[j], :] = mmd_from_pairs(K, inv, IX, IY)
         return ConfigDistributions(s, self.kernels, ns, out, sups, null_mmd=null_out,
-                                   null_supports=null_sups)
+                                   null_supports=null_sups,
+                                   null_ns=None if null_sups is None else ns[keep])
 
     def _exchanged_sample(self, s: ConfigurationSample) -> ConfigurationSample:
         """The configuration with its scores exchanged (:func:`exchange_scores`), cached."""
@@ -1059,7 +1238,7 @@ class GeneralizabilityAnalysis:
         null : add the no-signal baseline (``nstar_null``, ``nstar_null_lo``,
             ``nstar_null_hi``, ``beyond_chance``; see Notes). Default: when the analysis was
             built with ``null=True`` (its default)
-        null_level : level of the band of the baseline (default 0.95)
+        null_level : level of the band of the baseline (default 0.99)
 
         Returns
         -------
@@ -1177,6 +1356,17 @@ class GeneralizabilityAnalysis:
                 "nstar_null_hi": nan if null_hi is None else null_hi,
             })
 
+        baseline = {}
+        if null and "resample" in methods:
+            # the baselines first, all under one BLAS thread (many small products)
+            from ._numba import one_blas_thread
+
+            with one_blas_thread():
+                for cid in cids:
+                    for q in qidx:
+                        baseline[cid, q] = self._null_rows(self.dists[cid], q, a_arr,
+                                                           eps_by_k[q], fit, min_N3,
+                                                           null_level)
         for cid in cids:
             cd = self.dists[cid]
             N = cd.sample.N
@@ -1186,7 +1376,8 @@ class GeneralizabilityAnalysis:
                 degenerate = self._degenerate(cd, q)
                 if "resample" in methods:
                     rows = self._resample_rows(cd, q, a_arr, eps, interval, level, fit,
-                                               min_N3, null, null_level)
+                                               min_N3)
+                    rows.update(baseline.get((cid, q), {}))
                     if degenerate:
                         rows["reason"] = [_unreliable(r, degenerate) for r in rows["reason"]]
                         rows["reliable"] = np.zeros(A.size, dtype=bool)
@@ -1265,10 +1456,9 @@ class GeneralizabilityAnalysis:
 
     def _resample_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
                        eps: np.ndarray, interval: bool, level: float, fit: str,
-                       min_N3: int, null: bool = False, null_level: float = NULL_LEVEL
-                       ) -> dict:
-        """The resampled n* of one configuration and kernel, alpha-major, with its interval
-        (and the no-signal baseline with its band when ``null``)."""
+                       min_N3: int) -> dict:
+        """The resampled n* of one configuration and kernel, alpha-major, with its
+        interval."""
         na_, nd_ = a_arr.size, eps.size
         ns = cd.ns
         fits, Q, rows, pfit = self._quantile_fits(ns, cd.mmd[q], a_arr, eps, fit, min_N3)
@@ -1289,22 +1479,25 @@ class GeneralizabilityAnalysis:
                                          joint=fit == "joint", pfit=pfit)
             out["lo"] = lo.ravel()
             out["hi"] = hi.ravel()
-        if null and cd.null_mmd is not None:
-            fits0, Q0, rows0, pfit0 = self._quantile_fits(ns, cd.null_mmd[q], a_arr, eps, fit,
-                                                          min_N3)
-            nst0 = np.array([[f.nstar for f in row] for row in fits0], dtype=np.float64)
+        return out
+
+    def _null_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
+                   eps: np.ndarray, fit: str, min_N3: int, null_level: float) -> dict:
+        """The no-signal baseline of one configuration and kernel, alpha-major, with its
+        band (empty without baseline distributions)."""
+        na_, nd_ = a_arr.size, eps.size
+        out: dict = {}
+        if cd.null_mmd is not None:
+            ns0 = cd.null_ns
+            nst0, Q0, rows0, pfit0 = _nstar_values(ns0, cd.null_mmd[q], a_arr, eps, fit)
             if Q0 is None:
                 lo0 = hi0 = np.full((na_, nd_), np.nan)
             else:
                 K0, inv0, _ = cd.null_supports[q]
                 counts0 = np.bincount(inv0, minlength=K0.shape[0]).astype(np.float64)
                 rng0 = child_seed(self.seed, cd.sample.config_id, NULL_KEY, 1 + q)
-                from ._numba import one_blas_thread  # small products: one thread is faster
-
-                with one_blas_thread():
-                    lo0, hi0 = _nstar_interval(ns, Q0, rows0, nst0, eps, K0, counts0, a_arr,
-                                               rng0, null_level, joint=fit == "joint",
-                                               pfit=pfit0, widen=NULL_WIDEN)
+                lo0, hi0 = _null_band(ns0, Q0, rows0, nst0, eps, K0, counts0, a_arr, rng0,
+                                      null_level, joint=fit == "joint", pfit=pfit0)
             out["null0"] = nst0.ravel()
             out["null_lo"] = lo0.ravel()
             out["null_hi"] = hi0.ravel()
@@ -1414,7 +1607,7 @@ def analyze(
         if level != INTERVAL_LEVEL or fit != "joint" or null_level != NULL_LEVEL:
             raise GenexpyInputError(
                 "with client=, analyze uses the default level (0.9), fit ('joint') and "
-                "null_level (0.95); run without client= for other values.")
+                "null_level (0.99); run without client= for other values.")
         res = analyze_on_cluster(client, study, kernels, alphas=alphas, deltas=deltas,
                                  methods=methods, rep=rep, seed=seed, disjoint=disjoint,
                                  replace=replace, grid=grid, n_jobs=n_jobs, progress=progress,
