@@ -1391,11 +1391,15 @@ class GeneralizabilityAnalysis:
                     reason = [why for _, why in vals]
                     reliable = np.ones(A.size, dtype=bool)
                     # the trust rules of the resampled method (paper Sec. 4.5, SPEC A12)
-                    # hold for the closed form too: too few conditions, a degenerate matrix
-                    few = (f"the closed form on N = {N} conditions only: every method needs "
-                           f"at least N = {min_N3} (the fewest for a power law through "
-                           f"{MIN_GRID_POINTS} sample sizes) before its n* is a verdict"
-                           if N < min_N3 else None)
+                    # hold for the closed form too: below N = min_N no estimate; below
+                    # min_N3 only "all results identical" (n* = 1); a degenerate matrix
+                    few = None
+                    if N < self.min_N or (N < min_N3 and not terms.degenerate):
+                        few = (f"the closed form on N = {N} conditions only: as the resampled "
+                               f"estimate, it needs at least N = {min_N3} (the fewest for a "
+                               f"power law through {MIN_GRID_POINTS} sample sizes; N = "
+                               f"{self.min_N} when all results are identical) before its n* "
+                               "is a verdict")
                     for why in (few, degenerate):
                         if why:
                             reason = [_unreliable(r, why) for r in reason]
