@@ -920,7 +920,8 @@ def score_thresholds(study: Study, deltas: float | Sequence[float] = config.DELT
     polars.DataFrame
         One row per configuration x delta*: config_id, the design factors, kernel_label,
         scale ("spread" or "raw"), delta, spread (``s``, in the target's units), rms (the
-        threshold in the target's units), meaning (one sentence to print).
+        threshold in the target's units), meaning (one sentence to print). spread and rms
+        are NaN for a configuration with a single condition or identical score vectors.
 
     Examples
     --------
@@ -945,9 +946,24 @@ def score_thresholds(study: Study, deltas: float | Sequence[float] = config.DELT
     rows: dict[str, list] = {c: [] for c in ("config_id", "spread", "delta", "rms",
                                              "meaning")}
     for cid in cids:
-        spread = k.spread(study.sample(cid).scores)
+        scores = study.sample(cid).scores
+        spread = k.spread(scores)
+        # one condition, or all alike: no spread to read delta* in (the kernel is 1 anyway)
+        undefined = k.scale != "raw" and (scores.shape[0] < 2
+                                          or bool(np.all(scores == scores[:1])))
+        if undefined:
+            spread = math.nan
         for d in d_arr:
             rms = float(k.threshold(float(d), spread))
+            if undefined:
+                rows["config_id"].append(cid)
+                rows["spread"].append(spread)
+                rows["delta"].append(float(d))
+                rows["rms"].append(rms)
+                rows["meaning"].append(
+                    "undefined: the scores of a single condition, or of identical ones, "
+                    "have no spread to read delta* in")
+                continue
             if k.scale == "raw":
                 why = (f"delta* = {d:g} in the units of {study.target} (the paper's "
                        "definition)")

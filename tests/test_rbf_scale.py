@@ -104,6 +104,8 @@ def test_threshold_in_the_target_s_units():
                                        progress=False).score_thresholds(0.05).height == 0
     with pytest.raises(GenexpyInputError, match="RBF question"):
         gx.score_thresholds(st_, 0.05, gx.Mallows())
+    one = gx.score_thresholds(study(sc[:1]), 0.05).row(0, named=True)
+    assert math.isnan(one["rms"]) and one["meaning"].startswith("undefined")
 
 
 def test_raw_option_reproduces_the_paper_s_numbers():
