@@ -400,3 +400,17 @@ def sample_ngen(sample, kfun, IX, IY, eps):
     vals = [mmd(kfun, [sample[i] for i in ix], [sample[i] for i in iy])
             for ix, iy in zip(IX, IY, strict=True)]
     return sum(1 for v in vals if v <= eps) / len(vals)
+
+
+def spread(X):
+    """RBF's unit (SPEC A13), literally: the root of half the median, over the pairs of
+    rows, of the mean squared difference of the two rows."""
+    import statistics
+
+    d = [sum((a - b) ** 2 for a, b in zip(x, y)) / len(x)
+         for x, y in itertools.combinations([list(r) for r in X], 2)]
+    med = statistics.median(d) if d else 0.0
+    if med > 0:
+        return math.sqrt(med / 2)
+    mean = sum(d) / len(d) if d else 0.0
+    return math.sqrt(mean / 2) if mean > 0 else 1.0
