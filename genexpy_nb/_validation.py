@@ -136,7 +136,7 @@ def as_float_grid(name: str, values: float | Sequence[float], *,
         raise GenexpyInputError(f"{name} must be a number or a non-empty list of numbers.")
     if not np.isfinite(arr).all():
         raise GenexpyInputError(f"{name} must hold finite numbers, got "
-                                f"{arr[~np.isfinite(arr)][0]!r}.")
+                                f"{float(arr[~np.isfinite(arr)][0])}.")
     if unique:
         _, first = np.unique(arr, return_index=True)
         arr = arr[np.sort(first)]
