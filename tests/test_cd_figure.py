@@ -135,8 +135,8 @@ def test_errors_are_named():
         cd_diagram_svg(x, order=["0", "1"], higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="colour"):
         cd_diagram_svg(x, colors={"0": "red"}, higher_is_better=False)
-    with pytest.raises(GenexpyInputError, match=r"\.png, \.svg or \.pdf"):
-        save_cd_diagram(x, "cd.html", higher_is_better=False)
+    with pytest.raises(GenexpyInputError, match=r"\.png, \.svg, \.pdf or \.html"):
+        save_cd_diagram(x, "cd.json", higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="scale"):
         save_cd_diagram(x, "cd.png", scale=0, higher_is_better=False)
 
