@@ -1017,6 +1017,9 @@ def _policy_runs(res: Comparison) -> list:
     rp = res.policy
     total = rp.conditions_total * rp.alternatives_total
     missing = total - rp.results_after_averaging
+    if missing == 0:
+        return [f"none of the {total} results missing ({rp.alternatives_total} alternatives x "
+                f"{rp.conditions_total} blocks)"]
     out: list = [f"{missing} of {total} results missing ({rp.alternatives_total} alternatives "
                  f"x {rp.conditions_total} blocks)"]
     if rp.rows_invalid_target:
