@@ -67,8 +67,8 @@ def test_failed_runs_are_refused_in_flags_then_dropped_and_reported(tables, tmp_
     # which test, over how many blocks; post-hoc and correction; the best and its group
     assert lines[0].startswith("Skillings-Mack test over 60 blocks x 8 alternatives "
                                "(5 missing results ranked among the available")
-    assert lines[1].startswith("post-hoc: Siegel–Castellan z-tests of mean ranks "
-                               "(Skillings–Mack form) over all 28 pairs, Holm's correction")
+    assert lines[1].startswith("post-hoc: Siegel–Castellan z-tests of mean ranks among the "
+                               "available alternatives over all 28 pairs, Holm's correction")
     assert lines[2].startswith("best: alg7 has the best mean rank")
     assert "not significantly different from it: alg6" in lines[2]
     # the sparse algorithm: dropped by the policy, said so
@@ -82,7 +82,8 @@ def test_failed_runs_are_refused_in_flags_then_dropped_and_reported(tables, tmp_
     omni = pl.read_csv(out / "omnibus.csv")
     assert omni["n_blocks"].item() == 60 and omni["n_missing"].item() == 5
     ranks = pl.read_csv(out / "mean_ranks.csv")
-    assert ranks["test"][0] == "Siegel-Castellan z (Skillings-Mack), Holm's correction"
+    assert ranks["test"][0] == ("Siegel-Castellan z (ranks among available), Holm's "
+                                "correction")
     assert dict(ranks.select("alternative", "n_blocks").iter_rows())["nn"] == 55
     report = (out / "report.md").read_text()
     assert "## A paragraph for a paper" in report and "**alg7**" in report

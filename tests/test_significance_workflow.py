@@ -166,26 +166,23 @@ def _naive_available_mean_ranks(x, hib=True, method="average"):
     return tot / cnt, cnt
 
 
-def _naive_sm_pair_z(x, hib=True):
-    """z of every pair from Skillings-Mack's A, its covariance by brute force."""
+def _naive_pair_z(x, hib=True):
+    """z of every pair: difference of mean ranks among the available alternatives over
+    its null standard deviation, term by term."""
     n, k = x.shape
-    ranks = np.full((n, k), np.nan)
-    for i, row in enumerate(x):
-        obs = np.flatnonzero(~np.isnan(row))
-        ranks[i, obs] = stats.rankdata(-row[obs] if hib else row[obs])
-    a = np.zeros(k)
-    lam = np.zeros((k, k))
-    for i in range(n):
-        obs = np.flatnonzero(~np.isnan(ranks[i]))
-        s = obs.size
-        for j in obs:
-            a[j] += math.sqrt(12 / (s + 1)) * (ranks[i, j] - (s + 1) / 2)
-        for j, m in itertools.permutations(obs, 2):
-            lam[j, m] += 1
+    mr, cnt = _naive_available_mean_ranks(x, hib)
     z = {}
     for j, m in itertools.combinations(range(k), 2):
-        var = lam[j].sum() + lam[m].sum() + 2 * lam[j, m]
-        z[j, m] = abs(a[j] - a[m]) / math.sqrt(var)
+        var = 0.0
+        for row in x:
+            obs = ~np.isnan(row)
+            s = obs.sum()
+            c = (k - 1) / (s - 1)
+            wj = obs[j] / cnt[j]
+            wm = obs[m] / cnt[m]
+            var += (wj ** 2 + wm ** 2) * c * c * (s * s - 1) / 12
+            var -= 2 * wj * wm * (-c * c * (s + 1) / 12)
+        z[j, m] = abs(mr[j] - mr[m]) / math.sqrt(var)
     return z
 
 
@@ -203,7 +200,7 @@ def test_missing_results_use_every_block_consistently():
     np.testing.assert_allclose([got[a] for a in names], mr, rtol=1e-12)
     nb = dict(res.mean_ranks.select("alternative", "n_blocks").iter_rows())
     assert [nb[a] for a in names] == cnt.astype(int).tolist()
-    z = _naive_sm_pair_z(x)
+    z = _naive_pair_z(x)
     i, j = np.triu_indices(6, 1)
     np.testing.assert_allclose(res.posthoc["statistic"].to_numpy(),
                                [z[a, b] for a, b in zip(i, j)], rtol=1e-10)
@@ -213,9 +210,9 @@ def test_missing_results_use_every_block_consistently():
         _cmp(df, tol_missing_alternatives=1.0, posthoc="conover")
 
 
-def test_skillings_mack_pairwise_forms_reduce_to_the_complete_tests():
-    """On complete blocks without ties the Skillings-Mack z and Nemenyi forms are Demsar's
-    z-test and Nemenyi's test (the same numbers up to rounding)."""
+def test_pairwise_forms_for_missing_results_reduce_to_the_complete_tests():
+    """On complete blocks the z and Nemenyi forms for missing results are Demsar's z-test
+    and Nemenyi's test (the same numbers up to rounding)."""
     from genexpy_nb.significance.compare import _posthoc
 
     df = _table(seed=6)
@@ -226,36 +223,35 @@ def test_skillings_mack_pairwise_forms_reduce_to_the_complete_tests():
                               alpha=0.05, hib=True, control=None)
         sm, _, label = _posthoc(x, -x, names, mid, False, posthoc=test, p_adjust="holm",
                                 alpha=0.05, hib=True, control=None)
-        assert "Skillings-Mack" in label
+        assert "ranks among available" in label
         for col in ("statistic", "pvalue_raw", "pvalue"):
             np.testing.assert_allclose(sm[col].to_numpy(), full[col].to_numpy(), rtol=1e-9,
                                        atol=1e-15)
 
 
-def test_skillings_mack_z_is_standard_normal_under_the_null():
-    """The covariance the pairwise z uses is exact: permuting results within blocks (the
-    null), z has variance 1 for every pair, with missing results."""
+def test_pairwise_z_is_standard_normal_under_the_null():
+    """The variance the pairwise z uses is exact: permuting results within blocks (the
+    null), the difference of mean ranks has the variance computed, for every pair, with
+    many missing results."""
+    from genexpy_nb.significance.compare import _mean_ranks_available, _mean_rank_diff_var
+
     rng = np.random.default_rng(7)
     x = rng.random((30, 5))
-    x[rng.random(x.shape) < 0.25] = np.nan
-    x[:, 0][:3] = 0.5  # keep every row with >= 2 results
-    x[:3, 1] = 0.2
-    ok = (~np.isnan(x)).sum(axis=1) >= 2
-    x = x[ok]
-    from genexpy_nb.significance._ranks import rank_rows, skillings_mack_parts
-
+    x[rng.random(x.shape) < 0.3] = np.nan
+    x = x[(~np.isnan(x)).sum(axis=1) >= 2]
+    i, j = np.triu_indices(5, 1)
+    sd = np.sqrt(_mean_rank_diff_var(x)[i, j])
     draws = []
     for _ in range(3000):
         y = x.copy()
         for row in y:
             obs = np.flatnonzero(~np.isnan(row))
             row[obs] = rng.permutation(row[obs])
-        ranks, counts, _ = rank_rows(y)
-        a, sigma, _ = skillings_mack_parts(ranks, counts)
-        i, j = np.triu_indices(5, 1)
-        draws.append((a[i] - a[j]) / np.sqrt(sigma[i, i] + sigma[j, j] - 2 * sigma[i, j]))
+        m = _mean_ranks_available(y, "average")
+        draws.append((m[i] - m[j]) / sd)
     v = np.var(np.array(draws), axis=0)
     assert np.all(np.abs(v - 1) < 0.08), v  # sd of a variance of 3000 draws: ~0.026
+    assert np.all(np.abs(np.mean(draws, axis=0)) < 0.06)  # unbiased: (k + 1)/2 for all
 
 
 def test_an_algorithm_on_ten_percent_of_the_datasets_does_not_reorder_the_others():
@@ -551,3 +547,19 @@ def test_scores_frame_and_json_tables(tmp_path):
         warnings.simplefilter("error")
         res.save(tmp_path / "p", format="parquet")
     assert pl.read_parquet(tmp_path / "p" / "posthoc.parquet").equals(res.posthoc)
+
+
+def test_functions_named_like_their_module_stay_functions():
+    """significance loads its submodules on first use; importing a module sets the package
+    attribute of its name to the module, which must not hide the function of that name."""
+    code = ("from genexpy_nb import significance as sig\n"
+            "import genexpy_nb.significance.mcnemar, genexpy_nb.significance.compare\n"
+            "sig.mcnemar_table([0, 1], [0, 1], [1, 1]); sig.cliques\n"
+            "for name in ('mcnemar', 'compare', 'critical_difference'):\n"
+            "    assert callable(getattr(sig, name)), name\n"
+            "assert sorted(sig.__all__) == sorted(set(sig.__all__))\n"
+            "missing = [n for n in sig.__all__ if not hasattr(sig, n)]\n"
+            "assert not missing, missing\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-2000:]

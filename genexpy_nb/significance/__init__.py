@@ -191,13 +191,16 @@ __all__ = [
 # package attribute of that name to the module) would hide the function
 from .compare import compare  # noqa: E402
 from .critical_difference import critical_difference  # noqa: E402
+from .mcnemar import mcnemar  # noqa: E402
 
 
 def __getattr__(name: str):
     if name in _WHERE:
-        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-        globals()[name] = value  # later look-ups skip this function
-        return value
+        module = importlib.import_module(f".{_WHERE[name]}", __name__)
+        for other, where in _WHERE.items():  # later look-ups skip this function
+            if where == _WHERE[name]:
+                globals()[other] = getattr(module, other)
+        return globals()[name]
     if name in _MOVED:
         from ._deprecated import moved
 

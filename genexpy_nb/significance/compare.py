@@ -12,12 +12,14 @@ more than ``tol_missing_alternatives`` of the alternatives are dropped, then alt
 missing in more than ``tol_missing_conditions`` of the remaining blocks. What is still
 missing is handled by one method, everywhere: **ranks among the available alternatives**
 (Skillings & Mack 1981). Each block ranks the alternatives that have a result there; the
-omnibus test is Skillings–Mack's, the post-hoc tests compare its adjusted rank sums with
-their exact null covariance, and an alternative's mean rank is the mean, over the blocks
+omnibus test is Skillings–Mack's; an alternative's mean rank is the mean, over the blocks
 where it has a result, of its rank among the s alternatives present put on the 1..k scale
-(``1 + (r - 1)(k - 1)/(s - 1)``, so that a block with fewer alternatives neither favours
-nor penalises those present). On complete blocks all of this is Friedman's test and the
-usual mean ranks, bit for bit. Only complete blocks instead: ``tol_missing_alternatives=0``.
+(``1 + (r - 1)(k - 1)/(s - 1)``: under the null every alternative then expects
+(k + 1)/2, so a block with fewer alternatives neither favours nor penalises those
+present); the post-hoc tests compare these mean ranks, divided by the exact standard
+deviation of their difference under the omnibus test's null. On complete blocks all of
+this is Friedman's test, the usual mean ranks (bit for bit) and Demšar's z-test (or
+Nemenyi's). Only complete blocks instead: ``tol_missing_alternatives=0``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .. import config
 from .._validation import GenexpyInputError, check_probability, to_polars
 from ._input import REQUIRED, _orient
 from ._pvalues import norm_sf
-from ._ranks import min_rank_rows, rank_rows, skillings_mack_parts
+from ._ranks import min_rank_rows, rank_rows
 from ._results import SignificanceResult
 from ._words import opt, translate
 from .corrections import P_ADJUST_METHODS, _check_p_adjust, _pairs_frame
@@ -59,7 +61,8 @@ from .report import (
 __all__ = ["compare", "Comparison", "POSTHOC_TESTS"]
 
 #: post-hoc tests of :func:`compare` ("auto": Conover-Iman on complete blocks, the
-#: Siegel-Castellan z-test in its Skillings-Mack form when results are missing)
+#: Siegel-Castellan z-test of mean ranks among the available alternatives when results
+#: are missing)
 POSTHOC_TESTS: tuple[str, ...] = ("auto", "conover", "nemenyi", "siegel")
 _TIES = ("average", "min")
 _FORMATS = ("csv", "parquet", "tsv", "json")
@@ -576,8 +579,9 @@ def compare(
     posthoc : {"auto", "conover", "nemenyi", "siegel"}
         The post-hoc test: Conover–Iman's t-test on rank sums (complete blocks only),
         Nemenyi's studentized range test, or the Siegel–Castellan z-test of mean ranks
-        (Demšar's z). With results missing, Nemenyi's and the z-test use Skillings–Mack's
-        rank sums and their exact null covariance (on complete blocks the same numbers).
+        (Demšar's z). With results missing, Nemenyi's and the z-test compare the mean ranks
+        among the available alternatives with the exact null variance of their difference
+        (on complete blocks the same numbers).
         "auto": Conover–Iman on complete blocks, else the z-test.
     p_adjust : str or None
         Correction of the post-hoc p-values (statsmodels' names, default Holm's); over
@@ -727,8 +731,8 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
         raise GenexpyInputError(
             f"Conover's test needs complete blocks, and {int(np.isnan(values).sum())} "
             "results are missing after the missing-results policy. Use "
-            f"{opt('posthoc', 'siegel')} or {opt('posthoc', 'nemenyi')} (their Skillings–Mack "
-            "forms use every block), or keep only complete blocks with "
+            f"{opt('posthoc', 'siegel')} or {opt('posthoc', 'nemenyi')} (their forms for missing "
+            "results use every block), or keep only complete blocks with "
             f"{opt('tol_missing_alternatives', 0)}.")
     if posthoc == "nemenyi" and control is not None:
         raise GenexpyInputError(
@@ -801,6 +805,26 @@ def _mean_ranks_available(oriented: np.ndarray, method: str) -> np.ndarray:
     return np.where(obs, scaled, 0.0).sum(axis=0) / obs.sum(axis=0)
 
 
+def _mean_rank_diff_var(oriented: np.ndarray) -> np.ndarray:
+    """Null variance of the difference of two mean ranks among the available alternatives.
+
+    In a block with s results, ranks are a uniform permutation of 1..s under the null;
+    put on the 1..k scale (times c = (k - 1)/(s - 1)) each has variance c^2 (s^2 - 1)/12
+    and two have covariance -c^2 (s + 1)/12. The mean rank of j weighs its blocks by 1/n_j.
+    Returns the (k, k) matrix Var(m_j - m_l) (no tie correction: conservative with ties).
+    """
+    n, k = oriented.shape
+    obs = (~np.isnan(oriented)).astype(np.float64)
+    s = obs.sum(axis=1)
+    c2 = ((k - 1.0) / (s - 1.0)) ** 2
+    var_i = c2 * (s * s - 1.0) / 12.0
+    cov_i = -c2 * (s + 1.0) / 12.0
+    w = obs / obs.sum(axis=0)
+    var = (w * w).T @ var_i
+    cov = w.T @ (w * cov_i[:, None])
+    return var[:, None] + var[None, :] - 2.0 * cov
+
+
 def _posthoc(values, oriented, names, mid, complete, *, posthoc, p_adjust, alpha, hib,
              control):
     """(pairwise frame, Nemenyi's CD or None, the test's name)."""
@@ -831,23 +855,21 @@ def _posthoc(values, oriented, names, mid, complete, *, posthoc, p_adjust, alpha
         stat = np.abs(mid[i] - mid[j]) / math.sqrt(k * (k + 1.0) / (6.0 * n))
         p = np.minimum(2.0 * norm_sf(stat), 1.0)
     else:
-        # Skillings-Mack's adjusted rank sums A and their null covariance Sigma: under H0,
-        # z = (A_i - A_j) / sqrt(Sigma_ii + Sigma_jj - 2 Sigma_ij) is standard normal; on
-        # complete blocks A_i = sqrt(12/(k+1)) (R_i - n(k+1)/2) and this is Demsar's z
-        ranks, counts, _ = rank_rows(oriented)
-        a, sigma, _ = skillings_mack_parts(ranks, counts)
-        var = sigma[i, i] + sigma[j, j] - 2.0 * sigma[i, j]
-        stat = np.abs(a[i] - a[j]) / np.sqrt(var)
+        # the difference of two mean ranks (each over the blocks where the alternative has
+        # a result, ranks among the s present on the 1..k scale) over its exact standard
+        # deviation when every block's results are exchangeable (the null of the omnibus
+        # test); on complete blocks this is Demsar's z (and sqrt(2) z Nemenyi's q)
+        stat = np.abs(mid[i] - mid[j]) / np.sqrt(_mean_rank_diff_var(oriented)[i, j])
         if posthoc == "nemenyi":
             from scipy import stats  # studentized range: only for Nemenyi's test
 
-            label = "Nemenyi (Skillings-Mack)"
+            label = "Nemenyi (ranks among available)"
             stat = math.sqrt(2.0) * stat
             p = np.clip(stats.studentized_range.sf(stat, k, np.inf), 0.0, 1.0)
             return (_pairs_frame(label, names, i, j, stat, p, None, alpha,
                                  {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}),
                     None, label)
-        label = "Siegel-Castellan z (Skillings-Mack)"
+        label = "Siegel-Castellan z (ranks among available)"
         p = np.minimum(2.0 * norm_sf(stat), 1.0)
     if control is None:
         return (_pairs_frame(label, names, i, j, stat, p, p_adjust, alpha,
@@ -979,7 +1001,7 @@ def _posthoc_words(res: Comparison) -> str:
     base = {"conover": "Conover–Iman t-tests on rank sums",
             "nemenyi": "Nemenyi's test",
             "siegel": "Siegel–Castellan z-tests of mean ranks"}[res.posthoc_test]
-    form = " (Skillings–Mack form)" if "Skillings" in label else ""
+    form = " among the available alternatives" if "available" in label else ""
     return base + form
 
 
