@@ -233,7 +233,7 @@ def test_pairwise_z_is_standard_normal_under_the_null():
     """The variance the pairwise z uses is exact: permuting results within blocks (the
     null), the difference of mean ranks has the variance computed, for every pair, with
     many missing results."""
-    from genexpy_nb.significance.compare import _mean_ranks_available, _mean_rank_diff_var
+    from genexpy_nb.significance.compare import _mean_rank_diff_var, _mean_ranks_available
 
     rng = np.random.default_rng(7)
     x = rng.random((30, 5))

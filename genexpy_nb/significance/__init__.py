@@ -110,7 +110,7 @@ _WHERE = {
     "critical_difference": "critical_difference",
     "cliques": "critical_difference",
     "compare": "compare",
-    "Comparison": "compare",
+    "Comparison": "comparison",
     "POSTHOC_TESTS": "compare",
     "ReportSection": "report",
     # paired model comparisons

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+
 from .._validation import (
     GenexpyInputError,
     check_positive_int,
@@ -98,7 +99,17 @@ def critical_difference(
     hib = _direction(higher_is_better, "critical_difference")
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
                    alternatives=alternatives)
-    values, _, propagate = _complete_rows(m.values, nan_policy, "data")
+    try:
+        values, _, propagate = _complete_rows(m.values, nan_policy, "data")
+    except GenexpyInputError as exc:
+        if nan_policy != "raise":
+            raise
+        raise GenexpyInputError(
+            f"{str(exc).split(' Use nan_policy')[0]} For a results table with missing "
+            "results, significance.compare(...) applies a Study's missing-results policy "
+            "and gives mean ranks, tests and cliques over the same blocks (draw it with "
+            "charts.cd_diagram(result)); nan_policy='omit' keeps only complete conditions."
+        ) from None
     n, k = values.shape
     if propagate:
         mean_ranks = np.full(k, np.nan)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+
 from .._validation import GenexpyInputError, require_columns, to_polars
 from ._input import (
     _ALTERNATIVES,

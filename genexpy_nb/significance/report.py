@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from .._escape import html_text, latex_text, markdown_text
 
@@ -41,7 +41,8 @@ class Strong:
     run: Any
 
 
-Run = Union[str, Data, Strong, Sequence]  # a sequence of runs is a run
+#: a run: our text (str), a Data string, Strong, or a sequence of runs
+Run = str | Data | Strong | Sequence
 
 
 @dataclass(frozen=True)
