@@ -462,7 +462,6 @@ def read_npz(path: str | os.PathLike, what: str = "file", *,
     """
     import zipfile
 
-    import numpy as np
     from numpy.lib import format as npy
 
     from ._validation import MEMORY_SHARE, available_memory

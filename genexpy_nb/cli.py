@@ -8,7 +8,8 @@ Subcommands:
 - ``genexpy-nb seeds POOL.npz`` - alpha-hat, accuracy, churn and ECE of candidate models
   against a reference pool trained with other seeds;
 - ``genexpy-nb compare TABLE ...`` - Friedman (or Skillings-Mack when results are missing),
-  post-hoc tests and a critical-difference diagram.
+  post-hoc tests, a critical-difference diagram and a written report
+  (:func:`genexpy_nb.significance.compare`).
 
 Exit codes scripts can rely on: 0 success; 1 an input error (a one-line message on stderr,
 never a traceback: unreadable or empty table, unknown column, unusable output path, ...),
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import config
-from ._validation import GenexpyInputError, check_reserved_names
+from ._validation import GenexpyInputError
 
 if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
     import polars as pl
@@ -382,115 +383,10 @@ def cmd_seeds(args: argparse.Namespace) -> int:
 # ---- compare ---------------------------------------------------------------------------
 
 
-def _wide(df, args):
-    """Blocks x alternatives matrix (NaN where a result is missing) from the long table."""
-    import numpy as np
-    import polars as pl
-
-    blocks = _csv_list(args.blocks)
-    avg = _csv_list(args.average_over)
-    _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
-                  "--blocks": blocks, "--average-over": avg})
-    roles = [args.alternatives, args.target, *blocks, *avg]
-    check_reserved_names(roles, "the table")  # __block__ is used below
-    if len(set(roles)) != len(roles):
-        raise GenexpyInputError(f"a column is given two roles: {roles}.")
-    if not df.schema[args.target].is_numeric():
-        raise GenexpyInputError(
-            f"--target {args.target!r} is not numeric (dtype {df.schema[args.target]}); "
-            "convert it, or give the numeric result column.")
-    keys = [args.alternatives, *blocks]
-    _no_nulls(df, [*keys, *avg])
-    t = df.select(*keys, pl.col(args.target).cast(pl.Float64))
-    t = t.with_columns(pl.col(args.target).fill_nan(None))
-    if t[args.target].is_infinite().any():
-        raise GenexpyInputError(f"--target {args.target!r} holds infinite values.")
-    dup = t.group_by(keys).len().filter(pl.col("len") > 1)
-    if dup.height and not avg:
-        raise GenexpyInputError(
-            f"{dup.height} (block, alternative) pairs have several rows; average them with "
-            "--average-over COLUMNS (e.g. seed,fold) or name more --blocks columns.")
-    t = t.group_by(keys, maintain_order=True).agg(pl.col(args.target).mean())
-    block_key = pl.concat_str([pl.col(b).cast(pl.String) for b in blocks], separator=" | ")
-    t = t.with_columns(block_key.alias("__block__"),
-                       pl.col(args.alternatives).cast(pl.String))
-    names = sorted(t[args.alternatives].unique().to_list())
-    wide = t.pivot(on=args.alternatives, index="__block__", values=args.target,
-                   aggregate_function=None).sort("__block__")
-    values = wide.select(names).to_numpy().astype(np.float64)
-    return values, names, wide["__block__"].to_list()
-
-
-def _compare_tests(values, names, blocks, hib, figs, args):
-    """The omnibus test, the post-hoc test and the mean ranks (+ the CD diagram)."""
-    import numpy as np
-    import polars as pl
-
-    observed = ~np.isnan(values)
-    complete = observed.all(axis=1)
-    n_missing = int((~observed).sum())
-
-    from .significance import (
-        critical_difference,
-        friedman,
-        posthoc_conover,
-        posthoc_nemenyi,
-        skillings_mack,
-    )
-
-    if n_missing:
-        omni = skillings_mack(values, higher_is_better=hib, alternatives=names)
-        _say(f"{n_missing} missing result(s) over {int((~complete).sum())} of {len(blocks)} "
-             "blocks: Skillings-Mack test (Friedman's test for incomplete blocks)")
-    else:
-        omni = friedman(values, higher_is_better=hib, alternatives=names)
-    if not np.isfinite(omni.statistic):
-        raise GenexpyInputError(
-            f"--target {args.target!r}: every block ties all alternatives, so there is no "
-            "difference to test (the statistic is undefined). Check the target column.")
-    if omni.n < 10:
-        _say(f"note: only {omni.n} blocks; the chi-square p-value is a rough approximation "
-             "below about 10")
-    omnibus = pl.DataFrame({
-        "test": [omni.test], "statistic": [float(omni.statistic)],
-        "pvalue": [float(omni.pvalue)], "df": [float(omni.df)], "n_blocks_used": [omni.n],
-        "n_blocks": [len(blocks)], "n_alternatives": [len(names)],
-        "n_missing": [n_missing], "alpha": [args.alpha],
-        "significant": [bool(omni.pvalue < args.alpha)],
-        "higher_is_better": [hib],
-        "note": pl.Series([getattr(omni, "note", None)], dtype=pl.String),
-    })
-    full = values[complete]
-    frames = {"omnibus": omnibus}
-    charts = {}
-    if full.shape[0] >= 2:
-        if args.posthoc == "conover":
-            post = posthoc_conover(full, p_adjust=args.p_adjust, alpha=args.alpha,
-                                   higher_is_better=hib, alternatives=names)
-        else:
-            post = posthoc_nemenyi(full, alpha=args.alpha, higher_is_better=hib,
-                                   alternatives=names)
-        ranks = critical_difference(full, alpha=args.alpha, higher_is_better=hib,
-                                    alternatives=names)
-        frames["posthoc"] = post
-        frames["mean_ranks"] = ranks
-        if figs:  # drawn when saved: (data, options) of the diagram
-            charts["cd_diagram"] = (ranks, {
-                "pairwise": post if args.posthoc == "conover" else None,
-                "title": f"Mean ranks over {full.shape[0]} blocks (1 = best)"})
-        if n_missing:
-            _say(f"post-hoc test and mean ranks on the {full.shape[0]} blocks where every "
-                 "alternative has a result")
-    else:
-        _say(f"only {full.shape[0]} block(s) have a result for every alternative: no post-hoc "
-             "test, no critical-difference diagram (they need at least 2)")
-    return omni, frames, charts
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
+    """argparse -> :func:`genexpy_nb.significance.compare` -> files (and the answer)."""
     import warnings
 
-    from ._io import atomic_dir
 
     figs = _csv_list(args.figures)
     bad = [f for f in figs if f not in ("html", "png", "svg", "pdf")]
@@ -498,42 +394,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
                                 "or pdf (comma-separated), or '' for none.")
     out = check_out_dir(args.out, inputs=[args.results])
-    if args.format not in ("csv", "parquet", "json", "tsv"):  # pragma: no cover (choices)
-        raise GenexpyInputError(f"--format {args.format!r}")
     df = read_table(args.results)
-    values, names, blocks = _wide(df, args)
-    hib = _direction(args)
-    if len(names) < 2:
-        raise GenexpyInputError(f"--alternatives {args.alternatives!r}: only {names}; at least "
-                                "two alternatives are needed to compare.")
-    with warnings.catch_warnings(record=True) as caught:
-        # degenerate cases (ties everywhere, ...) come as warnings: one-line notes each
+    from .significance._words import command_line_words
+    from .significance.compare import compare
+
+    with command_line_words(), warnings.catch_warnings(record=True):
+        # warnings (degenerate data, ...) are in the result's notes, printed below
         warnings.simplefilter("always")
-        omni, frames, charts = _compare_tests(values, names, blocks, hib, figs, args)
-    for msg in dict.fromkeys(_one_line(w.message) for w in caught):
-        _say(f"note: {msg}")
-    _say(f"{omni.test}: statistic {omni.statistic:.4g}, p = {omni.pvalue:.3g} "
-         f"({'significant' if omni.pvalue < args.alpha else 'not significant'} at "
-         f"alpha = {args.alpha})")
-    from ._io import write_frame
+        res = compare(
+            df, alternatives=args.alternatives, target=args.target,
+            blocks=_csv_list(args.blocks), higher_is_better=_direction(args),
+            average_over=_csv_list(args.average_over), posthoc=args.posthoc,
+            p_adjust=None if args.p_adjust.lower() == "none" else args.p_adjust,
+            alpha=args.alpha, tol_missing_alternatives=args.tol_missing_alternatives,
+            tol_missing_conditions=args.tol_missing_conditions,
+            invalid_target=args.invalid_target,
+            require_complete_replicates=args.require_complete_replicates, ties=args.ties,
+            control=args.control, top=args.top)
+        if not args.quiet:
+            print(res.summary())
+        from .charts.cd_figure import save_comparison
 
-    with atomic_dir(out) as tmp:
-        for name, frame in frames.items():
-            write_frame(frame, tmp / f"{name}.{args.format}")
-        for name, (data, opts) in charts.items():
-            # PNG, SVG, PDF drawn directly (faster than autorank's matplotlib figure);
-            # HTML through the interactive Vega-Lite chart
-            static = [tmp / f"{name}.{fmt}" for fmt in figs if fmt != "html"]
-            if static:
-                from .significance import save_cd_diagram
-
-                save_cd_diagram(data, static, **opts)
-            if "html" in figs:
-                from .charts import cd_diagram, save_chart
-
-                save_chart(cd_diagram(data, **opts), tmp / f"{name}.html")
-        written = sorted(p.name for p in tmp.iterdir())
-    _say(f"wrote {', '.join(written)} to {out}/")
+        paths = save_comparison(res, out, figures=figs, format=args.format)
+    if not args.quiet:
+        _say(f"wrote {', '.join(p.name for p in paths)} to {out}/")
     return EXIT_OK
 
 
@@ -734,36 +618,68 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "compare", formatter_class=_Formatter,
-        help="Friedman / Skillings-Mack test, post-hoc tests, critical-difference diagram",
+        help="rank tests over blocks: omnibus test, post-hoc tests, CD diagram, report",
         description="Is any alternative better than another across the blocks (datasets, "
-                    "tasks)? Friedman's test, or Skillings-Mack's when some results are "
-                    "missing; all pairs with Conover's or Nemenyi's post-hoc test; the mean "
-                    "ranks drawn as a critical-difference diagram.\n\nexample:\n  genexpy-nb "
-                    "compare results.csv --alternatives model --target accuracy "
-                    "--blocks dataset \\\n    --average-over seed --higher-is-better --out "
-                    "comparison")
+                    "tasks)? The missing-results policy of nstar first (the same "
+                    "--tol-missing-* and --invalid-target), then Friedman's test (or "
+                    "Skillings-Mack's when results are missing: each block ranks the "
+                    "alternatives that have a result there), a post-hoc test with its "
+                    "correction, mean ranks and a critical-difference diagram, all over the "
+                    "same blocks. Prints the answer; writes the tables, report.md (a "
+                    "paragraph a paper can quote), mean_ranks.tex (booktabs) and the "
+                    "diagram.\n\nexample:\n  genexpy-nb compare results.csv --alternatives "
+                    "model --target accuracy --blocks dataset \\\n    --average-over seed "
+                    "--higher-is-better --out comparison")
     c.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
     c.add_argument("--alternatives", required=True, help="column of the compared methods")
     c.add_argument("--target", required=True, help="numeric result column")
     c.add_argument("--blocks", required=True,
-                   help="column(s) defining a block, comma-separated (e.g. dataset)")
+                   help="column(s) defining a block, comma-separated (e.g. dataset; folds "
+                        "as blocks are not independent datasets: average them instead)")
     _add_direction(c)
     c.add_argument("--average-over", default="",
-                   help="columns averaged out first (e.g. seed,fold), comma-separated")
-    c.add_argument("--posthoc", choices=["conover", "nemenyi"], default="conover",
-                   help="post-hoc test for all pairs")
+                   help="replicate columns averaged first (e.g. seed,fold), comma-separated")
+    c.add_argument("--require-complete-replicates", action="store_true",
+                   help="refuse results averaged over fewer replicates than the others")
+    c.add_argument("--posthoc", choices=["auto", "conover", "nemenyi", "siegel"],
+                   default="auto",
+                   help="post-hoc test: Conover-Iman (complete blocks), Nemenyi, or the "
+                        "Siegel-Castellan z-test of mean ranks; auto: Conover-Iman on "
+                        "complete blocks, the z-test when results are missing")
     c.add_argument("--p-adjust", default="holm",
-                   help="multiple-testing correction of Conover's p-values (e.g. holm, "
-                        "bonferroni, fdr_bh); ignored by Nemenyi's test")
+                   help="correction of the post-hoc p-values (holm, bonferroni, fdr_bh, ..., "
+                        "or none); ignored by Nemenyi's test")
+    c.add_argument("--control", default=None, metavar="ALTERNATIVE",
+                   help="compare every alternative with this one only (k - 1 tests, "
+                        "corrected as a family of k - 1)")
     c.add_argument("--alpha", type=_probability, default=0.05, help="significance level")
+    c.add_argument("--ties", choices=["average", "min"], default="average",
+                   help="mean ranks of tied alternatives: the mean of the ranks they occupy, "
+                        "or the lowest (the tests use mid-ranks either way)")
+    c.add_argument("--tol-missing-alternatives", type=_fraction,
+                   default=config.TOL_MISSING_ALTERNATIVES,
+                   help="drop a block missing more than this share of the alternatives (0: "
+                        "complete blocks only)")
+    c.add_argument("--tol-missing-conditions", type=_fraction,
+                   default=config.TOL_MISSING_CONDITIONS,
+                   help="then drop an alternative missing in more than this share of the "
+                        "blocks")
+    c.add_argument("--invalid-target", choices=["raise", "drop"], default="raise",
+                   help="rows with an empty/NaN/inf target (failed runs): refuse, or drop "
+                        "them (they then count as missing results)")
+    c.add_argument("--top", type=_positive_int, default=None, metavar="K",
+                   help="the diagram draws the K best alternatives, the rest summarised "
+                        "(default: all)")
     c.add_argument("--figures", default="html,png",
                    help="formats of the critical-difference diagram: html, png, svg, pdf "
                         "(comma-separated; '' for none)")
     c.add_argument("--format", choices=["csv", "parquet", "tsv", "json"], default="csv",
                    help="format of the tables")
     c.add_argument("--out", default="comparison",
-                   help="output folder: omnibus, posthoc and mean_ranks tables, cd_diagram "
-                        "figures (written atomically)")
+                   help="output folder: report.md, mean_ranks.tex, the omnibus, posthoc, "
+                        "mean_ranks and missing_results tables, cd_diagram figures (written "
+                        "atomically)")
+    c.add_argument("--quiet", action="store_true", help="print nothing but errors")
     c.set_defaults(func=cmd_compare)
     return p
 

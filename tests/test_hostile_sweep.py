@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 import io
 import json
-import os
 import pickle
 import re
 import signal

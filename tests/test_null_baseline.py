@@ -12,8 +12,8 @@ from genexpy_nb.generalizability import (
     NULL_COLUMNS,
     NULL_KEY,
     _count_differences,
-    _null_sizes,
     _nstar_values,
+    _null_sizes,
     exchange_scores,
 )
 from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs

@@ -103,3 +103,9 @@ def enable_offline_charts(force: bool = False) -> bool:
     if force or alt.renderers.active == "default":
         alt.renderers.enable(RENDERER_NAME)
     return alt.renderers.active == RENDERER_NAME
+
+
+# Importing this module (through genexpy_nb.charts) enables the renderer, as importing the
+# package always did; the package's import hook leaves it to this line when this module
+# is the one that imports Altair first.
+enable_offline_charts()

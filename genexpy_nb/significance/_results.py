@@ -11,8 +11,6 @@ import warnings
 from dataclasses import dataclass, fields
 from typing import ClassVar, NamedTuple
 
-from scipy import stats
-
 from .._validation import check_probability
 
 __all__ = [
@@ -191,6 +189,8 @@ class ConfidenceInterval(NamedTuple):
 
 def _t_interval(mean: float, se: float, df: float, alternative: str,
                 confidence_level: float) -> ConfidenceInterval:
+    from scipy import stats  # heavy import, only when an interval is asked for
+
     c = check_probability("confidence_level", confidence_level)
     if alternative == "two-sided":
         q = stats.t.ppf(0.5 + c / 2.0, df)

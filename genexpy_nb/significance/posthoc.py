@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from .._validation import check_probability
 from ._input import (
@@ -33,6 +32,7 @@ from ._input import (
     _orient,
     _to_matrix,
 )
+from ._pvalues import t_sf
 from .corrections import _check_p_adjust, _pairwise_frame
 from .paired import _check_sizes, corrected_ttest
 from .rank_tests import _friedman_core, wilcoxon
@@ -106,7 +106,7 @@ def posthoc_conover(
         tval = np.where(diff > 1e-9, np.inf, 0.0)
     else:
         tval = diff / math.sqrt(denom)
-    pval = np.minimum(2.0 * stats.t.sf(tval, (n - 1.0) * (k - 1.0)), 1.0)
+    pval = np.minimum(2.0 * t_sf(tval, (n - 1.0) * (k - 1.0)), 1.0)
     return _pairwise_frame(
         "Conover-Iman (Friedman)", m.alternatives, tval, pval, p_adjust, alpha,
         {"mean_rank_1": mean_ranks[i], "mean_rank_2": mean_ranks[j], "n": [n] * i.size},
@@ -156,6 +156,8 @@ def posthoc_nemenyi(
                                {"mean_rank_1": nanv, "mean_rank_2": nanv, "n": [n] * i.size})
     _, mean_ranks, _, _, _ = _friedman_core(_orient(values, hib))
     q = np.abs(mean_ranks[i] - mean_ranks[j]) / math.sqrt(k * (k + 1.0) / (12.0 * n))
+    from scipy import stats  # heavy import (~1 s), only for Nemenyi's test
+
     pval = np.clip(stats.studentized_range.sf(q, k, np.inf), 0.0, 1.0)
     return _pairwise_frame(
         "Nemenyi (Friedman)", m.alternatives, q, pval, None, alpha,

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from .._validation import GenexpyInputError, require_columns, to_polars
 from ._input import (
@@ -36,6 +35,7 @@ from ._input import (
     _paired_differences,
     _to_matrix,
 )
+from ._pvalues import chi2_sf, f_sf
 from ._ranks import rank_rows as _rank_rows
 from ._ranks import skillings_mack_parts as _skillings_mack_parts
 from ._results import FriedmanResult, SignificanceResult, SkillingsMackResult, _degenerate
@@ -167,7 +167,7 @@ def friedman(
             iman_davenport_df=(float(k - 1), float((k - 1) * (n - 1))), kendall_w=0.0,
             note=note,
         )
-    p = float(stats.chi2.sf(chi2, df))
+    p = float(chi2_sf(chi2, df))
     # Iman–Davenport F and Kendall's W
     denom = n * (k - 1.0) - chi2
     id_df = (float(k - 1), float((k - 1) * (n - 1)))
@@ -176,7 +176,7 @@ def friedman(
         f_stat, f_p = math.inf, 0.0  # perfect agreement (W = 1): the F statistic's limit
     else:
         f_stat = (n - 1.0) * chi2 / denom
-        f_p = float(stats.f.sf(f_stat, *id_df))
+        f_p = float(f_sf(f_stat, *id_df))
     return FriedmanResult(
         statistic=float(chi2), pvalue=p, test="Friedman", df=df, n=n, k=k,
         alternatives=m.alternatives, mean_ranks=tuple(float(r) for r in mean_ranks),
@@ -260,7 +260,7 @@ def skillings_mack(
     df = float(k - 1)
     n_missing = int(np.isnan(m.values[used]).sum())
     return SkillingsMackResult(
-        statistic=sm, pvalue=float(stats.chi2.sf(sm, df)), test="Skillings-Mack", df=df,
+        statistic=sm, pvalue=float(chi2_sf(sm, df)), test="Skillings-Mack", df=df,
         n=int(n_used), k=k, alternatives=m.alternatives,
         adjusted_sums=tuple(float(v) for v in a), n_missing=n_missing,
         n_dropped=int(m.values.shape[0] - n_used),
@@ -302,6 +302,8 @@ def wilcoxon(
         note = _degenerate("wilcoxon", f"all {n} paired differences are zero", _NO_DIFFERENCE)
         return SignificanceResult(statistic=0.0, pvalue=1.0, test="Wilcoxon signed-rank", n=n,
                                   k=2, alternative=alternative, note=note)
+    from scipy import stats  # heavy import (~1 s), only when needed
+
     res = stats.wilcoxon(d, zero_method=zero_method, correction=correction,
                          alternative=alternative, method=method)
     return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
@@ -332,6 +334,8 @@ def mannwhitneyu(
                                   note="missing values with nan_policy='propagate'")
     if xa.size == 0 or ya.size == 0:
         raise GenexpyInputError("x and y must each have at least one (non-missing) value.")
+    from scipy import stats
+
     res = stats.mannwhitneyu(xa, ya, alternative=alternative, use_continuity=use_continuity,
                              method=method)
     return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
@@ -393,6 +397,8 @@ def kruskal(
         note = _degenerate("kruskal", f"all {n} values are equal", _NO_DIFFERENCE)
         return SignificanceResult(statistic=0.0, pvalue=1.0, test="Kruskal-Wallis H",
                                   df=float(k - 1), n=n, k=k, note=note)
+    from scipy import stats
+
     res = stats.kruskal(*arrays)
     return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
                               test="Kruskal-Wallis H", df=float(k - 1), n=n, k=k)
