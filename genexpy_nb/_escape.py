@@ -93,7 +93,10 @@ def xml_text(value: Any) -> str:
 
 # punctuation that Markdown (CommonMark, GitHub tables, MyST's dollar math) interprets
 # anywhere in a line; the rest ('-', '.', '(' ...) only matters at the start of a line
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~$&])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|~$])")
+# <, > and & as entity references: every Markdown renderer reads them as text (a
+# backslash before < is CommonMark's rule but not Python-Markdown's)
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MD_LINE_START = re.compile(r"^(\s*(?:\d+)?)([#+\-=!.)])")
 
 
@@ -101,12 +104,14 @@ def markdown_text(value: Any) -> str:
     """``value`` as literal text in Markdown, also inside a table cell.
 
     Line breaks become spaces (a table row is one line); the punctuation that Markdown
-    interprets inside a line (emphasis, code, links, raw HTML, table pipes, math) is
-    backslash-escaped, and so is a start that would open a heading, a list or a quote
-    (CommonMark allows a backslash before any ASCII punctuation). Names such as ``GPT-3``
+    interprets inside a line (emphasis, code, links, table pipes, math) is backslash-escaped,
+    and so is a start that would open a heading, a list or a quote (CommonMark allows a
+    backslash before any ASCII punctuation); ``<``, ``>`` and ``&`` (raw HTML, entities)
+    become entity references. Names such as ``GPT-3``
     or ``v1.2`` stay as they are.
     """
     text = " ".join(str(value).splitlines())
+    text = "".join(_MD_ENTITIES.get(c, c) for c in text)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
