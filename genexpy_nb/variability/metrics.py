@@ -23,7 +23,23 @@ from ._checks import (
 
 
 def predictions(gaps: Any) -> np.ndarray:
-    """Predicted labels ``1[g > 0]`` (int8), same shape as ``gaps``."""
+    """Predicted labels ``1[g > 0]`` (int8), same shape as ``gaps``.
+
+    Parameters
+    ----------
+    gaps : array_like
+        Logit gaps (logit of class 1 minus logit of class 0) of one or more models.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+        1 where the gap is positive, else 0 (a gap of exactly 0 predicts class 0).
+
+    Examples
+    --------
+    >>> predictions([-1.5, 0.0, 2.0])
+    array([0, 0, 1], dtype=int8)
+    """
     return (as_gaps("gaps", gaps) > 0).astype(np.int8)
 
 
