@@ -244,13 +244,26 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
       between leaves no folder at ``path`` (and the old one under ``.NAME.old-*``).
     - ``replace=False``: :class:`GenexpyInputError`.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder to create (its parent must exist).
+    replace : bool, default True, keyword-only
+        Whether an existing folder that genexpy_nb wrote (or an empty one) may be replaced.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary folder to write the files into.
+
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "results"
-    >>> with atomic_dir(target) as tmp:
-    ...     _ = (tmp / "a.txt").write_text("x")
-    >>> sorted(p.name for p in target.iterdir())
+    >>> with tempfile.TemporaryDirectory() as parent:
+    ...     target = pathlib.Path(parent) / "results"
+    ...     with atomic_dir(target) as tmp:
+    ...         _ = (tmp / "a.txt").write_text("x")
+    ...     sorted(p.name for p in target.iterdir())
     ['.genexpy_nb_output', 'a.txt']
     """
     p = check_output_dir(path, replace=replace).absolute()
