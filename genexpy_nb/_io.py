@@ -95,10 +95,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     Examples
     --------
     >>> import numpy as np, tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "x.npy"
-    >>> with atomic_path(target) as tmp:
-    ...     np.save(tmp, np.arange(3))
-    >>> np.load(target).tolist()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "x.npy"
+    ...     with atomic_path(target) as tmp:
+    ...         np.save(tmp, np.arange(3))
+    ...     np.load(target).tolist()
     [0, 1, 2]
     """
     p = Path(path)
@@ -124,22 +125,31 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) -> Iterator[IO]:
     """Open a temporary file for writing; it replaces ``path`` when the block succeeds.
 
-    Parameters
-    ----------
-    path : path of the file to write (its folder is created if needed)
-    mode : ``"wb"`` (default) or ``"w"`` (text; ``encoding`` defaults to UTF-8)
-    **open_kwargs : passed to :func:`open` (``encoding``, ``newline``, ...)
-
     On any exception inside the block the temporary file is removed and ``path`` keeps its
     previous content (or stays absent).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (its folder is created if needed).
+    mode : {"wb", "w"}, default "wb"
+        Binary, or text (``encoding`` then defaults to UTF-8).
+    **open_kwargs
+        Passed to :func:`open` (``encoding``, ``newline``, ...).
+
+    Yields
+    ------
+    file object
+        The open temporary file to write into.
 
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
-    >>> with atomic_write(target, "w") as fh:
-    ...     _ = fh.write("complete or absent")
-    >>> target.read_text()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "notes.txt"
+    ...     with atomic_write(target, "w") as fh:
+    ...         _ = fh.write("complete or absent")
+    ...     target.read_text()
     'complete or absent'
     """
     if mode not in ("w", "wb", "wt"):
@@ -385,12 +395,14 @@ def check_not_input(out: str | os.PathLike, inputs: Any, option: str = "--out", 
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "r.csv").write_text("a\\n1\\n")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> d = pathlib.Path(folder.name); _ = (d / "r.csv").write_text("a\\n1\\n")
     >>> check_not_input(d / "out.csv", [d / "r.csv"])            # fine
     >>> check_not_input(d / "r.csv", [d / "r.csv"])               # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     genexpy_nb._validation.GenexpyInputError: --out ... is the input file ...
+    >>> folder.cleanup()
     """
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]

@@ -270,6 +270,7 @@ def sample_rankings(
     Returns
     -------
     numpy.ndarray of int64, shape (n, na)
+        The n sampled rankings, one per row (tiers, 0 = best).
 
     Examples
     --------
@@ -364,6 +365,7 @@ def sample_uniform_rankings(
     Returns
     -------
     numpy.ndarray of int64, shape (n, na)
+        The n sampled rankings, one per row (tiers, 0 = best).
 
     Notes
     -----

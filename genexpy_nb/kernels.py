@@ -442,6 +442,16 @@ class RBF(Kernel):
       model size, percent) every off-diagonal kernel value is ~0 and n* = 2 / eps*^2
       whatever the data (flagged as unreliable by the analysis).
 
+    Parameters
+    ----------
+    gamma : float, optional
+        The kernel's bandwidth (> 0); None = ``1/na``.
+    scale : {"spread", "raw"}, default "spread"
+        The scale the kernel sees the scores on (see above).
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+
     Notes
     -----
     Why this spread. The kernel compares score vectors of different conditions (datasets),
@@ -457,16 +467,6 @@ class RBF(Kernel):
 
     The scaling is applied to each configuration's scores by the analysis
     (:meth:`prepare`); :meth:`gram` itself computes the kernel on the values it is given.
-
-    Parameters
-    ----------
-    gamma : float, optional
-        The kernel's bandwidth (> 0); None = ``1/na``.
-    scale : {"spread", "raw"}, default "spread"
-        The scale the kernel sees the scores on (see above).
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`resolve` fills it in (a
-        :class:`~genexpy_nb.study.Study` or analysis does it for you).
 
     Examples
     --------

@@ -57,25 +57,31 @@ def plan(
 
     Parameters
     ----------
-    results : the tidy frame of :func:`~genexpy_nb.generalizability.analyze`
-    alpha, delta : the thresholds to plan for (must be in the frame)
-    kernel : kernel name or label to plan for (default: every kernel in the frame; a
+    results : polars.DataFrame
+        The tidy frame of :func:`~genexpy_nb.generalizability.analyze`.
+    alpha, delta : float, default 0.95 and 0.05
+        The thresholds alpha* and delta* to plan for (they must be in the frame).
+    kernel : str, optional
+        Kernel name or label to plan for (default: every kernel in the frame; a
         configuration's deficit is then the largest over the kernels, i.e. the experiments
-        needed to answer every research question)
-    method : estimate to use ("resample", "approx", ...; the bound is never a verdict)
-    on : which n* to plan on: "nstar" (the estimate), "nstar_hi" (the upper end of its
+        needed to answer every research question).
+    method : str, default "resample"
+        The n* estimate to use ("resample", "approx", ...; the bound is never a verdict).
+    on : {"nstar", "nstar_hi", "nstar_lo"}, default "nstar"
+        Which n* to plan on: "nstar" (the estimate), "nstar_hi" (the upper end of its
         interval: plan for the pessimistic case, so that the study is generalizable unless
         n* is above the interval) or "nstar_lo"; the interval ends exist for the resampled
-        method (``analyze(..., interval=True)``, the default)
+        method (``analyze(..., interval=True)``, the default).
 
     Returns
     -------
-    polars DataFrame, one row per configuration: design levels, N, kernel_label (which
-    kernel drives the deficit), nstar (the largest over the kernels), nstar_ceil, deficit,
-    to_run = max(deficit, 0), generalizable, reliable (when the frame has it), verdict,
-    the no-signal baseline of that kernel (when the frame has it), reason, and priority
-    (1 = extend first); ``nstar``, ``nstar_ceil``, ``deficit``, ``generalizable`` are computed
-    from the column ``on``.
+    polars.DataFrame
+        One row per configuration: design levels, N, kernel_label (which kernel drives the
+        deficit), nstar (the largest over the kernels), nstar_ceil, deficit, to_run =
+        max(deficit, 0), generalizable, reliable (when the frame has it), verdict, the
+        no-signal baseline of that kernel (when the frame has it), reason, and priority
+        (1 = extend first); ``nstar``, ``nstar_ceil``, ``deficit``, ``generalizable`` are
+        computed from the column ``on``.
 
     Notes
     -----
@@ -217,11 +223,11 @@ def simulate_preliminary_study(
     -------
     polars.DataFrame
         Tidy frame: N_sub, repetition, kernel, kernel_label, alpha, delta, method, nstar,
-    nstar_lo, nstar_hi (its interval, resampled method), nstar_ceil, generalizable
-    (N_sub >= n*; null when the estimate is flagged), reliable, nstar_null, nstar_null_lo,
-    nstar_null_hi, beyond_chance (the no-signal baseline of each subsample, as in
-    :meth:`~genexpy_nb.GeneralizabilityAnalysis.nstar`; left out with ``null=False``),
-    N (all observed results), reason.
+        nstar_lo, nstar_hi (its interval, resampled method), nstar_ceil, generalizable
+        (N_sub >= n*; null when the estimate is flagged), reliable, nstar_null,
+        nstar_null_lo, nstar_null_hi, beyond_chance (the no-signal baseline of each
+        subsample, as in :meth:`~genexpy_nb.GeneralizabilityAnalysis.nstar`; left out with
+        ``null=False``), N (all observed results), reason.
     """
     N0 = check_positive_int("N0", N0, minimum=2)
     repetitions = check_positive_int("repetitions", repetitions)

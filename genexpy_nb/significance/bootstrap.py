@@ -47,10 +47,12 @@ def bootstrap_ci(
         interval is for ``statistic(x - y)``. With ``y=None``, ``x`` holds the differences.
     statistic : "mean", "median" or callable
         A callable gets the differences and ``axis`` (vectorized, like ``np.mean``).
-    confidence_level : float
+    confidence_level : float, default 0.95
+        Confidence level of the interval.
     method : {"BCa", "percentile", "basic"}
         BCa (bias-corrected and accelerated) by default.
-    n_resamples : int
+    n_resamples : int, default 9999
+        Number of bootstrap resamples.
     seed : int, numpy Generator or None
         Same seed, same interval.
     nan_policy : {"raise", "omit"}

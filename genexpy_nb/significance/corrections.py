@@ -83,6 +83,7 @@ def adjust_pvalues(
     Returns
     -------
     numpy.ndarray of float64, shape (m,)
+        The adjusted p-values, in the order of ``pvalues``.
     """
     if method is None:
         raise GenexpyInputError(

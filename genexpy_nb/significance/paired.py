@@ -305,7 +305,8 @@ def paired_cv_scores(
     estimators : list of estimators, or dict name -> estimator
         Each is cloned and fitted once per split (``sklearn.model_selection
         .cross_val_score`` with ``cv=splits``).
-    X, y : the data (anything scikit-learn accepts)
+    X, y : array_like
+        The features and the target (anything scikit-learn accepts).
     splits : list of (train, test) index pairs
         From :func:`repeated_kfold_splits` or :func:`splits_5x2cv`: the *same* splits for
         every estimator, which is what makes the comparison paired.

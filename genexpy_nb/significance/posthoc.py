@@ -58,6 +58,8 @@ def posthoc_conover(
     Parameters
     ----------
     data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+        Scores, errors or ranks of the k alternatives (models) on n shared conditions
+        (datasets); see :func:`~genexpy_nb.significance.friedman`.
     p_adjust : str or None
         Multiple-testing correction (:data:`P_ADJUST_METHODS`); None = raw p-values.
     alpha : float

@@ -68,7 +68,9 @@ def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.
 
     Returns
     -------
-    float for a scalar ``alpha``, else numpy.ndarray of the same length as ``alpha``.
+    float or numpy.ndarray
+        The trimmed KS distance in [0, 1]: a float for a scalar ``alpha``, else one per
+        value of ``alpha``.
 
     Notes
     -----
@@ -273,11 +275,16 @@ def draw_bootstrap(
 
     Returns
     -------
-    idx : (B, T) int64, test-point indices with replacement; I1 = ``idx[b, :T//2]``
-        (candidate sample), I2 = ``idx[b, T//2:]``.
-    ref_model : (B, T//2) int64, reference model of each reference-sample value.
-    ref_pos : (B, T//2) int64, position in I2 of each reference-sample value.
+    idx : numpy.ndarray of int64, shape (B, T)
+        Test-point indices drawn with replacement; I1 = ``idx[b, :T//2]`` (candidate
+        sample), I2 = ``idx[b, T//2:]``.
+    ref_model : numpy.ndarray of int64, shape (B, T//2)
+        The reference model of each reference-sample value.
+    ref_pos : numpy.ndarray of int64, shape (B, T//2)
+        The position in I2 of each reference-sample value.
 
+    Notes
+    -----
     Drawing everything here (not inside the parallel kernel) makes the result independent
     of the thread count, and the same draws serve every candidate (common random numbers,
     as in the paper's code), so a candidate's alpha-hat does not depend on the others.
@@ -592,9 +599,9 @@ def alpha_hat(
 
     Returns
     -------
-    polars.DataFrame, one row per candidate:
-        ``candidate`` (row index), ``alpha_hat`` (grid version, mean over B),
-        ``alpha_hat_sd``, ``alpha_hat_exact``, ``alpha_hat_exact_sd`` (null when
+    polars.DataFrame
+        One row per candidate: ``candidate`` (row index), ``alpha_hat`` (grid version,
+        mean over B), ``alpha_hat_sd``, ``alpha_hat_exact``, ``alpha_hat_exact_sd`` (null when
         ``exact=False``), ``d0_boot`` (mean bootstrap KS distance), ``tau`` (DKW threshold
         for the bootstrap reference size T//2), ``B``, and ``accuracy`` with ``labels``.
 
