@@ -160,6 +160,12 @@ def uniform_distribution(na: int) -> tuple[np.ndarray, np.ndarray]:
         The support (:func:`weak_orders`).
     probs : numpy.ndarray of float64, shape (fubini(na),)
         ``1 / fubini(na)`` each.
+
+    Examples
+    --------
+    >>> support, p = uniform_distribution(2)
+    >>> support.tolist(), p.tolist()
+    ([[0, 0], [0, 1], [1, 0]], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333])
     """
     rankings = weak_orders(na)
     probs = np.full(rankings.shape[0], 1.0 / rankings.shape[0])
@@ -375,6 +381,11 @@ def sample_uniform_rankings(
     permutation as that tier, recurse on the remaining m - j items. The Fubini numbers are
     exact Python integers turned into logarithms, so nothing overflows for large ``na``.
     Cost O(n na^2).
+
+    Examples
+    --------
+    >>> sample_uniform_rankings(3, 4, seed=0).shape
+    (4, 3)
     """
     na = check_positive_int("na", na)
     n = check_positive_int("n", n)

@@ -70,6 +70,14 @@ def bootstrap_ci(
     training data the interval is too narrow (use :func:`corrected_ttest`'s interval);
     over datasets or test points it is sound. All differences equal: the interval is that
     value, with a :class:`DegenerateTestWarning`.
+
+    Examples
+    --------
+    >>> a = [0.81, 0.83, 0.80, 0.86, 0.79, 0.84, 0.82, 0.85]
+    >>> b = [0.80, 0.80, 0.79, 0.82, 0.79, 0.81, 0.80, 0.83]
+    >>> mean, (low, high) = bootstrap_ci(a, b, n_resamples=2000, seed=0)
+    >>> round(mean, 3), round(low, 3), round(high, 3)
+    (0.02, 0.011, 0.029)
     """
     _check_choice("method", method, ("BCa", "percentile", "basic"))
     _check_choice("nan_policy", nan_policy, ("raise", "omit"))

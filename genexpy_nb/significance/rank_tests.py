@@ -245,6 +245,15 @@ def skillings_mack(
     Friedman's statistic. The design must be connected (every pair of alternatives linked
     through conditions where they are observed together), else the alternatives cannot
     be compared and an error is raised.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, np.nan, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, np.nan], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> res = skillings_mack(scores, higher_is_better=True)
+    >>> round(res.statistic, 3), round(res.pvalue, 4), res.n_missing
+    (8.063, 0.0177, 2)
     """
     hib = _direction(higher_is_better, "skillings_mack")
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,

@@ -242,6 +242,13 @@ def select_seed(
     GenexpyInputError
         If the report has fewer than ``n_explore`` rows or no explored candidate is
         eligible (then explore more seeds or raise ``level``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> rep = pl.DataFrame({"accuracy": [0.91, 0.93, 0.92], "alpha_hat": [0.0, 0.2, 0.04]})
+    >>> select_seed(rep, n_explore=3)["chosen"].to_list()
+    [False, False, True]
     """
     df = to_polars(report, "report")
     require_columns(df, [accuracy, column], "report")
