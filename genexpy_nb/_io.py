@@ -135,7 +135,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) 
     mode : {"wb", "w"}, default "wb"
         Binary, or text (``encoding`` then defaults to UTF-8).
     **open_kwargs
-        Passed to :func:`open` (``encoding``, ``newline``, ...).
+        Passed to ``open`` (``encoding``, ``newline``, ...).
 
     Yields
     ------
@@ -242,7 +242,7 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
     """Build a folder under a hidden temporary sibling name; rename it to ``path`` at the end.
 
     Yields the temporary folder: write every file into it. When the block succeeds, a
-    marker file (:data:`MARKER`) is added and the folder is renamed to ``path``; on any
+    marker file (``MARKER``) is added and the folder is renamed to ``path``; on any
     exception (KeyboardInterrupt included) it is deleted, and ``path`` is untouched.
 
     If ``path`` already exists:
@@ -316,7 +316,7 @@ def write_frame(df, path: str | os.PathLike) -> Path:
     or ``.json`` (a list of row objects). Returns the path written.
 
     In CSV/TSV, text cells that a spreadsheet would run as a formula (starting with
-    ``= + - @``) get a leading apostrophe (:func:`~genexpy_nb._escape.csv_safe`), and
+    ``= + - @``) get a leading apostrophe (``genexpy_nb._escape.csv_safe``), and
     nested columns (lists, structs), which CSV cannot hold, are written as JSON text.
 
     Parameters

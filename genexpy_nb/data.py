@@ -193,7 +193,7 @@ def read_results(source, *, what: str = "results file") -> pl.DataFrame:
     CSV/TSV files are read as UTF-8 with every column's type inferred from the *whole*
     file when its first rows would mislead (a score column holding 0 and 1 in its first
     rows and fractions later is a float column), and a column whose values are all numbers
-    except missing-value markers (``n/a``, ``NA``, ``-``, ... see :data:`MISSING_MARKERS`)
+    except missing-value markers (``n/a``, ``NA``, ``-``, ... see ``MISSING_MARKERS``)
     is read as numbers with those cells null - the analysis then reports them
     (``invalid_target``). Anything else that cannot be read - a missing, empty, truncated
     or binary file, a parquet file that is not one, a CSV that is not UTF-8 or has rows

@@ -41,7 +41,7 @@ class Kernel:
     Parameters
     ----------
     na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`resolve` fills it in (a
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
         :class:`~genexpy_nb.study.Study` or analysis does it for you).
     """
 
@@ -206,7 +206,7 @@ class Borda(Kernel):
 
     ``alternative`` names a* (or gives its index). Left out (``Borda()``), a* is derived
     from the data: the alternative with the best mean rank over all conditions of the
-    study (:func:`genexpy_nb.generalizability.best_alternative`), chosen when the kernel
+    study (:func:`~genexpy_nb.best_alternative`), chosen when the kernel
     is given to a :class:`~genexpy_nb.GeneralizabilityAnalysis`.
 
     Parameters
@@ -217,10 +217,10 @@ class Borda(Kernel):
     nu : float, optional
         The kernel's bandwidth (> 0); None = ``1/na``.
     na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`resolve` fills it in (a
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
         :class:`~genexpy_nb.study.Study` or analysis does it for you).
     index : int, optional, keyword-only
-        The column index of a*, filled in by :meth:`resolve` (leave it out).
+        The column index of a*, filled in by :meth:`~genexpy_nb.Kernel.resolve` (leave it out).
 
     Examples
     --------
@@ -307,7 +307,7 @@ class Jaccard(Kernel):
         How many top tiers count as "the best" (tiers counted from 0, so ``k=1`` = the
         alternatives tied for first place).
     na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`resolve` fills it in (a
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
         :class:`~genexpy_nb.study.Study` or analysis does it for you).
 
     Examples
@@ -364,7 +364,7 @@ class Mallows(Kernel):
     nu : float, optional
         The kernel's bandwidth (> 0); None = ``1/C(na, 2)``.
     na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`resolve` fills it in (a
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
         :class:`~genexpy_nb.study.Study` or analysis does it for you).
 
     Examples
@@ -430,10 +430,10 @@ class RBF(Kernel):
     ``scale`` says what that scale is:
 
     * ``"spread"`` (default, unit-free): each configuration's scores are divided by their
-      spread ``s`` (:func:`score_spread`): ``s^2`` is half the median, over the pairs of
-      conditions, of the mean squared difference of their score vectors. delta* is then a
-      mean squared difference in units of ``s^2``: on a configuration, delta* = 0.05 means
-      "the scores agree within ``sqrt(0.05) s = 0.22 s`` RMS per alternative"
+      spread ``s`` (``genexpy_nb.kernels.score_spread``): ``s^2`` is half the median, over
+      the pairs of conditions, of the mean squared difference of their score vectors. delta*
+      is then a mean squared difference in units of ``s^2``: on a configuration,
+      delta* = 0.05 means "the scores agree within ``sqrt(0.05) s = 0.22 s`` RMS per alternative"
       (:meth:`threshold`). n* does not change when the target is rescaled or shifted
       (accuracy as a fraction or in percent, an error in seconds or hours).
     * ``"raw"``: the paper's definition (Def. B.4), scores as given. delta* is a mean
@@ -449,7 +449,7 @@ class RBF(Kernel):
     scale : {"spread", "raw"}, default "spread"
         The scale the kernel sees the scores on (see above).
     na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`resolve` fills it in (a
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
         :class:`~genexpy_nb.study.Study` or analysis does it for you).
 
     Notes
@@ -466,7 +466,8 @@ class RBF(Kernel):
     differ much more than alternatives on most benchmarks, and the matrix would be ~I.
 
     The scaling is applied to each configuration's scores by the analysis
-    (:meth:`prepare`); :meth:`gram` itself computes the kernel on the values it is given.
+    (:meth:`~genexpy_nb.Kernel.prepare`); :meth:`~genexpy_nb.Kernel.gram` itself computes
+    the kernel on the values it is given.
 
     Examples
     --------
@@ -518,7 +519,7 @@ class RBF(Kernel):
         return math.exp(-self.gamma * self.na * delta)
 
     def spread(self, scores: np.ndarray) -> float:
-        """The scale ``s`` of a configuration's scores (N, na): :func:`score_spread` for
+        """The scale ``s`` of a configuration's scores (N, na): ``score_spread`` for
         ``scale="spread"``, 1 (the target's units) for ``"raw"``."""
         if self.scale == "raw":
             return 1.0

@@ -333,7 +333,7 @@ def mmd_distribution(
     rep : int, default ``config.REP`` (200)
         Number of resampled pairs of samples.
     disjoint, replace : bool, default True, False
-        Resampling mode, see :func:`draw_pairs` (the default is the paper's "realistic"
+        Resampling mode, see ``genexpy_nb.mmd.draw_pairs`` (the default is the paper's "realistic"
         mode: two disjoint samples drawn without replacement).
     seed : int, numpy.random.Generator or None, default 0
         The same seed gives the same values.

@@ -58,7 +58,7 @@ def plan(
     Parameters
     ----------
     results : polars.DataFrame
-        The tidy frame of :func:`~genexpy_nb.generalizability.analyze`.
+        The tidy frame of :func:`~genexpy_nb.analyze`.
     alpha, delta : float, default 0.95 and 0.05
         The thresholds alpha* and delta* to plan for (they must be in the frame).
     kernel : str, optional
@@ -207,7 +207,7 @@ def simulate_preliminary_study(
         The thresholds alpha* (desired generalizability) and delta* (similarity, in the
         kernel's units; see each kernel's class); every combination gets a row.
     methods : sequence of str, default ("resample",)
-        The n* estimators (:data:`genexpy_nb.generalizability.METHODS`).
+        The n* estimators (``genexpy_nb.generalizability.METHODS``).
     rep : int, default ``config.REP`` (200)
         Resampled pairs per MMD distribution.
     seed : int, default 0
@@ -347,7 +347,7 @@ def run_generalizable_study(
     progress : bool, default True
         tqdm progress bar over the conditions run.
     on_round : callable, optional
-        Receives the trajectory (see :meth:`LiveStudyResult.trajectory`) after every
+        Receives the trajectory (see ``LiveStudyResult.trajectory``) after every
         round, for live charts.
 
     Returns

@@ -410,7 +410,8 @@ class EffectSizeResult(SignificanceResult):
 
     ``effect_size`` is the same number as ``statistic``; ``magnitude`` is the conventional
     label (Cohen 1988 for d; Romano et al. 2006 for Cliff's delta and the rank-biserial
-    correlation: |r| < 0.147 negligible, < 0.33 small, < 0.474 medium, else large).
+    correlation: ``|r| < 0.147`` negligible, ``< 0.33`` small, ``< 0.474`` medium, else
+    large).
     Made by :func:`~genexpy_nb.significance.cohens_dz`,
     :func:`~genexpy_nb.significance.rank_biserial` and
     :func:`~genexpy_nb.significance.cliffs_delta`.

@@ -106,7 +106,7 @@ def critical_difference(
         One row per alternative, sorted by mean rank (best first): ``alternative,
         mean_rank, cd, alpha, n_conditions, n_alternatives, ties`` (``cd`` is Nemenyi's
         critical difference). Draw it with
-        :func:`genexpy_nb.charts.significance.cd_diagram`; cliques with :func:`cliques`.
+        :func:`genexpy_nb.charts.cd_diagram`; cliques with :func:`cliques`.
 
     Examples
     --------

@@ -100,7 +100,7 @@ def cohens_dz(
     EffectSizeResult
         ``statistic`` = ``effect_size`` = d_z (in standard deviations of the differences),
         ``pvalue`` of the paired t-test, ``df`` = n - 1, ``magnitude`` after Cohen (1988):
-        |d| < 0.2 negligible, < 0.5 small, < 0.8 medium, else large.
+        ``|d| < 0.2`` negligible, ``< 0.5`` small, ``< 0.8`` medium, else large.
 
     Examples
     --------
@@ -139,7 +139,7 @@ def rank_biserial(
 ) -> EffectSizeResult:
     """Matched-pairs rank-biserial correlation of the differences d = x - y.
 
-    ``r = (T+ - T-) / (T+ + T-)`` with T+ (T-) the sum of the ranks of |d| over the positive
+    ``r = (T+ - T-) / (T+ + T-)`` with T+ (T-) the sum of the ranks of ``|d|`` over the positive
     (negative) differences, zeros dropped (Kerby 2014): +1 when x wins every pair, -1 when
     y does. ``pvalue`` is Wilcoxon's signed-rank test (``scipy.stats.wilcoxon``). All
     differences zero gives r = 0, p = 1 with a :class:`DegenerateTestWarning`.

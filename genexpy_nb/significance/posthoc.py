@@ -79,7 +79,7 @@ def posthoc_conover(
     Notes
     -----
     Conover (1999, p. 371), the Friedman version (as scikit-posthocs'
-    ``posthoc_conover_friedman``): with rank sums R_j and ``A1 = sum_ij r_ij^2``,
+    ``posthoc_conover_friedman``): with rank sums R_j and ``A1 = sum_ij r_ij^2``, ::
 
         t_jl = |R_j - R_l| / sqrt(2 (n A1 - sum_j R_j^2) / ((n - 1)(k - 1))),
 
