@@ -147,6 +147,13 @@ class FriedmanResult(SignificanceResult):
     ----------------
     statistic, pvalue, test, df, n, k, alternative, note
         As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import friedman
+    >>> res = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [2, 1, 3]], higher_is_better=False)
+    >>> res.ranks_frame().rows(), round(res.kendall_w, 4)
+    ([('0', 1.25), ('1', 2.0), ('2', 2.75)], 0.5625)
     """
 
     alternatives: tuple[str, ...] = ()
@@ -262,6 +269,14 @@ class CorrectedTTestResult(SignificanceResult):
     ----------------
     statistic, pvalue, test, df, n, k, alternative, note
         As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import corrected_ttest
+    >>> res = corrected_ttest([0.1, 0.3, 0.2, 0.4], n_train=90, n_test=10)
+    >>> low, high = res.confidence_interval(0.95)
+    >>> round(res.std_error, 4), round(float(low), 4), round(float(high), 4)
+    (0.0776, 0.0031, 0.4969)
     """
 
     mean: float = math.nan
@@ -304,6 +319,14 @@ class FiveByTwoCVResult(SignificanceResult):
     ----------------
     statistic, pvalue, test, df, n, k, alternative, note
         As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import paired_ttest_5x2cv
+    >>> d = [[0.01, 0.03], [0.02, 0.0], [0.02, 0.04], [-0.01, 0.01], [0.03, 0.02]]
+    >>> res = paired_ttest_5x2cv(d)
+    >>> round(res.mean, 4), res.df
+    (0.017, 5.0)
     """
 
     differences: tuple[tuple[float, float], ...] = ()
@@ -336,6 +359,13 @@ class McNemarResult(SignificanceResult):
     ----------------
     statistic, pvalue, test, df, k, alternative, note
         As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import mcnemar
+    >>> res = mcnemar(table=[[50, 9], [2, 39]])
+    >>> res.b, res.c, res.n, round(res.pvalue_exact, 4)
+    (9, 2, 100, 0.0654)
     """
 
     b: int = 0
@@ -373,6 +403,13 @@ class BootstrapResult:
         Number of pairs.
     note : str or None
         Why the interval is degenerate (all differences equal), else None.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import bootstrap_ci
+    >>> res = bootstrap_ci([0.02, 0.03, 0.01, 0.04, 0.02, 0.03], n_resamples=1000, seed=0)
+    >>> res.method, res.n, res.confidence_level
+    ('BCa', 6, 0.95)
     """
 
     statistic: float

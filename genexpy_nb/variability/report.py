@@ -79,6 +79,17 @@ def candidate_report(
         ``ece`` and ``ks`` (full-data plain KS distance ``d_0`` between the candidate's eCDF
         and the interpolated reference function ``G_M``). Metrics use the clipped gaps
         (clipping keeps every prediction's sign).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> labels = rng.integers(0, 2, size=200)
+    >>> ref = rng.normal(2.0 * labels - 1.0, 1.5, size=(5, 200))
+    >>> cand = rng.normal(2.0 * labels - 1.0, 1.5, size=(3, 200))
+    >>> rep = candidate_report(ref, cand, labels, B=10, exact=False, progress=False)
+    >>> rep.height, {"alpha_hat", "accuracy", "churn_ensemble", "ece", "ks"} <= set(rep.columns)
+    (3, True)
     """
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     T = ref.shape[1]
@@ -182,6 +193,17 @@ def ensemble_study(
     -----
     The members of size k depend only on ``(seed, k)``, so adding a size does not change
     the ensembles of the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> ref, cands = rng.normal(size=(5, 200)), rng.normal(size=(6, 200))
+    >>> study = ensemble_study(ref, cands, sizes=(2, 4), draws=3, B=5, progress=False)
+    >>> study.select("k", "draw").rows()
+    [(2, 0), (2, 1), (2, 2), (4, 0), (4, 1), (4, 2)]
+    >>> ensemble_summary(study)["k"].to_list()
+    [2, 4]
     """
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     C, T = cands.shape

@@ -193,6 +193,13 @@ class RobustKSResult:
         The error probability of the DKW threshold.
     m, n : int
         Reference and candidate sample sizes.
+
+    Examples
+    --------
+    >>> res = robust_ks_test([0.1, 0.4, 0.2, 0.9, 0.5, 0.3, 0.8, 0.7, 0.6, 0.0],
+    ...                      [0.15, 0.45, 0.25, 0.95, 0.55], alpha=0.0)
+    >>> res.m, res.n, res.accept, round(res.threshold, 4)
+    (10, 5, True, 0.8279)
     """
 
     statistic: float

@@ -167,6 +167,13 @@ def pairwise_churn_frame(
         alpha_hat_b)``: a pair with ``alpha_hat_pair <= level`` has both models representative
         at that level. Summarise it with ``alpha_hat_groups(pairs, column="alpha_hat_pair",
         metrics=["churn"])``.
+
+    Examples
+    --------
+    >>> pairs = pairwise_churn_frame([[1.0, -1.0, 2.0], [1.0, 1.0, 2.0], [-1.0, 1.0, 2.0]],
+    ...                              [0.0, 0.1, 0.3])
+    >>> pairs.select("a", "b", "churn", "alpha_hat_pair").rows()
+    [(0, 1, 1.0, 0.1), (0, 2, 2.0, 0.3), (1, 2, 1.0, 0.3)]
     """
     g = as_pool("cand_gaps", cand_gaps, min_models=2)
     C, T = g.shape
