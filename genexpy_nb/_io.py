@@ -95,10 +95,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     Examples
     --------
     >>> import numpy as np, tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "x.npy"
-    >>> with atomic_path(target) as tmp:
-    ...     np.save(tmp, np.arange(3))
-    >>> np.load(target).tolist()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "x.npy"
+    ...     with atomic_path(target) as tmp:
+    ...         np.save(tmp, np.arange(3))
+    ...     np.load(target).tolist()
     [0, 1, 2]
     """
     p = Path(path)
@@ -124,22 +125,31 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) -> Iterator[IO]:
     """Open a temporary file for writing; it replaces ``path`` when the block succeeds.
 
-    Parameters
-    ----------
-    path : path of the file to write (its folder is created if needed)
-    mode : ``"wb"`` (default) or ``"w"`` (text; ``encoding`` defaults to UTF-8)
-    **open_kwargs : passed to :func:`open` (``encoding``, ``newline``, ...)
-
     On any exception inside the block the temporary file is removed and ``path`` keeps its
     previous content (or stays absent).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (its folder is created if needed).
+    mode : {"wb", "w"}, default "wb"
+        Binary, or text (``encoding`` then defaults to UTF-8).
+    **open_kwargs
+        Passed to ``open`` (``encoding``, ``newline``, ...).
+
+    Yields
+    ------
+    file object
+        The open temporary file to write into.
 
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
-    >>> with atomic_write(target, "w") as fh:
-    ...     _ = fh.write("complete or absent")
-    >>> target.read_text()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "notes.txt"
+    ...     with atomic_write(target, "w") as fh:
+    ...         _ = fh.write("complete or absent")
+    ...     target.read_text()
     'complete or absent'
     """
     if mode not in ("w", "wb", "wt"):
@@ -232,7 +242,7 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
     """Build a folder under a hidden temporary sibling name; rename it to ``path`` at the end.
 
     Yields the temporary folder: write every file into it. When the block succeeds, a
-    marker file (:data:`MARKER`) is added and the folder is renamed to ``path``; on any
+    marker file (``MARKER``) is added and the folder is renamed to ``path``; on any
     exception (KeyboardInterrupt included) it is deleted, and ``path`` is untouched.
 
     If ``path`` already exists:
@@ -244,13 +254,26 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
       between leaves no folder at ``path`` (and the old one under ``.NAME.old-*``).
     - ``replace=False``: :class:`GenexpyInputError`.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder to create (its parent must exist).
+    replace : bool, default True, keyword-only
+        Whether an existing folder that genexpy_nb wrote (or an empty one) may be replaced.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary folder to write the files into.
+
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "results"
-    >>> with atomic_dir(target) as tmp:
-    ...     _ = (tmp / "a.txt").write_text("x")
-    >>> sorted(p.name for p in target.iterdir())
+    >>> with tempfile.TemporaryDirectory() as parent:
+    ...     target = pathlib.Path(parent) / "results"
+    ...     with atomic_dir(target) as tmp:
+    ...         _ = (tmp / "a.txt").write_text("x")
+    ...     sorted(p.name for p in target.iterdir())
     ['.genexpy_nb_output', 'a.txt']
     """
     p = check_output_dir(path, replace=replace).absolute()
@@ -293,7 +316,7 @@ def write_frame(df, path: str | os.PathLike) -> Path:
     or ``.json`` (a list of row objects). Returns the path written.
 
     In CSV/TSV, text cells that a spreadsheet would run as a formula (starting with
-    ``= + - @``) get a leading apostrophe (:func:`~genexpy_nb._escape.csv_safe`), and
+    ``= + - @``) get a leading apostrophe (``genexpy_nb._escape.csv_safe``), and
     nested columns (lists, structs), which CSV cannot hold, are written as JSON text.
 
     Parameters
@@ -372,12 +395,14 @@ def check_not_input(out: str | os.PathLike, inputs: Any, option: str = "--out", 
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "r.csv").write_text("a\\n1\\n")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> d = pathlib.Path(folder.name); _ = (d / "r.csv").write_text("a\\n1\\n")
     >>> check_not_input(d / "out.csv", [d / "r.csv"])            # fine
     >>> check_not_input(d / "r.csv", [d / "r.csv"])               # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     genexpy_nb._validation.GenexpyInputError: --out ... is the input file ...
+    >>> folder.cleanup()
     """
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]

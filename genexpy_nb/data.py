@@ -122,6 +122,16 @@ def load_encoders() -> pl.DataFrame:
 
     Columns ``dataset, model, scoring, tuning, encoder, cv_score, time``; ``cv_score`` is
     higher-is-better. Source: Matteucci et al. (NeurIPS 2023), via the genexpy repository.
+    The file is read from ``GENEXPY_NB_DATA_DIR`` or downloaded once from its pinned source
+    and checked by sha256.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per result: ``dataset, model, scoring, tuning`` (the experimental
+        conditions), ``encoder`` (the alternative), ``cv_score`` (the cross-validated score,
+        higher is better) and ``time`` (the run time the benchmark recorded; null for some
+        runs).
     """
     return pl.read_parquet(fetch_public_file("encoders_results.parquet"))
 
@@ -131,6 +141,15 @@ def load_bigbench() -> pl.DataFrame:
 
     Columns ``subtask_description, task_name, number_of_shots, model_family_model_name,
     score_value``; higher is better. Source: Srivastava et al. (TMLR 2023).
+    The file is read from ``GENEXPY_NB_DATA_DIR`` or downloaded once from its pinned source
+    and checked by sha256.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per result: ``subtask_description, task_name, number_of_shots`` (the
+        conditions), ``model_family_model_name`` (the alternative) and ``score_value`` (the
+        task's preferred score, higher is better).
     """
     return pl.read_parquet(fetch_public_file("bigbench_results_prefiltered.parquet"))
 
@@ -173,12 +192,13 @@ def read_results(source, *, what: str = "results file") -> pl.DataFrame:
 
     CSV/TSV files are read as UTF-8 with every column's type inferred from the *whole*
     file when its first rows would mislead (a score column holding 0 and 1 in its first
-    rows and fractions later is a float column), and a column whose values are all numbers except missing-value markers
-    (``n/a``, ``NA``, ``-``, ... see :data:`MISSING_MARKERS`) is read as numbers with those
-    cells null - the analysis then reports them (``invalid_target``). Anything else that
-    cannot be read - a missing, empty, truncated or binary file, a parquet file that is not
-    one, a CSV that is not UTF-8 or has rows longer than its header, a header naming a
-    column twice, a folder or a symbolic link that loops - raises
+    rows and fractions later is a float column), and a column whose values are all numbers
+    except missing-value markers (``n/a``, ``NA``, ``-``, ... see ``MISSING_MARKERS``)
+    is read as numbers with those cells null - the analysis then reports them
+    (``invalid_target``). Anything else that cannot be read - a missing, empty, truncated
+    or binary file, a parquet file that is not one, a CSV that is not UTF-8 or has rows
+    longer than its header, a header naming a column twice, a folder or a symbolic link
+    that loops - raises
     :class:`~genexpy_nb.GenexpyInputError` naming the file (and the line or column) and the
     fix.
 
@@ -198,6 +218,11 @@ def read_results(source, *, what: str = "results file") -> pl.DataFrame:
     Examples
     --------
     >>> df = read_results("results.csv")  # doctest: +SKIP
+
+    A table already in memory is checked and returned as a polars frame:
+
+    >>> read_results(pl.DataFrame({"model": ["a", "b"], "acc": [0.9, 0.8]})).shape
+    (2, 2)
     """
     from ._validation import to_polars
 

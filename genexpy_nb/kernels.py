@@ -31,7 +31,19 @@ __all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFA
 
 @dataclass(frozen=True)
 class Kernel:
-    """Base class. Subclasses define the formula, the question and ``eps(delta)``."""
+    """Base class. Subclasses define the formula, the question and ``eps(delta)``.
+
+    Every kernel maps the interpretable threshold delta* of its research question to the
+    MMD threshold ``eps(delta) = sqrt(2 (kappa_sup - f(delta)))`` (paper Sections 4.2 and
+    4.4); use a subclass (:class:`Borda`, :class:`Jaccard`, :class:`Mallows`,
+    :class:`RBF`) or :func:`parse_kernel`.
+
+    Parameters
+    ----------
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+    """
 
     name: ClassVar[str] = "kernel"
     question: ClassVar[str] = ""
@@ -194,8 +206,27 @@ class Borda(Kernel):
 
     ``alternative`` names a* (or gives its index). Left out (``Borda()``), a* is derived
     from the data: the alternative with the best mean rank over all conditions of the
-    study (:func:`genexpy_nb.generalizability.best_alternative`), chosen when the kernel
+    study (:func:`~genexpy_nb.best_alternative`), chosen when the kernel
     is given to a :class:`~genexpy_nb.GeneralizabilityAnalysis`.
+
+    Parameters
+    ----------
+    alternative : str or int, optional
+        The alternative a* (its name, or its column index); None = the best alternative on
+        average.
+    nu : float, optional
+        The kernel's bandwidth (> 0); None = ``1/na``.
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+    index : int, optional, keyword-only
+        The column index of a*, filled in by :meth:`~genexpy_nb.Kernel.resolve` (leave it out).
+
+    Examples
+    --------
+    >>> k = Borda("OHE").resolve(4, ["OHE", "TE", "CE", "WOE"])
+    >>> k.index, k.nu, round(float(k.eps(0.25)), 4)
+    (0, 0.25, 0.6651)
     """
 
     name: ClassVar[str] = "borda"
@@ -269,6 +300,25 @@ class Jaccard(Kernel):
     ``T(r) = {a : r[a] < k}`` (top-k tiers, counted from 0);
     ``k(r1, r2) = |T(r1) & T(r2)| / |T(r1) | T(r2)|``. ``eps(delta) = sqrt(2 delta)``,
     delta = 1 - the Jaccard coefficient of the top tiers.
+
+    Parameters
+    ----------
+    k : int, default 1
+        How many top tiers count as "the best" (tiers counted from 0, so ``k=1`` = the
+        alternatives tied for first place).
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = Jaccard(k=1).resolve(3)
+    >>> k.gram(np.array([[0, 1, 2], [0, 0, 1]]))
+    array([[1. , 0.5],
+           [0.5, 1. ]])
+    >>> round(float(k.eps(0.3)), 4)
+    0.7746
     """
 
     name: ClassVar[str] = "jaccard"
@@ -308,6 +358,22 @@ class Mallows(Kernel):
     ``n_d = sum_{i<j} |sign(r1[i]-r1[j]) - sign(r2[i]-r2[j])| / 2`` (a reversed pair counts 1,
     tied-vs-strict 1/2); ``k = exp(-nu n_d)``, default ``nu = 1/C(na, 2)``.
     ``eps(delta) = sqrt(2 (1 - exp(-nu C(na,2) delta)))``, delta = fraction of discordant pairs.
+
+    Parameters
+    ----------
+    nu : float, optional
+        The kernel's bandwidth (> 0); None = ``1/C(na, 2)``.
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = Mallows().resolve(3)
+    >>> K = k.gram(np.array([[0, 1, 2], [2, 1, 0]]))
+    >>> round(float(K[0, 1]), 4)  # all 3 pairs reversed: exp(-3 / 3)
+    0.3679
     """
 
     name: ClassVar[str] = "mallows"
@@ -364,10 +430,10 @@ class RBF(Kernel):
     ``scale`` says what that scale is:
 
     * ``"spread"`` (default, unit-free): each configuration's scores are divided by their
-      spread ``s`` (:func:`score_spread`): ``s^2`` is half the median, over the pairs of
-      conditions, of the mean squared difference of their score vectors. delta* is then a
-      mean squared difference in units of ``s^2``: on a configuration, delta* = 0.05 means
-      "the scores agree within ``sqrt(0.05) s = 0.22 s`` RMS per alternative"
+      spread ``s`` (``genexpy_nb.kernels.score_spread``): ``s^2`` is half the median, over
+      the pairs of conditions, of the mean squared difference of their score vectors. delta*
+      is then a mean squared difference in units of ``s^2``: on a configuration,
+      delta* = 0.05 means "the scores agree within ``sqrt(0.05) s = 0.22 s`` RMS per alternative"
       (:meth:`threshold`). n* does not change when the target is rescaled or shifted
       (accuracy as a fraction or in percent, an error in seconds or hours).
     * ``"raw"``: the paper's definition (Def. B.4), scores as given. delta* is a mean
@@ -375,6 +441,16 @@ class RBF(Kernel):
       [0, 1], delta* = 0.05 allows 22 points RMS per alternative; on large scores (RMSE,
       model size, percent) every off-diagonal kernel value is ~0 and n* = 2 / eps*^2
       whatever the data (flagged as unreliable by the analysis).
+
+    Parameters
+    ----------
+    gamma : float, optional
+        The kernel's bandwidth (> 0); None = ``1/na``.
+    scale : {"spread", "raw"}, default "spread"
+        The scale the kernel sees the scores on (see above).
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
 
     Notes
     -----
@@ -390,7 +466,15 @@ class RBF(Kernel):
     differ much more than alternatives on most benchmarks, and the matrix would be ~I.
 
     The scaling is applied to each configuration's scores by the analysis
-    (:meth:`prepare`); :meth:`gram` itself computes the kernel on the values it is given.
+    (:meth:`~genexpy_nb.Kernel.prepare`); :meth:`~genexpy_nb.Kernel.gram` itself computes
+    the kernel on the values it is given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = RBF(scale="raw").resolve(2)
+    >>> round(float(k.gram(np.array([[0.8, 0.7], [0.7, 0.7]]))[0, 1]), 4)  # exp(-0.01 / 2)
+    0.995
     """
 
     name: ClassVar[str] = "rbf"
@@ -435,7 +519,7 @@ class RBF(Kernel):
         return math.exp(-self.gamma * self.na * delta)
 
     def spread(self, scores: np.ndarray) -> float:
-        """The scale ``s`` of a configuration's scores (N, na): :func:`score_spread` for
+        """The scale ``s`` of a configuration's scores (N, na): ``score_spread`` for
         ``scale="spread"``, 1 (the target's units) for ``"raw"``."""
         if self.scale == "raw":
             return 1.0
@@ -747,6 +831,26 @@ def parse_kernel(text: str) -> Kernel:
     ``"borda"`` (a* = the best alternative on average),
     ``"mallows:nu=0.01"``, ``"rbf:gamma=0.5"``, ``"rbf:raw"`` (the paper's RBF on raw
     scores, also ``"rbf:scale=raw"``).
+
+    Parameters
+    ----------
+    text : str
+        ``name`` or ``name:parameters``: the name (``jaccard``, ``borda``, ``mallows``,
+        ``rbf``; any case), then comma-separated ``key=value`` pairs (Borda's a* and RBF's
+        scale may be given bare).
+
+    Returns
+    -------
+    Kernel
+        The kernel, not yet resolved (its ``na``-dependent defaults are filled in by the
+        analysis).
+
+    Examples
+    --------
+    >>> parse_kernel("jaccard:k=3")
+    Jaccard(na=None, k=3)
+    >>> parse_kernel("borda:a=OHE,nu=0.1")
+    Borda(na=None, alternative='OHE', nu=0.1, index=None)
     """
     if not isinstance(text, str) or not text.strip():
         raise GenexpyInputError(f"kernel must be a non-empty string, got {text!r}.")

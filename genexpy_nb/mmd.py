@@ -323,16 +323,37 @@ def mmd_distribution(
 
     Parameters
     ----------
-    sample : (N, na) rankings (or scores for RBF)
-    kernel : resolved Kernel
-    n : sample size
-    rep : number of resampled pairs (default 200)
-    disjoint, replace : resampling mode, see :func:`draw_pairs`
-    seed : int or Generator; the same seed gives the same values
+    sample : numpy.ndarray, shape (N, na)
+        One configuration's N results: rankings (tiers, 0 = best) or, for :class:`RBF`,
+        score vectors.
+    kernel : Kernel
+        A resolved kernel (:meth:`Kernel.resolve`): the research question.
+    n : int
+        The sample size: each value is the MMD between two samples of n results.
+    rep : int, default ``config.REP`` (200)
+        Number of resampled pairs of samples.
+    disjoint, replace : bool, default True, False
+        Resampling mode, see ``genexpy_nb.mmd.draw_pairs`` (the default is the paper's "realistic"
+        mode: two disjoint samples drawn without replacement).
+    seed : int, numpy.random.Generator or None, default 0
+        The same seed gives the same values.
+    n_jobs : int, optional
+        Threads (default all numba threads).
 
     Returns
     -------
-    (rep,) float64
+    numpy.ndarray of float64, shape (rep,)
+        The resampled values of MMD_n (in the kernel's units: between 0 and
+        ``sqrt(2 kappa_sup)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from genexpy_nb.kernels import Jaccard
+    >>> sample = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [0, 1, 2]] * 5)
+    >>> values = mmd_distribution(sample, Jaccard(k=1).resolve(3), n=4, rep=50, seed=0)
+    >>> values.shape, bool((values >= 0).all())
+    ((50,), True)
     """
     sample = np.asarray(sample)
     if sample.ndim != 2:

@@ -57,25 +57,31 @@ def plan(
 
     Parameters
     ----------
-    results : the tidy frame of :func:`~genexpy_nb.generalizability.analyze`
-    alpha, delta : the thresholds to plan for (must be in the frame)
-    kernel : kernel name or label to plan for (default: every kernel in the frame; a
+    results : polars.DataFrame
+        The tidy frame of :func:`~genexpy_nb.analyze`.
+    alpha, delta : float, default 0.95 and 0.05
+        The thresholds alpha* and delta* to plan for (they must be in the frame).
+    kernel : str, optional
+        Kernel name or label to plan for (default: every kernel in the frame; a
         configuration's deficit is then the largest over the kernels, i.e. the experiments
-        needed to answer every research question)
-    method : estimate to use ("resample", "approx", ...; the bound is never a verdict)
-    on : which n* to plan on: "nstar" (the estimate), "nstar_hi" (the upper end of its
+        needed to answer every research question).
+    method : str, default "resample"
+        The n* estimate to use ("resample", "approx", ...; the bound is never a verdict).
+    on : {"nstar", "nstar_hi", "nstar_lo"}, default "nstar"
+        Which n* to plan on: "nstar" (the estimate), "nstar_hi" (the upper end of its
         interval: plan for the pessimistic case, so that the study is generalizable unless
         n* is above the interval) or "nstar_lo"; the interval ends exist for the resampled
-        method (``analyze(..., interval=True)``, the default)
+        method (``analyze(..., interval=True)``, the default).
 
     Returns
     -------
-    polars DataFrame, one row per configuration: design levels, N, kernel_label (which
-    kernel drives the deficit), nstar (the largest over the kernels), nstar_ceil, deficit,
-    to_run = max(deficit, 0), generalizable, reliable (when the frame has it), verdict,
-    the no-signal baseline of that kernel (when the frame has it), reason, and priority
-    (1 = extend first); ``nstar``, ``nstar_ceil``, ``deficit``, ``generalizable`` are computed
-    from the column ``on``.
+    polars.DataFrame
+        One row per configuration: design levels, N, kernel_label (which kernel drives the
+        deficit), nstar (the largest over the kernels), nstar_ceil, deficit, to_run =
+        max(deficit, 0), generalizable, reliable (when the frame has it), verdict, the
+        no-signal baseline of that kernel (when the frame has it), reason, and priority
+        (1 = extend first); ``nstar``, ``nstar_ceil``, ``deficit``, ``generalizable`` are
+        computed from the column ``on``.
 
     Notes
     -----
@@ -185,14 +191,43 @@ def simulate_preliminary_study(
     For each N, ``repetitions`` subsamples of N results are drawn without replacement from
     the configuration's observed results and n* is re-estimated on each.
 
+    Parameters
+    ----------
+    study : Study
+        The study whose configuration is simulated.
+    kernels : sequence of Kernel
+        The research questions (e.g. ``[Jaccard(k=1), Mallows()]``).
+    configuration : int, mapping or sequence
+        The configuration whose results are subsampled, as :meth:`Study.sample` takes it:
+        its id, or the values of the design factors (``{"model": "LR", ...}`` or in the
+        factors' order).
+    N0 : int, default 10
+        The step: preliminary studies of N0, 2 N0, ... results (at least 2).
+    alphas, deltas : float or sequence of float, default 0.95 and 0.05
+        The thresholds alpha* (desired generalizability) and delta* (similarity, in the
+        kernel's units; see each kernel's class); every combination gets a row.
+    methods : sequence of str, default ("resample",)
+        The n* estimators (``genexpy_nb.generalizability.METHODS``).
+    rep : int, default ``config.REP`` (200)
+        Resampled pairs per MMD distribution.
+    seed : int, default 0
+        Seed of the subsamples and of the analyses; the same seed gives the same frame.
+    repetitions : int, default 1
+        Subsamples drawn for each N.
+    progress : bool, default True
+        tqdm progress bar (shown for 3 analyses or more).
+    null : bool, default True
+        Also compute the no-signal baseline of each subsample.
+
     Returns
     -------
-    Tidy frame: N_sub, repetition, kernel, kernel_label, alpha, delta, method, nstar,
-    nstar_lo, nstar_hi (its interval, resampled method), nstar_ceil, generalizable
-    (N_sub >= n*; null when the estimate is flagged), reliable, nstar_null, nstar_null_lo,
-    nstar_null_hi, beyond_chance (the no-signal baseline of each subsample, as in
-    :meth:`~genexpy_nb.GeneralizabilityAnalysis.nstar`; left out with ``null=False``),
-    N (all observed results), reason.
+    polars.DataFrame
+        Tidy frame: N_sub, repetition, kernel, kernel_label, alpha, delta, method, nstar,
+        nstar_lo, nstar_hi (its interval, resampled method), nstar_ceil, generalizable
+        (N_sub >= n*; null when the estimate is flagged), reliable, nstar_null,
+        nstar_null_lo, nstar_null_hi, beyond_chance (the no-signal baseline of each
+        subsample, as in :meth:`~genexpy_nb.GeneralizabilityAnalysis.nstar`; left out with
+        ``null=False``), N (all observed results), reason.
     """
     N0 = check_positive_int("N0", N0, minimum=2)
     repetitions = check_positive_int("repetitions", repetitions)
@@ -289,14 +324,38 @@ def run_generalizable_study(
 
     Parameters
     ----------
-    run_experiments : callable taking the indices of new conditions (e.g. ``range(10, 20)``)
-        and returning their tidy results (polars/pandas)
-    make_study : callable turning all results so far into a :class:`Study`
-    kernels : research questions; the study stops when every configuration is
-        (alpha, eps(delta))-generalizable for every kernel
-    max_conditions : budget: stop (not generalizable) when this many conditions were run
-    on_round : optional callback receiving the trajectory (see
-        :meth:`LiveStudyResult.trajectory`) after every round, for live charts
+    run_experiments : callable
+        Takes the indices of new conditions (e.g. ``range(10, 20)``) and returns their tidy
+        results (a polars or pandas frame).
+    make_study : callable
+        Turns all results so far (one polars frame) into a :class:`Study`.
+    kernels : sequence of Kernel
+        The research questions; the study stops when every configuration is
+        (alpha, eps(delta))-generalizable for every kernel.
+    N0 : int, default 10
+        Conditions run per round (the first round included; at least 2).
+    alpha : float, default 0.95
+        The desired generalizability alpha*.
+    delta : float, default 0.05
+        The similarity threshold delta*, in the kernel's units.
+    max_conditions : int, default 200
+        Budget: stop (not generalizable) when this many conditions were run.
+    rep : int, default ``config.REP`` (200)
+        Resampled pairs per MMD distribution.
+    seed : int, default 0
+        Seed of the analyses (round r uses ``seed + r``).
+    progress : bool, default True
+        tqdm progress bar over the conditions run.
+    on_round : callable, optional
+        Receives the trajectory (see ``LiveStudyResult.trajectory``) after every
+        round, for live charts.
+
+    Returns
+    -------
+    LiveStudyResult
+        ``history`` (one row per round and configuration and kernel: n* and whether
+        ``N >= n*``), ``results`` (every result collected), ``study`` (the final study),
+        ``generalizable`` and ``stop_reason``.
     """
     N0 = check_positive_int("N0", N0, minimum=2)
     max_conditions = check_positive_int("max_conditions", max_conditions, minimum=N0)

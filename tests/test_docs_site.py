@@ -224,7 +224,8 @@ def test_only_warnings_from_package_docstrings_are_held_back():
         r.location = location
         return r
 
-    doc = "/r/genexpy_nb/mmd.py:docstring of genexpy_nb.mmd.mmd:3"
+    # a module not yet through the docstrings phase (not in gx_docstrings.CLEAN_MODULES)
+    doc = "/r/genexpy_nb/generalizability.py:docstring of genexpy_nb.generalizability.analyze:3"
     assert not f.filter(record(logging.WARNING, doc))
     assert not f.filter(record(logging.WARNING, ("api/genexpy_nb.rst:35:<autosummary>", 1)))
     assert f.filter(record(logging.WARNING, ("guide/nstar.md", 12)))  # a page: an error

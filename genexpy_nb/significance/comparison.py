@@ -40,9 +40,10 @@ class Comparison:
     Made by :func:`compare`; displays as its report in a notebook (``_repr_html_``,
     ``_repr_markdown_``). Draw its CD diagram with :func:`genexpy_nb.charts.cd_diagram`
     (``charts.cd_diagram(res)``), write everything with :meth:`save` (tables and report)
-    or :func:`genexpy_nb.charts.save_comparison` (also the diagram).
+    or :func:`genexpy_nb.charts.save_comparison` (also the diagram). Its fields (the
+    parameters below) are its attributes.
 
-    Attributes
+    Parameters
     ----------
     omnibus : SignificanceResult
         Friedman's test (complete blocks) or Skillings–Mack's (results missing), over the
@@ -68,11 +69,36 @@ class Comparison:
         Alternatives not significantly different from ``best[0]`` (or from ``control``).
     control : str or None
         The control of a comparison against one control (k - 1 tests).
-    posthoc_test, p_adjust, alpha, ties, top : settings used (``posthoc_test`` resolved
-        from "auto").
-    alternatives, blocks, values : the tested data: names of the alternatives (in column
-        order), labels of the blocks, and the (blocks x alternatives) scores with NaN where
-        a result is missing, after averaging and the missing-results policy.
+    posthoc_test : str
+        The post-hoc test used (``"nemenyi"``, ``"conover"``, ``"wilcoxon"``, ...; resolved
+        from ``"auto"``).
+    posthoc_label : str
+        Its name as the report writes it.
+    p_adjust : str or None
+        The multiple-testing correction asked for (statsmodels' name), or None.
+    alpha : float
+        The significance level.
+    ties : str
+        How tied scores were ranked (``"average"`` or ``"min"``).
+    top : int or None
+        The number of best alternatives the comparison was restricted to, or None (all).
+    target : str
+        The score column compared.
+    alternatives_column : str
+        The column naming the alternatives (models).
+    blocks_columns : tuple of str
+        The columns whose combinations are the blocks (e.g. the datasets).
+    average_over : tuple of str
+        The columns averaged over before ranking (e.g. seeds or folds); empty if none.
+    higher_is_better : bool
+        True when a larger score is better (rank 1 = largest).
+    alternatives : tuple of str
+        Names of the alternatives, in the column order of ``values``.
+    blocks : tuple of str
+        Labels of the blocks, in the row order of ``values``.
+    values : numpy.ndarray, shape (blocks, alternatives)
+        The tested scores, NaN where a result is missing, after averaging and the
+        missing-results policy.
     policy : FilterReport
         What the missing-results policy did (``genexpy_nb.study.FilterReport``).
     replicates : polars.DataFrame or None

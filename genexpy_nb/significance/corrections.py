@@ -83,6 +83,12 @@ def adjust_pvalues(
     Returns
     -------
     numpy.ndarray of float64, shape (m,)
+        The adjusted p-values, in the order of ``pvalues``.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06]
     """
     if method is None:
         raise GenexpyInputError(

@@ -42,6 +42,20 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     quantile of the studentized range for k groups and infinite dof. Two alternatives whose
     mean ranks differ by more than CD are significantly different at level alpha.
 
+    Parameters
+    ----------
+    k : int
+        Number of alternatives (models) compared, at least 2.
+    n : int
+        Number of conditions (datasets) they are ranked on, at least 1.
+    alpha : float, default 0.05
+        Level of the test (the family-wise error rate over all pairs).
+
+    Returns
+    -------
+    float
+        The critical difference, in mean ranks.
+
     Examples
     --------
     >>> round(nemenyi_cd(5, 30, 0.05), 4)  # q_0.05 / sqrt(2) = 2.728 for k = 5
@@ -92,7 +106,15 @@ def critical_difference(
         One row per alternative, sorted by mean rank (best first): ``alternative,
         mean_rank, cd, alpha, n_conditions, n_alternatives, ties`` (``cd`` is Nemenyi's
         critical difference). Draw it with
-        :func:`genexpy_nb.charts.significance.cd_diagram`; cliques with :func:`cliques`.
+        :func:`genexpy_nb.charts.cd_diagram`; cliques with :func:`cliques`.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> ranks = critical_difference(scores, higher_is_better=True)
+    >>> ranks.select("alternative", pl.col("mean_rank", "cd").round(3)).rows()
+    [('0', 1.167, 1.353), ('1', 1.833, 1.353), ('2', 3.0, 1.353)]
     """
     alpha = check_probability("alpha", alpha)
     _check_choice("ties", ties, ("average", "min"))
@@ -159,6 +181,14 @@ def cliques(
     polars.DataFrame
         One row per clique (of at least two alternatives), left to right: ``clique, rank_low,
         rank_high, size, members`` (a list of names, best first).
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> ranks = critical_difference(scores, higher_is_better=True)
+    >>> cliques(ranks)["members"].to_list()
+    [['0', '1'], ['1', '2']]
     """
     ranks = to_polars(ranks, "ranks")
     require_columns(ranks, ["alternative", "mean_rank"], "ranks")

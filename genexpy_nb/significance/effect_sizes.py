@@ -82,6 +82,26 @@ def cohens_dz(
     variance gives d_z = 0 (all d zero) or ±inf, with a :class:`DegenerateTestWarning`;
     differences that differ only by rounding (``x`` and ``x + 0.01``) count as equal.
 
+    Parameters
+    ----------
+    x : array_like, 1-d
+        The first model's scores (one per dataset, seed or split), or the differences
+        x - y when ``y`` is None.
+    y : array_like, 1-d, optional
+        The second model's scores, paired with ``x``.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative of the paired t-test behind ``pvalue`` (``"greater"``: x is larger).
+    nan_policy : {"raise", "omit"}, default "raise"
+        "raise": a missing value is an error; "omit": the pairs with a missing value are
+        dropped ("propagate" is refused: an effect size of NaN says nothing).
+
+    Returns
+    -------
+    EffectSizeResult
+        ``statistic`` = ``effect_size`` = d_z (in standard deviations of the differences),
+        ``pvalue`` of the paired t-test, ``df`` = n - 1, ``magnitude`` after Cohen (1988):
+        ``|d| < 0.2`` negligible, ``< 0.5`` small, ``< 0.8`` medium, else large.
+
     Examples
     --------
     >>> round(cohens_dz([0.81, 0.83, 0.80, 0.86], [0.80, 0.80, 0.79, 0.82]).statistic, 3)
@@ -119,10 +139,28 @@ def rank_biserial(
 ) -> EffectSizeResult:
     """Matched-pairs rank-biserial correlation of the differences d = x - y.
 
-    ``r = (T+ - T-) / (T+ + T-)`` with T+ (T-) the sum of the ranks of |d| over the positive
+    ``r = (T+ - T-) / (T+ + T-)`` with T+ (T-) the sum of the ranks of ``|d|`` over the positive
     (negative) differences, zeros dropped (Kerby 2014): +1 when x wins every pair, -1 when
     y does. ``pvalue`` is Wilcoxon's signed-rank test (``scipy.stats.wilcoxon``). All
     differences zero gives r = 0, p = 1 with a :class:`DegenerateTestWarning`.
+
+    Parameters
+    ----------
+    x : array_like, 1-d
+        The first model's scores, or the differences x - y when ``y`` is None.
+    y : array_like, 1-d, optional
+        The second model's scores, paired with ``x``.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative of Wilcoxon's test behind ``pvalue`` (``"greater"``: x is larger).
+    nan_policy : {"raise", "omit"}, default "raise"
+        "raise": a missing value is an error; "omit": the pairs with a missing value are
+        dropped ("propagate" is refused: an effect size of NaN says nothing).
+
+    Returns
+    -------
+    EffectSizeResult
+        ``statistic`` = r in [-1, 1], ``pvalue`` of Wilcoxon's signed-rank test,
+        ``magnitude`` after Romano et al. (2006).
 
     Examples
     --------
@@ -156,6 +194,22 @@ def cliffs_delta(
     ``2 U / (n m) - 1`` from Mann–Whitney's U of x (``scipy.stats.mannwhitneyu``, which also
     gives ``pvalue``). Use it for results that are not paired (different test sets or
     datasets per model); for paired results use :func:`rank_biserial`.
+
+    Parameters
+    ----------
+    x, y : array_like, 1-d
+        The two independent samples (their lengths n and m may differ).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative of the Mann–Whitney test behind ``pvalue`` (``"greater"``: values of
+        x tend to be larger).
+    nan_policy : {"raise", "omit"}, default "raise"
+        "raise": a missing value is an error; "omit": missing values are dropped.
+
+    Returns
+    -------
+    EffectSizeResult
+        ``statistic`` = delta in [-1, 1] (+1: every x beats every y), ``pvalue`` of the
+        Mann–Whitney U test, ``n`` = n + m, ``magnitude`` after Romano et al. (2006).
 
     Examples
     --------
