@@ -44,6 +44,8 @@ _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", 
 _LAZY_ATTRS = {
     "GeneralizabilityExplorer": "panels",
     "SeedVariabilityExplorer": "panels",
+    "nstar_summary": "summary",
+    "seeds_summary": "summary",
 }
 
 
@@ -101,5 +103,7 @@ __all__ = [
     "run_generalizable_study",
     "GeneralizabilityExplorer",
     "SeedVariabilityExplorer",
+    "nstar_summary",
+    "seeds_summary",
     "__version__",
 ]

@@ -225,12 +225,66 @@ def _coerce_held(df, held: list[tuple[str, str]]) -> dict:
     return out
 
 
-def cmd_nstar(args: argparse.Namespace) -> int:
-    import polars as pl
+def _summary_thresholds(args: argparse.Namespace) -> tuple[float, float]:
+    """alpha* and delta* of the printed answer: the headline ones (0.95, 0.05) when they are
+    computed, else the computed value nearest to them; one given explicitly must be among
+    the computed ones (checked before the analysis runs)."""
 
+    def pick(given, grid, headline, flag, grid_flag):
+        if given is None:
+            return min(grid, key=lambda v: (abs(v - headline), v))
+        if not any(abs(given - v) < 1e-12 for v in grid):
+            raise GenexpyInputError(
+                f"{flag} {given:g} is not among the computed values ({grid_flag} "
+                f"{','.join(f'{v:g}' for v in grid)}): add it to {grid_flag} or choose one "
+                "of them.")
+        return given
+
+    return (pick(args.summary_alpha, args.alpha, config.HEADLINE_ALPHA, "--summary-alpha",
+                 "--alpha"),
+            pick(args.summary_delta, args.delta, config.HEADLINE_DELTA, "--summary-delta",
+                 "--delta"))
+
+
+def _figure_dir(path: str | None, inputs: list[str]) -> Path | None:
+    """The folder of ``--figures`` (checked before the analysis runs)."""
+    return None if path is None else check_out_dir(path, "--figures", inputs)
+
+
+def _write_nstar_figures(res, folder: Path, alpha: float, delta: float, method: str,
+                         quiet: bool) -> list[Path]:
+    """The charts of an n* frame (HTML that opens offline, PNG, SVG), written atomically;
+    an export that cannot be written is a note (``save_chart``)."""
+    from ._io import atomic_dir
+    from .charts import generalizability as ch
+    from .planner import plan
+
+    charts = {}
+    if res["alpha"].n_unique() > 1:
+        charts["nstar_by_alpha"] = ch.nstar_boxplots(res, vary="alpha", delta=delta,
+                                                     method=method)
+    if res["delta"].n_unique() > 1:
+        charts["nstar_by_delta"] = ch.nstar_boxplots(res, vary="delta", alpha=alpha,
+                                                     method=method)
+    if method != "bound":
+        charts["deficits"] = ch.deficit_heatmap(plan(res, alpha=alpha, delta=delta,
+                                                     method=method))
+    written = []
+    with atomic_dir(folder) as tmp:
+        for name, chart in charts.items():
+            for p in ch.save_chart(chart, [tmp / f"{name}.{f}" for f in ("html", "png", "svg")]):
+                written.append(folder / Path(p).name)
+    if not quiet:
+        _say(f"wrote the figures {', '.join(sorted(p.name for p in written))} to {folder}/")
+    return written
+
+
+def cmd_nstar(args: argparse.Namespace) -> int:
     from ._io import write_frame
 
     out = check_out_file(args.out, inputs=[args.results])
+    figures = _figure_dir(args.figures, [args.results, args.out])
+    s_alpha, s_delta = _summary_thresholds(args)
     df = read_table(args.results)
     held = args.held_constant or []
     _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
@@ -262,16 +316,26 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     res = analyze(study, kernels, alphas=args.alpha, deltas=args.delta,
                   methods=_csv_list(args.methods), rep=args.rep, seed=args.seed,
                   n_jobs=args.n_jobs, progress=not args.quiet)
-    _say(f"analysed {len(study)} configurations x {len(kernels)} research questions in "
-         f"{time.perf_counter() - t0:.1f} s")
-    undefined = res.filter(pl.col("nstar").is_null() | pl.col("nstar").is_nan())
-    if undefined.height:
-        why = undefined["reason"].drop_nulls().value_counts(sort=True)
-        top = why.row(0)[0] if why.height else "no reason given"
-        _say(f"note: n* is undefined in {undefined.height} of {res.height} rows (most often: "
-             f"{top}); see the reason column")
+    if not args.quiet:
+        _say(f"analysed {len(study)} configuration{'s' if len(study) != 1 else ''} x "
+             f"{len(kernels)} research question{'s' if len(kernels) != 1 else ''} in "
+             f"{time.perf_counter() - t0:.1f} s")
     write_frame(res, out)
-    _say(f"wrote {res.height} rows to {out}")
+    from .summary import nstar_summary
+
+    methods = res["method"].unique().to_list()
+    only_bound = methods == ["bound"]
+    if figures is not None:
+        _write_nstar_figures(res, figures, s_alpha, s_delta,
+                             "bound" if only_bound else
+                             next(m for m in ("resample", "approx_weighted", "approx")
+                                  if m in methods), args.quiet)
+    if not args.quiet:
+        if only_bound:
+            _say(f"note: only the distribution-free bound was computed (--methods bound): a "
+                 f"worst case, never a verdict; wrote {res.height} rows to {out}")
+        else:
+            print(nstar_summary(res, s_alpha, s_delta, where=str(out)).to_text())
     return EXIT_OK
 
 
@@ -362,8 +426,9 @@ def cmd_seeds(args: argparse.Namespace) -> int:
 
     check_alpha_hat_size(ref_checked.shape[1], cand_checked.shape[0], args.B)  # upfront
     n_ref = ref_checked.shape[0]
-    _say(f"{what}: {n_ref} reference models, {cand_checked.shape[0]} candidates, "
-         f"{ref_checked.shape[1]} test points")
+    if not args.quiet:
+        _say(f"{what}: {n_ref} reference models, {cand_checked.shape[0]} candidates, "
+             f"{ref_checked.shape[1]} test points")
     t0 = time.perf_counter()
     rep = candidate_report(ref_checked, cand_checked, labels, B=args.B, seed=args.seed,
                            n_jobs=args.n_jobs, progress=not args.quiet,
@@ -371,12 +436,13 @@ def cmd_seeds(args: argparse.Namespace) -> int:
                            ensemble=args.ensemble)
     rep = rep.with_columns((pl.col("candidate") + n_ref).alias("model")).select(
         "model", pl.all().exclude("model"))
-    _say(f"alpha-hat of {rep.height} candidates in {time.perf_counter() - t0:.1f} s "
-         "(alpha_hat: the smallest share of a candidate's test points to trim for its logit gaps "
-         "to pass the KS test against the reference pool; 0 = representative, smaller = "
-         "more representative)")
     write_frame(rep, out)
-    _say(f"wrote {rep.height} rows to {out}")
+    if not args.quiet:
+        from .summary import seeds_summary
+
+        _say(f"alpha-hat of {rep.height} candidate{'s' if rep.height != 1 else ''} in "
+             f"{time.perf_counter() - t0:.1f} s")
+        print(seeds_summary(rep, where=str(out)).to_text())
     return EXIT_OK
 
 
@@ -581,7 +647,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rows with a null/NaN/inf target: refuse, or drop them")
     q.add_argument("--out", default="nstar.parquet",
                    help="output table (.parquet, .csv, .tsv or .json)")
-    q.add_argument("--quiet", action="store_true", help="no progress bar, no study summary")
+    q.add_argument("--summary-alpha", type=_probability, default=None, metavar="ALPHA",
+                   help="alpha* of the answer printed (one of --alpha; default: 0.95 when "
+                        "computed, else the nearest computed)")
+    q.add_argument("--summary-delta", type=float, default=None, metavar="DELTA",
+                   help="delta* of the answer printed (one of --delta; default: 0.05 when "
+                        "computed, else the nearest computed)")
+    q.add_argument("--figures", default=None, metavar="DIR",
+                   help="also write the charts to this folder: n* by alpha* and by delta*, "
+                        "the deficits n* - N; each as .html (opens offline), .png, .svg")
+    q.add_argument("--quiet", action="store_true", help="print nothing but errors")
     q.set_defaults(func=cmd_nstar)
 
     s = sub.add_parser(
@@ -613,7 +688,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="threads (default: all cores)")
     s.add_argument("--out", default="seeds.csv",
                    help="output table, one row per candidate (.csv, .parquet, .tsv or .json)")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--quiet", action="store_true", help="print nothing but errors")
     s.set_defaults(func=cmd_seeds)
 
     c = sub.add_parser(
