@@ -46,6 +46,27 @@ def _one_line(msg: object) -> str:
     return " ".join(str(msg).split())
 
 
+def _caller_words(msg: object) -> str:
+    """A message of the library on one line, in command-line words (``--rep 10``, not
+    ``rep=10``: :mod:`genexpy_nb._words`)."""
+    from ._words import translate
+
+    return translate(_one_line(msg))
+
+
+def _flags(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """A command's Python names -> its flags, read from its parser (``invalid_target`` ->
+    ``--invalid-target``; the positional table -> RESULTS)."""
+    out = {}
+    for action in parser._actions:
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs and action.dest not in ("help", "version", "higher_is_better"):
+            out[action.dest] = longs[0]
+        elif not action.option_strings and action.dest not in ("command",):
+            out[action.dest] = action.metavar or action.dest.upper()
+    return out
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -91,7 +112,7 @@ def _kernel(text: str):
     try:
         return parse_kernel(text)
     except GenexpyInputError as exc:
-        raise argparse.ArgumentTypeError(_one_line(exc)) from None
+        raise argparse.ArgumentTypeError(_caller_words(exc)) from None
 
 
 def _positive_int(text: str) -> int:
@@ -310,8 +331,10 @@ def cmd_nstar(args: argparse.Namespace) -> int:
         invalid_target=args.invalid_target,
     )
     if not args.quiet:
-        _say(str(study))
-        _say(str(study.report))
+        from .summary import study_words
+
+        _say(f"study: {study_words(study)}")
+        _say("\n".join(_caller_words(ln) for ln in str(study.report).splitlines()))
     t0 = time.perf_counter()
     res = analyze(study, kernels, alphas=args.alpha, deltas=args.delta,
                   methods=_csv_list(args.methods), rep=args.rep, seed=args.seed,
@@ -461,7 +484,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                                 "or pdf (comma-separated), or '' for none.")
     out = check_out_dir(args.out, inputs=[args.results])
     df = read_table(args.results)
-    from .significance._words import command_line_words
+    from ._words import command_line_words
     from .significance.compare import compare
 
     with command_line_words(), warnings.catch_warnings(record=True):
@@ -771,11 +794,17 @@ def _export_notes():
     def notes():
         with warnings.catch_warnings():
             warnings.simplefilter("always", ExportSkippedWarning)
+            # our own warnings (a target named like a loss, ...) are shown, as notes
+            warnings.filterwarnings("always", module=r"genexpy_nb(\.|$)")
             shown = warnings.showwarning
             reasons: set[str] = set()
 
             def show(message, category, *rest, **kw):
                 if not isinstance(message, ExportSkippedWarning):
+                    if category.__module__.startswith("genexpy_nb"):
+                        # our own warnings (a target named like a loss, ...) as notes, in
+                        # command-line words
+                        return _say(f"note: {_caller_words(message)}")
                     return shown(message, category, *rest, **kw)
                 if message.reason in reasons:  # the reason once, then the files
                     _say(f"note: {_one_line(message.what)} (as above)")
@@ -790,20 +819,31 @@ def _export_notes():
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0, 1 input error, 2 usage, 130)."""
+    """Run the command line; returns the exit code (0, 1 input error, 2 usage, 130).
+
+    Every message is in command-line words (:mod:`genexpy_nb._words`): the library's
+    errors and warnings name the flags (``--invalid-target drop``), not Python's keyword
+    arguments (``invalid_target='drop'``), which they keep in a notebook.
+    """
+    from ._words import command_line_words
+
     parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    every_flag = {k: v for sub in commands.values() for k, v in _flags(sub).items()}
     try:
-        args = parser.parse_args(argv)
+        with command_line_words(every_flag):
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # --help / --version (0) and usage errors (2)
         return int(exc.code or 0)
     except KeyboardInterrupt:
         _say("genexpy-nb: interrupted")
         return EXIT_INTERRUPTED
     try:
-        with _export_notes():
+        with command_line_words(_flags(commands[args.command])), _export_notes():
             return args.func(args)
     except GenexpyInputError as exc:
-        _say(f"genexpy-nb {args.command}: error: {_one_line(exc)}")
+        with command_line_words(_flags(commands[args.command])):
+            _say(f"genexpy-nb {args.command}: error: {_caller_words(exc)}")
         return EXIT_INPUT
     except KeyboardInterrupt:
         _say("genexpy-nb: interrupted (no output written)")

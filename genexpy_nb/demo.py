@@ -27,6 +27,7 @@ from .generalizability import GeneralizabilityAnalysis
 from .kernels import RBF, Borda, Jaccard, Mallows
 from .planner import plan, simulate_preliminary_study
 from .study import Study
+from .summary import study_words
 
 #: the roles of the example study's columns
 ROLES = dict(alternatives="model", target="score", generalize="dataset",
@@ -89,7 +90,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
     alpha, delta = config.HEADLINE_ALPHA, config.HEADLINE_DELTA
     study = example_study()
     design = list(study.design)
-    print(f"{study}\n")
+    print(f"The example study: {study_words(study)}.\n")
     print("What the study holds (missing results are dropped or imputed, never silently):")
     print(study.report, "\n")
     with atomic_dir(out) as tmp:

@@ -53,6 +53,16 @@ def terminal_text(value: object) -> str:
                    for ch in s.replace("\n", " ").replace("\t", " "))
 
 
+def study_words(study) -> str:
+    """A :class:`~genexpy_nb.Study` in one sentence, without Python syntax (for a terminal):
+    its configurations, alternatives, factors and target."""
+    design = ", ".join(map(str, study.design)) or "none"
+    return (f"{plural(len(study), 'configuration')} x {plural(study.na, 'alternative')}; "
+            f"generalizing over {', '.join(map(str, study.generalize))}; design factors: "
+            f"{design}; target {study.target} "
+            f"({'higher' if study.higher_is_better else 'lower'} is better)")
+
+
 # ---- a table with three renderings ------------------------------------------------------
 
 
