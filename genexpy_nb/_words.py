@@ -26,7 +26,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-__all__ = ["command_line_words", "opt", "translate", "on_command_line", "PYTHON_SYNTAX"]
+__all__ = ["command_line_words", "opt", "translate", "on_command_line", "PYTHON_SYNTAX",
+           "plural"]
 
 _CLI: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
     "genexpy_nb_cli_words", default=None)
@@ -56,6 +57,11 @@ _PHRASES: tuple[tuple[re.Pattern, str], ...] = (
 PYTHON_SYNTAX = re.compile(
     r"(?<![\w:-])[a-z][a-z0-9_]*=(?!=)|\[\.\.\.\]|\{\.\.\.\}|\b[A-Za-z_]\w*\([a-z_]+=|"
     r"\bstudy\.report\b|\bpl\.col\(")
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``"1 configuration"``, ``"2 configurations"`` (``words``: an irregular plural)."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
 @contextlib.contextmanager

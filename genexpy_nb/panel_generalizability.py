@@ -17,7 +17,8 @@ import polars as pl
 
 from . import config
 from ._validation import GenexpyInputError, check_positive_int
-from .generalizability import GeneralizabilityAnalysis
+from ._words import plural
+from .generalizability import GeneralizabilityAnalysis, best_alternative
 from .kernels import RBF, Borda, Jaccard, Kernel, Mallows
 from .panels import (
     ALPHA_RANGE,
@@ -37,7 +38,15 @@ from .panels import (
 from .planner import plan
 from .study import Study
 
-__all__ = ["GeneralizabilityExplorer"]
+__all__ = ["GeneralizabilityExplorer", "HEADLINE_NOTE"]
+
+#: what the panel's headline is, under it: the verdict is the resampled estimate's; the
+#: table's other rows are other estimates, the bound a worst case
+HEADLINE_NOTE = (
+    "The headline uses the resampled estimate (Algorithm 1 of the paper), the verdict. In "
+    "the table below, <i>approx</i> is the closed-form estimate and <i>bound</i> the "
+    "distribution-free bound: a worst case for any data, never the verdict, so its "
+    "'generalizable' can read no under a generalizable headline.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -51,8 +60,9 @@ class GeneralizabilityExplorer:
     study : Study
     kernels : list of Kernel, optional
         The research questions computed up front (default: Jaccard(k=1), Mallows, RBF and
-        Borda of the study's first alternative). Any other question picked in the panel is
-        computed when first asked for, then cached.
+        Borda of the best alternative on average, :func:`genexpy_nb.best_alternative`: the
+        a* of ``Borda()`` everywhere in the package, derived from the data). Any other
+        question picked in the panel is computed when first asked for, then cached.
     rep : int, default 200
         Resampled pairs per sample size (ignored when ``analysis`` is given).
     seed : int, default 0
@@ -143,7 +153,7 @@ class GeneralizabilityExplorer:
                 self._register(analysis, k)
         else:
             ks = list(kernels) if kernels is not None else [
-                Jaccard(k=1), Mallows(), RBF(), Borda(study.alternatives[0])]
+                Jaccard(k=1), Mallows(), RBF(), Borda(best_alternative(study))]
             ks = [self._canonical(k) for k in ks]
             ga = GeneralizabilityAnalysis(study, ks, rep=self.rep, seed=self.seed,
                                           progress=self.progress)
@@ -170,10 +180,13 @@ class GeneralizabilityExplorer:
             value=first_kernel.name, description="question",
             layout=widgets.Layout(width="520px"))
         borda_t = self._templates.get("borda")
+        #: a* of Borda when none is chosen: the best on average (the rule of Borda())
+        self.best = best_alternative(study)
         self.alternative = widgets.Dropdown(
-            options=list(study.alternatives),
+            options=[(f"{a} (best on average)" if str(a) == self.best else str(a), a)
+                     for a in study.alternatives],
             value=(study.alternatives[borda_t.index] if borda_t is not None
-                   else study.alternatives[0]),
+                   else self.best),
             description="a*", style={"description_width": "initial"})
         jac_t = self._templates.get("jaccard")
         self.k = widgets.IntSlider(
@@ -278,7 +291,8 @@ class GeneralizabilityExplorer:
             n = len(confs) if confs is not None else len(self.study)
             self.status.value = (
                 f"<i>Computing the MMD<sub>n</sub> distributions of {html.escape(label)} for "
-                f"{n} configuration(s), rep={self.rep} ...</i>")
+                f"{plural(n, 'configuration')} ({self.rep} resampled pairs per sample size)"
+                " ...</i>")
             t0 = time.perf_counter()
             with self.progress_out:
                 ga = GeneralizabilityAnalysis(self.study, [kernel], rep=self.rep,
@@ -480,6 +494,7 @@ class GeneralizabilityExplorer:
             self.views[name].show(chart, bundle)
 
     def _summary_html(self, row: dict) -> str:
+        """The headline: the resampled estimate's n* and verdict (:data:`HEADLINE_NOTE`)."""
         label = html.escape(row["kernel_label"])
         thr = (f"alpha* = {row['alpha']:.2f}, delta* = {row['delta']:.2f} "
                f"(eps* = {row['eps']:.3f})")
@@ -503,7 +518,8 @@ class GeneralizabilityExplorer:
             verdict = (f"<span style='color:#d62728'><b>not generalizable</b></span>: "
                        f"N = {N} &lt; n*, run {row['deficit']} more experiment(s)")
         return (f"<p><b>n* = {fmt_cell(row['nstar'])}</b> (&lceil;n*&rceil; = "
-                f"{row['nstar_ceil']}) for {label} at {thr}{why}.{fit}<br>{verdict}.</p>")
+                f"{row['nstar_ceil']}) for {label} at {thr}{why}.{fit}<br>{verdict}.<br>"
+                f"<small>{HEADLINE_NOTE}</small></p>")
 
     # ---- export and display -------------------------------------------------------------
     def export(self, what: str = "nstar") -> pl.DataFrame:

@@ -28,6 +28,7 @@ import polars as pl
 from . import config
 from ._escape import html_text, markdown_text
 from ._validation import GenexpyInputError, to_polars
+from ._words import plural
 from .generalizability import NSTAR_SCHEMA, NULL_COLUMNS
 from .planner import verdict_word
 
@@ -38,11 +39,6 @@ _VERDICT_METHODS = ("resample", "approx_weighted", "approx")
 #: columns of the analysis frame that are not design factors
 _ANALYSIS_COLUMNS = frozenset({*NSTAR_SCHEMA, *NULL_COLUMNS, "nstar_ceil", "generalizable",
                                "deficit"})
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``"1 configuration"``, ``"2 configurations"``."""
-    return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
 def terminal_text(value: object) -> str:

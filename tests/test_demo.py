@@ -97,3 +97,34 @@ def test_demo_refuses_a_folder_of_other_files(tmp_path, monkeypatch):
     with pytest.raises(GenexpyInputError, match="never overwritten"):
         run_demo(tmp_path, rep=20, progress=False)
     assert not called and [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_one_worst_configuration(main_job):
+    """Both paragraphs name the same configuration: the largest deficit, ties broken by n*
+    (issue 26: a tie at -44 was broken by id in one paragraph and by n* in the other)."""
+    _, frames, text = main_job
+    flat = " ".join(text.split())
+    first = re.search(r"the largest n\* is \d+ \([^,]+, ([^)]+)\)", flat).group(1)
+    second = re.search(r"the configuration that needs the most \(([^)]+)\)", flat).group(1)
+    assert first == second
+    todo = frames["plan"]
+    top = todo.row(0, named=True)
+    assert top["deficit"] == todo["deficit"].max()
+    tied = todo.filter(pl.col("deficit") == top["deficit"])
+    assert top["nstar"] == tied["nstar"].max()
+
+
+def test_worst_first_breaks_ties_by_nstar():
+    todo = pl.DataFrame({"priority": [1, 2, 3], "config_id": [0, 1, 2],
+                         "deficit": [-44, -44, -50], "nstar": [20.2, 35.9, 30.0]})
+    out = demo.worst_first(todo)
+    assert out["config_id"].to_list() == [1, 0, 2]
+    assert out["priority"].to_list() == [1, 2, 3]
+
+
+def test_figures_name_their_configuration_and_question(main_job):
+    out, _, _ = main_job
+    for stem in FIGURES:
+        svg = (out / f"{stem}.svg").read_text()
+        assert "research question" in svg, stem
+        assert "configuration" in svg, stem

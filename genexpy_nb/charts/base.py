@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError, require_columns, to_polars
+from .._words import plural
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -42,6 +43,9 @@ __all__ = [
     "levels_text",
     "check_finite_positive",
     "select_close",
+    "configuration_words",
+    "question_words",
+    "about",
 ]
 
 #: columns of the n* frame that are not design factors (everything else is a factor level)
@@ -251,3 +255,49 @@ def select_close(df: pl.DataFrame, col: str, value: float, name: str) -> pl.Data
     return sel
 
 
+
+
+def configuration_words(df: pl.DataFrame | None, levels: Mapping[str, Any] | None = None
+                        ) -> str | None:
+    """Which configuration(s) a chart shows, for its title: ``"configuration: model=LR"``
+    (one, from ``levels`` or the frame's design columns) or ``"12 configurations of model x
+    tuning"``; None when the frame does not say."""
+    if levels:
+        return f"configuration: {levels_text(levels)}"
+    if df is None:
+        return None
+    design = design_columns(df)
+    if "config_id" in df.columns:
+        n = df["config_id"].n_unique()
+    elif design:
+        n = df.select(design).unique().height
+    else:
+        return None
+    if n == 1:
+        return (f"configuration: {levels_text(df.select(design).row(0, named=True))}"
+                if design else "configuration: the whole study")
+    return plural(n, "configuration") + (f" of {' x '.join(design)}" if design else "")
+
+
+def question_words(df: pl.DataFrame | None = None, question: str | None = None
+                   ) -> str | None:
+    """Which research question(s) a chart answers, for its title: ``question``, else the
+    frame's kernel labels in order of appearance; None when neither says."""
+    if question:
+        labels = [str(question)]
+    elif df is not None and "kernel_label" in df.columns:
+        labels = [str(v) for v in df["kernel_label"].unique(maintain_order=True).drop_nulls()]
+    else:
+        return None
+    if not labels:
+        return None
+    return ("research question: " if len(labels) == 1 else "research questions: ") + \
+        ", ".join(labels)
+
+
+def about(df: pl.DataFrame | None, levels: Mapping[str, Any] | None = None,
+          question: str | None = None) -> list[str]:
+    """The first subtitle line of a chart that stands alone: its configuration(s) and its
+    research question(s), as far as known."""
+    words = [w for w in (configuration_words(df, levels), question_words(df, question)) if w]
+    return ["; ".join(words)] if words else []

@@ -36,17 +36,19 @@ from .._validation import GenexpyInputError, check_probability
 from .base import (
     HEIGHT,
     RESULT_COLUMNS,
+    about,
     add_levels,
     ch,
     check_finite_positive,
+    configuration_words,
     data_of,
     design_columns,
     frame_of,
     heading,
     layered,
-    levels_text,
     log_axis,
     note_of,
+    question_words,
     select_close,
     tip_of,
     tooltip_fields,
@@ -78,6 +80,7 @@ def ngen_curves(
     eps: float | None = None,
     title: str | None = None,
     levels: Mapping[str, Any] | None = None,
+    question: str | None = None,
 ) -> alt.LayerChart | alt.Chart:
     """n-generalizability as a function of the MMD threshold, one curve per sample size n.
 
@@ -89,7 +92,10 @@ def ngen_curves(
     alpha : desired generalizability alpha*; drawn as a horizontal rule
     eps : MMD threshold eps* = eps(delta*); drawn as a vertical rule
     title : chart title (default "n-generalizability")
-    levels : optional configuration levels ``{factor: level}`` shown in tooltips/subtitle
+    levels : the configuration's levels ``{factor: level}``, shown in tooltips and the
+        title (a figure that stands alone says which configuration it shows)
+    question : the research question (kernel label, e.g. ``"Jaccard(k=1)"``), shown in the
+        title
 
     Returns
     -------
@@ -115,9 +121,7 @@ def ngen_curves(
     df = df.with_columns(pl.col("n").cast(pl.Int64))
     extra = [c for c in df.columns if c not in ("n", "eps", "ngen")]
     tooltip = tooltip_fields(df, [*lvl, "n", "eps", "ngen", *extra])
-    sub = []
-    if levels_text(levels):
-        sub.append(levels_text(levels))
+    sub = about(None, levels, question)
     if alpha is not None and eps is not None:
         sub.append(f"alpha* = {alpha:g}, eps* = {eps:.3g}: generalizable n are above the "
                    "horizontal rule at the vertical one")
@@ -176,6 +180,7 @@ def power_law_fit(
     title: str | None = None,
     N: int | None = None,
     levels: Mapping[str, Any] | None = None,
+    question: str | None = None,
 ) -> alt.LayerChart | alt.Chart:
     """The alpha*-quantiles of MMD_n against n on log-log axes, the fitted power law and n*.
 
@@ -191,7 +196,8 @@ def power_law_fit(
         :func:`genexpy_nb.fit_nstar`)
     title : chart title
     N : number of observed results; drawn as a horizontal rule (generalizable if n* <= N)
-    levels : optional configuration levels shown in tooltips/subtitle
+    levels : the configuration's levels, shown in tooltips and the title
+    question : the research question (kernel label), shown in the title
 
     Returns
     -------
@@ -238,9 +244,7 @@ def power_law_fit(
     if nstar is None and eps is not None and b0 is not None and b1 is not None and b1 < 0:
         nstar = float(math.exp(b1 * math.log(eps) + b0))
     layers: list[alt.Chart] = []
-    sub = []
-    if levels_text(levels):
-        sub.append(levels_text(levels))
+    sub = about(None, levels, question)
     if b0 is not None and b1 is not None and math.isfinite(b0) and math.isfinite(b1):
         qs = res_pos["q"].to_numpy()
         lo = min(qs.min(), eps) if eps is not None else qs.min()
@@ -398,7 +402,12 @@ def nstar_boxplots(
     nz = df.with_columns(pl.col("nstar").cast(pl.Float64))
     ok = nz.filter(pl.col("nstar").is_finite(), pl.col("nstar") > 0)
     undefined = nz.height - ok.height
-    sub = [f"method: {method}; each box: the configurations of the study"]
+    below = int((ok["nstar"] < 1).sum())
+    # n* below 1 means one condition suffices: drawn at 1, never below
+    ok = ok.with_columns(pl.col("nstar").clip(lower_bound=1.0))
+    sub = [*about(nz), f"method: {method}; each box: the configurations of the study"]
+    if below:
+        sub.append(f"{below} n* below 1 drawn at 1 (one condition suffices)")
     if undefined:
         sub.append(f"{undefined} configuration x kernel x {sym[vary]} cells with undefined n* "
                    "(too few results) not shown")
@@ -412,10 +421,10 @@ def nstar_boxplots(
     col = ch(alt.Color, "kernel_label", "N", title="kernel (research question)")
     vmin, vmax = float(ok["nstar"].min()), float(ok["nstar"].max())
     if vmax <= vmin * 1.0001:
-        domain = [vmin / 2.0, vmax * 2.0]
+        domain = [max(vmin / 2.0, 1.0), max(vmax * 2.0, 2.0)]
         sub.append(f"every n* equals {vmin:g}")
     else:
-        domain = [vmin / 1.2, vmax * 1.2]
+        domain = [max(vmin / 1.2, 1.0), vmax * 1.2]
     yscale = alt.Scale(type="log", domain=domain, nice=False)
     yaxis = log_axis("n* (log scale)", *domain)
     stat_tip = [tip_of("kernel_label", "N", title="kernel"), tip_of(vary, "O"),
@@ -438,8 +447,10 @@ def nstar_boxplots(
     if points != "none":
         pts = ok.join(stats.select(*keys, "q1", "q3", "lower", "upper"), on=keys, how="left")
         if points == "outliers":
+            # a box that collapses (the configurations agree) shows its points instead
+            flat = (pl.col("q3") - pl.col("q1")) <= 1e-6 * pl.col("q3").abs().clip(1.0)
             pts = pts.filter((pl.col("nstar") < pl.col("lower")) |
-                             (pl.col("nstar") > pl.col("upper")))
+                             (pl.col("nstar") > pl.col("upper")) | flat)
         keep = ["config_id", *design, "kernel_label", vary, "N", "nstar", "nstar_ceil",
                 "generalizable"]
         pts = pts.select([c for c in keep if c in pts.columns])
@@ -463,6 +474,7 @@ def nstar_vs_N(  # noqa: N802
     alpha: float | None = None,
     delta: float | None = None,
     method: str | None = None,
+    levels: Mapping[str, Any] | None = None,
 ) -> alt.LayerChart | alt.Chart:
     """n*_N estimated from N = N0, 2 N0, ... results, with the diagonal n* = N.
 
@@ -472,6 +484,7 @@ def nstar_vs_N(  # noqa: N802
         repetition, kernel_label, nstar; optionally alpha, delta, method, N, generalizable)
     title : chart title
     alpha, delta, method : select one (alpha*, delta*, method) when the frame holds several
+    levels : the configuration's levels ``{factor: level}``, shown in the title
 
     Returns
     -------
@@ -502,7 +515,12 @@ def nstar_vs_N(  # noqa: N802
         df = df.with_columns(pl.lit(0).alias("repetition"))
     df = df.with_columns(pl.col("nstar").cast(pl.Float64))
     ok = df.filter(pl.col("nstar").is_finite(), pl.col("nstar") > 0)
-    sub = []
+    below = int((ok["nstar"] < 1).sum())
+    ok = ok.with_columns(pl.col("nstar").clip(lower_bound=1.0))  # never drawn below 1
+    words = [w for w in (configuration_words(None, levels), question_words(df)) if w]
+    sub = ["; ".join(words)] if words else []
+    if below:
+        sub.append(f"{below} n* below 1 drawn at 1 (one condition suffices)")
     if combo:
         first = df.select(combo).row(0, named=True)
         sub.append(", ".join(f"{k}* = {v:g}" if isinstance(v, float) else f"{k}: {v}"
@@ -521,7 +539,8 @@ def nstar_vs_N(  # noqa: N802
     if {"nstar_lo", "nstar_hi"} <= set(ok.columns):
         band = (ok.filter(pl.col("nstar_lo").is_finite(), pl.col("nstar_hi").is_finite())
                 .group_by(["N_sub", "kernel_label"], maintain_order=True)
-                .agg(pl.col("nstar_lo").median(), pl.col("nstar_hi").median())
+                .agg(pl.col("nstar_lo").median().clip(lower_bound=1.0),
+                     pl.col("nstar_hi").median().clip(lower_bound=1.0))
                 .sort(["kernel_label", "N_sub"]))
         if band.height == 0:
             band = None
@@ -630,12 +649,15 @@ def nstar_intervals(
     ok = df.filter(pl.col("nstar").is_finite(), pl.col("nstar") > 0)
     if ok.height == 0:
         return note_of("n* is undefined here for every kernel", ttl)
+    below = int((ok["nstar"] < 1).sum())
+    # n* (and the interval) below 1 means one condition suffices: drawn at 1, never below
+    ok = ok.with_columns(pl.col("nstar", "nstar_lo", "nstar_hi").clip(lower_bound=1.0))
     N = int(ok["N"][0])
     vals = [v for v in (ok["nstar"].to_list() + ok["nstar_lo"].to_list()
                         + ok["nstar_hi"].to_list() + [N]) if v is not None and
             math.isfinite(v) and v > 0]
     vmin, vmax = min(vals), max(vals)
-    yscale = alt.Scale(type="log", domain=[vmin / 1.2, vmax * 1.2])
+    yscale = alt.Scale(type="log", domain=[max(vmin / 1.2, 1.0), max(vmax * 1.2, 2.0)])
     keep = ["kernel_label", vary, "N", "nstar", "nstar_lo", "nstar_hi", "reliable",
             *[c for c in ("nstar_ceil", "generalizable", "reason") if c in ok.columns]]
     pts = ok.select(keep).with_columns(pl.col("reliable").fill_null(False))
@@ -661,6 +683,8 @@ def nstar_intervals(
         .mark_rule(color="seagreen", strokeDash=[6, 3])
         .encode(y=ch(alt.Y, "N", "Q", scale=yscale), tooltip=[tip_of("label", "N", title="N")]),
     ]
-    sub = [f"{fixed}* = {fv:g}; bars: interval of n*; hollow points: estimates flagged as "
-           f"unreliable; dashed line: N = {N}"]
+    sub = [*about(df), f"{fixed}* = {fv:g}; bars: interval of n*; hollow points: estimates "
+           f"flagged as unreliable; dashed line: N = {N}"]
+    if below:
+        sub.append(f"{below} n* below 1 drawn at 1 (one condition suffices)")
     return layered(layers, heading(ttl, sub))

@@ -11,7 +11,9 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError
+from .._words import plural
 from .base import (
+    about,
     ch,
     data_of,
     design_columns,
@@ -90,6 +92,7 @@ def deficit_heatmap(
                    + (f", kernel: {kernel}" if kernel else ""))
     elif "kernel_label" in df.columns:
         sub.append("per configuration, the kernel that needs the most experiments")
+    sub = [*about(df), *sub]  # which configurations and questions: a figure that stands alone
     xs, ys = _as_cols(x), _as_cols(y)
     multi_kernel = is_results and df["kernel_label"].n_unique() > 1
     if not xs and not ys:
@@ -117,7 +120,8 @@ def deficit_heatmap(
         best = (df.group_by("config_id").agg(pl.col("deficit").max().alias("_d"))
                 .sort("_d", descending=True, nulls_last=True).head(int(top)))
         df = df.join(best.select("config_id"), on="config_id", how="semi")
-        sub.append(f"the {top} configurations with the largest deficits")
+        sub.append(f"the {plural(int(top), 'configuration')} with the largest deficits"
+                   if top > 1 else "the configuration with the largest deficit")
 
     def label(cols: list[str]) -> pl.Expr:
         if not cols:
