@@ -46,6 +46,7 @@ _LAZY_ATTRS = {
     "SeedVariabilityExplorer": "panels",
     "nstar_summary": "summary",
     "seeds_summary": "summary",
+    "readable_errors": "notebook",
 }
 
 
@@ -105,5 +106,6 @@ __all__ = [
     "SeedVariabilityExplorer",
     "nstar_summary",
     "seeds_summary",
+    "readable_errors",
     "__version__",
 ]
