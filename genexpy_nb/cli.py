@@ -14,7 +14,8 @@ Subcommands:
 Exit codes scripts can rely on: 0 success; 1 an input error (a one-line message on stderr,
 never a traceback: unreadable or empty table, unknown column, unusable output path, ...),
 checked before the analysis runs; 2 a usage error (unknown or malformed option); 130
-interrupted (Ctrl-C).
+interrupted (Ctrl-C); 3 an unexpected error, i.e. a bug (one line with a hint; ``--debug``
+or ``GENEXPY_NB_DEBUG=1`` shows the traceback).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
     import polars as pl
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: an unexpected error (a bug): one line and a hint, the traceback with --debug
+EXIT_BUG = 3
 
 
 # ---- small helpers ---------------------------------------------------------------------
@@ -595,9 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Will the results of your ML study hold up? Generalizability of "
                     "experimental studies, seed variability, significance tests.",
         epilog="exit codes: 0 success, 1 input error (one-line message), 2 usage error, "
-               "130 interrupted",
+               "3 unexpected error (a bug; --debug shows its traceback), 130 interrupted",
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    p.add_argument("--debug", action="store_true",
+                   help="show the traceback of an unexpected error (also GENEXPY_NB_DEBUG=1)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     d = sub.add_parser("demo", formatter_class=_Formatter,
@@ -779,6 +784,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "atomically)")
     c.add_argument("--quiet", action="store_true", help="print nothing but errors")
     c.set_defaults(func=cmd_compare)
+    for sp in (d, pc, q, s, c):  # --debug after the command too
+        sp.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an unexpected error (a bug)")
     return p
 
 
@@ -858,6 +866,13 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # disk full, permission changed while running, ...
         _say(f"genexpy-nb {args.command}: error: {_one_line(exc)}")
         return EXIT_INPUT
+    except Exception as exc:  # noqa: BLE001 (a bug of ours: one line and a hint, not a dump)
+        if getattr(args, "debug", False) or os.environ.get("GENEXPY_NB_DEBUG"):
+            raise
+        _say(f"genexpy-nb {args.command}: unexpected error ({type(exc).__name__}: "
+             f"{_one_line(exc)[:300]}). This is a bug, not your input: run the command "
+             "again with --debug (or GENEXPY_NB_DEBUG=1) for the traceback, and report it.")
+        return EXIT_BUG
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -418,3 +418,26 @@ def test_ctrl_c_exits_130_with_one_line_and_no_output(tmp_path):
              if ln.strip() and "alpha-hat" not in ln]
     assert lines == ["genexpy-nb: interrupted (no output written)"], err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_unexpected_error_is_one_line_with_a_hint(tmp_path, capsys, monkeypatch, table):
+    """A bug of ours: exit 3, one line saying so and how to see the traceback (--debug)."""
+    import genexpy_nb.cli as cli
+
+    def boom(args):
+        raise RuntimeError("kaboom\nsecond line")
+
+    monkeypatch.setattr(cli, "cmd_seeds", boom)
+    monkeypatch.delenv("GENEXPY_NB_DEBUG", raising=False)
+    argv = ["seeds", "x.npz", "--out", str(tmp_path / "s.csv")]
+    assert cli.main(argv) == 3
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert "RuntimeError: kaboom second line" in err and "--debug" in err
+    with pytest.raises(RuntimeError, match="kaboom"):
+        cli.main([*argv, "--debug"])
+    with pytest.raises(RuntimeError, match="kaboom"):
+        cli.main(["--debug", *argv])
+    monkeypatch.setenv("GENEXPY_NB_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="kaboom"):
+        cli.main(argv)

@@ -128,3 +128,21 @@ def test_figures_name_their_configuration_and_question(main_job):
         svg = (out / f"{stem}.svg").read_text()
         assert "research question" in svg, stem
         assert "configuration" in svg, stem
+
+
+def test_demo_does_not_claim_exports_it_skipped(tmp_path, monkeypatch):
+    """Where PNG and SVG cannot be made (no JavaScript engine), the demo says so instead of
+    listing them as written."""
+    import warnings
+
+    import genexpy_nb._io as gio
+
+    monkeypatch.setattr(gio, "js_engine_problem", lambda: "no JavaScript engine (test)")
+    printed = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(printed):
+        warnings.simplefilter("ignore", gio.ExportSkippedWarning)
+        run_demo(tmp_path / "d", rep=20, seed=0, progress=False)
+    text = " ".join(printed.getvalue().split())
+    assert ".png and .svg" not in text and "no .png or .svg" in text
+    names = {p.name for p in (tmp_path / "d").iterdir()}
+    assert not [n for n in names if n.endswith((".png", ".svg"))]
