@@ -270,7 +270,9 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
             if has_null:
                 base = _num(r.get("nstar_null"))
                 band = _interval(r.get("nstar_null_lo"), r.get("nstar_null_hi"))
-                cells += [f"{base} {band}".strip()]
+                # the frame's beyond_chance: false = n* within or above the band
+                mark = " (chance)" if r.get("beyond_chance") is False else ""
+                cells += [f"{base} {band}{mark}".strip()]
             cells += [r["verdict"]]
             rows.append(cells)
         g = part["generalizable"]
@@ -293,8 +295,9 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
     footer = []
     if has_null:
         footer.append("no-signal n*: the n* of the same study with the results exchanged at "
-                      "random among the alternatives; an n* inside that band is what chance "
-                      "alone gives.")
+                      "random among the alternatives, and the band chance alone gives; "
+                      "(chance): n* is within or above that band, so the answer is no more "
+                      "consistent than exchanged results.")
     if "bound" in methods:
         footer.append("The distribution-free bound in the full frame is a worst case for any "
                       "data, not the verdict.")

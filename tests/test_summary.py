@@ -28,7 +28,9 @@ def _frame(levels=("a", "b", "c"), null=True):
                              generalizable=gen if method == "resample" else None,
                              deficit=deficit, reason=reason if method == "resample" else "bound",
                              nstar_null=30.0 if method == "resample" and null else float("nan"),
-                             nstar_null_lo=20.0, nstar_null_hi=45.0))
+                             nstar_null_lo=20.0, nstar_null_hi=45.0,
+                             beyond_chance=(True if lv != "c" else False)
+                             if method == "resample" and null else None))
     return pl.DataFrame(rows)
 
 
@@ -46,7 +48,8 @@ def test_verdicts_are_the_frames_own():
     body = [ln.split()[0] for ln in lines[lines.index(next(ln for ln in lines
                                                             if set(ln) == {"-", " "})) + 1:][:3]]
     assert body == ["b", "a", "c"]
-    assert "13.4  [9.0, 20.0]  10  30.0 [20.0, 45.0]  needs 4 more" in text
+    assert "13.4  [9.0, 20.0]  10  30.0 [20.0, 45.0]           needs 4 more" in text
+    assert "30.0 [20.0, 45.0] (chance)" in text  # the frame's beyond_chance is false for c
     assert "1 of 3 configurations generalizes, 1 needs more conditions, 1 unsure." in text
     assert "worst case for any data, not the verdict" in text
     assert verdict_text(False, 0, None) == "does not generalize"
