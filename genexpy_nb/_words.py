@@ -122,7 +122,9 @@ def opt(name: str, value: Any = ..., *, placeholder: str | None = None) -> str:
     return f"{name}={value!r}"
 
 
-_ASSIGN = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*)=('[^']*'|\"[^\"]*\"|\[[^\]]*\]|\{[^}]*\}"
+#: ``name=value`` as Python prints it; not inside a quoted string from the data
+#: (``column 'rep=5'``), which starts with a quote
+_ASSIGN = re.compile(r"(?<![\w.'\"-])([a-z][a-z0-9_]*)=('[^']*'|\"[^\"]*\"|\[[^\]]*\]|\{[^}]*\}"
                      r"|[^\s,;)]+?(?=[.:]?(?:[\s,;)]|$)))")
 
 

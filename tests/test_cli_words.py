@@ -135,3 +135,5 @@ def test_opt_and_translate():
             "pass --held-constant COLUMN=LEVEL"
         assert translate("gaps=1", ["rep"]) == "gaps=1"  # not an option: left as it is
         assert translate("alphas=[0.9, 0.95]") == "--alpha 0.9,0.95"
+        # a name from the data is left as it is
+        assert translate("column 'rep=5' not found") == "column 'rep=5' not found"
