@@ -270,9 +270,18 @@ def _summary_thresholds(args: argparse.Namespace) -> tuple[float, float]:
                  "--delta"))
 
 
-def _figure_dir(path: str | None, inputs: list[str]) -> Path | None:
-    """The folder of ``--figures`` (checked before the analysis runs)."""
-    return None if path is None else check_out_dir(path, "--figures", inputs)
+def _figure_dir(path: str | None, inputs: list[str], out: str) -> Path | None:
+    """The folder of ``--figures`` (checked before the analysis runs): not the folder of
+    ``--out`` (the figures' folder is replaced as a whole)."""
+    if path is None:
+        return None
+    folder = Path(path).expanduser().absolute()
+    table = Path(out).expanduser().absolute()
+    if folder == table or folder in table.parents:
+        raise GenexpyInputError(
+            f"--figures {path!r} would hold --out {out!r}: the figures' folder is replaced as "
+            "a whole; give the figures a folder of their own.")
+    return check_out_dir(path, "--figures", inputs)
 
 
 def _write_nstar_figures(res, folder: Path, alpha: float, delta: float, method: str,
@@ -307,7 +316,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     from ._io import write_frame
 
     out = check_out_file(args.out, inputs=[args.results])
-    figures = _figure_dir(args.figures, [args.results, args.out])
+    figures = _figure_dir(args.figures, [args.results], args.out)
     s_alpha, s_delta = _summary_thresholds(args)
     df = read_table(args.results)
     held = args.held_constant or []

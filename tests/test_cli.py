@@ -270,6 +270,14 @@ def test_nstar_prints_the_answer_per_research_question(tmp_path, capsys, table):
     assert "cdn.jsdelivr" not in html and "vega" in html
 
 
+def test_nstar_figures_folder_is_its_own(tmp_path, capsys, table):
+    rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--out", str(tmp_path / "r" / "n.csv"),
+               "--figures", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 1 and "--figures" in err and "--out" in err and "\n" not in err
+    assert not (tmp_path / "r" / "n.csv").exists()
+
+
 def test_nstar_quiet_prints_nothing(tmp_path, capsys, table):
     rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--rep", "10", "--quiet", "--out",
                str(tmp_path / "n.csv")])
