@@ -15,6 +15,7 @@ from .._words import plural
 from .base import (
     about,
     ch,
+    configuration_words,
     data_of,
     design_columns,
     frame_of,
@@ -90,9 +91,14 @@ def deficit_heatmap(
                 raise GenexpyInputError(f"no rows for kernel {kernel!r}.")
         sub.append(f"alpha* = {alpha:g}, delta* = {delta:g}, method: {method}"
                    + (f", kernel: {kernel}" if kernel else ""))
-    elif "kernel_label" in df.columns:
-        sub.append("per configuration, the kernel that needs the most experiments")
-    sub = [*about(df), *sub]  # which configurations and questions: a figure that stands alone
+    # which configurations and questions: a figure that stands alone
+    if not is_results and "kernel_label" in df.columns:  # a plan: the worst question each
+        labels = ", ".join(map(str, df["kernel_label"].unique(maintain_order=True)
+                               .drop_nulls()))
+        sub = [f"{configuration_words(df)}; per configuration, the research question that "
+               f"needs the most conditions ({labels})", *sub]
+    else:
+        sub = [*about(df), *sub]
     xs, ys = _as_cols(x), _as_cols(y)
     multi_kernel = is_results and df["kernel_label"].n_unique() > 1
     if not xs and not ys:
