@@ -43,8 +43,8 @@ _PLACEHOLDERS = {"held_constant": "COLUMN=LEVEL", "kernel": "QUESTION", "kernels
 #: phrases that only make sense in Python, and how the command line says them
 _PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"Borda\(alternative=\.\.\.\)"), "--kernel borda:NAME"),
-    (re.compile(r"\bsee study\.report\b"), "see the study summary printed before the "
-                                           "analysis (without --quiet)"),
+    (re.compile(r"\bsee study\.report\b"), "see the study summary the command prints "
+                                           "without --quiet"),
     (re.compile(r"\(?study\.report[^)]*\)"), "(the study summary printed before the analysis)"),
     # a polars snippet (``e.g. df.filter(pl.col('acc').is_finite())``): fix the file instead
     (re.compile(r",? e\.g\. df\.\w+\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"), ""),
