@@ -351,6 +351,8 @@ def test_seeds_from_arrays_and_pool(tmp_path, capsys):
     out = tmp_path / "seeds.csv"
     assert main(["seeds", str(tmp_path / "g.npz"), "--B", "5", "--quiet", "--out",
                  str(out)]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.out == "" and quiet.err == ""  # --quiet: nothing but errors
     rep = pl.read_csv(out)
     assert rep["model"].to_list() == [4, 5, 6, 7] and rep["B"].to_list() == [5] * 4
     acc = ((gaps[4:] > 0) == (labels == 1)).mean(axis=1)
