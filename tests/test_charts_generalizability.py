@@ -516,3 +516,12 @@ def test_every_chart_names_its_configuration_and_question(analysis):
     assert min(r["nstar_lo"] for r in values(rule)) >= 1.0
     spec = deficit_heatmap(plan(res)).to_dict()
     assert "research question" in " ".join(spec["title"]["subtitle"])
+
+
+def test_power_law_star_never_below_one():
+    n = np.array([2.0, 4.0, 8.0, 16.0])
+    spec = power_law_fit(pl.DataFrame({"n": n, "q": 0.1 * n ** -0.5}), eps=0.5,
+                         nstar=0.4).to_dict()
+    star = next(ly for ly in spec["layer"] if ly["mark"].get("shape") == "diamond")
+    assert values(star)[0]["nstar"] == 1.0 and "drawn at 1" in values(star)[0]["label"]
+    assert spec["layer"][0]["encoding"]["y"]["scale"]["domain"][0] >= 1.0 / 1.25

@@ -263,7 +263,9 @@ def power_law_fit(
         sub.append(f"{zeros} quantile(s) equal to 0 not shown on the log axis")
     xs = [float(pos["q"].min()), float(pos["q"].max())] + ([eps] if eps is not None else [])
     ys = [float(pos["n"].min()), float(pos["n"].max())]
-    ys += [v for v in (nstar, None if N is None else float(N)) if v is not None and v > 0]
+    # n* below 1 (one condition suffices) is drawn at 1, never below
+    drawn = None if nstar is None else max(nstar, 1.0)
+    ys += [v for v in (drawn, None if N is None else float(N)) if v is not None and v > 0]
     xdom = [min(xs) / 1.25, max(xs) * 1.25]
     ydom = [min(ys) / 1.25, max(ys) * 1.25]
     tooltip = tooltip_fields(pos, [*lvl, "series", "n", "q"])
@@ -295,7 +297,8 @@ def power_law_fit(
             .encode(y=ch(alt.Y, "N", "Q"), tooltip=[tip_of("label", "N", title="observed")])
         )
     if nstar is not None and eps is not None:
-        star = {"eps": eps, "nstar": nstar, "label": f"n* = {nstar:.1f}"}
+        star = {"eps": eps, "nstar": drawn, "label": f"n* = {nstar:.1f}"
+                + (" (drawn at 1)" if nstar < 1 else "")}
         star.update({k: str(v) for k, v in (levels or {}).items()})
         sd = data_of([star])
         layers.append(
