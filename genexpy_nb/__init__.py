@@ -44,6 +44,9 @@ _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", 
 _LAZY_ATTRS = {
     "GeneralizabilityExplorer": "panels",
     "SeedVariabilityExplorer": "panels",
+    "nstar_summary": "summary",
+    "seeds_summary": "summary",
+    "readable_errors": "notebook",
 }
 
 
@@ -101,5 +104,8 @@ __all__ = [
     "run_generalizable_study",
     "GeneralizabilityExplorer",
     "SeedVariabilityExplorer",
+    "nstar_summary",
+    "seeds_summary",
+    "readable_errors",
     "__version__",
 ]

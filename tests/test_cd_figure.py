@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from genexpy_nb import GenexpyInputError
 from genexpy_nb import significance as sig
 from genexpy_nb.charts import cd_diagram, cd_diagram_svg, save_cd_diagram
-from genexpy_nb.charts.generalizability import _spec, _vl_version
+from genexpy_nb.charts.export import vega_lite_spec as _spec
+from genexpy_nb.charts.export import vl_version as _vl_version
 from genexpy_nb.significance.rank_tests import _friedman_core
 
 _NUM = r"(-?[\d.e+-]+)"

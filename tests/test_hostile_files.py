@@ -654,13 +654,14 @@ def test_exports_under_an_address_space_limit_write_what_they_can(tmp_path):
     assert "compare 0" in proc.stdout
     assert sorted(p.name for p in (tmp_path / "cmp").iterdir() if p.suffix) == [
         "cd_diagram.html", "cd_diagram.png", "cd_diagram.svg", "mean_ranks.csv",
-        "omnibus.csv", "posthoc.csv"]
+        "mean_ranks.tex", "missing_results.csv", "omnibus.csv", "posthoc.csv", "report.md"]
     # the demo (it aborted with SIGTRAP and left a .demo.partial-* folder): the tables and
     # the HTML figures written, PNG and SVG skipped with a note giving the reason
     assert "demo 0" in proc.stdout
     demo = sorted(p.name for p in (tmp_path / "demo").iterdir() if p.suffix)
     assert "nstar.parquet" in demo and "nstar_vs_N.html" in demo, demo
     assert not [n for n in demo if n.endswith((".png", ".svg"))]
+    assert "no .png or .svg" in " ".join(proc.stdout.split())  # not claimed as written
     assert "cannot start under this process's address-space limit" in proc.stderr
     assert not [p for p in tmp_path.iterdir() if ".partial-" in p.name]
 

@@ -138,11 +138,11 @@ def _cli(folder: Path, names: list[str], title: str) -> list[Path]:
 
 
 def _panels_table(folder: Path, names: list[str], title: str) -> list[Path]:
-    from genexpy_nb.panels import _html_table
+    from genexpy_nb.panels import html_table
 
     df = pl.DataFrame({names[0]: names, "value": np.arange(len(names), dtype=float)})
     page = folder / "table.html"
-    page.write_text(f"<!DOCTYPE html><html><body>{_html_table(df, highlight=names[1], key=names[0])}"
+    page.write_text(f"<!DOCTYPE html><html><body>{html_table(df, highlight=names[1], key=names[0])}"
                     "</body></html>", encoding="utf-8")
     return [page]
 

@@ -75,8 +75,8 @@ _WHERE = {
     "nstar_boxplots": "generalizability",
     "nstar_vs_N": "generalizability",
     "nstar_intervals": "generalizability",
-    "deficit_heatmap": "generalizability",
-    "save_chart": "generalizability",
+    "deficit_heatmap": "planning",
+    "save_chart": "export",
     "generalizability_example": "paper_figures",
     "nstar_by_parameter": "paper_figures",
     # classical significance tests (critical-difference diagram)
