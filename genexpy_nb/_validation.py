@@ -18,6 +18,11 @@ class GenexpyInputError(ValueError):
     """Bad input to genexpy_nb: the message names the column or parameter and the fix."""
 
 
+class MissingOptionalDependency(ImportError):
+    """An optional dependency (an extra such as ``[train]`` or ``[cluster]``) is not installed;
+    the message says what to run."""
+
+
 def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
     """Return ``data`` as a polars DataFrame (a copy-free view where possible).
 

@@ -255,7 +255,7 @@ def test_alpha_hat_on_the_cluster_is_the_local_result(cluster):
 
 
 def test_client_local_starts_and_closes_its_own_cluster(monkeypatch):
-    import genexpy_nb.distributed as gd
+    import genexpy_nb._cluster as gd
 
     made = []
 

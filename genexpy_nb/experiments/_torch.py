@@ -11,9 +11,9 @@ import importlib
 from collections.abc import Iterator
 from types import ModuleType
 
+from .._validation import MissingOptionalDependency
 
-class MissingOptionalDependency(ImportError):
-    """An optional dependency (extra ``[train]``) is not installed; the message says what to run."""
+__all__ = ["MissingOptionalDependency", "require_sklearn", "require_torch", "torch_threads"]
 
 
 def require_torch(feature: str) -> ModuleType:

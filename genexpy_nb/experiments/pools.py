@@ -42,6 +42,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError, check_positive_int
+from .._version import __version__
 
 #: the sources of randomness of a pool (robust-KS paper Sec. V)
 SOURCES: tuple[str, ...] = ("init", "order", "both")
@@ -123,8 +124,6 @@ def versions() -> dict[str, str]:
         m = sys.modules.get(mod)
         if m is not None:
             out[mod] = str(getattr(m, "__version__", "?"))
-    from .. import __version__
-
     out["genexpy_nb"] = __version__
     return out
 

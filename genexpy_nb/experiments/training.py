@@ -467,7 +467,7 @@ def train_pool(
                 ))
                 bar.update(1)
         elif todo:
-            from ..distributed import as_client, map_unordered
+            from .._cluster import as_client, map_unordered
 
             with as_client(client, threads_per_task=n_threads) as c:
                 seeds = [(int(init_seeds[i]), int(order_seeds[i])) for i in todo]

@@ -20,6 +20,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from .. import config
+from .._cluster import as_client, chunks, map_ordered, total_threads
 from .._codes import run_ends
 from .._validation import (
     GenexpyInputError,
@@ -349,8 +350,6 @@ def _alpha_hat_raw(
     if draws is None:
         draws = draw_bootstrap(seed, nb, M, T)
     if client is not None:  # genexpy_nb[cluster]: chunks of candidates on the workers
-        from ..distributed import alpha_hat_on_cluster
-
         parts = alpha_hat_on_cluster(client, ref, cands, draws, progress=progress, desc=desc,
                                      B=nb, grid=g, exact=exact, eps=e, seed=None,
                                      n_jobs=n_jobs, full=full)
@@ -396,6 +395,29 @@ def _alpha_hat_raw(
                 bar.update(Cb)
     a_grid, a_exact, d0, d_grid = (np.concatenate(p, axis=1) for p in zip(*parts, strict=True))
     return _AlphaHatRaw(a_grid, a_exact, d0, d_grid, g, tau, h)
+
+
+def _alpha_hat_chunk(block: Any, ref: Any, draws: Any, kwargs: dict[str, Any]) -> Any:
+    return _alpha_hat_raw(ref, block, draws=draws, progress=False, **kwargs)
+
+
+def alpha_hat_on_cluster(
+    client: Any, ref: Any, cands: Any, draws: Any, *, progress: bool, desc: str,
+    chunk_size: int | None = None, **kwargs: Any,
+) -> list[Any]:
+    """Per-chunk raw alpha-hat results of ``cands`` (rows), computed on the cluster.
+
+    The bootstrap ``draws`` are made once on the client and shared by every chunk (as the
+    local run shares them across candidates), so each candidate's numbers do not depend on
+    the chunking. Returns the chunks' results in candidate order.
+    """
+    if kwargs.get("n_jobs") is None:
+        kwargs["n_jobs"] = 1  # one numba thread per task: the workers' threads parallelise
+    with as_client(client) as c:
+        rows = chunks(cands.shape[0], total_threads(c), chunk_size)
+        blocks = [cands[r.start:r.stop] for r in rows]
+        return map_ordered(c, _alpha_hat_chunk, blocks, shared=(ref, draws, kwargs),
+                           desc=desc, unit="chunk", progress=progress)
 
 
 def alpha_hat_bootstrap(
