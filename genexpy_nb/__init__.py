@@ -35,7 +35,7 @@ from .study import ConfigurationSample, DirectionWarning, FilterReport, Study, r
 #: submodules loaded on first use, so that ``import genexpy_nb`` stays fast (scipy.stats,
 #: Altair and ipywidgets are only imported by the parts that need them)
 _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", "panels",
-         "experiments", "distributed",
+         "seedpools", "experiments", "distributed",
          "example_study"}
 
 

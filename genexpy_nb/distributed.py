@@ -2,7 +2,7 @@
 
 Three loops are independent across their units and map onto ``dask.distributed`` tasks:
 
-* training a seed pool (one task per model; :func:`genexpy_nb.experiments.train_pool` with
+* training a seed pool (one task per model; :func:`genexpy_nb.seedpools.train_pool` with
   ``client=``): results come back to the client, which writes each model to the pool's
   ``.partial/`` folder as soon as it arrives, so a worker that dies loses only the models it
   was training;
@@ -10,7 +10,7 @@ Three loops are independent across their units and map onto ``dask.distributed``
 * :func:`genexpy_nb.variability.alpha_hat` with ``client=``: one task per chunk of candidates.
 
 Each unit draws its random numbers from streams fixed before scheduling (per-model seeds of
-:func:`~genexpy_nb.experiments.pool_seeds`, per-configuration ``SeedSequence([seed,
+:func:`~genexpy_nb.seedpools.pool_seeds`, per-configuration ``SeedSequence([seed,
 config_id])``, the alpha-hat bootstrap drawn once on the client), so the results are the
 same bits as the local run whatever the cluster, the number of workers or the order in which
 tasks finish.

@@ -21,7 +21,7 @@ convergence), on the conv features about 95% (97%).
 
 Command line::
 
-    python -m genexpy_nb.experiments.transfer --out data/transfer_digits.npz
+    python -m genexpy_nb.seedpools.transfer --out data/transfer_digits.npz
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import numpy as np
 from .._validation import GenexpyInputError, check_positive_int
 from ._torch import require_torch, torch_threads
 
-torch = require_torch("the transfer-learning pools (genexpy_nb.experiments.transfer)")
+torch = require_torch("the transfer-learning pools (genexpy_nb.seedpools.transfer)")
 nn = torch.nn
 
 from ._device import pick_device  # noqa: E402
@@ -806,7 +806,7 @@ def paper_transfer_pool(
         'auto' (CUDA when available, else CPU), 'cpu' or 'cuda': features and heads.
     n_threads, feature_batch_size, max_new_models, overwrite, progress, command, client
         As :func:`train_transfer_pool` (``command`` default: the equivalent
-        ``python -m genexpy_nb.experiments.transfer --backbone paper ...`` line).
+        ``python -m genexpy_nb.seedpools.transfer --backbone paper ...`` line).
 
     Returns
     -------
@@ -851,7 +851,7 @@ def paper_transfer_pool(
               str(batch_size), "--device", dev.type, "--threads", str(n_threads)]
         if not standardize:
             a.append("--no-standardize")
-        command = command_line("genexpy_nb.experiments.transfer", a)
+        command = command_line("genexpy_nb.seedpools.transfer", a)
     return train_transfer_pool(
         out, backbone=vit, task=task, image_size=vit.image_size, mean=mean, std=std,
         standardize=standardize, n_models=n_models, seed=seed, source=source,
@@ -865,7 +865,7 @@ def paper_transfer_pool(
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="python -m genexpy_nb.experiments.transfer",
+        prog="python -m genexpy_nb.seedpools.transfer",
         description="Train (or resume) a pool of linear heads on a frozen backbone over seeds "
         "and save their test logit gaps (robust-KS paper Sec. V, transfer learning).",
     )
@@ -942,7 +942,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             head_epochs=args.head_epochs, lr=args.lr, batch_size=args.batch_size,
             n_threads=args.threads, max_new_models=args.max_new, overwrite=args.overwrite,
             progress=not args.no_progress, standardize=not args.no_standardize,
-            command=command_line("genexpy_nb.experiments.transfer", argv),
+            command=command_line("genexpy_nb.seedpools.transfer", argv),
             client=args.scheduler, device=dev,
         )
         if args.backbone == "digits-cnn":

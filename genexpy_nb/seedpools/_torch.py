@@ -1,4 +1,4 @@
-"""The optional torch dependency of :mod:`genexpy_nb.experiments` (extra ``[train]``).
+"""The optional torch dependency of :mod:`genexpy_nb.seedpools` (extra ``[train]``).
 
 Training code imports torch through :func:`require_torch`, so that a missing install gives one
 instruction instead of a bare ``ModuleNotFoundError``.

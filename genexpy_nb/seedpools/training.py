@@ -48,7 +48,7 @@ from .pools import (
 )
 from .tasks import BinaryTask
 
-torch = require_torch("training pools of models (genexpy_nb.experiments)")
+torch = require_torch("training pools of models (genexpy_nb.seedpools)")
 nn = torch.nn
 
 __all__ = [
@@ -346,7 +346,7 @@ def train_pool(
     """Train (or resume) a pool of models that differ only in their seeds; save it to ``out``.
 
     Models are saved one by one into ``<out>.partial/``; when all ``n_models`` are there the
-    pool is written to ``out`` (compressed npz, format in :mod:`genexpy_nb.experiments.pools`)
+    pool is written to ``out`` (compressed npz, format in :mod:`genexpy_nb.seedpools.pools`)
     and the partial folder is deleted. A run that stops half-way (interrupted, or
     ``max_new_models`` reached) continues where it stopped when called again with the same
     arguments, and gives exactly the pool an uninterrupted run gives.
@@ -363,7 +363,7 @@ def train_pool(
         Recorded in the file's ``meta`` (``model_spec``: JSON-able architecture description;
         part of the configuration a resumed run must match).
     source
-        'init', 'order' or 'both' (see :func:`~genexpy_nb.experiments.pools.pool_seeds`).
+        'init', 'order' or 'both' (see :func:`~genexpy_nb.seedpools.pools.pool_seeds`).
     n_models, seed, epochs, lr, batch_size
         Pool size, pool seed and fixed hyperparameters.
     n_threads
