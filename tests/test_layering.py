@@ -36,8 +36,6 @@ LONG_ALLOWED = {
 #: modules over MAX_LINES whose split is still to do on this branch
 LONG_PENDING = {
     "genexpy_nb.seedpools.transfer",
-    "genexpy_nb.example_study",
-    "genexpy_nb.study",
 }
 
 #: cycles known today. charts/cd_figure.py imports charts/significance.py inside a function
