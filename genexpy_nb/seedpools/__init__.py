@@ -51,7 +51,7 @@ _TORCH_NAMES: dict[str, str] = {
     "train_pool": "training",
     "train_cnn_pool": "cnn_seeds",
     "train_transfer_pool": "transfer",
-    "pretrain_digits_backbone": "transfer",
+    "pretrain_digits_backbone": "backbones",
     "paper_transfer_pool": "transfer",
     "MiniViT": "vit",
     "make_vit": "vit",
