@@ -49,18 +49,10 @@ from ._validation import (
     to_polars,
 )
 from .distributions import check_pmf, check_rankings
-from .generalizability import (
-    INTERVAL_LEVEL,
-    MIN_GRID_POINTS,
-    _fits_from_quantiles,
-    _min_N_for_points,
-    _min_N_for_two_points,
-    _nstar_interval,
-    _resampled_quantile_curves,
-    _resolve_grid,
-    check_question,
-    ngen,
-)
+from .generalizability import INTERVAL_LEVEL, MIN_GRID_POINTS, check_question, ngen
+from .generalizability.estimate import resample_mmd, resampled_nstar
+from .generalizability.fit import nstar_ceil
+from .generalizability.ngen import min_N_for_points, min_N_for_two_points, resolve_grid
 from .kernels import Jaccard, Kernel
 from .mmd import draw_pairs, kernel_support, mmd_from_pairs
 
@@ -459,45 +451,38 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
                    a_arr: np.ndarray, d_arr: np.ndarray, rep: int, seed: int, grid,
                    disjoint: bool, replace: bool, interval: bool = True,
                    level: float = INTERVAL_LEVEL) -> list[dict[str, Any]]:
-    """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results."""
+    """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results: the
+    estimator of :class:`~genexpy_nb.GeneralizabilityAnalysis`
+    (:mod:`genexpy_nb.generalizability.estimate`) on a one-configuration study, with its
+    streams (configuration 0), so that the two agree exactly."""
     def grid_fn(M: int) -> np.ndarray:  # noqa: N803
-        return _resolve_grid(grid, M, disjoint, replace)
+        return resolve_grid(grid, M, disjoint, replace)
 
     ns = grid_fn(N)
-    min_N = _min_N_for_two_points(grid_fn)
-    min_N3 = _min_N_for_points(grid_fn, MIN_GRID_POINTS)
-    rng = child_seed(seed, 0)  # the stream of GeneralizabilityAnalysis for configuration 0
-    mmd = np.empty((len(ks), ns.size, rep))
-    for j, n in enumerate(ns):
-        IX, IY = draw_pairs(N, int(n), rep, disjoint=disjoint, replace=replace, seed=rng)
-        for q, (K, inv) in enumerate(sups):
-            mmd[q, j] = mmd_from_pairs(K, inv, IX, IY)
+    min_N = min_N_for_two_points(grid_fn)
+    min_N3 = min_N_for_points(grid_fn, MIN_GRID_POINTS)
+    mmd = resample_mmd(sups, N, ns, rep, child_seed(seed, 0), disjoint=disjoint,
+                       replace=replace)
     rows = []
     for q, k in enumerate(ks):
         eps = np.asarray(k.eps(d_arr), dtype=np.float64).reshape(-1)
-        # the same joint fit as GeneralizabilityAnalysis.nstar (shared slope over alphas)
-        if ns.size:
-            Q, srows = _resampled_quantile_curves(mmd[q], a_arr)
-        else:
-            Q, srows = np.zeros((a_arr.size, 0)), np.ones(a_arr.size, dtype=bool)
-        fits_all = _fits_from_quantiles(ns, Q, srows, eps, min_N, min_N3)
-        nst = np.array([[f.nstar for f in fits_all[i]] for i in range(a_arr.size)])
-        lo = hi = np.full(nst.shape, np.nan)
-        if interval and ns.size:
-            K, inv = sups[q]
-            counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
-            # the stream GeneralizabilityAnalysis uses for configuration 0
-            lo, hi = _nstar_interval(ns, Q, srows, nst, eps, K, counts, a_arr,
-                                     child_seed(seed, 0, 1 + q), level)
+        K, inv = sups[q]
+        est = resampled_nstar(ns, mmd[q], a_arr, eps, K=K, inv=inv,
+                              rng=child_seed(seed, 0, 1 + q), interval=interval,
+                              level=level, fit="joint", min_N=min_N, min_N3=min_N3)
+        nd_ = eps.size
         for ia, a in enumerate(a_arr):
-            fits = fits_all[ia]
-            for jd, (d, e, f) in enumerate(zip(d_arr, eps, fits, strict=True)):
-                unreliable = not f.reliable or N < 2
+            for jd, (d, e) in enumerate(zip(d_arr, eps, strict=True)):
+                r = ia * nd_ + jd
+                nstar = float(est["nstar"][r])
+                unreliable = not est["reliable"][r] or N < 2
                 rows.append({"kernel": k.name, "kernel_label": k.label, "alpha": float(a),
-                             "delta": float(d), "eps": float(e), "N": N, "nstar": f.nstar,
-                             "nstar_lo": float(lo[ia, jd]), "nstar_hi": float(hi[ia, jd]),
-                             "nstar_ceil": f.nstar_ceil, "b0": f.b0, "b1": f.b1, "r2": f.r2,
-                             "reason": f.reason, "reliable": not unreliable})
+                             "delta": float(d), "eps": float(e), "N": N, "nstar": nstar,
+                             "nstar_lo": float(est["lo"][r]) if interval else math.nan,
+                             "nstar_hi": float(est["hi"][r]) if interval else math.nan,
+                             "nstar_ceil": nstar_ceil(nstar), "b0": float(est["b0"][r]),
+                             "b1": float(est["b1"][r]), "r2": float(est["r2"][r]),
+                             "reason": est["reason"][r], "reliable": not unreliable})
     return rows
 
 

@@ -9,6 +9,8 @@ The engine, one job per module:
 * :mod:`.columns`: the columns of the n* frame and the expressions of its verdicts;
 * :mod:`.ngen`: n-generalizability, quantiles of MMD_n, the grid of sample sizes;
 * :mod:`.fit`: the power-law fit, n* from it and its trust rules;
+* :mod:`.estimate`: the n* estimator, once (resampled MMD_n, fit, interval), for the
+  analysis and the simulations;
 * :mod:`.interval`: the interval of the resampled n*;
 * :mod:`.closed_form`: the closed-form approximation and the distribution-free bound;
 * :mod:`.baseline`: the no-signal baseline (scores exchanged) and its band;
@@ -67,6 +69,12 @@ from .columns import (  # noqa: F401
     _unreliable,
     concat_columns,
 )
+from .estimate import (  # noqa: F401
+    FITS,
+    quantile_fits,
+    resample_mmd,
+    resampled_nstar,
+)
 from .fit import (  # noqa: F401
     MIN_GRID_POINTS,
     R2_MIN,
@@ -78,6 +86,7 @@ from .fit import (  # noqa: F401
     _resampled_quantile_curves,
     _trust_reason,
     fit_nstar,
+    nstar_ceil,
     power_law_fit,
 )
 from .interval import (  # noqa: F401
@@ -96,8 +105,11 @@ from .ngen import (  # noqa: F401
     _min_N_for_two_points,
     _resolve_grid,
     default_grid,
+    min_N_for_points,
+    min_N_for_two_points,
     mmd_quantile,
     ngen,
+    resolve_grid,
 )
 from .questions import (  # noqa: F401
     _default_alternative,

@@ -22,7 +22,7 @@ from .._validation import (
     child_seed,
 )
 from ..kernels import Borda, Kernel, rbf_degeneracy
-from ..mmd import MODES, draw_pairs, kernel_support, mmd_from_pairs
+from ..mmd import MODES, kernel_support, mmd_from_pairs
 from ..study import ConfigurationSample, Study
 from .baseline import (
     _NULL_DENSE_MAX,
@@ -52,15 +52,13 @@ from .columns import (
     _unreliable,
     concat_columns,
 )
+from .estimate import quantile_fits, resample_mmd, resampled_nstar
 from .fit import (
     MIN_GRID_POINTS,
-    _fits_from_quantiles,
     _nstar_values,
-    _resampled_quantile_curves,
-    power_law_fit,
 )
-from .interval import INTERVAL_LEVEL, _nstar_interval
-from .ngen import _min_N_for_points, _min_N_for_two_points, _resolve_grid, mmd_quantile, ngen
+from .interval import INTERVAL_LEVEL
+from .ngen import min_N_for_points, min_N_for_two_points, mmd_quantile, ngen, resolve_grid
 from .questions import _default_alternative, check_question, score_thresholds
 
 
@@ -158,10 +156,10 @@ class GeneralizabilityAnalysis:
         self.mode = MODES[(self.disjoint, self.replace)]
         self.grid = grid
         def grid_fn(N: int) -> np.ndarray:
-            return _resolve_grid(grid, N, self.disjoint, self.replace)
+            return resolve_grid(grid, N, self.disjoint, self.replace)
 
-        self.min_N = _min_N_for_two_points(grid_fn)
-        self.min_N3 = _min_N_for_points(grid_fn, MIN_GRID_POINTS)
+        self.min_N = min_N_for_two_points(grid_fn)
+        self.min_N3 = min_N_for_points(grid_fn, MIN_GRID_POINTS)
         ids = (sorted(s.config_id for s in study.samples()) if configurations is None
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
@@ -187,7 +185,6 @@ class GeneralizabilityAnalysis:
         ns = grid_fn(s.N)
         rng = child_seed(self.seed, s.config_id)
         nk = len(self.kernels)
-        out = np.empty((nk, ns.size, self.rep))
         # each kernel on its own support (results with identical kernel rows are merged),
         # its matrix computed once per configuration and reused for every n of the grid
         sups = [kernel_support(k, s.data_for(k)) for k in self.kernels]
@@ -210,21 +207,23 @@ class GeneralizabilityAnalysis:
             # differences of a pair computed once for all kernels (few NumPy calls per n)
             dense = ([K[inv][:, inv] for K, inv, _ in null_sups]
                      if s.N <= _NULL_DENSE_MAX else None)
-        for j, n in enumerate(ns):
-            # the same pairs serve every kernel (common random numbers), and the baseline
-            IX, IY = draw_pairs(s.N, int(n), self.rep, disjoint=self.disjoint,
-                                replace=self.replace, seed=rng)
-            for q, (K, inv, _) in enumerate(sups):
-                out[q, j, :] = mmd_from_pairs(K, inv, IX, IY)
-            if null_sups is not None and slot[j] >= 0:
-                if dense is not None:
-                    C = _count_differences(IX, IY, s.N)
-                    for q, Kc in enumerate(dense):
-                        v = np.einsum("ri,ri->r", C @ Kc, C) / float(n * n)
-                        null_out[q, slot[j], :] = np.sqrt(np.maximum(v, 0.0))
-                else:
-                    for q, (K, inv, _) in enumerate(null_sups):
-                        null_out[q, slot[j], :] = mmd_from_pairs(K, inv, IX, IY)
+
+        def baseline(j: int, n: int, IX: np.ndarray, IY: np.ndarray) -> None:
+            # the baseline reuses the pairs of the study (common random numbers)
+            if slot[j] < 0:
+                return
+            if dense is not None:
+                C = _count_differences(IX, IY, s.N)
+                for q, Kc in enumerate(dense):
+                    v = np.einsum("ri,ri->r", C @ Kc, C) / float(n * n)
+                    null_out[q, slot[j], :] = np.sqrt(np.maximum(v, 0.0))
+            else:
+                for q, (K, inv, _) in enumerate(null_sups):
+                    null_out[q, slot[j], :] = mmd_from_pairs(K, inv, IX, IY)
+
+        out = resample_mmd(sups, s.N, ns, self.rep, rng, disjoint=self.disjoint,
+                           replace=self.replace,
+                           on_pairs=None if null_sups is None else baseline)
         return ConfigDistributions(s, self.kernels, ns, out, sups, null_mmd=null_out,
                                    null_supports=null_sups,
                                    null_ns=None if null_sups is None else ns[keep])
@@ -558,51 +557,18 @@ class GeneralizabilityAnalysis:
     def _quantile_fits(self, ns: np.ndarray, mmd: np.ndarray, a_arr: np.ndarray,
                        eps: np.ndarray, fit: str, min_N3: int):
         """Fits of one kernel's MMD_n samples (k, rep): (fits[a][d], Q, rows, pfit)."""
-        na_ = a_arr.size
-        pfit = None
-        if not ns.size:
-            fits = _fits_from_quantiles(ns, np.zeros((na_, 0)), np.ones(na_, dtype=bool),
-                                        eps, self.min_N, min_N3)
-            return fits, None, None, None
-        if fit == "joint":
-            Q, rows = _resampled_quantile_curves(mmd, a_arr)
-            if ns.size >= 2:  # shared by the fits and the interval
-                pfit = power_law_fit(ns, Q, rows)
-            fits = _fits_from_quantiles(ns, Q, rows, eps, self.min_N, min_N3,
-                                        pfit=pfit)[:na_]
-        else:
-            Q = np.atleast_2d(mmd_quantile(mmd, a_arr))
-            rows = np.ones(na_, dtype=bool)
-            fits = [_fits_from_quantiles(ns, Q[i:i + 1], rows[:1], eps, self.min_N,
-                                         min_N3)[0] for i in range(na_)]
-        return fits, Q, rows, pfit
+        return quantile_fits(ns, mmd, a_arr, eps, fit, self.min_N, min_N3)
 
     def _resample_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
                        eps: np.ndarray, interval: bool, level: float, fit: str,
                        min_N3: int) -> dict:
         """The resampled n* of one configuration and kernel, alpha-major, with its
-        interval."""
-        na_, nd_ = a_arr.size, eps.size
-        ns = cd.ns
-        fits, Q, rows, pfit = self._quantile_fits(ns, cd.mmd[q], a_arr, eps, fit, min_N3)
-        flat = [f for row in fits for f in row]
-        out = {"nstar": [f.nstar for f in flat], "b0": np.array([f.b0 for f in flat]),
-               "b1": np.array([f.b1 for f in flat]), "r2": np.array([f.r2 for f in flat]),
-               "reason": [f.reason for f in flat],
-               "reliable": np.array([f.reliable for f in flat])}
-        if interval:
-            nst = np.array(out["nstar"], dtype=np.float64).reshape(na_, nd_)
-            if Q is None:
-                lo = hi = np.full((na_, nd_), np.nan)
-            else:
-                K, inv, _ = cd.supports[q]
-                counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
-                rng = child_seed(self.seed, cd.sample.config_id, 1 + q)
-                lo, hi = _nstar_interval(ns, Q, rows, nst, eps, K, counts, a_arr, rng, level,
-                                         joint=fit == "joint", pfit=pfit)
-            out["lo"] = lo.ravel()
-            out["hi"] = hi.ravel()
-        return out
+        interval (:func:`~genexpy_nb.generalizability.estimate.resampled_nstar`)."""
+        K, inv, _ = cd.supports[q]
+        return resampled_nstar(cd.ns, cd.mmd[q], a_arr, eps, K=K, inv=inv,
+                               rng=child_seed(self.seed, cd.sample.config_id, 1 + q),
+                               interval=interval, level=level, fit=fit, min_N=self.min_N,
+                               min_N3=min_N3)
 
     def _null_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
                    eps: np.ndarray, fit: str, min_N3: int, null_level: float) -> dict:

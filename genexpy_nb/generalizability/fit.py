@@ -30,6 +30,12 @@ R2_MIN: float = 0.8
 MIN_GRID_POINTS: int = 3
 
 
+def nstar_ceil(nstar: float) -> int | None:
+    """The smallest whole number of conditions >= n* (None where n* is undefined); n* within
+    1e-9 of an integer counts as that integer (float noise of the fit)."""
+    return None if not math.isfinite(nstar) else max(1, math.ceil(nstar - 1e-9))
+
+
 @dataclass(frozen=True)
 class NStarFit:
     """n* from the power-law fit ``log n = b1 log q_n + b0`` (Theorem 4.1).
@@ -48,7 +54,7 @@ class NStarFit:
 
     @property
     def nstar_ceil(self) -> int | None:
-        return None if not math.isfinite(self.nstar) else max(1, math.ceil(self.nstar - 1e-9))
+        return nstar_ceil(self.nstar)
 
 
 def power_law_fit(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray | None = None

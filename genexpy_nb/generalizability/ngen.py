@@ -49,7 +49,7 @@ def default_grid(N: int) -> np.ndarray:
     return np.arange(2, N // 2, 2, dtype=np.int64)
 
 
-def _min_N_for_points(grid_fn: Callable[[int], np.ndarray], k: int = 2) -> int:
+def min_N_for_points(grid_fn: Callable[[int], np.ndarray], k: int = 2) -> int:
     """Smallest N whose grid has at least ``k`` sample sizes."""
     for N in range(1, 10_000):
         if len(grid_fn(N)) >= k:
@@ -57,11 +57,11 @@ def _min_N_for_points(grid_fn: Callable[[int], np.ndarray], k: int = 2) -> int:
     return 10_000  # pragma: no cover
 
 
-def _min_N_for_two_points(grid_fn: Callable[[int], np.ndarray]) -> int:
-    return _min_N_for_points(grid_fn, 2)
+def min_N_for_two_points(grid_fn: Callable[[int], np.ndarray]) -> int:
+    return min_N_for_points(grid_fn, 2)
 
 
-def _resolve_grid(grid, N: int, disjoint: bool, replace: bool) -> np.ndarray:
+def resolve_grid(grid, N: int, disjoint: bool, replace: bool) -> np.ndarray:
     if grid is None:
         ns = default_grid(N)
     elif callable(grid):
@@ -75,3 +75,9 @@ def _resolve_grid(grid, N: int, disjoint: bool, replace: bool) -> np.ndarray:
     elif not replace:
         ns = ns[ns <= N]
     return ns
+
+
+#: the names these had before they were shared (still importable)
+_resolve_grid = resolve_grid
+_min_N_for_points = min_N_for_points
+_min_N_for_two_points = min_N_for_two_points
