@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._validation import GenexpyInputError, check_positive_int
+from ._validation import GenexpyInputError, Seed, check_positive_int, root_seed
 
 __all__ = ["KEY_CATALOGUE", "MAX_ROWS", "REAL_EVERY", "Condition", "check_conditions",
            "check_seed", "describe_conditions", "int_seed", "make_condition",
@@ -65,12 +65,9 @@ def int_seed(*entropy: int) -> int:
 
 
 def check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
-        raise GenexpyInputError(
-            f"seed must be a non-negative integer (condition i of a seed is always the same "
-            f"dataset), got {seed!r}."
-        )
-    return int(seed)
+    """The integer root of the stream of datasets (condition i of a root is always the same
+    dataset): :func:`~genexpy_nb._validation.root_seed`."""
+    return root_seed(seed)
 
 
 # ---- the stream of datasets -----------------------------------------------------------------
@@ -262,7 +259,7 @@ def _synthetic_condition(index: int, rng: np.random.Generator) -> Condition:
     )
 
 
-def make_condition(index: int, seed: int = 0) -> Condition:
+def make_condition(index: int, seed: Seed = 0) -> Condition:
     """Dataset number ``index`` of the stream of seed ``seed``.
 
     Conditions ``0, REAL_EVERY, 2 * REAL_EVERY, ...`` are the real datasets bundled with
@@ -301,7 +298,7 @@ def make_condition(index: int, seed: int = 0) -> Condition:
     return _synthetic_condition(index, rng)
 
 
-def describe_conditions(conditions: Iterable[int] | int, seed: int = 0) -> pl.DataFrame:
+def describe_conditions(conditions: Iterable[int] | int, seed: Seed = 0) -> pl.DataFrame:
     """One row per condition: what dataset it is (no model is trained).
 
     Parameters

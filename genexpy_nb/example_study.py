@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._validation import GenexpyInputError, check_positive_int, require_columns, to_polars
+from ._validation import GenexpyInputError, Seed, check_positive_int, require_columns, to_polars
 from .example_conditions import (
     KEY_CATALOGUE,
     MAX_ROWS,
@@ -326,7 +326,7 @@ def _empty_frame(record_time: bool = True) -> pl.DataFrame:
 
 def run_experiments(
     conditions: Iterable[int] | int,
-    seed: int = 0,
+    seed: Seed = 0,
     *,
     models: Sequence[str] | None = None,
     metrics: Sequence[str] | None = None,
@@ -460,7 +460,7 @@ class ExperimentRunner:
     ExperimentRunner.replay : reveal the conditions of an existing results table instead.
     """
 
-    def __init__(self, n0: int = 10, seed: int = 0, *, start: int = 0, **run_kwargs: Any):
+    def __init__(self, n0: int = 10, seed: Seed = 0, *, start: int = 0, **run_kwargs: Any):
         self.n0 = check_positive_int("n0", n0)
         self.seed = check_seed(seed)
         self._next = check_positive_int("start", start, minimum=0)
@@ -492,7 +492,7 @@ class ExperimentRunner:
         *,
         condition_col: str = "dataset",
         shuffle: bool = False,
-        seed: int = 0,
+        seed: Seed = 0,
     ) -> ExperimentRunner:
         """A runner that reveals the conditions of an existing results table, N0 at a time.
 

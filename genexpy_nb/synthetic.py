@@ -41,11 +41,13 @@ from . import config
 from . import significance as _sig
 from ._validation import (
     GenexpyInputError,
+    Seed,
     as_float_grid,
     check_positive_int,
     check_probability,
     child_seed,
     require_columns,
+    root_seed,
     to_polars,
 )
 from .distributions import check_pmf, check_rankings
@@ -90,12 +92,6 @@ _BLOCK: int = 1 << 22
 # ---------------------------------------------------------------------------------------
 # input handling
 # ---------------------------------------------------------------------------------------
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GenexpyInputError(f"seed must be a non-negative integer, got {seed!r}.")
-    return int(seed)
-
-
 def _resolve_kernels(kernels: Kernel | Sequence[Kernel], na: int) -> list[Kernel]:
     """Kernels resolved for ``na`` alternatives named "0", "1", ... (Borda("2") works)."""
     ks = [kernels] if isinstance(kernels, Kernel) else list(kernels)
@@ -191,7 +187,7 @@ def _pmf_mmd_samples(s: _PmfMMD, n: int) -> np.ndarray:
 
 def mmd_distribution_from_pmf(
     rankings: Any, probs: Sequence[float] | np.ndarray, kernel: Kernel, n: int, *,
-    rep: int = TRUE_REP, seed: int = 0,
+    rep: int = TRUE_REP, seed: Seed = 0,
 ) -> np.ndarray:
     """``rep`` values of MMD_n between two independent samples of size n drawn from P.
 
@@ -231,7 +227,7 @@ def mmd_distribution_from_pmf(
     k = _resolve_kernels(kernel, R.shape[1])[0]
     n = check_positive_int("n", n)
     rep = check_positive_int("rep", rep)
-    return _PmfMMD(R, p, k, rep, _check_seed(seed)).samples(n).copy()
+    return _PmfMMD(R, p, k, rep, root_seed(seed)).samples(n).copy()
 
 
 # ---------------------------------------------------------------------------------------
@@ -332,13 +328,13 @@ def _true_nstar(s: _PmfMMD, alpha: float, delta: float, n_max: int, scan_max: in
 
 def _check_search(rep, n_max, scan_max, seed):
     return (check_positive_int("rep", rep, minimum=2), check_positive_int("n_max", n_max),
-            check_positive_int("scan_max", scan_max), _check_seed(seed))
+            check_positive_int("scan_max", scan_max), root_seed(seed))
 
 
 def true_nstar(
     rankings: Any, probs: Sequence[float] | np.ndarray, kernel: Kernel,
     alpha: float = config.HEADLINE_ALPHA, delta: float = config.HEADLINE_DELTA, *,
-    rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: int = 0,
+    rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: Seed = 0,
 ) -> TrueNStar:
     """The true n* of a known distribution P: ``min {n : nGen(n, eps*) >= alpha*}``.
 
@@ -399,7 +395,7 @@ def true_nstar_frame(
     rankings: Any, probs: Sequence[float] | np.ndarray, kernels: Kernel | Sequence[Kernel],
     alphas: float | Sequence[float] = config.HEADLINE_ALPHA,
     deltas: float | Sequence[float] = config.HEADLINE_DELTA, *,
-    rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: int = 0,
+    rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: Seed = 0,
     progress: bool = True,
 ) -> pl.DataFrame:
     """The true n* for every kernel x alpha* x delta*, as a tidy frame.
@@ -490,7 +486,7 @@ def estimate_nstar_from_sample(
     sample: Any, kernels: Kernel | Sequence[Kernel],
     alpha: float | Sequence[float] = config.HEADLINE_ALPHA,
     delta: float | Sequence[float] = config.HEADLINE_DELTA, *,
-    rep: int = config.REP, seed: int = 0, grid=None, disjoint: bool = True,
+    rep: int = config.REP, seed: Seed = 0, grid=None, disjoint: bool = True,
     replace: bool = False,
 ) -> pl.DataFrame:
     """The estimate n̂*_N from N observed rankings (paper Sec. 4.5; paper Theorem 4.1).
@@ -533,7 +529,7 @@ def estimate_nstar_from_sample(
             k.check_delta(d)
     rep = check_positive_int("rep", rep, minimum=2)
     sups = [kernel_support(k, X)[:2] for k in ks]
-    rows = _estimate_rows(sups, X.shape[0], ks, a_arr, d_arr, rep, _check_seed(seed), grid,
+    rows = _estimate_rows(sups, X.shape[0], ks, a_arr, d_arr, rep, root_seed(seed), grid,
                           bool(disjoint), bool(replace))
     return pl.DataFrame(rows, schema=_EST_SCHEMA, orient="row")
 
@@ -544,7 +540,7 @@ def preliminary_nstar(
     repetitions: int = 100,
     alpha: float | Sequence[float] = config.HEADLINE_ALPHA,
     delta: float | Sequence[float] = config.HEADLINE_DELTA,
-    rep: int = config.REP, seed: int = 0, progress: bool = True,
+    rep: int = config.REP, seed: Seed = 0, progress: bool = True,
 ) -> pl.DataFrame:
     """n̂*_N from ``repetitions`` preliminary studies of N results drawn from P (paper Sec. 5.3).
 
@@ -582,7 +578,7 @@ def preliminary_nstar(
         for d in d_arr:
             k.check_delta(d)
     rep = check_positive_int("rep", rep, minimum=2)
-    seed = _check_seed(seed)
+    seed = root_seed(seed)
     # kernel matrices on the kernel's classes of P, once; a sample's matrix is a sub-matrix
     # (its classes in the same sorted order as kernel_support finds them: the same numbers)
     full = []
@@ -649,7 +645,7 @@ def significance_vs_generalizability(
     n: int = 20, repetitions: int = 1000, n_gen: int | None = None,
     kernel: Kernel | None = None, delta: float = config.HEADLINE_DELTA,
     rep: int = config.REP, level: float = 0.05, p_adjust: str | None = None,
-    seed: int = 0, progress: bool = True,
+    seed: Seed = 0, progress: bool = True,
 ) -> pl.DataFrame:
     """Significance versus n-generalizability of samples from a known P (paper Appendix A).
 
@@ -712,7 +708,7 @@ def significance_vs_generalizability(
         raise GenexpyInputError(
             f"p_adjust={p_adjust!r} is not a known correction; use None or one of "
             f"{', '.join(_sig.P_ADJUST_METHODS)}.")
-    seed = _check_seed(seed)
+    seed = root_seed(seed)
     idx = child_seed(seed, 0).choice(M, size=(repetitions, n), p=p)  # the samples
     # 10-generalizability of every sample at once
     first, inv, _ = k.support(R)

@@ -14,12 +14,14 @@ import polars as pl
 from .. import config
 from .._validation import (
     GenexpyInputError,
+    Seed,
     as_float_grid,
     check_memory,
     check_positive_int,
     check_probability,
     check_rep_memory,
     child_seed,
+    root_seed,
 )
 from ..kernels import Borda, Kernel, rbf_degeneracy
 from ..mmd import MODES, kernel_support, mmd_from_pairs
@@ -89,7 +91,9 @@ class GeneralizabilityAnalysis:
     study : Study
     kernels : list of Kernel (unresolved is fine; each is resolved for the study)
     rep : resampled pairs per sample size (default 200)
-    seed : int; the same seed gives the same result. Each configuration draws from its own
+    seed : int, numpy.random.Generator or None (default 0). An int fixes the result (same
+        seed, same bits); a Generator gives one integer root drawn from it, None fresh
+        entropy (the root is kept as :attr:`seed`). Each configuration draws from its own
         stream ``SeedSequence([seed, config_id])``, so analysing a subset of the
         configurations gives the same numbers for them.
     disjoint, replace : resampling mode (paper Sec. 4.5); default the paper's "realistic" one
@@ -110,7 +114,7 @@ class GeneralizabilityAnalysis:
         kernels: Sequence[Kernel],
         *,
         rep: int = config.REP,
-        seed: int = 0,
+        seed: Seed = 0,
         disjoint: bool = True,
         replace: bool = False,
         grid: Sequence[int] | Callable[[int], np.ndarray] | None = None,
@@ -147,10 +151,7 @@ class GeneralizabilityAnalysis:
         if len(set(labels)) != len(labels):
             raise GenexpyInputError(f"the same kernel is given twice: {labels}.")
         self.rep = check_positive_int("rep", rep, minimum=2)
-        if (seed is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                or seed < 0):
-            raise GenexpyInputError(f"seed must be a non-negative integer, got {seed!r}.")
-        self.seed = int(seed)
+        self.seed = root_seed(seed)
         self.disjoint = bool(disjoint)
         self.replace = bool(replace)
         self.mode = MODES[(self.disjoint, self.replace)]

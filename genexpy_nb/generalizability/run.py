@@ -7,9 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from .. import config
-from .._validation import (
-    GenexpyInputError,
-)
+from .._validation import GenexpyInputError, Seed, root_seed
 from ..kernels import Kernel
 from ..study import Study
 from .analysis import GeneralizabilityAnalysis
@@ -27,7 +25,7 @@ def analyze(
     deltas: float | Sequence[float] = config.DELTAS,
     methods: Sequence[str] = METHODS,
     rep: int = config.REP,
-    seed: int = 0,
+    seed: Seed = 0,
     disjoint: bool = True,
     replace: bool = False,
     grid=None,
@@ -58,6 +56,7 @@ def analyze(
     --------
     >>> res = analyze(study, [Jaccard(k=1), Mallows()], alphas=0.95, deltas=0.05)  # doctest: +SKIP
     """
+    seed = root_seed(seed)  # once: the local run and every cluster task share the root
     if client is not None:  # genexpy_nb[cluster]: chunks of configurations on the workers
         if level != INTERVAL_LEVEL or fit != "joint" or null_level != NULL_LEVEL:
             raise GenexpyInputError(

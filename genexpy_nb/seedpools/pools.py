@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError, check_positive_int
+from .._validation import GenexpyInputError, check_positive_int, root_seed
 from .._version import __version__
 
 #: the sources of randomness of a pool (robust-KS paper Sec. V)
@@ -106,8 +106,7 @@ def pool_seeds(seed: int, source: str, n_models: int) -> tuple[np.ndarray, np.nd
     """
     check_source(source)
     n_models = check_positive_int("n_models", n_models)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GenexpyInputError(f"seed must be a non-negative integer, got {seed!r}.")
+    seed = root_seed(seed)
     ks = np.arange(1, n_models + 1)
     k_init = ks if source in ("init", "both") else np.zeros_like(ks)
     k_order = ks if source in ("order", "both") else np.zeros_like(ks)

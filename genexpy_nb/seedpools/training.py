@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import GenexpyInputError, check_positive_int
+from .._validation import GenexpyInputError, check_positive_int, check_seed, root_seed
 from ._device import device_name, pick_device
 from ._torch import require_torch, torch_threads
 from .pools import (
@@ -138,8 +138,7 @@ def check_training_args(
     check_positive_int("n_threads", n_threads)
     if max_new_models is not None:
         check_positive_int("max_new_models", max_new_models, minimum=0)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GenexpyInputError(f"seed must be a non-negative integer, got {seed!r}.")
+    check_seed(seed)
     try:
         lr_f = float(lr)
     except (TypeError, ValueError):
@@ -402,6 +401,7 @@ def train_pool(
     SeedPool or None
         The finished pool, or None when ``max_new_models`` stopped the run early.
     """
+    seed = root_seed(seed)  # recorded in the pool: a Generator or None gives a fresh root
     check_training_args(
         n_models=n_models, epochs=epochs, lr=lr, batch_size=batch_size, n_threads=n_threads,
         max_new_models=max_new_models, seed=seed, source=source,

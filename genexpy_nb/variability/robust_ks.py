@@ -428,7 +428,7 @@ def alpha_hat_bootstrap(
     grid: Any = None,
     exact: bool = True,
     eps: float = config.DKW_EPS,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = True,
     clip: float | None = config.LOGIT_CLIP,
@@ -484,7 +484,7 @@ def alpha_hat(
     grid: Any = None,
     exact: bool = True,
     eps: float = config.DKW_EPS,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = True,
     clip: float | None = config.LOGIT_CLIP,
@@ -513,8 +513,9 @@ def alpha_hat(
         Also compute the exact level by bisection (tolerance ``config.ALPHA_HAT_XTOL``).
     eps : float in (0, 1), default 0.01
         Error probability of the DKW threshold.
-    seed : int or None, default 0
-        Same seed, same result, whatever ``n_jobs``.
+    seed : int, numpy.random.Generator or None, default 0
+        An int fixes the result (same seed, same bits, whatever ``n_jobs``); a Generator is
+        drawn from; None takes fresh entropy.
     n_jobs : int, optional
         Threads (default all numba threads).
     progress : bool, default True
@@ -576,7 +577,7 @@ def trimming_curve(
     B: int = config.ALPHA_HAT_B,
     grid: Any = None,
     eps: float = config.DKW_EPS,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = True,
     clip: float | None = config.LOGIT_CLIP,
