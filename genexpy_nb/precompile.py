@@ -30,6 +30,8 @@ import numpy as np
 import polars as pl
 from tqdm.auto import tqdm
 
+from . import config
+
 
 @contextlib.contextmanager
 def kernel_routes() -> Iterator[None]:
@@ -37,31 +39,8 @@ def kernel_routes() -> Iterator[None]:
 
     Not thread-safe: for :func:`precompile`, while nothing else runs analyses.
     """
-    from importlib import import_module
-
-    from . import kernels
-    from .variability import robust_ks
-
-    mmd = import_module(".mmd", __package__)  # the module (the package exports mmd())
-
-    patches = [
-        (kernels, "_MALLOWS_BLAS_MAX", -1),
-        (kernels, "_RBF_NUMPY_MAX", -1),
-        (mmd, "_SMALL_M", -1),
-        (mmd, "_DENSE_FRACTION_SMALL", 2.0),
-        (mmd, "_DENSE_FRACTION_LARGE", 2.0),
-        (mmd, "_GATHER_MAX_WORK", -1),
-        (mmd, "_BUCKET_MIN_WORK", 0),
-        (robust_ks, "_NUMPY_MAX_WORK", -1),
-    ]
-    old = [getattr(mod, name) for mod, name, _ in patches]
-    try:
-        for mod, name, value in patches:
-            setattr(mod, name, value)
+    with config.force_route("numba"):
         yield
-    finally:
-        for (mod, name, _), value in zip(patches, old, strict=True):
-            setattr(mod, name, value)
 
 
 def _large_study() -> list:

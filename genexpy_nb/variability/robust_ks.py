@@ -41,12 +41,6 @@ from ._checks import (
 
 #: number of progress-bar steps over the candidates (each step is one parallel kernel call)
 _PROGRESS_STEPS = 20
-#: Up to this much work (rows x pooled points x trimming levels) the distances and
-#: alpha-hat are computed with NumPy (``_trimmed_numpy``), about 20x slower per level than
-#: the numba kernel but with nothing to compile; beyond it, the kernel, compiled once per
-#: installation (about 2 s here). The bound is about 0.3 s of NumPy on this project's
-#: machine.
-_NUMPY_MAX_WORK = 3e7
 
 
 def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.ndarray:
@@ -361,7 +355,7 @@ def _alpha_hat_raw(
     parts = []
     rs, cnts = _reference_samples(ref, idx, ref_model, ref_pos)
     levels = g.size + (20 if exact else 1)
-    if float(nb) * C * 2 * h * levels <= _NUMPY_MAX_WORK:
+    if float(nb) * C * 2 * h * levels <= config.ROUTES.ks_numpy_max_work:
         from . import _trimmed_numpy
 
         # row b * C + c: candidate c's values on the first half of draw b, sorted
@@ -639,7 +633,7 @@ def _ks_rows(ref: np.ndarray, cands: np.ndarray, alphas: np.ndarray) -> np.ndarr
     cands = np.ascontiguousarray(np.asarray(cands, dtype=np.float64))
     C, n = cands.shape
     alphas = np.ascontiguousarray(alphas, dtype=np.float64)
-    if float(C) * (r.shape[1] + n) * (alphas.size + 1) <= _NUMPY_MAX_WORK:
+    if float(C) * (r.shape[1] + n) * (alphas.size + 1) <= config.ROUTES.ks_numpy_max_work:
         from . import _trimmed_numpy
 
         return _trimmed_numpy.trimmed_ks_rows(
