@@ -8,7 +8,6 @@ levels), the sample of observed results: one ranking with ties per experimental 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,6 +32,7 @@ from .ranking import (
     sorted_codes,
     tie_tolerance,
 )
+from .samples import ConfigurationSample, FilterReport
 
 __all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores", "tie_tolerance",
            "DirectionWarning"]
@@ -60,128 +60,6 @@ def _name_words(name: str) -> list[str]:
 
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
     return [w.lower() for w in re.split(r"[^A-Za-z]+", spaced) if w]
-
-
-@dataclass(frozen=True)
-class FilterReport:
-    """What the missing-results policy of paper Sec. 4.1 did to the study. Never silent."""
-
-    rows_input: int
-    rows_after_held_constant: int
-    rows_invalid_target: int
-    results_after_averaging: int
-    conditions_total: int
-    conditions_dropped: int
-    alternatives_total: int
-    alternatives_dropped: tuple[str, ...]
-    cells_total: int
-    cells_imputed: int
-    tol_missing_alternatives: float
-    tol_missing_conditions: float
-    #: the most replicates (runs of the ``average_over`` factors) a result was averaged
-    #: over; 0 without ``average_over``
-    replicates_expected: int = 0
-    #: alternatives with results averaged over fewer replicates than that:
-    #: (alternative, results, fewest replicates, most replicates among them)
-    short_replicates: tuple[tuple[str, int, int, int], ...] = ()
-
-    def to_frame(self) -> pl.DataFrame:
-        """The report as a two-column (item, value) frame, for display or export."""
-        rows = [
-            ("rows in the input table", self.rows_input),
-            ("rows after fixing held-constant factors", self.rows_after_held_constant),
-            ("rows dropped for a null/NaN/inf target", self.rows_invalid_target),
-            ("results after averaging stochastic factors", self.results_after_averaging),
-            ("conditions (configuration x generalizability level)", self.conditions_total),
-            (f"conditions dropped (> {self.tol_missing_alternatives:.0%} alternatives missing)",
-             self.conditions_dropped),
-            ("alternatives", self.alternatives_total),
-            (f"alternatives dropped (missing in > {self.tol_missing_conditions:.0%} "
-             "of the remaining conditions)", len(self.alternatives_dropped)),
-            ("results kept (conditions x alternatives)", self.cells_total),
-            ("missing results imputed as the worst tier", self.cells_imputed),
-        ]
-        if self.replicates_expected:
-            rows.insert(4, (f"results averaged over fewer than {self.replicates_expected} "
-                            "replicates", sum(r[1] for r in self.short_replicates)))
-        return pl.DataFrame({"item": [r[0] for r in rows], "value": [r[1] for r in rows]})
-
-    def replicates_frame(self) -> pl.DataFrame:
-        """Alternatives averaged over fewer replicates than the others: alternative,
-        results (how many of its results), fewest and most replicates among them, and
-        the full number of replicates."""
-        rows = self.short_replicates
-        return pl.DataFrame({
-            "alternative": [r[0] for r in rows], "results": [r[1] for r in rows],
-            "fewest_replicates": [r[2] for r in rows], "most_replicates": [r[3] for r in rows],
-            "of": [self.replicates_expected] * len(rows)},
-            schema={"alternative": pl.String, "results": pl.Int64,
-                    "fewest_replicates": pl.Int64, "most_replicates": pl.Int64,
-                    "of": pl.Int64})
-
-    def __str__(self) -> str:
-        lines = [f"{k}: {v}" for k, v in self.to_frame().iter_rows()]
-        if self.short_replicates:
-            shown = []
-            for alt, n, lo, hi in self.short_replicates[:8]:
-                reps = f"{lo}" if lo == hi else f"{lo}-{hi}"
-                shown.append(f"{alt} ({n} result{'s' if n != 1 else ''} over {reps})")
-            more = len(self.short_replicates) - len(shown)
-            lines.append(f"averaged over fewer than {self.replicates_expected} replicates: "
-                         + "; ".join(shown) + (f"; and {more} more alternatives" if more else "")
-                         + " (require_complete_replicates=True refuses such a table)")
-        if self.alternatives_dropped:
-            lines.append(f"dropped alternatives: {', '.join(self.alternatives_dropped)}")
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class ConfigurationSample:
-    """The observed results of one configuration: N conditions x na alternatives.
-
-    Attributes
-    ----------
-    config_id : int
-    levels : dict, design-factor levels of the configuration
-    alternatives : tuple of str, length na
-    conditions : tuple of str, length N (generalizability levels)
-    rankings : (N, na) int64, 0 = best tier
-    scores : (N, na) float64, raw target with missing results imputed by the worst
-        observed score of the condition (for the RBF kernel)
-    imputed : (N, na) bool, where a result was missing
-    """
-
-    config_id: int
-    levels: dict
-    alternatives: tuple[str, ...]
-    conditions: tuple[str, ...]
-    rankings: np.ndarray = field(repr=False)
-    scores: np.ndarray = field(repr=False)
-    imputed: np.ndarray = field(repr=False)
-    #: the scores as each kind of score kernel sees them (:meth:`data_for`), made once
-    _prepared: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    @property
-    def N(self) -> int:  # noqa: N802
-        return int(self.rankings.shape[0])
-
-    @property
-    def na(self) -> int:
-        return int(self.rankings.shape[1])
-
-    def data_for(self, kernel) -> np.ndarray:
-        """The array a kernel works on: rankings, or scores for score kernels (RBF), as
-        the kernel sees them (``kernel.prepare``: RBF divides them by their spread)."""
-        if kernel.on != "scores":
-            return self.rankings
-        key = (type(kernel).__name__, getattr(kernel, "scale", None))
-        if key not in self._prepared:
-            self._prepared[key] = kernel.prepare(self.scores)
-        return self._prepared[key]
-
-    @property
-    def label(self) -> str:
-        return ", ".join(f"{v}" for v in self.levels.values()) or "(all)"
 
 
 def _varying_columns(df: pl.DataFrame, keys: list[str], others: list[str], target: str
@@ -669,45 +547,71 @@ class Study:
                 f"only {int(keep_alts.sum())} alternative(s) have results in the chosen "
                 "conditions; comparing needs at least 2."
             )
-        sub = object.__new__(Study)
-        sub.alternatives_col = "alternative"
-        sub.target = "score"
-        sub.generalize = ("condition",)
-        sub.design = ()
-        sub.average_over = ()
-        sub.held_constant = {}
-        sub.higher_is_better = self.higher_is_better
-        sub.tol_missing_alternatives = 1.0
-        sub.tol_missing_conditions = 1.0
-        sub.invalid_target = "raise"
-        sub.tie_rtol, sub.tie_atol = self.tie_rtol, self.tie_atol
-        sub.require_complete_replicates = False
-        sub.alternatives = tuple(a for a, k in zip(sample.alternatives, keep_alts, strict=True)
-                                 if k)
+        alternatives = tuple(a for a, k in zip(sample.alternatives, keep_alts, strict=True)
+                             if k)
         ranks = np.asarray(sample.rankings)[idx][:, keep_alts]
         imp = imputed[:, keep_alts]
-        sub._samples = {0: ConfigurationSample(
-            config_id=0, levels={}, alternatives=sub.alternatives,
+        samples = {0: ConfigurationSample(
+            config_id=0, levels={}, alternatives=alternatives,
             conditions=tuple(sample.conditions[i] for i in idx),
             rankings=np.ascontiguousarray(ranks),
             scores=np.ascontiguousarray(np.asarray(sample.scores)[idx][:, keep_alts]),
             imputed=imp,
         )}
         n_imp = int(imp.sum())
-        sub.configurations = pl.DataFrame([
+        configurations = pl.DataFrame([
             pl.Series("config_id", [0], dtype=pl.UInt32),
             pl.Series("N", [int(idx.size)], dtype=pl.Int64),
-            pl.Series("na", [len(sub.alternatives)], dtype=pl.Int64),
+            pl.Series("na", [len(alternatives)], dtype=pl.Int64),
             pl.Series("n_imputed", [n_imp], dtype=pl.Int64)])
-        n_obs = int(idx.size * len(sub.alternatives) - n_imp)
-        sub.report = FilterReport(
+        n_obs = int(idx.size * len(alternatives) - n_imp)
+        report = FilterReport(
             rows_input=n_obs, rows_after_held_constant=n_obs, rows_invalid_target=0,
             results_after_averaging=n_obs, conditions_total=int(idx.size),
-            conditions_dropped=0, alternatives_total=len(sub.alternatives),
-            alternatives_dropped=(), cells_total=int(idx.size * len(sub.alternatives)),
+            conditions_dropped=0, alternatives_total=len(alternatives),
+            alternatives_dropped=(), cells_total=int(idx.size * len(alternatives)),
             cells_imputed=n_imp, tol_missing_alternatives=1.0, tol_missing_conditions=1.0,
         )
-        return sub
+        # every setting of this study (the tie tolerances, the direction, ...), except the
+        # roles of a table of one configuration and the tolerances that keep every result
+        settings = {**self.settings(), "alternatives_col": "alternative", "target": "score",
+                    "generalize": ("condition",), "design": (), "average_over": (),
+                    "held_constant": {}, "tol_missing_alternatives": 1.0,
+                    "tol_missing_conditions": 1.0, "invalid_target": "raise",
+                    "require_complete_replicates": False}
+        return Study._assemble(settings, alternatives=alternatives, samples=samples,
+                               configurations=configurations, report=report)
+
+    #: the settings of a Study: its roles and its policies, as given to (and checked by)
+    #: ``Study(...)``; :meth:`settings` returns them, :meth:`_assemble` needs every one
+    SETTINGS = ("alternatives_col", "target", "generalize", "design", "average_over",
+                "held_constant", "higher_is_better", "tol_missing_alternatives",
+                "tol_missing_conditions", "invalid_target", "tie_rtol", "tie_atol",
+                "require_complete_replicates")
+
+    def settings(self) -> dict[str, Any]:
+        """The study's roles and policies (:data:`SETTINGS`) as a dict."""
+        return {k: getattr(self, k) for k in self.SETTINGS}
+
+    @classmethod
+    def _assemble(cls, settings: Mapping[str, Any], *, alternatives: tuple,
+                  samples: dict[int, ConfigurationSample], configurations: pl.DataFrame,
+                  report: FilterReport) -> Study:
+        """A Study from checked parts, without the table: ``settings`` must name every one
+        of :data:`SETTINGS` (a missing one is an error, not a silent default)."""
+        missing = set(cls.SETTINGS) - set(settings)
+        extra = set(settings) - set(cls.SETTINGS)
+        if missing or extra:
+            raise TypeError(f"Study settings: missing {sorted(missing)}, unknown "
+                            f"{sorted(extra)}.")
+        study = cls.__new__(cls)
+        for k in cls.SETTINGS:
+            setattr(study, k, settings[k])
+        study.alternatives = alternatives
+        study._samples = samples
+        study.configurations = configurations
+        study.report = report
+        return study
 
     # ------------------------------------------------------------------------------------
     @property
