@@ -20,7 +20,7 @@ FASTMATH: set[str] = {"nsz", "arcp", "contract", "afn", "reassoc"}
 #: cache compiled kernels on disk (cold start on Binder matters).
 NUMBA_CACHE: bool = os.environ.get("GENEXPY_NB_NUMBA_CACHE", "1") != "0"
 
-# ---- Part A: generalizability -------------------------------------------------------
+# ---- generalizability of experimental studies ----------------------------------------
 #: default desired generalizability levels alpha* (paper Sec. 4.5)
 ALPHAS: tuple[float, ...] = (0.7, 0.8, 0.9, 0.95, 0.99)
 #: default similarity thresholds delta* (paper Sec. 4.5)
@@ -40,7 +40,7 @@ DEGENERATE_TOL: float = 1e-12
 #: constants of the inverse of Lin's normal-CDF approximation (paper App. C)
 LIN_C: tuple[float, float, float, float] = (-0.861779, 0.00120192, 514089.0, 1664000.0)
 
-# ---- Part B: seed variability -------------------------------------------------------
+# ---- training variability over random seeds -------------------------------------------
 #: clip logit gaps to [-LOGIT_CLIP, LOGIT_CLIP] (robust-KS paper Sec. II)
 LOGIT_CLIP: float = 15.0
 #: equal-width confidence bins for ECE

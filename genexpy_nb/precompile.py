@@ -5,12 +5,9 @@ kernels: the kernel matrices and MMD values of large studies (hundreds of distin
 rankings), and alpha-hat and trimmed-KS distances beyond a few hundred thousand sample
 points (100 candidates against a pool of 100 models on 897 test points, say). numba
 compiles a kernel on its first call in a new installation, then keeps it in its disk cache.
-On this project's 2-core machine that first call pays:
-
-* numba's own start-up, about 0.8-1 s: its import (0.35 s) and the initialisation of its
-  compiler, which imports scipy.linalg (0.27 s);
-* the compiling itself: about 1.2 s for the alpha-hat kernel, 3.5 s for the kernels of a
-  very large study.
+That first call pays numba's own start-up (its import and the initialisation of its
+compiler) and the compiling itself: seconds, not milliseconds (the measurements are in
+``benchmarks/README.md``).
 
 Numba's start-up alone rules out a first compile under a second, so :func:`precompile`
 moves the compiling to the installation. It runs every kernel once on tiny inputs, through

@@ -509,7 +509,7 @@ class GeneralizabilityAnalysis:
                             for a in a_arr for e in eps]
                     reason = [why for _, why in vals]
                     reliable = np.ones(A.size, dtype=bool)
-                    # the trust rules of the resampled method (paper Sec. 4.5, SPEC A12)
+                    # the trust rules of the resampled method (paper Sec. 4.5)
                     # hold for the closed form too: below N = min_N no estimate; below
                     # min_N3 only "all results identical" (n* = 1); a degenerate matrix
                     few = None

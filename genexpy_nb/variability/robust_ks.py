@@ -5,8 +5,7 @@ References
 ----------
 del Barrio, Inouzhe & Matrán (2020), "On approximate validation of models: a
 Kolmogorov-Smirnov-based approach" (trimmed KS distance); the robust-KS paper on training
-variability over random seeds (``papers/robust-ks-training-variability.txt``), Section III-C,
-Algorithm 1 and Appendix B-B.
+variability over random seeds, Section III-C, Algorithm 1 and Appendix B-B.
 """
 
 from __future__ import annotations
