@@ -28,8 +28,12 @@ Matteucci et al., "Generalizability of experimental studies": Definition 4.2
 from __future__ import annotations
 
 from .analysis import (  # noqa: F401
+    AnalysisSetup,
     ConfigDistributions,
     GeneralizabilityAnalysis,
+    check_analysis,
+    check_nstar_request,
+    nstar_frame,
 )
 from .baseline import (  # noqa: F401
     _NULL_DENSE_MAX,

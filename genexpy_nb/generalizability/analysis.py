@@ -83,6 +83,130 @@ class ConfigDistributions:
     degenerate: dict[int, str | None] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class AnalysisSetup:
+    """The checked arguments of an analysis: what :class:`GeneralizabilityAnalysis` computes
+    from (see :func:`check_analysis`)."""
+
+    kernels: list[Kernel]
+    #: per kernel: a ``Borda()`` whose a* the data chose
+    chosen_alternative: list[bool]
+    null: bool
+    rep: int
+    seed: int
+    disjoint: bool
+    replace: bool
+    grid: Sequence[int] | Callable[[int], np.ndarray] | None
+    min_N: int
+    min_N3: int
+    config_ids: list[int]
+
+    def grid_fn(self, N: int) -> np.ndarray:
+        """The grid of sample sizes for N results."""
+        return resolve_grid(self.grid, N, self.disjoint, self.replace)
+
+
+def check_analysis(study: Study, kernels: Sequence[Kernel], *, rep: int, seed: Seed,
+                   disjoint: bool, replace: bool,
+                   grid: Sequence[int] | Callable[[int], np.ndarray] | None,
+                   configurations: Sequence | None, n_jobs: int | None,
+                   null: bool) -> AnalysisSetup:
+    """Check the arguments of an analysis without computing anything (the cluster path
+    checks them on the client with this); raises :class:`GenexpyInputError`."""
+    if not isinstance(study, Study):
+        raise GenexpyInputError("study must be a genexpy_nb.Study.")
+    if not isinstance(null, (bool, np.bool_)):
+        raise GenexpyInputError(f"null must be True or False, got {null!r}.")
+    null = bool(null)
+    if isinstance(kernels, Kernel):
+        kernels = [kernels]
+    kernels = list(kernels)
+    if not kernels:
+        raise GenexpyInputError("give at least one kernel, e.g. [Jaccard(k=1), Mallows()].")
+    for k in kernels:
+        if not isinstance(k, Kernel):
+            raise GenexpyInputError(
+                f"kernels must be Kernel objects (Jaccard(), Mallows(), Borda('a'), RBF()),"
+                f" got {k!r}; strings can be parsed with genexpy_nb.parse_kernel."
+            )
+    # Borda() with a* left out: a* is the best alternative on average, chosen from the
+    # data; the baseline chooses it again, from the exchanged scores
+    chosen_alternative = [isinstance(k, Borda) and k.alternative is None for k in kernels]
+    kernels = [_default_alternative(k, study) for k in kernels]
+    resolved = [k.resolve(study.na, study.alternatives) for k in kernels]
+    check_question(resolved, study.na)
+    labels = [k.label for k in resolved]
+    if len(set(labels)) != len(labels):
+        raise GenexpyInputError(f"the same kernel is given twice: {labels}.")
+    rep = check_positive_int("rep", rep, minimum=2)
+    seed = root_seed(seed)
+    disjoint = bool(disjoint)
+    replace = bool(replace)
+
+    def grid_fn(N: int) -> np.ndarray:
+        return resolve_grid(grid, N, disjoint, replace)
+
+    min_N = min_N_for_two_points(grid_fn)
+    min_N3 = min_N_for_points(grid_fn, MIN_GRID_POINTS)
+    ids = (sorted(s.config_id for s in study.samples()) if configurations is None
+           else [study.config_id(c) for c in configurations])
+    check_rep_memory(rep, [study.sample(c).N for c in ids], grid_fn, len(kernels))
+    if not (n_jobs is None or n_jobs == -1):  # as _numba.threads, which runs later
+        check_positive_int("n_jobs", n_jobs)
+    return AnalysisSetup(resolved, chosen_alternative, null, rep, seed, disjoint, replace, grid,
+                         min_N, min_N3, ids)
+
+
+def check_nstar_request(alphas, deltas, methods, *, level: float, fit: str,
+                        null_level: float, units: int
+                        ) -> tuple[np.ndarray, np.ndarray, list[str], float, float]:
+    """Check what :meth:`GeneralizabilityAnalysis.nstar` is asked for, without computing:
+    ``(alphas, deltas, methods, level, null_level)``, deduplicated; ``units`` (kernels x
+    configurations) bounds the memory of the frame."""
+    a_arr = as_float_grid("alphas", alphas, unique=True)
+    for a in a_arr:
+        check_probability("alpha", a)
+    d_arr = as_float_grid("deltas", deltas, unique=True)
+    methods = list(dict.fromkeys([methods] if isinstance(methods, str) else methods))
+    check_memory("alphas x deltas", a_arr.size * d_arr.size, what="the rows of the n* frame",
+                 per_unit=400.0 * max(1, len(methods)) * units)
+    bad = [m for m in methods if m not in METHODS]
+    if bad:
+        raise GenexpyInputError(f"unknown method(s) {bad}; choose from {list(METHODS)}.")
+    methods = list(dict.fromkeys(methods))
+    if fit not in ("joint", "separate"):
+        raise GenexpyInputError(f"fit must be 'joint' or 'separate', got {fit!r}.")
+    for nm, lv in (("level", level), ("null_level", null_level)):
+        lv = check_probability(nm, lv)
+        if not 0.0 < lv < 1.0:
+            raise GenexpyInputError(f"{nm} must be strictly between 0 and 1, got {lv}.")
+    return a_arr, d_arr, methods, float(level), float(null_level)
+
+
+def nstar_frame(cols: dict, study: Study, interval: bool = True, null: bool = True
+                ) -> pl.DataFrame:
+    """The frame of :meth:`GeneralizabilityAnalysis.nstar` from its columns (see
+    :data:`~genexpy_nb.generalizability.columns.NSTAR_SCHEMA`)."""
+    frame = pl.DataFrame(cols, schema=NSTAR_SCHEMA)
+    frame = frame.with_columns(NSTAR_CEIL.alias("nstar_ceil")).with_columns(
+        pl.when(pl.col("reliable")).then(pl.col("N") >= pl.col("nstar_ceil"))
+        .alias("generalizable"),
+        (pl.col("nstar_ceil") - pl.col("N")).alias("deficit"),
+        BEYOND_CHANCE.alias("beyond_chance"),
+    )
+    levels = study.configurations.select(["config_id", *study.design])
+    frame = frame.join(levels, on="config_id", how="left")
+    order = ["config_id", *study.design, "kernel", "kernel_label", "alpha", "delta",
+             "eps", "N", "method", "nstar", "nstar_lo", "nstar_hi", "nstar_ceil",
+             "generalizable", "deficit", "reliable", "b0", "b1", "r2", *NULL_COLUMNS,
+             "reason"]
+    if not interval:
+        order = [c for c in order if c not in ("nstar_lo", "nstar_hi")]
+    if not null:
+        order = [c for c in order if c not in NULL_COLUMNS]
+    return frame.select(order)
+
+
 class GeneralizabilityAnalysis:
     """All configurations x kernels of a study: cached MMD_n distributions and n*.
 
@@ -123,48 +247,20 @@ class GeneralizabilityAnalysis:
         progress: bool = True,
         null: bool = True,
     ) -> None:
-        if not isinstance(study, Study):
-            raise GenexpyInputError("study must be a genexpy_nb.Study.")
-        if not isinstance(null, (bool, np.bool_)):
-            raise GenexpyInputError(f"null must be True or False, got {null!r}.")
-        self.null = bool(null)
-        if isinstance(kernels, Kernel):
-            kernels = [kernels]
-        kernels = list(kernels)
-        if not kernels:
-            raise GenexpyInputError("give at least one kernel, e.g. [Jaccard(k=1), Mallows()].")
-        for k in kernels:
-            if not isinstance(k, Kernel):
-                raise GenexpyInputError(
-                    f"kernels must be Kernel objects (Jaccard(), Mallows(), Borda('a'), RBF()),"
-                    f" got {k!r}; strings can be parsed with genexpy_nb.parse_kernel."
-                )
+        setup = check_analysis(study, kernels, rep=rep, seed=seed, disjoint=disjoint,
+                               replace=replace, grid=grid, configurations=configurations,
+                               n_jobs=n_jobs, null=null)
         self.study = study
-        # Borda() with a* left out: a* is the best alternative on average, chosen from the
-        # data; the baseline chooses it again, from the exchanged scores
-        self._chosen_alternative = [isinstance(k, Borda) and k.alternative is None
-                                    for k in kernels]
-        kernels = [_default_alternative(k, study) for k in kernels]
-        self.kernels = [k.resolve(study.na, study.alternatives) for k in kernels]
-        check_question(self.kernels, study.na)
-        labels = [k.label for k in self.kernels]
-        if len(set(labels)) != len(labels):
-            raise GenexpyInputError(f"the same kernel is given twice: {labels}.")
-        self.rep = check_positive_int("rep", rep, minimum=2)
-        self.seed = root_seed(seed)
-        self.disjoint = bool(disjoint)
-        self.replace = bool(replace)
+        self.null = setup.null
+        self._chosen_alternative = setup.chosen_alternative
+        self.kernels = setup.kernels
+        self.rep, self.seed = setup.rep, setup.seed
+        self.disjoint, self.replace = setup.disjoint, setup.replace
         self.mode = MODES[(self.disjoint, self.replace)]
         self.grid = grid
-        def grid_fn(N: int) -> np.ndarray:
-            return resolve_grid(grid, N, self.disjoint, self.replace)
-
-        self.min_N = min_N_for_two_points(grid_fn)
-        self.min_N3 = min_N_for_points(grid_fn, MIN_GRID_POINTS)
-        ids = (sorted(s.config_id for s in study.samples()) if configurations is None
-               else [study.config_id(c) for c in configurations])
-        self.config_ids = ids
-        check_rep_memory(self.rep, [study.sample(c).N for c in ids], grid_fn, len(kernels))
+        grid_fn = setup.grid_fn
+        self.min_N, self.min_N3 = setup.min_N, setup.min_N3
+        ids = self.config_ids = setup.config_ids
         self.dists: dict[int, ConfigDistributions] = {}
         self._exchanged: dict[int, ConfigurationSample] = {}
         self.null_kernels = self._baseline_kernels() if self.null and ids else None
@@ -411,26 +507,10 @@ class GeneralizabilityAnalysis:
                        null_level: float = NULL_LEVEL) -> dict:
         """The columns of :meth:`nstar` before the frame is built (arrays and lists)."""
         null = self.null if null is None else bool(null) and self.null
-        a_arr = as_float_grid("alphas", alphas, unique=True)
-        for a in a_arr:
-            check_probability("alpha", a)
-        d_arr = as_float_grid("deltas", deltas, unique=True)
-        methods = list(dict.fromkeys([methods] if isinstance(methods, str) else methods))
-        check_memory("alphas x deltas", a_arr.size * d_arr.size, what="the rows of the n* frame",
-                     per_unit=400.0 * max(1, len(methods)) * len(self.kernels if kernels is None
-                                                                 else kernels)
-                     * len(self.config_ids if configurations is None else configurations))
-        bad = [m for m in methods if m not in METHODS]
-        if bad:
-            raise GenexpyInputError(f"unknown method(s) {bad}; choose from {list(METHODS)}.")
-        methods = list(dict.fromkeys(methods))
-        if fit not in ("joint", "separate"):
-            raise GenexpyInputError(f"fit must be 'joint' or 'separate', got {fit!r}.")
-        for nm, lv in (("level", level), ("null_level", null_level)):
-            lv = check_probability(nm, lv)
-            if not 0.0 < lv < 1.0:
-                raise GenexpyInputError(f"{nm} must be strictly between 0 and 1, got {lv}.")
-        level, null_level = float(level), float(null_level)
+        units = (len(self.kernels if kernels is None else kernels)
+                 * len(self.config_ids if configurations is None else configurations))
+        a_arr, d_arr, methods, level, null_level = check_nstar_request(
+            alphas, deltas, methods, level=level, fit=fit, null_level=null_level, units=units)
         qidx = (range(len(self.kernels)) if kernels is None
                 else list(dict.fromkeys(self.kernel_index(k) for k in kernels)))
         eps_by_k = {q: np.asarray(self.kernels[q].eps(d_arr), dtype=np.float64).reshape(-1)
@@ -536,24 +616,7 @@ class GeneralizabilityAnalysis:
                      ) -> pl.DataFrame:
         """The frame of :meth:`nstar` from :meth:`_nstar_columns`."""
         null = self.null if null is None else bool(null) and self.null
-        frame = pl.DataFrame(cols, schema=NSTAR_SCHEMA)
-        frame = frame.with_columns(NSTAR_CEIL.alias("nstar_ceil")).with_columns(
-            pl.when(pl.col("reliable")).then(pl.col("N") >= pl.col("nstar_ceil"))
-            .alias("generalizable"),
-            (pl.col("nstar_ceil") - pl.col("N")).alias("deficit"),
-            BEYOND_CHANCE.alias("beyond_chance"),
-        )
-        levels = self.study.configurations.select(["config_id", *self.study.design])
-        frame = frame.join(levels, on="config_id", how="left")
-        order = ["config_id", *self.study.design, "kernel", "kernel_label", "alpha", "delta",
-                 "eps", "N", "method", "nstar", "nstar_lo", "nstar_hi", "nstar_ceil",
-                 "generalizable", "deficit", "reliable", "b0", "b1", "r2", *NULL_COLUMNS,
-                 "reason"]
-        if not interval:
-            order = [c for c in order if c not in ("nstar_lo", "nstar_hi")]
-        if not null:
-            order = [c for c in order if c not in NULL_COLUMNS]
-        return frame.select(order)
+        return nstar_frame(cols, self.study, interval, null)
 
     def _quantile_fits(self, ns: np.ndarray, mmd: np.ndarray, a_arr: np.ndarray,
                        eps: np.ndarray, fit: str, min_N3: int):

@@ -7,7 +7,15 @@ from typing import Any
 import polars as pl
 
 from .._cluster import as_client, chunks, map_ordered, total_threads
-from .analysis import GeneralizabilityAnalysis
+from .analysis import (
+    GeneralizabilityAnalysis,
+    check_analysis,
+    check_nstar_request,
+    nstar_frame,
+)
+from .baseline import NULL_LEVEL
+from .columns import NSTAR_SCHEMA, concat_columns
+from .interval import INTERVAL_LEVEL
 
 __all__ = ["analyze_on_cluster"]
 
@@ -34,10 +42,11 @@ def analyze_on_cluster(
     ga_kwargs = {"rep": rep, "seed": seed, "disjoint": disjoint, "replace": replace,
                  "grid": grid, "n_jobs": 1 if n_jobs is None else n_jobs, "null": null}
     nstar_args = (alphas, deltas, methods)
-    # check every argument on the client (an empty analysis computes nothing), and get the
-    # frame's schema for a study without configurations
-    empty = GeneralizabilityAnalysis(study, kernels, configurations=[], progress=False,
-                                     **ga_kwargs).nstar(*nstar_args)
+    # every argument checked on the client, before anything is sent (nothing is computed)
+    setup = check_analysis(study, kernels, configurations=[], **ga_kwargs)
+    check_nstar_request(alphas, deltas, methods, level=INTERVAL_LEVEL, fit="joint",
+                        null_level=NULL_LEVEL, units=0)  # each task bounds its own rows
+    ga_kwargs["seed"] = setup.seed  # the root, resolved once for every task
     cids = sorted(s.config_id for s in study.samples())
     with as_client(client) as c:
         pieces = [[cids[j] for j in r] for r in chunks(len(cids), total_threads(c),
@@ -45,6 +54,6 @@ def analyze_on_cluster(
         parts = map_ordered(c, _analyze_chunk, pieces,
                             shared=(study, kernels, ga_kwargs, nstar_args),
                             desc="MMD distributions", unit="chunk", progress=progress)
-    if not parts:
-        return empty
+    if not parts:  # a study without configurations: the frame's columns, no row
+        return nstar_frame(concat_columns([], NSTAR_SCHEMA), study, null=setup.null)
     return pl.concat(parts, how="vertical")
