@@ -1,4 +1,4 @@
-"""Input checks and conversions, in one place (in one place).
+"""Input checks and conversions, in one place.
 
 Public functions call these helpers once, then hand contiguous NumPy arrays to the private
 numba kernels. Every error names the offending column or parameter and says how to fix it.
