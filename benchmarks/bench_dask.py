@@ -69,7 +69,7 @@ def worker_peaks(client) -> list[float]:
 
 
 def bench_pool(client, n_models: int, epochs: int, repeat: int) -> None:
-    from genexpy_nb.experiments import digits_binary_task, train_cnn_pool
+    from genexpy_nb.seedpools import digits_binary_task, train_cnn_pool
 
     task = digits_binary_task()
     names = itertools.count()
@@ -124,7 +124,7 @@ def main() -> None:
     def warm():
         import torch  # noqa: F401
 
-        import genexpy_nb.experiments.training  # noqa: F401
+        import genexpy_nb.seedpools.training  # noqa: F401
         return gx.analyze(synthetic_study(2), [gx.Mallows()], rep=5, progress=False).height
 
     t = time.perf_counter()

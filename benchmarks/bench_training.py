@@ -24,9 +24,9 @@ import time
 import numpy as np
 import torch
 
-from genexpy_nb.experiments import SmallCNN, digits_binary_task, pool_seeds, train_model
-from genexpy_nb.experiments._device import device_name, pick_device
-from genexpy_nb.experiments._torch import torch_threads
+from genexpy_nb.seedpools import SmallCNN, digits_binary_task, pool_seeds, train_model
+from genexpy_nb.seedpools._device import device_name, pick_device
+from genexpy_nb.seedpools._torch import torch_threads
 
 
 def _sync(dev: torch.device) -> None:
@@ -62,9 +62,9 @@ def bench_cnn(dev: torch.device, n_models: int, repeat: int) -> None:
 
 
 def bench_vit_heads(dev: torch.device, n_models: int, repeat: int) -> None:
-    from genexpy_nb.experiments.pretrain import load_pretrained_vit
-    from genexpy_nb.experiments.transfer import feature_task, vit_digits_task
-    from genexpy_nb.experiments.vit import extract_features
+    from genexpy_nb.seedpools.pretrain import load_pretrained_vit
+    from genexpy_nb.seedpools.transfer import feature_task, vit_digits_task
+    from genexpy_nb.seedpools.vit import extract_features
 
     task = vit_digits_task()
     vit = load_pretrained_vit()
@@ -94,9 +94,9 @@ def bench_vit_heads(dev: torch.device, n_models: int, repeat: int) -> None:
 
 
 def bench_vit_finetune(dev: torch.device, repeat: int) -> None:
-    from genexpy_nb.experiments.pretrain import read_backbone_file
-    from genexpy_nb.experiments.transfer import ViTClassifier, vit_digits_task
-    from genexpy_nb.experiments.vit import MiniViT
+    from genexpy_nb.seedpools.pretrain import read_backbone_file
+    from genexpy_nb.seedpools.transfer import ViTClassifier, vit_digits_task
+    from genexpy_nb.seedpools.vit import MiniViT
 
     task = vit_digits_task()
     arrays, bmeta = read_backbone_file()
@@ -121,7 +121,7 @@ def bench_vit_finetune(dev: torch.device, repeat: int) -> None:
 
 
 def bench_paper_features(dev: torch.device, n_images: int, repeat: int) -> None:
-    from genexpy_nb.experiments.vit import VIT_MEAN, VIT_STD, extract_features, make_vit
+    from genexpy_nb.seedpools.vit import VIT_MEAN, VIT_STD, extract_features, make_vit
 
     vit = make_vit("vit_base_patch16_224")
     X = np.random.default_rng(0).random((n_images, 3, 32, 32), dtype=np.float32)

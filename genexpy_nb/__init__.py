@@ -13,6 +13,7 @@ Quick start::
 
 from ._io import atomic_dir, atomic_write, write_frame
 from ._validation import GenexpyInputError
+from ._version import __version__
 from .data import load_bigbench, load_encoders, read_results
 from .generalizability import (
     GeneralizabilityAnalysis,
@@ -31,12 +32,10 @@ from .mmd import mmd, mmd_distribution
 from .planner import plan, run_generalizable_study, simulate_preliminary_study
 from .study import ConfigurationSample, DirectionWarning, FilterReport, Study, rank_scores
 
-__version__ = "0.1.0"
-
 #: submodules loaded on first use, so that ``import genexpy_nb`` stays fast (scipy.stats,
 #: Altair and ipywidgets are only imported by the parts that need them)
 _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", "panels",
-         "experiments", "distributed",
+         "seedpools", "experiments", "distributed",
          "example_study"}
 
 

@@ -1,4 +1,4 @@
-"""Input checks and conversions, in one place (in one place).
+"""Input checks and conversions, in one place.
 
 Public functions call these helpers once, then hand contiguous NumPy arrays to the private
 numba kernels. Every error names the offending column or parameter and says how to fix it.
@@ -16,6 +16,11 @@ import polars as pl
 
 class GenexpyInputError(ValueError):
     """Bad input to genexpy_nb: the message names the column or parameter and the fix."""
+
+
+class MissingOptionalDependency(ImportError):
+    """An optional dependency (an extra such as ``[train]`` or ``[cluster]``) is not installed;
+    the message says what to run."""
 
 
 def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
@@ -143,15 +148,49 @@ def as_float_grid(name: str, values: float | Sequence[float], *,
     return arr
 
 
-def rng_from_seed(seed: int | np.random.Generator | None) -> np.random.Generator:
-    """A NumPy Generator from a seed; never the global state."""
+#: the one meaning of ``seed`` in every random procedure of the package
+SEED_MEANING = (
+    "seed : int, numpy.random.Generator or None\n"
+    "    An int >= 0 fixes every random number of the call: the same seed gives the same\n"
+    "    bits. A Generator is drawn from (the call advances it, so the results are as\n"
+    "    reproducible as the Generator). None takes fresh entropy from the operating system\n"
+    "    (a different result each time).")
+
+Seed = int | np.integer | np.random.Generator | None
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | np.random.Generator | None:
+    """The one check of a seed (see :data:`SEED_MEANING`): an int >= 0 (returned as int), a
+    :class:`numpy.random.Generator` or None (returned as they are)."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise GenexpyInputError(
+            f"{name} must be a non-negative integer, a numpy.random.Generator or None, "
+            f"got {seed!r}.")
+    return int(seed)
+
+
+def rng_from_seed(seed: Seed) -> np.random.Generator:
+    """A NumPy Generator from a seed; never the global state. An int gives
+    ``default_rng(seed)``, a Generator is used as it is, None gives fresh entropy."""
+    seed = check_seed(seed)
     if isinstance(seed, np.random.Generator):
         return seed
+    return np.random.default_rng(seed)
+
+
+def root_seed(seed: Seed, name: str = "seed") -> int:
+    """The integer root of a procedure that derives one stream per unit of work
+    (``SeedSequence([root, unit, ...])``, see :func:`child_seed`): an int is its own root;
+    a Generator gives one integer drawn from it; None, fresh entropy. Resolve it once per
+    call, so that every unit of the call shares the root."""
+    seed = check_seed(seed, name)
+    if isinstance(seed, int):
+        return seed
     if seed is None:
-        return np.random.default_rng()
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GenexpyInputError(f"seed must be a non-negative integer or None, got {seed!r}.")
-    return np.random.default_rng(int(seed))
+        return int(np.random.SeedSequence().entropy)
+    return int(seed.integers(0, 2**63 - 1))
 
 
 def child_seed(seed: int | None, *keys: int) -> np.random.Generator:

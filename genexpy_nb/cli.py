@@ -208,7 +208,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 def _load_gaps(path: str, n_reference: int | None):
     """(reference gaps, candidate gaps, labels, description) from a pool or a plain .npz."""
     from ._io import read_npz
-    from .experiments.pools import PER_MODEL_KEYS
+    from .seedpools.pools import PER_MODEL_KEYS
 
     p = Path(path).expanduser()
     if not p.exists() and not p.is_symlink():
@@ -231,7 +231,7 @@ def _load_gaps(path: str, n_reference: int | None):
     with zipfile.ZipFile(p) as zf:
         files = {n[:-4] if n.endswith(".npy") else n for n in zf.namelist()}
     if "meta" in files and set(PER_MODEL_KEYS) <= files:
-        from .experiments.pools import load_pool
+        from .seedpools.pools import load_pool
 
         pool = load_pool(p)
         ref, cand = pool.split(n_reference)

@@ -6,7 +6,11 @@ trimmed-KS kernel is compiled without fastmath (see there).
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import math
 import os
+from collections.abc import Iterator
 
 #: fastmath flags *without* ``nnan``/``ninf``: kernels may see NaN or inf in user data
 #: (we validate first, but a flag that assumes them away turns a bug into a silent
@@ -16,7 +20,7 @@ FASTMATH: set[str] = {"nsz", "arcp", "contract", "afn", "reassoc"}
 #: cache compiled kernels on disk (cold start on Binder matters).
 NUMBA_CACHE: bool = os.environ.get("GENEXPY_NB_NUMBA_CACHE", "1") != "0"
 
-# ---- Part A: generalizability -------------------------------------------------------
+# ---- generalizability of experimental studies ----------------------------------------
 #: default desired generalizability levels alpha* (paper Sec. 4.5)
 ALPHAS: tuple[float, ...] = (0.7, 0.8, 0.9, 0.95, 0.99)
 #: default similarity thresholds delta* (paper Sec. 4.5)
@@ -36,7 +40,7 @@ DEGENERATE_TOL: float = 1e-12
 #: constants of the inverse of Lin's normal-CDF approximation (paper App. C)
 LIN_C: tuple[float, float, float, float] = (-0.861779, 0.00120192, 514089.0, 1664000.0)
 
-# ---- Part B: seed variability -------------------------------------------------------
+# ---- training variability over random seeds -------------------------------------------
 #: clip logit gaps to [-LOGIT_CLIP, LOGIT_CLIP] (robust-KS paper Sec. II)
 LOGIT_CLIP: float = 15.0
 #: equal-width confidence bins for ECE
@@ -52,3 +56,82 @@ ALPHA_GRID: tuple[float, ...] = (
 ALPHA_HAT_MAX: float = 0.5
 #: bisection tolerance of the exact alpha-hat
 ALPHA_HAT_XTOL: float = 1e-6
+
+
+# ---- routes: where a computation leaves NumPy for a compiled numba kernel ------------------
+@dataclasses.dataclass
+class Routes:
+    """The size bounds at which each computation switches between its NumPy path (nothing
+    to compile) and its numba kernel (compiled once per installation, faster on large
+    inputs). Both paths give the same numbers; the bounds only move time. Read at call time
+    from :data:`ROUTES`; change them for a block of code with :func:`force_route`, the one
+    documented way (the measurements behind the defaults are in ``benchmarks/README.md``).
+    """
+
+    #: Mallows matrix: up to this many multiply-adds (rows_x * rows_y * na^2) through BLAS on
+    #: 0/1 single-precision matrices (exact counts); beyond, the numba popcount kernel
+    mallows_blas_max: float = 6e9
+    #: RBF matrix: up to this many entries (rows_x * rows_y * na) through NumPy in blocks;
+    #: beyond, the numba kernel on threads
+    rbf_numpy_max: float = 1e8
+    #: MMD: supports up to this size always go through NumPy/BLAS
+    mmd_small_m: float = 96
+    #: MMD: the dense BLAS path beats the loop over the k touched points from k = this
+    #: fraction of m while K fits in the core's cache (m <= mmd_cache_m), ...
+    mmd_dense_fraction_small: float = 0.3
+    #: ... and from this fraction beyond (each gathered read is then a cache miss)
+    mmd_dense_fraction_large: float = 0.12
+    #: MMD: the size of support up to which K is taken to fit in the core's cache
+    mmd_cache_m: float = 360
+    #: MMD: up to this much work (pairs x touched points^2) the sparse path gathers with NumPy
+    mmd_gather_max_work: float = 1_000_000
+    #: draw_pairs: from this much work (rep x N uniforms) on, the first k of the argsort of
+    #: uniforms come from an O(N) bucket sort (numba) instead of NumPy: the same indices
+    pairs_bucket_min_work: float = 2_000_000
+    #: trimmed KS and alpha-hat: up to this much work (rows x pooled points x trimming levels)
+    #: with NumPy; beyond, the numba kernel
+    ks_numpy_max_work: float = 3e7
+    #: numba kernels: below this many basic operations a call runs on the calling thread (a
+    #: thread pool costs tens of microseconds)
+    parallel_min_work: float = 2_000_000
+
+
+#: the routes in force (see :class:`Routes` and :func:`force_route`)
+ROUTES = Routes()
+
+#: the bounds that send every computation to its numba kernel, even on tiny inputs
+_NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
+                "mmd_dense_fraction_small": 2.0, "mmd_dense_fraction_large": 2.0,
+                "mmd_gather_max_work": -1, "pairs_bucket_min_work": 0,
+                "ks_numpy_max_work": -1}
+#: the bounds that keep every computation on NumPy wherever it has a NumPy path
+_NUMPY_ROUTE = {"mallows_blas_max": math.inf, "rbf_numpy_max": math.inf,
+                "mmd_small_m": math.inf, "mmd_gather_max_work": math.inf,
+                "pairs_bucket_min_work": math.inf, "ks_numpy_max_work": math.inf}
+
+
+@contextlib.contextmanager
+def force_route(route: str | None = None, **bounds: float) -> Iterator[Routes]:
+    """Force a route for the duration of a ``with`` block, then restore the bounds.
+
+    ``route="numba"`` sends every computation to its compiled kernel, even on tiny inputs
+    (what :func:`genexpy_nb.precompile.precompile` needs); ``route="numpy"`` keeps every
+    computation on NumPy where it has a NumPy path; ``bounds`` set single fields of
+    :class:`Routes` by name (after ``route``). Not thread-safe: for tests, benchmarks and
+    the precompilation, while nothing else runs.
+    """
+    presets = {None: {}, "numba": _NUMBA_ROUTE, "numpy": _NUMPY_ROUTE}
+    if route not in presets:
+        raise ValueError(f"route must be 'numba', 'numpy' or None, got {route!r}.")
+    new = {**presets[route], **bounds}
+    unknown = set(new) - {f.name for f in dataclasses.fields(Routes)}
+    if unknown:
+        raise ValueError(f"unknown route bound(s) {sorted(unknown)}.")
+    old = {k: getattr(ROUTES, k) for k in new}
+    try:
+        for k, v in new.items():
+            setattr(ROUTES, k, v)
+        yield ROUTES
+    finally:
+        for k, v in old.items():
+            setattr(ROUTES, k, v)

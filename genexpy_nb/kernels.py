@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from . import config
 from ._codes import unique_rows
 from ._validation import GenexpyInputError, check_positive_int
 
@@ -627,15 +628,6 @@ def _borda_counts(R: np.ndarray, a_star: int) -> np.ndarray:
     return (R >= R[:, a_star : a_star + 1]).sum(axis=1, dtype=np.int64)
 
 
-#: A Mallows matrix up to this many multiply-adds (rows_x * rows_y * na^2) goes through BLAS
-#: on 0/1 single-precision matrices: exact counts, and no compiled kernel. Beyond it the numba
-#: popcount kernel is 5-10x faster per call (measured here: rows = 1000, na = 400 took 0.23 s
-#: against 2.2 s) but compiles once per installation (about 1 s), which this bound keeps away
-#: from moderate studies (rows = 400, na = 120: 0.08 s through BLAS on one core).
-_MALLOWS_BLAS_MAX = 6e9
-#: An RBF matrix up to this many entries rows_x * rows_y * na goes through NumPy in blocks
-#: (about 1 ns per entry); beyond it, the numba kernel on threads.
-_RBF_NUMPY_MAX = 1e8
 #: memory of one block of the NumPy/BLAS paths (bytes)
 _NUMPY_BLOCK_BYTES = 32 * 2**20
 
@@ -654,7 +646,7 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
     na = X.shape[1]
     c2 = na * (na - 1)
     nx, ny = X.shape[0], Y.shape[0]
-    if float(nx) * ny * na * na <= _MALLOWS_BLAS_MAX:
+    if float(nx) * ny * na * na <= config.ROUTES.mallows_blas_max:
         P = _concordant_blas(X, Y, sym)
     else:
         P = _concordant_bits(X, Y, sym)
@@ -758,7 +750,7 @@ def _rbf_gram(X: np.ndarray, Y: np.ndarray, gamma: float) -> np.ndarray:
     if d2 is not None:
         np.multiply(d2, -gamma, out=d2)
         return np.exp(d2, out=d2)
-    if float(nx) * ny * na <= _RBF_NUMPY_MAX:
+    if float(nx) * ny * na <= config.ROUTES.rbf_numpy_max:
         out = np.empty((nx, ny))
         rows = max(1, _NUMPY_BLOCK_BYTES // (8 * max(1, ny * na)))
         for r0 in range(0, nx, rows):

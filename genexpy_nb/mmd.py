@@ -106,17 +106,12 @@ def draw_pairs(
     return IX, IY
 
 
-#: from this much work (rep x N uniforms) on, the first k of ``argsort`` of uniforms come from
-#: an O(N) bucket sort (a numba kernel, 2-4x faster than NumPy here) instead of NumPy's
-#: partition or sort: the same indices. Below it NumPy costs a few milliseconds more per
-#: call at most, less than compiling the kernel (once per installation).
-_BUCKET_MIN_WORK = 2_000_000
 
 
 def _first_order(U: np.ndarray, k: int) -> np.ndarray:
     """``np.argsort(U, axis=1)[:, :k]`` for uniforms U (rep, N), bit for bit."""
     rep, N = U.shape
-    if rep * N < _BUCKET_MIN_WORK:
+    if rep * N < config.ROUTES.pairs_bucket_min_work:
         if N < 256 or 2 * k > N:
             return np.argsort(U, axis=1)[:, :k]
         # the k smallest by partition, then sorted: argsort's order when they are distinct
@@ -183,8 +178,10 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
     rep, m = IX.shape[0], K.shape[0]
     out = np.empty(rep)
     k = min(2 * n, m)  # support points a pair touches, at most
-    if m <= _SMALL_M or k >= m * (_DENSE_FRACTION_SMALL if m <= _CACHE_M
-                                  else _DENSE_FRACTION_LARGE):
+    r = config.ROUTES
+    dense_from = (r.mmd_dense_fraction_small if m <= r.mmd_cache_m
+                  else r.mmd_dense_fraction_large)
+    if m <= r.mmd_small_m or k >= m * dense_from:
         # dense count vectors and one BLAS product per block of pairs (C K, then row-wise
         # dots): near the machine's flop rate, and no compiled kernel for small supports
         from ._numba import run_blocks
@@ -213,7 +210,7 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
         return out
     # large support, pairs touching a small part of it: the quadratic form over the touched
     # points only, with NumPy gathers for moderate work, a numba loop beyond
-    if rep * k * k <= _GATHER_MAX_WORK:
+    if rep * k * k <= config.ROUTES.mmd_gather_max_work:
         _mmd_touched(K, inv, IX, IY, out)
         return out
     from ._numba import compile_note, run_blocks
@@ -225,10 +222,6 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
     return out
 
 
-#: up to this much work (pairs x touched points^2) the sparse MMD path gathers with NumPy:
-#: 2-7x slower than the numba loop (m = 400, n = 24: 2.8 against 0.5 ms for 200 pairs) but
-#: milliseconds per call, and no kernel to compile
-_GATHER_MAX_WORK = 1_000_000
 
 
 def _mmd_touched(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarray,
@@ -301,17 +294,6 @@ def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.vecdot(a, b)
     return np.einsum("rm,rm->r", a, b)  # pragma: no cover - NumPy 1.x
 
-#: supports up to this size always go through NumPy/BLAS (no compiled kernel)
-_SMALL_M = 96
-#: Where the dense BLAS path (2 m^2 flops per value at the BLAS rate) beats the loop over
-#: the k touched points (k^2 / 2 gathered reads of K): from k = 0.3 m while K fits in the
-#: core's cache (m up to about 360: 1 MB), from k = 0.12 m beyond, where each gathered read
-#: is a cache miss. Measured on this project's 2-core machine (AMD EPYC, AVX2), one thread:
-#: m = 1000, n = 120 took 132 us per value in the loop, 65 us dense; m = 400, n = 40
-#: 8.7 us against 9.8 us.
-_CACHE_M = 360
-_DENSE_FRACTION_SMALL = 0.3
-_DENSE_FRACTION_LARGE = 0.12
 
 
 def mmd_distribution(

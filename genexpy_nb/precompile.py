@@ -5,12 +5,9 @@ kernels: the kernel matrices and MMD values of large studies (hundreds of distin
 rankings), and alpha-hat and trimmed-KS distances beyond a few hundred thousand sample
 points (100 candidates against a pool of 100 models on 897 test points, say). numba
 compiles a kernel on its first call in a new installation, then keeps it in its disk cache.
-On this project's 2-core machine that first call pays:
-
-* numba's own start-up, about 0.8-1 s: its import (0.35 s) and the initialisation of its
-  compiler, which imports scipy.linalg (0.27 s);
-* the compiling itself: about 1.2 s for the alpha-hat kernel, 3.5 s for the kernels of a
-  very large study.
+That first call pays numba's own start-up (its import and the initialisation of its
+compiler) and the compiling itself: seconds, not milliseconds (the measurements are in
+``benchmarks/README.md``).
 
 Numba's start-up alone rules out a first compile under a second, so :func:`precompile`
 moves the compiling to the installation. It runs every kernel once on tiny inputs, through
@@ -30,6 +27,8 @@ import numpy as np
 import polars as pl
 from tqdm.auto import tqdm
 
+from . import config
+
 
 @contextlib.contextmanager
 def kernel_routes() -> Iterator[None]:
@@ -37,31 +36,8 @@ def kernel_routes() -> Iterator[None]:
 
     Not thread-safe: for :func:`precompile`, while nothing else runs analyses.
     """
-    from importlib import import_module
-
-    from . import kernels
-    from .variability import robust_ks
-
-    mmd = import_module(".mmd", __package__)  # the module (the package exports mmd())
-
-    patches = [
-        (kernels, "_MALLOWS_BLAS_MAX", -1),
-        (kernels, "_RBF_NUMPY_MAX", -1),
-        (mmd, "_SMALL_M", -1),
-        (mmd, "_DENSE_FRACTION_SMALL", 2.0),
-        (mmd, "_DENSE_FRACTION_LARGE", 2.0),
-        (mmd, "_GATHER_MAX_WORK", -1),
-        (mmd, "_BUCKET_MIN_WORK", 0),
-        (robust_ks, "_NUMPY_MAX_WORK", -1),
-    ]
-    old = [getattr(mod, name) for mod, name, _ in patches]
-    try:
-        for mod, name, value in patches:
-            setattr(mod, name, value)
+    with config.force_route("numba"):
         yield
-    finally:
-        for (mod, name, _), value in zip(patches, old, strict=True):
-            setattr(mod, name, value)
 
 
 def _large_study() -> list:

@@ -8,14 +8,12 @@ levels), the sample of observed results: one ranking with ties per experimental 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import polars as pl
 
 from . import config
-from ._codes import unique_rows
 from ._validation import (
     GenexpyInputError,
     check_probability,
@@ -24,6 +22,17 @@ from ._validation import (
     require_columns,
     to_polars,
 )
+from .ranking import (
+    TIE_ATOL,
+    TIE_RTOL,
+    check_tie_tolerances,
+    first_rows,
+    lex_codes,
+    rank_scores,
+    sorted_codes,
+    tie_tolerance,
+)
+from .samples import ConfigurationSample, FilterReport
 
 __all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores", "tie_tolerance",
            "DirectionWarning"]
@@ -51,290 +60,6 @@ def _name_words(name: str) -> list[str]:
 
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
     return [w.lower() for w in re.split(r"[^A-Za-z]+", spaced) if w]
-
-
-#: default relative tie tolerance: a fraction of the condition's score range (see rank_scores)
-TIE_RTOL: float = 1e-9
-#: default absolute tie tolerance, in target units (see rank_scores)
-TIE_ATOL: float = 0.0
-#: floating-point floor of the tolerance, in units of the largest |score| of the condition:
-#: 64 machine epsilons (about 1.4e-14), i.e. rounding noise of sums and means of scores
-TIE_FLOAT_FLOOR: float = 64 * float(np.finfo(np.float64).eps)
-
-
-def check_tie_tolerances(rtol: float, atol: float) -> tuple[float, float]:
-    """Validate the tie tolerances: ``rtol`` in [0, 1), ``atol`` finite and >= 0."""
-    out = []
-    for nm, v, hi in (("tie rtol", rtol, 1.0), ("tie atol", atol, np.inf)):
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise GenexpyInputError(f"{nm} must be a number >= 0, got {v!r}.") from None
-        if not (np.isfinite(f) and 0.0 <= f < hi):
-            rng = "[0, 1)" if hi == 1.0 else "a finite number >= 0"
-            raise GenexpyInputError(
-                f"{nm} must lie in {rng}, got {v!r} (0 for exact equality of scores)."
-            )
-        out.append(f)
-    return out[0], out[1]
-
-
-def tie_tolerance(scores: np.ndarray, rtol: float = TIE_RTOL,
-                  atol: float = TIE_ATOL) -> np.ndarray:
-    """The per-condition tie tolerance used by :func:`rank_scores` (one value per row).
-
-    ``tol = max(rtol * (max - min), atol, 64 eps * max|score|)`` over the observed scores
-    of the row; exactly 0 when ``rtol == atol == 0``.
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    if s.ndim == 1:
-        s = s[None, :]
-    obs = ~np.isnan(s)
-    if rtol == 0.0 and atol == 0.0:
-        return np.zeros(s.shape[0])
-    hi = np.where(obs, s, -np.inf).max(axis=1)
-    lo = np.where(obs, s, np.inf).min(axis=1)
-    empty = ~obs.any(axis=1)
-    hi[empty] = 0.0
-    lo[empty] = 0.0
-    # rtol*hi - rtol*lo rather than rtol*(hi - lo): no overflow near the float limits
-    spread = rtol * hi - rtol * lo
-    mag = np.maximum(np.abs(hi), np.abs(lo))
-    return np.maximum(np.maximum(spread, atol), TIE_FLOAT_FLOOR * mag)
-
-
-def rank_scores(
-    scores: np.ndarray,
-    higher_is_better: bool = True,
-    *,
-    rtol: float = TIE_RTOL,
-    atol: float = TIE_ATOL,
-) -> np.ndarray:
-    """Rankings with ties from a score matrix (conditions, alternatives).
-
-    Row-wise dense ranks, 0 = best tier. Missing scores (NaN) get the worst tier: one below
-    every observed tier of that row (paper Sec. 4.1, step 3).
-
-    **Near-ties are ties.** Scores that differ only by floating-point noise (``0.1 + 0.2``
-    and ``0.3``; means of seeds summed in another order) share a tier. In each row the
-    observed scores are sorted and a new tier starts where the gap to the previous (sorted)
-    score exceeds
-
-        ``tol = max(rtol * (max - min), atol, 64 * eps * max|score|)``
-
-    (max, min over the observed scores of the row). So tiers are defined deterministically,
-    also for chains of near-ties: ``a ~ b`` and ``b ~ c`` put a, b and c in one tier even if
-    ``|a - c| > tol`` (a tier spans at most ``(na - 1) * tol``).
-
-    * ``rtol`` (default 1e-9) is relative to the row's score *range*. The range scales with
-      the target and ignores shifts, so this term makes the ranking invariant to any positive
-      affine rescaling of the target (``score * 3 + 1``, accuracy in % instead of a
-      fraction, error = 1 - accuracy with the direction flipped).
-    * ``atol`` (default 0) is in target units, for a known measurement resolution.
-    * The last term is a floor at float resolution: differences of a few dozen ulps of the
-      scores' magnitude are rounding, not results, and no rescaling can preserve them.
-
-    ``rtol=0, atol=0`` gives exact float equality (the behaviour of the authors'
-    genexpy package), with no floor.
-
-    Parameters
-    ----------
-    scores : (N, na) or (na,) array of float, NaN = missing
-    higher_is_better : bool
-    rtol, atol : float
-        Tie tolerances, see above; ``rtol`` in [0, 1), ``atol`` >= 0.
-
-    Examples
-    --------
-    >>> rank_scores(np.array([[0.9, 0.7, 0.9]]))
-    array([[0, 1, 0]])
-    >>> rank_scores([[0.1 + 0.2, 0.3, 0.2]])
-    array([[0, 0, 1]])
-    >>> rank_scores([[0.1 + 0.2, 0.3, 0.2]], rtol=0, atol=0)
-    array([[0, 1, 2]])
-    """
-    rtol, atol = check_tie_tolerances(rtol, atol)
-    try:
-        s = np.array(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(
-            "scores must be numbers (a float matrix: conditions x alternatives)."
-        ) from None
-    if s.ndim == 1:
-        s = s[None, :]
-    if s.ndim != 2:
-        raise GenexpyInputError(
-            f"scores must be a matrix (conditions, alternatives), got shape {s.shape}."
-        )
-    if np.isinf(s).any():
-        raise GenexpyInputError("scores hold inf values; drop or fix them before ranking.")
-    tol = tie_tolerance(s, rtol, atol)
-    oriented = -s if higher_is_better else s
-    oriented = np.where(np.isnan(oriented), np.inf, oriented)  # missing: tier below observed
-    order = np.argsort(oriented, axis=1, kind="stable")
-    srt = np.take_along_axis(oriented, order, axis=1)
-    with np.errstate(invalid="ignore", over="ignore"):
-        gap = srt[:, 1:] - srt[:, :-1]  # inf - inf = NaN: missing after missing, same tier
-    new_tier = (gap > tol[:, None]) | (np.isinf(srt[:, 1:]) & ~np.isinf(srt[:, :-1]))
-    tiers = np.zeros(srt.shape, dtype=np.int64)
-    tiers[:, 1:] = np.cumsum(new_tier, axis=1)  # dense: +1 at each new tier
-    ranks = np.empty_like(tiers)
-    np.put_along_axis(ranks, order, tiers, axis=1)
-    return ranks
-
-
-def _sorted_codes(col: pl.Series) -> tuple[list[str], np.ndarray]:
-    """(sorted distinct levels, dense 0-based code of every row in that order) of a text
-    column, through an Enum whose categories are the sorted levels: a hash lookup per row,
-    about 7x faster than ranking a million strings."""
-    levels = col.unique().sort()
-    codes = col.cast(pl.Enum(levels)).to_physical()
-    return levels.to_list(), codes.to_numpy().astype(np.int64, copy=False)
-
-
-def _first_rows(codes: np.ndarray) -> np.ndarray:
-    """Row of the first occurrence of each dense code 0..max (linear time, no sort)."""
-    n = int(codes.max()) + 1 if codes.size else 0
-    first = np.full(n, codes.size, dtype=np.int64)
-    np.minimum.at(first, codes, np.arange(codes.size, dtype=np.int64))
-    return first
-
-
-def _lex_codes(codes: list[np.ndarray], n: int) -> np.ndarray:
-    """Dense 0-based codes of the rows of several code columns, in lexicographic order.
-
-    ``codes`` are dense 0-based codes (each sorted like its column's levels). Constant
-    columns (all 0) do not change the order and are left out; none left gives one code (0)
-    for all ``n`` rows, one left is its own answer (no sort).
-    """
-    codes = [c for c in codes if c.any()]
-    if not codes:
-        return np.zeros(n, dtype=np.int64)
-    if len(codes) == 1:
-        return np.asarray(codes[0], dtype=np.int64)
-    return unique_rows(np.column_stack(codes))[1]
-
-
-@dataclass(frozen=True)
-class FilterReport:
-    """What the missing-results policy of paper Sec. 4.1 did to the study. Never silent."""
-
-    rows_input: int
-    rows_after_held_constant: int
-    rows_invalid_target: int
-    results_after_averaging: int
-    conditions_total: int
-    conditions_dropped: int
-    alternatives_total: int
-    alternatives_dropped: tuple[str, ...]
-    cells_total: int
-    cells_imputed: int
-    tol_missing_alternatives: float
-    tol_missing_conditions: float
-    #: the most replicates (runs of the ``average_over`` factors) a result was averaged
-    #: over; 0 without ``average_over``
-    replicates_expected: int = 0
-    #: alternatives with results averaged over fewer replicates than that:
-    #: (alternative, results, fewest replicates, most replicates among them)
-    short_replicates: tuple[tuple[str, int, int, int], ...] = ()
-
-    def to_frame(self) -> pl.DataFrame:
-        """The report as a two-column (item, value) frame, for display or export."""
-        rows = [
-            ("rows in the input table", self.rows_input),
-            ("rows after fixing held-constant factors", self.rows_after_held_constant),
-            ("rows dropped for a null/NaN/inf target", self.rows_invalid_target),
-            ("results after averaging stochastic factors", self.results_after_averaging),
-            ("conditions (configuration x generalizability level)", self.conditions_total),
-            (f"conditions dropped (> {self.tol_missing_alternatives:.0%} alternatives missing)",
-             self.conditions_dropped),
-            ("alternatives", self.alternatives_total),
-            (f"alternatives dropped (missing in > {self.tol_missing_conditions:.0%} "
-             "of the remaining conditions)", len(self.alternatives_dropped)),
-            ("results kept (conditions x alternatives)", self.cells_total),
-            ("missing results imputed as the worst tier", self.cells_imputed),
-        ]
-        if self.replicates_expected:
-            rows.insert(4, (f"results averaged over fewer than {self.replicates_expected} "
-                            "replicates", sum(r[1] for r in self.short_replicates)))
-        return pl.DataFrame({"item": [r[0] for r in rows], "value": [r[1] for r in rows]})
-
-    def replicates_frame(self) -> pl.DataFrame:
-        """Alternatives averaged over fewer replicates than the others: alternative,
-        results (how many of its results), fewest and most replicates among them, and
-        the full number of replicates."""
-        rows = self.short_replicates
-        return pl.DataFrame({
-            "alternative": [r[0] for r in rows], "results": [r[1] for r in rows],
-            "fewest_replicates": [r[2] for r in rows], "most_replicates": [r[3] for r in rows],
-            "of": [self.replicates_expected] * len(rows)},
-            schema={"alternative": pl.String, "results": pl.Int64,
-                    "fewest_replicates": pl.Int64, "most_replicates": pl.Int64,
-                    "of": pl.Int64})
-
-    def __str__(self) -> str:
-        lines = [f"{k}: {v}" for k, v in self.to_frame().iter_rows()]
-        if self.short_replicates:
-            shown = []
-            for alt, n, lo, hi in self.short_replicates[:8]:
-                reps = f"{lo}" if lo == hi else f"{lo}-{hi}"
-                shown.append(f"{alt} ({n} result{'s' if n != 1 else ''} over {reps})")
-            more = len(self.short_replicates) - len(shown)
-            lines.append(f"averaged over fewer than {self.replicates_expected} replicates: "
-                         + "; ".join(shown) + (f"; and {more} more alternatives" if more else "")
-                         + " (require_complete_replicates=True refuses such a table)")
-        if self.alternatives_dropped:
-            lines.append(f"dropped alternatives: {', '.join(self.alternatives_dropped)}")
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class ConfigurationSample:
-    """The observed results of one configuration: N conditions x na alternatives.
-
-    Attributes
-    ----------
-    config_id : int
-    levels : dict, design-factor levels of the configuration
-    alternatives : tuple of str, length na
-    conditions : tuple of str, length N (generalizability levels)
-    rankings : (N, na) int64, 0 = best tier
-    scores : (N, na) float64, raw target with missing results imputed by the worst
-        observed score of the condition (for the RBF kernel)
-    imputed : (N, na) bool, where a result was missing
-    """
-
-    config_id: int
-    levels: dict
-    alternatives: tuple[str, ...]
-    conditions: tuple[str, ...]
-    rankings: np.ndarray = field(repr=False)
-    scores: np.ndarray = field(repr=False)
-    imputed: np.ndarray = field(repr=False)
-    #: the scores as each kind of score kernel sees them (:meth:`data_for`), made once
-    _prepared: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    @property
-    def N(self) -> int:  # noqa: N802
-        return int(self.rankings.shape[0])
-
-    @property
-    def na(self) -> int:
-        return int(self.rankings.shape[1])
-
-    def data_for(self, kernel) -> np.ndarray:
-        """The array a kernel works on: rankings, or scores for score kernels (RBF), as
-        the kernel sees them (``kernel.prepare``: RBF divides them by their spread)."""
-        if kernel.on != "scores":
-            return self.rankings
-        key = (type(kernel).__name__, getattr(kernel, "scale", None))
-        if key not in self._prepared:
-            self._prepared[key] = kernel.prepare(self.scores)
-        return self._prepared[key]
-
-    @property
-    def label(self) -> str:
-        return ", ".join(f"{v}" for v in self.levels.values()) or "(all)"
 
 
 def _varying_columns(df: pl.DataFrame, keys: list[str], others: list[str], target: str
@@ -667,11 +392,11 @@ class Study:
         )
         # codes of (design levels...) in lexicographic order of the levels: the order of
         # ``unique().sort(design)``; then (configuration, condition text)
-        conf_code = _lex_codes([enc.get_column(f"__d{i}__").to_numpy().astype(np.int64) - 1
+        conf_code = lex_codes([enc.get_column(f"__d{i}__").to_numpy().astype(np.int64) - 1
                                 for i in range(len(self.design))], n_results)
-        cond_levels, cond_code = _sorted_codes(enc.get_column(_COND))
-        col_code = _lex_codes([conf_code, cond_code], n_results)
-        alts, a_i = _sorted_codes(enc.get_column(_ALT))
+        cond_levels, cond_code = sorted_codes(enc.get_column(_COND))
+        col_code = lex_codes([conf_code, cond_code], n_results)
+        alts, a_i = sorted_codes(enc.get_column(_ALT))
         n_alts = len(alts)
         if n_alts < 2:
             raise GenexpyInputError(
@@ -689,8 +414,8 @@ class Study:
                 "text forms differ (e.g. no ' | ' inside a level)."
             )
         # one row of the table per configuration and per (configuration, condition)
-        conf_first = _first_rows(conf_code)
-        col_first = _first_rows(col_code)
+        conf_first = first_rows(conf_code)
+        col_first = first_rows(col_code)
         if self.design:
             # (a gather by expression: indexing a frame with a NumPy array imports numpy.ma)
             confs = enc.select(pl.col(list(self.design)).gather(conf_first.tolist())
@@ -822,45 +547,71 @@ class Study:
                 f"only {int(keep_alts.sum())} alternative(s) have results in the chosen "
                 "conditions; comparing needs at least 2."
             )
-        sub = object.__new__(Study)
-        sub.alternatives_col = "alternative"
-        sub.target = "score"
-        sub.generalize = ("condition",)
-        sub.design = ()
-        sub.average_over = ()
-        sub.held_constant = {}
-        sub.higher_is_better = self.higher_is_better
-        sub.tol_missing_alternatives = 1.0
-        sub.tol_missing_conditions = 1.0
-        sub.invalid_target = "raise"
-        sub.tie_rtol, sub.tie_atol = self.tie_rtol, self.tie_atol
-        sub.require_complete_replicates = False
-        sub.alternatives = tuple(a for a, k in zip(sample.alternatives, keep_alts, strict=True)
-                                 if k)
+        alternatives = tuple(a for a, k in zip(sample.alternatives, keep_alts, strict=True)
+                             if k)
         ranks = np.asarray(sample.rankings)[idx][:, keep_alts]
         imp = imputed[:, keep_alts]
-        sub._samples = {0: ConfigurationSample(
-            config_id=0, levels={}, alternatives=sub.alternatives,
+        samples = {0: ConfigurationSample(
+            config_id=0, levels={}, alternatives=alternatives,
             conditions=tuple(sample.conditions[i] for i in idx),
             rankings=np.ascontiguousarray(ranks),
             scores=np.ascontiguousarray(np.asarray(sample.scores)[idx][:, keep_alts]),
             imputed=imp,
         )}
         n_imp = int(imp.sum())
-        sub.configurations = pl.DataFrame([
+        configurations = pl.DataFrame([
             pl.Series("config_id", [0], dtype=pl.UInt32),
             pl.Series("N", [int(idx.size)], dtype=pl.Int64),
-            pl.Series("na", [len(sub.alternatives)], dtype=pl.Int64),
+            pl.Series("na", [len(alternatives)], dtype=pl.Int64),
             pl.Series("n_imputed", [n_imp], dtype=pl.Int64)])
-        n_obs = int(idx.size * len(sub.alternatives) - n_imp)
-        sub.report = FilterReport(
+        n_obs = int(idx.size * len(alternatives) - n_imp)
+        report = FilterReport(
             rows_input=n_obs, rows_after_held_constant=n_obs, rows_invalid_target=0,
             results_after_averaging=n_obs, conditions_total=int(idx.size),
-            conditions_dropped=0, alternatives_total=len(sub.alternatives),
-            alternatives_dropped=(), cells_total=int(idx.size * len(sub.alternatives)),
+            conditions_dropped=0, alternatives_total=len(alternatives),
+            alternatives_dropped=(), cells_total=int(idx.size * len(alternatives)),
             cells_imputed=n_imp, tol_missing_alternatives=1.0, tol_missing_conditions=1.0,
         )
-        return sub
+        # every setting of this study (the tie tolerances, the direction, ...), except the
+        # roles of a table of one configuration and the tolerances that keep every result
+        settings = {**self.settings(), "alternatives_col": "alternative", "target": "score",
+                    "generalize": ("condition",), "design": (), "average_over": (),
+                    "held_constant": {}, "tol_missing_alternatives": 1.0,
+                    "tol_missing_conditions": 1.0, "invalid_target": "raise",
+                    "require_complete_replicates": False}
+        return Study._assemble(settings, alternatives=alternatives, samples=samples,
+                               configurations=configurations, report=report)
+
+    #: the settings of a Study: its roles and its policies, as given to (and checked by)
+    #: ``Study(...)``; :meth:`settings` returns them, :meth:`_assemble` needs every one
+    SETTINGS = ("alternatives_col", "target", "generalize", "design", "average_over",
+                "held_constant", "higher_is_better", "tol_missing_alternatives",
+                "tol_missing_conditions", "invalid_target", "tie_rtol", "tie_atol",
+                "require_complete_replicates")
+
+    def settings(self) -> dict[str, Any]:
+        """The study's roles and policies (:data:`SETTINGS`) as a dict."""
+        return {k: getattr(self, k) for k in self.SETTINGS}
+
+    @classmethod
+    def _assemble(cls, settings: Mapping[str, Any], *, alternatives: tuple,
+                  samples: dict[int, ConfigurationSample], configurations: pl.DataFrame,
+                  report: FilterReport) -> Study:
+        """A Study from checked parts, without the table: ``settings`` must name every one
+        of :data:`SETTINGS` (a missing one is an error, not a silent default)."""
+        missing = set(cls.SETTINGS) - set(settings)
+        extra = set(settings) - set(cls.SETTINGS)
+        if missing or extra:
+            raise TypeError(f"Study settings: missing {sorted(missing)}, unknown "
+                            f"{sorted(extra)}.")
+        study = cls.__new__(cls)
+        for k in cls.SETTINGS:
+            setattr(study, k, settings[k])
+        study.alternatives = alternatives
+        study._samples = samples
+        study.configurations = configurations
+        study.report = report
+        return study
 
     # ------------------------------------------------------------------------------------
     @property

@@ -41,26 +41,20 @@ from . import config
 from . import significance as _sig
 from ._validation import (
     GenexpyInputError,
+    Seed,
     as_float_grid,
     check_positive_int,
     check_probability,
     child_seed,
     require_columns,
+    root_seed,
     to_polars,
 )
 from .distributions import check_pmf, check_rankings
-from .generalizability import (
-    INTERVAL_LEVEL,
-    MIN_GRID_POINTS,
-    _fits_from_quantiles,
-    _min_N_for_points,
-    _min_N_for_two_points,
-    _nstar_interval,
-    _resampled_quantile_curves,
-    _resolve_grid,
-    check_question,
-    ngen,
-)
+from .generalizability import INTERVAL_LEVEL, MIN_GRID_POINTS, check_question, ngen
+from .generalizability.estimate import resample_mmd, resampled_nstar
+from .generalizability.fit import nstar_ceil
+from .generalizability.ngen import min_N_for_points, min_N_for_two_points, resolve_grid
 from .kernels import Jaccard, Kernel
 from .mmd import draw_pairs, kernel_support, mmd_from_pairs
 
@@ -98,12 +92,6 @@ _BLOCK: int = 1 << 22
 # ---------------------------------------------------------------------------------------
 # input handling
 # ---------------------------------------------------------------------------------------
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GenexpyInputError(f"seed must be a non-negative integer, got {seed!r}.")
-    return int(seed)
-
-
 def _resolve_kernels(kernels: Kernel | Sequence[Kernel], na: int) -> list[Kernel]:
     """Kernels resolved for ``na`` alternatives named "0", "1", ... (Borda("2") works)."""
     ks = [kernels] if isinstance(kernels, Kernel) else list(kernels)
@@ -199,7 +187,7 @@ def _pmf_mmd_samples(s: _PmfMMD, n: int) -> np.ndarray:
 
 def mmd_distribution_from_pmf(
     rankings: Any, probs: Sequence[float] | np.ndarray, kernel: Kernel, n: int, *,
-    rep: int = TRUE_REP, seed: int = 0,
+    rep: int = TRUE_REP, seed: Seed = 0,
 ) -> np.ndarray:
     """``rep`` values of MMD_n between two independent samples of size n drawn from P.
 
@@ -239,7 +227,7 @@ def mmd_distribution_from_pmf(
     k = _resolve_kernels(kernel, R.shape[1])[0]
     n = check_positive_int("n", n)
     rep = check_positive_int("rep", rep)
-    return _PmfMMD(R, p, k, rep, _check_seed(seed)).samples(n).copy()
+    return _PmfMMD(R, p, k, rep, root_seed(seed)).samples(n).copy()
 
 
 # ---------------------------------------------------------------------------------------
@@ -340,13 +328,13 @@ def _true_nstar(s: _PmfMMD, alpha: float, delta: float, n_max: int, scan_max: in
 
 def _check_search(rep, n_max, scan_max, seed):
     return (check_positive_int("rep", rep, minimum=2), check_positive_int("n_max", n_max),
-            check_positive_int("scan_max", scan_max), _check_seed(seed))
+            check_positive_int("scan_max", scan_max), root_seed(seed))
 
 
 def true_nstar(
     rankings: Any, probs: Sequence[float] | np.ndarray, kernel: Kernel,
     alpha: float = config.HEADLINE_ALPHA, delta: float = config.HEADLINE_DELTA, *,
-    rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: int = 0,
+    rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: Seed = 0,
 ) -> TrueNStar:
     """The true n* of a known distribution P: ``min {n : nGen(n, eps*) >= alpha*}``.
 
@@ -407,7 +395,7 @@ def true_nstar_frame(
     rankings: Any, probs: Sequence[float] | np.ndarray, kernels: Kernel | Sequence[Kernel],
     alphas: float | Sequence[float] = config.HEADLINE_ALPHA,
     deltas: float | Sequence[float] = config.HEADLINE_DELTA, *,
-    rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: int = 0,
+    rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: Seed = 0,
     progress: bool = True,
 ) -> pl.DataFrame:
     """The true n* for every kernel x alpha* x delta*, as a tidy frame.
@@ -459,45 +447,38 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
                    a_arr: np.ndarray, d_arr: np.ndarray, rep: int, seed: int, grid,
                    disjoint: bool, replace: bool, interval: bool = True,
                    level: float = INTERVAL_LEVEL) -> list[dict[str, Any]]:
-    """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results."""
+    """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results: the
+    estimator of :class:`~genexpy_nb.GeneralizabilityAnalysis`
+    (:mod:`genexpy_nb.generalizability.estimate`) on a one-configuration study, with its
+    streams (configuration 0), so that the two agree exactly."""
     def grid_fn(M: int) -> np.ndarray:  # noqa: N803
-        return _resolve_grid(grid, M, disjoint, replace)
+        return resolve_grid(grid, M, disjoint, replace)
 
     ns = grid_fn(N)
-    min_N = _min_N_for_two_points(grid_fn)
-    min_N3 = _min_N_for_points(grid_fn, MIN_GRID_POINTS)
-    rng = child_seed(seed, 0)  # the stream of GeneralizabilityAnalysis for configuration 0
-    mmd = np.empty((len(ks), ns.size, rep))
-    for j, n in enumerate(ns):
-        IX, IY = draw_pairs(N, int(n), rep, disjoint=disjoint, replace=replace, seed=rng)
-        for q, (K, inv) in enumerate(sups):
-            mmd[q, j] = mmd_from_pairs(K, inv, IX, IY)
+    min_N = min_N_for_two_points(grid_fn)
+    min_N3 = min_N_for_points(grid_fn, MIN_GRID_POINTS)
+    mmd = resample_mmd(sups, N, ns, rep, child_seed(seed, 0), disjoint=disjoint,
+                       replace=replace)
     rows = []
     for q, k in enumerate(ks):
         eps = np.asarray(k.eps(d_arr), dtype=np.float64).reshape(-1)
-        # the same joint fit as GeneralizabilityAnalysis.nstar (shared slope over alphas)
-        if ns.size:
-            Q, srows = _resampled_quantile_curves(mmd[q], a_arr)
-        else:
-            Q, srows = np.zeros((a_arr.size, 0)), np.ones(a_arr.size, dtype=bool)
-        fits_all = _fits_from_quantiles(ns, Q, srows, eps, min_N, min_N3)
-        nst = np.array([[f.nstar for f in fits_all[i]] for i in range(a_arr.size)])
-        lo = hi = np.full(nst.shape, np.nan)
-        if interval and ns.size:
-            K, inv = sups[q]
-            counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
-            # the stream GeneralizabilityAnalysis uses for configuration 0
-            lo, hi = _nstar_interval(ns, Q, srows, nst, eps, K, counts, a_arr,
-                                     child_seed(seed, 0, 1 + q), level)
+        K, inv = sups[q]
+        est = resampled_nstar(ns, mmd[q], a_arr, eps, K=K, inv=inv,
+                              rng=child_seed(seed, 0, 1 + q), interval=interval,
+                              level=level, fit="joint", min_N=min_N, min_N3=min_N3)
+        nd_ = eps.size
         for ia, a in enumerate(a_arr):
-            fits = fits_all[ia]
-            for jd, (d, e, f) in enumerate(zip(d_arr, eps, fits, strict=True)):
-                unreliable = not f.reliable or N < 2
+            for jd, (d, e) in enumerate(zip(d_arr, eps, strict=True)):
+                r = ia * nd_ + jd
+                nstar = float(est["nstar"][r])
+                unreliable = not est["reliable"][r] or N < 2
                 rows.append({"kernel": k.name, "kernel_label": k.label, "alpha": float(a),
-                             "delta": float(d), "eps": float(e), "N": N, "nstar": f.nstar,
-                             "nstar_lo": float(lo[ia, jd]), "nstar_hi": float(hi[ia, jd]),
-                             "nstar_ceil": f.nstar_ceil, "b0": f.b0, "b1": f.b1, "r2": f.r2,
-                             "reason": f.reason, "reliable": not unreliable})
+                             "delta": float(d), "eps": float(e), "N": N, "nstar": nstar,
+                             "nstar_lo": float(est["lo"][r]) if interval else math.nan,
+                             "nstar_hi": float(est["hi"][r]) if interval else math.nan,
+                             "nstar_ceil": nstar_ceil(nstar), "b0": float(est["b0"][r]),
+                             "b1": float(est["b1"][r]), "r2": float(est["r2"][r]),
+                             "reason": est["reason"][r], "reliable": not unreliable})
     return rows
 
 
@@ -505,7 +486,7 @@ def estimate_nstar_from_sample(
     sample: Any, kernels: Kernel | Sequence[Kernel],
     alpha: float | Sequence[float] = config.HEADLINE_ALPHA,
     delta: float | Sequence[float] = config.HEADLINE_DELTA, *,
-    rep: int = config.REP, seed: int = 0, grid=None, disjoint: bool = True,
+    rep: int = config.REP, seed: Seed = 0, grid=None, disjoint: bool = True,
     replace: bool = False,
 ) -> pl.DataFrame:
     """The estimate n̂*_N from N observed rankings (paper Sec. 4.5; paper Theorem 4.1).
@@ -548,7 +529,7 @@ def estimate_nstar_from_sample(
             k.check_delta(d)
     rep = check_positive_int("rep", rep, minimum=2)
     sups = [kernel_support(k, X)[:2] for k in ks]
-    rows = _estimate_rows(sups, X.shape[0], ks, a_arr, d_arr, rep, _check_seed(seed), grid,
+    rows = _estimate_rows(sups, X.shape[0], ks, a_arr, d_arr, rep, root_seed(seed), grid,
                           bool(disjoint), bool(replace))
     return pl.DataFrame(rows, schema=_EST_SCHEMA, orient="row")
 
@@ -559,7 +540,7 @@ def preliminary_nstar(
     repetitions: int = 100,
     alpha: float | Sequence[float] = config.HEADLINE_ALPHA,
     delta: float | Sequence[float] = config.HEADLINE_DELTA,
-    rep: int = config.REP, seed: int = 0, progress: bool = True,
+    rep: int = config.REP, seed: Seed = 0, progress: bool = True,
 ) -> pl.DataFrame:
     """n̂*_N from ``repetitions`` preliminary studies of N results drawn from P (paper Sec. 5.3).
 
@@ -597,7 +578,7 @@ def preliminary_nstar(
         for d in d_arr:
             k.check_delta(d)
     rep = check_positive_int("rep", rep, minimum=2)
-    seed = _check_seed(seed)
+    seed = root_seed(seed)
     # kernel matrices on the kernel's classes of P, once; a sample's matrix is a sub-matrix
     # (its classes in the same sorted order as kernel_support finds them: the same numbers)
     full = []
@@ -664,7 +645,7 @@ def significance_vs_generalizability(
     n: int = 20, repetitions: int = 1000, n_gen: int | None = None,
     kernel: Kernel | None = None, delta: float = config.HEADLINE_DELTA,
     rep: int = config.REP, level: float = 0.05, p_adjust: str | None = None,
-    seed: int = 0, progress: bool = True,
+    seed: Seed = 0, progress: bool = True,
 ) -> pl.DataFrame:
     """Significance versus n-generalizability of samples from a known P (paper Appendix A).
 
@@ -727,7 +708,7 @@ def significance_vs_generalizability(
         raise GenexpyInputError(
             f"p_adjust={p_adjust!r} is not a known correction; use None or one of "
             f"{', '.join(_sig.P_ADJUST_METHODS)}.")
-    seed = _check_seed(seed)
+    seed = root_seed(seed)
     idx = child_seed(seed, 0).choice(M, size=(repetitions, n), p=p)  # the samples
     # 10-generalizability of every sample at once
     first, inv, _ = k.support(R)

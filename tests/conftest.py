@@ -27,9 +27,7 @@ def public_data_dir() -> Path:
 def trimmed_ks_route(request):
     """The trimmed-KS distances and alpha-hat on one route for a whole module: NumPy (the
     route of small inputs) or the numba kernel (large ones)."""
-    from genexpy_nb.variability import robust_ks
+    from genexpy_nb import config
 
-    old = robust_ks._NUMPY_MAX_WORK
-    robust_ks._NUMPY_MAX_WORK = 1e18 if request.param == "numpy" else 0
-    yield request.param
-    robust_ks._NUMPY_MAX_WORK = old
+    with config.force_route(ks_numpy_max_work=1e18 if request.param == "numpy" else 0):
+        yield request.param

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import genexpy_nb._numba as nb
+from genexpy_nb import config
 from genexpy_nb import kernels as kmod
 from genexpy_nb.kernels import RBF, Jaccard, Mallows
 from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
@@ -24,19 +24,19 @@ mmod = importlib.import_module("genexpy_nb.mmd")  # the module (the package expo
 
 
 def _force_numba(monkeypatch):
-    monkeypatch.setattr(kmod, "_MALLOWS_BLAS_MAX", -1)
-    monkeypatch.setattr(kmod, "_RBF_NUMPY_MAX", -1)
-    monkeypatch.setattr(mmod, "_SMALL_M", -1)
-    monkeypatch.setattr(mmod, "_GATHER_MAX_WORK", -1)
-    monkeypatch.setattr(mmod, "_BUCKET_MIN_WORK", 0)
-    monkeypatch.setattr(nb, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(config.ROUTES, "mallows_blas_max", -1)
+    monkeypatch.setattr(config.ROUTES, "rbf_numpy_max", -1)
+    monkeypatch.setattr(config.ROUTES, "mmd_small_m", -1)
+    monkeypatch.setattr(config.ROUTES, "mmd_gather_max_work", -1)
+    monkeypatch.setattr(config.ROUTES, "pairs_bucket_min_work", 0)
+    monkeypatch.setattr(config.ROUTES, "parallel_min_work", 0)
 
 
 def _force_numpy_blocks(monkeypatch):
     """The NumPy paths of moderate inputs, in the smallest blocks (one alternative or one
     row of the kernel matrix, one pair of samples at a time)."""
     monkeypatch.setattr(kmod, "_NUMPY_BLOCK_BYTES", 8)
-    monkeypatch.setattr(mmod, "_SMALL_M", -1)
+    monkeypatch.setattr(config.ROUTES, "mmd_small_m", -1)
     monkeypatch.setattr(mmod, "_GATHER_BLOCK", 1)
 
 
@@ -148,9 +148,9 @@ def test_mmd_paths_agree(monkeypatch):
     assert K.shape[0] > 96  # a large support
     IX, IY = draw_pairs(N, 5, 64, seed=0)
     gathered = mmd_from_pairs(K, inv, IX, IY)  # NumPy gathers of the touched points
-    monkeypatch.setattr(mmod, "_GATHER_MAX_WORK", -1)
+    monkeypatch.setattr(config.ROUTES, "mmd_gather_max_work", -1)
     loop = mmd_from_pairs(K, inv, IX, IY)  # numba loop over the touched points
-    monkeypatch.setattr(mmod, "_SMALL_M", 10**9)
+    monkeypatch.setattr(config.ROUTES, "mmd_small_m", 10**9)
     dense = mmd_from_pairs(K, inv, IX, IY)  # BLAS
     np.testing.assert_allclose(gathered, dense, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(loop, dense, rtol=1e-12, atol=1e-12)
@@ -161,7 +161,7 @@ def test_mmd_paths_agree(monkeypatch):
 def test_first_order_is_argsort(monkeypatch, N, k, bucket):
     """The numba bucket sort and NumPy's partition give argsort's first k, ties included."""
     if bucket:
-        monkeypatch.setattr(mmod, "_BUCKET_MIN_WORK", 0)
+        monkeypatch.setattr(config.ROUTES, "pairs_bucket_min_work", 0)
     U = np.random.default_rng(N + k).random((33, N))
     np.testing.assert_array_equal(mmod._first_order(U, k), np.argsort(U, axis=1)[:, :k])
     U[5, 17] = U[5, 200]  # a tie: falls back to NumPy's own order

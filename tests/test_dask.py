@@ -25,7 +25,7 @@ torch = pytest.importorskip("torch", reason="needs genexpy_nb[train]")
 import genexpy_nb as gx  # noqa: E402
 from genexpy_nb import GenexpyInputError  # noqa: E402
 from genexpy_nb.distributed import ClusterTaskError, as_client  # noqa: E402
-from genexpy_nb.experiments import (  # noqa: E402
+from genexpy_nb.seedpools import (  # noqa: E402
     MissingOptionalDependency,
     SmallCNN,
     digits_binary_task,
@@ -33,7 +33,7 @@ from genexpy_nb.experiments import (  # noqa: E402
     train_cnn_pool,
     train_pool,
 )
-from genexpy_nb.experiments import cnn_seeds as cnn_seeds_mod  # noqa: E402
+from genexpy_nb.seedpools import cnn_seeds as cnn_seeds_mod  # noqa: E402
 from genexpy_nb.variability import alpha_hat  # noqa: E402
 
 #: the per-model results that must be the same bits (timings differ by nature)
@@ -255,7 +255,7 @@ def test_alpha_hat_on_the_cluster_is_the_local_result(cluster):
 
 
 def test_client_local_starts_and_closes_its_own_cluster(monkeypatch):
-    import genexpy_nb.distributed as gd
+    import genexpy_nb._cluster as gd
 
     made = []
 
@@ -279,7 +279,7 @@ def test_client_local_starts_and_closes_its_own_cluster(monkeypatch):
 def test_dask_is_imported_only_when_a_client_is_given():
     import subprocess
 
-    code = ("import sys, genexpy_nb, genexpy_nb.distributed, genexpy_nb.experiments; "
+    code = ("import sys, genexpy_nb, genexpy_nb.distributed, genexpy_nb.seedpools; "
             "from genexpy_nb.variability import alpha_hat; "
             "bad = [m for m in ('dask', 'distributed') if m in sys.modules]; "
             "assert not bad, bad")

@@ -195,7 +195,7 @@ def test_small_training_set_is_worse_on_average(full_condition_1):
         ({"conditions": True}, "conditions"),
         ({"conditions": 1, "seed": -1}, "seed"),
         ({"conditions": 1, "seed": 1.5}, "seed"),
-        ({"conditions": 1, "seed": None}, "seed"),
+        ({"conditions": 1, "seed": "0"}, "seed"),
         ({"conditions": 1, "models": ["XGBoost"]}, "models"),
         ({"conditions": 1, "models": []}, "models"),
         ({"conditions": 1, "metrics": ["roc_auc"]}, "metrics"),

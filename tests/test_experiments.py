@@ -1,4 +1,4 @@
-"""Seed studies run by genexpy_nb itself (genexpy_nb.experiments): tiny training runs.
+"""Seed studies run by genexpy_nb itself (genexpy_nb.seedpools): tiny training runs.
 
 Every training run here is a few models, 1-2 epochs, on a small subset of the digits, so the
 whole file takes seconds. Skipped (with the reason) when torch is not installed, except the
@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.experiments import (
+from genexpy_nb.seedpools import (
     SOURCES,
     BinaryTask,
     digits_binary_task,
@@ -41,13 +41,13 @@ def test_without_torch_training_says_what_to_install(tmp_path):
     probe = f"""
 import sys
 sys.modules["torch"] = None
-from genexpy_nb.experiments import load_pool, MissingOptionalDependency
+from genexpy_nb.seedpools import load_pool, MissingOptionalDependency
 pools = {[str(p) for p in pools[:1]]!r}
 for p in pools:
     assert load_pool(p).gaps.ndim == 2
 for name in ("train_cnn_pool", "train_transfer_pool", "extract_features"):
     try:
-        exec("from genexpy_nb.experiments import " + name)
+        exec("from genexpy_nb.seedpools import " + name)
     except MissingOptionalDependency as exc:
         assert "install genexpy_nb[train] for" in str(exc), str(exc)
         assert isinstance(exc, ImportError)
@@ -55,7 +55,7 @@ for name in ("train_cnn_pool", "train_transfer_pool", "extract_features"):
         raise AssertionError(name + " imported without torch")
 try:
     import runpy
-    runpy.run_module("genexpy_nb.experiments.cnn_seeds", run_name="__main__")
+    runpy.run_module("genexpy_nb.seedpools.cnn_seeds", run_name="__main__")
 except MissingOptionalDependency as exc:
     assert "install genexpy_nb[train] for" in str(exc)
 else:
@@ -209,7 +209,7 @@ def test_task_argument_errors():
 
 torch = pytest.importorskip("torch", reason="training needs torch: install genexpy_nb[train]")
 
-from genexpy_nb.experiments import (  # noqa: E402
+from genexpy_nb.seedpools import (  # noqa: E402
     MiniViT,
     SmallCNN,
     batch_order,
@@ -221,9 +221,9 @@ from genexpy_nb.experiments import (  # noqa: E402
     train_model,
     train_transfer_pool,
 )
-from genexpy_nb.experiments import cnn_seeds as cnn_mod  # noqa: E402
-from genexpy_nb.experiments import training as training_mod  # noqa: E402
-from genexpy_nb.experiments import transfer as transfer_mod  # noqa: E402
+from genexpy_nb.seedpools import cnn_seeds as cnn_mod  # noqa: E402
+from genexpy_nb.seedpools import training as training_mod  # noqa: E402
+from genexpy_nb.seedpools import transfer as transfer_mod  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -391,7 +391,7 @@ def test_cli_trains_resumes_and_writes_the_manifest(tmp_path, capsys):
     assert cnn_mod.main(args) == 0
     pool = load_pool(out)
     assert pool.gaps.shape == (2, 20) and pool.source == "order"
-    assert pool.meta["command"].startswith("python -m genexpy_nb.experiments.cnn_seeds --out")
+    assert pool.meta["command"].startswith("python -m genexpy_nb.seedpools.cnn_seeds --out")
     assert "--max-new" not in pool.meta["command"] and "--no-progress" not in pool.meta["command"]
     manifest = json.loads((out.parent / "POOLS.json").read_text())
     (entry,) = manifest["files"]
@@ -399,7 +399,7 @@ def test_cli_trains_resumes_and_writes_the_manifest(tmp_path, capsys):
     assert entry["command"] == pool.meta["command"]
     md = (out.parent / "POOLS.md").read_text()
     assert "cnn.npz" in md and pool.meta["command"] in md
-    from genexpy_nb.experiments.pools import main as manifest_main
+    from genexpy_nb.seedpools.pools import main as manifest_main
 
     assert manifest_main([str(out.parent)]) == 0
     assert json.loads((out.parent / "POOLS.json").read_text()) == manifest

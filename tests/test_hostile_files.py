@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.experiments.tasks import load_cifar10_binary, read_pickled_data
+from genexpy_nb.seedpools.tasks import load_cifar10_binary, read_pickled_data
 
 
 class _WritesMarker:
@@ -131,7 +131,7 @@ def test_garbage_and_truncated_batches_are_clear(tmp_path):
 
 
 def test_pool_file_with_a_pickled_object_is_refused(tmp_path):
-    from genexpy_nb.experiments import load_pool
+    from genexpy_nb.seedpools import load_pool
 
     marker = tmp_path / "PWNED"
     arr = np.empty(1, dtype=object)
@@ -148,7 +148,7 @@ def test_pool_file_with_a_pickled_object_is_refused(tmp_path):
 
 def test_weights_file_with_a_pickled_object_is_refused(tmp_path):
     torch = pytest.importorskip("torch")
-    from genexpy_nb.experiments.vit import _read_state
+    from genexpy_nb.seedpools.vit import _read_state
 
     marker = tmp_path / "PWNED"
     p = tmp_path / "w.pt"
@@ -413,7 +413,7 @@ def _declare_size(zbytes: bytes, member: str, size: int) -> bytes:
 def _pool_members(**over) -> dict:
     import io
 
-    from genexpy_nb.experiments.pools import PER_MODEL_KEYS
+    from genexpy_nb.seedpools.pools import PER_MODEL_KEYS
 
     def arr(a):
         b = io.BytesIO()
@@ -459,7 +459,7 @@ CRAFTED_NPZ = {
 def test_crafted_pool_file_is_refused_quickly(tmp_path, kind):
     import time
 
-    from genexpy_nb.experiments import load_pool
+    from genexpy_nb.seedpools import load_pool
 
     make, msg = CRAFTED_NPZ[kind]
     content = make()
@@ -473,8 +473,8 @@ def test_crafted_pool_file_is_refused_quickly(tmp_path, kind):
 
 
 def test_folders_and_symlink_loops_named_as_files_are_clear(tmp_path):
-    from genexpy_nb.experiments import load_pool
-    from genexpy_nb.experiments.tasks import read_pickled_data
+    from genexpy_nb.seedpools import load_pool
+    from genexpy_nb.seedpools.tasks import read_pickled_data
 
     (tmp_path / "x.npz").mkdir()
     (tmp_path / "loop.npz").symlink_to(tmp_path / "loop.npz")
@@ -488,7 +488,7 @@ def test_folders_and_symlink_loops_named_as_files_are_clear(tmp_path):
 
 
 def test_resuming_a_pool_with_damaged_files(tmp_path):
-    from genexpy_nb.experiments.pools import PartialPool
+    from genexpy_nb.seedpools.pools import PartialPool
 
     out = tmp_path / "pool.npz"
     part = PartialPool(out, {"seed": 0, "n_models": 3})
@@ -511,7 +511,7 @@ def test_resuming_a_pool_with_damaged_files(tmp_path):
 
 def test_truncated_and_damaged_weights_are_clear(tmp_path):
     torch = pytest.importorskip("torch")
-    from genexpy_nb.experiments.vit import _read_state
+    from genexpy_nb.seedpools.vit import _read_state
 
     p = tmp_path / "w.pt"
     torch.save({"w": torch.zeros(100)}, p)

@@ -715,7 +715,7 @@ add_clear("read_results", "'n/a' in row 200 into a Study",
 
 
 def pool(name):
-    from genexpy_nb.experiments import load_pool
+    from genexpy_nb.seedpools import load_pool
 
     return load_pool(F(name))
 
@@ -725,12 +725,12 @@ for _kind, (_make, _msg) in crafted.CRAFTED_NPZ.items():
               "pool file", _msg)
 add_clear("load_pool", "a folder named x.npz", lambda o: pool("dir.npz"), "is a folder")
 add_clear("load_pool", "neither a file nor a shipped pool",
-          lambda o: __import__("genexpy_nb.experiments", fromlist=["x"]).load_pool(
+          lambda o: __import__("genexpy_nb.seedpools", fromlist=["x"]).load_pool(
               "no_such_pool.npz"), "no_such_pool.npz")
 
 
 def cifar(name):
-    from genexpy_nb.experiments import load_cifar10_binary
+    from genexpy_nb.seedpools import load_cifar10_binary
 
     return load_cifar10_binary(F(f"cifar/{name}"), n_val=0)
 
@@ -743,17 +743,17 @@ add_clear("cifar", "a batch that runs code when unpickled", lambda o: cifar("cod
 add_clear("cifar", "a truncated batch", lambda o: cifar("truncated"), "data_batch_1")
 add_clear("cifar", "a batch that is a list", lambda o: cifar("notadict"), "dict")
 add_clear("cifar", "a folder without batches",
-          lambda o: __import__("genexpy_nb.experiments", fromlist=["x"]).load_cifar10_binary(
+          lambda o: __import__("genexpy_nb.seedpools", fromlist=["x"]).load_cifar10_binary(
               o / "nowhere"), "data_batch_1")
 add_clear("cifar", "n_val larger than the training set",
-          lambda o: __import__("genexpy_nb.experiments", fromlist=["x"]).load_cifar10_binary(
+          lambda o: __import__("genexpy_nb.seedpools", fromlist=["x"]).load_cifar10_binary(
               F("cifar/good"), n_val=10**6), "n_val")
 correct("cifar", "a good folder reads", lambda t: t.X_test.shape[1:] == (3, 32, 32))(
     lambda o: cifar("good"))
 
 
 def weights(name):
-    from genexpy_nb.experiments.vit import _read_state
+    from genexpy_nb.seedpools.vit import _read_state
 
     return _read_state(F(name))
 
@@ -765,7 +765,7 @@ add_clear("weights", "a weights file holding a pickled object",
 
 
 def _resume_config(o: Path, text: str):
-    from genexpy_nb.experiments.pools import PartialPool
+    from genexpy_nb.seedpools.pools import PartialPool
 
     part = PartialPool(o / "pool.npz", {"seed": 0})
     part.dir.mkdir(parents=True)
@@ -779,7 +779,7 @@ for _text in ("{not json", "[1, 2]", ""):
 
 
 def _resume_damaged_model(o: Path):
-    from genexpy_nb.experiments.pools import PartialPool
+    from genexpy_nb.seedpools.pools import PartialPool
 
     part = PartialPool(o / "pool.npz", {"seed": 0})
     part.open()

@@ -70,15 +70,21 @@ def test_precompile_fills_the_cache_that_later_sessions_load(tmp_path):
 
 
 def test_kernel_routes_restore_the_size_bounds():
-    from genexpy_nb import kernels
-    from genexpy_nb.precompile import kernel_routes
-    from genexpy_nb.variability import robust_ks
+    import dataclasses
 
-    before = (kernels._MALLOWS_BLAS_MAX, robust_ks._NUMPY_MAX_WORK)
+    import pytest
+
+    from genexpy_nb import config
+    from genexpy_nb.precompile import kernel_routes
+
+    before = dataclasses.replace(config.ROUTES)
     try:
         with kernel_routes():
-            assert kernels._MALLOWS_BLAS_MAX < 0 and robust_ks._NUMPY_MAX_WORK < 0
+            assert config.ROUTES.mallows_blas_max < 0 and config.ROUTES.ks_numpy_max_work < 0
             raise KeyboardInterrupt
     except KeyboardInterrupt:
         pass
-    assert (kernels._MALLOWS_BLAS_MAX, robust_ks._NUMPY_MAX_WORK) == before
+    assert config.ROUTES == before
+    with pytest.raises(ValueError, match="unknown route bound"):
+        with config.force_route(nope=1):
+            pass

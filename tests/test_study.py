@@ -363,6 +363,9 @@ def test_subsample_equals_the_study_built_from_the_table(seed, hib):
         assert fast.configurations.equals(slow.configurations)
         assert fast.report.cells_imputed == slow.report.cells_imputed
         assert fast.report.cells_total == slow.report.cells_total
+        # built through one constructor: every setting, the same attributes as Study(...)
+        assert fast.settings() == slow.settings()
+        assert set(vars(fast)) == set(vars(slow))
 
 
 def test_levels_are_sorted_like_python_and_polars():

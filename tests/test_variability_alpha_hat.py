@@ -241,7 +241,6 @@ def test_ensemble_study_without_labels():
 def test_numpy_route_equals_the_kernel(seed, T, C, rounded, full, with_zero):
     """Small inputs go through NumPy, large ones through the kernel: the same bits (levels,
     exact levels, distances), ties and clipped values included."""
-    from genexpy_nb.variability import robust_ks
 
     rng = np.random.default_rng(seed)
     ref = rng.normal(0, 3, size=(3, T))
@@ -250,14 +249,10 @@ def test_numpy_route_equals_the_kernel(seed, T, C, rounded, full, with_zero):
         ref, cand = np.round(ref), np.clip(np.round(cand), -2, 2)
     grid = [0.0, 0.02, 0.1, 0.3] if with_zero else [0.02, 0.1, 0.3]
     out = {}
-    old = robust_ks._NUMPY_MAX_WORK
-    try:
-        for route, work in (("numpy", 1e18), ("kernel", 0)):
-            robust_ks._NUMPY_MAX_WORK = work
+    for route, work in (("numpy", 1e18), ("kernel", 0)):
+        with config.force_route(ks_numpy_max_work=work):
             out[route] = _alpha_hat_raw(ref, cand, B=7, grid=grid, exact=True, eps=0.01,
                                         seed=seed, n_jobs=1, progress=False, full=full)
-    finally:
-        robust_ks._NUMPY_MAX_WORK = old
     a, b = out["numpy"], out["kernel"]
     for f in ("a_grid", "a_exact", "d0", "d_grid"):
         assert_array_equal(getattr(a, f), getattr(b, f))

@@ -205,7 +205,6 @@ def test_rows_kernel_matches_naive_twin():
        C=st.integers(1, 5), rounded=st.booleans())
 def test_distances_same_bits_on_both_routes(seed, M, T, C, rounded):
     """The full-data distances of NumPy's route and the kernel's are the same bits."""
-    from genexpy_nb.variability import robust_ks
 
     rng = np.random.default_rng(seed)
     ref, cand = rng.normal(size=(M, T)) * 4, rng.normal(0.5, 4, size=(C, T))
@@ -213,11 +212,7 @@ def test_distances_same_bits_on_both_routes(seed, M, T, C, rounded):
         ref, cand = np.round(ref), np.round(cand)
     alphas = [0.3, 0.0, 0.05, 0.6]
     out = []
-    old = robust_ks._NUMPY_MAX_WORK
-    try:
-        for work in (1e18, 0):
-            robust_ks._NUMPY_MAX_WORK = work
+    for work in (1e18, 0):
+        with config.force_route(ks_numpy_max_work=work):
             out.append(ks_to_reference(ref, cand, alpha=alphas, clip=None))
-    finally:
-        robust_ks._NUMPY_MAX_WORK = old
     np.testing.assert_array_equal(out[0], out[1])

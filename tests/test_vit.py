@@ -16,7 +16,7 @@ from genexpy_nb import GenexpyInputError
 
 torch = pytest.importorskip("torch", reason="the ViT needs torch (extra [train])")
 
-from genexpy_nb.experiments.vit import (  # noqa: E402
+from genexpy_nb.seedpools.vit import (  # noqa: E402
     MiniViT,
     convert_hf_vit,
     is_hf_vit_state,
@@ -145,7 +145,7 @@ def test_hugging_face_live_state_dict_and_backbone_only(tmp_path):
 
 
 def test_fractal_classes_are_contractive_filled_and_reproducible():
-    from genexpy_nb.experiments.fractals import fractal_images, random_ifs_classes
+    from genexpy_nb.seedpools.fractals import fractal_images, random_ifs_classes
 
     a = random_ifs_classes(4, seed=5, size=8)
     assert np.array_equal(a, random_ifs_classes(4, seed=5, size=8))
@@ -170,7 +170,7 @@ def test_fractal_classes_are_contractive_filled_and_reproducible():
 
 
 def test_fractal_binary_task_split():
-    from genexpy_nb.experiments.fractals import fractal_binary_task
+    from genexpy_nb.seedpools.fractals import fractal_binary_task
 
     t = fractal_binary_task(n_groups=2, n_train=40, n_val=10, n_test=30, size=8)
     assert t.X_train.shape == (40, 1, 8, 8) and t.y_test.size == 30
@@ -186,8 +186,8 @@ def test_fractal_binary_task_split():
 
 @pytest.fixture(scope="module")
 def tiny_backbone(tmp_path_factory):
-    from genexpy_nb.experiments.fractals import FractalSet
-    from genexpy_nb.experiments.pretrain import pretrain_vit
+    from genexpy_nb.seedpools.fractals import FractalSet
+    from genexpy_nb.seedpools.pretrain import pretrain_vit
 
     out = tmp_path_factory.mktemp("bb") / "bb.npz"
     meta = pretrain_vit(out, recipe=FractalSet(n_classes=4, per_class=24, size=16, seed=2),
@@ -196,8 +196,8 @@ def tiny_backbone(tmp_path_factory):
 
 
 def test_pretraining_is_seeded_resumable_and_the_file_is_checked(tiny_backbone, tmp_path):
-    from genexpy_nb.experiments.fractals import FractalSet
-    from genexpy_nb.experiments.pretrain import (
+    from genexpy_nb.seedpools.fractals import FractalSet
+    from genexpy_nb.seedpools.pretrain import (
         load_pretrained_vit,
         pretrain_vit,
         read_backbone_file,
@@ -231,8 +231,8 @@ def test_pretraining_is_seeded_resumable_and_the_file_is_checked(tiny_backbone, 
 
 
 def test_vit_head_and_finetune_pools(tiny_backbone, tmp_path):
-    from genexpy_nb.experiments import digits_binary_task
-    from genexpy_nb.experiments.transfer import (
+    from genexpy_nb.seedpools import digits_binary_task
+    from genexpy_nb.seedpools.transfer import (
         resize_task,
         train_finetune_pool,
         train_vit_head_pool,
@@ -315,10 +315,10 @@ def paper_files(tmp_path_factory):
 def test_paper_transfer_pool_from_a_local_checkpoint(paper_files, tmp_path):
     import shlex
 
-    from genexpy_nb.experiments import load_cifar10_binary, load_pool, pool_seeds
-    from genexpy_nb.experiments import transfer as tr
-    from genexpy_nb.experiments.training import train_model
-    from genexpy_nb.experiments.vit import extract_features
+    from genexpy_nb.seedpools import load_cifar10_binary, load_pool, pool_seeds
+    from genexpy_nb.seedpools import transfer as tr
+    from genexpy_nb.seedpools.training import train_model
+    from genexpy_nb.seedpools.vit import extract_features
 
     f = paper_files
     kw = dict(arch=_TINY_ARCH, weights=f["ckpt"], sha256=f["sha256"], cifar_dir=f["cifar"],
@@ -373,7 +373,7 @@ def test_paper_transfer_pool_from_a_local_checkpoint(paper_files, tmp_path):
 
 
 def test_paper_backbone_through_timm_and_its_errors(paper_files, monkeypatch, tmp_path):
-    from genexpy_nb.experiments import transfer as tr
+    from genexpy_nb.seedpools import transfer as tr
 
     f = paper_files
     timm = f["timm"]
@@ -424,7 +424,7 @@ def test_paper_backbone_through_timm_and_its_errors(paper_files, monkeypatch, tm
 
 
 def test_device_option_of_the_pool_commands(tmp_path, capsys):
-    from genexpy_nb.experiments import cnn_seeds, load_pool
+    from genexpy_nb.seedpools import cnn_seeds, load_pool
 
     out = tmp_path / "c.npz"
     assert cnn_seeds.main(["--out", str(out), "--models", "1", "--epochs", "1", "--n-train",
@@ -442,7 +442,7 @@ def test_device_option_of_the_pool_commands(tmp_path, capsys):
 
 def test_a_resumed_pool_does_not_compute_the_features_again(paper_files, tmp_path,
                                                             monkeypatch):
-    from genexpy_nb.experiments import transfer as tr
+    from genexpy_nb.seedpools import transfer as tr
 
     f = paper_files
     kw = dict(arch=_TINY_ARCH, weights=f["ckpt"], cifar_dir=f["cifar"], n_val=4, n_models=3,

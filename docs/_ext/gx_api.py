@@ -34,6 +34,9 @@ from sphinx.application import Sphinx
 #: modules documented besides those found from the package (the cluster helpers are a plain
 #: module, not a subpackage, and not in genexpy_nb.__all__)
 EXTRA_MODULES: tuple[str, ...] = ("genexpy_nb.distributed",)
+#: subpackages that are deprecated aliases of others (importing them warns): not documented
+#: twice (``genexpy_nb.experiments`` is :mod:`genexpy_nb.seedpools` under its old name)
+ALIAS_MODULES: frozenset[str] = frozenset({"genexpy_nb.experiments"})
 
 
 def documented_modules() -> list[str]:
@@ -47,6 +50,8 @@ def documented_modules() -> list[str]:
     for info in pkgutil.iter_modules(genexpy_nb.__path__):
         if info.ispkg and not info.name.startswith("_"):
             full = f"genexpy_nb.{info.name}"
+            if full in ALIAS_MODULES:
+                continue
             try:
                 mod = importlib.import_module(full)
             except ImportError:

@@ -8,9 +8,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-#: below this many basic operations a call runs on the calling thread (a thread pool costs
-#: tens of microseconds; the old ``parallel=True`` regions cost milliseconds on small work)
-PARALLEL_MIN_WORK = 2_000_000
+from .. import config
 
 _POOL = None
 _POOL_LOCK = threading.Lock()
@@ -92,7 +90,7 @@ def run_blocks(fn: Callable[[int, int], None], nrows: int, work: float,
     out uneven rows; 1 keeps blocks large where each is one matrix product (BLAS runs at
     24 GFLOP/s on 25 rows, 34 on 100 here).
     """
-    nt = n_threads() if work >= PARALLEL_MIN_WORK else 1
+    nt = n_threads() if work >= config.ROUTES.parallel_min_work else 1
     if nt <= 1 or nrows < 2:
         fn(0, nrows)
         return

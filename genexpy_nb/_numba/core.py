@@ -1,4 +1,5 @@
-"""Numba kernels of Part A: Mallows and RBF kernel matrices, MMD values from index samples.
+"""Numba kernels of the generalizability engine: Mallows and RBF kernel matrices, MMD values
+from index samples.
 
 Arrays and scalars only; the public layer (kernels.py, mmd.py) validates the input. Every
 function here is serial and ``nogil``: the callers split large work into row blocks and run

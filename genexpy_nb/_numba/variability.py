@@ -11,10 +11,9 @@ of the two sorted samples (O(P)); each alpha then costs two O(P) scans: a backwa
 the suffix maxima ``up`` and a forward pass that carries the prefix minimum ``lo``, the
 clipped ``h`` and both maxima of step 7. One sort serves every alpha.
 
-Everything is one function on purpose: numba compiles each jitted function separately, at
-0.2-0.5 s apiece on this project's machine, so the four functions this used to be took
-2.5-3 s to compile on first use (a fresh installation); one function with the scan written
-once compiles in a fraction of that. The trimmed-KS distances of
+Everything is one function on purpose: numba compiles each jitted function separately, so
+four functions took several times as long to compile on first use (a fresh installation)
+as one function with the scan written once (``benchmarks/README.md``). The trimmed-KS distances of
 :func:`genexpy_nb.variability.trimmed_ks` use the same kernel (one bootstrap draw holding
 every test point once, every level evaluated).
 """

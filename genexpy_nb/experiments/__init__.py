@@ -1,80 +1,65 @@
-"""Seed studies run by genexpy_nb itself: train pools of models, save their logit gaps.
+"""Renamed: the seed-pool package is :mod:`genexpy_nb.seedpools` since 0.2.
 
-Optional extra ``[train]`` (PyTorch, scikit-learn) for training; reading the shipped pools
-(:func:`load_pool`) needs NumPy only.
-
-* :func:`train_cnn_pool` — the paper's small CNN over seeds, with one of three sources of
-  randomness (initialisation, batch order, both); CLI ``python -m
-  genexpy_nb.experiments.cnn_seeds``.
-* :func:`train_transfer_pool` — linear heads on a frozen pre-trained backbone over seeds; CLI
-  ``python -m genexpy_nb.experiments.transfer``.
-* :func:`paper_transfer_pool` — the paper's exact transfer setting in one call: an
-  ImageNet-pre-trained ViT (timm or a local checkpoint), frozen, 90 linear heads on CIFAR-10
-  vehicles vs animals (``--backbone paper`` on the command line).
-* :func:`digits_binary_task`, :func:`digits_transfer_tasks`, :func:`load_cifar10_binary`,
-  :func:`download_cifar10` — the tasks.
-* :func:`load_pool` / :class:`SeedPool` — a pool: gaps (models x test points), labels,
-  accuracies, seeds, metadata. Shipped pools are listed in the repository's
-  ``data/POOLS.md``.
-
-Every pool trains on a Dask cluster with ``client=`` (``--scheduler`` on the command line;
-extra ``[cluster]``): one task per model, the same pool bit for bit as serial training (see
-:mod:`genexpy_nb.distributed`).
-
-Names that need torch are imported on first use; without torch they raise
-:class:`MissingOptionalDependency` ("install genexpy_nb[train] for ...").
+``genexpy_nb.experiments`` (and its submodules, e.g. ``genexpy_nb.experiments.pools``) still
+import, with a DeprecationWarning, and are the very modules of :mod:`genexpy_nb.seedpools`:
+``import genexpy_nb.experiments.pools`` gives ``genexpy_nb.seedpools.pools``. The alias goes
+in a later release. (The word "experiments" names the conditions of a study in the
+generalizability half of the package; the seed pools got their own name.)
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
 from typing import Any
 
-from ._torch import MissingOptionalDependency
-from .pools import SOURCES, SeedPool, load_pool, pool_seeds, save_pool, write_manifest
-from .tasks import (
-    BinaryTask,
-    SourceTask,
-    digits_binary_task,
-    digits_transfer_tasks,
-    download_cifar10,
-    load_cifar10_binary,
-)
+_OLD = __name__
+_NEW = "genexpy_nb.seedpools"
 
-#: public names that need torch, and the module that defines them
-_TORCH_NAMES: dict[str, str] = {
-    "SmallCNN": "training",
-    "batch_order": "training",
-    "build_model": "training",
-    "fit_classifier": "training",
-    "train_model": "training",
-    "train_pool": "training",
-    "train_cnn_pool": "cnn_seeds",
-    "train_transfer_pool": "transfer",
-    "pretrain_digits_backbone": "transfer",
-    "paper_transfer_pool": "transfer",
-    "MiniViT": "vit",
-    "make_vit": "vit",
-    "load_weights": "vit",
-    "convert_hf_vit": "vit",
-    "extract_features": "vit",
-}
+warnings.warn(f"{_OLD} was renamed {_NEW}; import from {_NEW} (the old name will be removed "
+              "in a later release).", DeprecationWarning, stacklevel=2)
 
-__all__ = [
-    "SOURCES", "BinaryTask", "MissingOptionalDependency", "SeedPool", "SourceTask",
-    "digits_binary_task", "digits_transfer_tasks", "download_cifar10", "load_cifar10_binary",
-    "load_pool", "pool_seeds", "save_pool", "write_manifest", *_TORCH_NAMES,
-]
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``genexpy_nb.experiments.X`` as the module ``genexpy_nb.seedpools.X``."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not fullname.startswith(_OLD + "."):
+            return None
+        new = _NEW + fullname[len(_OLD):]
+        if importlib.util.find_spec(new) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: Any) -> Any:
+        module = importlib.import_module(_NEW + spec.name[len(_OLD):])
+        spec.loader_state = module.__spec__  # the import system replaces __spec__: kept here
+        return module
+
+    def exec_module(self, module: Any) -> None:
+        """The module is the seed-pool module itself, already executed: give it back its
+        own spec (its relative imports resolve against it)."""
+        module.__spec__ = module.__spec__.loader_state
+
+    def get_code(self, fullname: str) -> Any:
+        """The new module's code (``python -m genexpy_nb.experiments.X`` still runs)."""
+        new = _NEW + fullname[len(_OLD):]
+        return importlib.util.find_spec(new).loader.get_code(new)
+
+
+if not any(isinstance(f, _Alias) for f in sys.meta_path):
+    sys.meta_path.insert(0, _Alias())
+
+_pkg = importlib.import_module(_NEW)
+__all__ = list(_pkg.__all__)
 
 
 def __getattr__(name: str) -> Any:
-    mod = _TORCH_NAMES.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
-    globals()[name] = value
-    return value
+    return getattr(_pkg, name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_TORCH_NAMES))
+    return sorted(set(__all__) | set(globals()))

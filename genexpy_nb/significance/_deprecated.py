@@ -19,5 +19,11 @@ def moved(name: str, new: str) -> Any:
     warnings.warn(
         f"genexpy_nb.significance.{name} moved to {new}; import it from there (the old "
         "name will be removed in a later release).", DeprecationWarning, stacklevel=3)
+    return resolve(new)
+
+
+def resolve(new: str) -> Any:
+    """The object named ``new`` (``"package.module.name"``), imported on demand (by name, so
+    that the statistics package holds no import of the charts)."""
     module, _, attr = new.rpartition(".")
     return getattr(importlib.import_module(module), attr)

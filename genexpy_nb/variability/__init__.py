@@ -4,15 +4,15 @@ the robust-KS paper. From a matrix of logit gaps (models x test points): how rep
 trained model of its training process?
 
 - :func:`logit_gaps`, :func:`clip_gaps`, :func:`ecdf`, :func:`reference_ecdf`,
-  :func:`ecdf_frame`, :func:`ensemble_gaps` — objects (B1);
+  :func:`ecdf_frame`, :func:`ensemble_gaps` — the objects: logit gaps and their ECDFs;
 - :func:`accuracy`, :func:`churn`, :func:`churn_to_ensemble`, :func:`pairwise_churn`,
   :func:`ece` — the usual metrics;
 - :func:`trimmed_ks`, :func:`dkw_threshold`, :func:`min_reference_size`,
-  :func:`robust_ks_test` — the test (B2, B3);
+  :func:`robust_ks_test` — the test;
 - :func:`alpha_hat`, :func:`alpha_hat_bootstrap`, :func:`trimming_curve`,
-  :func:`ks_to_reference` — the trimming level alpha-hat (B3);
+  :func:`ks_to_reference` — the trimming level alpha-hat;
 - :func:`candidate_report`, :func:`ensemble_study`, :func:`ensemble_summary` — the paper's
-  tables (B4);
+  tables;
 - :func:`alpha_hat_groups`, :func:`pairwise_churn_frame`, :func:`select_seed` — reading the
   report like Tables II-V, and the paper's seed-selection rule of thumb.
 """

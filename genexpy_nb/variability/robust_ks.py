@@ -5,8 +5,7 @@ References
 ----------
 del Barrio, Inouzhe & Matrán (2020), "On approximate validation of models: a
 Kolmogorov-Smirnov-based approach" (trimmed KS distance); the robust-KS paper on training
-variability over random seeds (``papers/robust-ks-training-variability.txt``), Section III-C,
-Algorithm 1 and Appendix B-B.
+variability over random seeds, Section III-C, Algorithm 1 and Appendix B-B.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from .. import config
+from .._cluster import as_client, chunks, map_ordered, total_threads
 from .._codes import run_ends
 from .._validation import (
     GenexpyInputError,
@@ -40,12 +40,6 @@ from ._checks import (
 
 #: number of progress-bar steps over the candidates (each step is one parallel kernel call)
 _PROGRESS_STEPS = 20
-#: Up to this much work (rows x pooled points x trimming levels) the distances and
-#: alpha-hat are computed with NumPy (``_trimmed_numpy``), about 20x slower per level than
-#: the numba kernel but with nothing to compile; beyond it, the kernel, compiled once per
-#: installation (about 2 s here). The bound is about 0.3 s of NumPy on this project's
-#: machine.
-_NUMPY_MAX_WORK = 3e7
 
 
 def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.ndarray:
@@ -409,8 +403,6 @@ def _alpha_hat_raw(
     if draws is None:
         draws = draw_bootstrap(seed, nb, M, T)
     if client is not None:  # genexpy_nb[cluster]: chunks of candidates on the workers
-        from ..distributed import alpha_hat_on_cluster
-
         parts = alpha_hat_on_cluster(client, ref, cands, draws, progress=progress, desc=desc,
                                      B=nb, grid=g, exact=exact, eps=e, seed=None,
                                      n_jobs=n_jobs, full=full)
@@ -422,7 +414,7 @@ def _alpha_hat_raw(
     parts = []
     rs, cnts = _reference_samples(ref, idx, ref_model, ref_pos)
     levels = g.size + (20 if exact else 1)
-    if float(nb) * C * 2 * h * levels <= _NUMPY_MAX_WORK:
+    if float(nb) * C * 2 * h * levels <= config.ROUTES.ks_numpy_max_work:
         from . import _trimmed_numpy
 
         # row b * C + c: candidate c's values on the first half of draw b, sorted
@@ -458,6 +450,29 @@ def _alpha_hat_raw(
     return _AlphaHatRaw(a_grid, a_exact, d0, d_grid, g, tau, h)
 
 
+def _alpha_hat_chunk(block: Any, ref: Any, draws: Any, kwargs: dict[str, Any]) -> Any:
+    return _alpha_hat_raw(ref, block, draws=draws, progress=False, **kwargs)
+
+
+def alpha_hat_on_cluster(
+    client: Any, ref: Any, cands: Any, draws: Any, *, progress: bool, desc: str,
+    chunk_size: int | None = None, **kwargs: Any,
+) -> list[Any]:
+    """Per-chunk raw alpha-hat results of ``cands`` (rows), computed on the cluster.
+
+    The bootstrap ``draws`` are made once on the client and shared by every chunk (as the
+    local run shares them across candidates), so each candidate's numbers do not depend on
+    the chunking. Returns the chunks' results in candidate order.
+    """
+    if kwargs.get("n_jobs") is None:
+        kwargs["n_jobs"] = 1  # one numba thread per task: the workers' threads parallelise
+    with as_client(client) as c:
+        rows = chunks(cands.shape[0], total_threads(c), chunk_size)
+        blocks = [cands[r.start:r.stop] for r in rows]
+        return map_ordered(c, _alpha_hat_chunk, blocks, shared=(ref, draws, kwargs),
+                           desc=desc, unit="chunk", progress=progress)
+
+
 def alpha_hat_bootstrap(
     ref_gaps: Any,
     cand_gaps: Any,
@@ -466,7 +481,7 @@ def alpha_hat_bootstrap(
     grid: Any = None,
     exact: bool = True,
     eps: float = config.DKW_EPS,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = True,
     clip: float | None = config.LOGIT_CLIP,
@@ -561,7 +576,7 @@ def alpha_hat(
     grid: Any = None,
     exact: bool = True,
     eps: float = config.DKW_EPS,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = True,
     clip: float | None = config.LOGIT_CLIP,
@@ -590,8 +605,9 @@ def alpha_hat(
         Also compute the exact level by bisection (tolerance ``config.ALPHA_HAT_XTOL``).
     eps : float in (0, 1), default 0.01
         Error probability of the DKW threshold.
-    seed : int or None, default 0
-        Same seed, same result, whatever ``n_jobs``.
+    seed : int, numpy.random.Generator or None, default 0
+        An int fixes the result (same seed, same bits, whatever ``n_jobs``); a Generator is
+        drawn from; None takes fresh entropy.
     n_jobs : int, optional
         Threads (default all numba threads).
     progress : bool, default True
@@ -653,7 +669,7 @@ def trimming_curve(
     B: int = config.ALPHA_HAT_B,
     grid: Any = None,
     eps: float = config.DKW_EPS,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     n_jobs: int | None = None,
     progress: bool = True,
     clip: float | None = config.LOGIT_CLIP,
@@ -778,7 +794,7 @@ def _ks_rows(ref: np.ndarray, cands: np.ndarray, alphas: np.ndarray) -> np.ndarr
     cands = np.ascontiguousarray(np.asarray(cands, dtype=np.float64))
     C, n = cands.shape
     alphas = np.ascontiguousarray(alphas, dtype=np.float64)
-    if float(C) * (r.shape[1] + n) * (alphas.size + 1) <= _NUMPY_MAX_WORK:
+    if float(C) * (r.shape[1] + n) * (alphas.size + 1) <= config.ROUTES.ks_numpy_max_work:
         from . import _trimmed_numpy
 
         return _trimmed_numpy.trimmed_ks_rows(

@@ -14,8 +14,8 @@ three ways, each a function here:
 
 References
 ----------
-The robust KS paper (``papers/robust-ks-training-variability.txt``), Sections V-B, V-C and
-the conclusion.
+The robust-KS paper on training variability over random seeds, Sections V-B, V-C and the
+conclusion.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ import numpy as np
 from .._validation import GenexpyInputError, check_positive_int
 from ._torch import require_torch, torch_threads
 
-torch = require_torch("the ViT feature extractor (genexpy_nb.experiments.vit)")
+torch = require_torch("the ViT feature extractor (genexpy_nb.seedpools.vit)")
 nn = torch.nn
 F = torch.nn.functional
 

@@ -530,13 +530,13 @@ def read_pickled_data(path: str | Path, what: str = "file") -> Any:
     except _TooLarge as exc:
         raise GenexpyInputError(
             f"{what} {path} is refused: {exc} (a crafted file, not a CIFAR-10 batch). Use the "
-            "official CIFAR-10 'python version' files (genexpy_nb.experiments.download_cifar10 "
+            "official CIFAR-10 'python version' files (genexpy_nb.seedpools.download_cifar10 "
             "checks their md5)."
         ) from None
     except pickle.UnpicklingError as exc:
         raise GenexpyInputError(
             f"{what} {path} is not a plain-data pickle ({exc}); refused without running it. "
-            "Use the official CIFAR-10 'python version' files (genexpy_nb.experiments."
+            "Use the official CIFAR-10 'python version' files (genexpy_nb.seedpools."
             "download_cifar10 checks their md5)."
         ) from None
     except (OSError, EOFError, ValueError, TypeError, AttributeError, IndexError,
@@ -648,7 +648,7 @@ def load_cifar10_binary(
         raise GenexpyInputError(
             f"CIFAR-10 batch files not found in {str(folder)!r}: need data_batch_1 (..5) and "
             f"test_batch. Download {CIFAR10_URL} and extract it, or call "
-            "genexpy_nb.experiments.download_cifar10(folder)."
+            "genexpy_nb.seedpools.download_cifar10(folder)."
         )
     label_names = list(CIFAR10_CLASSES)
     meta = folder / "batches.meta"

@@ -3,7 +3,7 @@ source.
 
 Command line (from the repository root)::
 
-    python -m genexpy_nb.experiments.cnn_seeds --out data/cnn_digits_both.npz --source both
+    python -m genexpy_nb.seedpools.cnn_seeds --out data/cnn_digits_both.npz --source both
 
 trains (or resumes) one pool on the digits task and rewrites ``data/POOLS.md``. See
 ``--help`` for every option; ``--dataset cifar10 --cifar-dir DIR`` trains on CIFAR-10.
@@ -21,7 +21,7 @@ from typing import Any
 from .._validation import GenexpyInputError, check_positive_int
 from ._torch import require_torch
 
-require_torch("training the CNN seed pools (genexpy_nb.experiments.cnn_seeds)")
+require_torch("training the CNN seed pools (genexpy_nb.seedpools.cnn_seeds)")
 
 from .pools import SOURCES, SeedPool, check_out_path, write_manifest  # noqa: E402
 from .tasks import (  # noqa: E402
@@ -132,7 +132,7 @@ def train_cnn_pool(
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="python -m genexpy_nb.experiments.cnn_seeds",
+        prog="python -m genexpy_nb.seedpools.cnn_seeds",
         description="Train (or resume) a pool of small CNNs over seeds and save their test "
         "logit gaps (robust-KS paper Sec. V). Interrupt at any time: the same command continues.",
     )
@@ -147,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--hidden", type=int, default=DEFAULT_HIDDEN)
     ap.add_argument("--dataset", default="digits",
                     help="digits (default), cifar10 or fractals (a harder 8x8 binary task "
-                    "made offline: genexpy_nb.experiments.fractals.fractal_binary_task)")
+                    "made offline: genexpy_nb.seedpools.fractals.fractal_binary_task)")
     ap.add_argument("--cifar-dir", default=None, help="folder with the CIFAR-10 batch files")
     ap.add_argument("--positive", nargs="+", default=None,
                     help="classes of label 1 (digits: 5 6 7 8 9; cifar10: the paper's vehicles)")
@@ -195,7 +195,7 @@ def task_from_args(args: argparse.Namespace) -> BinaryTask:
         if not args.cifar_dir:
             raise GenexpyInputError(
                 "--dataset cifar10 needs --cifar-dir DIR (the extracted cifar-10-batches-py "
-                "folder; genexpy_nb.experiments.download_cifar10() fetches it)."
+                "folder; genexpy_nb.seedpools.download_cifar10() fetches it)."
             )
         return load_cifar10_binary(
             args.cifar_dir, args.positive or CIFAR10_PAPER_POSITIVE,
@@ -249,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             channels=tuple(args.channels), hidden=args.hidden, n_threads=args.threads,
             max_new_models=args.max_new, overwrite=args.overwrite,
             progress=not args.no_progress,
-            command=command_line("genexpy_nb.experiments.cnn_seeds", argv),
+            command=command_line("genexpy_nb.seedpools.cnn_seeds", argv),
             client=args.scheduler, device=dev,
         )
     except GenexpyInputError as exc:

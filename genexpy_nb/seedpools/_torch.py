@@ -1,4 +1,4 @@
-"""The optional torch dependency of :mod:`genexpy_nb.experiments` (extra ``[train]``).
+"""The optional torch dependency of :mod:`genexpy_nb.seedpools` (extra ``[train]``).
 
 Training code imports torch through :func:`require_torch`, so that a missing install gives one
 instruction instead of a bare ``ModuleNotFoundError``.
@@ -11,9 +11,9 @@ import importlib
 from collections.abc import Iterator
 from types import ModuleType
 
+from .._validation import MissingOptionalDependency
 
-class MissingOptionalDependency(ImportError):
-    """An optional dependency (extra ``[train]``) is not installed; the message says what to run."""
+__all__ = ["MissingOptionalDependency", "require_sklearn", "require_torch", "torch_threads"]
 
 
 def require_torch(feature: str) -> ModuleType:

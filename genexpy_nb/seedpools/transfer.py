@@ -21,13 +21,12 @@ convergence), on the conv features about 95% (97%).
 
 Command line::
 
-    python -m genexpy_nb.experiments.transfer --out data/transfer_digits.npz
+    python -m genexpy_nb.seedpools.transfer --out data/transfer_digits.npz
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -40,15 +39,20 @@ from typing import Any
 import numpy as np
 
 from .._validation import GenexpyInputError, check_positive_int
-from ._torch import require_torch, torch_threads
+from ._torch import require_torch
 
-torch = require_torch("the transfer-learning pools (genexpy_nb.experiments.transfer)")
+torch = require_torch("the transfer-learning pools (genexpy_nb.seedpools.transfer)")
 nn = torch.nn
 
 from ._device import pick_device  # noqa: E402
+from .backbones import (  # noqa: E402
+    DEFAULT_BACKBONE_EPOCHS,
+    PAPER_VIT_ARCH,
+    paper_backbone,
+    pretrain_digits_backbone,
+    state_sha256,
+)
 from .cnn_seeds import (  # noqa: E402
-    DEFAULT_CHANNELS,
-    DEFAULT_HIDDEN,
     add_scheduler_argument,
     command_line,
     task_from_args,
@@ -57,24 +61,18 @@ from .pools import (  # noqa: E402
     SOURCES,
     SeedPool,
     check_out_path,
-    derive_seed,
     write_manifest,
 )
 from .tasks import (  # noqa: E402
     CIFAR10_PAPER_NEGATIVE,
     CIFAR10_PAPER_POSITIVE,
     BinaryTask,
-    SourceTask,
     digits_transfer_tasks,
     download_cifar10,
     load_cifar10_binary,
 )
 from .training import (  # noqa: E402
-    SmallCNN,
-    batch_order,
-    build_model,
     check_training_args,
-    fit_classifier,
     train_pool,
 )
 from .vit import (  # noqa: E402
@@ -82,81 +80,13 @@ from .vit import (  # noqa: E402
     VIT_PRESETS,
     VIT_STD,
     MiniViT,
-    _read_state,
     extract_features,
-    is_hf_vit_state,
     load_weights,
     make_vit,
 )
 
 DEFAULT_HEAD_EPOCHS = 5
 DEFAULT_HEAD_LR = 1e-2
-DEFAULT_BACKBONE_EPOCHS = 30
-#: streams of the backbone's seeds (distinct from the pools' streams 1 and 2)
-_BACKBONE_INIT_STREAM = 3
-_BACKBONE_ORDER_STREAM = 4
-
-
-def _state_sha256(module: nn.Module) -> str:
-    h = hashlib.sha256()
-    for k, v in sorted(module.state_dict().items()):
-        h.update(k.encode())
-        h.update(np.ascontiguousarray(v.detach().cpu().numpy()).tobytes())
-    return h.hexdigest()
-
-
-def pretrain_digits_backbone(
-    source: SourceTask, *, seed: int = 0, epochs: int = DEFAULT_BACKBONE_EPOCHS,
-    lr: float = 1e-3, batch_size: int = 32, channels: tuple[int, int] = DEFAULT_CHANNELS,
-    hidden: int = DEFAULT_HIDDEN, n_threads: int = 1, device: str | Any = "auto",
-) -> tuple[SmallCNN, dict[str, Any]]:
-    """Pre-train the small CNN on a multi-class source task; return it frozen, with a report.
-
-    The initial weights and the batch order come from ``seed`` (streams distinct from the
-    pools' seeds). The returned model has ``requires_grad=False`` everywhere; its ``conv``
-    submodule is the backbone of :func:`train_transfer_pool`. It is trained (and left) on
-    ``device`` (:func:`~._device.pick_device`).
-
-    Returns
-    -------
-    (model, info)
-        ``info``: source accuracy on the held-out part, epochs, seconds, weights sha256.
-    """
-    if not isinstance(source, SourceTask):
-        raise GenexpyInputError(f"source must be a SourceTask, got {type(source).__name__}.")
-    epochs = check_positive_int("epochs", epochs)
-    t0 = time.perf_counter()
-    shape = source.X_train.shape[1:]
-    init_seed = derive_seed(seed, _BACKBONE_INIT_STREAM, 0)
-    order_seed = derive_seed(seed, _BACKBONE_ORDER_STREAM, 0)
-
-    def factory() -> SmallCNN:
-        return SmallCNN(int(shape[0]), int(shape[1]), tuple(channels), hidden, source.n_classes)
-
-    with torch_threads(n_threads):
-        model = build_model(factory, init_seed)
-        order = batch_order(order_seed, source.y_train.shape[0], epochs)
-        loss, curve = fit_classifier(
-            model, source.X_train, source.y_train, order, lr=lr, batch_size=batch_size,
-            X_val=source.X_val if source.y_val.size else None,
-            y_val=source.y_val if source.y_val.size else None, device=device,
-        )
-    for p in model.parameters():
-        p.requires_grad_(False)
-    model.eval()
-    info = {
-        "backbone": "conv layers of a SmallCNN pre-trained on " + source.name,
-        "source_task": {"name": source.name, "n_classes": source.n_classes, **source.info},
-        "architecture": {"channels": list(channels), "hidden": int(hidden),
-                         "n_outputs": source.n_classes},
-        "seed": int(seed), "init_seed": str(init_seed), "order_seed": str(order_seed),
-        "epochs": int(epochs), "lr": float(lr), "batch_size": int(batch_size),
-        "final_train_loss": round(float(loss), 5),
-        "source_val_accuracy": None if np.isnan(curve[-1]) else round(float(curve[-1]), 4),
-        "seconds": round(time.perf_counter() - t0, 2),
-        "weights_sha256": _state_sha256(model),
-    }
-    return model, info
 
 
 def feature_task(
@@ -294,7 +224,7 @@ def train_transfer_pool(
             load_weights(backbone, weights, weights_format=weights_format)
         for p_ in backbone.parameters():
             p_.requires_grad_(False)
-        state_sha = _state_sha256(backbone)
+        state_sha = state_sha256(backbone)
         cache = _FeatureCache(out, {
             "backbone_sha256": state_sha, "images": task.fingerprint(),
             "preprocessing": [image_size, mean and list(mean), std and list(std)],
@@ -519,206 +449,6 @@ def train_finetune_pool(
     )
 
 
-# ---- the paper's exact setting: a published ImageNet ViT, frozen, on CIFAR-10 ---------------
-
-#: default backbone of :func:`paper_transfer_pool` (timm name; ImageNet-21k pre-training,
-#: ImageNet-1k fine-tuning, 224x224 inputs, 86M parameters)
-PAPER_VIT_ARCH = "vit_base_patch16_224"
-
-
-def _import_timm() -> Any:
-    """timm, or a GenexpyInputError saying how to do without it."""
-    try:
-        import timm
-    except ImportError:
-        raise GenexpyInputError(
-            "weights='timm' loads the published checkpoint through timm, which is not "
-            "installed: pip install timm (it downloads the weights from the Hugging Face Hub). "
-            "Or download a checkpoint file elsewhere and pass weights=PATH (with sha256=...)."
-        ) from None
-    except Exception as exc:  # e.g. a torchvision wheel built for another torch
-        raise GenexpyInputError(
-            f"timm is installed but cannot be imported ({type(exc).__name__}: {exc}); install "
-            "a torchvision that matches your torch, or pass weights=PATH of a checkpoint file."
-        ) from exc
-    return timm
-
-
-def _minivit_config_from_timm(model: nn.Module, arch: str) -> dict[str, Any]:
-    """The :class:`~.vit.MiniViT` parameters of a timm ``VisionTransformer``; layouts that
-    MiniViT does not have (no class token, average pooling, register tokens, layer scale,
-    q/k normalisation, tanh GELU) are refused by name."""
-    blocks, pe = getattr(model, "blocks", None), getattr(model, "patch_embed", None)
-    if blocks is None or pe is None or len(blocks) == 0 or not hasattr(model, "norm"):
-        raise GenexpyInputError(
-            f"timm model {arch!r} is not a plain Vision Transformer (no patch_embed/blocks/"
-            "norm); use a ViT or DeiT checkpoint such as vit_base_patch16_224.")
-    blk = blocks[0]
-    ident = nn.Identity
-    problems = []
-    if getattr(model, "cls_token", None) is None:
-        problems.append("no class token")
-    if getattr(model, "global_pool", "token") != "token":
-        problems.append(f"global_pool={model.global_pool!r} (the class token is needed)")
-    if getattr(model, "num_reg_tokens", 0):
-        problems.append("register tokens")
-    if getattr(model, "no_embed_class", False):
-        problems.append("position embedding without the class token")
-    for attr in ("norm_pre", "fc_norm"):
-        if not isinstance(getattr(model, attr, ident()), ident):
-            problems.append(attr)
-    for attr in ("ls1", "ls2"):
-        if not isinstance(getattr(blk, attr, ident()), ident):
-            problems.append("layer scale")
-    for attr in ("q_norm", "k_norm", "norm"):
-        if not isinstance(getattr(blk.attn, attr, ident()), ident):
-            problems.append(f"attention {attr}")
-    act = getattr(getattr(blk, "mlp", None), "act", None)
-    if not (isinstance(act, nn.GELU) and act.approximate == "none"):
-        problems.append(f"MLP activation {act!r} (exact GELU needed)")
-    img, patch = tuple(pe.img_size), tuple(pe.patch_size)
-    if img[0] != img[1] or patch[0] != patch[1]:
-        problems.append(f"non-square input {img} or patches {patch}")
-    if problems:
-        raise GenexpyInputError(
-            f"timm model {arch!r} has a layout the package's ViT does not implement: "
-            f"{', '.join(sorted(set(problems)))}. Use an original ViT or DeiT checkpoint "
-            "(vit_*_patch*_224, deit_*_patch16_224).")
-    dim = int(model.embed_dim)
-    return {"image_size": int(img[0]), "patch_size": int(patch[0]),
-            "in_channels": int(pe.proj.in_channels), "dim": dim, "depth": len(blocks),
-            "heads": int(blk.attn.num_heads), "mlp_ratio": blk.mlp.fc1.out_features / dim,
-            "eps": float(model.norm.eps)}
-
-
-def paper_backbone(
-    arch: str | Mapping[str, Any] = PAPER_VIT_ARCH,
-    weights: str | os.PathLike = "timm",
-    *,
-    sha256: str | None = None,
-    weights_format: str = "auto",
-) -> tuple[MiniViT, dict[str, Any]]:
-    """The frozen backbone of :func:`paper_transfer_pool`: a :class:`~.vit.MiniViT` holding
-    published pre-trained weights, and where they came from.
-
-    Parameters
-    ----------
-    arch
-        With ``weights="timm"``: a timm model name with a plain ViT layout (class token, no
-        layer scale), e.g. ``vit_base_patch16_224``, ``vit_small_patch16_224``,
-        ``deit_base_patch16_224``; the size is read from timm's model. With a file: one of
-        :data:`~.vit.VIT_PRESETS`, or a mapping of :class:`~.vit.MiniViT` parameters
-        (``image_size``, ``patch_size``, ``dim``, ``depth``, ``heads``, optionally
-        ``mlp_ratio``, ``in_channels``, ``eps``).
-    weights
-        "timm": ``timm.create_model(arch, pretrained=True)`` (needs timm and network; timm
-        downloads from the Hugging Face Hub and caches), converted into MiniViT and checked
-        against timm's own features on two random images (max difference recorded; more
-        than 1e-4 is an error). Or a local checkpoint file (``torch.save`` of a timm or
-        Hugging Face ViT state dict, or ``.safetensors``), read without running code
-        (``torch.load(weights_only=True)``).
-    sha256
-        Expected sha256 of the file (hex): checked before the file is read. The file's
-        sha256 is always recorded.
-    weights_format
-        For a file: 'auto' (Hugging Face names detected), 'timm' or 'hf'.
-
-    Returns
-    -------
-    (MiniViT, dict)
-        The backbone (eval mode, no gradients) and a JSON-able description with the
-        preprocessing of the checkpoint (``mean``, ``std``, ``image_size``).
-    """
-    if weights_format not in ("auto", "torch", "timm", "hf"):
-        raise GenexpyInputError(
-            f"weights_format must be 'auto', 'timm' or 'hf', got {weights_format!r}.")
-    if isinstance(weights, str) and weights == "timm":
-        if sha256 is not None:
-            raise GenexpyInputError(
-                "sha256 checks a weights file; with weights='timm' the download is checked by "
-                "the Hugging Face Hub. Pass weights=PATH to check a file you downloaded.")
-        if not isinstance(arch, str):
-            raise GenexpyInputError(
-                "weights='timm' needs arch as a timm model name (e.g. 'vit_base_patch16_224').")
-        timm = _import_timm()
-        try:
-            ref = timm.create_model(arch, pretrained=True, num_classes=0)
-        except Exception as exc:  # network and hub errors come in many types
-            raise GenexpyInputError(
-                f"could not load the pre-trained {arch!r} through timm ({type(exc).__name__}: "
-                f"{exc}). timm downloads it from the Hugging Face Hub: check the network and "
-                "the name (timm.list_models('vit_*', pretrained=True)), or download the "
-                "checkpoint elsewhere and pass weights=PATH (with sha256=...)."
-            ) from exc
-        cfg = _minivit_config_from_timm(ref, arch)
-        vit = MiniViT(**cfg, num_classes=0)
-        load_weights(vit, ref.state_dict(), weights_format="timm")
-        ref.eval()
-        vit.eval()
-        x = torch.rand(2, cfg["in_channels"], cfg["image_size"], cfg["image_size"],
-                       generator=torch.Generator().manual_seed(0))
-        with torch.no_grad():
-            want = ref.forward_head(ref.forward_features(x), pre_logits=True)
-            diff = float((vit.forward_features(x) - want).abs().max())
-        if not diff <= 1e-4:
-            raise GenexpyInputError(
-                f"the converted {arch!r} differs from timm's by {diff:.3g} on random images; "
-                "this timm model has a layout the package's ViT does not reproduce.")
-        pcfg = dict(getattr(ref, "pretrained_cfg", None) or {})
-        info = {"weights_source": "timm", "timm_model": arch,
-                "timm_tag": pcfg.get("tag"), "hf_hub_id": pcfg.get("hf_hub_id"),
-                "timm_version": getattr(timm, "__version__", None),
-                "max_abs_diff_to_timm": diff,
-                "mean": list(pcfg.get("mean", VIT_MEAN)), "std": list(pcfg.get("std", VIT_STD))}
-    else:
-        path = Path(weights).expanduser()
-        if not path.is_file():
-            raise GenexpyInputError(
-                f"weights must be 'timm' or a checkpoint file; {str(path)!r} not found.")
-        from ..data import _sha256 as file_sha256
-
-        digest = file_sha256(path)
-        if sha256 is not None and digest != str(sha256).strip().lower():
-            raise GenexpyInputError(
-                f"{path} has sha256 {digest}, expected {sha256}: not the file you meant "
-                "(damaged or replaced); it was not read.")
-        state = _read_state(path)
-        is_hf = weights_format == "hf" or (weights_format == "auto" and is_hf_vit_state(state))
-        if isinstance(arch, str):
-            if arch not in VIT_PRESETS:
-                raise GenexpyInputError(
-                    f"arch {arch!r} is not a known ViT size ({', '.join(VIT_PRESETS)}); pass "
-                    "a mapping of MiniViT parameters (image_size, patch_size, dim, depth, "
-                    "heads) for other sizes.")
-            cfg = dict(VIT_PRESETS[arch])
-        elif isinstance(arch, Mapping):
-            cfg = dict(arch)
-        else:
-            raise GenexpyInputError(
-                f"arch must be a ViT name or a mapping of MiniViT parameters, got {arch!r}.")
-        cfg.setdefault("eps", 1e-12 if is_hf else 1e-6)
-        try:
-            vit = MiniViT(**cfg, num_classes=0)
-        except TypeError as exc:
-            raise GenexpyInputError(f"arch: {exc} (MiniViT parameters: image_size, "
-                                    "patch_size, in_channels, dim, depth, heads, mlp_ratio, "
-                                    "eps).") from None
-        load_weights(vit, state, weights_format="hf" if is_hf else "timm")
-        info = {"weights_source": "file", "weights_file": str(path),
-                "weights_file_sha256": digest, "sha256_checked": sha256 is not None,
-                "weights_format": "hf" if is_hf else "timm",
-                "mean": list(VIT_MEAN), "std": list(VIT_STD)}
-    for p in vit.parameters():
-        p.requires_grad_(False)
-    vit.eval()
-    info["architecture"] = {"image_size": vit.image_size, "patch_size":
-                            int(vit.patch_embed.proj.kernel_size[0]),
-                            "in_channels": vit.in_channels, "dim": vit.embed_dim,
-                            "depth": len(vit.blocks), "heads": vit.blocks[0].attn.heads}
-    info["image_size"] = vit.image_size
-    return vit, info
-
-
 def paper_transfer_pool(
     out: str | Path,
     *,
@@ -806,7 +536,7 @@ def paper_transfer_pool(
         'auto' (CUDA when available, else CPU), 'cpu' or 'cuda': features and heads.
     n_threads, feature_batch_size, max_new_models, overwrite, progress, command, client
         As :func:`train_transfer_pool` (``command`` default: the equivalent
-        ``python -m genexpy_nb.experiments.transfer --backbone paper ...`` line).
+        ``python -m genexpy_nb.seedpools.transfer --backbone paper ...`` line).
 
     Returns
     -------
@@ -851,7 +581,7 @@ def paper_transfer_pool(
               str(batch_size), "--device", dev.type, "--threads", str(n_threads)]
         if not standardize:
             a.append("--no-standardize")
-        command = command_line("genexpy_nb.experiments.transfer", a)
+        command = command_line("genexpy_nb.seedpools.transfer", a)
     return train_transfer_pool(
         out, backbone=vit, task=task, image_size=vit.image_size, mean=mean, std=std,
         standardize=standardize, n_models=n_models, seed=seed, source=source,
@@ -865,7 +595,7 @@ def paper_transfer_pool(
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="python -m genexpy_nb.experiments.transfer",
+        prog="python -m genexpy_nb.seedpools.transfer",
         description="Train (or resume) a pool of linear heads on a frozen backbone over seeds "
         "and save their test logit gaps (robust-KS paper Sec. V, transfer learning).",
     )
@@ -942,7 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             head_epochs=args.head_epochs, lr=args.lr, batch_size=args.batch_size,
             n_threads=args.threads, max_new_models=args.max_new, overwrite=args.overwrite,
             progress=not args.no_progress, standardize=not args.no_standardize,
-            command=command_line("genexpy_nb.experiments.transfer", argv),
+            command=command_line("genexpy_nb.seedpools.transfer", argv),
             client=args.scheduler, device=dev,
         )
         if args.backbone == "digits-cnn":

@@ -1,4 +1,4 @@
-"""``python -m genexpy_nb.experiments.manifest [FOLDER]``: rewrite POOLS.md/.json of FOLDER.
+"""``python -m genexpy_nb.seedpools.manifest [FOLDER]``: rewrite POOLS.md/.json of FOLDER.
 
 (A module of its own so that ``python -m`` does not re-run a module the package has already
 imported.)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import GenexpyInputError, check_positive_int
+from .._validation import GenexpyInputError, check_positive_int, check_seed, root_seed
 from ._device import device_name, pick_device
 from ._torch import require_torch, torch_threads
 from .pools import (
@@ -48,7 +48,7 @@ from .pools import (
 )
 from .tasks import BinaryTask
 
-torch = require_torch("training pools of models (genexpy_nb.experiments)")
+torch = require_torch("training pools of models (genexpy_nb.seedpools)")
 nn = torch.nn
 
 __all__ = [
@@ -138,8 +138,7 @@ def check_training_args(
     check_positive_int("n_threads", n_threads)
     if max_new_models is not None:
         check_positive_int("max_new_models", max_new_models, minimum=0)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GenexpyInputError(f"seed must be a non-negative integer, got {seed!r}.")
+    check_seed(seed)
     try:
         lr_f = float(lr)
     except (TypeError, ValueError):
@@ -346,7 +345,7 @@ def train_pool(
     """Train (or resume) a pool of models that differ only in their seeds; save it to ``out``.
 
     Models are saved one by one into ``<out>.partial/``; when all ``n_models`` are there the
-    pool is written to ``out`` (compressed npz, format in :mod:`genexpy_nb.experiments.pools`)
+    pool is written to ``out`` (compressed npz, format in :mod:`genexpy_nb.seedpools.pools`)
     and the partial folder is deleted. A run that stops half-way (interrupted, or
     ``max_new_models`` reached) continues where it stopped when called again with the same
     arguments, and gives exactly the pool an uninterrupted run gives.
@@ -363,7 +362,7 @@ def train_pool(
         Recorded in the file's ``meta`` (``model_spec``: JSON-able architecture description;
         part of the configuration a resumed run must match).
     source
-        'init', 'order' or 'both' (see :func:`~genexpy_nb.experiments.pools.pool_seeds`).
+        'init', 'order' or 'both' (see :func:`~genexpy_nb.seedpools.pools.pool_seeds`).
     n_models, seed, epochs, lr, batch_size
         Pool size, pool seed and fixed hyperparameters.
     n_threads
@@ -402,6 +401,7 @@ def train_pool(
     SeedPool or None
         The finished pool, or None when ``max_new_models`` stopped the run early.
     """
+    seed = root_seed(seed)  # recorded in the pool: a Generator or None gives a fresh root
     check_training_args(
         n_models=n_models, epochs=epochs, lr=lr, batch_size=batch_size, n_threads=n_threads,
         max_new_models=max_new_models, seed=seed, source=source,
@@ -467,7 +467,7 @@ def train_pool(
                 ))
                 bar.update(1)
         elif todo:
-            from ..distributed import as_client, map_unordered
+            from .._cluster import as_client, map_unordered
 
             with as_client(client, threads_per_task=n_threads) as c:
                 seeds = [(int(init_seeds[i]), int(order_seeds[i])) for i in todo]

@@ -15,7 +15,7 @@ arrays named like timm's ViT parameters plus a JSON ``meta`` entry, no pickle â€
 
 Command line (regenerates the shipped weights; about 15 minutes on one CPU core)::
 
-    python -m genexpy_nb.experiments.pretrain --out data/vit_fractal_backbone.npz
+    python -m genexpy_nb.seedpools.pretrain --out data/vit_fractal_backbone.npz
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import numpy as np
 from .._validation import GenexpyInputError, check_positive_int
 from ._torch import require_torch, torch_threads
 
-torch = require_torch("pre-training the ViT (genexpy_nb.experiments.pretrain)")
+torch = require_torch("pre-training the ViT (genexpy_nb.seedpools.pretrain)")
 nn = torch.nn
 F = torch.nn.functional
 
@@ -341,7 +341,7 @@ def load_pretrained_vit(path_or_name: str | os.PathLike = SHIPPED_BACKBONE, *,
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="python -m genexpy_nb.experiments.pretrain",
+        prog="python -m genexpy_nb.seedpools.pretrain",
         description="Pre-train the package's small ViT on fractal images (resumable).")
     ap.add_argument("--out", required=True)
     ap.add_argument("--classes", type=int, default=DEFAULT_RECIPE.n_classes)
@@ -371,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.out, recipe=recipe, epochs=args.epochs, batch_size=args.batch_size,
             lr=args.lr, seed=args.seed, device=args.device, n_threads=args.threads,
             progress=not args.no_progress, overwrite=args.overwrite,
-            command=command_line("genexpy_nb.experiments.pretrain",
+            command=command_line("genexpy_nb.seedpools.pretrain",
                                  [a for a in argv if a not in ("--overwrite",)]),
         )
     except GenexpyInputError as exc:

@@ -1,0 +1,148 @@
+"""n-generalizability and the number of experiments n* (paper Sec. 4.5; App. C).
+
+The heavy part, the resampled distributions of MMD_n for every configuration, kernel and n
+of the grid, is computed once by :class:`GeneralizabilityAnalysis` and cached; n* for any
+(alpha*, delta*) is then a cheap read of those distributions (the panels rely on this).
+
+The engine, one job per module:
+
+* :mod:`.columns`: the columns of the n* frame and the expressions of its verdicts;
+* :mod:`.ngen`: n-generalizability, quantiles of MMD_n, the grid of sample sizes;
+* :mod:`.fit`: the power-law fit, n* from it and its trust rules;
+* :mod:`.estimate`: the n* estimator, once (resampled MMD_n, fit, interval), for the
+  analysis and the simulations;
+* :mod:`.interval`: the interval of the resampled n*;
+* :mod:`.closed_form`: the closed-form approximation and the distribution-free bound;
+* :mod:`.baseline`: the no-signal baseline (scores exchanged) and its band;
+* :mod:`.questions`: vacuous questions refused, a* of Borda, score thresholds;
+* :mod:`.analysis`: the cached analysis, :class:`GeneralizabilityAnalysis`;
+* :mod:`.cluster`: its configurations as tasks on a Dask cluster;
+* :mod:`.run`: :func:`analyze`, the whole study in one call.
+
+References
+----------
+Matteucci et al., "Generalizability of experimental studies": Definition 4.2
+(n-generalizability), Theorem 4.1 and Algorithm 1 (n*), Appendix C (approximation and bound).
+"""
+
+from __future__ import annotations
+
+from .analysis import (  # noqa: F401
+    AnalysisSetup,
+    ConfigDistributions,
+    GeneralizabilityAnalysis,
+    check_analysis,
+    check_nstar_request,
+    nstar_frame,
+)
+from .baseline import (  # noqa: F401
+    _NULL_DENSE_MAX,
+    NULL_B,
+    NULL_KEY,
+    NULL_LEVEL,
+    NULL_THIN_FROM,
+    NULL_WIDEN,
+    _baseline_support,
+    _count_differences,
+    _exchange_permutations,
+    _null_band,
+    _null_sizes,
+    exchange_scores,
+)
+from .closed_form import (  # noqa: F401
+    BOUND_REASON,
+    ApproxTerms,
+    _approx_C,
+    _ndtri,
+    approx_nstar,
+    approx_quantile,
+    approx_terms,
+    bound_nstar,
+    lin_z,
+)
+from .cluster import (  # noqa: F401
+    analyze_on_cluster,
+)
+from .columns import (  # noqa: F401
+    BEYOND_CHANCE,
+    METHODS,
+    NSTAR_CEIL,
+    NSTAR_SCHEMA,
+    NULL_COLUMNS,
+    _distinct,
+    _unreliable,
+    concat_columns,
+)
+from .estimate import (  # noqa: F401
+    FITS,
+    quantile_fits,
+    resample_mmd,
+    resampled_nstar,
+)
+from .fit import (  # noqa: F401
+    MIN_GRID_POINTS,
+    R2_MIN,
+    SLOPE_ALPHAS,
+    SLOPE_BAND,
+    NStarFit,
+    _fits_from_quantiles,
+    _nstar_values,
+    _resampled_quantile_curves,
+    _trust_reason,
+    fit_nstar,
+    nstar_ceil,
+    power_law_fit,
+)
+from .interval import (  # noqa: F401
+    INTERVAL_B,
+    INTERVAL_LEVEL,
+    _closed_form_deviations,
+    _closed_form_log_sd,
+    _closed_form_spread,
+    _interval,
+    _nstar_interval,
+    _prediction_se,
+    _quantiles0,
+)
+from .ngen import (  # noqa: F401
+    _min_N_for_points,
+    _min_N_for_two_points,
+    _resolve_grid,
+    default_grid,
+    min_N_for_points,
+    min_N_for_two_points,
+    mmd_quantile,
+    ngen,
+    resolve_grid,
+)
+from .questions import (  # noqa: F401
+    _default_alternative,
+    best_alternative,
+    check_question,
+    score_thresholds,
+)
+from .run import (  # noqa: F401
+    analyze,
+)
+
+__all__ = [
+    "best_alternative",
+    "exchange_scores",
+    "score_thresholds",
+    "ngen",
+    "mmd_quantile",
+    "default_grid",
+    "fit_nstar",
+    "power_law_fit",
+    "check_question",
+    "NStarFit",
+    "approx_terms",
+    "approx_nstar",
+    "approx_quantile",
+    "bound_nstar",
+    "lin_z",
+    "GeneralizabilityAnalysis",
+    "analyze",
+    "METHODS",
+    "NULL_COLUMNS",
+]

@@ -1,0 +1,230 @@
+"""The import contract of the package: who may import whom (STYLE.md's picture).
+
+A small AST walk over ``genexpy_nb/`` that counts every import, at module level or inside a
+function, except those under ``if TYPE_CHECKING:`` (they never run). The rules:
+
+* no import cycle;
+* charts draw frames: they import no engine module;
+* the statistics (``significance``) import no charts;
+* the cluster plumbing (``_cluster``) imports no domain module;
+* the seed-pool code imports neither the package's face nor the charts or panels;
+* the numba kernels (``_numba``) take arrays: they import only ``config``, the leaf
+  ``_validation`` and each other;
+* the bottom (``config``, ``_validation``, ``_escape``, ``_codes``) imports nothing of the package;
+* no module is longer than 800 lines.
+
+What breaks a rule today is listed below, explicitly, with the reason; remove an entry when
+its cause is gone.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "genexpy_nb"
+MAX_LINES = 800
+
+#: modules over MAX_LINES (or near it) that are being split on other branches
+LONG_ALLOWED = {
+    "genexpy_nb.cli",
+    "genexpy_nb.charts.generalizability",
+    "genexpy_nb.panels",
+}
+
+#: cycles known today. charts/cd_figure.py imports charts/significance.py inside a function
+#: (its Vega drawing) while charts/significance.py imports the SVG drawing: owned by the
+#: charts split
+CYCLES_ALLOWED = {
+    frozenset({"genexpy_nb.charts.cd_figure", "genexpy_nb.charts.significance"}),
+}
+
+#: chart modules that import an engine module today: the CD diagram computes the critical
+#: difference and its cliques from the scores, and both read the score frame's column names
+#: from the statistics package (owned by the charts split)
+CHARTS_ENGINE_ALLOWED = {
+    ("genexpy_nb.charts.cd_figure", "genexpy_nb.significance._input"),
+    ("genexpy_nb.charts.cd_figure", "genexpy_nb.significance.critical_difference"),
+    ("genexpy_nb.charts.cd_figure", "genexpy_nb.significance.report"),
+    ("genexpy_nb.charts.significance", "genexpy_nb.significance._input"),
+}
+
+#: what charts may import from the package besides each other
+CHART_DEPS = {"genexpy_nb._escape", "genexpy_nb._io", "genexpy_nb._validation",
+              "genexpy_nb.config"}
+#: the seed-pool package (its old name is kept as an alias while users move)
+SEED_POOLS = ("genexpy_nb.seedpools", "genexpy_nb.experiments")
+BOTTOM = ("genexpy_nb.config", "genexpy_nb._validation", "genexpy_nb._escape",
+          "genexpy_nb._codes")
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for f in PKG.rglob("*.py"):
+        parts = list(f.relative_to(PKG.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        mods[".".join(parts)] = f
+    return mods
+
+
+MODS = _modules()
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """ids of the import nodes under ``if TYPE_CHECKING:``."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            out |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    return out
+
+
+def _target(name: str) -> str | None:
+    """The package module that importing ``name`` loads last (a name in a module, a module)."""
+    while name and name not in MODS:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(mod: str) -> set[str]:
+    path = MODS[mod]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_nodes(tree)
+    base = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+    out = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                pkg = base[: len(base) - (node.level - 1)]
+                m = ".".join(pkg + ([node.module] if node.module else []))
+            else:
+                m = node.module or ""
+            names = [f"{m}.{a.name}" for a in node.names]
+        else:
+            continue
+        for n in names:
+            if n.startswith("genexpy_nb"):
+                t = _target(n)
+                if t and t != mod:
+                    out.add(t)
+    return out
+
+
+GRAPH = {m: _imports(m) for m in MODS}
+
+
+def _cycles() -> list[frozenset[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(frozenset(comp))
+
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _under(mod: str, *prefixes: str) -> bool:
+    return any(mod == p or mod.startswith(p + ".") for p in prefixes)
+
+
+def test_the_walker_sees_function_level_imports():
+    # module-level imports
+    assert "genexpy_nb.generalizability.cluster" in GRAPH["genexpy_nb.generalizability.run"]
+    assert "genexpy_nb._cluster" in GRAPH["genexpy_nb.variability.robust_ks"]
+    # a function-level import is counted (charts/cd_figure.py draws with Vega on demand)
+    assert "genexpy_nb.charts.significance" in GRAPH["genexpy_nb.charts.cd_figure"]
+
+
+def test_no_import_cycle():
+    cycles = set(_cycles())
+    assert cycles <= CYCLES_ALLOWED, sorted(map(sorted, cycles - CYCLES_ALLOWED))
+
+
+def test_charts_import_no_engine_module():
+    bad = {(m, t) for m in GRAPH if _under(m, "genexpy_nb.charts") for t in GRAPH[m]
+           if not _under(t, "genexpy_nb.charts") and t not in CHART_DEPS}
+    assert bad <= CHARTS_ENGINE_ALLOWED, sorted(bad - CHARTS_ENGINE_ALLOWED)
+
+
+def test_significance_imports_no_charts():
+    bad = {(m, t) for m in GRAPH if _under(m, "genexpy_nb.significance") for t in GRAPH[m]
+           if _under(t, "genexpy_nb.charts", "genexpy_nb.panels")}
+    assert not bad, sorted(bad)
+
+
+def test_cluster_plumbing_imports_no_domain_module():
+    assert GRAPH["genexpy_nb._cluster"] <= {"genexpy_nb._validation"}
+
+
+def test_seed_pools_import_neither_the_face_nor_charts():
+    bad = {(m, t) for m in GRAPH if _under(m, *SEED_POOLS) for t in GRAPH[m]
+           if t == "genexpy_nb" or _under(t, "genexpy_nb.charts", "genexpy_nb.panels")}
+    assert not bad, sorted(bad)
+
+
+def test_numba_kernels_import_only_config():
+    allowed = {"genexpy_nb.config", "genexpy_nb._validation"}
+    bad = {(m, t) for m in GRAPH if _under(m, "genexpy_nb._numba") for t in GRAPH[m]
+           if t not in allowed and not _under(t, "genexpy_nb._numba")}
+    assert not bad, sorted(bad)
+
+
+@pytest.mark.parametrize("mod", BOTTOM)
+def test_the_bottom_imports_nothing_of_the_package(mod):
+    assert not GRAPH[mod], sorted(GRAPH[mod])
+
+
+def test_no_module_over_800_lines():
+    long = {m for m, f in MODS.items()
+            if len(f.read_text(encoding="utf-8").splitlines()) > MAX_LINES}
+    assert long <= LONG_ALLOWED, sorted(long - LONG_ALLOWED)
+
+
+def test_the_old_seed_pool_name_warns_and_is_the_same_package():
+    import importlib
+    import sys
+
+    import genexpy_nb.seedpools.pools as new
+
+    for name in [m for m in sys.modules if m.startswith("genexpy_nb.experiments")]:
+        del sys.modules[name]
+    with pytest.warns(DeprecationWarning, match="genexpy_nb.seedpools"):
+        old = importlib.import_module("genexpy_nb.experiments")
+    assert old.load_pool is new.load_pool
+    old_pools = importlib.import_module("genexpy_nb.experiments.pools")
+    assert old_pools is new
+    from genexpy_nb.experiments.pools import pool_seeds
+
+    assert pool_seeds is new.pool_seeds
