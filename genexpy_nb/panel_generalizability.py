@@ -20,7 +20,7 @@ from ._validation import GenexpyInputError, check_positive_int
 from ._words import plural
 from .generalizability import GeneralizabilityAnalysis, best_alternative
 from .kernels import RBF, Borda, Jaccard, Kernel, Mallows
-from .panels import (
+from .panel_views import (
     ALPHA_RANGE,
     CHART_CACHE_SIZE,
     DELTA_RANGE,

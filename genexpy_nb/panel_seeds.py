@@ -17,7 +17,7 @@ import polars as pl
 
 from . import config
 from ._validation import GenexpyInputError
-from .panels import (
+from .panel_views import (
     CHART_CACHE_SIZE,
     TRIM_GRID,
     VAR_METRICS,

@@ -15,8 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from genexpy_nb import config
-from genexpy_nb import kernels as kmod
+from genexpy_nb import _gram, config
 from genexpy_nb.kernels import RBF, Jaccard, Mallows
 from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
 
@@ -35,7 +34,7 @@ def _force_numba(monkeypatch):
 def _force_numpy_blocks(monkeypatch):
     """The NumPy paths of moderate inputs, in the smallest blocks (one alternative or one
     row of the kernel matrix, one pair of samples at a time)."""
-    monkeypatch.setattr(kmod, "_NUMPY_BLOCK_BYTES", 8)
+    monkeypatch.setattr(_gram, "_NUMPY_BLOCK_BYTES", 8)
     monkeypatch.setattr(config.ROUTES, "mmd_small_m", -1)
     monkeypatch.setattr(mmod, "_GATHER_BLOCK", 1)
 
@@ -84,7 +83,7 @@ def test_mallows_bitsets_match_naive(large_paths, X, Y):
 def test_mallows_chunks_of_alternatives_match_naive(large_paths, monkeypatch, chunk_bytes):
     """Bit matrices taken one alternative at a time, in chunks with a shorter last one,
     or all at once: the same counts (rows not a multiple of 4, ties, X and Y apart)."""
-    monkeypatch.setattr(kmod, "_BITS_CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(_gram, "_BITS_CHUNK_BYTES", chunk_bytes)
     rng = np.random.default_rng(7)
     X = rng.integers(0, 9, (7, 75)) * 2
     Y = rng.integers(0, 40, (5, 75))
@@ -100,7 +99,7 @@ def test_mallows_paths_agree_bit_for_bit(monkeypatch):
     X = rng.integers(0, 30, (12, 130))
     k = Mallows().resolve(130)
     small = k.gram(X)
-    monkeypatch.setattr(kmod, "_NUMPY_BLOCK_BYTES", 8)  # BLAS, one alternative at a time
+    monkeypatch.setattr(_gram, "_NUMPY_BLOCK_BYTES", 8)  # BLAS, one alternative at a time
     chunked = k.gram(X)
     _force_numba(monkeypatch)
     large = k.gram(X)
@@ -198,7 +197,7 @@ def test_rbf_on_integer_scores_one_product_equals_differences_bit_for_bit(monkey
     X, Y = np.ascontiguousarray(X[:, :na]), np.ascontiguousarray(Y[:, :na])
     k = RBF().resolve(na)
     fast, fast_sym = k.gram(X, Y), k.gram(X)
-    monkeypatch.setattr(kmod, "_integer_sq_dists", lambda X, Y: None)
+    monkeypatch.setattr(_gram, "_integer_sq_dists", lambda X, Y: None)
     np.testing.assert_array_equal(fast, k.gram(X, Y))
     np.testing.assert_array_equal(fast_sym, k.gram(X))
     np.testing.assert_array_equal(fast_sym, fast_sym.T)
@@ -208,6 +207,6 @@ def test_rbf_on_scores_takes_the_differences():
     """Non-integer values would lose digits in |x|^2 + |y|^2 - 2 x.y: not that path."""
     rng = np.random.default_rng(8)
     X = rng.normal(size=(6, 4)) * 1e3
-    assert kmod._integer_sq_dists(X, X) is None
-    assert kmod._integer_sq_dists(np.round(X), np.round(X)) is not None
-    assert kmod._integer_sq_dists(np.full((2, 3), 2.0**40), np.ones((2, 3))) is None
+    assert _gram._integer_sq_dists(X, X) is None
+    assert _gram._integer_sq_dists(np.round(X), np.round(X)) is not None
+    assert _gram._integer_sq_dists(np.full((2, 3), 2.0**40), np.ones((2, 3))) is None

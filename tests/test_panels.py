@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import genexpy_nb as gx
-from genexpy_nb import GenexpyInputError, panels
+from genexpy_nb import GenexpyInputError, panel_views, panels
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
 from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer
 
@@ -19,7 +19,7 @@ from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer
 def mimebundle_backend(monkeypatch):
     """Most tests read the MIME bundles the frontend gets; the JupyterChart backend is
     tested on its own below."""
-    monkeypatch.setattr(panels, "CHART_BACKEND", "mimebundle")
+    monkeypatch.setattr(panel_views, "CHART_BACKEND", "mimebundle")
 
 REP = 30
 
@@ -407,7 +407,7 @@ def test_seed_panel_bad_input(pool, var_report):
 
 def test_jupyterchart_backend_updates_spec_in_place(monkeypatch):
     pytest.importorskip("anywidget")
-    monkeypatch.setattr(panels, "CHART_BACKEND", "jupyterchart")
+    monkeypatch.setattr(panel_views, "CHART_BACKEND", "jupyterchart")
     panel = GeneralizabilityExplorer(make_study(), rep=20, progress=False)
     view = panel.views["ngen"]
     assert view.backend == "jupyterchart" and view.jchart is not None
@@ -425,7 +425,7 @@ def test_jupyterchart_backend_updates_spec_in_place(monkeypatch):
 
 
 def test_backend_setting_validated(monkeypatch):
-    monkeypatch.setattr(panels, "CHART_BACKEND", "svg")
+    monkeypatch.setattr(panel_views, "CHART_BACKEND", "svg")
     with pytest.raises(GenexpyInputError, match="GENEXPY_NB_CHARTS"):
         panels.chart_backend()
 

@@ -530,9 +530,9 @@ def cd_diagram_svg(
     if colours is None:  # a scheme this module does not list: let Vega draw it
         import vl_convert as vlc
 
+        from .cd_vega import _chart
         from .export import vega_lite_spec as _spec
         from .export import vl_version as _vl_version
-        from .significance import _chart
 
         chart = _chart(lay, colors=colors, reverse=reverse, width=width,
                        row_height=row_height, title=title)

@@ -17,20 +17,9 @@ import polars as pl
 
 from ..significance._input import REQUIRED
 from .cd_figure import _cd_layout, cd_diagram_svg, save_cd_diagram
+from .cd_vega import _chart
 
 __all__ = ["cd_diagram", "cd_diagram_svg", "save_cd_diagram"]
-
-
-def _color_encoding(colors: str | Mapping[str, str] | None, names: list[str]):
-    """Altair colour encoding (``colors`` already checked by ``_cd_layout``)."""
-    if colors is None:
-        return alt.value("black")
-    if isinstance(colors, str):
-        return alt.Color("alternative:N", scale=alt.Scale(scheme=colors, domain=names),
-                         legend=None)
-    return alt.Color("alternative:N",
-                     scale=alt.Scale(domain=names, range=[str(colors[a]) for a in names]),
-                     legend=None)
 
 
 def cd_diagram(
@@ -122,71 +111,3 @@ def cd_diagram(
     )
     return _chart(lay, colors=colors, reverse=reverse, width=width, row_height=row_height,
                   title=title)
-
-
-def _chart(lay: dict, *, colors: Any, reverse: bool, width: int, row_height: int,
-           title: str | None) -> alt.LayerChart:
-    """The Altair chart of a layout from :func:`~genexpy_nb.charts.cd_figure._cd_layout`."""
-    names, k, items = lay["names"], lay["x_max"], lay["items"]
-    clique_rows, cd_rows = lay["cliques"], lay["cd_rows"]
-    y_min, y_max = lay["y_min"], lay["y_max"]
-
-    # --- encodings --------------------------------------------------------------------
-    x_scale = alt.Scale(domain=[1, k], reverse=bool(reverse), nice=False, zero=False)
-    y_scale = alt.Scale(domain=[y_min, y_max], reverse=True, nice=False, zero=False)
-    x_axis = alt.Axis(orient="top", values=list(range(1, int(k) + 1)), grid=False,
-                      title="mean rank (1 = best)", format="d")
-    y_enc = alt.Y("y:Q", scale=y_scale, axis=None)
-    color = _color_encoding(colors, names)
-    tooltip = [alt.Tooltip("tooltip:N", title="alternative")]
-    height = int(row_height * (y_max - y_min))
-    items_data = alt.Data(values=items)
-
-    axis_line = alt.Chart(alt.Data(values=[{"x": 1.0, "x2": float(k), "y": 0.0}])).mark_rule(
-        color="black", strokeWidth=1.5
-    ).encode(x=alt.X("x:Q", scale=x_scale, axis=x_axis), x2="x2:Q", y=y_enc)
-    points = alt.Chart(items_data).mark_point(filled=True, size=60).encode(
-        x=alt.X("mean_rank:Q", scale=x_scale, axis=x_axis), y=y_enc, color=color,
-        tooltip=tooltip,
-    )
-    conn_v = alt.Chart(items_data).mark_rule().encode(
-        x=alt.X("mean_rank:Q", scale=x_scale, axis=x_axis), y=y_enc, y2="y_label:Q",
-        color=color,
-    )
-    conn_h = alt.Chart(items_data).mark_rule().encode(
-        x=alt.X("mean_rank:Q", scale=x_scale, axis=x_axis), x2="x_anchor:Q",
-        y=alt.Y("y_label:Q", scale=y_scale, axis=None), color=color,
-    )
-    align_best, align_worst = ("right", "left") if not reverse else ("left", "right")
-    labels = [
-        alt.Chart(items_data).transform_filter(alt.datum.side == s).mark_text(
-            align=al, baseline="middle", dx=-4 if al == "right" else 4
-        ).encode(
-            x=alt.X("x_anchor:Q", scale=x_scale, axis=x_axis),
-            y=alt.Y("y_label:Q", scale=y_scale, axis=None), text="label:N", color=color,
-            tooltip=tooltip,
-        )
-        for s, al in (("best", align_best), ("worst", align_worst))
-    ]
-    clique_bars = alt.Chart(alt.Data(values=clique_rows)).mark_rule(
-        strokeWidth=4, color="black", strokeCap="round"
-    ).encode(
-        x=alt.X("x:Q", scale=x_scale, axis=x_axis), x2="x2:Q", y=y_enc,
-        tooltip=[alt.Tooltip("members:N")],
-    )
-    cd_bar = alt.Chart(alt.Data(values=cd_rows)).mark_rule(strokeWidth=2, color="black").encode(
-        x=alt.X("x:Q", scale=x_scale, axis=x_axis), x2="x2:Q", y=y_enc,
-    )
-    cd_text = alt.Chart(alt.Data(values=cd_rows)).mark_text(baseline="middle").encode(
-        x=alt.X("x_text:Q", scale=x_scale, axis=x_axis),
-        y=alt.Y("y_text:Q", scale=y_scale, axis=None), text="text:N",
-    )
-    chart = alt.layer(
-        axis_line, points, conn_v, conn_h, *labels, clique_bars, cd_bar, cd_text
-    ).properties(width=width, height=height, view=alt.ViewBackground(stroke=None))
-    caption = list(lay.get("caption") or [])
-    if title is not None or caption:
-        chart = chart.properties(title=alt.TitleParams(
-            text=title if title is not None else "", subtitle=caption, subtitleColor="#444",
-            subtitleFontSize=11, anchor="middle"))
-    return chart

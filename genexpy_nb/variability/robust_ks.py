@@ -20,7 +20,6 @@ from tqdm.auto import tqdm
 
 from .. import config
 from .._cluster import as_client, chunks, map_ordered, total_threads
-from .._codes import run_ends
 from .._validation import (
     GenexpyInputError,
     check_memory,
@@ -37,6 +36,7 @@ from ._checks import (
     check_eps,
     check_grid,
 )
+from ._ks_rows import _buffers, _ks_rows, _upper_counts
 
 #: number of progress-bar steps over the candidates (each step is one parallel kernel call)
 _PROGRESS_STEPS = 20
@@ -323,11 +323,6 @@ def _prepare(ref_gaps: Any, cand_gaps: Any, clip: Any) -> tuple[np.ndarray, np.n
         ref = np.clip(ref, -L, L)
         cands = np.clip(cands, -L, L)
     return ref, cands
-
-
-def _upper_counts(rs: np.ndarray) -> np.ndarray:
-    """``cnt[b, j] = #{i : rs[b, i] <= rs[b, j]}`` for rows sorted ascending (ties share it)."""
-    return run_ends(rs) + 1
 
 
 def _reference_samples(ref: np.ndarray, idx: np.ndarray, ref_model: np.ndarray,
@@ -780,45 +775,3 @@ def ks_to_reference(ref_gaps: Any, cand_gaps: Any, *, clip: Any = config.LOGIT_C
     with threads(n_jobs):
         out = _ks_rows(ref.ravel(), cands, alphas)
     return out[:, 0] if np.ndim(alpha) == 0 else out
-
-
-def _ks_rows(ref: np.ndarray, cands: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """``d_alpha`` of every row of ``cands`` (C, n) against ``ref``: (C, len(alphas)).
-
-    One sort of the reference; the rows run in blocks on threads when the work is large.
-    The alpha-hat kernel does the work: one draw whose candidate sample is every value once,
-    every level evaluated, nothing bisected.
-    """
-    r = np.sort(np.asarray(ref, dtype=np.float64).ravel())[None, :]
-    cnt = np.ascontiguousarray(_upper_counts(r))
-    cands = np.ascontiguousarray(np.asarray(cands, dtype=np.float64))
-    C, n = cands.shape
-    alphas = np.ascontiguousarray(alphas, dtype=np.float64)
-    if float(C) * (r.shape[1] + n) * (alphas.size + 1) <= config.ROUTES.ks_numpy_max_work:
-        from . import _trimmed_numpy
-
-        return _trimmed_numpy.trimmed_ks_rows(
-            r, cnt, np.zeros(C, dtype=np.int64), np.sort(cands, axis=1), alphas, -np.inf,
-            config.ALPHA_HAT_MAX, False, config.ALPHA_HAT_XTOL, True)[3]
-    from .._numba import compile_note, run_blocks
-    from .._numba import variability as _k
-
-    order = np.argsort(cands, axis=1, kind="stable")
-    mult = np.ones((1, n), dtype=np.int32)
-    out = np.empty((1, C, alphas.size))
-    rest = (np.empty((1, C)), np.empty((1, C)), np.empty((1, C)))
-
-    def task(r0, r1):
-        _k.trimmed_ks_kernel(r, cnt, cands, order, mult, alphas, -np.inf,
-                             config.ALPHA_HAT_MAX, False, config.ALPHA_HAT_XTOL, True,
-                             r0, r1, *_buffers(r.shape[1], n), *rest, out)
-
-    with compile_note(_k.trimmed_ks_kernel, "the trimmed KS kernel"):
-        run_blocks(task, C, float(cands.size) * (8 + alphas.size))
-    return out[0]
-
-
-def _buffers(m: int, n: int) -> tuple[np.ndarray, ...]:
-    """Work buffers of the kernel for reference samples of m and candidate samples of n
-    values (one set per block of work, so that threads never share one)."""
-    return np.empty(n), np.empty(m + n), np.empty(m + n), np.empty(m + n + 1)
