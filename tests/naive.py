@@ -400,3 +400,42 @@ def sample_ngen(sample, kfun, IX, IY, eps):
     vals = [mmd(kfun, [sample[i] for i in ix], [sample[i] for i in iy])
             for ix, iy in zip(IX, IY, strict=True)]
     return sum(1 for v in vals if v <= eps) / len(vals)
+
+
+# =====================================================================================
+# Beyond p-values: Bayesian signed-rank, stratified bootstrap of aggregates
+# =====================================================================================
+def bayesian_signed_rank_samples(d, rope, prior, nsamples, seed, block):
+    """Posterior samples of the Bayesian signed-rank test, computed as baycomp does
+    (``w^T A w`` with the dense (n+1) x (n+1) matrices of Heaviside steps), from the same
+    draws as genexpy_nb: one SFC64 Generator per block of ``block`` samples, seeded from
+    ``default_rng(seed)``; weights in sorted order of ``z = (0, d)``, the pseudo-observation's
+    a Gamma(prior) draw, the others Exponential(1) draws."""
+    z = np.concatenate(([0.0], np.asarray(d, dtype=float)))
+    order = np.argsort(z, kind="stable")
+    zs = z[order]
+    pp = int(np.flatnonzero(order == 0)[0])
+    m = zs.size
+
+    def heaviside(a, t):
+        return (a > t).astype(float) + 0.5 * (a == t).astype(float)
+
+    sums = zs[:, None] + zs[None, :]
+    above = heaviside(sums, 2 * rope)
+    below = heaviside(-sums, 2 * rope)
+    rng = np.random.default_rng(seed)
+    n_blocks = -(-nsamples // block)
+    seeds = rng.integers(0, 2**63, size=n_blocks, dtype=np.int64)
+    out = np.zeros((nsamples, 3))
+    s = 0
+    for b in range(n_blocks):
+        g = np.random.Generator(np.random.SFC64(int(seeds[b])))
+        for _ in range(min(block, nsamples - b * block)):
+            w = np.array([g.standard_gamma(prior) if k == pp else g.standard_exponential()
+                          for k in range(m)])
+            w = w / w.sum()
+            right = w @ above @ w
+            left = 1.0 - right if rope == 0 else w @ below @ w
+            out[s] = (left, 1.0 - left - right if rope > 0 else 0.0, right)
+            s += 1
+    return out

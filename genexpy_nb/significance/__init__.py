@@ -21,7 +21,11 @@ One file per family, each readable on its own:
 * :mod:`.bootstrap` — :func:`bootstrap_ci` of a paired difference (BCa);
 * :mod:`.effect_sizes` — :func:`cohens_dz`, :func:`rank_biserial`, :func:`cliffs_delta`;
 * :mod:`.corrections` — :func:`adjust_pvalues` with statsmodels' method names
-  (:data:`P_ADJUST_METHODS`).
+  (:data:`P_ADJUST_METHODS`);
+* :mod:`.bayesian` — Bayesian comparisons with a region of practical equivalence (rope):
+  :func:`correlated_bayesian_ttest` (one dataset, repeated CV), :func:`bayesian_signed_rank`
+  and :func:`bayesian_sign_test` (several datasets); results :class:`BayesianResult` with
+  ``probs = (left, rope, right)`` instead of a p-value.
 
 Conventions
 -----------
@@ -80,6 +84,13 @@ from ._results import (
     McNemarResult,
     SignificanceResult,
     SkillingsMackResult,
+)
+from .bayesian import (
+    DECISION_THRESHOLD,
+    BayesianResult,
+    bayesian_sign_test,
+    bayesian_signed_rank,
+    correlated_bayesian_ttest,
 )
 from .bootstrap import bootstrap_ci
 from .cd_figure import cd_diagram_svg, save_cd_diagram
@@ -152,4 +163,10 @@ __all__ = [
     "cliffs_delta",
     # corrections
     "adjust_pvalues",
+    # Bayesian comparisons (Benavoli et al. 2017)
+    "BayesianResult",
+    "DECISION_THRESHOLD",
+    "correlated_bayesian_ttest",
+    "bayesian_signed_rank",
+    "bayesian_sign_test",
 ]
