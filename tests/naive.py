@@ -439,3 +439,67 @@ def bayesian_signed_rank_samples(d, rope, prior, nsamples, seed, block):
             out[s] = (left, 1.0 - left - right if rope > 0 else 0.0, right)
             s += 1
     return out
+
+
+def naive_iqm(x):
+    """Mean of the middle half of all scores: sorted, int(0.25 N) cut from each end."""
+    v = sorted(float(a) for a in np.asarray(x).ravel())
+    k = int(0.25 * len(v))
+    mid = v[k:len(v) - k]
+    return sum(mid) / len(mid)
+
+
+def naive_task_means(x):
+    x = np.asarray(x)
+    return [sum(float(x[i, t]) for i in range(x.shape[0])) / x.shape[0]
+            for t in range(x.shape[1])]
+
+
+def naive_median_of_means(x):
+    m = sorted(naive_task_means(x))
+    h = len(m) // 2
+    return m[h] if len(m) % 2 else 0.5 * (m[h - 1] + m[h])
+
+
+def naive_mean_of_means(x):
+    m = naive_task_means(x)
+    return sum(m) / len(m)
+
+
+def naive_optimality_gap(x, gamma):
+    v = [min(float(a), gamma) for a in np.asarray(x).ravel()]
+    return gamma - sum(v) / len(v)
+
+
+def naive_probability_of_improvement(x, y):
+    """Mean over tasks of the share of pairs of runs with X above Y (ties count half)."""
+    x, y = np.asarray(x), np.asarray(y)
+    ps = []
+    for t in range(x.shape[1]):
+        s = 0.0
+        for a in x[:, t]:
+            for b in y[:, t]:
+                s += 1.0 if a > b else 0.5 if a == b else 0.0
+        ps.append(s / (x.shape[0] * y.shape[0]))
+    return sum(ps) / len(ps)
+
+
+def naive_profile(x, thresholds, per):
+    x = np.asarray(x)
+    v = naive_task_means(x) if per == "task" else [float(a) for a in x.ravel()]
+    return [sum(1 for a in v if a > t) / len(v) for t in thresholds]
+
+
+def naive_resample(x, idx_b, tasks_b):
+    """One stratified-bootstrap replicate: slot (run j, task t) holds run idx_b[t, j] of
+    task tasks_b[t]."""
+    x = np.asarray(x)
+    n, T = x.shape
+    return np.array([[x[idx_b[t, j], tasks_b[t]] for t in range(T)] for j in range(n)])
+
+
+def naive_percentile_interval(est, values, c, method="percentile"):
+    lo, hi = np.percentile(values, [100 * (1 - c) / 2, 100 * (1 - (1 - c) / 2)])
+    if method == "basic":
+        lo, hi = 2 * est - hi, 2 * est - lo
+    return lo, hi
