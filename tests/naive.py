@@ -430,9 +430,10 @@ def bayesian_signed_rank_samples(d, rope, prior, nsamples, seed, block):
     s = 0
     for b in range(n_blocks):
         g = np.random.Generator(np.random.SFC64(int(seeds[b])))
-        for _ in range(min(block, nsamples - b * block)):
-            w = np.array([g.standard_gamma(prior) if k == pp else g.standard_exponential()
-                          for k in range(m)])
+        size = min(block, nsamples - b * block)
+        gam = [g.standard_gamma(prior) for _ in range(size)]
+        for i in range(size):
+            w = np.array([gam[i] if k == pp else g.standard_exponential() for k in range(m)])
             w = w / w.sum()
             right = w @ above @ w
             left = 1.0 - right if rope == 0 else w @ below @ w

@@ -32,16 +32,19 @@ _JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True}
 
 
 @njit(**_JIT)
-def signed_rank_samples(rng, prior_pos, prior, a_gt, a_ge, b_lt, b_le, rope_zero, out):
+def signed_rank_samples(rng, prior_pos, prior_draws, a_gt, a_ge, b_lt, b_le, rope_zero, out):
     """Posterior samples ``out[s] = (left, rope, right)`` of the Bayesian signed-rank test.
 
     Parameters
     ----------
     rng : numpy.random.Generator
+        Draws the Exponential(1) weights of the observations, sample by sample, in sorted
+        order (skipping the pseudo-observation).
     prior_pos : int
         Position of the pseudo-observation ``z_0 = 0`` among the sorted values.
-    prior : float
-        Its Dirichlet weight (the others have weight 1).
+    prior_draws : (S,) float64
+        Its Gamma(prior) weight in each sample (drawn by the caller with NumPy: a branch
+        in the drawing loop cost more than the draws themselves).
     a_gt, a_ge : (m,) int64
         For sorted row ``i``: ``a_gt[i] = #{j: z_i + z_j <= 2 rope}`` (first index right of
         the rope) and ``a_ge[i] = #{j: z_i + z_j < 2 rope}`` (first index of the ties).
@@ -50,9 +53,7 @@ def signed_rank_samples(rng, prior_pos, prior, a_gt, a_ge, b_lt, b_le, rope_zero
     rope_zero : bool
         Rope 0: left = 1 - right and rope = 0 exactly (baycomp's convention).
     out : (S, 3) float64
-        Filled with the samples; weights drawn in sorted order, sample by sample, the
-        pseudo-observation's with ``rng.standard_gamma(prior)``, the others with
-        ``rng.standard_exponential()``.
+        Filled with the samples.
     """
     m = a_gt.size
     S = out.shape[0]
@@ -60,30 +61,35 @@ def signed_rank_samples(rng, prior_pos, prior, a_gt, a_ge, b_lt, b_le, rope_zero
     C = np.empty(m + 1)
     C[0] = 0.0
     for s in range(S):
-        for k in range(m):
-            if k == prior_pos:
-                g[k] = rng.standard_gamma(prior)
-            else:
-                g[k] = rng.standard_exponential()
         tot = 0.0
-        for k in range(m):
-            tot += g[k]
+        for k in range(prior_pos):
+            v = rng.standard_exponential()
+            g[k] = v
+            tot += v
+            C[k + 1] = tot
+        v = prior_draws[s]
+        g[prior_pos] = v
+        tot += v
+        C[prior_pos + 1] = tot
+        for k in range(prior_pos + 1, m):
+            v = rng.standard_exponential()
+            g[k] = v
+            tot += v
             C[k + 1] = tot
         right = 0.0
         for i in range(m):
             cg = C[a_gt[i]]
             right += g[i] * ((tot - cg) + 0.5 * (cg - C[a_ge[i]]))
-        left = 0.0
-        if not rope_zero:
-            for i in range(m):
-                cl = C[b_lt[i]]
-                left += g[i] * (cl + 0.5 * (C[b_le[i]] - cl))
         t2 = tot * tot
         right /= t2
         if rope_zero:
             out[s, 0] = 1.0 - right
             out[s, 1] = 0.0
         else:
+            left = 0.0
+            for i in range(m):
+                cl = C[b_lt[i]]
+                left += g[i] * (cl + 0.5 * (C[b_le[i]] - cl))
             left /= t2
             out[s, 0] = left
             out[s, 1] = 1.0 - left - right

@@ -462,8 +462,10 @@ def _signed_rank_sample(d: np.ndarray, rope: float, prior: float, nsamples: int,
 
     def blocks(b0: int, b1: int) -> None:
         for b in range(b0, b1):
-            kb.signed_rank_samples(gens[b], prior_pos, prior, a_gt, a_ge, b_lt, b_le, zero,
-                                   out[b * SAMPLE_BLOCK:(b + 1) * SAMPLE_BLOCK])
+            o = out[b * SAMPLE_BLOCK:(b + 1) * SAMPLE_BLOCK]
+            # each block: its pseudo-observation's weights first, then the others'
+            gam = gens[b].standard_gamma(prior, size=o.shape[0])
+            kb.signed_rank_samples(gens[b], prior_pos, gam, a_gt, a_ge, b_lt, b_le, zero, o)
 
     with compile_note(kb.signed_rank_samples, "the Bayesian signed-rank kernel"):
         blocks(0, 1)  # compiles (once) on the calling thread
