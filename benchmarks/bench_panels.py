@@ -95,7 +95,7 @@ def bench_builders(panel: GeneralizabilityExplorer) -> None:
     """Each chart builder on the panel's current frames: build, and build + MIME bundle
     (what a slider move pays per chart when its inputs changed)."""
     from genexpy_nb.charts import deficit_heatmap, ngen_curves, nstar_boxplots, power_law_fit
-    from genexpy_nb.panels import NGEN_EPS_POINTS, NGEN_MAX_CURVES, _mimebundle
+    from genexpy_nb.panels import NGEN_EPS_POINTS, NGEN_MAX_CURVES, mimebundle
 
     ga, label, a, d = panel._current
     cid = panel.config_id
@@ -122,7 +122,7 @@ def bench_builders(panel: GeneralizabilityExplorer) -> None:
     with alt.utils.schemapi.debug_mode(False):
         for name, build in builders.items():
             bw, bc = best_of(build)
-            tw, tc = best_of(lambda b=build: _mimebundle(b()))
+            tw, tc = best_of(lambda b=build: mimebundle(b()))
             print(f"  {name:34s} build wall {bw:6.1f} cpu {bc:6.1f}   "
                   f"build+bundle wall {tw:6.1f} cpu {tc:6.1f}")
 

@@ -137,7 +137,7 @@ names = [f"model_{{j}}" for j in range({k})]
 # scores table -> PNG file, one statement per contender (same data, same file name)
 _CD_CONTENDERS = {
     "ours: save_cd_diagram": (
-        "from genexpy_nb.significance import save_cd_diagram",
+        "from genexpy_nb.charts import save_cd_diagram",
         "save_cd_diagram(x, path, higher_is_better=True, alternatives=names)",
     ),
     "ours via Vega: save_chart": (

@@ -20,14 +20,16 @@ from .generalizability import (
     approx_terms,
     best_alternative,
     bound_nstar,
+    exchange_scores,
     fit_nstar,
     mmd_quantile,
     ngen,
+    score_thresholds,
 )
 from .kernels import RBF, Borda, Jaccard, Kernel, Mallows, parse_kernel
 from .mmd import mmd, mmd_distribution
 from .planner import plan, run_generalizable_study, simulate_preliminary_study
-from .study import ConfigurationSample, FilterReport, Study, rank_scores
+from .study import ConfigurationSample, DirectionWarning, FilterReport, Study, rank_scores
 
 __version__ = "0.1.0"
 
@@ -42,6 +44,9 @@ _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", 
 _LAZY_ATTRS = {
     "GeneralizabilityExplorer": "panels",
     "SeedVariabilityExplorer": "panels",
+    "nstar_summary": "summary",
+    "seeds_summary": "summary",
+    "readable_errors": "notebook",
 }
 
 
@@ -74,6 +79,7 @@ __all__ = [
     "Study",
     "ConfigurationSample",
     "FilterReport",
+    "DirectionWarning",
     "rank_scores",
     "Kernel",
     "Borda",
@@ -91,10 +97,15 @@ __all__ = [
     "GeneralizabilityAnalysis",
     "analyze",
     "best_alternative",
+    "score_thresholds",
+    "exchange_scores",
     "plan",
     "simulate_preliminary_study",
     "run_generalizable_study",
     "GeneralizabilityExplorer",
     "SeedVariabilityExplorer",
+    "nstar_summary",
+    "seeds_summary",
+    "readable_errors",
     "__version__",
 ]

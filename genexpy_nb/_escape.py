@@ -15,7 +15,10 @@ that format first (OWASP's output encoding; Jinja's autoescape):
 - :func:`latex_text` - text in LaTeX (``\\ { } $ & # ^ _ ~ %`` and ``< >``);
 - :func:`csv_cell` / :func:`csv_safe` - text cells of CSV/TSV files that a spreadsheet
   would run as a formula (a cell starting with ``= + - @``, a tab or a carriage return
-  gets a leading apostrophe).
+  gets a leading apostrophe);
+- :func:`drawable` - every string of a chart specification without the characters the
+  chart renderers cannot draw (control characters abort vl-convert's SVG renderer, line
+  separators break Vega-Lite's generated expressions).
 
 Examples
 --------
@@ -39,6 +42,7 @@ from typing import Any
 __all__ = [
     "csv_cell",
     "csv_safe",
+    "drawable",
     "html_text",
     "latex_text",
     "markdown_text",
@@ -89,7 +93,10 @@ def xml_text(value: Any) -> str:
 
 # punctuation that Markdown (CommonMark, GitHub tables, MyST's dollar math) interprets
 # anywhere in a line; the rest ('-', '.', '(' ...) only matters at the start of a line
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~$&])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|~$])")
+# <, > and & as entity references: every Markdown renderer reads them as text (a
+# backslash before < is CommonMark's rule but not Python-Markdown's)
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MD_LINE_START = re.compile(r"^(\s*(?:\d+)?)([#+\-=!.)])")
 
 
@@ -97,12 +104,14 @@ def markdown_text(value: Any) -> str:
     """``value`` as literal text in Markdown, also inside a table cell.
 
     Line breaks become spaces (a table row is one line); the punctuation that Markdown
-    interprets inside a line (emphasis, code, links, raw HTML, table pipes, math) is
-    backslash-escaped, and so is a start that would open a heading, a list or a quote
-    (CommonMark allows a backslash before any ASCII punctuation). Names such as ``GPT-3``
+    interprets inside a line (emphasis, code, links, table pipes, math) is backslash-escaped,
+    and so is a start that would open a heading, a list or a quote (CommonMark allows a
+    backslash before any ASCII punctuation); ``<``, ``>`` and ``&`` (raw HTML, entities)
+    become entity references. Names such as ``GPT-3``
     or ``v1.2`` stay as they are.
     """
     text = " ".join(str(value).splitlines())
+    text = "".join(_MD_ENTITIES.get(c, c) for c in text)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
@@ -150,3 +159,26 @@ def csv_safe(frame: Any) -> Any:
             risky = col.str.contains(r"^[=+\-@\t\r]")
             exprs.append(pl.when(risky).then(pl.lit("'") + col).otherwise(col).alias(name))
     return frame.with_columns(exprs) if exprs else frame
+
+
+def drawable(obj: Any) -> Any:
+    """A copy of a JSON-like object (a chart spec) whose strings renderers can draw.
+
+    Characters that XML 1.0 forbids (C0 controls other than tab, line feed and carriage
+    return; U+FFFE, U+FFFF) are dropped: vl-convert's SVG/PNG/PDF renderer aborts the whole
+    process (a Rust panic) on a title or label holding one. U+2028 and U+2029 become
+    spaces: Vega-Lite copies sort orders and scale domains into expressions where they end
+    the string. Keys are cleaned the same way, so field names still match their data.
+
+    >>> drawable({"title": "a\x1bb", "x\x01": ["p\u2028q", 1]})
+    {'title': 'ab', 'x': ['p q', 1]}
+    """
+    if isinstance(obj, str):
+        if _XML_INVALID.search(obj) or "\u2028" in obj or "\u2029" in obj:
+            obj = _XML_INVALID.sub("", obj).replace("\u2028", " ").replace("\u2029", " ")
+        return obj
+    if isinstance(obj, dict):
+        return {drawable(k): drawable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [drawable(v) for v in obj]
+    return obj

@@ -12,13 +12,22 @@ temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could 
   want a file name (vl-convert, NumPy, ...);
 - :func:`atomic_dir` - a context manager yielding a temporary folder that becomes ``path``;
 - :func:`write_frame` - a polars frame to ``.parquet``, ``.csv``, ``.tsv`` or ``.json``,
-  chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront.
+  chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront;
+- :func:`check_input_file` - a file to read exists, is a regular file (not a folder, a
+  device, a pipe or a symlink loop) and is not larger than the reader accepts;
+- :func:`read_npz` - the arrays of an ``.npz`` archive, every member's declared shape
+  checked against its size, the memory and the compression ratio before it is read;
+- :func:`js_engine_problem` - why vl-convert's JavaScript engine (SVG, PNG, PDF, the
+  inlined Vega bundle) cannot start in this process, or None;
+- :func:`check_not_input` - no output replaces an input: refuses an output file that is one
+  of the inputs (after resolving links) and an output folder that holds one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import shutil
 import tempfile
@@ -26,17 +35,22 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ._validation import GenexpyInputError
+from ._validation import GenexpyInputError, size_text
 
 __all__ = [
+    "ExportSkippedWarning",
     "FRAME_SUFFIXES",
     "MARKER",
     "atomic_dir",
     "atomic_path",
     "atomic_write",
     "check_frame_path",
+    "check_input_file",
+    "check_not_input",
     "check_output_dir",
+    "js_engine_problem",
     "make_parent",
+    "read_npz",
     "write_frame",
 ]
 
@@ -81,10 +95,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     Examples
     --------
     >>> import numpy as np, tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "x.npy"
-    >>> with atomic_path(target) as tmp:
-    ...     np.save(tmp, np.arange(3))
-    >>> np.load(target).tolist()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "x.npy"
+    ...     with atomic_path(target) as tmp:
+    ...         np.save(tmp, np.arange(3))
+    ...     np.load(target).tolist()
     [0, 1, 2]
     """
     p = Path(path)
@@ -110,22 +125,31 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) -> Iterator[IO]:
     """Open a temporary file for writing; it replaces ``path`` when the block succeeds.
 
-    Parameters
-    ----------
-    path : path of the file to write (its folder is created if needed)
-    mode : ``"wb"`` (default) or ``"w"`` (text; ``encoding`` defaults to UTF-8)
-    **open_kwargs : passed to :func:`open` (``encoding``, ``newline``, ...)
-
     On any exception inside the block the temporary file is removed and ``path`` keeps its
     previous content (or stays absent).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (its folder is created if needed).
+    mode : {"wb", "w"}, default "wb"
+        Binary, or text (``encoding`` then defaults to UTF-8).
+    **open_kwargs
+        Passed to ``open`` (``encoding``, ``newline``, ...).
+
+    Yields
+    ------
+    file object
+        The open temporary file to write into.
 
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
-    >>> with atomic_write(target, "w") as fh:
-    ...     _ = fh.write("complete or absent")
-    >>> target.read_text()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "notes.txt"
+    ...     with atomic_write(target, "w") as fh:
+    ...         _ = fh.write("complete or absent")
+    ...     target.read_text()
     'complete or absent'
     """
     if mode not in ("w", "wb", "wt"):
@@ -178,12 +202,47 @@ def check_output_dir(path: str | os.PathLike, *, replace: bool = True) -> Path:
     return p
 
 
+def _owner() -> str:
+    """``host.pid`` of this process, in the names of temporary folders."""
+    import socket
+
+    host = "".join(c for c in socket.gethostname() if c.isalnum() or c == "_")[:40]
+    return f"{host or 'host'}.{os.getpid()}"
+
+
+def _remove_orphans(p: Path) -> None:
+    """Delete the temporary folders of ``p`` left by a process of this host that died.
+
+    A process killed while it built the folder (SIGKILL, the out-of-memory killer, an abort
+    in a native library) cannot clean up after itself; its ``.NAME.partial-HOST.PID-*``
+    folder is removed by the next run, once that process no longer exists. Folders of
+    running processes, and of other hosts (a shared file system), are left alone.
+    """
+    import socket
+
+    host = "".join(c for c in socket.gethostname() if c.isalnum() or c == "_")[:40]
+    for kind in ("partial", "old"):
+        for sib in p.parent.glob(f".{p.name}.{kind}-{host}.*-*"):
+            try:
+                pid = int(sib.name[len(f".{p.name}.{kind}-{host}."):].split("-", 1)[0])
+            except ValueError:
+                continue
+            if pid == os.getpid() or not sib.is_dir():
+                continue
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                shutil.rmtree(sib, ignore_errors=True)
+            except (PermissionError, OSError):
+                continue  # alive (another user's) or unknown: leave it
+
+
 @contextlib.contextmanager
 def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Path]:
     """Build a folder under a hidden temporary sibling name; rename it to ``path`` at the end.
 
     Yields the temporary folder: write every file into it. When the block succeeds, a
-    marker file (:data:`MARKER`) is added and the folder is renamed to ``path``; on any
+    marker file (``MARKER``) is added and the folder is renamed to ``path``; on any
     exception (KeyboardInterrupt included) it is deleted, and ``path`` is untouched.
 
     If ``path`` already exists:
@@ -195,17 +254,31 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
       between leaves no folder at ``path`` (and the old one under ``.NAME.old-*``).
     - ``replace=False``: :class:`GenexpyInputError`.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder to create (its parent must exist).
+    replace : bool, default True, keyword-only
+        Whether an existing folder that genexpy_nb wrote (or an empty one) may be replaced.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary folder to write the files into.
+
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "results"
-    >>> with atomic_dir(target) as tmp:
-    ...     _ = (tmp / "a.txt").write_text("x")
-    >>> sorted(p.name for p in target.iterdir())
+    >>> with tempfile.TemporaryDirectory() as parent:
+    ...     target = pathlib.Path(parent) / "results"
+    ...     with atomic_dir(target) as tmp:
+    ...         _ = (tmp / "a.txt").write_text("x")
+    ...     sorted(p.name for p in target.iterdir())
     ['.genexpy_nb_output', 'a.txt']
     """
     p = check_output_dir(path, replace=replace).absolute()
-    tmp = Path(tempfile.mkdtemp(prefix=f".{p.name}.partial-", dir=p.parent))
+    _remove_orphans(p)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{p.name}.partial-{_owner()}-", dir=p.parent))
     try:
         yield tmp
         (tmp / MARKER).write_text(
@@ -213,7 +286,7 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders
         old = None
         if p.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{p.name}.old-", dir=p.parent))
+            old = Path(tempfile.mkdtemp(prefix=f".{p.name}.old-{_owner()}-", dir=p.parent))
             os.replace(p, old / p.name)
         os.replace(tmp, p)
     except BaseException:
@@ -241,9 +314,34 @@ def write_frame(df, path: str | os.PathLike) -> Path:
 
     ``.parquet`` (typed, compact), ``.csv`` / ``.tsv`` (comma / tab separated, header row)
     or ``.json`` (a list of row objects). Returns the path written.
+
+    In CSV/TSV, text cells that a spreadsheet would run as a formula (starting with
+    ``= + - @``) get a leading apostrophe (``genexpy_nb._escape.csv_safe``), and
+    nested columns (lists, structs), which CSV cannot hold, are written as JSON text.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        The table to write (not modified).
+    path : str or path
+        Where to write it; the suffix chooses the format.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
     """
+    import polars as pl
+
+    from ._escape import csv_safe
+
     p = check_frame_path(path, "path")
+    if not isinstance(df, pl.DataFrame):
+        raise GenexpyInputError(f"write_frame: expected a polars DataFrame, got "
+                                f"{type(df).__name__}.")
     suffix = p.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        df = csv_safe(_nested_as_json(df))
     with atomic_write(p, "wb") as fh:
         if suffix == ".parquet":
             df.write_parquet(fh)
@@ -252,3 +350,266 @@ def write_frame(df, path: str | os.PathLike) -> Path:
         else:
             df.write_json(fh)
     return p
+
+
+def _nested_as_json(df):
+    """Lists, arrays and structs as JSON text (``[1, 2]``, ``{"a": 1}``), for CSV."""
+    import polars as pl
+
+    nested = [c for c, dt in df.schema.items() if dt.is_nested()]
+    if not nested:
+        return df
+    return df.with_columns(
+        pl.when(pl.col(c).is_null()).then(None).otherwise(
+            pl.struct(pl.col(c).alias("v")).struct.json_encode()
+            .str.strip_prefix('{"v":').str.strip_suffix("}")).alias(c) for c in nested)
+
+
+def _resolved(path: str | os.PathLike) -> Path:
+    """``path`` made absolute with its links resolved (as far as they exist)."""
+    p = Path(path).expanduser()
+    try:
+        return p.resolve(strict=False)
+    except (OSError, RuntimeError):  # a symlink loop: compare the path as written
+        return p.absolute()
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links, bind mounts, case-insensitive names
+    except OSError:
+        return False
+
+
+def check_not_input(out: str | os.PathLike, inputs: Any, option: str = "--out", *,
+                    folder: bool = False) -> None:
+    """Refuse an output that would replace or delete one of the ``inputs``.
+
+    ``out`` is an output file (``folder=False``) or an output folder (``folder=True``).
+    Raises :class:`GenexpyInputError`, naming ``option``, when ``out`` is one of the
+    ``inputs`` (the same file after resolving symbolic links, or a hard link to it), or -
+    for a folder, which a write replaces as a whole - when an input lies inside it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> d = pathlib.Path(folder.name); _ = (d / "r.csv").write_text("a\\n1\\n")
+    >>> check_not_input(d / "out.csv", [d / "r.csv"])            # fine
+    >>> check_not_input(d / "r.csv", [d / "r.csv"])               # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genexpy_nb._validation.GenexpyInputError: --out ... is the input file ...
+    >>> folder.cleanup()
+    """
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    target = _resolved(out)
+    for inp in inputs:
+        if inp is None:
+            continue
+        src = _resolved(inp)
+        # the input as named (a link inside the folder is deleted with it) and its target
+        named = _resolved(Path(inp).expanduser().parent) / Path(inp).name
+        if _same_file(target, src) or _same_file(target, named):
+            raise GenexpyInputError(
+                f"{option} {str(out)!r} is the input file {str(inp)!r}: writing it would "
+                "destroy the input. Choose another output name.")
+        if folder and (target in src.parents or target in named.parents):
+            raise GenexpyInputError(
+                f"{option} {str(out)!r} holds the input file {str(inp)!r}: the output folder "
+                "is replaced as a whole, which would delete the input. Choose another output "
+                "folder, or move the input out of it.")
+
+
+def check_input_file(path: str | os.PathLike, what: str = "file", *,
+                     max_bytes: int | None = None) -> Path:
+    """Check, before anything reads it, that ``path`` is a regular file of bounded size.
+
+    Raises :class:`GenexpyInputError` naming ``what`` and the path when it does not exist,
+    is a folder (``x.csv/``), a symbolic link that loops or points nowhere, a device or a
+    pipe (reading ``/dev/zero`` or a FIFO would never end), cannot be read, or is larger
+    than ``max_bytes``. Returns the path (``~`` expanded).
+    """
+    import errno
+    import stat
+
+    p = Path(path).expanduser()
+    try:
+        st = p.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise GenexpyInputError(f"{what} {str(path)!r} is a symbolic link that loops back "
+                                    "on itself; point it at the real file.") from None
+        if p.is_symlink():
+            raise GenexpyInputError(f"{what} {str(path)!r} is a symbolic link to a file that "
+                                    "does not exist; fix the link or give the file.") from None
+        if exc.errno == errno.ENOENT:
+            raise GenexpyInputError(f"{what} {str(path)!r} not found.") from None
+        raise GenexpyInputError(f"cannot open the {what} {str(path)!r} "
+                                f"({exc.strerror or exc}).") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise GenexpyInputError(f"{what} {str(path)!r} is a folder, not a file; give the "
+                                "path of the file itself.")
+    if not stat.S_ISREG(st.st_mode):
+        raise GenexpyInputError(f"{what} {str(path)!r} is not a regular file (a device, a "
+                                "pipe or a socket); copy the data to a file first.")
+    if not os.access(p, os.R_OK):
+        raise GenexpyInputError(f"cannot read the {what} {str(path)!r} (permission denied).")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise GenexpyInputError(
+            f"{what} {str(path)!r} holds {size_text(st.st_size)}, more than the "
+            f"{size_text(max_bytes)} this reader accepts; is it the right file?")
+    return p
+
+
+#: largest .npz file :func:`read_npz` opens by default (the shipped pools hold ~1 MB)
+NPZ_MAX_BYTES = 4 * 2**30
+#: a member that inflates more than this many times, to more than NPZ_BOMB_MIN_BYTES, is
+#: refused as a compression bomb (real arrays of floats compress 1-10x)
+NPZ_MAX_RATIO = 1000
+NPZ_BOMB_MIN_BYTES = 64 * 2**20
+
+
+def read_npz(path: str | os.PathLike, what: str = "file", *,
+             keys: Any = None, max_bytes: int = NPZ_MAX_BYTES) -> dict[str, Any]:
+    """The arrays of an ``.npz`` archive (``np.savez``), read within bounds.
+
+    Before any array is allocated, every member is checked: it is a ``.npy`` array of a
+    plain dtype (no pickled objects), its declared shape times its item size equals the
+    bytes the archive says it holds, it does not inflate more than
+    :data:`NPZ_MAX_RATIO` times (to more than 64 MB), and all members together fit in the
+    available memory. A ``.npy`` file renamed ``.npz``, a truncated or damaged archive, a
+    folder or a symlink loop are refused with a :class:`GenexpyInputError` that names
+    ``what`` and the path. ``keys``: read only these members (the others are not checked).
+    """
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    from ._validation import MEMORY_SHARE, available_memory
+
+    p = check_input_file(path, what, max_bytes=max_bytes)
+    name = str(path)
+    with open(p, "rb") as fh:
+        head = fh.read(6)
+    if not head:
+        raise GenexpyInputError(f"{what} {name!r} is an empty file.")
+    if head == b"\x93NUMPY":
+        raise GenexpyInputError(
+            f"{what} {name!r} is a single NumPy array (.npy) named .npz; save the arrays with "
+            "np.savez(path, name=array, ...) instead.")
+    if not head.startswith(b"PK"):
+        raise GenexpyInputError(f"{what} {name!r} is not an .npz archive (a zip of NumPy "
+                                "arrays, written by np.savez); is it the right file?")
+
+    def bad(msg: str) -> GenexpyInputError:
+        return GenexpyInputError(f"{what} {name!r} is refused: {msg}.")
+
+    try:
+        with zipfile.ZipFile(p) as zf:
+            members = {}
+            for info in zf.infolist():
+                key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                if keys is None or key in keys:
+                    members[key] = info
+            total = 0
+            shapes = {}
+            for key, info in members.items():
+                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                    raise bad(f"member {key!r} uses an unsupported compression")
+                if (info.file_size > NPZ_BOMB_MIN_BYTES
+                        and info.file_size > NPZ_MAX_RATIO * max(info.compress_size, 1)):
+                    raise bad(f"member {key!r} inflates from {size_text(info.compress_size)} "
+                              f"to {size_text(info.file_size)} (more than {NPZ_MAX_RATIO} "
+                              "times: a compression bomb, not arrays of results)")
+                with zf.open(info) as fp:
+                    try:
+                        version = npy.read_magic(fp)
+                        reader = {(1, 0): npy.read_array_header_1_0,
+                                  (2, 0): npy.read_array_header_2_0}.get(version)
+                        if reader is None:
+                            raise ValueError(f"unsupported .npy format version {version}")
+                        shape, fortran, dtype = reader(fp)
+                    except (ValueError, SyntaxError, TypeError) as exc:
+                        raise bad(f"member {key!r} is not a NumPy array ({exc})") from None
+                    header = fp.tell()
+                if dtype.hasobject:
+                    raise bad(f"member {key!r} holds Python objects (a pickle), which are "
+                              "never loaded")
+                declared = math.prod(shape) * dtype.itemsize
+                if declared + header != info.file_size:
+                    raise bad(f"member {key!r} declares shape {shape} ({size_text(declared)}) "
+                              f"but holds {size_text(max(info.file_size - header, 0))}")
+                total += declared
+                shapes[key] = (info, fortran)
+            avail = available_memory()
+            if total > MEMORY_SHARE * avail:
+                raise bad(f"its arrays need {size_text(total)} of memory, and "
+                          f"{size_text(avail)} is available")
+            out = {}
+            for key, (info, _) in shapes.items():
+                with zf.open(info) as fp:
+                    out[key] = npy.read_array(fp, allow_pickle=False)
+            return out
+    except GenexpyInputError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+            KeyError, NotImplementedError) as exc:
+        raise GenexpyInputError(
+            f"{what} {name!r} could not be read as an .npz archive ({type(exc).__name__}: "
+            f"{str(exc)[:200]}); is the file complete?") from None
+
+
+class ExportSkippedWarning(UserWarning):
+    """Some of the files asked for could not be written here (the reason is given); the
+    others were. ``what``: the files concerned; ``reason``: why."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        super().__init__(f"{what}: {reason}.")
+        self.what, self.reason = what, reason
+
+
+#: a tiny conversion that starts vl-convert's JavaScript engine (V8)
+_PROBE = "import vl_convert as v; v.vegalite_to_vega({'mark': 'point'})"
+
+
+@functools.cache
+def js_engine_problem() -> str | None:
+    """Why vl-convert's JavaScript engine cannot run in this process, or None if it can.
+
+    vl-convert draws SVG, PNG and PDF and bundles the Vega JavaScript with a V8 engine that
+    reserves about 100 GB of *address space* when it starts (not memory). Under an
+    address-space limit (``ulimit -v``, as HPC login nodes set) V8 aborts the whole process
+    with SIGTRAP - nothing Python can catch. So where such a limit is set, a tiny conversion
+    is tried once in a child process (which inherits the limit; ~0.1-1 s) before this
+    process ever starts the engine. Without a limit nothing is tried. The answer is cached.
+    """
+    try:
+        import vl_convert  # noqa: F401
+    except ImportError:
+        return "vl-convert-python is not installed (pip install vl-convert-python)"
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+    except (ImportError, ValueError, OSError):  # pragma: no cover - Windows
+        return None
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True,
+                              timeout=120, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        if done.returncode == 0:
+            return None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return (f"vl-convert's JavaScript engine cannot start under this process's "
+            f"address-space limit (ulimit -v {soft // 1024}; the engine reserves about "
+            "100 GB of address space, not memory): raise or remove the limit "
+            "(ulimit -v unlimited) to draw SVG, PNG and PDF")

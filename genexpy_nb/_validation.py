@@ -32,6 +32,13 @@ def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
     if mod == "pandas":
         import pandas as pd  # noqa: F401  (only imported when the user already has pandas)
 
+        cols = [str(c) for c in data.columns]
+        twice = sorted({c for c in cols if cols.count(c) > 1})
+        if twice:
+            raise GenexpyInputError(
+                f"{name}: the pandas frame has several columns named {twice}; give every "
+                "column its own name (df.columns = [...]) or drop the copies, e.g. "
+                "df.loc[:, ~df.columns.duplicated()].")
         try:
             return pl.from_pandas(data, include_index=False)
         except Exception as exc:  # pyarrow raises ArrowInvalid / ArrowTypeError / ...
@@ -113,11 +120,26 @@ def check_positive_int(name: str, value: Any, minimum: int = 1) -> int:
     return int(value)
 
 
-def as_float_grid(name: str, values: float | Sequence[float]) -> np.ndarray:
-    """A 1-d float array from a scalar or a sequence (not empty)."""
-    arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
+def as_float_grid(name: str, values: float | Sequence[float], *,
+                  unique: bool = False) -> np.ndarray:
+    """A 1-d float array of finite numbers from a scalar or a sequence (not empty).
+
+    ``unique=True`` drops repeated values (keeping the first of each, in the given order):
+    a grid such as ``deltas=[0.05, 0.05]`` then gives each row once.
+    """
+    try:
+        arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise GenexpyInputError(f"{name} must be a number or a non-empty list of numbers, "
+                                f"got {values!r}.") from None
     if arr.ndim != 1 or arr.size == 0:
         raise GenexpyInputError(f"{name} must be a number or a non-empty list of numbers.")
+    if not np.isfinite(arr).all():
+        raise GenexpyInputError(f"{name} must hold finite numbers, got "
+                                f"{float(arr[~np.isfinite(arr)][0])}.")
+    if unique:
+        _, first = np.unique(arr, return_index=True)
+        arr = arr[np.sort(first)]
     return arr
 
 
@@ -143,3 +165,153 @@ def child_seed(seed: int | None, *keys: int) -> np.random.Generator:
         return np.random.default_rng()
     return np.random.default_rng(np.random.SeedSequence([int(seed), *map(int, keys)]))
 
+
+
+# ---- memory bounds: parameters checked before work starts -------------------------------
+
+#: share of the available memory one call may plan to use
+MEMORY_SHARE: float = 0.8
+#: needs up to this many bytes are accepted without asking the system what is available
+_SMALL_NEED: float = 64 * 2**20
+
+
+def available_memory() -> int:
+    """Bytes this process can still allocate: the machine's available memory, and the
+    head-room under an address-space limit (``ulimit -v``, as HPC login nodes set)."""
+    avail = None
+    try:
+        import psutil
+
+        avail = int(psutil.virtual_memory().available)
+    except (ImportError, OSError):  # pragma: no cover - psutil is a dependency of ipykernel
+        try:
+            with open("/proc/meminfo", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith("MemAvailable:"):
+                        avail = int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    if avail is None:  # pragma: no cover - no way to know: assume a small laptop
+        avail = 4 * 2**30
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            avail = min(avail, max(0, soft - _address_space_used()))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - Windows
+        pass
+    return avail
+
+
+def _address_space_used() -> int:
+    """Virtual memory this process has reserved (what an address-space limit counts)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            import os
+
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        try:
+            import psutil
+
+            return int(psutil.Process().memory_info().vms)
+        except (ImportError, OSError):
+            return 0
+
+
+def size_text(n: float) -> str:
+    """A byte count for people: ``'1.5 GB'``, ``'320 MB'``."""
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if abs(n) < 1000 or unit == "PB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} PB"  # pragma: no cover
+
+
+def check_memory(param: str, value: int, *, per_unit: float, fixed: float = 0.0,
+                 what: str = "this call", minimum: int = 1,
+                 available: int | None = None) -> int:
+    """Refuse ``param = value`` when the memory it needs exceeds what is available.
+
+    The call would need about ``fixed + per_unit * value`` bytes (an estimate of its
+    largest arrays). When that is more than :data:`MEMORY_SHARE` of
+    :func:`available_memory`, a :class:`GenexpyInputError` gives the estimate, the memory
+    available and the largest feasible value of ``param`` - before anything is allocated,
+    instead of a ``MemoryError`` (or the system's out-of-memory killer) from deep inside.
+    Returns ``value``.
+
+    Examples
+    --------
+    >>> check_memory("rep", 200, per_unit=8 * 50, available=10**9)
+    200
+    >>> check_memory("rep", 10**9, per_unit=8 * 50, available=10**9)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genexpy_nb._validation.GenexpyInputError: rep=1000000000: ... about 400.0 GB ...
+    """
+    need = float(fixed) + float(per_unit) * float(value)
+    if need <= _SMALL_NEED and available is None:
+        return value  # not worth asking the system (~0.1 ms) in inner loops
+    avail = available_memory() if available is None else int(available)
+    budget = MEMORY_SHARE * avail
+    if need <= budget:
+        return value
+    feasible = int((budget - fixed) // per_unit) if per_unit > 0 else 0
+    if feasible >= minimum:
+        # a round value (two significant digits) below the limit
+        digits = max(len(str(feasible)) - 2, 0)
+        feasible = max(minimum, (feasible // 10**digits) * 10**digits)
+        fix = (f"use {param}={feasible} or less (about "
+               f"{size_text(fixed + per_unit * feasible)})")
+    else:
+        fix = (f"even {param}={minimum} would need {size_text(fixed + per_unit * minimum)}; "
+               "analyse less at once (fewer configurations, kernels or models)")
+    raise GenexpyInputError(
+        f"{param}={value}: {what} would need about {size_text(need)} of memory, and "
+        f"{size_text(avail)} is available; {fix}.")
+
+
+def check_rep_memory(rep: int, sizes: Sequence[int], grid_fn: Any, n_kernels: int) -> int:
+    """Refuse a ``rep`` whose MMD samples would not fit in memory (n-generalizability).
+
+    ``sizes``: the number of conditions N of every configuration analysed; ``grid_fn(N)``:
+    the sample sizes n drawn for N. Kept for the whole analysis: ``rep`` float64 values per
+    (configuration, kernel, n); while one configuration is drawn: ``rep`` x N uniforms and
+    their order, and the pairs' indices (about 48 bytes per (rep, condition)).
+    """
+    if not sizes:
+        return rep
+    kept = 8.0 * n_kernels * sum(int(np.size(grid_fn(int(n)))) for n in sizes)
+    return check_memory("rep", rep, per_unit=kept + 48.0 * max(sizes), minimum=2,
+                        what=f"the resampled MMD values of {len(sizes)} configuration(s) x "
+                             f"{n_kernels} kernel(s)")
+
+
+def check_reserved_names(columns: Iterable[str], name: str = "data") -> None:
+    """Refuse role columns named like genexpy_nb's internal ones (``__condition__``, ...).
+
+    Internal columns are named ``__name__``; a user column of that form would be silently
+    replaced by (or collide with) one of them.
+    """
+    bad = [c for c in columns if isinstance(c, str) and len(c) > 4 and c.startswith("__")
+           and c.endswith("__")]
+    if bad:
+        raise GenexpyInputError(
+            f"{name}: column name(s) {bad} have the form __name__, which genexpy_nb reserves "
+            "for its internal columns; rename them, e.g. "
+            f"df.rename({{{bad[0]!r}: {bad[0].strip('_')!r}}}).")
+
+
+def finite_mean(expr: pl.Expr) -> pl.Expr:
+    """``expr.mean()``, also where the sum of finite values overflows (1e308 + 1e308).
+
+    Where the plain mean is finite it is returned unchanged (the same bits); where it is
+    infinite although no value is, the mean is taken of the values scaled by their largest
+    magnitude (``m * mean(x / m)``), which cannot overflow.
+    """
+    plain = expr.mean()
+    big = expr.abs().max()
+    scaled = (expr / big).mean() * big
+    return (pl.when(plain.is_infinite() & expr.is_finite().all())
+            .then(scaled).otherwise(plain))

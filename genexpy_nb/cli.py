@@ -8,12 +8,14 @@ Subcommands:
 - ``genexpy-nb seeds POOL.npz`` - alpha-hat, accuracy, churn and ECE of candidate models
   against a reference pool trained with other seeds;
 - ``genexpy-nb compare TABLE ...`` - Friedman (or Skillings-Mack when results are missing),
-  post-hoc tests and a critical-difference diagram.
+  post-hoc tests, a critical-difference diagram and a written report
+  (:func:`genexpy_nb.significance.compare`).
 
 Exit codes scripts can rely on: 0 success; 1 an input error (a one-line message on stderr,
 never a traceback: unreadable or empty table, unknown column, unusable output path, ...),
 checked before the analysis runs; 2 a usage error (unknown or malformed option); 130
-interrupted (Ctrl-C).
+interrupted (Ctrl-C); 3 an unexpected error, i.e. a bug (one line with a hint; ``--debug``
+or ``GENEXPY_NB_DEBUG=1`` shows the traceback).
 """
 
 from __future__ import annotations
@@ -23,200 +25,34 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import config
 from ._validation import GenexpyInputError
-
-if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
-    import polars as pl
+from .cli_checks import (
+    add_direction,
+    alpha_list,
+    caller_words,
+    check_out_dir,
+    check_out_file,
+    command_flags,
+    csv_list,
+    direction,
+    fraction,
+    kernel_question,
+    level_pair,
+    no_nulls,
+    number_list,
+    one_line,
+    positive_int,
+    probability,
+    read_table,
+    require_options,
+    say,
+)
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-TABLE_SUFFIXES = (".parquet", ".csv", ".tsv")
-
-
-# ---- small helpers ---------------------------------------------------------------------
-
-
-def _say(msg: str = "") -> None:
-    print(msg, file=sys.stderr)
-
-
-def _one_line(msg: object) -> str:
-    return " ".join(str(msg).split())
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-def _csv_list(text: str | None) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()] if text else []
-
-
-def _floats(text: str) -> list[float]:
-    """argparse type: comma-separated numbers."""
-    try:
-        out = [float(t) for t in _csv_list(text)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers, got {text!r}") from None
-    if not out:
-        raise argparse.ArgumentTypeError("expected at least one number")
-    return out
-
-
-def _alphas(text: str) -> list[float]:
-    """argparse type: comma-separated probabilities in (0, 1)."""
-    out = _floats(text)
-    bad = [a for a in out if not 0.0 < a < 1.0]
-    if bad:
-        raise argparse.ArgumentTypeError(f"alpha* must lie strictly between 0 and 1, got {bad}")
-    return out
-
-
-def _held(text: str) -> tuple[str, str]:
-    """argparse type: COLUMN=LEVEL."""
-    col, eq, level = text.partition("=")
-    if not eq or not col.strip():
-        raise argparse.ArgumentTypeError(f"expected COLUMN=LEVEL, got {text!r}")
-    return col.strip(), level
-
-
-def _kernel(text: str):
-    """argparse type: a research question such as jaccard:k=2."""
-    from .kernels import parse_kernel
-
-    try:
-        return parse_kernel(text)
-    except GenexpyInputError as exc:
-        raise argparse.ArgumentTypeError(_one_line(exc)) from None
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {v}")
-    return v
-
-
-def _probability(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {v}")
-    return v
-
-
-def _fraction(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {v}")
-    return v
-
-
-def _check_parent(p: Path, option: str) -> None:
-    """The folder of an output file exists (created now if needed) and is writable."""
-    from ._io import make_parent
-
-    make_parent(p.expanduser().absolute().parent, f"{option} {str(p)!r}")
-
-
-def check_out_file(path: str, option: str = "--out") -> Path:
-    """An output table path: a supported suffix, in a folder that can be written."""
-    from ._io import check_frame_path
-
-    p = check_frame_path(path, option)
-    _check_parent(p, option)
-    return p
-
-
-def read_table(path: str) -> pl.DataFrame:
-    """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error."""
-    import polars as pl
-
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise GenexpyInputError(f"results file {path!r} not found.")
-    if p.is_dir():
-        raise GenexpyInputError(f"{path!r} is a folder; give a results file "
-                                f"({', '.join(TABLE_SUFFIXES)}).")
-    suffix = p.suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
-        raise GenexpyInputError(f"{path!r}: unsupported file type {suffix or '(none)'!r}; "
-                                f"give a {', '.join(TABLE_SUFFIXES)} file.")
-    if p.stat().st_size == 0:
-        raise GenexpyInputError(f"{path!r} is an empty file: the table is empty.")
-    if suffix != ".parquet":
-        with open(p, "rb") as fh:
-            if b"\x00" in fh.read(8192):
-                raise GenexpyInputError(f"{path!r} holds binary data, not a text table; give a "
-                                        "CSV/TSV file (or a .parquet file named .parquet).")
-    try:
-        if suffix == ".parquet":
-            df = pl.read_parquet(p)
-        else:
-            df = pl.read_csv(p, separator="\t" if suffix == ".tsv" else ",",
-                             infer_schema_length=10_000)
-    except pl.exceptions.NoDataError:
-        raise GenexpyInputError(f"{path!r}: the table is empty (no header, no rows).") from None
-    except Exception as exc:  # polars/arrow raise many types for a damaged file
-        kind = "a parquet file" if suffix == ".parquet" else "a delimited text table"
-        raise GenexpyInputError(
-            f"{path!r} could not be read as {kind} ({type(exc).__name__}: "
-            f"{_first_line(exc)[:200]}); is the file complete and of that type?") from None
-    if df.height == 0:
-        raise GenexpyInputError(f"{path!r}: the table is empty (columns {df.columns[:8]} but "
-                                "no rows).")
-    if df.width == 1 and suffix != ".parquet":
-        sep = next((c for c in (";", "\t", ",", "|") if c in df.columns[0]), None)
-        if sep is not None:
-            raise GenexpyInputError(
-                f"{path!r} was read as a single column {df.columns[0][:60]!r}: its values seem "
-                f"separated by {sep!r}; save it comma-separated (.csv) or tab-separated (.tsv).")
-    return df
-
-
-def _no_nulls(df, columns: list[str]) -> None:
-    """Factor columns must name a level in every row; the error says where and how many."""
-    for c in dict.fromkeys(columns):
-        n_null = df[c].null_count()
-        if n_null:
-            raise GenexpyInputError(f"column {c!r} has {n_null} empty value(s) (of {df.height} "
-                                    "rows); fill or drop those rows.")
-
-
-def _require(df, columns: dict[str, list[str]]) -> None:
-    """Every column named by an option is in the table; the error names the option."""
-    for option, cols in columns.items():
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise GenexpyInputError(
-                f"{option}: column(s) {missing} not in the table; its columns are "
-                f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
-
-
-def _direction(args: argparse.Namespace) -> bool:
-    return bool(args.higher_is_better)
-
-
-def _add_direction(p: argparse.ArgumentParser) -> None:
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
-                   default=None, help="the target is a score such as accuracy (required: "
-                   "this or --lower-is-better)")
-    g.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
-                   help="the target is an error, a loss or a runtime")
+#: an unexpected error (a bug): one line and a hint, the traceback with --debug
+EXIT_BUG = 3
 
 
 # ---- nstar -----------------------------------------------------------------------------
@@ -241,21 +77,84 @@ def _coerce_held(df, held: list[tuple[str, str]]) -> dict:
     return out
 
 
-def cmd_nstar(args: argparse.Namespace) -> int:
-    import polars as pl
+def _summary_thresholds(args: argparse.Namespace) -> tuple[float, float]:
+    """alpha* and delta* of the printed answer: the headline ones (0.95, 0.05) when they are
+    computed, else the computed value nearest to them; one given explicitly must be among
+    the computed ones (checked before the analysis runs)."""
 
+    def pick(given, grid, headline, flag, grid_flag):
+        if given is None:
+            return min(grid, key=lambda v: (abs(v - headline), v))
+        if not any(abs(given - v) < 1e-12 for v in grid):
+            raise GenexpyInputError(
+                f"{flag} {given:g} is not among the computed values ({grid_flag} "
+                f"{','.join(f'{v:g}' for v in grid)}): add it to {grid_flag} or choose one "
+                "of them.")
+        return given
+
+    return (pick(args.summary_alpha, args.alpha, config.HEADLINE_ALPHA, "--summary-alpha",
+                 "--alpha"),
+            pick(args.summary_delta, args.delta, config.HEADLINE_DELTA, "--summary-delta",
+                 "--delta"))
+
+
+def _figure_dir(path: str | None, inputs: list[str], out: str) -> Path | None:
+    """The folder of ``--figures`` (checked before the analysis runs): not the folder of
+    ``--out`` (the figures' folder is replaced as a whole)."""
+    if path is None:
+        return None
+    folder = Path(path).expanduser().absolute()
+    table = Path(out).expanduser().absolute()
+    if folder == table or folder in table.parents:
+        raise GenexpyInputError(
+            f"--figures {path!r} would hold --out {out!r}: the figures' folder is replaced as "
+            "a whole; give the figures a folder of their own.")
+    return check_out_dir(path, "--figures", inputs)
+
+
+def _write_nstar_figures(res, folder: Path, alpha: float, delta: float, method: str,
+                         quiet: bool) -> list[Path]:
+    """The charts of an n* frame (HTML that opens offline, PNG, SVG), written atomically;
+    an export that cannot be written is a note (``save_chart``)."""
+    from ._io import atomic_dir
+    from .charts import generalizability as ch
+    from .planner import plan
+
+    charts = {}
+    if res["alpha"].n_unique() > 1:
+        charts["nstar_by_alpha"] = ch.nstar_boxplots(res, vary="alpha", delta=delta,
+                                                     method=method)
+    if res["delta"].n_unique() > 1:
+        charts["nstar_by_delta"] = ch.nstar_boxplots(res, vary="delta", alpha=alpha,
+                                                     method=method)
+    if method != "bound":
+        charts["deficits"] = ch.deficit_heatmap(plan(res, alpha=alpha, delta=delta,
+                                                     method=method))
+    written = []
+    with atomic_dir(folder) as tmp:
+        for name, chart in charts.items():
+            for p in ch.save_chart(chart, [tmp / f"{name}.{f}" for f in ("html", "png", "svg")]):
+                written.append(folder / Path(p).name)
+    if not quiet:
+        say(f"wrote the figures {', '.join(sorted(p.name for p in written))} to {folder}/")
+    return written
+
+
+def cmd_nstar(args: argparse.Namespace) -> int:
     from ._io import write_frame
 
-    out = check_out_file(args.out)
+    out = check_out_file(args.out, inputs=[args.results])
+    figures = _figure_dir(args.figures, [args.results], args.out)
+    s_alpha, s_delta = _summary_thresholds(args)
     df = read_table(args.results)
     held = args.held_constant or []
-    _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
-                  "--generalize": _csv_list(args.generalize), "--design": _csv_list(args.design),
-                  "--average-over": _csv_list(args.average_over),
+    require_options(df, {"--alternatives": [args.alternatives], "--target": [args.target],
+                  "--generalize": csv_list(args.generalize), "--design": csv_list(args.design),
+                  "--average-over": csv_list(args.average_over),
                   "--held-constant": [c for c, _ in held]})
 
-    _no_nulls(df, [args.alternatives, *_csv_list(args.generalize), *_csv_list(args.design),
-                   *_csv_list(args.average_over)])
+    no_nulls(df, [args.alternatives, *csv_list(args.generalize), *csv_list(args.design),
+                   *csv_list(args.average_over)])
 
     from .generalizability import analyze
     from .kernels import Jaccard, Mallows
@@ -264,30 +163,42 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     kernels = args.kernel or [Jaccard(k=1), Mallows()]
     study = Study(
         df, alternatives=args.alternatives, target=args.target,
-        generalize=_csv_list(args.generalize), design=_csv_list(args.design),
-        average_over=_csv_list(args.average_over), held_constant=_coerce_held(df, held),
-        higher_is_better=_direction(args),
+        generalize=csv_list(args.generalize), design=csv_list(args.design),
+        average_over=csv_list(args.average_over), held_constant=_coerce_held(df, held),
+        higher_is_better=direction(args),
         tol_missing_alternatives=args.tol_missing_alternatives,
         tol_missing_conditions=args.tol_missing_conditions,
         invalid_target=args.invalid_target,
     )
     if not args.quiet:
-        _say(str(study))
-        _say(str(study.report))
+        from .summary import study_words
+
+        say(f"study: {study_words(study)}")
+        say("\n".join(caller_words(ln) for ln in str(study.report).splitlines()))
     t0 = time.perf_counter()
     res = analyze(study, kernels, alphas=args.alpha, deltas=args.delta,
-                  methods=_csv_list(args.methods), rep=args.rep, seed=args.seed,
+                  methods=csv_list(args.methods), rep=args.rep, seed=args.seed,
                   n_jobs=args.n_jobs, progress=not args.quiet)
-    _say(f"analysed {len(study)} configurations x {len(kernels)} research questions in "
-         f"{time.perf_counter() - t0:.1f} s")
-    undefined = res.filter(pl.col("nstar").is_null() | pl.col("nstar").is_nan())
-    if undefined.height:
-        why = undefined["reason"].drop_nulls().value_counts(sort=True)
-        top = why.row(0)[0] if why.height else "no reason given"
-        _say(f"note: n* is undefined in {undefined.height} of {res.height} rows (most often: "
-             f"{top}); see the reason column")
+    if not args.quiet:
+        say(f"analysed {len(study)} configuration{'s' if len(study) != 1 else ''} x "
+             f"{len(kernels)} research question{'s' if len(kernels) != 1 else ''} in "
+             f"{time.perf_counter() - t0:.1f} s")
     write_frame(res, out)
-    _say(f"wrote {res.height} rows to {out}")
+    from .summary import nstar_summary
+
+    methods = res["method"].unique().to_list()
+    only_bound = methods == ["bound"]
+    if figures is not None:
+        _write_nstar_figures(res, figures, s_alpha, s_delta,
+                             "bound" if only_bound else
+                             next(m for m in ("resample", "approx_weighted", "approx")
+                                  if m in methods), args.quiet)
+    if not args.quiet:
+        if only_bound:
+            say(f"note: only the distribution-free bound was computed (--methods bound): a "
+                 f"worst case, never a verdict; wrote {res.height} rows to {out}")
+        else:
+            print(nstar_summary(res, s_alpha, s_delta, where=str(out)).to_text())
     return EXIT_OK
 
 
@@ -296,18 +207,13 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
 def _load_gaps(path: str, n_reference: int | None):
     """(reference gaps, candidate gaps, labels, description) from a pool or a plain .npz."""
-    import zipfile
-
-    import numpy as np
-
+    from ._io import read_npz
     from .experiments.pools import PER_MODEL_KEYS
 
     p = Path(path).expanduser()
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():
         from .data import shipped_path
 
-        if p.is_dir():
-            raise GenexpyInputError(f"{path!r} is a folder; give an .npz file.")
         try:
             p = shipped_path(path) if p.name == path else p
         except GenexpyInputError:
@@ -316,28 +222,22 @@ def _load_gaps(path: str, n_reference: int | None):
             raise GenexpyInputError(f"pool file {path!r} not found (neither a path nor a pool "
                                     "shipped with the package, e.g. cnn_digits_both.npz).")
     if p.suffix.lower() != ".npz":
+        if p.is_dir():
+            raise GenexpyInputError(f"{path!r} is a folder; give an .npz file.")
         raise GenexpyInputError(f"{path!r}: expected an .npz file (NumPy archive).")
-    try:
-        with open(p, "rb") as fh:
-            z = np.load(fh, allow_pickle=False)
-            if not isinstance(z, np.lib.npyio.NpzFile):
-                raise ValueError("not a zip archive of arrays (a single .npy array?)")
-            with z:
-                files = set(z.files)
-                arrays = {k: z[k] for k in files if k in ("gaps", "reference", "candidates",
-                                                          "labels")}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise GenexpyInputError(f"{path!r} could not be read as an .npz archive "
-                                f"({type(exc).__name__}: {_first_line(exc)[:200]}).") from None
+    import zipfile
+
+    read_npz(p, "pool file", keys=())  # a readable archive (a clear error otherwise)
+    with zipfile.ZipFile(p) as zf:
+        files = {n[:-4] if n.endswith(".npy") else n for n in zf.namelist()}
     if "meta" in files and set(PER_MODEL_KEYS) <= files:
         from .experiments.pools import load_pool
 
-        try:
-            pool = load_pool(p)
-        except ValueError as exc:  # a damaged meta entry (JSON)
-            raise GenexpyInputError(f"{path!r}: damaged pool file ({_first_line(exc)}).") from None
+        pool = load_pool(p)
         ref, cand = pool.split(n_reference)
         return ref, cand, pool.labels, f"pool {p.name} ({pool.n_models} models)"
+    # read within bounds (declared shapes, compression, memory); only what is used
+    arrays = read_npz(p, "pool file", keys=("gaps", "reference", "candidates", "labels"))
     if "labels" not in arrays:
         raise GenexpyInputError(
             f"{path!r} has no 'labels' array (the 0/1 test labels, for accuracy and ECE). "
@@ -370,7 +270,7 @@ def cmd_seeds(args: argparse.Namespace) -> int:
 
     from ._io import write_frame
 
-    out = check_out_file(args.out)
+    out = check_out_file(args.out, inputs=[args.pool])
     ref, cand, labels, what = _load_gaps(args.pool, args.n_reference)
     from .variability import candidate_report
     from .variability._checks import as_candidates, as_gaps, as_labels
@@ -385,9 +285,13 @@ def cmd_seeds(args: argparse.Namespace) -> int:
             "every value lies in [0, 1]: these look like probabilities, not logit gaps "
             "(logit of class 1 minus logit of class 0, negative = class 0). Convert them: "
             "gaps = log(p / (1 - p)).")
+    from .variability.robust_ks import check_alpha_hat_size
+
+    check_alpha_hat_size(ref_checked.shape[1], cand_checked.shape[0], args.B)  # upfront
     n_ref = ref_checked.shape[0]
-    _say(f"{what}: {n_ref} reference models, {cand_checked.shape[0]} candidates, "
-         f"{ref_checked.shape[1]} test points")
+    if not args.quiet:
+        say(f"{what}: {n_ref} reference models, {cand_checked.shape[0]} candidates, "
+             f"{ref_checked.shape[1]} test points")
     t0 = time.perf_counter()
     rep = candidate_report(ref_checked, cand_checked, labels, B=args.B, seed=args.seed,
                            n_jobs=args.n_jobs, progress=not args.quiet,
@@ -395,169 +299,54 @@ def cmd_seeds(args: argparse.Namespace) -> int:
                            ensemble=args.ensemble)
     rep = rep.with_columns((pl.col("candidate") + n_ref).alias("model")).select(
         "model", pl.all().exclude("model"))
-    _say(f"alpha-hat of {rep.height} candidates in {time.perf_counter() - t0:.1f} s "
-         "(alpha_hat: the smallest share of a candidate's test points to trim for its logit gaps "
-         "to pass the KS test against the reference pool; 0 = representative, smaller = "
-         "more representative)")
     write_frame(rep, out)
-    _say(f"wrote {rep.height} rows to {out}")
+    if not args.quiet:
+        from .summary import seeds_summary
+
+        say(f"alpha-hat of {rep.height} candidate{'s' if rep.height != 1 else ''} in "
+             f"{time.perf_counter() - t0:.1f} s")
+        print(seeds_summary(rep, where=str(out)).to_text())
     return EXIT_OK
 
 
 # ---- compare ---------------------------------------------------------------------------
 
 
-def _wide(df, args):
-    """Blocks x alternatives matrix (NaN where a result is missing) from the long table."""
-    import numpy as np
-    import polars as pl
-
-    blocks = _csv_list(args.blocks)
-    avg = _csv_list(args.average_over)
-    _require(df, {"--alternatives": [args.alternatives], "--target": [args.target],
-                  "--blocks": blocks, "--average-over": avg})
-    roles = [args.alternatives, args.target, *blocks, *avg]
-    if len(set(roles)) != len(roles):
-        raise GenexpyInputError(f"a column is given two roles: {roles}.")
-    if not df.schema[args.target].is_numeric():
-        raise GenexpyInputError(
-            f"--target {args.target!r} is not numeric (dtype {df.schema[args.target]}); "
-            "convert it, or give the numeric result column.")
-    keys = [args.alternatives, *blocks]
-    _no_nulls(df, [*keys, *avg])
-    t = df.select(*keys, pl.col(args.target).cast(pl.Float64))
-    t = t.with_columns(pl.col(args.target).fill_nan(None))
-    if t[args.target].is_infinite().any():
-        raise GenexpyInputError(f"--target {args.target!r} holds infinite values.")
-    dup = t.group_by(keys).len().filter(pl.col("len") > 1)
-    if dup.height and not avg:
-        raise GenexpyInputError(
-            f"{dup.height} (block, alternative) pairs have several rows; average them with "
-            "--average-over COLUMNS (e.g. seed,fold) or name more --blocks columns.")
-    t = t.group_by(keys, maintain_order=True).agg(pl.col(args.target).mean())
-    block_key = pl.concat_str([pl.col(b).cast(pl.String) for b in blocks], separator=" | ")
-    t = t.with_columns(block_key.alias("__block__"),
-                       pl.col(args.alternatives).cast(pl.String))
-    names = sorted(t[args.alternatives].unique().to_list())
-    wide = t.pivot(on=args.alternatives, index="__block__", values=args.target,
-                   aggregate_function=None).sort("__block__")
-    values = wide.select(names).to_numpy().astype(np.float64)
-    return values, names, wide["__block__"].to_list()
-
-
-def _compare_tests(values, names, blocks, hib, figs, args):
-    """The omnibus test, the post-hoc test and the mean ranks (+ the CD diagram)."""
-    import numpy as np
-    import polars as pl
-
-    observed = ~np.isnan(values)
-    complete = observed.all(axis=1)
-    n_missing = int((~observed).sum())
-
-    from .significance import (
-        critical_difference,
-        friedman,
-        posthoc_conover,
-        posthoc_nemenyi,
-        skillings_mack,
-    )
-
-    if n_missing:
-        omni = skillings_mack(values, higher_is_better=hib, alternatives=names)
-        _say(f"{n_missing} missing result(s) over {int((~complete).sum())} of {len(blocks)} "
-             "blocks: Skillings-Mack test (Friedman's test for incomplete blocks)")
-    else:
-        omni = friedman(values, higher_is_better=hib, alternatives=names)
-    if not np.isfinite(omni.statistic):
-        raise GenexpyInputError(
-            f"--target {args.target!r}: every block ties all alternatives, so there is no "
-            "difference to test (the statistic is undefined). Check the target column.")
-    if omni.n < 10:
-        _say(f"note: only {omni.n} blocks; the chi-square p-value is a rough approximation "
-             "below about 10")
-    omnibus = pl.DataFrame({
-        "test": [omni.test], "statistic": [float(omni.statistic)],
-        "pvalue": [float(omni.pvalue)], "df": [float(omni.df)], "n_blocks_used": [omni.n],
-        "n_blocks": [len(blocks)], "n_alternatives": [len(names)],
-        "n_missing": [n_missing], "alpha": [args.alpha],
-        "significant": [bool(omni.pvalue < args.alpha)],
-        "higher_is_better": [hib],
-        "note": pl.Series([getattr(omni, "note", None)], dtype=pl.String),
-    })
-    full = values[complete]
-    frames = {"omnibus": omnibus}
-    charts = {}
-    if full.shape[0] >= 2:
-        if args.posthoc == "conover":
-            post = posthoc_conover(full, p_adjust=args.p_adjust, alpha=args.alpha,
-                                   higher_is_better=hib, alternatives=names)
-        else:
-            post = posthoc_nemenyi(full, alpha=args.alpha, higher_is_better=hib,
-                                   alternatives=names)
-        ranks = critical_difference(full, alpha=args.alpha, higher_is_better=hib,
-                                    alternatives=names)
-        frames["posthoc"] = post
-        frames["mean_ranks"] = ranks
-        if figs:  # drawn when saved: (data, options) of the diagram
-            charts["cd_diagram"] = (ranks, {
-                "pairwise": post if args.posthoc == "conover" else None,
-                "title": f"Mean ranks over {full.shape[0]} blocks (1 = best)"})
-        if n_missing:
-            _say(f"post-hoc test and mean ranks on the {full.shape[0]} blocks where every "
-                 "alternative has a result")
-    else:
-        _say(f"only {full.shape[0]} block(s) have a result for every alternative: no post-hoc "
-             "test, no critical-difference diagram (they need at least 2)")
-    return omni, frames, charts
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
+    """argparse -> :func:`genexpy_nb.significance.compare` -> files (and the answer)."""
     import warnings
 
-    from ._io import atomic_dir, check_output_dir
 
-    figs = _csv_list(args.figures)
+    figs = csv_list(args.figures)
     bad = [f for f in figs if f not in ("html", "png", "svg", "pdf")]
     if bad:
         raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
                                 "or pdf (comma-separated), or '' for none.")
-    out = check_output_dir(args.out)
-    if args.format not in ("csv", "parquet", "json", "tsv"):  # pragma: no cover (choices)
-        raise GenexpyInputError(f"--format {args.format!r}")
+    out = check_out_dir(args.out, inputs=[args.results])
     df = read_table(args.results)
-    values, names, blocks = _wide(df, args)
-    hib = _direction(args)
-    if len(names) < 2:
-        raise GenexpyInputError(f"--alternatives {args.alternatives!r}: only {names}; at least "
-                                "two alternatives are needed to compare.")
-    with warnings.catch_warnings(record=True) as caught:
-        # degenerate cases (ties everywhere, ...) come as warnings: one-line notes each
+    from ._words import command_line_words
+    from .significance.compare import compare
+
+    with command_line_words(), warnings.catch_warnings(record=True):
+        # warnings (degenerate data, ...) are in the result's notes, printed below
         warnings.simplefilter("always")
-        omni, frames, charts = _compare_tests(values, names, blocks, hib, figs, args)
-    for msg in dict.fromkeys(_one_line(w.message) for w in caught):
-        _say(f"note: {msg}")
-    _say(f"{omni.test}: statistic {omni.statistic:.4g}, p = {omni.pvalue:.3g} "
-         f"({'significant' if omni.pvalue < args.alpha else 'not significant'} at "
-         f"alpha = {args.alpha})")
-    from ._io import write_frame
+        res = compare(
+            df, alternatives=args.alternatives, target=args.target,
+            blocks=csv_list(args.blocks), higher_is_better=direction(args),
+            average_over=csv_list(args.average_over), posthoc=args.posthoc,
+            p_adjust=None if args.p_adjust.lower() == "none" else args.p_adjust,
+            alpha=args.alpha, tol_missing_alternatives=args.tol_missing_alternatives,
+            tol_missing_conditions=args.tol_missing_conditions,
+            invalid_target=args.invalid_target,
+            require_complete_replicates=args.require_complete_replicates, ties=args.ties,
+            control=args.control, top=args.top)
+        if not args.quiet:
+            print(res.summary())
+        from .charts.cd_figure import save_comparison
 
-    with atomic_dir(out) as tmp:
-        for name, frame in frames.items():
-            write_frame(frame, tmp / f"{name}.{args.format}")
-        for name, (data, opts) in charts.items():
-            # PNG, SVG, PDF drawn directly (faster than autorank's matplotlib figure);
-            # HTML through the interactive Vega-Lite chart
-            static = [tmp / f"{name}.{fmt}" for fmt in figs if fmt != "html"]
-            if static:
-                from .significance import save_cd_diagram
-
-                save_cd_diagram(data, static, **opts)
-            if "html" in figs:
-                from .charts import cd_diagram, save_chart
-
-                save_chart(cd_diagram(data, **opts), tmp / f"{name}.html")
-        written = sorted(p.name for p in tmp.iterdir())
-    _say(f"wrote {', '.join(written)} to {out}/")
+        paths = save_comparison(res, out, figures=figs, format=args.format)
+    if not args.quiet:
+        say(f"wrote {', '.join(p.name for p in paths)} to {out}/")
     return EXIT_OK
 
 
@@ -565,9 +354,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from ._io import check_output_dir
-
-    check_output_dir(args.out)
+    check_out_dir(args.out)
     from .demo import run_demo
 
     run_demo(out_dir=Path(args.out), rep=args.rep, seed=args.seed, progress=not args.quiet)
@@ -648,9 +435,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Will the results of your ML study hold up? Generalizability of "
                     "experimental studies, seed variability, significance tests.",
         epilog="exit codes: 0 success, 1 input error (one-line message), 2 usage error, "
-               "130 interrupted",
+               "3 unexpected error (a bug; --debug shows its traceback), 130 interrupted",
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    p.add_argument("--debug", action="store_true",
+                   help="show the traceback of an unexpected error (also GENEXPY_NB_DEBUG=1)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     d = sub.add_parser("demo", formatter_class=_Formatter,
@@ -661,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="genexpy_demo",
                    help="output folder (written atomically; a folder written by an earlier "
                         "run is replaced, a folder of other files is never touched)")
-    d.add_argument("--rep", type=_positive_int, default=config.REP,
+    d.add_argument("--rep", type=positive_int, default=config.REP,
                    help="resampled pairs of studies per sample size")
     d.add_argument("--seed", type=int, default=0, help="random seed")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -688,34 +477,34 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
     q.add_argument("--alternatives", required=True, help="column of the compared methods")
     q.add_argument("--target", required=True, help="numeric result column")
-    _add_direction(q)
+    add_direction(q)
     q.add_argument("--generalize", required=True,
                    help="generalizability factor(s), comma-separated (e.g. dataset)")
     q.add_argument("--design", default="", help="design factors, comma-separated")
     q.add_argument("--average-over", default="",
                    help="stochastic factors averaged out first (e.g. seed,fold)")
-    q.add_argument("--held-constant", action="append", metavar="COLUMN=LEVEL", type=_held,
+    q.add_argument("--held-constant", action="append", metavar="COLUMN=LEVEL", type=level_pair,
                    help="fix a factor to one level (repeatable)")
-    q.add_argument("--kernel", action="append", type=_kernel, metavar="QUESTION",
+    q.add_argument("--kernel", action="append", type=kernel_question, metavar="QUESTION",
                    help="research question (repeatable): jaccard[:k=K], mallows[:nu=V], "
                         "borda[:ALTERNATIVE] (default: the best on average), rbf[:gamma=V]; "
                         "default: jaccard:k=1 and mallows")
-    q.add_argument("--alpha", type=_alphas, default=list(config.ALPHAS),
+    q.add_argument("--alpha", type=alpha_list, default=list(config.ALPHAS),
                    help="desired generalizability alpha*, comma-separated")
-    q.add_argument("--delta", type=_floats, default=list(config.DELTAS),
+    q.add_argument("--delta", type=number_list, default=list(config.DELTAS),
                    help="similarity threshold delta*, comma-separated")
     q.add_argument("--methods", default="resample,approx,bound",
                    help="estimates of n*: resample, approx, approx_weighted, bound "
                         "(comma-separated)")
-    q.add_argument("--rep", type=_positive_int, default=config.REP,
+    q.add_argument("--rep", type=positive_int, default=config.REP,
                    help="resampled pairs of studies per sample size")
     q.add_argument("--seed", type=int, default=0, help="random seed")
-    q.add_argument("--n-jobs", type=_positive_int, default=None,
+    q.add_argument("--n-jobs", type=positive_int, default=None,
                    help="threads (default: all cores)")
-    q.add_argument("--tol-missing-alternatives", type=_fraction,
+    q.add_argument("--tol-missing-alternatives", type=fraction,
                    default=config.TOL_MISSING_ALTERNATIVES,
                    help="drop a condition missing more than this share of the alternatives")
-    q.add_argument("--tol-missing-conditions", type=_fraction,
+    q.add_argument("--tol-missing-conditions", type=fraction,
                    default=config.TOL_MISSING_CONDITIONS,
                    help="then drop an alternative missing in more than this share of the "
                         "conditions")
@@ -723,7 +512,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rows with a null/NaN/inf target: refuse, or drop them")
     q.add_argument("--out", default="nstar.parquet",
                    help="output table (.parquet, .csv, .tsv or .json)")
-    q.add_argument("--quiet", action="store_true", help="no progress bar, no study summary")
+    q.add_argument("--summary-alpha", type=probability, default=None, metavar="ALPHA",
+                   help="alpha* of the answer printed (one of --alpha; default: 0.95 when "
+                        "computed, else the nearest computed)")
+    q.add_argument("--summary-delta", type=float, default=None, metavar="DELTA",
+                   help="delta* of the answer printed (one of --delta; default: 0.05 when "
+                        "computed, else the nearest computed)")
+    q.add_argument("--figures", default=None, metavar="DIR",
+                   help="also write the charts to this folder: n* by alpha* and by delta*, "
+                        "the deficits n* - N; each as .html (opens offline), .png, .svg")
+    q.add_argument("--quiet", action="store_true", help="print nothing but errors")
     q.set_defaults(func=cmd_nstar)
 
     s = sub.add_parser(
@@ -739,78 +537,161 @@ def build_parser() -> argparse.ArgumentParser:
                     "the first half the reference - or np.savez(path, reference=R, "
                     "candidates=C, labels=y).")
     s.add_argument("pool", metavar="POOL", help="the .npz file of logit gaps and labels")
-    s.add_argument("--n-reference", type=_positive_int, default=None,
+    s.add_argument("--n-reference", type=positive_int, default=None,
                    help="models in the reference (the first ones); default: half the pool")
-    s.add_argument("--B", type=_positive_int, default=config.ALPHA_HAT_B,
+    s.add_argument("--B", type=positive_int, default=config.ALPHA_HAT_B,
                    help="bootstrap draws of the reference for alpha-hat")
     s.add_argument("--clip", type=float, default=config.LOGIT_CLIP,
                    help="clip logit gaps to [-CLIP, CLIP] (saturated models)")
     s.add_argument("--no-clip", action="store_true", help="do not clip the gaps")
-    s.add_argument("--bins", type=_positive_int, default=config.ECE_BINS,
+    s.add_argument("--bins", type=positive_int, default=config.ECE_BINS,
                    help="bins of the expected calibration error")
     s.add_argument("--ensemble", choices=["candidates", "reference"], default="candidates",
                    help="the deep ensemble that churn is measured against")
     s.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap")
-    s.add_argument("--n-jobs", type=_positive_int, default=None,
+    s.add_argument("--n-jobs", type=positive_int, default=None,
                    help="threads (default: all cores)")
     s.add_argument("--out", default="seeds.csv",
                    help="output table, one row per candidate (.csv, .parquet, .tsv or .json)")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--quiet", action="store_true", help="print nothing but errors")
     s.set_defaults(func=cmd_seeds)
 
     c = sub.add_parser(
         "compare", formatter_class=_Formatter,
-        help="Friedman / Skillings-Mack test, post-hoc tests, critical-difference diagram",
+        help="rank tests over blocks: omnibus test, post-hoc tests, CD diagram, report",
         description="Is any alternative better than another across the blocks (datasets, "
-                    "tasks)? Friedman's test, or Skillings-Mack's when some results are "
-                    "missing; all pairs with Conover's or Nemenyi's post-hoc test; the mean "
-                    "ranks drawn as a critical-difference diagram.\n\nexample:\n  genexpy-nb "
-                    "compare results.csv --alternatives model --target accuracy "
-                    "--blocks dataset \\\n    --average-over seed --higher-is-better --out "
-                    "comparison")
+                    "tasks)? The missing-results policy of nstar first (the same "
+                    "--tol-missing-* and --invalid-target), then Friedman's test (or "
+                    "Skillings-Mack's when results are missing: each block ranks the "
+                    "alternatives that have a result there), a post-hoc test with its "
+                    "correction, mean ranks and a critical-difference diagram, all over the "
+                    "same blocks. Prints the answer; writes the tables, report.md (a "
+                    "paragraph a paper can quote), mean_ranks.tex (booktabs) and the "
+                    "diagram.\n\nexample:\n  genexpy-nb compare results.csv --alternatives "
+                    "model --target accuracy --blocks dataset \\\n    --average-over seed "
+                    "--higher-is-better --out comparison")
     c.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
     c.add_argument("--alternatives", required=True, help="column of the compared methods")
     c.add_argument("--target", required=True, help="numeric result column")
     c.add_argument("--blocks", required=True,
-                   help="column(s) defining a block, comma-separated (e.g. dataset)")
-    _add_direction(c)
+                   help="column(s) defining a block, comma-separated (e.g. dataset; folds "
+                        "as blocks are not independent datasets: average them instead)")
+    add_direction(c)
     c.add_argument("--average-over", default="",
-                   help="columns averaged out first (e.g. seed,fold), comma-separated")
-    c.add_argument("--posthoc", choices=["conover", "nemenyi"], default="conover",
-                   help="post-hoc test for all pairs")
+                   help="replicate columns averaged first (e.g. seed,fold), comma-separated")
+    c.add_argument("--require-complete-replicates", action="store_true",
+                   help="refuse results averaged over fewer replicates than the others")
+    c.add_argument("--posthoc", choices=["auto", "conover", "nemenyi", "siegel"],
+                   default="auto",
+                   help="post-hoc test: Conover-Iman (complete blocks), Nemenyi, or the "
+                        "Siegel-Castellan z-test of mean ranks; auto: Conover-Iman on "
+                        "complete blocks, the z-test when results are missing")
     c.add_argument("--p-adjust", default="holm",
-                   help="multiple-testing correction of Conover's p-values (e.g. holm, "
-                        "bonferroni, fdr_bh); ignored by Nemenyi's test")
-    c.add_argument("--alpha", type=_probability, default=0.05, help="significance level")
+                   help="correction of the post-hoc p-values (holm, bonferroni, fdr_bh, ..., "
+                        "or none); ignored by Nemenyi's test")
+    c.add_argument("--control", default=None, metavar="ALTERNATIVE",
+                   help="compare every alternative with this one only (k - 1 tests, "
+                        "corrected as a family of k - 1)")
+    c.add_argument("--alpha", type=probability, default=0.05, help="significance level")
+    c.add_argument("--ties", choices=["average", "min"], default="average",
+                   help="mean ranks of tied alternatives: the mean of the ranks they occupy, "
+                        "or the lowest (the tests use mid-ranks either way)")
+    c.add_argument("--tol-missing-alternatives", type=fraction,
+                   default=config.TOL_MISSING_ALTERNATIVES,
+                   help="drop a block missing more than this share of the alternatives (0: "
+                        "complete blocks only)")
+    c.add_argument("--tol-missing-conditions", type=fraction,
+                   default=config.TOL_MISSING_CONDITIONS,
+                   help="then drop an alternative missing in more than this share of the "
+                        "blocks")
+    c.add_argument("--invalid-target", choices=["raise", "drop"], default="raise",
+                   help="rows with an empty/NaN/inf target (failed runs): refuse, or drop "
+                        "them (they then count as missing results)")
+    c.add_argument("--top", type=positive_int, default=None, metavar="K",
+                   help="the diagram draws the K best alternatives, the rest summarised "
+                        "(default: all)")
     c.add_argument("--figures", default="html,png",
                    help="formats of the critical-difference diagram: html, png, svg, pdf "
                         "(comma-separated; '' for none)")
     c.add_argument("--format", choices=["csv", "parquet", "tsv", "json"], default="csv",
                    help="format of the tables")
     c.add_argument("--out", default="comparison",
-                   help="output folder: omnibus, posthoc and mean_ranks tables, cd_diagram "
-                        "figures (written atomically)")
+                   help="output folder: report.md, mean_ranks.tex, the omnibus, posthoc, "
+                        "mean_ranks and missing_results tables, cd_diagram figures (written "
+                        "atomically)")
+    c.add_argument("--quiet", action="store_true", help="print nothing but errors")
     c.set_defaults(func=cmd_compare)
+    for sp in (d, pc, q, s, c):  # --debug after the command too
+        sp.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an unexpected error (a bug)")
     return p
 
 
+def _export_notes():
+    """Files an export could not write (no PNG under ``ulimit -v``, ...) as one-line notes
+    on stderr, instead of Python's warning format."""
+    import contextlib
+    import warnings
+
+    from ._io import ExportSkippedWarning
+
+    @contextlib.contextmanager
+    def notes():
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", ExportSkippedWarning)
+            # our own warnings (a target named like a loss, ...) are shown, as notes
+            warnings.filterwarnings("always", module=r"genexpy_nb(\.|$)")
+            shown = warnings.showwarning
+            reasons: set[str] = set()
+
+            def show(message, category, *rest, **kw):
+                if not isinstance(message, ExportSkippedWarning):
+                    if category.__module__.startswith("genexpy_nb"):
+                        # our own warnings (a target named like a loss, ...) as notes, in
+                        # command-line words
+                        return say(f"note: {caller_words(message)}")
+                    return shown(message, category, *rest, **kw)
+                if message.reason in reasons:  # the reason once, then the files
+                    say(f"note: {one_line(message.what)} (as above)")
+                else:
+                    reasons.add(message.reason)
+                    say(f"note: {one_line(message)}")
+
+            warnings.showwarning = show
+            yield
+
+    return notes()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0, 1 input error, 2 usage, 130)."""
+    """Run the command line; returns the exit code (0, 1 input error, 2 usage, 130).
+
+    Every message is in command-line words (:mod:`genexpy_nb._words`): the library's
+    errors and warnings name the flags (``--invalid-target drop``), not Python's keyword
+    arguments (``invalid_target='drop'``), which they keep in a notebook.
+    """
+    from ._words import command_line_words
+
     parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    every_flag = {k: v for sub in commands.values() for k, v in command_flags(sub).items()}
     try:
-        args = parser.parse_args(argv)
+        with command_line_words(every_flag):
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # --help / --version (0) and usage errors (2)
         return int(exc.code or 0)
     except KeyboardInterrupt:
-        _say("genexpy-nb: interrupted")
+        say("genexpy-nb: interrupted")
         return EXIT_INTERRUPTED
     try:
-        return args.func(args)
+        with command_line_words(command_flags(commands[args.command])), _export_notes():
+            return args.func(args)
     except GenexpyInputError as exc:
-        _say(f"genexpy-nb {args.command}: error: {_one_line(exc)}")
+        with command_line_words(command_flags(commands[args.command])):
+            say(f"genexpy-nb {args.command}: error: {caller_words(exc)}")
         return EXIT_INPUT
     except KeyboardInterrupt:
-        _say("genexpy-nb: interrupted (no output written)")
+        say("genexpy-nb: interrupted (no output written)")
         if argv is None:  # run as a program: leave now, with the code scripts expect
             # CPython 3.11 may remember an interrupt that C code saw (e.g. while a library
             # ran Python source) and turn any exit into death by SIGINT (-2), even though
@@ -820,8 +701,15 @@ def main(argv: list[str] | None = None) -> int:
             os._exit(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
     except OSError as exc:  # disk full, permission changed while running, ...
-        _say(f"genexpy-nb {args.command}: error: {_one_line(exc)}")
+        say(f"genexpy-nb {args.command}: error: {one_line(exc)}")
         return EXIT_INPUT
+    except Exception as exc:  # noqa: BLE001 (a bug of ours: one line and a hint, not a dump)
+        if getattr(args, "debug", False) or os.environ.get("GENEXPY_NB_DEBUG"):
+            raise
+        say(f"genexpy-nb {args.command}: unexpected error ({type(exc).__name__}: "
+             f"{one_line(exc)[:300]}). This is a bug, not your input: run the command "
+             "again with --debug (or GENEXPY_NB_DEBUG=1) for the traceback, and report it.")
+        return EXIT_BUG
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,11 +22,13 @@ from pathlib import Path
 import polars as pl
 
 from . import config
+from ._words import plural
 from .example_study import load_example_study
 from .generalizability import GeneralizabilityAnalysis
 from .kernels import RBF, Borda, Jaccard, Mallows
 from .planner import plan, simulate_preliminary_study
 from .study import Study
+from .summary import study_words
 
 #: the roles of the example study's columns
 ROLES = dict(alternatives="model", target="score", generalize="dataset",
@@ -74,6 +76,15 @@ def _nstar_table(head: pl.DataFrame, design: list[str], labels: list[str]) -> pl
         maintain_order="left")
 
 
+def worst_first(todo: pl.DataFrame) -> pl.DataFrame:
+    """The plan with its configurations in one order, the worst first: the largest deficit,
+    ties broken by the larger n*, then by the study's order; ``priority`` renumbered."""
+    return (todo.drop("priority")
+            .sort(["deficit", pl.col("nstar").fill_nan(None)], descending=[True, True],
+                  nulls_last=True, maintain_order=True)
+            .with_row_index("priority", offset=1))
+
+
 def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, seed: int = 0,
              progress: bool = True) -> dict[str, pl.DataFrame]:
     """Run the main job and write its outputs to the folder ``out_dir``; returns the frames.
@@ -89,7 +100,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
     alpha, delta = config.HEADLINE_ALPHA, config.HEADLINE_DELTA
     study = example_study()
     design = list(study.design)
-    print(f"{study}\n")
+    print(f"The example study: {study_words(study)}.\n")
     print("What the study holds (missing results are dropped or imputed, never silently):")
     print(study.report, "\n")
     with atomic_dir(out) as tmp:
@@ -118,35 +129,36 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
              "for every alpha* and delta*.")
         print()
 
-        todo = plan(res, alpha=alpha, delta=delta)
+        todo = worst_first(plan(res, alpha=alpha, delta=delta))
         write_frame(todo, tmp / "plan.csv")
         short = todo.filter(pl.col("to_run") > 0)
-        top = head.sort(pl.col("nstar").fill_nan(None), descending=True, nulls_last=True).row(
-            0, named=True)
-        top_cfg = ", ".join(str(top[c]) for c in design)
+        # one worst configuration, named the same in every paragraph below
+        worst = todo.row(0, named=True)
+        cfg = tuple(worst[c] for c in design)
+        top_cfg = ", ".join(map(str, cfg))
         if short.height == 0:
             n_min, n_max = head["N"].min(), head["N"].max()
             has = f"{n_min}" if n_min == n_max else f"{n_min} to {n_max}"
             _say(f"Every configuration already generalizes for every research question: each "
-                 f"has {has} datasets, and the largest n* is {top['nstar_ceil']} "
-                 f"({top['kernel_label']}, {top_cfg}). No configuration needs more datasets.")
+                 f"has {has} datasets, and the largest n* is {worst['nstar_ceil']} "
+                 f"({worst['kernel_label']}, {top_cfg}). No configuration needs more "
+                 "datasets.")
         else:
-            _say(f"{short.height} of {todo.height} configurations need more datasets to "
+            _say(f"{short.height} of {plural(todo.height, 'configuration')} "
+                 f"need{'s' if short.height == 1 else ''} more datasets to "
                  "generalize; extend them in this order (to_run = datasets to add, for the "
                  "question that needs the most):")
             with pl.Config(**_TABLE):
                 print(short.select("priority", *design, "N", "kernel_label", "nstar_ceil",
                                    "to_run"))
 
-        worst = todo.row(0, named=True)
-        cfg = tuple(worst[c] for c in design)
         grow = [Jaccard(k=1), Mallows()]
         sim = simulate_preliminary_study(study, grow, cfg, N0=10, rep=rep, seed=seed,
                                          progress=progress)
         write_frame(sim, tmp / "nstar_vs_N.csv")
         print()
         _say(f"The study as it grows: n* estimated from its first N_sub datasets only, for "
-             f"the configuration that needs the most ({', '.join(map(str, cfg))}); it "
+             f"the configuration that needs the most ({top_cfg}); it "
              "generalizes once N_sub >= n* for both questions.")
         grown = sim.group_by("N_sub", "kernel_label", maintain_order=True).agg(
             pl.col("nstar").mean().round(1), pl.col("generalizable").all())
@@ -159,21 +171,28 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         from .charts import generalizability as ch  # Altair is imported only here
 
         jac = ga.kernel_index("jaccard")
+        levels = dict(zip(design, cfg))
         charts = {
             "nstar_boxplots_alpha": ch.nstar_boxplots(res, vary="alpha"),
             "nstar_boxplots_delta": ch.nstar_boxplots(res, vary="delta"),
             "deficits": ch.deficit_heatmap(todo),
-            "nstar_vs_N": ch.nstar_vs_N(sim),
+            "nstar_vs_N": ch.nstar_vs_N(sim, levels=levels),
             "ngen_curves": ch.ngen_curves(
                 ga.ngen_frame(study.sample(cfg).config_id, labels[jac]), alpha=alpha,
-                eps=ga.kernels[jac].eps(delta)),
+                eps=ga.kernels[jac].eps(delta), levels=levels, question=labels[jac]),
         }
+        written: set[str] = set()
         for name, chart in charts.items():
-            ch.save_chart(chart, [tmp / f"{name}.{fmt}" for fmt in ("html", "png", "svg")])
+            paths = ch.save_chart(chart, [tmp / f"{name}.{fmt}" for fmt in ("html", "png",
+                                                                           "svg")])
+            written |= {Path(p).suffix.lstrip(".") for p in paths}
     print()
+    kinds = [w for w in ("png", "svg") if w in written]
+    also = (f", {' and '.join('.' + k for k in kinds)} (for slides and papers)" if kinds else
+            " (no .png or .svg: this machine cannot export them, as said above)")
     _say(f"Wrote the tables (nstar.parquet, plan.csv, nstar_vs_N.csv) and the figures to "
          f"{out}/ in {time.perf_counter() - t0:.0f} s. Figures, each as .html (open it in any "
-         "web browser; it works offline), .png and .svg (for slides and papers):")
+         f"web browser; it works offline){also}:")
     for name, what in FIGURES.items():
         print(f"  {name}: {what}")
     first = (out / f"{next(iter(FIGURES))}.html").as_uri()

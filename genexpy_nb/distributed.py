@@ -227,7 +227,7 @@ def _analyze_chunk(cids: list[int], study: Any, kernels: Any, ga_kwargs: dict[st
 def analyze_on_cluster(
     client: Any, study: Any, kernels: Any, *, alphas: Any, deltas: Any, methods: Any,
     rep: int, seed: int, disjoint: bool, replace: bool, grid: Any, n_jobs: int | None,
-    progress: bool, chunk_size: int | None = None,
+    progress: bool, chunk_size: int | None = None, null: bool = True,
 ) -> Any:
     """:func:`genexpy_nb.analyze` with the configurations mapped over a Dask cluster.
 
@@ -241,7 +241,7 @@ def analyze_on_cluster(
     from .generalizability import GeneralizabilityAnalysis
 
     ga_kwargs = {"rep": rep, "seed": seed, "disjoint": disjoint, "replace": replace,
-                 "grid": grid, "n_jobs": 1 if n_jobs is None else n_jobs}
+                 "grid": grid, "n_jobs": 1 if n_jobs is None else n_jobs, "null": null}
     nstar_args = (alphas, deltas, methods)
     # check every argument on the client (an empty analysis computes nothing), and get the
     # frame's schema for a study without configurations

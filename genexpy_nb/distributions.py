@@ -160,6 +160,12 @@ def uniform_distribution(na: int) -> tuple[np.ndarray, np.ndarray]:
         The support (:func:`weak_orders`).
     probs : numpy.ndarray of float64, shape (fubini(na),)
         ``1 / fubini(na)`` each.
+
+    Examples
+    --------
+    >>> support, p = uniform_distribution(2)
+    >>> support.tolist(), p.tolist()
+    ([[0, 0], [0, 1], [1, 0]], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333])
     """
     rankings = weak_orders(na)
     probs = np.full(rankings.shape[0], 1.0 / rankings.shape[0])
@@ -172,10 +178,31 @@ def check_rankings(rankings: Any, name: str = "rankings") -> np.ndarray:
     Every row must be a ranking: integer tiers, 0 = best, dense (the values of a row are
     exactly 0, 1, ..., max). A 1-d input is one ranking.
 
+    Parameters
+    ----------
+    rankings : array_like of int, shape (m, na) or (na,)
+        The rankings, one row per ranking and one column per alternative.
+    name : str, default "rankings"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (m, na)
+        The rankings, C-contiguous (a 1-d input becomes one row).
+
     Raises
     ------
     GenexpyInputError
         Naming the first bad row and what is wrong with it.
+
+    Examples
+    --------
+    >>> check_rankings([0, 1, 1])
+    array([[0, 1, 1]])
+    >>> check_rankings([[0, 2, 2]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genexpy_nb._validation.GenexpyInputError: rankings: row 0 ...
     """
     try:
         arr = np.asarray(rankings)
@@ -249,6 +276,7 @@ def sample_rankings(
     Returns
     -------
     numpy.ndarray of int64, shape (n, na)
+        The n sampled rankings, one per row (tiers, 0 = best).
 
     Examples
     --------
@@ -273,10 +301,30 @@ def check_pmf(rankings: Any, probs: Sequence[float] | np.ndarray
     non-negative, one per ranking and sum to 1 within 1e-9 (they are returned divided by
     their sum, so they sum to 1 to rounding).
 
+    Parameters
+    ----------
+    rankings : array_like of int, shape (m, na)
+        The support: m distinct rankings (tiers, 0 = best).
+    probs : sequence of float, shape (m,)
+        The probability of each ranking.
+
+    Returns
+    -------
+    support : numpy.ndarray of int64, shape (m, na)
+        The rankings, as :func:`check_rankings` returns them.
+    probs : numpy.ndarray of float64, shape (m,)
+        The probabilities, divided by their sum.
+
     Raises
     ------
     GenexpyInputError
         Naming what is wrong and the fix.
+
+    Examples
+    --------
+    >>> support, p = check_pmf([[0, 1], [1, 0]], [0.25, 0.75])
+    >>> support.tolist(), p.tolist()
+    ([[0, 1], [1, 0]], [0.25, 0.75])
     """
     support = check_rankings(rankings)
     try:
@@ -323,6 +371,7 @@ def sample_uniform_rankings(
     Returns
     -------
     numpy.ndarray of int64, shape (n, na)
+        The n sampled rankings, one per row (tiers, 0 = best).
 
     Notes
     -----
@@ -332,6 +381,11 @@ def sample_uniform_rankings(
     permutation as that tier, recurse on the remaining m - j items. The Fubini numbers are
     exact Python integers turned into logarithms, so nothing overflows for large ``na``.
     Cost O(n na^2).
+
+    Examples
+    --------
+    >>> sample_uniform_rankings(3, 4, seed=0).shape
+    (4, 3)
     """
     na = check_positive_int("na", na)
     n = check_positive_int("n", n)

@@ -24,16 +24,20 @@ from . import config
 from ._validation import (
     GenexpyInputError,
     as_float_grid,
+    check_memory,
     check_positive_int,
     check_probability,
+    check_rep_memory,
     child_seed,
 )
-from .kernels import Kernel
+from .kernels import Borda, Kernel, rbf_degeneracy
 from .mmd import MODES, draw_pairs, kernel_support, mmd_from_pairs, support
 from .study import ConfigurationSample, Study
 
 __all__ = [
     "best_alternative",
+    "exchange_scores",
+    "score_thresholds",
     "ngen",
     "mmd_quantile",
     "default_grid",
@@ -49,6 +53,7 @@ __all__ = [
     "GeneralizabilityAnalysis",
     "analyze",
     "METHODS",
+    "NULL_COLUMNS",
 ]
 
 METHODS = ("resample", "approx", "approx_weighted", "bound")
@@ -59,7 +64,14 @@ NSTAR_SCHEMA = {
     "alpha": pl.Float64, "delta": pl.Float64, "eps": pl.Float64, "N": pl.Int64,
     "method": pl.String, "nstar": pl.Float64, "nstar_lo": pl.Float64,
     "nstar_hi": pl.Float64, "b0": pl.Float64, "b1": pl.Float64,
-    "r2": pl.Float64, "reason": pl.String, "reliable": pl.Boolean}
+    "r2": pl.Float64, "reason": pl.String, "reliable": pl.Boolean,
+    "nstar_null": pl.Float64, "nstar_null_lo": pl.Float64, "nstar_null_hi": pl.Float64}
+#: the columns of the no-signal baseline (:meth:`GeneralizabilityAnalysis.nstar`)
+NULL_COLUMNS = ("nstar_null", "nstar_null_lo", "nstar_null_hi", "beyond_chance")
+#: ``beyond_chance``: n* below the band of the no-signal baseline (null where either is
+#: undefined)
+BEYOND_CHANCE = (pl.when(pl.col("nstar").is_finite() & pl.col("nstar_null_lo").is_finite())
+                 .then(pl.col("nstar") < pl.col("nstar_null_lo")))
 
 
 def concat_columns(blocks: Sequence[Mapping], names) -> dict:
@@ -80,6 +92,21 @@ def concat_columns(blocks: Sequence[Mapping], names) -> dict:
 #: 1e-9 of an integer counts as that integer (float noise of the fit)
 NSTAR_CEIL = (pl.when(pl.col("nstar").is_finite())
               .then((pl.col("nstar") - 1e-9).ceil().clip(lower_bound=1).cast(pl.Int64)))
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """A grid of thresholds with every value once, in the order given (``deltas=[0.05,
+    0.05]`` asks one question, not two: one row each)."""
+    return np.asarray(list(dict.fromkeys(values.tolist())), dtype=np.float64)
+
+
+def _unreliable(reason: str | None, why: str) -> str:
+    """``reason`` with one more cause of distrust: ``"unreliable: a; b"``."""
+    if not reason:
+        return f"unreliable: {why}"
+    if reason.startswith("unreliable: "):
+        return f"{reason}; {why}"
+    return f"{reason}; unreliable: {why}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -240,6 +267,38 @@ def _trust_reason(npts: int, b1: float, r2: float, min_N3: int | None) -> str | 
     return "unreliable: " + "; ".join(why)
 
 
+def _nstar_values(ns: np.ndarray, mmd: np.ndarray, alphas: np.ndarray, eps: np.ndarray,
+                  fit: str = "joint"):
+    """The values of n* that :func:`_fits_from_quantiles` gives (A, d), without the fit
+    objects, for MMD_n samples (k, rep): (values, Q, rows, pfit) as the fits use them."""
+    na_, nd_ = alphas.size, eps.size
+    out = np.full((na_, nd_), np.nan)
+    if ns.size < 2:
+        return out, (None if not ns.size else np.atleast_2d(mmd_quantile(mmd, alphas))), \
+            None, None
+    x0 = np.log(eps)
+    if fit == "joint":
+        Q, rows = _resampled_quantile_curves(mmd, alphas)
+        pfit = power_law_fit(ns, Q, rows)
+        b1 = np.full(na_, float(pfit[0]))
+        b0 = pfit[1][:na_]
+    else:
+        Q = np.atleast_2d(mmd_quantile(mmd, alphas))
+        rows = np.ones(na_, dtype=bool)
+        pfit = None
+        b1 = np.empty(na_)
+        b0 = np.empty(na_)
+        for i in range(na_):
+            f1, f0, _ = power_law_fit(ns, Q[i:i + 1])
+            b1[i], b0[i] = float(f1), float(f0[0])
+    with np.errstate(invalid="ignore", over="ignore"):
+        val = np.exp(b1[:, None] * x0[None, :] + b0[:, None])
+    ok = np.isfinite(b1) & (b1 < 0)
+    out = np.where(ok[:, None], val, np.nan)
+    out[np.any(Q[:na_] <= 0, axis=1)] = 1.0  # all resampled results agree
+    return out, Q, rows, pfit
+
+
 def _fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
                          eps: np.ndarray, min_N: int | None = None,
                          min_N3: int | None = None, pfit: tuple | None = None
@@ -307,6 +366,34 @@ def fit_nstar(ns: np.ndarray, qs: np.ndarray, eps: float | np.ndarray,
 INTERVAL_LEVEL: float = 0.90
 #: bootstrap weightings of the conditions behind the sampling part of the interval
 INTERVAL_B: int = 200
+#: level of the band [nstar_null_lo, nstar_null_hi] of the no-signal baseline
+NULL_LEVEL: float = 0.99
+#: key of the random streams of the no-signal baseline (the exchange of the scores, its
+#: band): ``SeedSequence([seed, config_id, NULL_KEY, ...])``, apart from every other stream
+NULL_KEY: int = 0x6E756C6C  # "null"
+#: the band of the baseline is its own interval widened by this factor on the log scale:
+#: it must hold the n* of a second study without signal, the user's, whose estimate varies
+#: as much as the baseline's: the difference of two such estimates has sqrt(2) times the
+#: spread of one
+NULL_WIDEN: float = math.sqrt(2.0)
+#: resamples of the conditions behind the sampling part of the band of the baseline
+NULL_B: int = 100
+#: a grid of at least this many sample sizes is thinned for the baseline to every other
+#: size (the largest kept): half the cost, and the fitted line moves by less than 1 % on
+#: average (0.2-0.6 % in simulated studies of N = 40 and 80, with a spread of 1-3 % that the
+#: band's fit part covers)
+NULL_THIN_FROM: int = 8
+
+
+def _null_sizes(k: int) -> np.ndarray:
+    """Positions in a grid of ``k`` sizes that the baseline resamples."""
+    if k < NULL_THIN_FROM:
+        return np.arange(k)
+    return np.arange(k - 1, -1, -2)[::-1]
+#: the reason given by the distribution-free bound (it is never the verdict)
+BOUND_REASON = ("distribution-free worst case (Proposition C.4, after Gretton et al. 2012): "
+                "enough for any distribution of results, so far above what this study needs;"
+                " an upper bound, not an estimate of n*, and never the verdict")
 
 
 def _resampled_quantile_curves(mmd: np.ndarray, alphas: np.ndarray
@@ -364,6 +451,12 @@ def _closed_form_spread(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray, B
     N = int(counts.sum())
     p0 = counts / N
     W = np.vstack([p0[None, :], rng.multinomial(N, p0, size=B) / N])  # (B + 1, m)
+    return _closed_form_deviations(W, K, alphas)
+
+
+def _closed_form_deviations(W: np.ndarray, K: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """``log n*`` of the closed form for the weights of each row of ``W`` (B + 1, m) on the
+    kernel classes, minus its value for the first row (the study): (B, A)."""
     # with H = C_p K C_p' (entries K_ij - u_i - u_j + c, u = K p, c = p'K p):
     # L1 = p . diag(K) - c and sum_ij p_i p_j H_ij^2 = p'(K o K)p - 2 sum_i p_i u_i^2 + c^2
     U = W @ K
@@ -407,12 +500,14 @@ def _quantiles0(x: np.ndarray, qs: Sequence[float]) -> np.ndarray:
     return out
 
 
-def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float
-              ) -> tuple[np.ndarray, np.ndarray]:
+def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float,
+              widen: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """``[nstar_lo, nstar_hi]`` around the estimate, on the log scale: (A, d) each.
 
     The sampling part, the percentiles of the closed-form deviations ``dev`` (B, A), and
-    the fit part, ``z se`` (A, d), are added in quadrature on each side.
+    the fit part, ``z se`` (A, d), are added in quadrature on each side; both sides are
+    then multiplied by ``widen`` (1 for the interval of n*; sqrt 2 for the band of the
+    no-signal baseline, see :meth:`GeneralizabilityAnalysis.nstar`).
     """
     a = (1.0 - level) / 2.0
     z = float(_ndtri(1.0 - a))
@@ -427,20 +522,27 @@ def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float
     hi_d = np.maximum(0.0, qs[1])
     fit = np.where(np.isfinite(se), z * se, 0.0)
     with np.errstate(invalid="ignore"):
-        lo = lhat - np.sqrt(lo_d[:, None] ** 2 + fit**2)
-        hi = lhat + np.sqrt(hi_d[:, None] ** 2 + fit**2)
+        wlo = np.sqrt(lo_d[:, None] ** 2 + fit**2)
+        whi = np.sqrt(hi_d[:, None] ** 2 + fit**2)
+        if widen != 1.0:
+            wlo = wlo * widen
+            whi = whi * widen
+        lo = lhat - wlo
+        hi = lhat + whi
     return np.where(ok, lo, np.nan), np.where(ok, hi, np.nan)
 
 
 def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
                     eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
                     rng: np.random.Generator, level: float, joint: bool = True,
-                    pfit: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    pfit: tuple | None = None, widen: float = 1.0
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """``(nstar_lo, nstar_hi)``, each (A, d), for the estimates ``nst`` (A, d).
 
     ``Q`` holds the quantile curves the fit used (the requested alphas first, then the
     other slope alphas when ``joint``); ``K`` and ``counts`` are the kernel matrix and the
-    counts of the study's kernel classes.
+    counts of the study's kernel classes; ``widen`` multiplies both half-widths on the log
+    scale (see :func:`_interval`).
     """
     na_, nd_ = nst.shape
     lo = np.full((na_, nd_), np.nan)
@@ -461,12 +563,87 @@ def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.nda
             se[i] = _prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
     dev = _closed_form_spread(K, counts, alphas, INTERVAL_B, rng)
     with np.errstate(divide="ignore"):
-        llo, lhi = _interval(np.log(nst), dev, se, level)
+        llo, lhi = _interval(np.log(nst), dev, se, level, widen)
     lo = np.where(finite, np.exp(llo), np.nan)
     hi = np.where(finite, np.exp(lhi), np.nan)
     # n* = 1 because all resampled results agree is exact; otherwise the lower end never
     # goes below 1 unless the estimate itself does
     one = finite & degenerate[:, None]
+    lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
+    hi = np.where(one, 1.0, hi)
+    return lo, hi
+
+
+def _closed_form_log_sd(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+                        B: int, rng: np.random.Generator) -> np.ndarray:
+    """How much the closed-form ``log n*`` moves when the N conditions are resampled with
+    replacement, as a standard deviation: (A,).
+
+    The deviations of :func:`_closed_form_spread` (``B`` resamples) summarised by their
+    interquartile range / 1.349 (the standard deviation of a normal law): the quartiles are
+    stable from a hundred resamples, where the 2.5 % and 97.5 % percentiles would need
+    thousands, and a resample where n* = 1 (a deviation of -inf) moves them little.
+    """
+    N = int(counts.sum())
+    m = K.shape[0]
+    # the N conditions drawn with replacement (as the multinomial counts of
+    # _closed_form_spread, from integers: a third of its cost)
+    inv = np.repeat(np.arange(m), counts.astype(np.int64))
+    draws = inv[rng.integers(0, N, size=(B, N))] + (np.arange(B) * m)[:, None]
+    W = np.vstack([(counts / N)[None, :],
+                   np.bincount(draws.ravel(), minlength=B * m).reshape(B, m) / N])
+    dev = _closed_form_deviations(W, K, alphas)
+    dev = np.where(np.isneginf(dev), -50.0, np.where(np.isposinf(dev), 50.0, dev))
+    if np.isnan(dev).any():
+        q = np.nanquantile(dev, [0.25, 0.75], axis=0)
+    else:
+        q = _quantiles0(dev, (0.25, 0.75))
+    return (q[1] - q[0]) / 1.3489795003921634
+
+
+def _null_band(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
+               eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+               rng: np.random.Generator, level: float, joint: bool = True,
+               pfit: tuple | None = None, widen: float = NULL_WIDEN
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """``(nstar_null_lo, nstar_null_hi)``, each (A, d), around the baseline ``nst`` (A, d).
+
+    On the log scale, ``log nst -/+ widen z sqrt(sd^2 + se^2)``: ``sd`` how much the
+    closed-form n* moves when the conditions are resampled (:func:`_closed_form_log_sd`,
+    :data:`NULL_B` resamples), ``se`` the standard error of the fitted line at ``log eps*``
+    (:func:`_prediction_se`), ``z`` the normal quantile of ``level``: the sampling and the
+    fit parts of the interval of n* (:func:`_nstar_interval`), the first from fewer
+    resamples, summarised by a standard deviation.
+    """
+    na_, nd_ = nst.shape
+    lo = np.full((na_, nd_), np.nan)
+    hi = np.full((na_, nd_), np.nan)
+    finite = np.isfinite(nst)
+    if not finite.any():
+        return lo, hi
+    x0 = np.log(eps)
+    if joint:
+        b1, b0, _ = power_law_fit(ns, Q, rows) if pfit is None else pfit
+        se = _prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
+        degenerate = np.any(Q[:na_] <= 0, axis=1)
+    else:
+        se = np.full((na_, nd_), np.nan)
+        degenerate = np.any(Q <= 0, axis=1)
+        for i in range(na_):
+            b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
+            se[i] = _prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+    from ._numba import one_blas_thread  # many small products: one thread is faster
+
+    with one_blas_thread():
+        sd = _closed_form_log_sd(K, counts, alphas, NULL_B, rng)
+    z = float(_ndtri(1.0 - (1.0 - level) / 2.0))
+    fit = np.where(np.isfinite(se), se, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = widen * z * np.sqrt(sd[:, None] ** 2 + fit**2)
+        lnst = np.log(nst)
+        lo = np.where(finite, np.exp(lnst - w), np.nan)
+        hi = np.where(finite, np.exp(lnst + w), np.nan)
+    one = finite & degenerate[:, None]  # all resampled results agree: n* = 1 exactly
     lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
     hi = np.where(one, 1.0, hi)
     return lo, hi
@@ -617,6 +794,13 @@ class ConfigDistributions:
     mmd: np.ndarray  # (nk, k, rep)
     supports: list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per kernel: K, inv, counts
     approx: dict[tuple[int, str], ApproxTerms] = field(default_factory=dict)
+    #: the same for the study with its scores exchanged among the alternatives within each
+    #: condition (the no-signal baseline); None when the analysis has no baseline
+    null_mmd: np.ndarray | None = None  # (nk, k0, rep) on the sizes null_ns
+    null_supports: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+    null_ns: np.ndarray | None = None
+    #: why a kernel's matrix cannot discriminate (RBF), per kernel index, once computed
+    degenerate: dict[int, str | None] = field(default_factory=dict)
 
 
 def _resolve_grid(grid, N: int, disjoint: bool, replace: bool) -> np.ndarray:
@@ -652,6 +836,58 @@ def best_alternative(study: Study) -> str:
     return str(study.alternatives[int(np.argmin(total / max(count, 1)))])
 
 
+def _exchange_permutations(sample: ConfigurationSample, seed: int) -> np.ndarray:
+    """(N, na): row i is the order in which condition i's results are exchanged."""
+    rng = child_seed(seed, sample.config_id, NULL_KEY)
+    return np.argsort(rng.random(sample.rankings.shape), axis=1)
+
+
+def exchange_scores(sample: ConfigurationSample, seed: int = 0) -> ConfigurationSample:
+    """The configuration with its results exchanged at random among the alternatives within
+    each condition: no alternative is then systematically better (the no-signal baseline).
+
+    Each condition gets its own uniformly random permutation of the alternatives, applied
+    to its ranking, its scores and its imputed flags alike; the stream is
+    ``SeedSequence([seed, config_id, NULL_KEY])``, so a configuration's exchange does not
+    depend on the others.
+    """
+    P = _exchange_permutations(sample, seed)
+
+    def take(a):
+        return np.ascontiguousarray(np.take_along_axis(np.asarray(a), P, axis=1))
+
+    return ConfigurationSample(
+        config_id=sample.config_id, levels=dict(sample.levels),
+        alternatives=sample.alternatives, conditions=sample.conditions,
+        rankings=take(sample.rankings), scores=take(sample.scores),
+        imputed=take(sample.imputed))
+
+
+#: up to this many conditions the baseline's MMD_n values come from the kernel matrices on
+#: the conditions themselves, with the count differences of each pair shared by the kernels
+_NULL_DENSE_MAX: int = 128
+
+
+def _count_differences(IX: np.ndarray, IY: np.ndarray, N: int) -> np.ndarray:
+    """(rep, N): +1 for each condition of the first sample of a pair, -1 of the second."""
+    rep, n = IX.shape
+    idx = np.concatenate((IX, IY), axis=1) + (np.arange(rep, dtype=np.int64) * N)[:, None]
+    w = np.tile(np.concatenate((np.ones(n), -np.ones(n))), rep)
+    return np.bincount(idx.ravel(), weights=w, minlength=rep * N).reshape(rep, N)
+
+
+def _baseline_support(kernel: Kernel, data: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(K, inverse, counts) of the exchanged results: on the kernel's classes for kernels
+    that merge results (Jaccard, Borda: few classes), on every condition for the others
+    (Mallows, RBF: exchanged rows are almost never equal, so looking for equal rows costs
+    more than it saves; a repeated row is a repeated support point, the same MMD)."""
+    if type(kernel)._class_key is not Kernel._class_key:
+        return kernel_support(kernel, data)
+    N = data.shape[0]
+    return kernel.gram(data), np.arange(N, dtype=np.int64), np.ones(N, dtype=np.int64)
+
+
 def _default_alternative(kernel: Kernel, study: Study) -> Kernel:
     """``Borda()`` with a* left out -> Borda of the study's best alternative on average."""
     from .kernels import Borda
@@ -661,6 +897,94 @@ def _default_alternative(kernel: Kernel, study: Study) -> Kernel:
 
         return dataclasses.replace(kernel, alternative=best_alternative(study))
     return kernel
+
+
+def score_thresholds(study: Study, deltas: float | Sequence[float] = config.DELTAS,
+                     kernel: Kernel | None = None, configurations: Sequence | None = None
+                     ) -> pl.DataFrame:
+    """What delta* of the RBF question means in the target's units, per configuration.
+
+    Two single results are within delta* of each other under :class:`~genexpy_nb.RBF` when
+    their score vectors differ by at most ``rms = s sqrt(delta*)`` root mean square per
+    alternative, ``s`` the configuration's spread (:meth:`RBF.spread
+    <genexpy_nb.kernels.RBF.spread>`; 1 for ``RBF(scale="raw")``, the paper's definition,
+    where delta* is in the target's units already).
+
+    Parameters
+    ----------
+    study : Study
+    deltas : delta* values (default the grid 0.01 ... 0.3)
+    kernel : an RBF kernel (default ``RBF()``)
+    configurations : optional subset
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per configuration x delta*: config_id, the design factors, kernel_label,
+        scale ("spread" or "raw"), delta, spread (``s``, in the target's units), rms (the
+        threshold in the target's units), meaning (one sentence to print). spread and rms
+        are NaN for a configuration with a single condition or identical score vectors.
+
+    Examples
+    --------
+    >>> score_thresholds(study, 0.05)["meaning"][0]  # doctest: +SKIP
+    'scores agree within 0.022 RMS per alternative (0.22 x the spread 0.1 of cv_score)'
+    """
+    from .kernels import RBF
+
+    if not isinstance(study, Study):
+        raise GenexpyInputError("study must be a genexpy_nb.Study.")
+    k = RBF() if kernel is None else kernel
+    if not isinstance(k, RBF):
+        raise GenexpyInputError(
+            f"score_thresholds is about the RBF question (on scores); got {k!r}. The "
+            "ranking kernels' delta* is a fraction already (of discordant pairs, ...).")
+    k = k.resolve(study.na, study.alternatives)
+    d_arr = _distinct(as_float_grid("deltas", deltas))
+    for d in d_arr:
+        k.check_delta(float(d))
+    cids = (sorted(smp.config_id for smp in study.samples()) if configurations is None
+            else list(dict.fromkeys(study.config_id(c) for c in configurations)))
+    rows: dict[str, list] = {c: [] for c in ("config_id", "spread", "delta", "rms",
+                                             "meaning")}
+    for cid in cids:
+        scores = study.sample(cid).scores
+        spread = k.spread(scores)
+        # one condition, or all alike: no spread to read delta* in (the kernel is 1 anyway)
+        undefined = k.scale != "raw" and (scores.shape[0] < 2
+                                          or bool(np.all(scores == scores[:1])))
+        if undefined:
+            spread = math.nan
+        for d in d_arr:
+            rms = float(k.threshold(float(d), spread))
+            if undefined:
+                rows["config_id"].append(cid)
+                rows["spread"].append(spread)
+                rows["delta"].append(float(d))
+                rows["rms"].append(rms)
+                rows["meaning"].append(
+                    "undefined: the scores of a single condition, or of identical ones, "
+                    "have no spread to read delta* in")
+                continue
+            if k.scale == "raw":
+                why = (f"delta* = {d:g} in the units of {study.target} (the paper's "
+                       "definition)")
+            else:
+                why = (f"{math.sqrt(d):.2g} x the spread {spread:.3g} of {study.target}")
+            rows["config_id"].append(cid)
+            rows["spread"].append(spread)
+            rows["delta"].append(float(d))
+            rows["rms"].append(rms)
+            rows["meaning"].append(f"scores agree within {rms:.3g} RMS per alternative "
+                                   f"({why})")
+    out = pl.DataFrame(rows, schema={"config_id": pl.UInt32, "spread": pl.Float64,
+                                     "delta": pl.Float64, "rms": pl.Float64,
+                                     "meaning": pl.String})
+    levels = study.configurations.select(["config_id", *study.design])
+    out = out.join(levels, on="config_id", how="left")
+    return out.select("config_id", *study.design,
+                      pl.lit(k.label).alias("kernel_label"), pl.lit(k.scale).alias("scale"),
+                      "delta", "spread", "rms", "meaning")
 
 
 class GeneralizabilityAnalysis:
@@ -680,6 +1004,10 @@ class GeneralizabilityAnalysis:
     configurations : optional subset of configuration ids (or level tuples/dicts)
     n_jobs : numba threads (None = all cores)
     progress : show a progress bar over configurations
+    null : also resample the no-signal baseline (default True): every configuration once
+        more with its scores exchanged at random among the alternatives within each
+        condition (:func:`exchange_scores`), with the same pairs of samples; :meth:`nstar`
+        then reports ``nstar_null`` and its band. False skips it (less than half the cost).
     """
 
     def __init__(
@@ -695,9 +1023,13 @@ class GeneralizabilityAnalysis:
         configurations: Sequence | None = None,
         n_jobs: int | None = None,
         progress: bool = True,
+        null: bool = True,
     ) -> None:
         if not isinstance(study, Study):
             raise GenexpyInputError("study must be a genexpy_nb.Study.")
+        if not isinstance(null, (bool, np.bool_)):
+            raise GenexpyInputError(f"null must be True or False, got {null!r}.")
+        self.null = bool(null)
         if isinstance(kernels, Kernel):
             kernels = [kernels]
         kernels = list(kernels)
@@ -710,6 +1042,10 @@ class GeneralizabilityAnalysis:
                     f" got {k!r}; strings can be parsed with genexpy_nb.parse_kernel."
                 )
         self.study = study
+        # Borda() with a* left out: a* is the best alternative on average, chosen from the
+        # data; the baseline chooses it again, from the exchanged scores
+        self._chosen_alternative = [isinstance(k, Borda) and k.alternative is None
+                                    for k in kernels]
         kernels = [_default_alternative(k, study) for k in kernels]
         self.kernels = [k.resolve(study.na, study.alternatives) for k in kernels]
         check_question(self.kernels, study.na)
@@ -733,7 +1069,10 @@ class GeneralizabilityAnalysis:
         ids = (sorted(s.config_id for s in study.samples()) if configurations is None
                else [study.config_id(c) for c in configurations])
         self.config_ids = ids
+        check_rep_memory(self.rep, [study.sample(c).N for c in ids], grid_fn, len(kernels))
         self.dists: dict[int, ConfigDistributions] = {}
+        self._exchanged: dict[int, ConfigurationSample] = {}
+        self.null_kernels = self._baseline_kernels() if self.null and ids else None
         # many small BLAS products: one BLAS thread (our own threads split large work)
         from ._numba import one_blas_thread, threads
 
@@ -756,13 +1095,91 @@ class GeneralizabilityAnalysis:
         # each kernel on its own support (results with identical kernel rows are merged),
         # its matrix computed once per configuration and reused for every n of the grid
         sups = [kernel_support(k, s.data_for(k)) for k in self.kernels]
+        null_out = null_sups = None
+        if self.null:
+            s0 = self._exchanged_sample(s)
+            # scores are exchanged as the kernel sees them: RBF's in the configuration's own
+            # unit (its spread), so that delta* means the same threshold in the target's
+            # units for the study and its baseline (a spread of the exchanged scores would be
+            # larger wherever an alternative stands out, and hide it)
+            P = _exchange_permutations(s, self.seed)
+            null_sups = [_baseline_support(k, np.take_along_axis(s.data_for(k), P, axis=1)
+                                           if k.on == "scores" else s0.data_for(k))
+                         for k in self.null_kernels]
+            keep = _null_sizes(ns.size)
+            slot = np.full(ns.size, -1)
+            slot[keep] = np.arange(keep.size)
+            null_out = np.empty((nk, keep.size, self.rep))
+            # small studies: every kernel's matrix on the N conditions, and the count
+            # differences of a pair computed once for all kernels (few NumPy calls per n)
+            dense = ([K[inv][:, inv] for K, inv, _ in null_sups]
+                     if s.N <= _NULL_DENSE_MAX else None)
         for j, n in enumerate(ns):
-            # the same pairs serve every kernel (common random numbers)
+            # the same pairs serve every kernel (common random numbers), and the baseline
             IX, IY = draw_pairs(s.N, int(n), self.rep, disjoint=self.disjoint,
                                 replace=self.replace, seed=rng)
             for q, (K, inv, _) in enumerate(sups):
                 out[q, j, :] = mmd_from_pairs(K, inv, IX, IY)
-        return ConfigDistributions(s, self.kernels, ns, out, sups)
+            if null_sups is not None and slot[j] >= 0:
+                if dense is not None:
+                    C = _count_differences(IX, IY, s.N)
+                    for q, Kc in enumerate(dense):
+                        v = np.einsum("ri,ri->r", C @ Kc, C) / float(n * n)
+                        null_out[q, slot[j], :] = np.sqrt(np.maximum(v, 0.0))
+                else:
+                    for q, (K, inv, _) in enumerate(null_sups):
+                        null_out[q, slot[j], :] = mmd_from_pairs(K, inv, IX, IY)
+        return ConfigDistributions(s, self.kernels, ns, out, sups, null_mmd=null_out,
+                                   null_supports=null_sups,
+                                   null_ns=None if null_sups is None else ns[keep])
+
+    def _exchanged_sample(self, s: ConfigurationSample) -> ConfigurationSample:
+        """The configuration with its scores exchanged (:func:`exchange_scores`), cached."""
+        cid = s.config_id
+        if cid not in self._exchanged:
+            self._exchanged[cid] = exchange_scores(s, self.seed)
+        return self._exchanged[cid]
+
+    def _baseline_kernels(self) -> list[Kernel]:
+        """The kernels of the baseline: the analysis' own, except that a* of a ``Borda()``
+        left to the data is chosen again, the best on average over the exchanged scores of
+        every configuration (the same choice, made on data without signal)."""
+        if not any(self._chosen_alternative):
+            return self.kernels
+        total = np.zeros(self.study.na)
+        count = 0
+        for smp in self.study.samples():
+            r = self._exchanged_sample(smp).rankings
+            total += r.sum(axis=0)
+            count += r.shape[0]
+        best = str(self.study.alternatives[int(np.argmin(total / max(count, 1)))])
+        import dataclasses
+
+        return [dataclasses.replace(k, alternative=best).resolve(self.study.na,
+                                                                 self.study.alternatives)
+                if chosen else k
+                for k, chosen in zip(self.kernels, self._chosen_alternative, strict=True)]
+
+    def score_thresholds(self, deltas: float | Sequence[float] = config.DELTAS
+                         ) -> pl.DataFrame:
+        """delta* of every RBF question of the analysis in the target's units, for every
+        configuration analysed (:func:`score_thresholds`); empty without an RBF kernel."""
+        parts = [score_thresholds(self.study, deltas, k, self.config_ids)
+                 for k in self.kernels if k.name == "rbf"]
+        if not parts:
+            return score_thresholds(self.study, deltas, configurations=[]).clear()
+        return pl.concat(parts, how="vertical")
+
+    def _degenerate(self, cd: ConfigDistributions, q: int) -> str | None:
+        """Why the kernel matrix of kernel ``q`` cannot discriminate on this configuration
+        (RBF only, :func:`~genexpy_nb.kernels.rbf_degeneracy`), or None."""
+        if q not in cd.degenerate:
+            why = None
+            if self.kernels[q].name == "rbf":
+                K, _, counts = cd.supports[q]
+                why = rbf_degeneracy(K, counts)
+            cd.degenerate[q] = why
+        return cd.degenerate[q]
 
     # ----------------------------------------------------------------------------------
     def kernel_index(self, kernel: Kernel | str | int) -> int:
@@ -820,12 +1237,15 @@ class GeneralizabilityAnalysis:
         interval: bool = True,
         level: float = INTERVAL_LEVEL,
         fit: str = "joint",
+        null: bool | None = None,
+        null_level: float = NULL_LEVEL,
     ) -> pl.DataFrame:
         """n* for every configuration x kernel x alpha* x delta* x method, as a tidy frame.
 
         Parameters
         ----------
-        alphas, deltas : thresholds alpha*, delta* (every combination gets a row)
+        alphas, deltas : thresholds alpha*, delta* (every combination gets a row; a value
+            given twice counts once)
         methods : subset of :data:`METHODS`
         configurations, kernels : optional subsets
         interval : add ``nstar_lo``, ``nstar_hi`` for the resampled method (see Notes)
@@ -834,13 +1254,18 @@ class GeneralizabilityAnalysis:
             alpha* levels :data:`SLOPE_ALPHAS` (and the requested ones use it), which makes
             n* non-decreasing in alpha*; "separate": one fit per alpha*, as in the paper
             (n* can then go down when alpha* goes up)
+        null : add the no-signal baseline (``nstar_null``, ``nstar_null_lo``,
+            ``nstar_null_hi``, ``beyond_chance``; see Notes). Default: when the analysis was
+            built with ``null=True`` (its default)
+        null_level : level of the band of the baseline (default 0.99)
 
         Returns
         -------
         Columns: config_id, the design factors, kernel, kernel_label, alpha, delta, eps, N,
         method, nstar, nstar_lo, nstar_hi, nstar_ceil, generalizable (N >= ceil(n*); null
         when the estimate is not to be trusted), deficit (nstar_ceil - N), reliable,
-        b0, b1, r2 (resample fit), reason (why n* is 1, undefined or unreliable).
+        b0, b1, r2 (resample fit), nstar_null, nstar_null_lo, nstar_null_hi, beyond_chance,
+        reason (why n* is 1, undefined or unreliable).
 
         Notes
         -----
@@ -851,34 +1276,71 @@ class GeneralizabilityAnalysis:
         (the Monte Carlo noise of the ``rep`` resampled pairs). Its coverage of the true n*,
         checked by simulation against bootstrapping the whole estimate and against
         subsampling, is in ``notebooks/09_how_sure_is_nstar.ipynb``.
+
+        Trust rules, the same for every method: fewer than :attr:`min_N3` conditions (the
+        fewest for a power law through three sample sizes; 14 with the default grid) make
+        the closed forms as unreliable as the resampled fit, so N = 2 never gives a verdict;
+        a degenerate RBF kernel matrix (:func:`~genexpy_nb.kernels.rbf_degeneracy`) makes
+        every method's n* unreliable; the distribution-free bound is a worst case, never the
+        verdict (``reliable`` false, ``generalizable`` null, the reason says so).
+
+        **The no-signal baseline** (beyond the paper). ``nstar_null`` is the n* the same
+        study would have if no alternative were systematically better: every configuration
+        is analysed once more with its results exchanged at random among the alternatives
+        within each condition (:func:`exchange_scores`; one permutation per condition, from
+        the configuration's own stream), with the same resampled pairs, the same fit and, for
+        ``Borda()`` with a* left to the data, a* chosen again from the exchanged scores.
+        ``[nstar_null_lo, nstar_null_hi]`` is the range the study's own n* falls in by
+        chance: the baseline's interval (computed as ``nstar_lo``/``nstar_hi``, at
+        ``null_level``) widened by sqrt 2 on the log scale, because the user's n* and the
+        baseline are two estimates that vary alike. ``beyond_chance`` is true when n* lies
+        below that range (the answer is more consistent than exchanged scores make it),
+        false when within or above, null when either is undefined. Given for the resampled
+        method (the verdict's); NaN for the closed forms and the bound.
         """
+        if null is None:
+            null = self.null
+        elif null and not self.null:
+            raise GenexpyInputError(
+                "this analysis was built with null=False: build it with null=True (the "
+                "default) for the no-signal baseline.")
         cols = self._nstar_columns(alphas, deltas, methods, configurations, kernels,
-                                   interval=interval, level=level, fit=fit)
-        return self._nstar_frame(cols, interval)
+                                   interval=interval, level=level, fit=fit, null=bool(null),
+                                   null_level=null_level)
+        return self._nstar_frame(cols, interval, bool(null))
 
     def _nstar_columns(self, alphas, deltas, methods, configurations=None, kernels=None, *,
                        interval: bool = True, level: float = INTERVAL_LEVEL,
-                       fit: str = "joint") -> dict:
+                       fit: str = "joint", null: bool | None = None,
+                       null_level: float = NULL_LEVEL) -> dict:
         """The columns of :meth:`nstar` before the frame is built (arrays and lists)."""
-        a_arr = as_float_grid("alphas", alphas)
+        null = self.null if null is None else bool(null) and self.null
+        a_arr = as_float_grid("alphas", alphas, unique=True)
         for a in a_arr:
             check_probability("alpha", a)
-        d_arr = as_float_grid("deltas", deltas)
-        methods = [methods] if isinstance(methods, str) else list(methods)
+        d_arr = as_float_grid("deltas", deltas, unique=True)
+        methods = list(dict.fromkeys([methods] if isinstance(methods, str) else methods))
+        check_memory("alphas x deltas", a_arr.size * d_arr.size, what="the rows of the n* frame",
+                     per_unit=400.0 * max(1, len(methods)) * len(self.kernels if kernels is None
+                                                                 else kernels)
+                     * len(self.config_ids if configurations is None else configurations))
         bad = [m for m in methods if m not in METHODS]
         if bad:
             raise GenexpyInputError(f"unknown method(s) {bad}; choose from {list(METHODS)}.")
+        methods = list(dict.fromkeys(methods))
         if fit not in ("joint", "separate"):
             raise GenexpyInputError(f"fit must be 'joint' or 'separate', got {fit!r}.")
-        level = check_probability("level", level)
-        if not 0.0 < level < 1.0:
-            raise GenexpyInputError(f"level must be strictly between 0 and 1, got {level}.")
+        for nm, lv in (("level", level), ("null_level", null_level)):
+            lv = check_probability(nm, lv)
+            if not 0.0 < lv < 1.0:
+                raise GenexpyInputError(f"{nm} must be strictly between 0 and 1, got {lv}.")
+        level, null_level = float(level), float(null_level)
         qidx = (range(len(self.kernels)) if kernels is None
-                else [self.kernel_index(k) for k in kernels])
+                else list(dict.fromkeys(self.kernel_index(k) for k in kernels)))
         eps_by_k = {q: np.asarray(self.kernels[q].eps(d_arr), dtype=np.float64).reshape(-1)
                     for q in qidx}
         cids = (self.config_ids if configurations is None
-                else [self._cid(c) for c in configurations])
+                else list(dict.fromkeys(self._cid(c) for c in configurations)))
         names = [k.name for k in self.kernels]
         labels = [k.label for k in self.kernels]
         na_, nd_ = a_arr.size, d_arr.size
@@ -888,7 +1350,7 @@ class GeneralizabilityAnalysis:
         min_N3 = self.min_N3
 
         def block(cid, q, N, method, nstar, b0=None, b1=None, r2=None, reason=None,
-                  reliable=None, lo=None, hi=None):
+                  reliable=None, lo=None, hi=None, null0=None, null_lo=None, null_hi=None):
             size = A.size
             nan = np.full(size, np.nan)
             nstar = np.asarray(nstar, dtype=np.float64)
@@ -901,7 +1363,7 @@ class GeneralizabilityAnalysis:
                 reliable = np.zeros(size, dtype=bool)
                 if method != "bound":  # the bound does not depend on the data
                     nstar = nan
-                lo = hi = None
+                lo = hi = null0 = null_lo = null_hi = None
             blocks.append({
                 "config_id": np.full(size, cid, dtype=np.uint32),
                 "kernel": [names[q]] * size, "kernel_label": [labels[q]] * size,
@@ -912,89 +1374,160 @@ class GeneralizabilityAnalysis:
                 "b0": nan if b0 is None else b0, "b1": nan if b1 is None else b1,
                 "r2": nan if r2 is None else r2,
                 "reason": reason, "reliable": reliable,
+                "nstar_null": nan if null0 is None else null0,
+                "nstar_null_lo": nan if null_lo is None else null_lo,
+                "nstar_null_hi": nan if null_hi is None else null_hi,
             })
 
+        baseline = {}
+        if null and "resample" in methods:
+            # the baselines first, all under one BLAS thread (many small products)
+            from ._numba import one_blas_thread
+
+            with one_blas_thread():
+                for cid in cids:
+                    for q in qidx:
+                        baseline[cid, q] = self._null_rows(self.dists[cid], q, a_arr,
+                                                           eps_by_k[q], fit, min_N3,
+                                                           null_level)
         for cid in cids:
             cd = self.dists[cid]
             N = cd.sample.N
             for q in qidx:
                 eps = eps_by_k[q]
                 k = self.kernels[q]
+                degenerate = self._degenerate(cd, q)
                 if "resample" in methods:
-                    block(cid, q, N, "resample",
-                          **self._resample_rows(cd, q, a_arr, eps, interval, level, fit,
-                                                min_N3))
+                    rows = self._resample_rows(cd, q, a_arr, eps, interval, level, fit,
+                                               min_N3)
+                    rows.update(baseline.get((cid, q), {}))
+                    if degenerate:
+                        rows["reason"] = [_unreliable(r, degenerate) for r in rows["reason"]]
+                        rows["reliable"] = np.zeros(A.size, dtype=bool)
+                    block(cid, q, N, "resample", **rows)
                 for m, centring in (("approx", "uniform"), ("approx_weighted", "weighted")):
                     if m not in methods:
                         continue
                     terms = self._terms(cd, q, centring)
                     vals = [approx_nstar(terms, float(a), float(e))
                             for a in a_arr for e in eps]
-                    block(cid, q, N, m, [v for v, _ in vals],
-                          reason=[why for _, why in vals])
+                    reason = [why for _, why in vals]
+                    reliable = np.ones(A.size, dtype=bool)
+                    # the trust rules of the resampled method (paper Sec. 4.5, SPEC A12)
+                    # hold for the closed form too: below N = min_N no estimate; below
+                    # min_N3 only "all results identical" (n* = 1); a degenerate matrix
+                    few = None
+                    if N < self.min_N or (N < min_N3 and not terms.degenerate):
+                        few = (f"the closed form on N = {N} conditions only: as the resampled "
+                               f"estimate, it needs at least N = {min_N3} (the fewest for a "
+                               f"power law through {MIN_GRID_POINTS} sample sizes; N = "
+                               f"{self.min_N} when all results are identical) before its n* "
+                               "is a verdict")
+                    for why in (few, degenerate):
+                        if why:
+                            reason = [_unreliable(r, why) for r in reason]
+                            reliable[:] = False
+                    block(cid, q, N, m, [v for v, _ in vals], reason=reason,
+                          reliable=reliable)
                 if "bound" in methods:
                     block(cid, q, N, "bound", [bound_nstar(float(a), float(e), k.kappa_sup)
-                                               for a in a_arr for e in eps])
+                                               for a in a_arr for e in eps],
+                          reason=[BOUND_REASON] * A.size,
+                          reliable=np.zeros(A.size, dtype=bool))
         return concat_columns(blocks, NSTAR_SCHEMA)
 
-    def _nstar_frame(self, cols: dict, interval: bool = True) -> pl.DataFrame:
+    def _nstar_frame(self, cols: dict, interval: bool = True, null: bool | None = None
+                     ) -> pl.DataFrame:
         """The frame of :meth:`nstar` from :meth:`_nstar_columns`."""
+        null = self.null if null is None else bool(null) and self.null
         frame = pl.DataFrame(cols, schema=NSTAR_SCHEMA)
         frame = frame.with_columns(NSTAR_CEIL.alias("nstar_ceil")).with_columns(
             pl.when(pl.col("reliable")).then(pl.col("N") >= pl.col("nstar_ceil"))
             .alias("generalizable"),
             (pl.col("nstar_ceil") - pl.col("N")).alias("deficit"),
+            BEYOND_CHANCE.alias("beyond_chance"),
         )
         levels = self.study.configurations.select(["config_id", *self.study.design])
         frame = frame.join(levels, on="config_id", how="left")
         order = ["config_id", *self.study.design, "kernel", "kernel_label", "alpha", "delta",
                  "eps", "N", "method", "nstar", "nstar_lo", "nstar_hi", "nstar_ceil",
-                 "generalizable", "deficit", "reliable", "b0", "b1", "r2", "reason"]
+                 "generalizable", "deficit", "reliable", "b0", "b1", "r2", *NULL_COLUMNS,
+                 "reason"]
         if not interval:
             order = [c for c in order if c not in ("nstar_lo", "nstar_hi")]
+        if not null:
+            order = [c for c in order if c not in NULL_COLUMNS]
         return frame.select(order)
 
-    def _resample_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
-                       eps: np.ndarray, interval: bool, level: float, fit: str,
-                       min_N3: int) -> dict:
-        """The resampled n* of one configuration and kernel, alpha-major, with its interval."""
-        na_, nd_ = a_arr.size, eps.size
-        ns = cd.ns
+    def _quantile_fits(self, ns: np.ndarray, mmd: np.ndarray, a_arr: np.ndarray,
+                       eps: np.ndarray, fit: str, min_N3: int):
+        """Fits of one kernel's MMD_n samples (k, rep): (fits[a][d], Q, rows, pfit)."""
+        na_ = a_arr.size
         pfit = None
         if not ns.size:
             fits = _fits_from_quantiles(ns, np.zeros((na_, 0)), np.ones(na_, dtype=bool),
                                         eps, self.min_N, min_N3)
-            Q = rows = None
+            return fits, None, None, None
+        if fit == "joint":
+            Q, rows = _resampled_quantile_curves(mmd, a_arr)
+            if ns.size >= 2:  # shared by the fits and the interval
+                pfit = power_law_fit(ns, Q, rows)
+            fits = _fits_from_quantiles(ns, Q, rows, eps, self.min_N, min_N3,
+                                        pfit=pfit)[:na_]
         else:
-            if fit == "joint":
-                Q, rows = _resampled_quantile_curves(cd.mmd[q], a_arr)
-                if ns.size >= 2:  # shared by the fits and the interval
-                    pfit = power_law_fit(ns, Q, rows)
-                fits = _fits_from_quantiles(ns, Q, rows, eps, self.min_N, min_N3,
-                                            pfit=pfit)[:na_]
-            else:
-                Q = np.atleast_2d(mmd_quantile(cd.mmd[q], a_arr))
-                rows = np.ones(na_, dtype=bool)
-                fits = [_fits_from_quantiles(ns, Q[i:i + 1], rows[:1], eps, self.min_N,
-                                             min_N3)[0] for i in range(na_)]
+            Q = np.atleast_2d(mmd_quantile(mmd, a_arr))
+            rows = np.ones(na_, dtype=bool)
+            fits = [_fits_from_quantiles(ns, Q[i:i + 1], rows[:1], eps, self.min_N,
+                                         min_N3)[0] for i in range(na_)]
+        return fits, Q, rows, pfit
+
+    def _resample_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
+                       eps: np.ndarray, interval: bool, level: float, fit: str,
+                       min_N3: int) -> dict:
+        """The resampled n* of one configuration and kernel, alpha-major, with its
+        interval."""
+        na_, nd_ = a_arr.size, eps.size
+        ns = cd.ns
+        fits, Q, rows, pfit = self._quantile_fits(ns, cd.mmd[q], a_arr, eps, fit, min_N3)
         flat = [f for row in fits for f in row]
         out = {"nstar": [f.nstar for f in flat], "b0": np.array([f.b0 for f in flat]),
                "b1": np.array([f.b1 for f in flat]), "r2": np.array([f.r2 for f in flat]),
                "reason": [f.reason for f in flat],
                "reliable": np.array([f.reliable for f in flat])}
-        if not interval:
-            return out
-        nst = np.array(out["nstar"], dtype=np.float64).reshape(na_, nd_)
-        if Q is None:
-            lo = hi = np.full((na_, nd_), np.nan)
-        else:
-            K, inv, _ = cd.supports[q]
-            counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
-            rng = child_seed(self.seed, cd.sample.config_id, 1 + q)
-            lo, hi = _nstar_interval(ns, Q, rows, nst, eps, K, counts, a_arr, rng, level,
-                                     joint=fit == "joint", pfit=pfit)
-        out["lo"] = lo.ravel()
-        out["hi"] = hi.ravel()
+        if interval:
+            nst = np.array(out["nstar"], dtype=np.float64).reshape(na_, nd_)
+            if Q is None:
+                lo = hi = np.full((na_, nd_), np.nan)
+            else:
+                K, inv, _ = cd.supports[q]
+                counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
+                rng = child_seed(self.seed, cd.sample.config_id, 1 + q)
+                lo, hi = _nstar_interval(ns, Q, rows, nst, eps, K, counts, a_arr, rng, level,
+                                         joint=fit == "joint", pfit=pfit)
+            out["lo"] = lo.ravel()
+            out["hi"] = hi.ravel()
+        return out
+
+    def _null_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
+                   eps: np.ndarray, fit: str, min_N3: int, null_level: float) -> dict:
+        """The no-signal baseline of one configuration and kernel, alpha-major, with its
+        band (empty without baseline distributions)."""
+        na_, nd_ = a_arr.size, eps.size
+        out: dict = {}
+        if cd.null_mmd is not None:
+            ns0 = cd.null_ns
+            nst0, Q0, rows0, pfit0 = _nstar_values(ns0, cd.null_mmd[q], a_arr, eps, fit)
+            if Q0 is None:
+                lo0 = hi0 = np.full((na_, nd_), np.nan)
+            else:
+                K0, inv0, _ = cd.null_supports[q]
+                counts0 = np.bincount(inv0, minlength=K0.shape[0]).astype(np.float64)
+                rng0 = child_seed(self.seed, cd.sample.config_id, NULL_KEY, 1 + q)
+                lo0, hi0 = _null_band(ns0, Q0, rows0, nst0, eps, K0, counts0, a_arr, rng0,
+                                      null_level, joint=fit == "joint", pfit=pfit0)
+            out["null0"] = nst0.ravel()
+            out["null_lo"] = lo0.ravel()
+            out["null_hi"] = hi0.ravel()
         return out
 
     # ---- frames for charts -----------------------------------------------------------
@@ -1074,13 +1607,17 @@ def analyze(
     interval: bool = True,
     level: float = INTERVAL_LEVEL,
     fit: str = "joint",
+    null: bool = True,
+    null_level: float = NULL_LEVEL,
 ) -> pl.DataFrame:
     """The whole study in one call: configurations x kernels x alpha* x delta* x methods.
 
     See :class:`GeneralizabilityAnalysis` for the parameters and
     :meth:`GeneralizabilityAnalysis.nstar` for ``interval`` (the columns ``nstar_lo``,
-    ``nstar_hi``: a ``level`` interval of the resampled n*, default 90 %), ``fit`` and the
-    columns of the returned frame.
+    ``nstar_hi``: a ``level`` interval of the resampled n*, default 90 %), ``fit``,
+    ``null`` (the no-signal baseline: ``nstar_null``, ``nstar_null_lo``, ``nstar_null_hi``,
+    ``beyond_chance``; ``null=False`` leaves it out), ``null_level`` and the columns of the
+    returned frame.
     ``client`` (needs ``genexpy_nb[cluster]``): a ``dask.distributed`` Client, scheduler
     address, cluster object or ``"local"``; chunks of configurations then run as tasks on the
     cluster (``n_jobs`` numba threads per task, default 1), with the same result, bit for bit
@@ -1094,14 +1631,17 @@ def analyze(
     if client is not None:  # genexpy_nb[cluster]: chunks of configurations on the workers
         from .distributed import analyze_on_cluster
 
-        if level != INTERVAL_LEVEL or fit != "joint":
+        if level != INTERVAL_LEVEL or fit != "joint" or null_level != NULL_LEVEL:
             raise GenexpyInputError(
-                "with client=, analyze uses the default level (0.9) and fit ('joint'); run "
-                "without client= for other values.")
+                "with client=, analyze uses the default level (0.9), fit ('joint') and "
+                "null_level (0.99); run without client= for other values.")
         res = analyze_on_cluster(client, study, kernels, alphas=alphas, deltas=deltas,
                                  methods=methods, rep=rep, seed=seed, disjoint=disjoint,
-                                 replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
+                                 replace=replace, grid=grid, n_jobs=n_jobs, progress=progress,
+                                 null=null)
         return res if interval else res.drop("nstar_lo", "nstar_hi")
     ga = GeneralizabilityAnalysis(study, kernels, rep=rep, seed=seed, disjoint=disjoint,
-                                  replace=replace, grid=grid, n_jobs=n_jobs, progress=progress)
-    return ga.nstar(alphas, deltas, methods, interval=interval, level=level, fit=fit)
+                                  replace=replace, grid=grid, n_jobs=n_jobs, progress=progress,
+                                  null=null)
+    return ga.nstar(alphas, deltas, methods, interval=interval, level=level, fit=fit,
+                    null_level=null_level)

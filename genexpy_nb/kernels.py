@@ -25,12 +25,25 @@ import numpy as np
 from ._codes import unique_rows
 from ._validation import GenexpyInputError, check_positive_int
 
-__all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS"]
+__all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS",
+           "score_spread", "rbf_degeneracy", "RBF_SCALES"]
 
 
 @dataclass(frozen=True)
 class Kernel:
-    """Base class. Subclasses define the formula, the question and ``eps(delta)``."""
+    """Base class. Subclasses define the formula, the question and ``eps(delta)``.
+
+    Every kernel maps the interpretable threshold delta* of its research question to the
+    MMD threshold ``eps(delta) = sqrt(2 (kappa_sup - f(delta)))`` (paper Sections 4.2 and
+    4.4); use a subclass (:class:`Borda`, :class:`Jaccard`, :class:`Mallows`,
+    :class:`RBF`) or :func:`parse_kernel`.
+
+    Parameters
+    ----------
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+    """
 
     name: ClassVar[str] = "kernel"
     question: ClassVar[str] = ""
@@ -53,6 +66,11 @@ class Kernel:
     def _class_key(self, X: np.ndarray) -> np.ndarray:
         """Rows with equal keys have identical kernel rows (used to shrink the support)."""
         return X
+
+    def prepare(self, data: np.ndarray) -> np.ndarray:
+        """A configuration's data (rankings, or scores) as the kernel sees them: the array
+        itself, except for kernels that rescale scores (:class:`RBF`)."""
+        return data
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Kernel:
         """A copy with the defaults that depend on ``na`` (and alternative names) filled in."""
@@ -188,8 +206,27 @@ class Borda(Kernel):
 
     ``alternative`` names a* (or gives its index). Left out (``Borda()``), a* is derived
     from the data: the alternative with the best mean rank over all conditions of the
-    study (:func:`genexpy_nb.generalizability.best_alternative`), chosen when the kernel
+    study (:func:`~genexpy_nb.best_alternative`), chosen when the kernel
     is given to a :class:`~genexpy_nb.GeneralizabilityAnalysis`.
+
+    Parameters
+    ----------
+    alternative : str or int, optional
+        The alternative a* (its name, or its column index); None = the best alternative on
+        average.
+    nu : float, optional
+        The kernel's bandwidth (> 0); None = ``1/na``.
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+    index : int, optional, keyword-only
+        The column index of a*, filled in by :meth:`~genexpy_nb.Kernel.resolve` (leave it out).
+
+    Examples
+    --------
+    >>> k = Borda("OHE").resolve(4, ["OHE", "TE", "CE", "WOE"])
+    >>> k.index, k.nu, round(float(k.eps(0.25)), 4)
+    (0, 0.25, 0.6651)
     """
 
     name: ClassVar[str] = "borda"
@@ -263,6 +300,25 @@ class Jaccard(Kernel):
     ``T(r) = {a : r[a] < k}`` (top-k tiers, counted from 0);
     ``k(r1, r2) = |T(r1) & T(r2)| / |T(r1) | T(r2)|``. ``eps(delta) = sqrt(2 delta)``,
     delta = 1 - the Jaccard coefficient of the top tiers.
+
+    Parameters
+    ----------
+    k : int, default 1
+        How many top tiers count as "the best" (tiers counted from 0, so ``k=1`` = the
+        alternatives tied for first place).
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = Jaccard(k=1).resolve(3)
+    >>> k.gram(np.array([[0, 1, 2], [0, 0, 1]]))
+    array([[1. , 0.5],
+           [0.5, 1. ]])
+    >>> round(float(k.eps(0.3)), 4)
+    0.7746
     """
 
     name: ClassVar[str] = "jaccard"
@@ -302,6 +358,22 @@ class Mallows(Kernel):
     ``n_d = sum_{i<j} |sign(r1[i]-r1[j]) - sign(r2[i]-r2[j])| / 2`` (a reversed pair counts 1,
     tied-vs-strict 1/2); ``k = exp(-nu n_d)``, default ``nu = 1/C(na, 2)``.
     ``eps(delta) = sqrt(2 (1 - exp(-nu C(na,2) delta)))``, delta = fraction of discordant pairs.
+
+    Parameters
+    ----------
+    nu : float, optional
+        The kernel's bandwidth (> 0); None = ``1/C(na, 2)``.
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = Mallows().resolve(3)
+    >>> K = k.gram(np.array([[0, 1, 2], [2, 1, 0]]))
+    >>> round(float(K[0, 1]), 4)  # all 3 pairs reversed: exp(-3 / 3)
+    0.3679
     """
 
     name: ClassVar[str] = "mallows"
@@ -335,12 +407,74 @@ class Mallows(Kernel):
         return math.exp(-self.nu * math.comb(self.na, 2) * delta)
 
 
+#: the scalings of the RBF kernel's scores (:class:`RBF`)
+RBF_SCALES: tuple[str, ...] = ("spread", "raw")
+#: an RBF kernel matrix is degenerate when at least this share of the pairs of distinct
+#: score vectors have a kernel value within :data:`RBF_DEGENERATE_TOL` of 0 (or of 1)
+RBF_DEGENERATE_SHARE: float = 0.95
+RBF_DEGENERATE_TOL: float = 0.01
+#: above this many pairs of conditions, the spread is taken over an evenly spaced subset of
+#: the conditions (its median moves by a fraction of a percent; memory stays bounded)
+_SPREAD_MAX_PAIRS: int = 2_000_000
+
+
 @dataclass(frozen=True)
 class RBF(Kernel):
-    """RBF kernel on raw scores: "Are the raw performances consistent?"
+    """RBF kernel on scores: "Are the raw performances consistent?"
 
-    ``k(x1, x2) = exp(-gamma ||x1 - x2||^2)``, default ``gamma = 1/na``;
-    ``eps(delta) = sqrt(2 (1 - exp(-gamma na delta)))``, delta = mean squared score difference.
+    ``k(x1, x2) = exp(-gamma ||x1 - x2||^2)`` on the score vectors of two conditions,
+    default ``gamma = 1/na``; ``eps(delta) = sqrt(2 (1 - exp(-gamma na delta)))``. Two
+    single results are within delta* of each other when their score vectors differ by at
+    most ``sqrt(delta*)`` root mean square per alternative, on the scale the kernel sees.
+
+    ``scale`` says what that scale is:
+
+    * ``"spread"`` (default, unit-free): each configuration's scores are divided by their
+      spread ``s`` (``genexpy_nb.kernels.score_spread``): ``s^2`` is half the median, over
+      the pairs of conditions, of the mean squared difference of their score vectors. delta*
+      is then a mean squared difference in units of ``s^2``: on a configuration,
+      delta* = 0.05 means "the scores agree within ``sqrt(0.05) s = 0.22 s`` RMS per alternative"
+      (:meth:`threshold`). n* does not change when the target is rescaled or shifted
+      (accuracy as a fraction or in percent, an error in seconds or hours).
+    * ``"raw"``: the paper's definition (Def. B.4), scores as given. delta* is a mean
+      squared difference in the target's units, so n* depends on the units: on accuracy in
+      [0, 1], delta* = 0.05 allows 22 points RMS per alternative; on large scores (RMSE,
+      model size, percent) every off-diagonal kernel value is ~0 and n* = 2 / eps*^2
+      whatever the data (flagged as unreliable by the analysis).
+
+    Parameters
+    ----------
+    gamma : float, optional
+        The kernel's bandwidth (> 0); None = ``1/na``.
+    scale : {"spread", "raw"}, default "spread"
+        The scale the kernel sees the scores on (see above).
+    na : int, optional, keyword-only
+        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+
+    Notes
+    -----
+    Why this spread. The kernel compares score vectors of different conditions (datasets),
+    so the scale that matters is how far apart two conditions' score vectors typically are:
+    with ``s`` from the median pairwise distance, the median pair of conditions has kernel
+    value ``exp(-2 gamma na)`` (``e^-2 = 0.14`` by default), so the kernel matrix can never be
+    degenerate (all ~0 or all ~1), whatever the units and the number of alternatives. For
+    normally distributed scores ``s`` is about the standard deviation of an alternative's
+    score across conditions; the median (not the mean) keeps a few conditions on another
+    scale (an RMSE in the thousands among RMSEs below 1) from setting it. A spread of the
+    scores within conditions (how much the alternatives differ) would not do: conditions
+    differ much more than alternatives on most benchmarks, and the matrix would be ~I.
+
+    The scaling is applied to each configuration's scores by the analysis
+    (:meth:`~genexpy_nb.Kernel.prepare`); :meth:`~genexpy_nb.Kernel.gram` itself computes
+    the kernel on the values it is given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = RBF(scale="raw").resolve(2)
+    >>> round(float(k.gram(np.array([[0.8, 0.7], [0.7, 0.7]]))[0, 1]), 4)  # exp(-0.01 / 2)
+    0.995
     """
 
     name: ClassVar[str] = "rbf"
@@ -348,10 +482,17 @@ class RBF(Kernel):
     on: ClassVar[str] = "scores"
 
     gamma: float | None = None
+    scale: str = "spread"
 
     def __post_init__(self):
         if self.gamma is not None:
             _positive("RBF gamma", self.gamma)
+        if self.scale not in RBF_SCALES:
+            raise GenexpyInputError(
+                f"RBF scale must be one of {list(RBF_SCALES)}, got {self.scale!r}: 'spread' "
+                "(default) divides each configuration's scores by their spread, so n* does "
+                "not depend on the units; 'raw' is the paper's definition (scores as given)."
+            )
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> RBF:
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
@@ -360,9 +501,10 @@ class RBF(Kernel):
 
     @property
     def label(self) -> str:
-        if self.gamma is None or self.na is None or np.isclose(self.gamma, 1 / self.na):
-            return "RBF"
-        return f"RBF(gamma={self.gamma:.3g})"
+        parts = [] if self.scale == "spread" else [self.scale]
+        if not (self.gamma is None or self.na is None or np.isclose(self.gamma, 1 / self.na)):
+            parts.append(f"gamma={self.gamma:.3g}")
+        return f"RBF({', '.join(parts)})" if parts else "RBF"
 
     def _delta_max(self) -> float:
         return math.inf
@@ -375,6 +517,109 @@ class RBF(Kernel):
             return math.exp(-delta)
         self._need_resolved()
         return math.exp(-self.gamma * self.na * delta)
+
+    def spread(self, scores: np.ndarray) -> float:
+        """The scale ``s`` of a configuration's scores (N, na): ``score_spread`` for
+        ``scale="spread"``, 1 (the target's units) for ``"raw"``."""
+        if self.scale == "raw":
+            return 1.0
+        return score_spread(scores)
+
+    def prepare(self, scores: np.ndarray) -> np.ndarray:
+        """The scores of one configuration as the kernel sees them: ``(scores - mean) / s``
+        for ``scale="spread"``, the very array given for ``"raw"``."""
+        if self.scale == "raw":
+            return scores
+        X = np.asarray(scores, dtype=np.float64)
+        return (X - X.mean()) / score_spread(X) if X.size else X
+
+    def threshold(self, delta: float | Sequence[float] | np.ndarray, spread: float = 1.0
+                  ) -> float | np.ndarray:
+        """delta* in the target's units: the RMS score difference per alternative within
+        which two single results count as similar, ``s sqrt(delta*)``.
+
+        ``k(x, y) >= f(delta*)`` exactly when ``||x - y||^2 / na <= delta* s^2`` (for every
+        gamma: eps* is defined through the same gamma). ``spread`` is the configuration's
+        ``s`` (:meth:`spread`; 1 for ``scale="raw"``, where delta* is already in units).
+        """
+        d = np.asarray(delta, dtype=np.float64)
+        for v in np.atleast_1d(d):
+            self.check_delta(float(v))
+        out = float(spread) * np.sqrt(d)
+        return float(out) if out.ndim == 0 else out
+
+
+def score_spread(scores: np.ndarray) -> float:
+    """``s``: the root of half the median, over pairs of conditions (rows), of the mean
+    squared difference of their score vectors (see :class:`RBF`).
+
+    Equal to ``c s`` for the scores ``c x + b`` (c > 0): the unit of the RBF's delta*. When
+    more than half of the pairs are identical (median 0), half the mean is used; when all
+    rows are identical, or there is a single row, 1 (every kernel value is then 1 anyway).
+    Above :data:`_SPREAD_MAX_PAIRS` pairs, the rows at evenly spaced positions are used.
+    """
+    X = np.asarray(scores, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] == 0:
+        return 1.0
+    if not np.all(np.isfinite(X)):
+        raise GenexpyInputError("scores hold NaN or inf values; impute or drop them.")
+    N, na = X.shape
+    if N * (N - 1) // 2 > _SPREAD_MAX_PAIRS:
+        keep = int((1 + math.isqrt(1 + 8 * _SPREAD_MAX_PAIRS)) // 2)
+        X = X[np.linspace(0, N - 1, keep).round().astype(np.int64)]
+        N = X.shape[0]
+    X = X - X.mean(axis=0)
+    d2 = np.empty(N * (N - 1) // 2)
+    pos = 0
+    for i in range(N - 1):  # row i against the rows after it: the pairs in triu order
+        d = X[i + 1:] - X[i]
+        d2[pos:pos + d.shape[0]] = np.einsum("ja,ja->j", d, d)
+        pos += d.shape[0]
+    d2 /= na
+    med = float(np.median(d2))
+    if med > 0 and math.isfinite(med):
+        return math.sqrt(med / 2.0)
+    mean = float(d2.mean())
+    if mean > 0 and math.isfinite(mean):
+        return math.sqrt(mean / 2.0)
+    return 1.0
+
+
+def rbf_degeneracy(K: np.ndarray, counts: np.ndarray) -> str | None:
+    """Why an RBF kernel matrix on a support (with the counts of its points) cannot
+    discriminate, or None.
+
+    Over the pairs of conditions whose score vectors differ: when at least
+    :data:`RBF_DEGENERATE_SHARE` of them have a kernel value below
+    :data:`RBF_DEGENERATE_TOL`, ``MMD_n^2 ~ 2 / n`` for any data and n* ~ 2 / eps*^2 is set
+    by delta* alone; when that share is above ``1 - RBF_DEGENERATE_TOL``, the kernel tells no
+    two conditions apart and n* measures how wide delta* is, not the data.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.float64)
+    if K.shape[0] < 2:
+        return None
+    iu = np.triu_indices(K.shape[0], 1)
+    w = c[iu[0]] * c[iu[1]]
+    total = float(w.sum())
+    if total <= 0:
+        return None
+    v = K[iu]
+    low = float(w[v < RBF_DEGENERATE_TOL].sum()) / total
+    high = float(w[v > 1.0 - RBF_DEGENERATE_TOL].sum()) / total
+    if low >= RBF_DEGENERATE_SHARE:
+        return (f"degenerate RBF kernel matrix: {low:.0%} of the pairs of conditions have a "
+                f"kernel value below {RBF_DEGENERATE_TOL:g} (their score vectors are far "
+                "apart on the kernel's scale), so MMD_n^2 ~ 2/n whatever the data and n* ~ "
+                "2/eps*^2 is set by delta* alone; use RBF() (scores divided by their spread) "
+                "instead of the raw scores")
+    if high >= RBF_DEGENERATE_SHARE:
+        return (f"degenerate RBF kernel matrix: {high:.0%} of the pairs of conditions have a "
+                f"kernel value above {1 - RBF_DEGENERATE_TOL:g} (every score vector lies "
+                "close to every other on the kernel's scale), so n* reflects how wide "
+                "delta* is, not the data; use RBF() (scores divided by their spread) "
+                "instead of the raw scores")
+    return None
 
 
 def _borda_counts(R: np.ndarray, a_star: int) -> np.ndarray:
@@ -584,7 +829,28 @@ def parse_kernel(text: str) -> Kernel:
 
     Examples: ``"jaccard"``, ``"jaccard:k=3"``, ``"borda:OHE"``, ``"borda:a=OHE,nu=0.1"``,
     ``"borda"`` (a* = the best alternative on average),
-    ``"mallows:nu=0.01"``, ``"rbf:gamma=0.5"``.
+    ``"mallows:nu=0.01"``, ``"rbf:gamma=0.5"``, ``"rbf:raw"`` (the paper's RBF on raw
+    scores, also ``"rbf:scale=raw"``).
+
+    Parameters
+    ----------
+    text : str
+        ``name`` or ``name:parameters``: the name (``jaccard``, ``borda``, ``mallows``,
+        ``rbf``; any case), then comma-separated ``key=value`` pairs (Borda's a* and RBF's
+        scale may be given bare).
+
+    Returns
+    -------
+    Kernel
+        The kernel, not yet resolved (its ``na``-dependent defaults are filled in by the
+        analysis).
+
+    Examples
+    --------
+    >>> parse_kernel("jaccard:k=3")
+    Jaccard(na=None, k=3)
+    >>> parse_kernel("borda:a=OHE,nu=0.1")
+    Borda(na=None, alternative='OHE', nu=0.1, index=None)
     """
     if not isinstance(text, str) or not text.strip():
         raise GenexpyInputError(f"kernel must be a non-empty string, got {text!r}.")
@@ -598,6 +864,9 @@ def parse_kernel(text: str) -> Kernel:
     kwargs: dict[str, object] = {}
     for part in filter(None, (p.strip() for p in params.split(","))):
         key, eq, val = part.partition("=")
+        if not eq and name == "rbf" and part.strip().lower() in RBF_SCALES:
+            kwargs["scale"] = part.strip().lower()
+            continue
         if not eq:
             if name != "borda" or "alternative" in kwargs:
                 raise GenexpyInputError(f"cannot parse kernel parameter {part!r} in {text!r}.")
@@ -612,6 +881,8 @@ def parse_kernel(text: str) -> Kernel:
                 kwargs["k"] = int(val)
             except ValueError:
                 raise GenexpyInputError(f"Jaccard k must be an integer, got {val!r}.") from None
+        elif name == "rbf" and key == "scale":
+            kwargs["scale"] = val.lower()
         elif (name, key) in {("borda", "nu"), ("mallows", "nu"), ("rbf", "gamma")}:
             kwargs[key] = _positive(f"{name} {key}", val)
         else:

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import config
 from ._codes import unique_rows
-from ._validation import GenexpyInputError, check_positive_int, rng_from_seed
+from ._validation import GenexpyInputError, check_memory, check_positive_int, rng_from_seed
 from .kernels import Kernel
 
 __all__ = ["mmd", "support", "kernel_support", "draw_pairs", "mmd_distribution", "mmd_from_pairs",
@@ -75,6 +75,7 @@ def draw_pairs(
     N = check_positive_int("N", N, minimum=1)
     n = check_positive_int("n", n, minimum=1)
     rep = check_positive_int("rep", rep, minimum=1)
+    check_memory("rep", rep, per_unit=16.0 * (N + 2 * n), what=f"{rep} pairs of samples")
     rng = rng_from_seed(seed)
     if disjoint and not replace:
         if 2 * n > N:
@@ -279,6 +280,8 @@ def _cached(key: tuple, make) -> np.ndarray:
     a = _HELPERS.get(key)
     if a is None:
         a = make()
+        if a.nbytes > _HELPER_MAX_BYTES:  # a huge rep: made anew, never kept (memory)
+            return a
         a.flags.writeable = False
         if len(_HELPERS) > 256:
             _HELPERS.clear()
@@ -287,6 +290,9 @@ def _cached(key: tuple, make) -> np.ndarray:
 
 
 _HELPERS: dict[tuple, np.ndarray] = {}
+#: helper arrays larger than this are not kept (a call with rep = 10**6 would otherwise keep
+#: one 8 MB array per sample size, gigabytes in all)
+_HELPER_MAX_BYTES = 1 << 20
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -317,16 +323,37 @@ def mmd_distribution(
 
     Parameters
     ----------
-    sample : (N, na) rankings (or scores for RBF)
-    kernel : resolved Kernel
-    n : sample size
-    rep : number of resampled pairs (default 200)
-    disjoint, replace : resampling mode, see :func:`draw_pairs`
-    seed : int or Generator; the same seed gives the same values
+    sample : numpy.ndarray, shape (N, na)
+        One configuration's N results: rankings (tiers, 0 = best) or, for :class:`RBF`,
+        score vectors.
+    kernel : Kernel
+        A resolved kernel (:meth:`Kernel.resolve`): the research question.
+    n : int
+        The sample size: each value is the MMD between two samples of n results.
+    rep : int, default ``config.REP`` (200)
+        Number of resampled pairs of samples.
+    disjoint, replace : bool, default True, False
+        Resampling mode, see ``genexpy_nb.mmd.draw_pairs`` (the default is the paper's "realistic"
+        mode: two disjoint samples drawn without replacement).
+    seed : int, numpy.random.Generator or None, default 0
+        The same seed gives the same values.
+    n_jobs : int, optional
+        Threads (default all numba threads).
 
     Returns
     -------
-    (rep,) float64
+    numpy.ndarray of float64, shape (rep,)
+        The resampled values of MMD_n (in the kernel's units: between 0 and
+        ``sqrt(2 kappa_sup)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from genexpy_nb.kernels import Jaccard
+    >>> sample = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [0, 1, 2]] * 5)
+    >>> values = mmd_distribution(sample, Jaccard(k=1).resolve(3), n=4, rep=50, seed=0)
+    >>> values.shape, bool((values >= 0).all())
+    ((50,), True)
     """
     sample = np.asarray(sample)
     if sample.ndim != 2:

@@ -14,15 +14,34 @@ import polars as pl
 from . import config
 from ._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
 from .generalizability import (
+    BEYOND_CHANCE,
     NSTAR_CEIL,
     NSTAR_SCHEMA,
+    NULL_COLUMNS,
     GeneralizabilityAnalysis,
     concat_columns,
 )
 from .kernels import Kernel
 from .study import Study
 
-__all__ = ["plan", "simulate_preliminary_study", "run_generalizable_study", "LiveStudyResult"]
+__all__ = ["plan", "verdict_word", "simulate_preliminary_study", "run_generalizable_study",
+           "LiveStudyResult"]
+
+
+#: columns of the frame of :func:`~genexpy_nb.generalizability.analyze` that are not
+#: design factors
+_ANALYSIS_COLUMNS = frozenset({
+    *NSTAR_SCHEMA, *NULL_COLUMNS, "nstar_ceil", "generalizable", "deficit"})
+
+
+def verdict_word(generalizable, reason=None) -> str:
+    """The verdict of one estimate in words: "generalizable", "not generalizable", or
+    "unsure (reason)" for a null verdict (an estimate not to be trusted, or undefined)."""
+    if generalizable is True:
+        return "generalizable"
+    if generalizable is False:
+        return "not generalizable"
+    return f"unsure ({reason})" if reason else "unsure"
 
 
 def plan(
@@ -38,25 +57,40 @@ def plan(
 
     Parameters
     ----------
-    results : the tidy frame of :func:`~genexpy_nb.generalizability.analyze`
-    alpha, delta : the thresholds to plan for (must be in the frame)
-    kernel : kernel name or label to plan for (default: every kernel in the frame; a
+    results : polars.DataFrame
+        The tidy frame of :func:`~genexpy_nb.analyze`.
+    alpha, delta : float, default 0.95 and 0.05
+        The thresholds alpha* and delta* to plan for (they must be in the frame).
+    kernel : str, optional
+        Kernel name or label to plan for (default: every kernel in the frame; a
         configuration's deficit is then the largest over the kernels, i.e. the experiments
-        needed to answer every research question)
-    method : estimate to use ("resample", "approx", ...)
-    on : which n* to plan on: "nstar" (the estimate), "nstar_hi" (the upper end of its
+        needed to answer every research question).
+    method : str, default "resample"
+        The n* estimate to use ("resample", "approx", ...; the bound is never a verdict).
+    on : {"nstar", "nstar_hi", "nstar_lo"}, default "nstar"
+        Which n* to plan on: "nstar" (the estimate), "nstar_hi" (the upper end of its
         interval: plan for the pessimistic case, so that the study is generalizable unless
         n* is above the interval) or "nstar_lo"; the interval ends exist for the resampled
-        method (``analyze(..., interval=True)``, the default)
+        method (``analyze(..., interval=True)``, the default).
 
     Returns
     -------
-    polars DataFrame, one row per configuration: design levels, N, nstar (worst kernel),
-    kernel_label (which kernel drives it), deficit, to_run = max(deficit, 0),
-    generalizable, reliable (when the frame has it), priority (1 = extend first), with
-    ``nstar``, ``nstar_ceil``, ``deficit``, ``generalizable`` computed from the column
-    ``on``. Configurations whose n* is undefined come last with their reason; an estimate
-    flagged as unreliable keeps its place but its ``generalizable`` is null.
+    polars.DataFrame
+        One row per configuration: design levels, N, kernel_label (which kernel drives the
+        deficit), nstar (the largest over the kernels), nstar_ceil, deficit, to_run =
+        max(deficit, 0), generalizable, reliable (when the frame has it), verdict, the
+        no-signal baseline of that kernel (when the frame has it), reason, and priority
+        (1 = extend first); ``nstar``, ``nstar_ceil``, ``deficit``, ``generalizable`` are
+        computed from the column ``on``.
+
+    Notes
+    -----
+    Verdicts combine as "and" with three values (never counting an unsure verdict as a
+    yes): a configuration is generalizable when it is for every kernel, not generalizable
+    when it is not for some kernel, and unsure otherwise (some kernel's estimate is not to
+    be trusted or undefined; ``verdict`` then says "unsure" with that kernel's reason).
+    ``reliable`` is true when every kernel's estimate is. Configurations whose n* is
+    undefined come last.
     """
     if on not in ("nstar", "nstar_hi", "nstar_lo"):
         raise GenexpyInputError(f"on must be 'nstar', 'nstar_hi' or 'nstar_lo', got {on!r}.")
@@ -79,6 +113,11 @@ def plan(
         raise GenexpyInputError(
             f"results lacks columns {sorted(missing)}: pass the frame returned by analyze()."
         )
+    if method == "bound":
+        raise GenexpyInputError(
+            "method='bound': the distribution-free bound is a worst case for any data, not "
+            "an estimate of n*, and never a verdict; plan on 'resample' (the default) or a "
+            "closed form ('approx', 'approx_weighted').")
     sel = df.filter(
         (pl.col("alpha") - alpha).abs() < 1e-12,
         (pl.col("delta") - delta).abs() < 1e-12,
@@ -94,20 +133,40 @@ def plan(
             f"{sorted(df['delta'].unique().to_list())}, methods "
             f"{sorted(df['method'].unique().to_list())}."
         )
-    design = [c for c in df.columns if c not in {
-        "config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N", "method", "nstar",
-        "nstar_ceil", "generalizable", "deficit", "b0", "b1", "r2", "reason", "nstar_lo",
-        "nstar_hi", "reliable"}]
+    design = [c for c in df.columns if c not in _ANALYSIS_COLUMNS]
+    has_reliable = "reliable" in sel.columns
+    # the three-valued "and" of the kernels' verdicts, and the reason of an unsure one
+    unsure_reason = (pl.when(pl.col("generalizable").is_null())
+                     .then(pl.col("kernel_label") + pl.lit(": ")
+                           + pl.col("reason").fill_null("n* is undefined")))
+    combined = sel.group_by("config_id").agg(
+        pl.when((pl.col("generalizable") == False).any())  # noqa: E712 (polars expression)
+        .then(pl.lit(False))
+        .when(pl.col("generalizable").is_null().any()).then(pl.lit(None, dtype=pl.Boolean))
+        .otherwise(pl.lit(True)).alias("_all"),
+        unsure_reason.drop_nulls().first().alias("_unsure"),
+        *([pl.col("reliable").fill_null(False).all().alias("_reliable")]
+          if has_reliable else []),
+    )
     worst = (
         sel.sort(["config_id", pl.col("nstar").fill_nan(None)], descending=[False, True],
                  nulls_last=True)
         .group_by("config_id", maintain_order=True)
         .first()
+        .join(combined, on="config_id", how="left")
     )
+    verdict = (pl.when(pl.col("_all")).then(pl.lit("generalizable"))
+               .when(pl.col("_all") == False)  # noqa: E712 (polars expression)
+               .then(pl.lit("not generalizable"))
+               .otherwise(pl.lit("unsure (") + pl.col("_unsure").fill_null("n* is undefined")
+                          + pl.lit(")")))
+    null_cols = [c for c in NULL_COLUMNS if c in worst.columns]
     out = worst.select(
         "config_id", *design, "N", "kernel_label", "nstar", "nstar_ceil", "deficit",
-        pl.col("deficit").clip(lower_bound=0).alias("to_run"), "generalizable",
-        *[c for c in ("reliable",) if c in worst.columns], "reason",
+        pl.col("deficit").clip(lower_bound=0).alias("to_run"),
+        pl.col("_all").alias("generalizable"),
+        *([pl.col("_reliable").alias("reliable")] if has_reliable else []),
+        verdict.alias("verdict"), *null_cols, "reason",
     ).sort(["deficit", "N"], descending=[True, False], nulls_last=True)
     return out.with_row_index("priority", offset=1)
 
@@ -125,18 +184,50 @@ def simulate_preliminary_study(
     seed: int = 0,
     repetitions: int = 1,
     progress: bool = True,
+    null: bool = True,
 ) -> pl.DataFrame:
     """n*_N as the preliminary study grows: N = N0, 2 N0, ... <= N (paper Figure 2).
 
     For each N, ``repetitions`` subsamples of N results are drawn without replacement from
     the configuration's observed results and n* is re-estimated on each.
 
+    Parameters
+    ----------
+    study : Study
+        The study whose configuration is simulated.
+    kernels : sequence of Kernel
+        The research questions (e.g. ``[Jaccard(k=1), Mallows()]``).
+    configuration : int, mapping or sequence
+        The configuration whose results are subsampled, as :meth:`Study.sample` takes it:
+        its id, or the values of the design factors (``{"model": "LR", ...}`` or in the
+        factors' order).
+    N0 : int, default 10
+        The step: preliminary studies of N0, 2 N0, ... results (at least 2).
+    alphas, deltas : float or sequence of float, default 0.95 and 0.05
+        The thresholds alpha* (desired generalizability) and delta* (similarity, in the
+        kernel's units; see each kernel's class); every combination gets a row.
+    methods : sequence of str, default ("resample",)
+        The n* estimators (``genexpy_nb.generalizability.METHODS``).
+    rep : int, default ``config.REP`` (200)
+        Resampled pairs per MMD distribution.
+    seed : int, default 0
+        Seed of the subsamples and of the analyses; the same seed gives the same frame.
+    repetitions : int, default 1
+        Subsamples drawn for each N.
+    progress : bool, default True
+        tqdm progress bar (shown for 3 analyses or more).
+    null : bool, default True
+        Also compute the no-signal baseline of each subsample.
+
     Returns
     -------
-    Tidy frame: N_sub, repetition, kernel, kernel_label, alpha, delta, method, nstar,
-    nstar_lo, nstar_hi (its interval, resampled method), nstar_ceil, generalizable
-    (N_sub >= n*; null when the estimate is flagged), reliable, N (all observed results),
-    reason.
+    polars.DataFrame
+        Tidy frame: N_sub, repetition, kernel, kernel_label, alpha, delta, method, nstar,
+        nstar_lo, nstar_hi (its interval, resampled method), nstar_ceil, generalizable
+        (N_sub >= n*; null when the estimate is flagged), reliable, nstar_null,
+        nstar_null_lo, nstar_null_hi, beyond_chance (the no-signal baseline of each
+        subsample, as in :meth:`~genexpy_nb.GeneralizabilityAnalysis.nstar`; left out with
+        ``null=False``), N (all observed results), reason.
     """
     N0 = check_positive_int("N0", N0, minimum=2)
     repetitions = check_positive_int("repetitions", repetitions)
@@ -159,7 +250,7 @@ def simulate_preliminary_study(
             idx = np.sort(rng.choice(sample.N, size=Nsub, replace=False))
             sub = study._subsample(sample, idx)
             ga = GeneralizabilityAnalysis(sub, kernels, rep=rep, seed=int(rng.integers(2**31)),
-                                          progress=False)
+                                          progress=False, null=null)
             # the columns of every size, and one frame at the end: a frame per size cost
             # more than the analysis of that size
             cols = ga._nstar_columns(alphas, deltas, methods)
@@ -174,13 +265,16 @@ def simulate_preliminary_study(
     schema = {"N_sub": pl.Int32, "repetition": pl.Int32,
               **{c: NSTAR_SCHEMA[c] for c in ("kernel", "kernel_label", "alpha", "delta",
                                                "method", "nstar", "nstar_lo", "nstar_hi",
-                                               "reliable", "reason")}}
+                                               "reliable", "reason", "nstar_null",
+                                               "nstar_null_lo", "nstar_null_hi")}}
     out = pl.DataFrame(concat_columns(parts, schema), schema=schema)
     return out.select(
         "N_sub", "repetition", "kernel", "kernel_label", "alpha", "delta", "method", "nstar",
         "nstar_lo", "nstar_hi", NSTAR_CEIL.alias("nstar_ceil"),
         pl.when(pl.col("reliable")).then(pl.col("N_sub") >= NSTAR_CEIL)
         .alias("generalizable"), "reliable",
+        *(["nstar_null", "nstar_null_lo", "nstar_null_hi", BEYOND_CHANCE.alias("beyond_chance")]
+          if null else []),
         pl.lit(sample.N, dtype=pl.Int32).alias("N"), "reason",
     )
 
@@ -230,14 +324,38 @@ def run_generalizable_study(
 
     Parameters
     ----------
-    run_experiments : callable taking the indices of new conditions (e.g. ``range(10, 20)``)
-        and returning their tidy results (polars/pandas)
-    make_study : callable turning all results so far into a :class:`Study`
-    kernels : research questions; the study stops when every configuration is
-        (alpha, eps(delta))-generalizable for every kernel
-    max_conditions : budget: stop (not generalizable) when this many conditions were run
-    on_round : optional callback receiving the trajectory (see
-        :meth:`LiveStudyResult.trajectory`) after every round, for live charts
+    run_experiments : callable
+        Takes the indices of new conditions (e.g. ``range(10, 20)``) and returns their tidy
+        results (a polars or pandas frame).
+    make_study : callable
+        Turns all results so far (one polars frame) into a :class:`Study`.
+    kernels : sequence of Kernel
+        The research questions; the study stops when every configuration is
+        (alpha, eps(delta))-generalizable for every kernel.
+    N0 : int, default 10
+        Conditions run per round (the first round included; at least 2).
+    alpha : float, default 0.95
+        The desired generalizability alpha*.
+    delta : float, default 0.05
+        The similarity threshold delta*, in the kernel's units.
+    max_conditions : int, default 200
+        Budget: stop (not generalizable) when this many conditions were run.
+    rep : int, default ``config.REP`` (200)
+        Resampled pairs per MMD distribution.
+    seed : int, default 0
+        Seed of the analyses (round r uses ``seed + r``).
+    progress : bool, default True
+        tqdm progress bar over the conditions run.
+    on_round : callable, optional
+        Receives the trajectory (see ``LiveStudyResult.trajectory``) after every
+        round, for live charts.
+
+    Returns
+    -------
+    LiveStudyResult
+        ``history`` (one row per round and configuration and kernel: n* and whether
+        ``N >= n*``), ``results`` (every result collected), ``study`` (the final study),
+        ``generalizable`` and ``stop_reason``.
     """
     N0 = check_positive_int("N0", N0, minimum=2)
     max_conditions = check_positive_int("max_conditions", max_conditions, minimum=N0)

@@ -16,13 +16,41 @@ import polars as pl
 
 from . import config
 from ._codes import unique_rows
-from ._validation import GenexpyInputError, check_probability, require_columns, to_polars
+from ._validation import (
+    GenexpyInputError,
+    check_probability,
+    check_reserved_names,
+    finite_mean,
+    require_columns,
+    to_polars,
+)
 
-__all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores", "tie_tolerance"]
+__all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores", "tie_tolerance",
+           "DirectionWarning"]
 
 _COND = "__condition__"
 _CONF = "__config_id__"
 _ALT = "__alternative__"
+
+
+class DirectionWarning(UserWarning):
+    """The target's name suggests the other direction (an error, a loss or a time given
+    with ``higher_is_better=True``): a hint, the study is built as asked."""
+
+
+#: words in a target's name that mean "lower is better" (matched as whole words of the name,
+#: split at non-letters and at lower-to-upper case changes)
+LOWER_IS_BETTER_WORDS: frozenset[str] = frozenset({
+    "error", "errors", "err", "loss", "logloss", "rmse", "mse", "mae", "mape", "smape", "nll",
+    "perplexity", "regret", "time", "times", "runtime", "duration", "latency", "seconds",
+    "secs", "sec"})
+
+
+def _name_words(name: str) -> list[str]:
+    import re
+
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return [w.lower() for w in re.split(r"[^A-Za-z]+", spaced) if w]
 
 
 #: default relative tie tolerance: a fraction of the condition's score range (see rank_scores)
@@ -203,6 +231,12 @@ class FilterReport:
     cells_imputed: int
     tol_missing_alternatives: float
     tol_missing_conditions: float
+    #: the most replicates (runs of the ``average_over`` factors) a result was averaged
+    #: over; 0 without ``average_over``
+    replicates_expected: int = 0
+    #: alternatives with results averaged over fewer replicates than that:
+    #: (alternative, results, fewest replicates, most replicates among them)
+    short_replicates: tuple[tuple[str, int, int, int], ...] = ()
 
     def to_frame(self) -> pl.DataFrame:
         """The report as a two-column (item, value) frame, for display or export."""
@@ -220,10 +254,35 @@ class FilterReport:
             ("results kept (conditions x alternatives)", self.cells_total),
             ("missing results imputed as the worst tier", self.cells_imputed),
         ]
+        if self.replicates_expected:
+            rows.insert(4, (f"results averaged over fewer than {self.replicates_expected} "
+                            "replicates", sum(r[1] for r in self.short_replicates)))
         return pl.DataFrame({"item": [r[0] for r in rows], "value": [r[1] for r in rows]})
+
+    def replicates_frame(self) -> pl.DataFrame:
+        """Alternatives averaged over fewer replicates than the others: alternative,
+        results (how many of its results), fewest and most replicates among them, and
+        the full number of replicates."""
+        rows = self.short_replicates
+        return pl.DataFrame({
+            "alternative": [r[0] for r in rows], "results": [r[1] for r in rows],
+            "fewest_replicates": [r[2] for r in rows], "most_replicates": [r[3] for r in rows],
+            "of": [self.replicates_expected] * len(rows)},
+            schema={"alternative": pl.String, "results": pl.Int64,
+                    "fewest_replicates": pl.Int64, "most_replicates": pl.Int64,
+                    "of": pl.Int64})
 
     def __str__(self) -> str:
         lines = [f"{k}: {v}" for k, v in self.to_frame().iter_rows()]
+        if self.short_replicates:
+            shown = []
+            for alt, n, lo, hi in self.short_replicates[:8]:
+                reps = f"{lo}" if lo == hi else f"{lo}-{hi}"
+                shown.append(f"{alt} ({n} result{'s' if n != 1 else ''} over {reps})")
+            more = len(self.short_replicates) - len(shown)
+            lines.append(f"averaged over fewer than {self.replicates_expected} replicates: "
+                         + "; ".join(shown) + (f"; and {more} more alternatives" if more else "")
+                         + " (require_complete_replicates=True refuses such a table)")
         if self.alternatives_dropped:
             lines.append(f"dropped alternatives: {', '.join(self.alternatives_dropped)}")
         return "\n".join(lines)
@@ -252,6 +311,8 @@ class ConfigurationSample:
     rankings: np.ndarray = field(repr=False)
     scores: np.ndarray = field(repr=False)
     imputed: np.ndarray = field(repr=False)
+    #: the scores as each kind of score kernel sees them (:meth:`data_for`), made once
+    _prepared: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def N(self) -> int:  # noqa: N802
@@ -262,12 +323,56 @@ class ConfigurationSample:
         return int(self.rankings.shape[1])
 
     def data_for(self, kernel) -> np.ndarray:
-        """The array a kernel works on: rankings, or scores for score kernels (RBF)."""
-        return self.scores if kernel.on == "scores" else self.rankings
+        """The array a kernel works on: rankings, or scores for score kernels (RBF), as
+        the kernel sees them (``kernel.prepare``: RBF divides them by their spread)."""
+        if kernel.on != "scores":
+            return self.rankings
+        key = (type(kernel).__name__, getattr(kernel, "scale", None))
+        if key not in self._prepared:
+            self._prepared[key] = kernel.prepare(self.scores)
+        return self._prepared[key]
 
     @property
     def label(self) -> str:
         return ", ".join(f"{v}" for v in self.levels.values()) or "(all)"
+
+
+def _varying_columns(df: pl.DataFrame, keys: list[str], others: list[str], target: str
+                     ) -> str:
+    """A sentence naming the columns that vary within the repeated rows of ``keys``."""
+    rep_rows = df.filter(pl.struct(keys).is_duplicated())
+    cols = [*others, target]
+    n_unique = rep_rows.group_by(keys).agg(
+        *[pl.col(c).n_unique().alias(c) for c in cols]).select(
+        *[(pl.col(c) > 1).sum().alias(c) for c in cols]).row(0, named=True)
+    varying = sorted((c for c in others if n_unique[c]), key=lambda c: -n_unique[c])
+    if not varying:
+        if n_unique[target]:
+            return ("No other column tells the repeated rows apart, only their results "
+                    f"({target!r}) differ: replicates without a column naming them (add one, "
+                    "e.g. a seed, and pass it as average_over) or one run recorded twice.")
+        return ("The repeated rows are identical in every column: drop the copies, e.g. "
+                "df.unique().")
+    groups = rep_rows.select(keys).unique().height
+    names = ", ".join(repr(c) for c in varying[:5])
+    return (f"Within the {groups} repeated key(s), column{'s' if len(varying) > 1 else ''} "
+            f"{names} {'vary' if len(varying) > 1 else 'varies'}: probably a factor without "
+            "a role.")
+
+
+def _short_replicates(df: pl.DataFrame, alt_col: str
+                      ) -> tuple[int, tuple[tuple[str, int, int, int], ...]]:
+    """(most replicates of a result, per alternative with fewer: (alternative, results,
+    fewest, most among them)) from the averaged table's ``__replicates__`` column."""
+    if df.height == 0:
+        return 0, ()
+    full = int(df["__replicates__"].max())
+    short = (df.filter(pl.col("__replicates__") < full)
+             .group_by(pl.col(alt_col).cast(pl.String).alias("__alt__"))
+             .agg(pl.len().alias("n"), pl.col("__replicates__").min().alias("lo"),
+                  pl.col("__replicates__").max().alias("hi"))
+             .sort(["n", "__alt__"], descending=[True, False]))
+    return full, tuple((str(a), int(n), int(lo), int(hi)) for a, n, lo, hi in short.iter_rows())
 
 
 def _as_list(name: str, value: str | Sequence[str] | None) -> list[str]:
@@ -319,11 +424,19 @@ class Study:
         range, and 0 in target units): scores closer than that share a tier, so rankings do
         not depend on float noise and are invariant to positive affine rescaling of the
         target. ``tie_rtol=0, tie_atol=0`` ranks by exact float equality.
+    require_complete_replicates : bool
+        With ``average_over``: refuse a table in which some result has fewer replicates
+        (runs of the stochastic factors) than the others, naming the missing ones (default
+        False: average what is there, and say in ``study.report`` which alternatives had
+        fewer replicates and how many).
 
     Notes
     -----
     Columns given no role are ignored; if they make (configuration, condition, alternative)
-    rows repeat, the study refuses the table and names them. Missing results are handled
+    rows repeat, the study refuses the table and names the columns that vary within the
+    repeated rows (the role probably forgotten). A target named like an error, a loss or a
+    time (``rmse``, ``log_loss``, ``fit_time``, ...) with ``higher_is_better=True`` gets a
+    :class:`DirectionWarning`. Missing results are handled
     over the whole study (paper Sec. 4.1): conditions with more than ``tol_missing_alternatives``
     of the alternatives missing are dropped, then alternatives missing in more than
     ``tol_missing_conditions`` of the remaining conditions, then what is still missing is
@@ -357,6 +470,7 @@ class Study:
         invalid_target: str = "raise",
         tie_rtol: float = TIE_RTOL,
         tie_atol: float = TIE_ATOL,
+        require_complete_replicates: bool = False,
     ) -> None:
         df = to_polars(data, "data")
         if not isinstance(higher_is_better, (bool, np.bool_)):
@@ -388,6 +502,7 @@ class Study:
                 "exactly one role: remove it from all but one."
             )
         require_columns(df, list(roles), "data")
+        check_reserved_names(roles, "data")
         tol_a = check_probability("tol_missing_alternatives", tol_missing_alternatives,
                                   low_open=False, high_open=False)
         tol_c = check_probability("tol_missing_conditions", tol_missing_conditions,
@@ -416,6 +531,20 @@ class Study:
             )
         self.invalid_target = invalid_target
         self.tie_rtol, self.tie_atol = check_tie_tolerances(tie_rtol, tie_atol)
+        if not isinstance(require_complete_replicates, (bool, np.bool_)):
+            raise GenexpyInputError("require_complete_replicates must be True or False, got "
+                                    f"{require_complete_replicates!r}.")
+        self.require_complete_replicates = bool(require_complete_replicates)
+        if self.higher_is_better:
+            hint = sorted(set(_name_words(target)) & LOWER_IS_BETTER_WORDS)
+            if hint:
+                import warnings
+
+                warnings.warn(DirectionWarning(
+                    f"target {target!r} is named like an error, a loss or a time "
+                    f"({', '.join(repr(h) for h in hint)}) but higher_is_better=True: the "
+                    "study ranks the largest value first. If lower is better, pass "
+                    "higher_is_better=False."), stacklevel=2)
         self._build(df)
 
     # ------------------------------------------------------------------------------------
@@ -478,6 +607,10 @@ class Study:
         if bad and self.invalid_target == "drop":
             df = df.filter(tgt.is_not_null() & tgt.is_finite())
             rows_invalid = int(bad)
+            if df.height == 0:
+                raise GenexpyInputError(
+                    f"target column {self.target!r}: every score was null, NaN or infinite, "
+                    f"so invalid_target='drop' dropped all {bad} rows; check the column.")
             dup = (df.select(pl.struct(self._keys()).is_duplicated().any()).item()
                    if df.height else False)
         elif bad:
@@ -494,14 +627,21 @@ class Study:
             raise GenexpyInputError(
                 "duplicate rows: several results share the same "
                 f"(design, condition, alternative{stoch})"
-                f" = {keys}. Give the remaining factors a role: average_over=[...] for seeds "
-                f"or folds, design=[...] or held_constant={{...}}. Columns without a role: "
-                f"{others}."
+                f" = {keys}. {_varying_columns(df, keys, others, self.target)} Give the "
+                "remaining factors "
+                "a role: average_over=[...] for seeds or folds, design=[...] or "
+                f"held_constant={{...}}. Columns without a role: {others}."
             )
         grp = [*self.design, *self.generalize, self.alternatives_col]
+        rep_expected, short = 0, ()
         if self.average_over:
+            if self.require_complete_replicates:
+                self._check_complete_replicates(df, grp)
             df = (df.group_by(grp, maintain_order=True)
-                  .agg(pl.col(self.target).cast(pl.Float64).mean().alias(self.target)))
+                  .agg(finite_mean(pl.col(self.target).cast(pl.Float64)).alias(self.target),
+                       pl.len().alias("__replicates__")))
+            rep_expected, short = _short_replicates(df, self.alternatives_col)
+            df = df.drop("__replicates__")
         n_results = df.height
         if n_results == 0:
             raise GenexpyInputError(
@@ -633,6 +773,35 @@ class Study:
             cells_imputed=int(imputed.sum()),
             tol_missing_alternatives=self.tol_missing_alternatives,
             tol_missing_conditions=self.tol_missing_conditions,
+            replicates_expected=rep_expected,
+            short_replicates=short,
+        )
+
+    def _check_complete_replicates(self, df: pl.DataFrame, grp: list[str]) -> None:
+        """Refuse results with fewer replicates than the others, naming what is missing."""
+        avg = list(self.average_over)
+        counts = df.group_by(grp).agg(pl.len().alias("__n__"))
+        full = int(counts["__n__"].max()) if counts.height else 0
+        short = counts.filter(pl.col("__n__") < full)
+        if short.height == 0:
+            return
+        levels = df.select(avg).unique()
+        first = short.sort(grp).row(0, named=True)
+        have = df.filter(*[pl.col(c) == first[c] for c in grp]).select(avg).unique()
+        missing = levels.join(have, on=avg, how="anti").sort(avg)
+        shown = ", ".join(
+            "(" + ", ".join(f"{c}={v!r}" for c, v in r.items()) + ")"
+            for r in missing.head(5).iter_rows(named=True))
+        if missing.height > 5:
+            shown += f", ... ({missing.height} in all)"
+        where = ", ".join(f"{c}={first[c]!r}" for c in grp)
+        alts = short.get_column(self.alternatives_col).cast(pl.String).unique().sort()
+        raise GenexpyInputError(
+            f"require_complete_replicates: {short.height} result(s) have fewer than {full} "
+            f"replicates of {avg} (alternatives {alts.head(8).to_list()}"
+            f"{' ...' if alts.len() > 8 else ''}); e.g. {where} misses {shown}. Run the "
+            "missing replicates, drop those results, or pass require_complete_replicates="
+            "False to average what is there (study.report then lists them)."
         )
 
     def _subsample(self, sample: ConfigurationSample, idx: np.ndarray) -> Study:
@@ -665,6 +834,7 @@ class Study:
         sub.tol_missing_conditions = 1.0
         sub.invalid_target = "raise"
         sub.tie_rtol, sub.tie_atol = self.tie_rtol, self.tie_atol
+        sub.require_complete_replicates = False
         sub.alternatives = tuple(a for a, k in zip(sample.alternatives, keep_alts, strict=True)
                                  if k)
         ranks = np.asarray(sample.rankings)[idx][:, keep_alts]

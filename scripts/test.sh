@@ -64,12 +64,19 @@ EOF
 "$VPY" -m pip install -q "torch==2.13.0"
 # torch stays pinned here: the test oracle timm pulls torchvision, whose newest release would
 # otherwise replace this torch (torchvision 0.28 is the release built for torch 2.13)
-"$VPY" -m pip install -q -e ".[test,train,browser,cluster]" "torch==2.13.0"
+"$VPY" -m pip install -q -e ".[test,train,browser,cluster,docs]" "torch==2.13.0"
 
 # the fast part once more with numba's JIT off, so that the kernels' Python source is what
 # runs (and what coverage sees): same assertions against the same naive twins
 NUMBA_DISABLE_JIT=1 "$VPY" -m pytest -p no:cacheprovider -q \
     tests/test_kernels.py tests/test_mmd.py tests/test_generalizability.py \
     tests/test_variability_ks.py
-# the whole suite: unit and property tests, the papers' numbers, every notebook (nbval)
+# the documentation site (scripts/docs.sh: every notebook executed, warnings are errors),
+# built before the suite so that tests/test_docs_site.py checks it; GENEXPY_NB_DOCS=0 skips
+# it (the check then skips too, except in CI)
+if [ "${GENEXPY_NB_DOCS:-1}" != "0" ]; then
+  GENEXPY_NB_VENV="$VENV" GENEXPY_NB_DOCS_INSTALL=0 GENEXPY_NB_DOCS_CHECK=0 bash scripts/docs.sh
+fi
+# the whole suite: unit and property tests, the papers' numbers, every notebook (nbval), the
+# built site
 exec "$VPY" -m pytest -p no:cacheprovider "$@"

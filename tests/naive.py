@@ -504,3 +504,17 @@ def naive_percentile_interval(est, values, c, method="percentile"):
     if method == "basic":
         lo, hi = 2 * est - hi, 2 * est - lo
     return lo, hi
+
+
+def spread(X):
+    """RBF's unit (SPEC A13), literally: the root of half the median, over the pairs of
+    rows, of the mean squared difference of the two rows."""
+    import statistics
+
+    d = [sum((a - b) ** 2 for a, b in zip(x, y)) / len(x)
+         for x, y in itertools.combinations([list(r) for r in X], 2)]
+    med = statistics.median(d) if d else 0.0
+    if med > 0:
+        return math.sqrt(med / 2)
+    mean = sum(d) / len(d) if d else 0.0
+    return math.sqrt(mean / 2) if mean > 0 else 1.0

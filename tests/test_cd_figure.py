@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from genexpy_nb import GenexpyInputError
 from genexpy_nb import significance as sig
 from genexpy_nb.charts import cd_diagram, cd_diagram_svg, save_cd_diagram
-from genexpy_nb.charts.generalizability import _spec, _vl_version
+from genexpy_nb.charts.export import vega_lite_spec as _spec
+from genexpy_nb.charts.export import vl_version as _vl_version
 from genexpy_nb.significance.rank_tests import _friedman_core
 
 _NUM = r"(-?[\d.e+-]+)"
@@ -135,8 +136,8 @@ def test_errors_are_named():
         cd_diagram_svg(x, order=["0", "1"], higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="colour"):
         cd_diagram_svg(x, colors={"0": "red"}, higher_is_better=False)
-    with pytest.raises(GenexpyInputError, match=r"\.png, \.svg or \.pdf"):
-        save_cd_diagram(x, "cd.html", higher_is_better=False)
+    with pytest.raises(GenexpyInputError, match=r"\.png, \.svg, \.pdf or \.html"):
+        save_cd_diagram(x, "cd.json", higher_is_better=False)
     with pytest.raises(GenexpyInputError, match="scale"):
         save_cd_diagram(x, "cd.png", scale=0, higher_is_better=False)
 
@@ -151,3 +152,75 @@ def test_mean_ranks_equal_friedman_core_bit_for_bit(n, k, levels, hib, seed):
     order = np.argsort(mean_ranks, kind="stable")
     assert frame["mean_rank"].to_numpy().tobytes() == mean_ranks[order].tobytes()
     assert frame["alternative"].to_list() == [str(j) for j in order]
+
+
+# ---- the diagram of a comparison: what it draws is said on it ----------------------------
+
+
+def _comparison(k=12, n=40, seed=5, **kw):
+    import polars as pl
+
+    rng = np.random.default_rng(seed)
+    acc = rng.random((n, k)) + np.linspace(0.0, 1.2, k)
+    df = pl.DataFrame([(f"d{i}", f"alg_{j}", float(acc[i, j])) for i in range(n)
+                       for j in range(k)], schema=["dataset", "model", "acc"], orient="row")
+    return sig.compare(df, alternatives="model", target="acc", blocks="dataset",
+                       higher_is_better=True, **kw)
+
+
+@pytest.mark.parametrize("kw", [{}, {"top": 5}, {"control": "alg_6"},
+                                {"posthoc": "nemenyi", "top": 4}])
+def test_comparison_diagram_like_vega_and_names_its_test(kw):
+    res = _comparison(**kw)
+    ours = cd_diagram_svg(res, colors="tableau10", title="t")
+    _, texts = _our_marks(ours)
+    vega_p, vega_t = _vega_marks(_vega_svg(cd_diagram(res, colors="tableau10", title="t")))
+    ours_p, _ = _our_marks(ours)
+    assert len(ours_p) == len(vega_p)
+    for (xo, yo, _), (xv, yv, _) in zip(ours_p, vega_p):
+        assert (xo, yo) == pytest.approx((xv, yv), abs=0.01)
+    for label, (xv, yv, _, _) in vega_t.items():
+        assert (texts[label][0], texts[label][1]) == pytest.approx((xv, yv), abs=0.01)
+    caption = " ".join(t for t in texts if "α = 0.05" in t or "bar" in t)
+    if kw.get("posthoc") == "nemenyi":
+        assert "Nemenyi (Friedman)" in caption and "CD = " in " ".join(texts)
+    elif "control" in kw:
+        assert ("Conover–Iman (Friedman), Holm's correction over the 11 comparisons with the "
+                "control, α = 0.05, 40 blocks") in caption
+    else:
+        assert "Conover–Iman (Friedman), Holm's correction, α = 0.05, 40 blocks" in caption
+    if "top" in kw:
+        shown = kw["top"]
+        assert len(ours_p) == shown
+        assert f"showing the {shown} best of 12 alternatives; the other {12 - shown}" in \
+            " ".join(texts)
+    if "control" in kw:
+        assert "comparisons with the control" in caption
+        assert 'font-weight="bold" fill="#' in ours and 'stroke="black" stroke-width="2"' in ours
+        assert res.cliques.height <= 1
+
+
+def test_comparison_files_html_png_and_tooltips(tmp_path):
+    from genexpy_nb.charts import save_comparison
+
+    res = _comparison(top=6)
+    paths = save_comparison(res, tmp_path / "out", figures=("html", "png", "svg"))
+    names = [p.name for p in paths]
+    assert {"cd_diagram.html", "cd_diagram.png", "cd_diagram.svg", "report.md",
+            "mean_ranks.tex", "mean_ranks.csv"} <= set(names)
+    html = (tmp_path / "out" / "cd_diagram.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "<script" not in html
+    assert "<title>alg_11: mean rank" in html and "Answer</h4>" in html
+    assert (tmp_path / "out" / "cd_diagram.png").read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(GenexpyInputError, match="figures"):
+        save_comparison(res, tmp_path / "x", figures=("gif",))
+
+
+def test_bars_of_a_posthoc_frame_are_named_on_the_diagram():
+    x = _scores(25, 5, seed=4)
+    pw = sig.posthoc_conover(x, p_adjust="holm", higher_is_better=True)
+    svg = cd_diagram_svg(x, pairwise=pw, higher_is_better=True)
+    assert "bars: no significant difference within (Conover–Iman (Friedman), Holm&#x27;s " \
+           "correction, α = 0.05)" in svg
+    plain = cd_diagram_svg(x, higher_is_better=True)
+    assert "mean ranks within the critical difference (Nemenyi, α = 0.05); 25 blocks" in plain

@@ -278,9 +278,28 @@ def test_nstar_boxplots_degenerate():
     ones = _toy_results({"a": [1.0, 1.0], "b": [1.0, 1.0]})
     spec = nstar_boxplots(ones).to_dict()
     box = layer_with(spec, "bar", x="alpha", y="q1")
-    assert box["encoding"]["y"]["scale"]["domain"] == [0.5, 2.0]
+    # n* is never drawn below 1 (issue 26: the axis started at 0.5)
+    assert box["encoding"]["y"]["scale"]["domain"] == [1.0, 2.0]
     assert all(r["median"] == 1.0 for r in values(box))
     assert "every n* equals 1" in " ".join(spec["title"]["subtitle"])
+    # the boxes collapse (the configurations agree): their points are drawn instead
+    pts = layer_with(spec, "point", x="alpha", y="nstar")
+    assert len(values(pts)) == 2 * 2 * 2  # configurations x kernels x alphas
+
+
+def test_nstar_boxplots_stand_alone():
+    """Which configurations and questions, in the title; n* below 1 drawn at 1 and said."""
+    spec = nstar_boxplots(_toy_results({"a": [0.4, 3.0], "b": [2.0, 6.0]})).to_dict()
+    sub = " ".join(spec["title"]["subtitle"])
+    assert "2 configurations of model" in sub
+    assert "research questions: Jaccard(k=1), Mallows" in sub
+    assert "2 n* below 1 drawn at 1" in sub
+    box = layer_with(spec, "bar", x="alpha", y="q1")
+    assert box["encoding"]["y"]["scale"]["domain"][0] >= 1.0
+    assert min(r["lower"] for r in values(box)) == 1.0
+    one = nstar_boxplots(_toy_results({"a": [4.0, 3.0]}, kernels=("Mallows",))).to_dict()
+    assert "configuration: model=a; research question: Mallows" in " ".join(
+        one["title"]["subtitle"])
     partly = _toy_results({"a": [5.0, 8.0], "b": [math.nan, math.nan]})
     spec = nstar_boxplots(partly).to_dict()
     assert "4 configuration x kernel x alpha* cells with undefined n*" in " ".join(
@@ -468,3 +487,41 @@ def test_specs_own_their_rows_and_charts_compose(analysis):
         layer_with(again, "line", x="eps"))
     both = alt.hconcat(chart, deficit_heatmap(plan(res, alpha=0.95, delta=0.05))).to_dict()
     assert len(both["hconcat"]) == 2
+
+
+def test_every_chart_names_its_configuration_and_question(analysis):
+    """A figure that stands alone (issue 26): the configuration and the research question
+    are in its title, n* is never drawn below 1."""
+    study, ga, res = analysis
+    frame = ga.ngen_frame(CFG, "jaccard")
+    for spec in (ngen_curves(frame, levels=CFG, question="Jaccard(k=1)").to_dict(),
+                 power_law_fit(ga.quantile_frame(CFG, "jaccard"), eps=0.3, levels=CFG,
+                               question="Jaccard(k=1)").to_dict()):
+        assert "configuration: model=hard, metric=acc; research question: Jaccard(k=1)" in \
+            spec["title"]["subtitle"]
+    sim = pl.DataFrame({"N_sub": [10, 20], "repetition": [0, 0],
+                        "kernel_label": ["Mallows"] * 2, "nstar": [0.3, 4.0]})
+    spec = nstar_vs_N(sim, levels=CFG).to_dict()
+    sub = " ".join(spec["title"]["subtitle"])
+    assert "configuration: model=hard, metric=acc; research question: Mallows" in sub
+    assert "1 n* below 1 drawn at 1" in sub
+    assert min(r["nstar"] for r in values(layer_with(spec, "point", x="N_sub",
+                                                       y="nstar"))) == 1.0
+    one = res.filter(pl.col("config_id") == res["config_id"][0])
+    from genexpy_nb.charts import nstar_intervals
+
+    spec = nstar_intervals(one.with_columns(pl.col("nstar_lo") * 0.01)).to_dict()
+    assert "configuration: " in " ".join(spec["title"]["subtitle"])
+    rule = layer_with(spec, "rule", y="nstar_lo")
+    assert min(r["nstar_lo"] for r in values(rule)) >= 1.0
+    spec = deficit_heatmap(plan(res)).to_dict()
+    assert "research question" in " ".join(spec["title"]["subtitle"])
+
+
+def test_power_law_star_never_below_one():
+    n = np.array([2.0, 4.0, 8.0, 16.0])
+    spec = power_law_fit(pl.DataFrame({"n": n, "q": 0.1 * n ** -0.5}), eps=0.5,
+                         nstar=0.4).to_dict()
+    star = next(ly for ly in spec["layer"] if ly["mark"].get("shape") == "diamond")
+    assert values(star)[0]["nstar"] == 1.0 and "drawn at 1" in values(star)[0]["label"]
+    assert spec["layer"][0]["encoding"]["y"]["scale"]["domain"][0] >= 1.0 / 1.25

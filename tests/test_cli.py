@@ -202,8 +202,8 @@ def test_compare_all_tied_scores_is_a_documented_degenerate_result(tmp_path, cap
         tmp_path / "tied.csv")
     assert main(["compare", str(tmp_path / "tied.csv"), *COMPARE, "--figures", "", "--out",
                  str(tmp_path / "o")]) == 0
-    err = capsys.readouterr().err
-    assert "note: friedman: every condition ties all alternatives" in err
+    out = capsys.readouterr().out
+    assert "note: Friedman: every condition ties all alternatives" in out
     omni = pl.read_csv(tmp_path / "o" / "omnibus.csv")
     assert omni["pvalue"].item() == 1.0 and not omni["significant"].item()
     assert "ties all alternatives" in omni["note"].item()
@@ -236,6 +236,69 @@ def test_nstar_end_to_end(tmp_path, capsys, table):
     assert set(res["metric"]) == {"acc", "f1"}
     assert res.height == 2 * 2 * 2 * 1 * 3  # configs x kernels x alphas x deltas x methods
     assert [p.name for p in out.parent.iterdir()] == ["nstar.json"]  # no temporary left
+
+
+def test_nstar_prints_the_answer_per_research_question(tmp_path, capsys, table):
+    out = tmp_path / "n.csv"
+    rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--kernel", "jaccard:k=1", "--kernel",
+               "mallows", "--rep", "20", "--out", str(out), "--figures", str(tmp_path / "f")])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    res = pl.read_csv(out)
+    head = res.filter(pl.col("alpha") == 0.95, pl.col("delta") == 0.05,
+                      pl.col("method") == "resample")
+    text = cap.out
+    assert "n* at alpha* = 0.95, delta* = 0.05" in text
+    for label in ("Jaccard(k=1)", "Mallows"):
+        block = text.split(f"research question: {label}\n")[1].split("\n\n")[0]
+        rows = head.filter(pl.col("kernel_label") == label)
+        for r in rows.iter_rows(named=True):
+            line = next(ln for ln in block.splitlines() if ln.startswith(r["metric"] + " "))
+            assert f"{r['nstar']:.1f}" in line and f" {r['N']} " in line
+            assert f"{r['nstar_null']:.1f}" in line  # the no-signal baseline
+            want = ("generalizes" if r["generalizable"] is True else
+                    f"needs {r['deficit']} more" if r["generalizable"] is False else
+                    f"unsure ({r['reason']})")
+            assert line.rstrip().endswith(want), (line, want)
+    assert f"Full results ({res.height} rows): {out}" in text
+    assert "Traceback" not in cap.err
+    # the figures: HTML that opens offline, PNG, SVG
+    names = {p.name for p in (tmp_path / "f").iterdir() if not p.name.startswith(".")}
+    assert {f"{n}.{e}" for n in ("nstar_by_alpha", "nstar_by_delta", "deficits")
+            for e in ("html", "png", "svg")} == names
+    html = (tmp_path / "f" / "deficits.html").read_text()
+    assert "cdn.jsdelivr" not in html and "vega" in html
+
+
+def test_nstar_figures_folder_is_its_own(tmp_path, capsys, table):
+    rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--out", str(tmp_path / "r" / "n.csv"),
+               "--figures", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 1 and "--figures" in err and "--out" in err and "\n" not in err
+    assert not (tmp_path / "r" / "n.csv").exists()
+
+
+def test_nstar_quiet_prints_nothing(tmp_path, capsys, table):
+    rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--rep", "10", "--quiet", "--out",
+               str(tmp_path / "n.csv")])
+    cap = capsys.readouterr()
+    assert rc == 0 and cap.out == "" and cap.err == ""
+
+
+def test_nstar_summary_thresholds(tmp_path, capsys, table):
+    # explicit thresholds must be computed ones: said before anything runs
+    rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--alpha", "0.9", "--summary-alpha",
+               "0.95", "--out", str(tmp_path / "n.csv")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 1 and "--summary-alpha 0.95" in err and "--alpha 0.9" in err
+    assert not (tmp_path / "n.csv").exists()
+    # by default: the headline ones when computed, else the nearest computed
+    rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--alpha", "0.8,0.9", "--delta", "0.1",
+               "--methods", "approx", "--rep", "10", "--out", str(tmp_path / "n.csv")])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    assert "n* at alpha* = 0.9, delta* = 0.1, the closed-form estimate" in cap.out
+    assert "no-signal" not in cap.out  # the closed form has no baseline
 
 
 def test_compare_end_to_end(tmp_path, capsys, table):
@@ -271,8 +334,12 @@ def test_compare_with_missing_results_uses_skillings_mack(tmp_path, capsys, tabl
     omni = pl.read_parquet(out / "omnibus.parquet")
     assert omni["test"].item() == "Skillings-Mack"
     assert omni["n_missing"].item() == 1
-    assert pl.read_parquet(out / "mean_ranks.parquet")["n_conditions"][0] == 29
-    assert "Skillings-Mack" in capsys.readouterr().err
+    # the mean ranks summarise the 30 blocks the test uses (issue 31: they used the 29
+    # complete ones); the alternative with the missing result has 29
+    ranks = pl.read_parquet(out / "mean_ranks.parquet")
+    assert omni["n_blocks"].item() == 30
+    assert dict(ranks.select("alternative", "n_blocks").iter_rows())["M2"] == 29
+    assert "Skillings-Mack" in capsys.readouterr().out
 
 
 def test_seeds_from_arrays_and_pool(tmp_path, capsys):
@@ -284,6 +351,8 @@ def test_seeds_from_arrays_and_pool(tmp_path, capsys):
     out = tmp_path / "seeds.csv"
     assert main(["seeds", str(tmp_path / "g.npz"), "--B", "5", "--quiet", "--out",
                  str(out)]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.out == "" and quiet.err == ""  # --quiet: nothing but errors
     rep = pl.read_csv(out)
     assert rep["model"].to_list() == [4, 5, 6, 7] and rep["B"].to_list() == [5] * 4
     acc = ((gaps[4:] > 0) == (labels == 1)).mean(axis=1)
@@ -299,6 +368,17 @@ def test_seeds_from_arrays_and_pool(tmp_path, capsys):
                  "--quiet", "--out", str(tmp_path / "pool.parquet")]) == 0
     assert pl.read_parquet(tmp_path / "pool.parquet")["model"].to_list() == [86, 87, 88, 89]
     capsys.readouterr()
+    # without --quiet: the per-candidate summary, most representative first
+    assert main(["seeds", str(tmp_path / "g.npz"), "--B", "5", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "4 candidates, most representative first" in text
+    all_lines = text.splitlines()
+    sep = next(i for i, ln in enumerate(all_lines) if set(ln) == {"-", " "})
+    lines = all_lines[sep + 1:sep + 5]
+    order = rep.with_row_index("i").sort(["alpha_hat", "i"])
+    for line, r in zip(lines, order.iter_rows(named=True)):
+        assert line.split()[0] == str(r["model"]) and f"{r['accuracy']:.3f}" in line, line
+    assert f"Full results (4 rows): {out}" in text
 
 
 def test_seeds_input_errors(tmp_path, capsys):
@@ -311,7 +391,7 @@ def test_seeds_input_errors(tmp_path, capsys):
     np.savez(tmp_path / "probs.npz", gaps=np.full((4, 5), 0.7), labels=np.ones(5))
     cases = {"probs.npz": "look like probabilities", "nolabels.npz": "no 'labels'",
              "oned.npz": "2-d", "short.npz": "labels",
-             "trunc.npz": "could not be read", "obj.npz": "could not be read",
+             "trunc.npz": "could not be read", "obj.npz": "single NumPy array (.npy)",
              "absent.npz": "not found"}
     for name, msg in cases.items():
         rc = main(["seeds", str(tmp_path / name), "--quiet", "--out", str(tmp_path / "o.csv")])
@@ -325,9 +405,10 @@ def test_seeds_input_errors(tmp_path, capsys):
 
 def test_ctrl_c_exits_130_with_one_line_and_no_output(tmp_path):
     out = tmp_path / "o.csv"
-    # a shipped pool with a huge bootstrap: minutes of work, interrupted after a second
+    # a shipped pool with a large bootstrap (about a minute of work, 1.4 GB: a larger B is
+    # refused upfront for the memory it needs), interrupted after a second
     with subprocess.Popen(
-        [sys.executable, "-m", "genexpy_nb", "seeds", "cnn_digits_both.npz", "--B", "1000000",
+        [sys.executable, "-m", "genexpy_nb", "seeds", "cnn_digits_both.npz", "--B", "20000",
          "--out", str(out)],
         cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
         env=_env()) as proc:
@@ -347,3 +428,26 @@ def test_ctrl_c_exits_130_with_one_line_and_no_output(tmp_path):
              if ln.strip() and "alpha-hat" not in ln]
     assert lines == ["genexpy-nb: interrupted (no output written)"], err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_unexpected_error_is_one_line_with_a_hint(tmp_path, capsys, monkeypatch, table):
+    """A bug of ours: exit 3, one line saying so and how to see the traceback (--debug)."""
+    import genexpy_nb.cli as cli
+
+    def boom(args):
+        raise RuntimeError("kaboom\nsecond line")
+
+    monkeypatch.setattr(cli, "cmd_seeds", boom)
+    monkeypatch.delenv("GENEXPY_NB_DEBUG", raising=False)
+    argv = ["seeds", "x.npz", "--out", str(tmp_path / "s.csv")]
+    assert cli.main(argv) == 3
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert "RuntimeError: kaboom second line" in err and "--debug" in err
+    with pytest.raises(RuntimeError, match="kaboom"):
+        cli.main([*argv, "--debug"])
+    with pytest.raises(RuntimeError, match="kaboom"):
+        cli.main(["--debug", *argv])
+    monkeypatch.setenv("GENEXPY_NB_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="kaboom"):
+        cli.main(argv)

@@ -97,3 +97,52 @@ def test_demo_refuses_a_folder_of_other_files(tmp_path, monkeypatch):
     with pytest.raises(GenexpyInputError, match="never overwritten"):
         run_demo(tmp_path, rep=20, progress=False)
     assert not called and [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_one_worst_configuration(main_job):
+    """Both paragraphs name the same configuration: the largest deficit, ties broken by n*
+    (issue 26: a tie at -44 was broken by id in one paragraph and by n* in the other)."""
+    _, frames, text = main_job
+    flat = " ".join(text.split())
+    first = re.search(r"the largest n\* is \d+ \([^,]+, ([^)]+)\)", flat).group(1)
+    second = re.search(r"the configuration that needs the most \(([^)]+)\)", flat).group(1)
+    assert first == second
+    todo = frames["plan"]
+    top = todo.row(0, named=True)
+    assert top["deficit"] == todo["deficit"].max()
+    tied = todo.filter(pl.col("deficit") == top["deficit"])
+    assert top["nstar"] == tied["nstar"].max()
+
+
+def test_worst_first_breaks_ties_by_nstar():
+    todo = pl.DataFrame({"priority": [1, 2, 3], "config_id": [0, 1, 2],
+                         "deficit": [-44, -44, -50], "nstar": [20.2, 35.9, 30.0]})
+    out = demo.worst_first(todo)
+    assert out["config_id"].to_list() == [1, 0, 2]
+    assert out["priority"].to_list() == [1, 2, 3]
+
+
+def test_figures_name_their_configuration_and_question(main_job):
+    out, _, _ = main_job
+    for stem in FIGURES:
+        svg = (out / f"{stem}.svg").read_text()
+        assert "research question" in svg, stem
+        assert "configuration" in svg, stem
+
+
+def test_demo_does_not_claim_exports_it_skipped(tmp_path, monkeypatch):
+    """Where PNG and SVG cannot be made (no JavaScript engine), the demo says so instead of
+    listing them as written."""
+    import warnings
+
+    import genexpy_nb._io as gio
+
+    monkeypatch.setattr(gio, "js_engine_problem", lambda: "no JavaScript engine (test)")
+    printed = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(printed):
+        warnings.simplefilter("ignore", gio.ExportSkippedWarning)
+        run_demo(tmp_path / "d", rep=20, seed=0, progress=False)
+    text = " ".join(printed.getvalue().split())
+    assert ".png and .svg" not in text and "no .png or .svg" in text
+    names = {p.name for p in (tmp_path / "d").iterdir()}
+    assert not [n for n in names if n.endswith((".png", ".svg"))]

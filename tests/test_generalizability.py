@@ -230,3 +230,28 @@ def test_bad_kernels_and_seed():
         analyze(st, [Jaccard()], seed=-1, progress=False)
     with pytest.raises(GenexpyInputError, match="twice"):
         analyze(st, [Jaccard(), Jaccard()], progress=False)
+
+
+def test_plan_never_counts_an_unsure_verdict_as_true():
+    """Verdicts combine as a three-valued "and" (issue 31): a configuration whose driving
+    kernel is generalizable but another kernel's estimate is unsure is unsure, not true."""
+    from genexpy_nb.planner import plan, verdict_word
+
+    rows = []
+    for cid, (ga, gb, rb) in enumerate([(True, None, False), (True, False, True),
+                                        (True, True, True), (None, False, True)]):
+        for k, g, rel, n in (("jaccard", ga, ga is not None, 30.0), ("mallows", gb, rb, 12.0)):
+            rows.append({"config_id": cid, "cfg": f"c{cid}", "kernel": k,
+                         "kernel_label": k.title(), "alpha": 0.95, "delta": 0.05,
+                         "eps": 0.3, "N": 40, "method": "resample", "nstar": n,
+                         "nstar_ceil": int(n), "deficit": int(n) - 40, "generalizable": g,
+                         "reliable": rel,
+                         "reason": None if rel else "unreliable: poor power-law fit"})
+    p = plan(pl.DataFrame(rows)).sort("config_id")
+    assert p["generalizable"].to_list() == [None, False, True, False]
+    assert p["reliable"].to_list() == [False, True, True, False]
+    assert p["verdict"].to_list() == [
+        "unsure (Mallows: unreliable: poor power-law fit)", "not generalizable",
+        "generalizable", "not generalizable"]
+    assert verdict_word(True) == "generalizable" and verdict_word(False) == "not generalizable"
+    assert verdict_word(None, "n* is undefined") == "unsure (n* is undefined)"

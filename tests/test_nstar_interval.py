@@ -214,7 +214,7 @@ def test_plan_on_upper_end():
                      progress=False)
     p0 = plan(res)
     hi = plan(res, on="nstar_hi")
-    j = p0.join(hi, on="config_id", suffix="_hi")
+    j = p0.join(hi.select("config_id", "nstar", "deficit"), on="config_id", suffix="_hi")
     assert (j["nstar_hi"] >= j["nstar"]).all()
     assert (j["deficit_hi"] >= j["deficit"]).all()
     with pytest.raises(GenexpyInputError, match="on must be"):

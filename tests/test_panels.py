@@ -428,3 +428,18 @@ def test_backend_setting_validated(monkeypatch):
     monkeypatch.setattr(panels, "CHART_BACKEND", "svg")
     with pytest.raises(GenexpyInputError, match="GENEXPY_NB_CHARTS"):
         panels.chart_backend()
+
+
+def test_headline_says_its_method_and_borda_defaults_to_the_best(panel, study):
+    """Issue 26: the headline names the estimate it uses and says the bound row is a worst
+    case; Borda's a* defaults to the best on average, as Borda() does everywhere."""
+    from genexpy_nb.panel_generalizability import HEADLINE_NOTE
+
+    assert "resampled estimate" in panel.summary.value
+    assert "worst case" in panel.summary.value and "never the verdict" in HEADLINE_NOTE
+    best = gx.best_alternative(study)
+    labels = dict((v, k) for k, v in panel.alternative.options)
+    assert labels[best] == f"{best} (best on average)"
+    assert sum("best on average" in k for k in labels.values()) == 1
+    fresh = GeneralizabilityExplorer(study, kernels=[gx.Mallows()], rep=REP, progress=False)
+    assert fresh.alternative.value == best  # no Borda asked: the dropdown starts at the best

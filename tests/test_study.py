@@ -395,3 +395,68 @@ def test_levels_are_sorted_like_python_and_polars():
             want = (sub.filter((pl.col("ds") == ds) & (pl.col("part") == int(part)))
                     .sort("alt").get_column("y").to_numpy())
             np.testing.assert_array_equal(s.scores[i], want)
+
+
+# ---- replicates, hints (issue 31) -------------------------------------------------------
+def folds_table(drop_b_from=5, drop_c=True):
+    rows = []
+    for ds in range(6):
+        for alt in "abc":
+            for fold in range(10):
+                if alt == "b" and fold >= drop_b_from:
+                    continue
+                if drop_c and alt == "c" and ds == 2 and fold == 3:
+                    continue
+                rows.append({"dataset": f"d{ds}", "alt": alt, "fold": fold, "run": 0,
+                             "acc": 0.5 + 0.01 * fold + 0.1 * "abc".index(alt)})
+    return pl.DataFrame(rows)
+
+
+FOLDS = dict(alternatives="alt", target="acc", generalize="dataset", average_over="fold",
+             higher_is_better=True)
+
+
+def test_unequal_replicates_reported():
+    st = Study(folds_table(), **FOLDS)
+    r = st.report
+    assert r.replicates_expected == 10
+    assert r.short_replicates == (("b", 6, 5, 5), ("c", 1, 9, 9))
+    text = str(r)
+    assert "averaged over fewer than 10 replicates: b (6 results over 5); c (1 result over 9)" \
+        in text
+    items = dict(r.to_frame().iter_rows())
+    assert items["results averaged over fewer than 10 replicates"] == 7
+    assert r.replicates_frame()["alternative"].to_list() == ["b", "c"]
+    # the averages themselves: b over its 5 folds
+    b = st.sample(0).scores[:, st.alternatives.index("b")]
+    assert b == pytest.approx(np.full(6, 0.6 + 0.01 * 2))
+    # complete replicates: nothing to say, and the report keeps its usual lines
+    full = Study(folds_table(drop_b_from=10, drop_c=False), **FOLDS).report
+    assert full.short_replicates == () and "fewer than" not in str(full).split(
+        "results averaged")[0]
+    assert dict(full.to_frame().iter_rows())["results averaged over fewer than 10 replicates"] \
+        == 0
+    df, kw = toy()
+    kw.pop("average_over")
+    assert "replicates" not in str(Study(df.filter(pl.col("seed") == 0), **kw).report)
+
+
+def test_require_complete_replicates_names_what_is_missing():
+    with pytest.raises(GenexpyInputError, match=r"7 result\(s\) have fewer than 10 replicates"
+                       r".*\['b', 'c'\].*dataset='d0', alt='b' misses \(fold=5\), \(fold=6\)"):
+        Study(folds_table(), require_complete_replicates=True, **FOLDS)
+    Study(folds_table(drop_b_from=10, drop_c=False), require_complete_replicates=True, **FOLDS)
+    with pytest.raises(GenexpyInputError, match="require_complete_replicates must be"):
+        Study(folds_table(), require_complete_replicates="yes", **FOLDS)
+
+
+def test_duplicate_rows_name_the_column_that_varies():
+    df, kw = toy()
+    kw.pop("average_over")
+    with pytest.raises(GenexpyInputError, match="column 'seed' varies: probably a factor"):
+        Study(df, **kw)
+    one = df.filter(pl.col("seed") == 0)
+    with pytest.raises(GenexpyInputError, match="identical in every column.*df.unique"):
+        Study(pl.concat([one, one]), **kw)
+    with pytest.raises(GenexpyInputError, match="only their results \\('acc'\\) differ"):
+        Study(df.drop("seed"), **kw)

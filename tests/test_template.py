@@ -106,3 +106,36 @@ def test_template_runs_on_your_own_csv(tmp_path):
     names = {p.name for p in out.iterdir()}
     assert {"nstar.parquet", "plan.csv", "deficits.html", "nstar_vs_alpha.svg"} <= names
     assert not list(tmp_path.glob(".exported.partial-*"))
+
+
+def test_a_validation_error_is_one_message(tmp_path):
+    """Failed runs (blank cells) stop the validation cell with one message naming the option,
+    not a traceback (issue 26: ~40 lines whose last one was good)."""
+    from nbclient import NotebookClient
+
+    csv = tmp_path / "my_results.csv"
+    _write_study(csv)
+    df = pl.read_csv(csv)
+    df.with_columns(pl.when(pl.col("dataset") == "ds3").then(None)
+                    .otherwise(pl.col("error")).alias("error")).write_csv(csv)
+    nb = nbformat.read(TEMPLATE, as_version=4)
+    for c in nb.cells:
+        if "config" in c.metadata.get("tags", []):
+            c.source = CONFIG.format(csv=str(csv), out=str(tmp_path / "out")).strip()
+    env_before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(ROOT) + os.pathsep + (env_before or "")
+    try:
+        NotebookClient(nb, timeout=600, allow_errors=True,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        if env_before is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = env_before
+    errors = [(i, o) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              for o in c.outputs if o.output_type == "error"]
+    i, err = errors[0]
+    assert "gx.Study(data, **ROLES)" in nb.cells[i].source  # the validation cell
+    assert err.ename == "GenexpyInputError" and len(err.traceback) == 1
+    assert "invalid_target='drop'" in err.traceback[0]
+    assert "study.py" not in err.traceback[0]

@@ -107,7 +107,7 @@ def test_same_seed_same_result_at_any_thread_count():
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), shift=st.floats(-4, 4), T=st.integers(2, 60))
+@given(seed=st.integers(0, 2**32 - 1), shift=st.floats(-4, 4), T=st.integers(16, 60))
 def test_alpha_hat_in_range_and_exact_below_grid(seed, shift, T):
     rng = np.random.default_rng(seed)
     ref = rng.normal(size=(3, T))
@@ -236,7 +236,7 @@ def test_ensemble_study_without_labels():
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**31), T=st.integers(2, 60), C=st.integers(1, 4),
+@given(seed=st.integers(0, 2**31), T=st.integers(16, 60), C=st.integers(1, 4),
        rounded=st.booleans(), full=st.booleans(), with_zero=st.booleans())
 def test_numpy_route_equals_the_kernel(seed, T, C, rounded, full, with_zero):
     """Small inputs go through NumPy, large ones through the kernel: the same bits (levels,

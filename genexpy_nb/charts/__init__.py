@@ -3,20 +3,69 @@
 Importing this package makes Altair charts draw without network in notebooks: it enables
 the ``"genexpy_nb"`` renderer (Vega specs that JupyterLab, Notebook 7 and VS Code draw
 themselves) when Altair's default, CDN-loading renderer is active; see
-:mod:`genexpy_nb.charts._offline`. ``alt.renderers.enable("default")`` undoes it.
+:mod:`genexpy_nb.charts._offline`. ``alt.renderers.enable("default")`` undoes it. Altair
+takes seconds to import, so when it is not imported yet, the renderer is enabled the moment
+it is (a one-time import hook): writing a CD diagram (:mod:`.cd_figure`, the command line)
+never imports Altair at all.
 
 The builders live in submodules that are imported on first use (``charts.cd_diagram``
-imports the significance tests and SciPy, the generalizability charts do not), so that
-``from genexpy_nb.charts import save_chart`` stays fast.
+imports the significance tests, the generalizability charts do not; the CD diagram's
+SVG/PNG/HTML writer, :mod:`.cd_figure`, imports neither Altair nor vl-convert until it
+draws), so that ``from genexpy_nb.charts import save_chart`` stays fast.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
 
-from ._offline import RENDERER_NAME, enable_offline_charts, offline_renderer, to_vega
 
-enable_offline_charts()
+class _WhenAltairLoads(importlib.abc.MetaPathFinder):
+    """Enables the offline renderer right after ``altair`` is imported (then leaves
+    ``sys.meta_path``): the renderer is on whenever a chart can exist, without importing
+    Altair (2-3 s) for code that never draws one."""
+
+    def find_spec(self, name, path=None, target=None):  # noqa: D102 - importlib protocol
+        if name != "altair" or "altair" in sys.modules:
+            return None
+        for finder in sys.meta_path:  # the spec the other finders give
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        run, hook = spec.loader.exec_module, self
+
+        def exec_module(module):
+            run(module)
+            if hook in sys.meta_path:
+                sys.meta_path.remove(hook)
+            offline = sys.modules.get(f"{__name__}._offline")
+            if offline is None or hasattr(offline, "enable_offline_charts"):
+                from ._offline import enable_offline_charts as enable
+
+                enable()
+            # else _offline itself is importing Altair: it enables the renderer at its end
+
+        spec.loader.exec_module = exec_module  # this spec's own loader object
+        return spec
+
+
+if "altair" in sys.modules:
+    from ._offline import enable_offline_charts as _enable
+
+    _enable()
+elif not any(isinstance(f, _WhenAltairLoads) for f in sys.meta_path):
+    sys.meta_path.insert(0, _WhenAltairLoads())
+
+#: names of the offline renderer, from :mod:`._offline` (imported on first use)
+_OFFLINE = ("RENDERER_NAME", "enable_offline_charts", "offline_renderer", "to_vega")
 
 #: public name -> submodule that defines it
 _WHERE = {
@@ -26,14 +75,16 @@ _WHERE = {
     "nstar_boxplots": "generalizability",
     "nstar_vs_N": "generalizability",
     "nstar_intervals": "generalizability",
-    "deficit_heatmap": "generalizability",
-    "save_chart": "generalizability",
+    "deficit_heatmap": "planning",
+    "save_chart": "export",
     "generalizability_example": "paper_figures",
     "nstar_by_parameter": "paper_figures",
     # classical significance tests (critical-difference diagram)
     "cd_diagram": "significance",
-    "save_cd_diagram": "significance",
-    "cd_diagram_svg": "significance",
+    "save_cd_diagram": "cd_figure",
+    "cd_diagram_svg": "cd_figure",
+    "cd_diagram_html": "cd_figure",
+    "save_comparison": "cd_figure",
     # synthetic studies (paper Section 5.3 and Appendix A)
     "nstar_ratio_boxplots": "synthetic",
     "ngen_by_significance": "synthetic",
@@ -56,6 +107,10 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    if name in _OFFLINE:
+        value = getattr(importlib.import_module("._offline", __name__), name)
+        globals()[name] = value
+        return value
     if name in _WHERE:
         value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
         globals()[name] = value  # later look-ups skip this function

@@ -62,6 +62,11 @@ def to_vega(spec: dict, schema_v5: bool = True) -> dict:
 
 def offline_renderer(spec: dict, **metadata: Any) -> tuple[dict, dict]:
     """Altair renderer: the chart as a Vega spec that the notebook frontend draws itself."""
+    from .._io import js_engine_problem
+
+    if (problem := js_engine_problem()) is not None:  # the engine would abort the kernel
+        return {"text/plain": f"<chart not drawn: {problem}; or save it: save_chart(chart, "
+                              "'fig.html')>"}, {}
     vega = to_vega(spec)
     title = spec.get("title")
     if isinstance(title, dict):
@@ -98,3 +103,9 @@ def enable_offline_charts(force: bool = False) -> bool:
     if force or alt.renderers.active == "default":
         alt.renderers.enable(RENDERER_NAME)
     return alt.renderers.active == RENDERER_NAME
+
+
+# Importing this module (through genexpy_nb.charts) enables the renderer, as importing the
+# package always did; the package's import hook leaves it to this line when this module
+# is the one that imports Altair first.
+enable_offline_charts()

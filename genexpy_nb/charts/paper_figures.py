@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError, to_polars
-from .generalizability import _WIDTH, _ch, _data, _layered, _note, _tip, _title
+from .base import WIDTH, ch, data_of, heading, layered, note_of, tip_of
 
 __all__ = ["generalizability_example", "nstar_by_parameter"]
 
@@ -64,7 +64,7 @@ def generalizability_example(mmd: Any, n: int, eps: float, *, bins: int = 30,
     x = df.filter(pl.col("n") == n)["mmd"].to_numpy().astype(np.float64)
     head = title or f"{n}-generalizability"
     if x.size == 0:
-        return _note("no MMD samples", head)
+        return note_of("no MMD samples", head)
     share = float(np.mean(x <= eps + 1e-12))
     hi = max(float(x.max()), float(eps)) * 1.02 or 1.0
     edges = np.linspace(0.0, hi, int(bins) + 1)
@@ -83,28 +83,28 @@ def generalizability_example(mmd: Any, n: int, eps: float, *, bins: int = 30,
             rows.append({"lo": lo, "hi": up, "pairs": (c - k_in) / x.size,
                          "side": "farther than eps"})
     bars = (
-        alt.Chart(_data(pl.DataFrame(rows)))
+        alt.Chart(data_of(pl.DataFrame(rows)))
         .mark_bar(opacity=0.85)
         .encode(
-            x=_ch(alt.X, "lo", "Q", bin="binned", title=f"MMD between two studies of n = {n}"),
-            x2=_ch(alt.X2, "hi"),
-            y=_ch(alt.Y, "pairs", "Q", stack=True, title="share of resampled pairs"),
-            color=_ch(alt.Color, "side", "N", title=None,
+            x=ch(alt.X, "lo", "Q", bin="binned", title=f"MMD between two studies of n = {n}"),
+            x2=ch(alt.X2, "hi"),
+            y=ch(alt.Y, "pairs", "Q", stack=True, title="share of resampled pairs"),
+            color=ch(alt.Color, "side", "N", title=None,
                       scale=alt.Scale(domain=["within eps", "farther than eps"],
                                       range=["#4c78a8", "#bab0ac"])),
-            tooltip=[_tip("lo", "Q", format=".3f", title="from"),
-                     _tip("hi", "Q", format=".3f", title="to"),
-                     _tip("pairs", "Q", format=".3f", title="share"), _tip("side", "N")],
+            tooltip=[tip_of("lo", "Q", format=".3f", title="from"),
+                     tip_of("hi", "Q", format=".3f", title="to"),
+                     tip_of("pairs", "Q", format=".3f", title="share"), tip_of("side", "N")],
         )
     )
     rule = (
-        alt.Chart(_data([{"eps": float(eps), "label": f"eps = {eps:.3g}"}]))
+        alt.Chart(data_of([{"eps": float(eps), "label": f"eps = {eps:.3g}"}]))
         .mark_rule(strokeDash=[5, 3], color="black")
-        .encode(x=_ch(alt.X, "eps", "Q"), tooltip=[_tip("label", "N")])
+        .encode(x=ch(alt.X, "eps", "Q"), tooltip=[tip_of("label", "N")])
     )
     sub = (f"P(MMD_{n} <= eps) = {share:.2f}: the share of pairs of studies of {n} "
            f"experiments whose results are within eps")
-    return _layered([bars, rule], _title(head, sub), width=_WIDTH, height=240)
+    return layered([bars, rule], heading(head, sub), width=WIDTH, height=240)
 
 
 def nstar_by_parameter(frame: Any, *, title: str = "n* against the kernel's parameter"
@@ -124,26 +124,26 @@ def nstar_by_parameter(frame: Any, *, title: str = "n* against the kernel's para
             raise GenexpyInputError(f"frame: column {c!r} is missing.")
     df = df.filter(pl.col("nstar").is_finite())
     if df.height == 0:
-        return _note("every n* is undefined", title)
+        return note_of("every n* is undefined", title)
     if "default" not in df.columns:
         df = df.with_columns(pl.lit(False).alias("default"))
     df = df.with_columns(pl.format("{} ({})", "kernel", "parameter").alias("panel"))
     base = alt.Chart(width=190, height=170).encode(
-        x=_ch(alt.X, "value", "Q", scale=alt.Scale(type="log"),
+        x=ch(alt.X, "value", "Q", scale=alt.Scale(type="log"),
               title="parameter value (log scale)"),
-        y=_ch(alt.Y, "nstar", "Q", scale=alt.Scale(type="log"), title="n* (log scale)"),
+        y=ch(alt.Y, "nstar", "Q", scale=alt.Scale(type="log"), title="n* (log scale)"),
     )
     line = base.mark_line(color="#4c78a8")
     points = base.mark_point(filled=True, color="#4c78a8").encode(
-        size=_ch(alt.Size, "default", "N", title="package default",
+        size=ch(alt.Size, "default", "N", title="package default",
                  scale=alt.Scale(domain=[False, True], range=[25, 150])),
-        tooltip=[_tip("kernel", "N"), _tip("parameter", "N"),
-                 _tip("value", "Q", format=".4g"), _tip("nstar", "Q", format=".1f")],
+        tooltip=[tip_of("kernel", "N"), tip_of("parameter", "N"),
+                 tip_of("value", "Q", format=".4g"), tip_of("nstar", "Q", format=".1f")],
     )
     return (
-        alt.layer(line, points, data=_data(df))
-        .facet(facet=_ch(alt.Facet, "panel", "N", title=None,
+        alt.layer(line, points, data=data_of(df))
+        .facet(facet=ch(alt.Facet, "panel", "N", title=None,
                          header=alt.Header(labelOrient="top", labelFontSize=12)), columns=4)
         .resolve_scale(x="independent")
-        .properties(title=_title(title))
+        .properties(title=heading(title))
     )

@@ -1,8 +1,10 @@
 """Critical-difference diagram (Demšar 2006) as a pure function ``frame -> alt.LayerChart``.
 
-Mean ranks of the alternatives on an axis (1 = best), Nemenyi's critical difference as a bar,
-and the cliques of alternatives that are not significantly different as thick horizontal
-bars; each alternative's label hangs below the axis, the better half on the best side.
+Mean ranks of the alternatives on an axis (1 = best), Nemenyi's critical difference as a bar
+(when the bars come from it), and the cliques of alternatives that are not significantly
+different as thick horizontal bars; each alternative's label hangs below the axis, the
+better half on the best side; under the title, what the bars mean (test, correction,
+alpha, blocks). The same geometry is drawn without Vega by :mod:`.cd_figure`.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from ..significance import REQUIRED
-from ..significance.cd_figure import _cd_layout, cd_diagram_svg, save_cd_diagram
+from ..significance._input import REQUIRED
+from .cd_figure import _cd_layout, cd_diagram_svg, save_cd_diagram
 
 __all__ = ["cd_diagram", "cd_diagram_svg", "save_cd_diagram"]
 
@@ -45,22 +47,26 @@ def cd_diagram(
     width: int = 500,
     row_height: int = 18,
     title: str | None = None,
+    top: int | None = None,
+    caption: str | Sequence[str] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
     alternatives: Sequence[Any] | None = None,
     nan_policy: str = "raise",
 ) -> alt.LayerChart:
-    """Critical-difference diagram of mean ranks with Nemenyi's CD and the cliques.
+    """Critical-difference diagram of mean ranks with the bars of a post-hoc test.
 
     Parameters
     ----------
-    data : frame or matrix
-        Either the result of :func:`genexpy_nb.significance.critical_difference` (a frame
-        with columns ``alternative, mean_rank, cd``), or anything that function accepts
-        (wide/long table, 2-d array of conditions x alternatives), which is then ranked
-        with ``alpha``, ``higher_is_better``, ``y_col``, ``block_col``, ``group_col``,
-        ``alternatives`` and ``nan_policy``.
+    data : Comparison, frame or matrix
+        A :class:`genexpy_nb.significance.Comparison` (from
+        :func:`~genexpy_nb.significance.compare`: its mean ranks, its post-hoc test's bars,
+        its control), the result of :func:`genexpy_nb.significance.critical_difference` (a
+        frame with columns ``alternative, mean_rank, cd``), or anything that function
+        accepts (wide/long table, 2-d array of conditions x alternatives), which is then
+        ranked with ``alpha``, ``higher_is_better``, ``y_col``, ``block_col``,
+        ``group_col``, ``alternatives`` and ``nan_policy``.
     higher_is_better : bool, required for raw data
         True for scores (accuracy), False for errors, losses or ranks. Not needed (and
         ignored) when ``data`` is already a critical_difference(...) frame.
@@ -86,6 +92,15 @@ def cd_diagram(
     width, row_height : int
         Width of the plot (pixels) and height of one label row.
     title : str, optional
+    top : int, optional
+        Draw the ``top`` best alternatives (and a comparison's control); the caption
+        summarises the rest. Default: a comparison's ``top``, else all.
+    caption : str or list of str, optional
+        Lines under the title instead of the generated description of the test (which
+        names the post-hoc test, correction, alpha and blocks).
+    y_col, block_col, group_col, alternatives, nan_policy
+        Long input / labels / selection / missing values of raw data, see
+        :func:`~genexpy_nb.significance.critical_difference`.
 
     Returns
     -------
@@ -103,7 +118,7 @@ def cd_diagram(
         data, alpha=alpha, higher_is_better=higher_is_better, pairwise=pairwise, order=order,
         colors=colors, show_ranks=show_ranks, show_cd=show_cd, y_col=y_col,
         block_col=block_col, group_col=group_col, alternatives=alternatives,
-        nan_policy=nan_policy, func="cd_diagram",
+        nan_policy=nan_policy, func="cd_diagram", top=top, caption=caption,
     )
     return _chart(lay, colors=colors, reverse=reverse, width=width, row_height=row_height,
                   title=title)
@@ -111,19 +126,19 @@ def cd_diagram(
 
 def _chart(lay: dict, *, colors: Any, reverse: bool, width: int, row_height: int,
            title: str | None) -> alt.LayerChart:
-    """The Altair chart of a layout from :func:`~genexpy_nb.significance.cd_figure._cd_layout`."""
-    names, k, items = lay["names"], lay["k"], lay["items"]
+    """The Altair chart of a layout from :func:`~genexpy_nb.charts.cd_figure._cd_layout`."""
+    names, k, items = lay["names"], lay["x_max"], lay["items"]
     clique_rows, cd_rows = lay["cliques"], lay["cd_rows"]
     y_min, y_max = lay["y_min"], lay["y_max"]
 
     # --- encodings --------------------------------------------------------------------
     x_scale = alt.Scale(domain=[1, k], reverse=bool(reverse), nice=False, zero=False)
     y_scale = alt.Scale(domain=[y_min, y_max], reverse=True, nice=False, zero=False)
-    x_axis = alt.Axis(orient="top", values=list(range(1, k + 1)), grid=False,
+    x_axis = alt.Axis(orient="top", values=list(range(1, int(k) + 1)), grid=False,
                       title="mean rank (1 = best)", format="d")
     y_enc = alt.Y("y:Q", scale=y_scale, axis=None)
     color = _color_encoding(colors, names)
-    tooltip = [alt.Tooltip("alternative:N"), alt.Tooltip("mean_rank:Q", format=".3f")]
+    tooltip = [alt.Tooltip("tooltip:N", title="alternative")]
     height = int(row_height * (y_max - y_min))
     items_data = alt.Data(values=items)
 
@@ -169,6 +184,9 @@ def _chart(lay: dict, *, colors: Any, reverse: bool, width: int, row_height: int
     chart = alt.layer(
         axis_line, points, conn_v, conn_h, *labels, clique_bars, cd_bar, cd_text
     ).properties(width=width, height=height, view=alt.ViewBackground(stroke=None))
-    if title is not None:
-        chart = chart.properties(title=title)
+    caption = list(lay.get("caption") or [])
+    if title is not None or caption:
+        chart = chart.properties(title=alt.TitleParams(
+            text=title if title is not None else "", subtitle=caption, subtitleColor="#444",
+            subtitleFontSize=11, anchor="middle"))
     return chart

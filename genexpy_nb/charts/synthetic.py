@@ -23,12 +23,12 @@ import altair as alt
 import polars as pl
 
 from .._validation import GenexpyInputError
-from .generalizability import _data, _frame, _log_axis, _note, _title
+from .base import data_of, frame_of, heading, log_axis, note_of
 
 __all__ = ["nstar_ratio_boxplots", "ngen_by_significance"]
 
-_WIDTH = 420
-_HEIGHT = 280
+WIDTH = 420
+HEIGHT = 280
 
 
 def _tukey(df: pl.DataFrame, keys: list[str], col: str) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -56,7 +56,7 @@ def _box_layers(stats: pl.DataFrame, out: pl.DataFrame, x: alt.X, group: str, y:
                 offset: bool = True) -> list:
     col = alt.Color(f"{group}:N", title=color_title)
     off = alt.XOffset(f"{group}:N") if offset else alt.XOffset()
-    sdata = _data(stats)
+    sdata = data_of(stats)
     layers = [
         alt.Chart(sdata).mark_rule().encode(
             x=x, xOffset=off, color=col, y=alt.Y("lower:Q", scale=scale, axis=axis),
@@ -68,7 +68,7 @@ def _box_layers(stats: pl.DataFrame, out: pl.DataFrame, x: alt.X, group: str, y:
             x=x, xOffset=off, y=alt.Y("median:Q", scale=scale), tooltip=tips),
     ]
     if out.height:
-        layers.append(alt.Chart(_data(out)).mark_point(size=18, filled=True, opacity=0.6)
+        layers.append(alt.Chart(data_of(out)).mark_point(size=18, filled=True, opacity=0.6)
                       .encode(x=x, xOffset=off, color=col,
                               y=alt.Y(f"{y}:Q", scale=scale)))
     return layers
@@ -94,17 +94,17 @@ def nstar_ratio_boxplots(
     median, ``point`` outliers) with y = ratio on a ``log`` scale; whiskers at 1.5 IQR of
     log ratio. Undefined ratios (n̂* undefined) are counted in the subtitle and left out.
     """
-    df = _frame(frame, "frame", ["N", "kernel_label", "ratio"])
+    df = frame_of(frame, "frame", ["N", "kernel_label", "ratio"])
     lo, hi = (float(v) for v in band)
     if not (0 < lo < hi and math.isfinite(hi)):
         raise GenexpyInputError(f"band must be two numbers 0 < low < high, got {band!r}.")
     ttl = title or "n* estimated from N preliminary results, over the true n*"
     if df.height == 0:
-        return _note("no results to plot (empty frame)", ttl)
+        return note_of("no results to plot (empty frame)", ttl)
     d = df.with_columns(pl.col("ratio").cast(pl.Float64))
     ok = d.filter(pl.col("ratio").is_finite(), pl.col("ratio") > 0)
     if ok.height == 0:
-        return _note("every ratio is undefined", ttl)
+        return note_of("every ratio is undefined", ttl)
     within = (ok.group_by("N").agg(pl.col("ratio").is_between(lo, hi).mean().alias("w"))
               .sort("N"))
     sub = ["share within the band: " + ", ".join(
@@ -120,20 +120,20 @@ def nstar_ratio_boxplots(
     vmin = min(float(ok["ratio"].min()), lo) / 1.2
     vmax = max(float(ok["ratio"].max()), hi) * 1.2
     scale = alt.Scale(type="log", domain=[vmin, vmax], nice=False)
-    axis = _log_axis("estimated n* / true n* (log scale)", vmin, vmax)
+    axis = log_axis("estimated n* / true n* (log scale)", vmin, vmax)
     x = alt.X("N:O", title="N, number of preliminary results", axis=alt.Axis(labelAngle=0))
     tips = [alt.Tooltip("kernel_label:N", title="kernel"), alt.Tooltip("N:O"),
             alt.Tooltip("count:Q", title="repetitions"),
             alt.Tooltip("median:Q", format=".2f"), alt.Tooltip("q1:Q", format=".2f"),
             alt.Tooltip("q3:Q", format=".2f")]
-    bnd = alt.Chart(_data([{"lo": lo, "hi": hi}])).mark_rect(color="#2ca02c", opacity=0.12) \
+    bnd = alt.Chart(data_of([{"lo": lo, "hi": hi}])).mark_rect(color="#2ca02c", opacity=0.12) \
         .encode(y=alt.Y("lo:Q", scale=scale), y2="hi:Q")
-    one = alt.Chart(_data([{"one": 1.0}])).mark_rule(color="#555", strokeDash=[4, 3]) \
+    one = alt.Chart(data_of([{"one": 1.0}])).mark_rule(color="#555", strokeDash=[4, 3]) \
         .encode(y=alt.Y("one:Q", scale=scale))
     layers = _box_layers(st, out, x, "kernel_label", "ratio", scale, axis,
                          "kernel (research question)", tips)
-    return alt.layer(bnd, one, *layers).properties(width=_WIDTH, height=_HEIGHT,
-                                                   title=_title(ttl, sub))
+    return alt.layer(bnd, one, *layers).properties(width=WIDTH, height=HEIGHT,
+                                                   title=heading(ttl, sub))
 
 
 def ngen_by_significance(frame: Any, *, n_gen: int | None = None, title: str | None = None
@@ -153,10 +153,10 @@ def ngen_by_significance(frame: Any, *, n_gen: int | None = None, title: str | N
     altair ``hconcat`` of two Tukey box plots of ngen: left by C-I significance, right by
     best alternative (x) and C-I significance (xOffset and colour).
     """
-    df = _frame(frame, "frame", ["ci_significant", "best", "ngen"])
+    df = frame_of(frame, "frame", ["ci_significant", "best", "ngen"])
     ttl = title or "Generalizability of samples, by significance"
     if df.height == 0:
-        return _note("no samples to plot (empty frame)", ttl)
+        return note_of("no samples to plot (empty frame)", ttl)
     d = df.select(pl.col("ci_significant").cast(pl.String).alias("C-I significant"),
                   pl.col("best").cast(pl.String), pl.col("ngen").cast(pl.Float64))
     ylab = f"{n_gen}-generalizability" if n_gen else "n-generalizability"
@@ -171,7 +171,7 @@ def ngen_by_significance(frame: Any, *, n_gen: int | None = None, title: str | N
     left = alt.layer(*_box_layers(
         st, out, alt.X("C-I significant:N", axis=alt.Axis(labelAngle=0)), "C-I significant",
         "ngen", scale, axis, "C-I significant", tips, offset=False)).properties(
-        width=160, height=_HEIGHT, title=_title("by C-I significance"))
+        width=160, height=HEIGHT, title=heading("by C-I significance"))
     order = sorted(d["best"].unique().to_list(), key=lambda s: (len(s), s))
     st2, out2 = _tukey(d, ["best", "C-I significant"], "ngen")
     right = alt.layer(*_box_layers(
@@ -179,7 +179,7 @@ def ngen_by_significance(frame: Any, *, n_gen: int | None = None, title: str | N
                          axis=alt.Axis(labelAngle=0)),
         "C-I significant", "ngen", scale, axis, "C-I significant",
         [alt.Tooltip("best:N"), *tips])).properties(
-        width=260, height=_HEIGHT, title=_title("by C-I significance and best alternative"))
+        width=260, height=HEIGHT, title=heading("by C-I significance and best alternative"))
     counts = d.group_by("C-I significant").len().sort("C-I significant")
     sub = "samples: " + ", ".join(f"C-I significant {s}: {c}" for s, c in counts.iter_rows())
-    return alt.hconcat(left, right).properties(title=_title(ttl, sub))
+    return alt.hconcat(left, right).properties(title=heading(ttl, sub))

@@ -190,7 +190,7 @@ class PartialPool:
         """Create the folder, or check that an existing one has the same configuration."""
         cfg_path = self.dir / "config.json"
         if cfg_path.is_file():
-            old = json.loads(cfg_path.read_text(encoding="utf-8"))
+            old = _read_partial_config(cfg_path)
             if _comparable(old) != _comparable(self.config):
                 diff = sorted(
                     k for k in set(old) | set(self.config)
@@ -209,13 +209,32 @@ class PartialPool:
         return self.dir / f"model_{i:05d}.npz"
 
     def done(self) -> set[int]:
-        """Indices of the models already saved."""
+        """Indices of the models already saved.
+
+        A model file that cannot be read (damaged on disk: writes are atomic, so not by an
+        interruption) is set aside as ``model_<i>.npz.damaged``, with a warning, and that
+        model is trained again.
+        """
+        import warnings
+
         out = set()
         for p in self.dir.glob("model_*.npz"):
             try:
-                out.add(int(p.stem.split("_")[1]))
+                i = int(p.stem.split("_")[1])
             except (IndexError, ValueError):
                 continue
+            try:
+                with zipfile.ZipFile(p) as zf:
+                    damaged = zf.testzip() is not None
+            except (zipfile.BadZipFile, OSError, EOFError):
+                damaged = True
+            if damaged:
+                p.replace(p.with_name(p.name + ".damaged"))
+                warnings.warn(f"{p} of the unfinished pool is damaged; it was renamed "
+                              f"{p.name}.damaged and model {i} is trained again.",
+                              UserWarning, stacklevel=2)
+                continue
+            out.add(i)
         return out
 
     def save(self, i: int, record: Mapping[str, Any]) -> None:
@@ -224,12 +243,30 @@ class PartialPool:
 
     def load(self, i: int) -> dict[str, np.ndarray]:
         """The saved results of model ``i``."""
-        with np.load(self._file(i), allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
+        from .._io import read_npz
+
+        return read_npz(self._file(i), "model file of the unfinished pool")
 
     def remove(self) -> None:
         """Delete the folder (after the pool file has been written)."""
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _read_partial_config(cfg_path: Path) -> dict[str, Any]:
+    """The configuration of an unfinished run; a damaged file says how to start again."""
+    try:
+        old = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise GenexpyInputError(
+            f"{cfg_path} (the configuration of an unfinished run) is damaged ({exc}); delete "
+            f"the folder {cfg_path.parent} (or pass overwrite=True / --overwrite) to start "
+            "again.") from None
+    if not isinstance(old, dict):
+        raise GenexpyInputError(
+            f"{cfg_path} (the configuration of an unfinished run) holds a "
+            f"{type(old).__name__}, not a JSON object; delete the folder {cfg_path.parent} "
+            "(or pass overwrite=True / --overwrite) to start again.")
+    return old
 
 
 def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -357,27 +394,58 @@ def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
     >>> pool.gaps.shape                                    # doctest: +SKIP
     (200, 897)
     """
+    from .._io import read_npz
+
     p = Path(path_or_name).expanduser()
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():
         from ..data import shipped_path
 
         p = shipped_path(str(path_or_name))
-    try:
-        with open(p, "rb") as fh, np.load(fh, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise GenexpyInputError(f"could not read the pool file {p}: {exc}") from exc
+    arrays = read_npz(p, "pool file")
     missing = [k for k in (*PER_MODEL_KEYS, "labels", "test_index", "meta") if k not in arrays]
     if missing:
         raise GenexpyInputError(f"{p} is not a genexpy_nb pool file: missing {missing}.")
-    try:
-        meta = json.loads(str(arrays.pop("meta")))
-    except json.JSONDecodeError as exc:
-        raise GenexpyInputError(f"pool file {p}: unreadable 'meta' entry ({exc}).") from None
+    meta = _read_meta(arrays.pop("meta"), f"pool file {p}")
+    _check_pool_shapes(arrays, p)
     return SeedPool(
         labels=arrays.pop("labels"), test_index=arrays.pop("test_index"), meta=meta,
         name=p.name, **{k: arrays[k] for k in PER_MODEL_KEYS},
     )
+
+
+def _read_meta(entry: np.ndarray, what: str) -> dict[str, Any]:
+    """The JSON object of a file's ``meta`` entry; a clear error for anything else."""
+    if entry.ndim != 0 or entry.dtype.kind not in "US":
+        raise GenexpyInputError(f"{what}: 'meta' must be one JSON string, got an array of "
+                                f"shape {entry.shape} and dtype {entry.dtype}.")
+    try:
+        meta = json.loads(str(entry))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise GenexpyInputError(f"{what}: unreadable 'meta' entry ({exc}).") from None
+    if not isinstance(meta, dict):
+        raise GenexpyInputError(f"{what}: 'meta' must be a JSON object ({{...}}), got a "
+                                f"{type(meta).__name__}; the file is damaged or not a pool.")
+    return meta
+
+
+def _check_pool_shapes(arrays: Mapping[str, np.ndarray], p: Path) -> None:
+    """gaps (M, T) of numbers; labels and test_index (T,); every per-model array M rows."""
+    g = arrays["gaps"]
+    if g.ndim != 2 or g.dtype.kind not in "fiu":
+        raise GenexpyInputError(
+            f"pool file {p}: 'gaps' must be a 2-d array of numbers (models x test points), "
+            f"got shape {g.shape} and dtype {g.dtype}.")
+    M, T = g.shape
+    for k in ("labels", "test_index"):
+        a = arrays[k]
+        if a.shape != (T,) or a.dtype.kind not in "iub":
+            raise GenexpyInputError(f"pool file {p}: {k!r} must hold {T} integers (one per "
+                                    f"test point), got shape {a.shape} and dtype {a.dtype}.")
+    for k in PER_MODEL_KEYS:
+        a = arrays[k]
+        if a.ndim < 1 or a.shape[0] != M or a.dtype.kind not in "fiu":
+            raise GenexpyInputError(f"pool file {p}: {k!r} must have one row per model "
+                                    f"({M}), got shape {a.shape} and dtype {a.dtype}.")
 
 
 # ---- manifest -------------------------------------------------------------------------

@@ -175,7 +175,9 @@ def pretrain_vit(
     partial.mkdir(parents=True, exist_ok=True)
     cfg_file = partial / "config.json"
     if cfg_file.is_file():
-        if json.loads(cfg_file.read_text()) != json.loads(json.dumps(config)):
+        from .pools import _read_partial_config
+
+        if _read_partial_config(cfg_file) != json.loads(json.dumps(config)):
             raise GenexpyInputError(
                 f"{partial} holds an unfinished run with another configuration; delete it or "
                 "pass overwrite=True.")
@@ -195,13 +197,27 @@ def pretrain_vit(
                                  {"params": no_decay, "weight_decay": 0.0}], lr=lr)
         history: list[dict[str, float]] = []
         start_epoch = 0
-        done = sorted(partial.glob("epoch_*.pt"))
-        if done:
-            ck = torch.load(done[-1], map_location=dev, weights_only=True)
-            model.load_state_dict(ck["model"])
-            opt.load_state_dict(ck["opt"])
-            history = json.loads(ck["history"])
+        for ck_path in sorted(partial.glob("epoch_*.pt"), reverse=True):
+            # the latest checkpoint that reads; a damaged one (on disk: writes are atomic)
+            # is set aside and the run resumes from the one before
+            try:
+                ck = torch.load(ck_path, map_location=dev, weights_only=True)
+                model.load_state_dict(ck["model"])
+                opt.load_state_dict(ck["opt"])
+                history = json.loads(ck["history"])
+                if not isinstance(history, list):
+                    raise ValueError("the history is not a list")
+            except Exception as exc:  # noqa: BLE001 (torch raises many types for a bad file)
+                import warnings
+
+                ck_path.replace(ck_path.with_name(ck_path.name + ".damaged"))
+                warnings.warn(f"checkpoint {ck_path} is damaged ({type(exc).__name__}); it was "
+                              "renamed *.damaged and training resumes from the one before.",
+                              UserWarning, stacklevel=2)
+                history = []
+                continue
             start_epoch = len(history)
+            break
         from tqdm.auto import tqdm
 
         bar = tqdm(total=epochs, initial=start_epoch, desc="pre-training the ViT", unit="epoch",
@@ -277,19 +293,18 @@ def read_backbone_file(path_or_name: str | os.PathLike = SHIPPED_BACKBONE
     The file is read with ``allow_pickle=False`` and the weights' sha256 is checked against
     the one recorded in ``meta``.
     """
+    from .._io import read_npz
+    from .pools import _read_meta
+
     p = Path(path_or_name).expanduser()
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():
         from ..data import shipped_path
 
         p = shipped_path(str(path_or_name))
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError) as exc:
-        raise GenexpyInputError(f"could not read the backbone file {p}: {exc}") from exc
+    arrays = read_npz(p, "backbone file")
     if "meta" not in arrays:
         raise GenexpyInputError(f"{p} is not a genexpy_nb backbone file (no 'meta' entry).")
-    meta = json.loads(str(arrays.pop("meta")))
+    meta = _read_meta(arrays.pop("meta"), f"backbone file {p}")
     if meta.get("weights_sha256") != weights_sha256(arrays):
         raise GenexpyInputError(
             f"{p}: the weights do not match the sha256 recorded in the file; it is damaged or "

@@ -14,7 +14,10 @@ Every split is drawn from a NumPy Generator seeded by ``split_seed``; images are
 from __future__ import annotations
 
 import hashlib
+import io
+import math
 import pickle
+import pickletools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -393,9 +396,12 @@ def _array_from_bytes(raw: Any, dt: Any, shape: Any, order: Any) -> np.ndarray:
     if not (isinstance(shape, tuple) and all(isinstance(n, int) and n >= 0 for n in shape)):
         raise pickle.UnpicklingError(f"bad array shape {shape!r}")
     order = order.decode() if isinstance(order, bytes) else order
-    flat = np.frombuffer(bytes(raw), dtype=dt.to_dtype())
-    if flat.size != int(np.prod(shape)):
-        raise pickle.UnpicklingError(f"array bytes do not match shape {shape}")
+    dtype = dt.to_dtype()
+    # math.prod: exact (np.prod wraps around for declared shapes such as (2**32, 2**32))
+    if math.prod(shape) * dtype.itemsize != len(raw):
+        raise pickle.UnpicklingError(
+            f"array bytes ({len(raw)}) do not match its declared shape {shape}")
+    flat = np.frombuffer(bytes(raw), dtype=dtype)
     return flat.reshape(shape, order="F" if order == "F" else "C").copy()
 
 
@@ -447,7 +453,32 @@ class _DataOnlyUnpickler(pickle.Unpickler):
             ) from None
 
 
-def _unstub(obj: Any) -> Any:
+#: the largest pickle file read (the official CIFAR-10 batches hold 31 MB, CIFAR-100's
+#: training file 158 MB)
+MAX_PICKLE_BYTES = 512 * 2**20
+#: deepest nesting of lists, tuples and dicts accepted (a batch needs 3)
+MAX_PICKLE_DEPTH = 32
+
+
+class _TooLarge(Exception):
+    """The data would expand beyond what the file itself holds (a crafted file)."""
+
+
+def _unstub(obj: Any, budget: list[int], depth: int = 0) -> Any:
+    """The unpickled object with the stand-ins replaced by arrays, expanded as a tree.
+
+    ``budget[0]`` counts down the nodes (containers, scalars, arrays) of the expanded tree.
+    It starts at the file's size: a pickle that shares no references spends at least one
+    byte per node, so only shared references (a list holding the same list ten times, ten
+    levels deep: 10**10 values from a few hundred bytes) can exhaust it - and they are
+    refused here, before anything as large is built.
+    """
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooLarge("its lists share references that expand to more values than the file "
+                        "holds")
+    if depth > MAX_PICKLE_DEPTH:
+        raise _TooLarge(f"it nests lists or dicts more than {MAX_PICKLE_DEPTH} levels deep")
     if isinstance(obj, _ArrayStub):
         if obj.array is None:
             raise pickle.UnpicklingError("an array was never filled")
@@ -455,10 +486,22 @@ def _unstub(obj: Any) -> Any:
     if isinstance(obj, _DtypeStub):
         raise pickle.UnpicklingError("a bare dtype is not expected in a CIFAR-10 batch")
     if isinstance(obj, dict):
-        return {k: _unstub(v) for k, v in obj.items()}
+        return {_unstub(k, budget, depth + 1): _unstub(v, budget, depth + 1)
+                for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_unstub(v) for v in obj)
+        return type(obj)(_unstub(v, budget, depth + 1) for v in obj)
     return obj
+
+
+def _check_opcodes(data: bytes) -> None:
+    """Walk the pickle's opcodes without building anything (:mod:`pickletools`).
+
+    Every declared length (a bytes object of 10**12 bytes in a file of 100) is checked
+    against what remains of the file (a ``ValueError``) before the unpickler, which
+    allocates a declared length before reading it, would see it.
+    """
+    for _ in pickletools.genops(io.BytesIO(data)):
+        pass
 
 
 def read_pickled_data(path: str | Path, what: str = "file") -> Any:
@@ -468,12 +511,28 @@ def read_pickled_data(path: str | Path, what: str = "file") -> Any:
     the CIFAR-10 "python version" batches); a file that names any other Python object (a
     function, a class: the way a malicious pickle runs code) is refused with
     :class:`~genexpy_nb.GenexpyInputError` before that object is imported or called.
+
+    The size is bounded too: the file must be a regular file of at most
+    :data:`MAX_PICKLE_BYTES`; declared lengths are checked against the bytes that remain
+    before anything is allocated; and shared references or nesting that would expand the
+    data beyond what the file holds (a few hundred bytes that unfold into 10**10 values)
+    are refused, within milliseconds.
     """
+    from .._io import check_input_file
+
     path = Path(path)
+    check_input_file(path, what, max_bytes=MAX_PICKLE_BYTES)
     try:
-        with open(path, "rb") as fh:
-            obj = _DataOnlyUnpickler(fh, encoding="bytes").load()
-        return _unstub(obj)
+        data = path.read_bytes()
+        _check_opcodes(data)
+        obj = _DataOnlyUnpickler(io.BytesIO(data), encoding="bytes").load()
+        return _unstub(obj, [len(data) + 1024])
+    except _TooLarge as exc:
+        raise GenexpyInputError(
+            f"{what} {path} is refused: {exc} (a crafted file, not a CIFAR-10 batch). Use the "
+            "official CIFAR-10 'python version' files (genexpy_nb.experiments.download_cifar10 "
+            "checks their md5)."
+        ) from None
     except pickle.UnpicklingError as exc:
         raise GenexpyInputError(
             f"{what} {path} is not a plain-data pickle ({exc}); refused without running it. "

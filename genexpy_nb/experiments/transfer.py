@@ -363,12 +363,14 @@ class _FeatureCache:
         """The cached features, or None (absent, unreadable, or another key)."""
         if not self.path.is_file():
             return None
+        from .._io import read_npz
+
         try:
-            with np.load(self.path, allow_pickle=False) as z:
-                if str(z["key"]) != self.key:
-                    return None
-                return {p: np.asarray(z[p], dtype=np.float32) for p in ("train", "val", "test")}
-        except (OSError, ValueError, KeyError):
+            z = read_npz(self.path, "feature cache")
+            if str(z["key"]) != self.key:
+                return None
+            return {p: np.asarray(z[p], dtype=np.float32) for p in ("train", "val", "test")}
+        except (GenexpyInputError, KeyError, ValueError, TypeError):
             return None
 
     def save(self, feats: Mapping[str, np.ndarray]) -> None:

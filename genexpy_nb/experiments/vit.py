@@ -232,7 +232,14 @@ def convert_hf_vit(state: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: the largest weights file read (ViT-B/16 holds 350 MB, ViT-L 1.2 GB)
+MAX_WEIGHTS_BYTES = 8 * 2**30
+
+
 def _read_state(path: Path) -> dict[str, Any]:
+    from .._io import check_input_file
+
+    check_input_file(path, "weights file", max_bytes=MAX_WEIGHTS_BYTES)
     if path.suffix == ".safetensors":
         try:
             from safetensors.torch import load_file
@@ -241,11 +248,24 @@ def _read_state(path: Path) -> dict[str, Any]:
                 f"{path} is a .safetensors file: pip install safetensors to read it, or save "
                 "the state dict with torch.save."
             ) from None
-        return dict(load_file(str(path)))
+        try:
+            return dict(load_file(str(path)))
+        except Exception as exc:  # safetensors raises its own error types for a bad file
+            raise GenexpyInputError(f"could not read weights from {path} "
+                                    f"({type(exc).__name__}: {exc}).") from None
     try:
         obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises several types for a bad file
-        raise GenexpyInputError(f"could not read weights from {path}: {exc}") from exc
+        import pickle
+
+        if isinstance(exc, pickle.UnpicklingError):  # an object other than tensors and data
+            raise GenexpyInputError(
+                f"could not read weights from {path}: it holds Python objects besides tensors, "
+                "refused without running them (torch.load with weights_only=True). Save the "
+                "weights alone: torch.save(model.state_dict(), path).") from None
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise GenexpyInputError(f"could not read weights from {path}: the file is damaged or "
+                                f"truncated, or not a torch.save file ({first}).") from None
     if isinstance(obj, Mapping):
         for wrap in ("state_dict", "model"):
             if wrap in obj and isinstance(obj[wrap], Mapping):

@@ -8,10 +8,16 @@ One file per family, each readable on its own:
   :func:`kruskal`;
 * :mod:`.posthoc` — all pairs after Friedman: :func:`posthoc_conover` (Conover–Iman),
   :func:`posthoc_nemenyi`, and :func:`pairwise_wilcoxon`, :func:`pairwise_corrected_ttest`;
+* :mod:`.compare` — the whole comparison of alternatives over blocks from a tidy results
+  table: :func:`compare` (the missing-results policy of a Study, the omnibus test, a
+  post-hoc test and its correction, mean ranks, the CD data) returning a
+  :class:`Comparison` with its written report (Markdown, HTML, LaTeX, files);
+  ``genexpy-nb compare`` runs it;
 * :mod:`.critical_difference` — the data of a CD diagram: :func:`nemenyi_cd`,
-  :func:`critical_difference`, :func:`cliques` (drawn by
-  :func:`genexpy_nb.charts.significance.cd_diagram`); :mod:`.cd_figure` draws it as PNG,
-  SVG or PDF without Vega: :func:`save_cd_diagram`, :func:`cd_diagram_svg`;
+  :func:`critical_difference`, :func:`cliques` (drawn by :func:`genexpy_nb.charts.cd_diagram`,
+  and as PNG, SVG or PDF by :func:`genexpy_nb.charts.save_cd_diagram`);
+* :mod:`.report` — the document model of written reports (:class:`ReportSection`), for
+  sections added to a comparison's report;
 * :mod:`.paired` — two models on shared CV splits: the Nadeau–Bengio
   :func:`corrected_ttest` on :func:`repeated_kfold_splits`, Dietterich's
   :func:`paired_ttest_5x2cv` and Alpaydin's :func:`combined_ftest_5x2cv` on
@@ -72,49 +78,71 @@ classification learning algorithms. Neural Computation 10(7); Alpaydin, E. (1999
 
 from __future__ import annotations
 
-from ._input import REQUIRED
-from ._results import (
-    BootstrapResult,
-    ConfidenceInterval,
-    CorrectedTTestResult,
-    DegenerateTestWarning,
-    EffectSizeResult,
-    FiveByTwoCVResult,
-    FriedmanResult,
-    McNemarResult,
-    SignificanceResult,
-    SkillingsMackResult,
-)
-from .bayesian import (
-    DECISION_THRESHOLD,
-    BayesianResult,
-    bayesian_sign_test,
-    bayesian_signed_rank,
-    correlated_bayesian_ttest,
-)
-from .bootstrap import bootstrap_ci
-from .cd_figure import cd_diagram_svg, save_cd_diagram
-from .corrections import P_ADJUST_METHODS, adjust_pvalues
-from .critical_difference import cliques, critical_difference, nemenyi_cd
-from .effect_sizes import cliffs_delta, cohens_dz, rank_biserial
-from .mcnemar import mcnemar, mcnemar_table
-from .paired import (
-    combined_ftest_5x2cv,
-    corrected_ttest,
-    paired_cv_scores,
-    paired_ttest_5x2cv,
-    repeated_kfold_splits,
-    splits_5x2cv,
-)
-from .posthoc import pairwise_corrected_ttest, pairwise_wilcoxon, posthoc_conover, posthoc_nemenyi
-from .rank_tests import (
-    friedman,
-    kruskal,
-    mannwhitneyu,
-    rank_within_conditions,
-    skillings_mack,
-    wilcoxon,
-)
+import importlib
+
+#: public name -> submodule that defines it. Submodules are imported on first use: the
+#: comparison workflow needs neither scipy.stats (about 1 s to import) nor the two-model
+#: tests' scikit-learn helpers, and ``genexpy-nb compare`` runs in under a second.
+_WHERE = {
+    "REQUIRED": "_input",
+    "DegenerateTestWarning": "_results",
+    "SignificanceResult": "_results",
+    "FriedmanResult": "_results",
+    "SkillingsMackResult": "_results",
+    "CorrectedTTestResult": "_results",
+    "FiveByTwoCVResult": "_results",
+    "McNemarResult": "_results",
+    "BootstrapResult": "_results",
+    "EffectSizeResult": "_results",
+    "ConfidenceInterval": "_results",
+    "P_ADJUST_METHODS": "corrections",
+    "adjust_pvalues": "corrections",
+    # rank tests
+    "friedman": "rank_tests",
+    "skillings_mack": "rank_tests",
+    "rank_within_conditions": "rank_tests",
+    "wilcoxon": "rank_tests",
+    "mannwhitneyu": "rank_tests",
+    "kruskal": "rank_tests",
+    # post-hoc
+    "posthoc_conover": "posthoc",
+    "posthoc_nemenyi": "posthoc",
+    "pairwise_wilcoxon": "posthoc",
+    "pairwise_corrected_ttest": "posthoc",
+    # critical difference and the comparison workflow
+    "nemenyi_cd": "critical_difference",
+    "critical_difference": "critical_difference",
+    "cliques": "critical_difference",
+    "compare": "compare",
+    "Comparison": "comparison",
+    "POSTHOC_TESTS": "compare",
+    "ReportSection": "report",
+    # paired model comparisons
+    "corrected_ttest": "paired",
+    "repeated_kfold_splits": "paired",
+    "splits_5x2cv": "paired",
+    "paired_cv_scores": "paired",
+    "paired_ttest_5x2cv": "paired",
+    "combined_ftest_5x2cv": "paired",
+    "mcnemar": "mcnemar",
+    "mcnemar_table": "mcnemar",
+    "bootstrap_ci": "bootstrap",
+    # effect sizes
+    "cohens_dz": "effect_sizes",
+    "rank_biserial": "effect_sizes",
+    "cliffs_delta": "effect_sizes",
+    # Bayesian comparisons
+    "BayesianResult": "bayesian",
+    "DECISION_THRESHOLD": "bayesian",
+    "correlated_bayesian_ttest": "bayesian",
+    "bayesian_signed_rank": "bayesian",
+    "bayesian_sign_test": "bayesian",
+}
+
+#: names that moved to :mod:`genexpy_nb.charts` (drawing is not statistics); still
+#: importable from here, with a DeprecationWarning
+_MOVED = {"save_cd_diagram": "genexpy_nb.charts.save_cd_diagram",
+          "cd_diagram_svg": "genexpy_nb.charts.cd_diagram_svg"}
 
 __all__ = [
     "P_ADJUST_METHODS",
@@ -129,6 +157,11 @@ __all__ = [
     "BootstrapResult",
     "EffectSizeResult",
     "ConfidenceInterval",
+    # the workflow
+    "compare",
+    "Comparison",
+    "POSTHOC_TESTS",
+    "ReportSection",
     # rank tests
     "friedman",
     "skillings_mack",
@@ -145,8 +178,6 @@ __all__ = [
     "nemenyi_cd",
     "critical_difference",
     "cliques",
-    "save_cd_diagram",
-    "cd_diagram_svg",
     # paired model comparisons
     "corrected_ttest",
     "repeated_kfold_splits",
@@ -170,3 +201,28 @@ __all__ = [
     "bayesian_signed_rank",
     "bayesian_sign_test",
 ]
+
+
+# functions named like their module: bound now, or importing the module (which sets the
+# package attribute of that name to the module) would hide the function
+from .compare import compare  # noqa: E402
+from .critical_difference import critical_difference  # noqa: E402
+from .mcnemar import mcnemar  # noqa: E402
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        module = importlib.import_module(f".{_WHERE[name]}", __name__)
+        for other, where in _WHERE.items():  # later look-ups skip this function
+            if where == _WHERE[name]:
+                globals()[other] = getattr(module, other)
+        return globals()[name]
+    if name in _MOVED:
+        from ._deprecated import moved
+
+        return moved(name, _MOVED[name])
+    raise AttributeError(f"module 'genexpy_nb.significance' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

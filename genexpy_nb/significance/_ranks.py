@@ -51,6 +51,32 @@ def rank_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ranks, counts, ties
 
 
+def min_rank_rows(x: np.ndarray) -> np.ndarray:
+    """Ranks with ties given the lowest rank of their group (``method="min"``), 1 = smallest.
+
+    Parameters
+    ----------
+    x : float64 array, shape (n, k)
+        NaN marks a missing entry; it gets rank NaN.
+
+    Returns
+    -------
+    float64 array, shape (n, k)
+        Rank 1..s_i among the s_i observed entries of row i; tied values share the smallest
+        rank of their group (as ``scipy.stats.rankdata(method="min")``; tested).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n, k = x.shape
+    counts = np.count_nonzero(~np.isnan(x), axis=1)
+    order = np.argsort(x, axis=1, kind="stable")
+    v = np.take_along_axis(x, order, axis=1)
+    start, _ = run_ends(v, starts=True)
+    r = np.where(np.arange(k) < counts[:, None], start + 1.0, np.nan)
+    ranks = np.empty((n, k))
+    np.put_along_axis(ranks, order, r, axis=1)
+    return ranks
+
+
 def skillings_mack_parts(ranks: np.ndarray, counts: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray, int]:
     """Adjusted rank sums A and their null covariance matrix (Skillings & Mack 1981).

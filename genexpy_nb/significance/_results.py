@@ -11,8 +11,6 @@ import warnings
 from dataclasses import dataclass, fields
 from typing import ClassVar, NamedTuple
 
-from scipy import stats
-
 from .._validation import check_probability
 
 __all__ = [
@@ -56,7 +54,9 @@ def _fmt(v) -> str:
 class SignificanceResult:
     """The result of a test: ``statistic`` and ``pvalue``, unpackable like scipy's results.
 
-    Attributes
+    The tests make it; its fields (the parameters below) are its attributes.
+
+    Parameters
     ----------
     statistic, pvalue : float
         The test statistic and its p-value (NaN only when the input had missing values and
@@ -123,7 +123,10 @@ class SignificanceResult:
 class FriedmanResult(SignificanceResult):
     """Friedman's test, with Iman–Davenport's F version and Kendall's W.
 
-    Attributes
+    Made by :func:`~genexpy_nb.significance.friedman`; its fields (the parameters below and
+    those of :class:`SignificanceResult`) are its attributes.
+
+    Parameters
     ----------
     alternatives : tuple of str
         Names of the alternatives, in the order of the columns.
@@ -135,9 +138,22 @@ class FriedmanResult(SignificanceResult):
         ``F = (n - 1) chi2 / (n (k - 1) - chi2)`` on ``((k-1), (k-1)(n-1))`` degrees of
         freedom (Iman & Davenport 1980; less conservative, recommended by Demšar 2006).
     iman_davenport_df : tuple of float
+        The F statistic's degrees of freedom, ``(k - 1, (k - 1)(n - 1))``.
     kendall_w : float
         Kendall's coefficient of concordance ``W = chi2 / (n (k - 1))`` in [0, 1]: 1 = every
         condition ranks the alternatives the same way.
+
+    Other Parameters
+    ----------------
+    statistic, pvalue, test, df, n, k, alternative, note
+        As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import friedman
+    >>> res = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [2, 1, 3]], higher_is_better=False)
+    >>> res.ranks_frame().rows(), round(res.kendall_w, 4)
+    ([('0', 1.25), ('1', 2.0), ('2', 2.75)], 0.5625)
     """
 
     alternatives: tuple[str, ...] = ()
@@ -163,9 +179,13 @@ class FriedmanResult(SignificanceResult):
 class SkillingsMackResult(SignificanceResult):
     """Skillings–Mack test (Friedman's test with missing values).
 
-    Attributes
+    Made by :func:`~genexpy_nb.significance.skillings_mack`; its fields (the parameters below
+    and those of :class:`SignificanceResult`) are its attributes.
+
+    Parameters
     ----------
     alternatives : tuple of str
+        Names of the alternatives, in the order of the columns.
     adjusted_sums : tuple of float
         ``A_j`` of Skillings & Mack (1981), one per alternative; negative = ranked better
         than average (rank 1 = best).
@@ -173,6 +193,11 @@ class SkillingsMackResult(SignificanceResult):
         Missing (alternative, condition) entries in the conditions used.
     n_dropped : int
         Conditions with fewer than two observed alternatives (they carry no information).
+
+    Other Parameters
+    ----------------
+    statistic, pvalue, test, df, n, k, alternative, note
+        As in :class:`SignificanceResult`.
     """
 
     alternatives: tuple[str, ...] = ()
@@ -183,7 +208,20 @@ class SkillingsMackResult(SignificanceResult):
 
 
 class ConfidenceInterval(NamedTuple):
-    """A confidence interval ``(low, high)``."""
+    """A confidence interval ``(low, high)``.
+
+    Parameters
+    ----------
+    low, high : float
+        The lower and upper bounds, in the units of the estimate (``-inf`` or ``inf`` for a
+        one-sided interval).
+
+    Examples
+    --------
+    >>> lo, hi = ConfidenceInterval(0.01, 0.05)
+    >>> hi - lo > 0
+    True
+    """
 
     low: float
     high: float
@@ -191,6 +229,8 @@ class ConfidenceInterval(NamedTuple):
 
 def _t_interval(mean: float, se: float, df: float, alternative: str,
                 confidence_level: float) -> ConfidenceInterval:
+    from scipy import stats  # heavy import, only when an interval is asked for
+
     c = check_probability("confidence_level", confidence_level)
     if alternative == "two-sided":
         q = stats.t.ppf(0.5 + c / 2.0, df)
@@ -205,7 +245,10 @@ def _t_interval(mean: float, se: float, df: float, alternative: str,
 class CorrectedTTestResult(SignificanceResult):
     """Nadeau–Bengio corrected resampled t-test.
 
-    Attributes
+    Made by :func:`~genexpy_nb.significance.corrected_ttest`; its fields (the parameters
+    below and those of :class:`SignificanceResult`) are its attributes.
+
+    Parameters
     ----------
     mean : float
         Mean of the paired differences ``d_j`` (J of them).
@@ -221,6 +264,19 @@ class CorrectedTTestResult(SignificanceResult):
         with it.
     n_train, n_test : float
         Training and test set sizes of one split (n1, n2).
+
+    Other Parameters
+    ----------------
+    statistic, pvalue, test, df, n, k, alternative, note
+        As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import corrected_ttest
+    >>> res = corrected_ttest([0.1, 0.3, 0.2, 0.4], n_train=90, n_test=10)
+    >>> low, high = res.confidence_interval(0.95)
+    >>> round(res.std_error, 4), round(float(low), 4), round(float(high), 4)
+    (0.0776, 0.0031, 0.4969)
     """
 
     mean: float = math.nan
@@ -246,7 +302,11 @@ class CorrectedTTestResult(SignificanceResult):
 class FiveByTwoCVResult(SignificanceResult):
     """Dietterich's 5×2cv paired t-test or Alpaydin's combined 5×2cv F test.
 
-    Attributes
+    Made by :func:`~genexpy_nb.significance.paired_ttest_5x2cv` and
+    :func:`~genexpy_nb.significance.combined_ftest_5x2cv`; its fields (the parameters below
+    and those of :class:`SignificanceResult`) are its attributes.
+
+    Parameters
     ----------
     differences : tuple of tuple of float
         The 5 × 2 paired differences ``p_i^(j)`` (repetition i, fold j), a - b.
@@ -254,6 +314,19 @@ class FiveByTwoCVResult(SignificanceResult):
         ``s_i^2 = (p_i^(1) - pbar_i)^2 + (p_i^(2) - pbar_i)^2`` per repetition.
     mean : float
         Mean of the 10 differences (an estimate of the difference, not the test's numerator).
+
+    Other Parameters
+    ----------------
+    statistic, pvalue, test, df, n, k, alternative, note
+        As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import paired_ttest_5x2cv
+    >>> d = [[0.01, 0.03], [0.02, 0.0], [0.02, 0.04], [-0.01, 0.01], [0.03, 0.02]]
+    >>> res = paired_ttest_5x2cv(d)
+    >>> round(res.mean, 4), res.df
+    (0.017, 5.0)
     """
 
     differences: tuple[tuple[float, float], ...] = ()
@@ -266,7 +339,10 @@ class FiveByTwoCVResult(SignificanceResult):
 class McNemarResult(SignificanceResult):
     """McNemar's test of two classifiers on one test set.
 
-    Attributes
+    Made by :func:`~genexpy_nb.significance.mcnemar`; its fields (the parameters below and
+    those of :class:`SignificanceResult`) are its attributes.
+
+    Parameters
     ----------
     b, c : int
         Discordant counts: b = A right and B wrong, c = A wrong and B right.
@@ -274,8 +350,22 @@ class McNemarResult(SignificanceResult):
         ``"exact"``, ``"mid-p"`` or ``"asymptotic"`` (the one ``pvalue`` comes from).
     pvalue_exact, pvalue_midp : float
         The exact binomial and mid-p p-values, whatever ``method`` is.
+    correction : bool
+        Whether the asymptotic statistic has the continuity correction.
     n : int
         Number of test points (a + b + c + d).
+
+    Other Parameters
+    ----------------
+    statistic, pvalue, test, df, k, alternative, note
+        As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import mcnemar
+    >>> res = mcnemar(table=[[50, 9], [2, 39]])
+    >>> res.b, res.c, res.n, round(res.pvalue_exact, 4)
+    (9, 2, 100, 0.0654)
     """
 
     b: int = 0
@@ -291,23 +381,35 @@ class McNemarResult(SignificanceResult):
 class BootstrapResult:
     """A bootstrap confidence interval of a paired score difference.
 
-    Unpacks as ``statistic, (low, high) = res``.
+    Unpacks as ``statistic, (low, high) = res``. Made by
+    :func:`~genexpy_nb.significance.bootstrap_ci`; its fields (the parameters below) are its
+    attributes.
 
-    Attributes
+    Parameters
     ----------
     statistic : float
         The statistic (e.g. the mean difference) on the observed data.
     confidence_interval : ConfidenceInterval
+        The interval ``(low, high)`` of the statistic, in its units.
     standard_error : float
         Bootstrap standard error of the statistic.
     confidence_level : float
+        The interval's confidence level (e.g. 0.95).
     method : str
         ``"BCa"``, ``"percentile"`` or ``"basic"`` (``scipy.stats.bootstrap``).
     n_resamples : int
+        Number of bootstrap resamples.
     n : int
         Number of pairs.
     note : str or None
         Why the interval is degenerate (all differences equal), else None.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import bootstrap_ci
+    >>> res = bootstrap_ci([0.02, 0.03, 0.01, 0.04, 0.02, 0.03], n_resamples=1000, seed=0)
+    >>> res.method, res.n, res.confidence_level
+    ('BCa', 6, 0.95)
     """
 
     statistic: float
@@ -345,7 +447,28 @@ class EffectSizeResult(SignificanceResult):
 
     ``effect_size`` is the same number as ``statistic``; ``magnitude`` is the conventional
     label (Cohen 1988 for d; Romano et al. 2006 for Cliff's delta and the rank-biserial
-    correlation: |r| < 0.147 negligible, < 0.33 small, < 0.474 medium, else large).
+    correlation: ``|r| < 0.147`` negligible, ``< 0.33`` small, ``< 0.474`` medium, else
+    large).
+    Made by :func:`~genexpy_nb.significance.cohens_dz`,
+    :func:`~genexpy_nb.significance.rank_biserial` and
+    :func:`~genexpy_nb.significance.cliffs_delta`.
+
+    Parameters
+    ----------
+    magnitude : str
+        ``"negligible"``, ``"small"``, ``"medium"`` or ``"large"``.
+
+    Other Parameters
+    ----------------
+    statistic, pvalue, test, df, n, k, alternative, note
+        As in :class:`SignificanceResult`.
+
+    Examples
+    --------
+    >>> from genexpy_nb.significance import cliffs_delta
+    >>> res = cliffs_delta([0.9, 0.8, 0.85], [0.7, 0.75, 0.8])
+    >>> round(res.effect_size, 3), res.magnitude
+    (0.889, 'large')
     """
 
     magnitude: str = ""

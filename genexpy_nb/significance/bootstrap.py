@@ -47,10 +47,12 @@ def bootstrap_ci(
         interval is for ``statistic(x - y)``. With ``y=None``, ``x`` holds the differences.
     statistic : "mean", "median" or callable
         A callable gets the differences and ``axis`` (vectorized, like ``np.mean``).
-    confidence_level : float
+    confidence_level : float, default 0.95
+        Confidence level of the interval.
     method : {"BCa", "percentile", "basic"}
         BCa (bias-corrected and accelerated) by default.
-    n_resamples : int
+    n_resamples : int, default 9999
+        Number of bootstrap resamples.
     seed : int, numpy Generator or None
         Same seed, same interval.
     nan_policy : {"raise", "omit"}
@@ -68,6 +70,14 @@ def bootstrap_ci(
     training data the interval is too narrow (use :func:`corrected_ttest`'s interval);
     over datasets or test points it is sound. All differences equal: the interval is that
     value, with a :class:`DegenerateTestWarning`.
+
+    Examples
+    --------
+    >>> a = [0.81, 0.83, 0.80, 0.86, 0.79, 0.84, 0.82, 0.85]
+    >>> b = [0.80, 0.80, 0.79, 0.82, 0.79, 0.81, 0.80, 0.83]
+    >>> mean, (low, high) = bootstrap_ci(a, b, n_resamples=2000, seed=0)
+    >>> round(mean, 3), round(low, 3), round(high, 3)
+    (0.02, 0.011, 0.029)
     """
     _check_choice("method", method, ("BCa", "percentile", "basic"))
     _check_choice("nan_policy", nan_policy, ("raise", "omit"))

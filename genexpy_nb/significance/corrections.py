@@ -83,6 +83,12 @@ def adjust_pvalues(
     Returns
     -------
     numpy.ndarray of float64, shape (m,)
+        The adjusted p-values, in the order of ``pvalues``.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06]
     """
     if method is None:
         raise GenexpyInputError(
@@ -105,20 +111,41 @@ def _pairwise_frame(
     alpha: float,
     extra: dict[str, Any],
 ) -> pl.DataFrame:
+    """All pairs ``(i, j)``, ``i < j``, in the order of ``itertools.combinations``."""
     pairs = list(itertools.combinations(range(len(names)), 2))
+    i = np.array([a for a, _ in pairs], dtype=np.int64)
+    j = np.array([b for _, b in pairs], dtype=np.int64)
+    return _pairs_frame(test, names, i, j, statistic, pvalue, p_adjust, alpha, extra)
+
+
+def _pairs_frame(
+    test: str,
+    names: Sequence[str],
+    i: np.ndarray,
+    j: np.ndarray,
+    statistic: np.ndarray,
+    pvalue: np.ndarray,
+    p_adjust: str | None,
+    alpha: float,
+    extra: dict[str, Any],
+) -> pl.DataFrame:
+    """One row per pair ``(names[i], names[j])`` given; ``p_adjust`` corrects these pairs
+    as one family (all pairs, or the k - 1 comparisons with a control)."""
+    m = len(i)
     padj, reject = _adjust(pvalue, p_adjust, alpha)
     significant = [None if not math.isfinite(p) else bool(r) for p, r in zip(padj, reject)]
     cols: dict[str, Any] = {
-        "test": [test] * len(pairs),
-        "alternative_1": [names[i] for i, _ in pairs],
-        "alternative_2": [names[j] for _, j in pairs],
+        "test": [test] * m,
+        "alternative_1": [names[a] for a in i],
+        "alternative_2": [names[b] for b in j],
         **extra,
         "statistic": np.asarray(statistic, dtype=np.float64),
         "pvalue_raw": np.asarray(pvalue, dtype=np.float64),
         "pvalue": padj,
-        "p_adjust": [p_adjust or "none"] * len(pairs),
-        "alpha": [alpha] * len(pairs),
+        "p_adjust": [p_adjust or "none"] * m,
+        "alpha": [alpha] * m,
         "significant": pl.Series(significant, dtype=pl.Boolean),
     }
-    return pl.DataFrame(cols)
-
+    return pl.DataFrame(cols, schema_overrides={"test": pl.String, "alternative_1": pl.String,
+                                                "alternative_2": pl.String,
+                                                "p_adjust": pl.String})

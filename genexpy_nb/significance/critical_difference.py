@@ -1,7 +1,10 @@
 """The data of a critical-difference diagram (Demšar 2006): mean ranks, Nemenyi's critical
 difference, and the cliques of alternatives that are not significantly different.
 
-Drawn by :func:`genexpy_nb.charts.significance.cd_diagram`.
+Drawn by :func:`genexpy_nb.charts.cd_diagram` (and as PNG/SVG/PDF by
+:func:`genexpy_nb.charts.save_cd_diagram`). For a results table with missing results,
+:func:`genexpy_nb.significance.compare` applies the missing-results policy of a Study and
+gives mean ranks, tests and cliques over the same blocks.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from .._validation import (
     GenexpyInputError,
@@ -21,12 +23,15 @@ from .._validation import (
     require_columns,
     to_polars,
 )
-from ._input import REQUIRED, _complete_rows, _direction, _orient, _to_matrix
+from ._input import REQUIRED, _check_choice, _complete_rows, _direction, _orient, _to_matrix
+from ._ranks import min_rank_rows, rank_rows
 
 __all__ = ["nemenyi_cd", "critical_difference", "cliques"]
 
 
 def _studentized_range_q(k: int, alpha: float) -> float:
+    from scipy import stats  # heavy import (~1 s in a new process), only when needed
+
     return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf))
 
 
@@ -36,6 +41,20 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     ``CD = q_alpha / sqrt(2) * sqrt(k (k + 1) / (6 n))`` with ``q_alpha`` the upper-alpha
     quantile of the studentized range for k groups and infinite dof. Two alternatives whose
     mean ranks differ by more than CD are significantly different at level alpha.
+
+    Parameters
+    ----------
+    k : int
+        Number of alternatives (models) compared, at least 2.
+    n : int
+        Number of conditions (datasets) they are ranked on, at least 1.
+    alpha : float, default 0.05
+        Level of the test (the family-wise error rate over all pairs).
+
+    Returns
+    -------
+    float
+        The critical difference, in mean ranks.
 
     Examples
     --------
@@ -58,6 +77,7 @@ def critical_difference(
     block_col: str | None = None,
     group_col: str | None = None,
     alternatives: Sequence[Any] | None = None,
+    ties: str = "average",
 ) -> pl.DataFrame:
     """Mean ranks and Nemenyi's critical difference: the data of a CD diagram.
 
@@ -69,27 +89,56 @@ def critical_difference(
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or ranks; rank 1 = best.
     nan_policy : {"raise", "omit", "propagate"}
-        Default "raise" (a diagram of NaN ranks is useless); "omit" drops incomplete
-        conditions.
+        Default "raise" (a diagram of NaN ranks is useless; missing results are refused as
+        by a Study); "omit" drops incomplete conditions. For a results table with missing
+        results use :func:`~genexpy_nb.significance.compare`: it applies the Study's
+        missing-results policy and ranks among the available alternatives, with the tests
+        over the same blocks.
+    y_col, block_col, group_col, alternatives
+        Long input / labels / selection, see the package's Conventions.
+    ties : {"average", "min"}
+        Ranks of tied alternatives: the mean of the ranks they occupy (default, as the
+        tests) or the lowest (``method="min"``, as some papers publish).
 
     Returns
     -------
     polars.DataFrame
         One row per alternative, sorted by mean rank (best first): ``alternative,
-        mean_rank, cd, alpha, n_conditions, n_alternatives``. Draw it with
-        :func:`genexpy_nb.charts.significance.cd_diagram`; cliques with :func:`cliques`.
+        mean_rank, cd, alpha, n_conditions, n_alternatives, ties`` (``cd`` is Nemenyi's
+        critical difference). Draw it with
+        :func:`genexpy_nb.charts.cd_diagram`; cliques with :func:`cliques`.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> ranks = critical_difference(scores, higher_is_better=True)
+    >>> ranks.select("alternative", pl.col("mean_rank", "cd").round(3)).rows()
+    [('0', 1.167, 1.353), ('1', 1.833, 1.353), ('2', 3.0, 1.353)]
     """
     alpha = check_probability("alpha", alpha)
+    _check_choice("ties", ties, ("average", "min"))
     hib = _direction(higher_is_better, "critical_difference")
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
                    alternatives=alternatives)
-    values, _, propagate = _complete_rows(m.values, nan_policy, "data")
+    try:
+        values, _, propagate = _complete_rows(m.values, nan_policy, "data")
+    except GenexpyInputError as exc:
+        if nan_policy != "raise":
+            raise
+        raise GenexpyInputError(
+            f"{str(exc).split(' Use nan_policy')[0]} For a results table with missing "
+            "results, significance.compare(...) applies a Study's missing-results policy "
+            "and gives mean ranks, tests and cliques over the same blocks (draw it with "
+            "charts.cd_diagram(result)); nan_policy='omit' keeps only complete conditions."
+        ) from None
     n, k = values.shape
     if propagate:
         mean_ranks = np.full(k, np.nan)
     else:
         # midranks are halves, so their sums are exact: the same bits as friedman()'s
-        ranks = stats.rankdata(_orient(values, hib), axis=1)
+        oriented = _orient(values, hib)
+        ranks = rank_rows(oriented)[0] if ties == "average" else min_rank_rows(oriented)
         mean_ranks = ranks.sum(axis=0) / n
     cd = nemenyi_cd(k, n, alpha)
     return pl.DataFrame(
@@ -100,6 +149,7 @@ def critical_difference(
             "alpha": [alpha] * k,
             "n_conditions": [n] * k,
             "n_alternatives": [k] * k,
+            "ties": [ties] * k,
         },
         schema_overrides={"alternative": pl.String},
     ).sort("mean_rank", maintain_order=True)
@@ -131,6 +181,14 @@ def cliques(
     polars.DataFrame
         One row per clique (of at least two alternatives), left to right: ``clique, rank_low,
         rank_high, size, members`` (a list of names, best first).
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> ranks = critical_difference(scores, higher_is_better=True)
+    >>> cliques(ranks)["members"].to_list()
+    [['0', '1'], ['1', '2']]
     """
     ranks = to_polars(ranks, "ranks")
     require_columns(ranks, ["alternative", "mean_rank"], "ranks")

@@ -55,6 +55,22 @@ def _paired(x: Any, y: Any, nan_policy: str, func: str) -> np.ndarray:
     return d
 
 
+def _equal_to_rounding(d: np.ndarray, x: Any, y: Any) -> bool:
+    """All differences equal, up to the rounding of ``x - y`` (and of the inputs).
+
+    ``cohens_dz(x, x + 0.01)``: the differences are -0.01 give or take 1e-18 of rounding,
+    so their sd is rounding noise and mean / sd = -3e15 says nothing about the data. A
+    spread within a few units in the last place of the largest input counts as none.
+    """
+    scale = float(np.max(np.abs(d)))
+    for v in (x, y):
+        if v is not None:
+            a = np.abs(np.asarray(v, dtype=np.float64))
+            if a.size and np.isfinite(a).any():
+                scale = max(scale, float(np.nanmax(np.where(np.isfinite(a), a, np.nan))))
+    return float(d.max() - d.min()) <= 16.0 * np.finfo(np.float64).eps * scale
+
+
 def cohens_dz(
     x: Any, y: Any = None, *, alternative: str = "two-sided", nan_policy: str = "raise"
 ) -> EffectSizeResult:
@@ -63,7 +79,28 @@ def cohens_dz(
     ``pvalue`` is the paired t-test's (as ``scipy.stats.ttest_1samp`` on d); note
     ``t = d_z * sqrt(n)``. Over CV splits d_z shares the plain t-test's flaw (the splits are
     not independent); over datasets or seeds it is the usual paired effect size. Zero
-    variance gives d_z = 0 (all d zero) or ±inf, with a :class:`DegenerateTestWarning`.
+    variance gives d_z = 0 (all d zero) or ±inf, with a :class:`DegenerateTestWarning`;
+    differences that differ only by rounding (``x`` and ``x + 0.01``) count as equal.
+
+    Parameters
+    ----------
+    x : array_like, 1-d
+        The first model's scores (one per dataset, seed or split), or the differences
+        x - y when ``y`` is None.
+    y : array_like, 1-d, optional
+        The second model's scores, paired with ``x``.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative of the paired t-test behind ``pvalue`` (``"greater"``: x is larger).
+    nan_policy : {"raise", "omit"}, default "raise"
+        "raise": a missing value is an error; "omit": the pairs with a missing value are
+        dropped ("propagate" is refused: an effect size of NaN says nothing).
+
+    Returns
+    -------
+    EffectSizeResult
+        ``statistic`` = ``effect_size`` = d_z (in standard deviations of the differences),
+        ``pvalue`` of the paired t-test, ``df`` = n - 1, ``magnitude`` after Cohen (1988):
+        ``|d| < 0.2`` negligible, ``< 0.5`` small, ``< 0.8`` medium, else large.
 
     Examples
     --------
@@ -74,7 +111,7 @@ def cohens_dz(
     d = _paired(x, y, nan_policy, "cohens_dz")
     n = int(d.size)
     mean = float(d.mean())
-    if np.all(d == d[0]):
+    if _equal_to_rounding(d, x, y):
         if mean == 0:
             dz, p = 0.0, 1.0 if alternative == "two-sided" else 0.5
             note = _degenerate("cohens_dz", f"all {n} differences are zero",
@@ -83,8 +120,8 @@ def cohens_dz(
             dz = math.copysign(math.inf, mean)
             p = 0.0 if alternative == "two-sided" or (alternative == "greater") == (
                 mean > 0) else 1.0
-            note = _degenerate("cohens_dz", f"all {n} differences equal {mean:.6g}",
-                               "reported as d_z = +-inf")
+            note = _degenerate("cohens_dz", f"all {n} differences equal {mean:.6g} (up to "
+                               "rounding)", "reported as d_z = +-inf")
         return EffectSizeResult(statistic=dz, pvalue=p, test="Cohen's d_z (paired)",
                                 df=float(n - 1), n=n, k=2, alternative=alternative,
                                 magnitude=_cohen_label(dz), note=note)
@@ -102,10 +139,28 @@ def rank_biserial(
 ) -> EffectSizeResult:
     """Matched-pairs rank-biserial correlation of the differences d = x - y.
 
-    ``r = (T+ - T-) / (T+ + T-)`` with T+ (T-) the sum of the ranks of |d| over the positive
+    ``r = (T+ - T-) / (T+ + T-)`` with T+ (T-) the sum of the ranks of ``|d|`` over the positive
     (negative) differences, zeros dropped (Kerby 2014): +1 when x wins every pair, -1 when
     y does. ``pvalue`` is Wilcoxon's signed-rank test (``scipy.stats.wilcoxon``). All
     differences zero gives r = 0, p = 1 with a :class:`DegenerateTestWarning`.
+
+    Parameters
+    ----------
+    x : array_like, 1-d
+        The first model's scores, or the differences x - y when ``y`` is None.
+    y : array_like, 1-d, optional
+        The second model's scores, paired with ``x``.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative of Wilcoxon's test behind ``pvalue`` (``"greater"``: x is larger).
+    nan_policy : {"raise", "omit"}, default "raise"
+        "raise": a missing value is an error; "omit": the pairs with a missing value are
+        dropped ("propagate" is refused: an effect size of NaN says nothing).
+
+    Returns
+    -------
+    EffectSizeResult
+        ``statistic`` = r in [-1, 1], ``pvalue`` of Wilcoxon's signed-rank test,
+        ``magnitude`` after Romano et al. (2006).
 
     Examples
     --------
@@ -139,6 +194,22 @@ def cliffs_delta(
     ``2 U / (n m) - 1`` from Mann–Whitney's U of x (``scipy.stats.mannwhitneyu``, which also
     gives ``pvalue``). Use it for results that are not paired (different test sets or
     datasets per model); for paired results use :func:`rank_biserial`.
+
+    Parameters
+    ----------
+    x, y : array_like, 1-d
+        The two independent samples (their lengths n and m may differ).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative of the Mann–Whitney test behind ``pvalue`` (``"greater"``: values of
+        x tend to be larger).
+    nan_policy : {"raise", "omit"}, default "raise"
+        "raise": a missing value is an error; "omit": missing values are dropped.
+
+    Returns
+    -------
+    EffectSizeResult
+        ``statistic`` = delta in [-1, 1] (+1: every x beats every y), ``pvalue`` of the
+        Mann–Whitney U test, ``n`` = n + m, ``magnitude`` after Romano et al. (2006).
 
     Examples
     --------

@@ -32,12 +32,25 @@ __all__ = ["mcnemar", "mcnemar_table"]
 def mcnemar_table(y_true: Any, y_pred_a: Any, y_pred_b: Any) -> np.ndarray:
     """The 2×2 table of two classifiers' correctness on one test set.
 
+    Parameters
+    ----------
+    y_true : array_like, shape (n,)
+        The true labels of the n test points.
+    y_pred_a, y_pred_b : array_like, shape (n,)
+        Classifier A's and classifier B's predicted labels for the same test points.
+
     Returns
     -------
     numpy.ndarray of int64, shape (2, 2)
         ``[[both right, A right and B wrong], [A wrong and B right, both wrong]]`` (the
         layout of mlxtend's ``mcnemar_table``); the discordant counts are b = ``[0, 1]`` and
         c = ``[1, 0]``.
+
+    Examples
+    --------
+    >>> mcnemar_table([0, 1, 1, 0, 1], [0, 1, 0, 0, 0], [0, 0, 1, 1, 0])
+    array([[1, 2],
+           [1, 1]])
     """
     arrays = [np.asarray(v) for v in (y_true, y_pred_a, y_pred_b)]
     names = ("y_true", "y_pred_a", "y_pred_b")

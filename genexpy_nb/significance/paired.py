@@ -258,6 +258,12 @@ def splits_5x2cv(
         Repetition-major: for repetition i, split ``2 i`` trains on half A and tests on half
         B, split ``2 i + 1`` the reverse. Feed them to :func:`paired_cv_scores`, then the
         (5, 2) scores to :func:`paired_ttest_5x2cv` or :func:`combined_ftest_5x2cv`.
+
+    Examples
+    --------
+    >>> splits = splits_5x2cv(10, seed=0)
+    >>> len(splits), [len(test) for _, test in splits[:2]]
+    (10, [5, 5])
     """
     n_samples = check_positive_int("n_samples", n_samples, minimum=4)
     rng = rng_from_seed(seed)
@@ -305,7 +311,8 @@ def paired_cv_scores(
     estimators : list of estimators, or dict name -> estimator
         Each is cloned and fitted once per split (``sklearn.model_selection
         .cross_val_score`` with ``cv=splits``).
-    X, y : the data (anything scikit-learn accepts)
+    X, y : array_like
+        The features and the target (anything scikit-learn accepts).
     splits : list of (train, test) index pairs
         From :func:`repeated_kfold_splits` or :func:`splits_5x2cv`: the *same* splits for
         every estimator, which is what makes the comparison paired.

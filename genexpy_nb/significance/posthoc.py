@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from .._validation import check_probability
 from ._input import (
@@ -33,6 +32,7 @@ from ._input import (
     _orient,
     _to_matrix,
 )
+from ._pvalues import t_sf
 from .corrections import _check_p_adjust, _pairwise_frame
 from .paired import _check_sizes, corrected_ttest
 from .rank_tests import _friedman_core, wilcoxon
@@ -58,6 +58,8 @@ def posthoc_conover(
     Parameters
     ----------
     data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+        Scores, errors or ranks of the k alternatives (models) on n shared conditions
+        (datasets); see :func:`~genexpy_nb.significance.friedman`.
     p_adjust : str or None
         Multiple-testing correction (:data:`P_ADJUST_METHODS`); None = raw p-values.
     alpha : float
@@ -77,13 +79,21 @@ def posthoc_conover(
     Notes
     -----
     Conover (1999, p. 371), the Friedman version (as scikit-posthocs'
-    ``posthoc_conover_friedman``): with rank sums R_j and ``A1 = sum_ij r_ij^2``,
+    ``posthoc_conover_friedman``): with rank sums R_j and ``A1 = sum_ij r_ij^2``, ::
 
         t_jl = |R_j - R_l| / sqrt(2 (n A1 - sum_j R_j^2) / ((n - 1)(k - 1))),
 
     two-sided p-value from Student's t with (n-1)(k-1) dof. When every condition ranks the
     alternatives identically the denominator is 0: pairs with different rank sums get
     t = inf (p = 0), tied pairs p = 1.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> res = posthoc_conover(scores, higher_is_better=True, p_adjust="holm")
+    >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
+    [('0', '1', 0.0179), ('0', '2', 0.0), ('1', '2', 0.0012)]
     """
     p_adjust = _check_p_adjust(p_adjust)
     alpha = check_probability("alpha", alpha)
@@ -106,7 +116,7 @@ def posthoc_conover(
         tval = np.where(diff > 1e-9, np.inf, 0.0)
     else:
         tval = diff / math.sqrt(denom)
-    pval = np.minimum(2.0 * stats.t.sf(tval, (n - 1.0) * (k - 1.0)), 1.0)
+    pval = np.minimum(2.0 * t_sf(tval, (n - 1.0) * (k - 1.0)), 1.0)
     return _pairwise_frame(
         "Conover-Iman (Friedman)", m.alternatives, tval, pval, p_adjust, alpha,
         {"mean_rank_1": mean_ranks[i], "mean_rank_2": mean_ranks[j], "n": [n] * i.size},
@@ -126,8 +136,25 @@ def posthoc_nemenyi(
 ) -> pl.DataFrame:
     """Nemenyi post-hoc test after Friedman's test, for all pairs of alternatives.
 
-    Controls the family-wise error by itself (no ``p_adjust``). ``higher_is_better`` (required)
-    orients the mean ranks as in :func:`posthoc_conover`.
+    Controls the family-wise error by itself (no ``p_adjust``).
+
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+        Scores, errors or ranks of the k alternatives (models) on n shared conditions
+        (datasets); see :func:`~genexpy_nb.significance.friedman`.
+    alpha : float, default 0.05
+        Level for the ``significant`` column.
+    higher_is_better : bool, required
+        True for scores (accuracy), False for errors, losses or ranks; orients the mean
+        ranks (1 = best), not the p-values.
+    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
+        "omit" drops the conditions with a missing value; "propagate" gives NaN p-values.
+    y_col, block_col, group_col : str, optional
+        Long input: the value, condition and alternative columns (see
+        :func:`~genexpy_nb.significance.friedman`).
+    alternatives : sequence, optional
+        The alternatives to compare, in this order (default: all).
 
     Returns
     -------
@@ -142,6 +169,14 @@ def posthoc_nemenyi(
     dof), as scikit-posthocs' ``posthoc_nemenyi_friedman``. Assumes no ties (with ties it
     is conservative). Equivalent to comparing mean-rank differences with
     :func:`nemenyi_cd`.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> res = posthoc_nemenyi(scores, higher_is_better=True)
+    >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
+    [('0', '1', 0.4804), ('0', '2', 0.0043), ('1', '2', 0.1072)]
     """
     alpha = check_probability("alpha", alpha)
     hib = _direction(higher_is_better, "posthoc_nemenyi")
@@ -156,6 +191,8 @@ def posthoc_nemenyi(
                                {"mean_rank_1": nanv, "mean_rank_2": nanv, "n": [n] * i.size})
     _, mean_ranks, _, _, _ = _friedman_core(_orient(values, hib))
     q = np.abs(mean_ranks[i] - mean_ranks[j]) / math.sqrt(k * (k + 1.0) / (12.0 * n))
+    from scipy import stats  # heavy import (~1 s), only for Nemenyi's test
+
     pval = np.clip(stats.studentized_range.sf(q, k, np.inf), 0.0, 1.0)
     return _pairwise_frame(
         "Nemenyi (Friedman)", m.alternatives, q, pval, None, alpha,
@@ -179,11 +216,39 @@ def pairwise_wilcoxon(
 ) -> pl.DataFrame:
     """Wilcoxon signed-rank tests for all pairs of alternatives over shared conditions.
 
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+        The alternatives' scores on shared conditions (datasets); each pair is tested on
+        the conditions they share.
+    p_adjust : str or None, default None
+        Multiple-testing correction over the pairs (:data:`P_ADJUST_METHODS`, statsmodels'
+        names such as ``"holm"``); None = raw p-values.
+    alpha : float, default 0.05
+        Level for the ``significant`` column.
+    zero_method, correction, method
+        Passed to :func:`~genexpy_nb.significance.wilcoxon` for every pair.
+    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
+        "omit" drops, for each pair, the conditions where either value is missing.
+    y_col, block_col, group_col : str, optional
+        Long input: the value, condition and alternative columns (see
+        :func:`~genexpy_nb.significance.friedman`).
+    alternatives : sequence, optional
+        The alternatives to compare, in this order (default: all).
+
     Returns
     -------
     polars.DataFrame
         One row per pair: ``test, alternative_1, alternative_2, mean_difference (1 - 2),
         n, statistic, pvalue_raw, pvalue, p_adjust, alpha, significant``.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> res = pairwise_wilcoxon(scores, p_adjust="holm")
+    >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
+    [('0', '1', 0.0938), ('0', '2', 0.0938), ('1', '2', 0.0938)]
     """
     p_adjust = _check_p_adjust(p_adjust)
     alpha = check_probability("alpha", alpha)
@@ -226,12 +291,38 @@ def pairwise_corrected_ttest(
     per alternative (or long with ``block_col`` = the split id). See
     :func:`corrected_ttest`.
 
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array, shape (r * k splits, alternatives)
+        The alternatives' scores on the same cross-validation splits.
+    n_train, n_test : float
+        Training and test set sizes of one split (n1 and n2 of Nadeau & Bengio 2003); the
+        correction of the variance is ``n_test / n_train``.
+    p_adjust : str or None, default None
+        Multiple-testing correction over the pairs (:data:`P_ADJUST_METHODS`); None = raw
+        p-values.
+    alpha : float, default 0.05
+        Level for the ``significant`` column.
+    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
+        "omit" drops, for each pair, the splits where either value is missing.
+    y_col, block_col, group_col : str, optional
+        Long input: the value, split and alternative columns.
+    alternatives : sequence, optional
+        The alternatives to compare, in this order (default: all).
+
     Returns
     -------
     polars.DataFrame
         One row per pair: ``test, alternative_1, alternative_2, mean_difference (1 - 2),
         std_error (corrected), n, statistic, pvalue_raw, pvalue, p_adjust, alpha,
         significant``.
+
+    Examples
+    --------
+    >>> splits = [[0.81, 0.78], [0.85, 0.80], [0.79, 0.80], [0.90, 0.86], [0.83, 0.79]]
+    >>> res = pairwise_corrected_ttest(splits, n_train=800, n_test=200)
+    >>> res.select("mean_difference", "std_error", "pvalue").with_columns(pl.all().round(4)).rows()
+    [(0.03, 0.0157, 0.1292)]
     """
     p_adjust = _check_p_adjust(p_adjust)
     alpha = check_probability("alpha", alpha)

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from .._validation import GenexpyInputError, require_columns, to_polars
 from ._input import (
@@ -36,6 +35,7 @@ from ._input import (
     _paired_differences,
     _to_matrix,
 )
+from ._pvalues import chi2_sf, f_sf
 from ._ranks import rank_rows as _rank_rows
 from ._ranks import skillings_mack_parts as _skillings_mack_parts
 from ._results import FriedmanResult, SignificanceResult, SkillingsMackResult, _degenerate
@@ -63,11 +63,31 @@ def rank_within_conditions(
         See the module's Conventions. Missing values get rank null and do not count.
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or tiers (0/1 = best).
+    y_col, block_col, group_col : str, optional
+        Long input: the column of the values, of the conditions (datasets) and of the
+        alternatives (models); see the module's Conventions. Wide input: ``block_col`` names
+        the column that labels the conditions (kept first in the result).
+    alternatives : sequence, optional
+        The alternatives to rank, in this order (default: all, in the order of the input).
 
     Returns
     -------
     polars.DataFrame
-        One column per alternative, one row per condition (plus ``block_col`` if given).
+        One Float64 column of ranks per alternative, one row per condition (plus
+        ``block_col`` first, if given).
+
+    Examples
+    --------
+    >>> rank_within_conditions([[0.9, 0.8, 0.8], [0.7, 0.9, 0.6]], higher_is_better=True)
+    shape: (2, 3)
+    ┌─────┬─────┬─────┐
+    │ 0   ┆ 1   ┆ 2   │
+    │ --- ┆ --- ┆ --- │
+    │ f64 ┆ f64 ┆ f64 │
+    ╞═════╪═════╪═════╡
+    │ 1.0 ┆ 2.5 ┆ 2.5 │
+    │ 2.0 ┆ 1.0 ┆ 3.0 │
+    └─────┴─────┴─────┘
     """
     hib = _direction(higher_is_better, "rank_within_conditions")
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
@@ -167,7 +187,7 @@ def friedman(
             iman_davenport_df=(float(k - 1), float((k - 1) * (n - 1))), kendall_w=0.0,
             note=note,
         )
-    p = float(stats.chi2.sf(chi2, df))
+    p = float(chi2_sf(chi2, df))
     # Iman–Davenport F and Kendall's W
     denom = n * (k - 1.0) - chi2
     id_df = (float(k - 1), float((k - 1) * (n - 1)))
@@ -176,7 +196,7 @@ def friedman(
         f_stat, f_p = math.inf, 0.0  # perfect agreement (W = 1): the F statistic's limit
     else:
         f_stat = (n - 1.0) * chi2 / denom
-        f_p = float(stats.f.sf(f_stat, *id_df))
+        f_p = float(f_sf(f_stat, *id_df))
     return FriedmanResult(
         statistic=float(chi2), pvalue=p, test="Friedman", df=df, n=n, k=k,
         alternatives=m.alternatives, mean_ranks=tuple(float(r) for r in mean_ranks),
@@ -225,6 +245,15 @@ def skillings_mack(
     Friedman's statistic. The design must be connected (every pair of alternatives linked
     through conditions where they are observed together), else the alternatives cannot
     be compared and an error is raised.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, np.nan, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, np.nan], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> res = skillings_mack(scores, higher_is_better=True)
+    >>> round(res.statistic, 3), round(res.pvalue, 4), res.n_missing
+    (8.063, 0.0177, 2)
     """
     hib = _direction(higher_is_better, "skillings_mack")
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
@@ -260,7 +289,7 @@ def skillings_mack(
     df = float(k - 1)
     n_missing = int(np.isnan(m.values[used]).sum())
     return SkillingsMackResult(
-        statistic=sm, pvalue=float(stats.chi2.sf(sm, df)), test="Skillings-Mack", df=df,
+        statistic=sm, pvalue=float(chi2_sf(sm, df)), test="Skillings-Mack", df=df,
         n=int(n_used), k=k, alternatives=m.alternatives,
         adjusted_sums=tuple(float(v) for v in a), n_missing=n_missing,
         n_dropped=int(m.values.shape[0] - n_used),
@@ -285,7 +314,40 @@ def wilcoxon(
     and a ``note``. Over datasets: x and y hold the two models' scores on the same datasets
     (Demšar 2006 recommends it over the paired t-test for comparing two classifiers over
     several data sets).
-    ``alternative="greater"``: x tends to be larger than y.
+
+    Parameters
+    ----------
+    x : array_like, 1-d
+        The first model's scores (one per dataset, fold or test point), or the paired
+        differences x - y when ``y`` is None.
+    y : array_like, 1-d, optional
+        The second model's scores, paired with ``x`` (same length, same order).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        ``"greater"``: x tends to be larger than y; ``"less"``: smaller.
+    zero_method : {"wilcox", "pratt", "zsplit"}, default "wilcox"
+        How zero differences are treated (``scipy.stats.wilcoxon``): "wilcox" drops them,
+        "pratt" ranks them and then drops them, "zsplit" splits their ranks between the
+        positive and negative sums.
+    correction : bool, default False
+        Continuity correction of the normal approximation (only used when it is).
+    method : {"auto", "exact", "approx"}, default "auto"
+        How the p-value is computed (scipy's choice: exact for small samples without ties
+        or zeros, the normal approximation otherwise).
+    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
+        "propagate": a missing value gives a NaN result; "raise": an error; "omit": the
+        pairs with a missing value are dropped.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` (scipy's: the smaller of the signed-rank sums for a two-sided test,
+        the sum of positive ranks otherwise), ``pvalue``, ``n`` = number of pairs used.
+
+    Examples
+    --------
+    >>> res = wilcoxon([0.81, 0.75, 0.90, 0.66, 0.72, 0.85], [0.78, 0.76, 0.84, 0.60, 0.70, 0.80])
+    >>> res.statistic, round(res.pvalue, 4)
+    (1.0, 0.0625)
     """
     _check_choice("alternative", alternative, _ALTERNATIVES)
     _check_choice("zero_method", zero_method, ("wilcox", "pratt", "zsplit"))
@@ -302,6 +364,8 @@ def wilcoxon(
         note = _degenerate("wilcoxon", f"all {n} paired differences are zero", _NO_DIFFERENCE)
         return SignificanceResult(statistic=0.0, pvalue=1.0, test="Wilcoxon signed-rank", n=n,
                                   k=2, alternative=alternative, note=note)
+    from scipy import stats  # heavy import (~1 s), only when needed
+
     res = stats.wilcoxon(d, zero_method=zero_method, correction=correction,
                          alternative=alternative, method=method)
     return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
@@ -319,7 +383,31 @@ def mannwhitneyu(
 ) -> SignificanceResult:
     """Mann–Whitney U test on two independent samples (``scipy.stats.mannwhitneyu``).
 
-    ``statistic`` is U of ``x``; ``n`` = total number of observations used.
+    Parameters
+    ----------
+    x, y : array_like, 1-d
+        The two independent samples (e.g. the scores of two models on different datasets
+        or seeds); they may differ in length.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        ``"greater"``: values of x tend to be larger than values of y.
+    use_continuity : bool, default True
+        Continuity correction of the normal approximation (when it is used).
+    method : {"auto", "exact", "asymptotic"}, default "auto"
+        How the p-value is computed (``scipy.stats.mannwhitneyu``).
+    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
+        "propagate": a missing value gives a NaN result; "raise": an error; "omit": missing
+        values are dropped.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` is U of ``x``, ``pvalue``; ``n`` = total number of observations used.
+
+    Examples
+    --------
+    >>> res = mannwhitneyu([0.81, 0.83, 0.90, 0.86], [0.70, 0.76, 0.74])
+    >>> res.statistic, round(res.pvalue, 4)
+    (12.0, 0.0571)
     """
     _check_choice("alternative", alternative, _ALTERNATIVES)
     arrays, propagate = _nan_1d([_as_1d(x, "x"), _as_1d(y, "y")], ["x", "y"], nan_policy,
@@ -332,6 +420,8 @@ def mannwhitneyu(
                                   note="missing values with nan_policy='propagate'")
     if xa.size == 0 or ya.size == 0:
         raise GenexpyInputError("x and y must each have at least one (non-missing) value.")
+    from scipy import stats
+
     res = stats.mannwhitneyu(xa, ya, alternative=alternative, use_continuity=use_continuity,
                              method=method)
     return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
@@ -352,6 +442,33 @@ def kruskal(
     ``group_col``) or a wide one (one column per group; NaN/null padding is dropped with
     ``nan_policy="omit"``). When all values are equal H is 0/0 (scipy: NaN); the result is
     then ``statistic = 0, pvalue = 1`` with a :class:`DegenerateTestWarning` and a ``note``.
+
+    Parameters
+    ----------
+    *samples : array_like, 1-d
+        The k >= 2 independent samples, one per group (model), of any lengths.
+    data : table, optional
+        Instead of ``samples``: a long table (with ``y_col`` and ``group_col``) or a wide
+        one (one column per group).
+    y_col, group_col : str, optional
+        Long ``data``: the column of the values and the column naming the group.
+    alternatives : sequence, optional
+        With ``data``: the groups to compare, in this order (default: all).
+    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
+        "propagate": a missing value gives a NaN result; "raise": an error; "omit": missing
+        values are dropped.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` H (tie-corrected), ``pvalue`` from the chi-square distribution with
+        k - 1 degrees of freedom (``df``), ``n`` observations, ``k`` groups.
+
+    Examples
+    --------
+    >>> res = kruskal([0.81, 0.83, 0.90], [0.70, 0.76, 0.74], [0.80, 0.72, 0.79])
+    >>> round(res.statistic, 3), round(res.pvalue, 4), res.df
+    (5.956, 0.0509, 2.0)
     """
     if data is not None:
         if samples:
@@ -393,6 +510,8 @@ def kruskal(
         note = _degenerate("kruskal", f"all {n} values are equal", _NO_DIFFERENCE)
         return SignificanceResult(statistic=0.0, pvalue=1.0, test="Kruskal-Wallis H",
                                   df=float(k - 1), n=n, k=k, note=note)
+    from scipy import stats
+
     res = stats.kruskal(*arrays)
     return SignificanceResult(statistic=float(res.statistic), pvalue=float(res.pvalue),
                               test="Kruskal-Wallis H", df=float(k - 1), n=n, k=k)

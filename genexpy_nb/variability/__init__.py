@@ -7,7 +7,8 @@ trained model of its training process?
   :func:`ecdf_frame`, :func:`ensemble_gaps` — objects (B1);
 - :func:`accuracy`, :func:`churn`, :func:`churn_to_ensemble`, :func:`pairwise_churn`,
   :func:`ece` — the usual metrics;
-- :func:`trimmed_ks`, :func:`dkw_threshold`, :func:`robust_ks_test` — the test (B2, B3);
+- :func:`trimmed_ks`, :func:`dkw_threshold`, :func:`min_reference_size`,
+  :func:`robust_ks_test` — the test (B2, B3);
 - :func:`alpha_hat`, :func:`alpha_hat_bootstrap`, :func:`trimming_curve`,
   :func:`ks_to_reference` — the trimming level alpha-hat (B3);
 - :func:`candidate_report`, :func:`ensemble_study`, :func:`ensemble_summary` — the paper's
@@ -26,6 +27,7 @@ from .robust_ks import (
     dkw_threshold,
     draw_bootstrap,
     ks_to_reference,
+    min_reference_size,
     robust_ks_test,
     trimmed_ks,
     trimming_curve,
@@ -52,6 +54,7 @@ __all__ = [
     "ensemble_summary",
     "ks_to_reference",
     "logit_gaps",
+    "min_reference_size",
     "pairwise_churn",
     "pairwise_churn_frame",
     "predictions",

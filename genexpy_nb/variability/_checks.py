@@ -152,10 +152,10 @@ def check_grid(grid: Any) -> np.ndarray:
     if grid is None:
         grid = config.ALPHA_GRID
     arr = as_float_grid("grid", grid)
-    for a in arr:
-        check_probability(
-            "grid", a, low=0.0, high=config.ALPHA_HAT_MAX, low_open=False, high_open=True
-        )
+    bad = arr[~((arr >= 0.0) & (arr < config.ALPHA_HAT_MAX))]  # NaN included
+    if bad.size:  # the first bad level, in the words of check_probability
+        check_probability("grid", bad[0], low=0.0, high=config.ALPHA_HAT_MAX,
+                          low_open=False, high_open=True)
     return np.unique(arr)
 
 

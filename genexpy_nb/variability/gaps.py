@@ -53,11 +53,14 @@ def clip_gaps(gaps: Any, L: float = config.LOGIT_CLIP) -> np.ndarray:
     Parameters
     ----------
     gaps : array_like, shape (T,) or (models, T)
+        Logit gaps of one model, or one row per model.
     L : float, default ``config.LOGIT_CLIP`` (15)
+        The bound, in logits (> 0).
 
     Returns
     -------
-    numpy.ndarray, same shape, values in [-L, L].
+    numpy.ndarray
+        The gaps, same shape, with values in [-L, L].
 
     Notes
     -----
@@ -68,6 +71,11 @@ def clip_gaps(gaps: Any, L: float = config.LOGIT_CLIP) -> np.ndarray:
     left limit, which
     also costs about q). Choose L so that only a small fraction of the gaps is clipped
     (compare that fraction with :func:`dkw_threshold`).
+
+    Examples
+    --------
+    >>> clip_gaps([-40.0, -2.0, 0.5, 18.0])
+    array([-15. ,  -2. ,   0.5,  15. ])
     """
     Lv = check_clip(L)
     if Lv is None:
@@ -88,7 +96,13 @@ def ecdf(sample: Any, x: Any = None) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray, shape of ``x`` (or (n,)).
+    numpy.ndarray
+        Values of F_n in [0, 1], in the shape of ``x`` (or (n,)).
+
+    Examples
+    --------
+    >>> ecdf([3.0, 1.0, 2.0, 2.0], x=[0.0, 2.0, 5.0])
+    array([0.  , 0.75, 1.  ])
     """
     s = np.sort(as_gaps("sample", sample).ravel())
     xs = s if x is None else np.asarray(x, dtype=np.float64)
@@ -114,6 +128,7 @@ def reference_ecdf(ref_gaps: Any, x: Any = None, *, interpolate: bool = False) -
     Parameters
     ----------
     ref_gaps : array_like, shape (M, T)
+        Logit gaps of the M reference models on T test points.
     x : array_like, optional
         Where to evaluate; default the sorted distinct pooled values.
     interpolate : bool, default False
@@ -123,7 +138,15 @@ def reference_ecdf(ref_gaps: Any, x: Any = None, *, interpolate: bool = False) -
 
     Returns
     -------
-    numpy.ndarray, shape of ``x``.
+    numpy.ndarray
+        Values of G_M in [0, 1], in the shape of ``x``.
+
+    Examples
+    --------
+    >>> reference_ecdf([[0.0, 1.0], [1.0, 2.0]])
+    array([0.25, 0.75, 1.  ])
+    >>> reference_ecdf([[0.0, 1.0], [1.0, 2.0]], x=[0.5], interpolate=True)
+    array([0.5])
     """
     pooled = np.sort(as_pool("ref_gaps", ref_gaps).ravel())
     xs = np.unique(pooled) if x is None else np.asarray(x, dtype=np.float64)
@@ -138,12 +161,20 @@ def ecdf_frame(gaps: Any, names: Sequence[str] | None = None) -> pl.DataFrame:
     Parameters
     ----------
     gaps : array_like, shape (models, T) or (T,)
+        Logit gaps of the models on T test points.
     names : sequence of str, optional
         One name per model (default ``"0", "1", ...``).
 
     Returns
     -------
-    polars.DataFrame with one row per (model, distinct gap value).
+    polars.DataFrame
+        One row per (model, distinct gap value): ``model`` (its name), ``gap`` and
+        ``ecdf`` (the model's eCDF at that gap).
+
+    Examples
+    --------
+    >>> ecdf_frame([[0.5, -1.0, 0.5]], names=["seed 0"]).rows()
+    [('seed 0', -1.0, 0.3333333333333333), ('seed 0', 0.5, 1.0)]
     """
     arr = as_gaps("gaps", gaps)
     if arr.ndim == 1:
@@ -169,12 +200,19 @@ def ensemble_gaps(gaps: Any, members: Any = None) -> np.ndarray:
     Parameters
     ----------
     gaps : array_like, shape (models, T)
+        Logit gaps of the models on T test points.
     members : array_like of int, shape (k,) or (E, k), optional
         Row indices of the members (default: all models). A 2-d array gives E ensembles.
 
     Returns
     -------
     numpy.ndarray, shape (T,) or (E, T)
+        The ensemble's logit gaps (one row per ensemble for 2-d ``members``).
+
+    Examples
+    --------
+    >>> ensemble_gaps([[1.0, -2.0], [3.0, 0.0], [-1.0, 1.0]], members=[0, 1])
+    array([ 2., -1.])
     """
     arr = as_pool("gaps", gaps)
     if members is None:

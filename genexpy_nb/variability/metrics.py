@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import config
-from .._validation import GenexpyInputError, check_positive_int
+from .._validation import GenexpyInputError, check_memory, check_positive_int
 from ._checks import (
     as_gaps,
     as_labels,
@@ -23,7 +23,23 @@ from ._checks import (
 
 
 def predictions(gaps: Any) -> np.ndarray:
-    """Predicted labels ``1[g > 0]`` (int8), same shape as ``gaps``."""
+    """Predicted labels ``1[g > 0]`` (int8), same shape as ``gaps``.
+
+    Parameters
+    ----------
+    gaps : array_like
+        Logit gaps (logit of class 1 minus logit of class 0) of one or more models.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+        1 where the gap is positive, else 0 (a gap of exactly 0 predicts class 0).
+
+    Examples
+    --------
+    >>> predictions([-1.5, 0.0, 2.0])
+    array([0, 0, 1], dtype=int8)
+    """
     return (as_gaps("gaps", gaps) > 0).astype(np.int8)
 
 
@@ -33,11 +49,21 @@ def accuracy(gaps: Any, labels: Any) -> float | np.ndarray:
     Parameters
     ----------
     gaps : array_like, shape (T,) or (models, T)
+        Logit gaps (logit of class 1 minus logit of class 0) of one model, or one row per
+        model, on T test points.
     labels : array_like of 0/1, shape (T,)
+        The true label of each test point.
 
     Returns
     -------
-    float for 1-d ``gaps``, else numpy.ndarray of shape (models,).
+    float or numpy.ndarray
+        The fraction of test points predicted right: a float for 1-d ``gaps``, else one
+        per model, shape (models,).
+
+    Examples
+    --------
+    >>> accuracy([2.0, -1.0, 0.5, -0.3], [1, 0, 0, 0])
+    0.75
     """
     g = as_gaps("gaps", gaps)
     check_not_class_columns("gaps", g, labels)
@@ -52,6 +78,7 @@ def churn(gaps_a: Any, gaps_b: Any, *, normalize: bool = False) -> float | np.nd
     Parameters
     ----------
     gaps_a : array_like, shape (T,) or (models, T)
+        Logit gaps of one model, or one row per model, on T test points.
     gaps_b : array_like, shape (T,) or (models, T)
         Broadcast against ``gaps_a`` (e.g. many models against one ensemble).
     normalize : bool, default False
@@ -59,7 +86,16 @@ def churn(gaps_a: Any, gaps_b: Any, *, normalize: bool = False) -> float | np.nd
 
     Returns
     -------
-    float (count or fraction) for two 1-d inputs, else numpy.ndarray per row.
+    float or numpy.ndarray
+        The count (or fraction) of test points whose predicted labels differ: a float for
+        two 1-d inputs, else one per row.
+
+    Examples
+    --------
+    >>> churn([2.0, -1.0, 0.5, -0.3], [1.0, 1.0, -0.5, -2.0])
+    2.0
+    >>> churn([2.0, -1.0, 0.5, -0.3], [1.0, 1.0, -0.5, -2.0], normalize=True)
+    0.5
     """
     a = as_gaps("gaps_a", gaps_a)
     b = as_gaps("gaps_b", gaps_b)
@@ -81,6 +117,7 @@ def churn_to_ensemble(
     Parameters
     ----------
     gaps : array_like, shape (models, T)
+        Logit gaps of the models on T test points.
     ensemble : array_like, shape (T,), optional
         Gaps of the ensemble; default the ensemble of all rows of ``gaps``
         (:func:`ensemble_gaps`), as in the paper ("churn w.r.t. the ensemble").
@@ -90,6 +127,12 @@ def churn_to_ensemble(
     Returns
     -------
     numpy.ndarray, shape (models,)
+        The churn of each model against the ensemble (counts, or fractions).
+
+    Examples
+    --------
+    >>> churn_to_ensemble([[2.0, -1.0, 0.5], [1.0, 1.0, -0.5], [1.5, -2.0, 0.2]])
+    array([0., 2., 0.])
     """
     g = as_pool("gaps", gaps)
     ens = g.mean(axis=0) if ensemble is None else as_gaps("ensemble", ensemble, ndim=(1,))
@@ -102,12 +145,21 @@ def pairwise_churn(gaps: Any, *, normalize: bool = False) -> np.ndarray:
     Parameters
     ----------
     gaps : array_like, shape (M, T)
+        Logit gaps of the M models on T test points.
     normalize : bool, default False
         Fractions instead of counts.
 
     Returns
     -------
-    numpy.ndarray, shape (M, M), float64 (exact integer counts when not normalised).
+    numpy.ndarray of float64, shape (M, M)
+        Entry (i, j) is the churn between models i and j (exact integer counts when not
+        normalised).
+
+    Examples
+    --------
+    >>> pairwise_churn([[2.0, -1.0, 0.5], [1.0, 1.0, -0.5]])
+    array([[0., 2.],
+           [2., 0.]])
     """
     g = as_pool("gaps", gaps)
     p = (g > 0).astype(np.float64)
@@ -127,12 +179,17 @@ def ece(gaps: Any, labels: Any, bins: int = config.ECE_BINS) -> float | np.ndarr
     Parameters
     ----------
     gaps : array_like, shape (T,) or (models, T)
+        Logit gaps (logit of class 1 minus logit of class 0) of one model, or one row per
+        model, on T test points.
     labels : array_like of 0/1, shape (T,)
+        The true label of each test point.
     bins : int, default ``config.ECE_BINS`` (15)
+        Number of equal-width confidence bins on [0, 1].
 
     Returns
     -------
-    float for 1-d ``gaps``, else numpy.ndarray of shape (models,).
+    float or numpy.ndarray
+        The ECE in [0, 1] (a probability gap): a float for 1-d ``gaps``, else one per model.
 
     Warns
     -----
@@ -140,11 +197,17 @@ def ece(gaps: Any, labels: Any, bins: int = config.ECE_BINS) -> float | np.ndarr
         When every gap lies in [0, 1] (at least 8 test points, most strictly inside): these
         look like probabilities, which give a meaningless ECE. A (T, 2) matrix of per-class
         probabilities or logits is refused with an error saying which shape is expected.
+
+    Examples
+    --------
+    >>> round(ece([3.0, -3.0, 0.2, -0.2], [1, 0, 0, 0], bins=10), 4)
+    0.0486
     """
     g = as_gaps("gaps", gaps)
     check_not_class_columns("gaps", g, labels)
     y = as_labels(labels, g.shape[-1])
-    nb = check_positive_int("bins", bins)
+    nb = check_memory("bins", check_positive_int("bins", bins), per_unit=48.0,
+                      what="the calibration bins")
     warn_if_probabilities("ece gaps", g)
     g2 = g[None, :] if g.ndim == 1 else g
     T = g2.shape[1]

@@ -57,8 +57,11 @@ def candidate_report(
     Parameters
     ----------
     ref_gaps : array_like, shape (M, T), M >= 2
+        Logit gaps of the reference models on T test points.
     cand_gaps : array_like, shape (C, T) or (T,)
+        Logit gaps of the candidates on the same test points.
     labels : array_like of 0/1, shape (T,)
+        The true label of each test point.
     B, grid, exact, eps, seed, n_jobs, progress, clip
         As in :func:`alpha_hat`.
     bins : int, default 15
@@ -69,12 +72,24 @@ def candidate_report(
 
     Returns
     -------
-    polars.DataFrame, one row per candidate: the columns of :func:`alpha_hat` plus
-    ``accuracy``, ``churn_ensemble`` (count), ``churn_ensemble_frac``,
-    ``pairwise_churn_mean`` (mean count over the other candidates; null for one
-    candidate), ``pairwise_churn_mean_frac``, ``ece`` and ``ks`` (full-data plain KS
-    distance ``d_0`` between the candidate's eCDF and the interpolated reference function
-    ``G_M``). Metrics use the clipped gaps (clipping keeps every prediction's sign).
+    polars.DataFrame
+        One row per candidate: the columns of :func:`alpha_hat` plus ``accuracy``,
+        ``churn_ensemble`` (count), ``churn_ensemble_frac``, ``pairwise_churn_mean`` (mean
+        count over the other candidates; null for one candidate), ``pairwise_churn_mean_frac``,
+        ``ece`` and ``ks`` (full-data plain KS distance ``d_0`` between the candidate's eCDF
+        and the interpolated reference function ``G_M``). Metrics use the clipped gaps
+        (clipping keeps every prediction's sign).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> labels = rng.integers(0, 2, size=200)
+    >>> ref = rng.normal(2.0 * labels - 1.0, 1.5, size=(5, 200))
+    >>> cand = rng.normal(2.0 * labels - 1.0, 1.5, size=(3, 200))
+    >>> rep = candidate_report(ref, cand, labels, B=10, exact=False, progress=False)
+    >>> rep.height, {"alpha_hat", "accuracy", "churn_ensemble", "ece", "ks"} <= set(rep.columns)
+    (3, True)
     """
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     T = ref.shape[1]
@@ -152,6 +167,7 @@ def ensemble_study(
     Parameters
     ----------
     ref_gaps : array_like, shape (M, T), M >= 2
+        Logit gaps of the reference models on T test points.
     cand_gaps : array_like, shape (C, T)
         The pool the ensembles are drawn from.
     labels : array_like of 0/1, shape (T,), optional
@@ -164,17 +180,30 @@ def ensemble_study(
     B, grid, exact, eps, seed, n_jobs, progress, clip
         As in :func:`alpha_hat` (the same seed gives the same bootstrap draws).
     bins : int, default 15
+        ECE bins.
 
     Returns
     -------
-    polars.DataFrame, one row per (k, draw): ``k, draw, alpha_hat, alpha_hat_sd,
-    alpha_hat_exact, alpha_hat_exact_sd, d0_boot, tau, B, ks`` (full-data KS distance to
-    ``G_M``) and, with labels, the metrics above.
+    polars.DataFrame
+        One row per (k, draw): ``k, draw, alpha_hat, alpha_hat_sd, alpha_hat_exact,
+        alpha_hat_exact_sd, d0_boot, tau, B, ks`` (full-data KS distance to ``G_M``) and, with
+        labels, the metrics above.
 
     Notes
     -----
     The members of size k depend only on ``(seed, k)``, so adding a size does not change
     the ensembles of the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> ref, cands = rng.normal(size=(5, 200)), rng.normal(size=(6, 200))
+    >>> study = ensemble_study(ref, cands, sizes=(2, 4), draws=3, B=5, progress=False)
+    >>> study.select("k", "draw").rows()
+    [(2, 0), (2, 1), (2, 2), (4, 0), (4, 1), (4, 2)]
+    >>> ensemble_summary(study)["k"].to_list()
+    [2, 4]
     """
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     C, T = cands.shape
@@ -223,13 +252,15 @@ def ensemble_summary(
     frame : table
         The output of :func:`ensemble_study` (columns ``k`` and ``column``).
     level : float in [0, 1], default 0.05
+        The alpha-hat level: the share of ensembles with alpha-hat at most this.
     column : str, default "alpha_hat"
         ``"alpha_hat_exact"`` for the exact version.
 
     Returns
     -------
-    polars.DataFrame, one row per k: ``k, n, share_below`` (fraction of draws with
-    ``column <= level``) and ``<metric>_mean``, ``<metric>_sd`` for the metrics present.
+    polars.DataFrame
+        One row per k: ``k, n, share_below`` (fraction of draws with ``column <= level``) and
+        ``<metric>_mean``, ``<metric>_sd`` for the metrics present.
     """
     df = to_polars(frame, "frame")
     require_columns(df, ["k", column], "frame")

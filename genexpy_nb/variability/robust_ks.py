@@ -21,7 +21,12 @@ from tqdm.auto import tqdm
 
 from .. import config
 from .._codes import run_ends
-from .._validation import GenexpyInputError, check_positive_int, rng_from_seed
+from .._validation import (
+    GenexpyInputError,
+    check_memory,
+    check_positive_int,
+    rng_from_seed,
+)
 from ._checks import (
     as_candidates,
     as_gaps,
@@ -63,7 +68,9 @@ def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.
 
     Returns
     -------
-    float for a scalar ``alpha``, else numpy.ndarray of the same length as ``alpha``.
+    float or numpy.ndarray
+        The trimmed KS distance in [0, 1]: a float for a scalar ``alpha``, else one per
+        value of ``alpha``.
 
     Notes
     -----
@@ -106,23 +113,93 @@ def dkw_threshold(m: int, eps: float = config.DKW_EPS) -> float:
         Size of the reference sample.
     eps : float in (0, 1), default ``config.DKW_EPS`` (0.01)
         Error probability.
+
+    Returns
+    -------
+    float
+        tau, in units of KS distance (a candidate whose trimmed KS distance to the
+        reference is at most tau is accepted).
+
+    Examples
+    --------
+    >>> round(dkw_threshold(100, 0.01), 4)
+    0.2402
     """
     mm = check_positive_int("m", m)
     e = check_eps(eps)
     return math.sqrt(math.log(2.0 / e) / mm) + 1.0 / mm
 
 
+def min_reference_size(eps: float = config.DKW_EPS) -> int:
+    """The smallest reference sample size m whose DKW threshold is below 1.
+
+    A KS distance never exceeds 1, so with a smaller m (``tau >= 1``) the robust KS test
+    accepts every candidate, however different: 8 at eps = 0.01 (tau = 0.94; tau = 1.01
+    at m = 7). alpha-hat uses m = T // 2, so it needs ``T >= 2 * min_reference_size(eps)``
+    test points (16 at eps = 0.01).
+
+    Parameters
+    ----------
+    eps : float in (0, 1), default ``config.DKW_EPS`` (0.01)
+        Error probability of the DKW threshold.
+
+    Returns
+    -------
+    int
+        The smallest m with ``dkw_threshold(m, eps) < 1``.
+
+    Examples
+    --------
+    >>> min_reference_size(0.01), min_reference_size(0.05)
+    (8, 6)
+    """
+    e = check_eps(eps)
+    m = max(1, math.ceil(math.log(2.0 / e)))  # tau > sqrt(log(2/e)/m) >= 1 below this
+    while math.sqrt(math.log(2.0 / e) / m) + 1.0 / m >= 1.0:
+        m += 1
+    return m
+
+
+def _check_can_reject(m: int, eps: float, what: str, test_points: bool = False) -> None:
+    """Refuse a reference sample too small for the test to ever reject (tau >= 1)."""
+    tau = dkw_threshold(m, eps)
+    if tau < 1.0:
+        return
+    need = min_reference_size(eps)
+    fix = (f"use at least {2 * need} test points" if test_points
+           else f"use a reference sample of at least {need} values")
+    raise GenexpyInputError(
+        f"{what}: the DKW threshold tau = {tau:.3g} is at least 1, the largest possible KS "
+        "distance, so no candidate could ever be rejected and the answer would say nothing; "
+        f"{fix} (at eps = {eps:g}), or a larger eps.")
+
+
 @dataclass(frozen=True)
 class RobustKSResult:
-    """Outcome of :func:`robust_ks_test`.
+    """Outcome of :func:`robust_ks_test`; its fields (the parameters below) are its attributes.
 
-    Attributes
+    Parameters
     ----------
-    statistic : the trimmed KS distance ``d_alpha``
-    threshold : the DKW threshold ``tau`` for the reference sample size
-    accept : ``statistic <= threshold`` (the candidate is an alpha-trimming away from F0)
-    alpha, eps : the trimming level and the error probability used
-    m, n : reference and candidate sample sizes
+    statistic : float
+        The trimmed KS distance ``d_alpha`` between the reference and the candidate sample.
+    threshold : float
+        The DKW threshold ``tau`` for the reference sample size (:func:`dkw_threshold`).
+    accept : bool
+        ``statistic <= threshold``: the candidate is an alpha-trimming away from the
+        reference distribution F0 (robust-KS paper, Section III-C).
+    alpha : float
+        The trimming level used.
+    eps : float
+        The error probability of the DKW threshold.
+    m, n : int
+        Reference and candidate sample sizes.
+
+    Examples
+    --------
+    >>> res = robust_ks_test([0.1, 0.4, 0.2, 0.9, 0.5, 0.3, 0.8, 0.7, 0.6, 0.0],
+    ...                      [0.15, 0.45, 0.25, 0.95, 0.55], alpha=0.0)
+    >>> res.m, res.n, res.accept, round(res.threshold, 4)
+    (10, 5, True, 0.8279)
     """
 
     statistic: float
@@ -149,16 +226,27 @@ def robust_ks_test(
     alpha : float in [0, 1), default 0.05
         Trimming level.
     eps : float in (0, 1), default 0.01
+        Error probability of the DKW threshold.
 
     Returns
     -------
     RobustKSResult
+        The trimmed KS distance, the threshold and whether the candidate is accepted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> ref, same, shifted = rng.normal(size=500), rng.normal(size=500), rng.normal(1, 1, 500)
+    >>> robust_ks_test(ref, same).accept, robust_ks_test(ref, shifted).accept
+    (True, False)
     """
     a = float(check_alpha(alpha)[0]) if np.ndim(alpha) == 0 else None
     if a is None:
         raise GenexpyInputError("alpha must be a single number in [0, 1) for the test.")
     d = trimmed_ks(x_ref, x_cand, a)
     m = int(np.size(x_ref))
+    _check_can_reject(m, check_eps(eps), f"x_ref has m = {m} values")
     tau = dkw_threshold(m, eps)
     return RobustKSResult(
         statistic=float(d),
@@ -181,16 +269,38 @@ def draw_bootstrap(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All random draws of the alpha-hat bootstrap, made up front with one Generator.
 
+    Parameters
+    ----------
+    seed : int, numpy.random.Generator or None
+        Seed of the draws (same seed, same draws); None = fresh entropy.
+    B : int
+        Bootstrap repetitions.
+    M : int
+        Number of reference models.
+    T : int
+        Number of test points.
+
     Returns
     -------
-    idx : (B, T) int64, test-point indices with replacement; I1 = ``idx[b, :T//2]``
-        (candidate sample), I2 = ``idx[b, T//2:]``.
-    ref_model : (B, T//2) int64, reference model of each reference-sample value.
-    ref_pos : (B, T//2) int64, position in I2 of each reference-sample value.
+    idx : numpy.ndarray of int64, shape (B, T)
+        Test-point indices drawn with replacement; I1 = ``idx[b, :T//2]`` (candidate
+        sample), I2 = ``idx[b, T//2:]``.
+    ref_model : numpy.ndarray of int64, shape (B, T//2)
+        The reference model of each reference-sample value.
+    ref_pos : numpy.ndarray of int64, shape (B, T//2)
+        The position in I2 of each reference-sample value.
 
+    Notes
+    -----
     Drawing everything here (not inside the parallel kernel) makes the result independent
     of the thread count, and the same draws serve every candidate (common random numbers,
     as in the paper's code), so a candidate's alpha-hat does not depend on the others.
+
+    Examples
+    --------
+    >>> idx, ref_model, ref_pos = draw_bootstrap(0, B=3, M=5, T=10)
+    >>> idx.shape, ref_model.shape, ref_pos.shape
+    ((3, 10), (3, 5), (3, 5))
     """
     rng = rng_from_seed(seed)
     h = T // 2
@@ -247,6 +357,23 @@ def _first_half_counts(idx: np.ndarray, T: int) -> np.ndarray:
     return np.bincount(flat, minlength=B * T).reshape(B, T).astype(np.int32)
 
 
+def check_alpha_hat_size(T: int, C: int, B: int, G: int | None = None,
+                         eps: float = config.DKW_EPS) -> None:
+    """Refuse, before any work, an alpha-hat that could say nothing or not fit in memory.
+
+    ``T`` test points (reference samples of T // 2 values: at least
+    :func:`min_reference_size` for the test to ever reject), ``C`` candidates, ``B``
+    bootstrap draws, ``G`` levels of the grid (default ``config.ALPHA_GRID``).
+    """
+    G = len(config.ALPHA_GRID) if G is None else int(G)
+    _check_can_reject(T // 2, eps, f"alpha-hat with T = {T} test points (reference samples "
+                                   f"of T // 2 = {T // 2} values)", test_points=True)
+    # kept: the draws (B, T) and (B, T/2) x 2, the sorted reference samples and their
+    # counts, the first-half counts; per candidate, the results (B, C) x 3 and (B, C, G)
+    check_memory("B", B, per_unit=48.0 * T + 16.0 * C * (3 + G),
+                 what=f"alpha-hat of {C} candidate(s) on {T} test points")
+
+
 def _alpha_hat_raw(
     ref: np.ndarray,
     cands: np.ndarray,
@@ -277,6 +404,7 @@ def _alpha_hat_raw(
             f"alpha-hat needs at least 2 test points (two halves), got T = {T}."
         )
     h = T // 2
+    check_alpha_hat_size(T, cands.shape[0], nb, g.size, e)
     tau = dkw_threshold(h, e)
     if draws is None:
         draws = draw_bootstrap(seed, nb, M, T)
@@ -345,9 +473,48 @@ def alpha_hat_bootstrap(
 ) -> pl.DataFrame:
     """Per-bootstrap alpha-hat_b of every candidate, long format.
 
-    Same arguments as :func:`alpha_hat`. Returns a polars frame with one row per
-    (candidate, bootstrap): ``candidate, bootstrap, alpha_hat, alpha_hat_exact, d0``
-    (``d0`` = the plain KS distance of that bootstrap's samples).
+    The alpha-hat of :func:`alpha_hat` is the mean of these per candidate (robust-KS paper,
+    Section IV-A); this frame shows their spread.
+
+    Parameters
+    ----------
+    ref_gaps : array_like, shape (M, T), M >= 2
+        Logit gaps of the reference models on T test points.
+    cand_gaps : array_like, shape (C, T) or (T,)
+        Logit gaps of the candidates on the same test points.
+    B : int, default ``config.ALPHA_HAT_B`` (100)
+        Bootstrap repetitions.
+    grid : sequence of float in [0, 0.5), default ``config.ALPHA_GRID``
+        Trimming levels tried in increasing order.
+    exact : bool, default True
+        Also compute the exact level by bisection (tolerance ``config.ALPHA_HAT_XTOL``).
+    eps : float in (0, 1), default 0.01
+        Error probability of the DKW threshold.
+    seed : int or None, default 0
+        Same seed, same result, whatever ``n_jobs``; the same draws as :func:`alpha_hat`
+        with the same seed.
+    n_jobs : int, optional
+        Threads (default all numba threads).
+    progress : bool, default True
+        tqdm progress bar over the candidates.
+    clip : float or None, default ``config.LOGIT_CLIP`` (15)
+        Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (candidate, bootstrap): ``candidate, bootstrap, alpha_hat,
+        alpha_hat_exact, d0`` (``alpha_hat_exact`` null when ``exact=False``; ``d0`` = the
+        plain KS distance of that bootstrap's samples).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> ref, cand = rng.normal(size=(5, 200)), rng.normal(size=(2, 200))
+    >>> boot = alpha_hat_bootstrap(ref, cand, B=4, progress=False)
+    >>> boot.shape, boot.columns
+    ((8, 5), ['candidate', 'bootstrap', 'alpha_hat', 'alpha_hat_exact', 'd0'])
     """
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     raw = _alpha_hat_raw(
@@ -439,9 +606,9 @@ def alpha_hat(
 
     Returns
     -------
-    polars.DataFrame, one row per candidate:
-        ``candidate`` (row index), ``alpha_hat`` (grid version, mean over B),
-        ``alpha_hat_sd``, ``alpha_hat_exact``, ``alpha_hat_exact_sd`` (null when
+    polars.DataFrame
+        One row per candidate: ``candidate`` (row index), ``alpha_hat`` (grid version,
+        mean over B), ``alpha_hat_sd``, ``alpha_hat_exact``, ``alpha_hat_exact_sd`` (null when
         ``exact=False``), ``d0_boot`` (mean bootstrap KS distance), ``tau`` (DKW threshold
         for the bootstrap reference size T//2), ``B``, and ``accuracy`` with ``labels``.
 
@@ -493,10 +660,49 @@ def trimming_curve(
 ) -> pl.DataFrame:
     """Bootstrap trimmed KS distances ``d_alpha`` over the alpha grid, for charts.
 
-    Same bootstrap as :func:`alpha_hat` (same seed, same draws). Returns one row per
-    (candidate, alpha): ``candidate, alpha, d_mean, d_lo, d_hi, tau`` where ``d_lo``/``d_hi``
-    are the 5% and 95% bootstrap quantiles; the candidate passes at alpha when
-    ``d <= tau``.
+    Same bootstrap as :func:`alpha_hat` (same seed, same draws); the curve of the
+    robust-KS paper's Section IV-A, whose first crossing of tau is alpha-hat.
+
+    Parameters
+    ----------
+    ref_gaps : array_like, shape (M, T), M >= 2
+        Logit gaps of the reference models on T test points.
+    cand_gaps : array_like, shape (C, T) or (T,)
+        Logit gaps of the candidates on the same test points.
+    B : int, default ``config.ALPHA_HAT_B`` (100)
+        Bootstrap repetitions.
+    grid : sequence of float in [0, 0.5), default ``config.ALPHA_GRID``
+        Trimming levels tried in increasing order.
+    eps : float in (0, 1), default 0.01
+        Error probability of the DKW threshold.
+    seed : int or None, default 0
+        Same seed, same result, whatever ``n_jobs``; the same draws as :func:`alpha_hat`
+        with the same seed.
+    n_jobs : int, optional
+        Threads (default all numba threads).
+    progress : bool, default True
+        tqdm progress bar over the candidates.
+    clip : float or None, default ``config.LOGIT_CLIP`` (15)
+        Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (candidate, alpha): ``candidate, alpha, d_mean, d_lo, d_hi, tau`` where
+        ``d_mean`` is the bootstrap mean of the trimmed KS distance and ``d_lo``/``d_hi``
+        its 5% and 95% bootstrap quantiles; the candidate passes at alpha when
+        ``d <= tau``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> ref, cand = rng.normal(size=(5, 200)), rng.normal(size=200)
+    >>> curve = trimming_curve(ref, cand, B=4, grid=[0.0, 0.1, 0.2], progress=False)
+    >>> curve["alpha"].to_list()
+    [0.0, 0.1, 0.2]
+    >>> bool(curve["d_mean"].is_sorted(descending=True))
+    True
     """
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     raw = _alpha_hat_raw(
@@ -523,9 +729,33 @@ def ks_to_reference(ref_gaps: Any, cand_gaps: Any, *, clip: Any = config.LOGIT_C
     ``F0`` = the pooled eCDF of the reference models (``G_M``, interpolated), ``Fn`` = the
     candidate's eCDF over all T test points (no bootstrap).
 
+    Parameters
+    ----------
+    ref_gaps : array_like, shape (M, T)
+        Logit gaps of the reference models on T test points.
+    cand_gaps : array_like, shape (C, T) or (T,)
+        Logit gaps of the candidates on the same test points.
+    clip : float or None, default ``config.LOGIT_CLIP`` (15)
+        Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+    alpha : float or sequence of float in [0, 1), default 0.0
+        Trimming level(s); 0 = the plain KS distance.
+    n_jobs : int, optional
+        Threads (default all numba threads).
+
     Returns
     -------
-    numpy.ndarray, shape (C,) for a scalar ``alpha`` else (C, len(alpha)).
+    numpy.ndarray
+        Trimmed KS distances in [0, 1], shape (C,) for a scalar ``alpha`` else
+        (C, len(alpha)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(2)
+    >>> ref = rng.normal(size=(4, 300))
+    >>> d = ks_to_reference(ref, np.vstack([ref[0], ref[0] + 3.0]))
+    >>> bool(d[0] < 0.1 < 0.5 < d[1])
+    True
     """
     ref, cands = _prepare(ref_gaps, cand_gaps, clip)
     alphas = check_alpha(alpha)

@@ -83,13 +83,16 @@ def alpha_hat_groups(
 
     Returns
     -------
-    polars.DataFrame, one row per group, in this order: ``<column> <= level`` for every
-    level (ascending; the groups are nested, as the paper's "models with alpha-hat <=
-    level"), ``<column> > <largest level>`` (the rest) and ``all``. Columns ``group``,
-    ``level`` (null for ``all``), ``n``, ``share`` (n / number of rows) and, per metric
-    ``m``, ``m_mean``, ``m_median``, ``m_min``, ``m_max`` (null for an empty group; nulls
-    in a metric are skipped).
+    polars.DataFrame
+        One row per group, in this order: ``<column> <= level`` for every level (ascending; the
+        groups are nested, as the paper's "models with alpha-hat <= level"), ``<column> >
+        <largest level>`` (the rest) and ``all``. Columns ``group``, ``level`` (null for
+        ``all``), ``n``, ``share`` (n / number of rows) and, per metric ``m``, ``m_mean``,
+        ``m_median``, ``m_min``, ``m_max`` (null for an empty group; nulls in a metric are
+        skipped).
 
+    Notes
+    -----
     Reading it: when ``m_min``/``m_max`` of the small-alpha-hat groups sit inside the good
     end of the ``all`` range (higher accuracy, lower churn and ECE), a low alpha-hat implies
     good metrics; the ``>`` group holding candidates with good metrics too shows that the
@@ -157,12 +160,20 @@ def pairwise_churn_frame(
 
     Returns
     -------
-    polars.DataFrame, one row per pair ``a < b`` (C (C-1) / 2 rows): ``a, b`` (row
-    indices), ``name_a, name_b``, ``churn`` (test points where their predictions differ),
-    ``churn_frac`` (churn / T), ``alpha_hat_a, alpha_hat_b`` and ``alpha_hat_pair`` =
-    ``max(alpha_hat_a, alpha_hat_b)``: a pair with ``alpha_hat_pair <= level`` has both
-    models representative at that level. Summarise it with
-    ``alpha_hat_groups(pairs, column="alpha_hat_pair", metrics=["churn"])``.
+    polars.DataFrame
+        One row per pair ``a < b`` (C (C-1) / 2 rows): ``a, b`` (row indices), ``name_a,
+        name_b``, ``churn`` (test points where their predictions differ), ``churn_frac`` (churn
+        / T), ``alpha_hat_a, alpha_hat_b`` and ``alpha_hat_pair`` = ``max(alpha_hat_a,
+        alpha_hat_b)``: a pair with ``alpha_hat_pair <= level`` has both models representative
+        at that level. Summarise it with ``alpha_hat_groups(pairs, column="alpha_hat_pair",
+        metrics=["churn"])``.
+
+    Examples
+    --------
+    >>> pairs = pairwise_churn_frame([[1.0, -1.0, 2.0], [1.0, 1.0, 2.0], [-1.0, 1.0, 2.0]],
+    ...                              [0.0, 0.1, 0.3])
+    >>> pairs.select("a", "b", "churn", "alpha_hat_pair").rows()
+    [(0, 1, 1.0, 0.1), (0, 2, 2.0, 0.3), (1, 2, 1.0, 0.3)]
     """
     g = as_pool("cand_gaps", cand_gaps, min_models=2)
     C, T = g.shape
@@ -226,17 +237,25 @@ def select_seed(
 
     Returns
     -------
-    polars.DataFrame: the explored rows, with added columns ``accuracy_rank`` (1 = the
-    highest accuracy; ties share the best rank), ``eligible`` (alpha-hat <= level),
-    ``pareto`` (no other explored candidate has at least the accuracy and at most the
-    alpha-hat, one of them strictly) and ``chosen`` (True in exactly one row). The chosen
-    candidate is always on the Pareto front.
+    polars.DataFrame
+        The explored rows, with added columns ``accuracy_rank`` (1 = the highest accuracy; ties
+        share the best rank), ``eligible`` (alpha-hat <= level), ``pareto`` (no other explored
+        candidate has at least the accuracy and at most the alpha-hat, one of them strictly)
+        and ``chosen`` (True in exactly one row). The chosen candidate is always on the Pareto
+        front.
 
     Raises
     ------
     GenexpyInputError
         If the report has fewer than ``n_explore`` rows or no explored candidate is
         eligible (then explore more seeds or raise ``level``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> rep = pl.DataFrame({"accuracy": [0.91, 0.93, 0.92], "alpha_hat": [0.0, 0.2, 0.04]})
+    >>> select_seed(rep, n_explore=3)["chosen"].to_list()
+    [False, False, True]
     """
     df = to_polars(report, "report")
     require_columns(df, [accuracy, column], "report")

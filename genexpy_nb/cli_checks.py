@@ -1,0 +1,223 @@
+"""The command line's checks and argument types (:mod:`genexpy_nb.cli`): option values
+parsed with a clear message, output paths checked before any work (never an input, a
+replacement said), tables read with every failure a one-line error, and the messages in
+command-line words (:mod:`genexpy_nb._words`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._validation import GenexpyInputError
+
+if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
+    import polars as pl
+
+__all__ = [
+    "say",
+    "one_line",
+    "caller_words",
+    "command_flags",
+    "csv_list",
+    "number_list",
+    "alpha_list",
+    "level_pair",
+    "kernel_question",
+    "positive_int",
+    "probability",
+    "fraction",
+    "check_parent",
+    "no_nulls",
+    "require_options",
+    "direction",
+    "add_direction",
+    "check_out_file",
+    "check_out_dir",
+    "read_table",
+]
+
+
+def say(msg: str = "") -> None:
+    """A line on stderr (notes, progress words; stdout holds the answer)."""
+    print(msg, file=sys.stderr)
+
+
+def one_line(msg: object) -> str:
+    """A message on one line (the command line's errors are one line)."""
+    return " ".join(str(msg).split())
+
+
+def caller_words(msg: object) -> str:
+    """A message of the library on one line, in command-line words (``--rep 10``, not
+    ``rep=10``: :mod:`genexpy_nb._words`)."""
+    from ._words import translate
+
+    return translate(one_line(msg))
+
+
+def command_flags(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """A command's Python names -> its flags, read from its parser (``invalid_target`` ->
+    ``--invalid-target``; the positional table -> RESULTS)."""
+    out = {}
+    for action in parser._actions:
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs and action.dest not in ("help", "version", "higher_is_better"):
+            out[action.dest] = longs[0]
+        elif not action.option_strings and action.dest not in ("command",):
+            out[action.dest] = action.metavar or action.dest.upper()
+    return out
+
+
+def csv_list(text: str | None) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()] if text else []
+
+
+def number_list(text: str) -> list[float]:
+    """argparse type: comma-separated numbers."""
+    try:
+        out = [float(t) for t in csv_list(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers, got {text!r}") from None
+    if not out:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return out
+
+
+def alpha_list(text: str) -> list[float]:
+    """argparse type: comma-separated probabilities in (0, 1)."""
+    out = number_list(text)
+    bad = [a for a in out if not 0.0 < a < 1.0]
+    if bad:
+        raise argparse.ArgumentTypeError(f"alpha* must lie strictly between 0 and 1, got {bad}")
+    return out
+
+
+def level_pair(text: str) -> tuple[str, str]:
+    """argparse type: COLUMN=LEVEL."""
+    col, eq, level = text.partition("=")
+    if not eq or not col.strip():
+        raise argparse.ArgumentTypeError(f"expected COLUMN=LEVEL, got {text!r}")
+    return col.strip(), level
+
+
+def kernel_question(text: str):
+    """argparse type: a research question such as jaccard:k=2."""
+    from .kernels import parse_kernel
+
+    try:
+        return parse_kernel(text)
+    except GenexpyInputError as exc:
+        raise argparse.ArgumentTypeError(caller_words(exc)) from None
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {v}")
+    return v
+
+
+def probability(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {v}")
+    return v
+
+
+def fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {v}")
+    return v
+
+
+def check_parent(p: Path, option: str) -> None:
+    """The folder of an output file exists (created now if needed) and is writable."""
+    from ._io import make_parent
+
+    make_parent(p.expanduser().absolute().parent, f"{option} {str(p)!r}")
+
+
+# ---- output paths: never an input, a replacement said (issue 30) -------------------------
+
+
+def check_out_file(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
+    """An output table path: a supported suffix, in a folder that can be written, none of
+    the ``inputs``; replacing an existing file is said on the terminal."""
+    from ._io import check_frame_path, check_not_input
+
+    p = check_frame_path(path, option)
+    check_not_input(p, inputs, option)
+    check_parent(p, option)
+    if p.exists():
+        say(f"note: {option} {str(p)!r} exists; it is replaced when the command succeeds")
+    return p
+
+
+def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
+    """An output folder: writable, holding none of the ``inputs``, not a folder of the
+    user's own files; replacing one written by an earlier run is said on the terminal."""
+    from ._io import check_not_input, check_output_dir
+
+    check_not_input(path, inputs, option, folder=True)
+    p = check_output_dir(path)
+    if p.is_dir() and any(p.iterdir()):
+        say(f"note: {option} {str(path)!r} holds the output of an earlier run; it is "
+             "replaced when the command succeeds")
+    return p
+
+
+# ---- reading tables --------------------------------------------------------------------
+
+
+def read_table(path: str) -> pl.DataFrame:
+    """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error
+    (:func:`genexpy_nb.data.read_results`)."""
+    from .data import read_results
+
+    return read_results(path)
+
+
+def no_nulls(df, columns: list[str]) -> None:
+    """Factor columns must name a level in every row; the error says where and how many."""
+    for c in dict.fromkeys(columns):
+        n_null = df[c].null_count()
+        if n_null:
+            raise GenexpyInputError(f"column {c!r} has {n_null} empty value(s) (of {df.height} "
+                                    "rows); fill or drop those rows.")
+
+
+def require_options(df, columns: dict[str, list[str]]) -> None:
+    """Every column named by an option is in the table; the error names the option."""
+    for option, cols in columns.items():
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise GenexpyInputError(
+                f"{option}: column(s) {missing} not in the table; its columns are "
+                f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
+
+
+def direction(args: argparse.Namespace) -> bool:
+    return bool(args.higher_is_better)
+
+
+def add_direction(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
+                   default=None, help="the target is a score such as accuracy (required: "
+                   "this or --lower-is-better)")
+    g.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
+                   help="the target is an error, a loss or a runtime")

@@ -1,0 +1,631 @@
+"""The comparison of alternatives over blocks, as one workflow: :func:`compare`.
+
+From a tidy results table to the answer a paper reports: the missing-results policy of a
+:class:`~genexpy_nb.Study`, the omnibus rank test, a post-hoc test with its correction,
+mean ranks, the data of the critical-difference (CD) diagram and a written report
+(:class:`Comparison`: Markdown, HTML, LaTeX, files). The command line's ``genexpy-nb
+compare`` is this function and :func:`genexpy_nb.charts.save_comparison`.
+
+**Every output summarises the same blocks.** The policy of the Study runs first (the same
+tolerances, flags and default for NaN scores as ``genexpy-nb nstar``): blocks missing
+more than ``tol_missing_alternatives`` of the alternatives are dropped, then alternatives
+missing in more than ``tol_missing_conditions`` of the remaining blocks. What is still
+missing is handled by one method, everywhere: **ranks among the available alternatives**
+(Skillings & Mack 1981). Each block ranks the alternatives that have a result there; the
+omnibus test is Skillings–Mack's; an alternative's mean rank is the mean, over the blocks
+where it has a result, of its rank among the s alternatives present put on the 1..k scale
+(``1 + (r - 1)(k - 1)/(s - 1)``: under the null every alternative then expects
+(k + 1)/2, so a block with fewer alternatives neither favours nor penalises those
+present); the post-hoc tests compare these mean ranks, divided by the exact standard
+deviation of their difference under the omnibus test's null. On complete blocks all of
+this is Friedman's test, the usual mean ranks (bit for bit) and Demšar's z-test (or
+Nemenyi's). Only complete blocks instead: ``tol_missing_alternatives=0``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .. import config
+from .._validation import GenexpyInputError, check_probability, to_polars
+from ._comparison_text import _correction, _n
+from ._input import REQUIRED, _orient
+from ._pvalues import norm_sf
+from ._ranks import min_rank_rows, rank_rows
+from ._words import opt, translate
+from .comparison import Comparison
+from .corrections import P_ADJUST_METHODS, _check_p_adjust, _pairs_frame
+from .critical_difference import cliques as _cliques
+
+__all__ = ["compare", "Comparison", "POSTHOC_TESTS"]
+
+#: post-hoc tests of :func:`compare` ("auto": Conover-Iman on complete blocks, the
+#: Siegel-Castellan z-test of mean ranks among the available alternatives when results
+#: are missing)
+POSTHOC_TESTS: tuple[str, ...] = ("auto", "conover", "nemenyi", "siegel")
+_TIES = ("average", "min")
+_FORMATS = ("csv", "parquet", "tsv", "json")
+
+#: words in a block column's name that mean a replicate (folds, seeds), not a dataset
+_REPLICATE_WORDS = frozenset({
+    "fold", "folds", "seed", "seeds", "split", "splits", "repeat", "repeats", "repetition",
+    "repetitions", "rep", "reps", "run", "runs", "resample", "resamples", "bootstrap",
+    "iteration", "iter", "trial", "trials", "cv", "outer", "inner", "shuffle"})
+
+#: parameters whose ``name=value`` in messages of the functions called is rewritten as a
+#: command-line flag (see ``_words.translate``)
+_PARAMS = ("alternatives", "target", "blocks", "average_over", "higher_is_better",
+           "posthoc", "p_adjust", "alpha", "tol_missing_alternatives",
+           "tol_missing_conditions", "invalid_target", "require_complete_replicates", "ties",
+           "control", "top")
+
+
+# ---- the workflow ----------------------------------------------------------------------
+
+
+def _as_columns(name: str, value: Any, *, required: bool) -> tuple[str, ...]:
+    if value is None or (not isinstance(value, str) and isinstance(value, Sequence)
+                         and len(value) == 0):
+        if required:
+            raise GenexpyInputError(f"{opt(name, placeholder='COLUMNS')}: name at least "
+                                    "one column.")
+        return ()
+    if isinstance(value, str):
+        parts = [value]
+    elif isinstance(value, Sequence):
+        parts = list(value)
+    else:
+        raise GenexpyInputError(f"{opt(name)} must be a column name or a list of names, got "
+                                f"{type(value).__name__}.")
+    for p in parts:
+        if not isinstance(p, str) or not p:
+            raise GenexpyInputError(f"{opt(name)} must hold column names, got {p!r}.")
+    return tuple(parts)
+
+
+def _check_inputs(df: pl.DataFrame, alternatives: str, target: str, blocks: tuple[str, ...],
+                  average_over: tuple[str, ...], invalid_target: str) -> None:
+    """Columns, roles, types, NaN scores and repeated rows, in the caller's words."""
+    roles = {"alternatives": [alternatives], "target": [target], "blocks": list(blocks),
+             "average_over": list(average_over)}
+    for role, cols in roles.items():
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise GenexpyInputError(
+                f"{opt(role)}: column(s) {missing} not in the table; its columns are "
+                f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
+    given = [alternatives, target, *blocks, *average_over]
+    twice = sorted({c for c in given if given.count(c) > 1})
+    if twice:
+        raise GenexpyInputError(f"column(s) {twice} are given two roles (alternatives, "
+                                "target, blocks, average over); give each its own.")
+    if not df.schema[target].is_numeric():
+        raise GenexpyInputError(
+            f"{opt('target')}: column {target!r} is not numeric (dtype {df.schema[target]}); "
+            "convert it, or name the numeric result column.")
+    for c in (alternatives, *blocks, *average_over):
+        n_null = df[c].null_count()
+        if n_null:
+            raise GenexpyInputError(f"column {c!r} has {n_null} empty value(s) (of "
+                                    f"{df.height} rows); fill or drop those rows.")
+    tgt = pl.col(target).cast(pl.Float64)
+    bad = int(df.select((tgt.is_null() | ~tgt.is_finite()).sum()).item())
+    if bad and invalid_target == "raise":
+        raise GenexpyInputError(
+            f"{opt('target')}: column {target!r} has {bad} empty, NaN or infinite value(s) "
+            f"(of {df.height} rows), e.g. from failed runs. Pass "
+            f"{opt('invalid_target', 'drop')} to drop those rows and count them as missing "
+            "results (the missing-results policy then handles them), or fix them.")
+    keys = [alternatives, *blocks, *average_over]
+    dup = df.select(pl.struct(keys).is_duplicated().sum()).item()
+    if dup:
+        if average_over:
+            hint = ("add the column that tells them apart to "
+                    f"{opt('average_over', placeholder='COLUMNS')} or "
+                    f"{opt('blocks', placeholder='COLUMNS')}")
+        else:
+            hint = (f"average them with {opt('average_over', placeholder='COLUMNS')} "
+                    "(e.g. seed, fold), or name more block columns with "
+                    f"{opt('blocks', placeholder='COLUMNS')}")
+        raise GenexpyInputError(f"{dup} rows share their (block, alternative"
+                                f"{', replicate' if average_over else ''}) with another row: "
+                                f"several results per cell; {hint}.")
+
+
+def _study_supports(name: str) -> bool:
+    """Whether this version's :class:`~genexpy_nb.Study` takes the keyword ``name``."""
+    from ..study import Study
+
+    return name in inspect.signature(Study).parameters
+
+
+def _replicates_of(report: Any) -> pl.DataFrame | None:
+    """The Study's report of results averaged over fewer replicates than the others
+    (``FilterReport.replicates_frame``), or None when the Study does not report them."""
+    frame = getattr(report, "replicates_frame", None)
+    if frame is None or not getattr(report, "short_replicates", ()):
+        return None
+    return frame()
+
+
+def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, tol_cond,
+                  invalid_target, require_complete_replicates):
+    """The Study's missing-results policy on the table: (values with NaN, names, block
+    labels, the Study's report)."""
+    from ..study import Study
+
+    kwargs: dict[str, Any] = dict(
+        alternatives=alternatives, target=target, generalize=list(blocks),
+        higher_is_better=hib, average_over=list(average_over) or None,
+        tol_missing_alternatives=tol_alt, tol_missing_conditions=tol_cond,
+        invalid_target=invalid_target)
+    if require_complete_replicates:
+        if not _study_supports("require_complete_replicates"):  # pragma: no cover
+            raise GenexpyInputError(
+                f"{opt('require_complete_replicates', True)}: this version of genexpy_nb "
+                "cannot check replicates yet.")
+        kwargs["require_complete_replicates"] = True
+    try:
+        study = Study(df, **kwargs)
+    except GenexpyInputError as exc:
+        # the Study's words: its conditions are the blocks here
+        words = re.sub(r"(?<![\w-])condition(s?)\b", r"block\1", translate(str(exc), _PARAMS))
+        raise GenexpyInputError(words) from None
+    sample = next(study.samples())
+    values = np.where(sample.imputed, np.nan, sample.scores)
+    return values, list(sample.alternatives), list(sample.conditions), study.report
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
+    if value not in choices:
+        shown = ", ".join(str(c) for c in choices)
+        raise GenexpyInputError(f"{opt(name)} must be one of {shown}; got {value!r}.")
+    return value
+
+
+def compare(
+    data: Any,
+    *,
+    alternatives: str,
+    target: str,
+    blocks: str | Sequence[str],
+    higher_is_better: bool = REQUIRED,
+    average_over: str | Sequence[str] | None = None,
+    posthoc: str = "auto",
+    p_adjust: str | None = "holm",
+    alpha: float = 0.05,
+    tol_missing_alternatives: float = config.TOL_MISSING_ALTERNATIVES,
+    tol_missing_conditions: float = config.TOL_MISSING_CONDITIONS,
+    invalid_target: str = "raise",
+    require_complete_replicates: bool = False,
+    ties: str = "average",
+    control: str | None = None,
+    top: int | None = None,
+) -> Comparison:
+    """Compare alternatives over blocks: omnibus rank test, post-hoc test, mean ranks, CD.
+
+    Parameters
+    ----------
+    data : polars / pandas DataFrame or pyarrow Table
+        Tidy results, one row per (block, alternative[, replicate]); a missing result is
+        an absent row. Never modified.
+    alternatives : str
+        Column of the compared methods.
+    target : str
+        Numeric result column.
+    blocks : str or list of str
+        Column(s) whose levels are the blocks (datasets, tasks); several are combined.
+    higher_is_better : bool, required
+        True for scores (accuracy), False for errors, losses or run times.
+    average_over : str or list of str, optional
+        Replicate columns (seed, fold) averaged first; the report says which alternatives
+        had fewer replicates than the others.
+    posthoc : {"auto", "conover", "nemenyi", "siegel"}
+        The post-hoc test: Conover–Iman's t-test on rank sums (complete blocks only),
+        Nemenyi's studentized range test, or the Siegel–Castellan z-test of mean ranks
+        (Demšar's z). With results missing, Nemenyi's and the z-test compare the mean ranks
+        among the available alternatives with the exact null variance of their difference
+        (on complete blocks the same numbers).
+        "auto": Conover–Iman on complete blocks, else the z-test.
+    p_adjust : str or None
+        Correction of the post-hoc p-values (statsmodels' names, default Holm's); over
+        k(k - 1)/2 pairs, or k - 1 comparisons with a ``control``. Nemenyi's test needs
+        none (it controls the family-wise error itself) and ignores it.
+    alpha : float
+        Significance level of the tests, the groups and the diagram.
+    tol_missing_alternatives, tol_missing_conditions : float
+        The missing-results policy of :class:`~genexpy_nb.Study` (default 0.2 each): drop
+        the blocks missing more than this share of the alternatives, then the alternatives
+        missing in more than this share of the remaining blocks. ``tol_missing_alternatives
+        =0`` keeps only complete blocks.
+    invalid_target : {"raise", "drop"}
+        Rows whose target is empty, NaN or infinite (failed runs): refuse the table
+        (default, as the Study) or drop them, so that they count as missing results.
+    require_complete_replicates : bool
+        With ``average_over``: refuse results averaged over fewer replicates than others.
+    ties : {"average", "min"}
+        Ranks of tied alternatives in the reported and drawn mean ranks: the mean of the
+        ranks they occupy (default, as scipy and the tests) or the lowest (as some papers
+        publish). The tests always use mid-ranks.
+    control : str, optional
+        Compare every alternative with this one only (k - 1 tests, corrected as a family
+        of k - 1; Demšar's comparison with a control).
+    top : int, optional
+        The CD diagram shows the ``top`` best alternatives (and the control), the rest
+        summarised in one line; the tables keep all.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"dataset": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "model": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.8, 0.85, 0.6, 0.9, 0.7, 0.71, 0.95,
+    ...                            0.9, 0.8, 0.7, 0.6, 0.5, 0.9, 0.8, 0.82, 0.7, 0.5, 0.6,
+    ...                            0.9, 0.85, 0.8]})
+    >>> res = compare(df, alternatives="model", target="acc", blocks="dataset",
+    ...               higher_is_better=True)
+    >>> res.best, res.omnibus.test, res.n_blocks
+    (('a',), 'Friedman', 8)
+    """
+    if higher_is_better is REQUIRED:
+        raise GenexpyInputError(
+            f"compare: say which direction of the score is better: "
+            f"{opt('higher_is_better', True)} for scores such as accuracy or AUC, "
+            f"{opt('higher_is_better', False)} for errors, losses or run times. Ranks "
+            "(1 = best) are taken within each block, so the direction decides which "
+            "alternative comes out best.")
+    if not isinstance(higher_is_better, (bool, np.bool_)):
+        raise GenexpyInputError(f"{opt('higher_is_better')} must be True or False, got "
+                                f"{higher_is_better!r}.")
+    hib = bool(higher_is_better)
+    if not isinstance(alternatives, str) or not isinstance(target, str):
+        raise GenexpyInputError(f"{opt('alternatives')} and {opt('target')} must each name "
+                                "one column.")
+    block_cols = _as_columns("blocks", blocks, required=True)
+    avg_cols = _as_columns("average_over", average_over, required=False)
+    _check_choice("posthoc", posthoc, POSTHOC_TESTS)
+    _check_choice("ties", ties, _TIES)
+    _check_choice("invalid_target", invalid_target, ("raise", "drop"))
+    if p_adjust is not None and p_adjust not in P_ADJUST_METHODS:
+        raise GenexpyInputError(f"{opt('p_adjust')} must be one of "
+                                f"{', '.join(P_ADJUST_METHODS)} or none; got {p_adjust!r}.")
+    p_adjust = _check_p_adjust(p_adjust)
+    try:
+        alpha = check_probability("alpha", alpha)
+    except GenexpyInputError:
+        raise GenexpyInputError(f"{opt('alpha')} must lie strictly between 0 and 1, got "
+                                f"{alpha!r}.") from None
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
+                            or top < 1):
+        raise GenexpyInputError(f"{opt('top')} must be a positive whole number, got {top!r}.")
+    for name, tol in (("tol_missing_alternatives", tol_missing_alternatives),
+                      ("tol_missing_conditions", tol_missing_conditions)):
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol <= 1:
+            raise GenexpyInputError(f"{opt(name)} must be a number in [0, 1], got {tol!r}.")
+    df = to_polars(data, "data")
+    _check_inputs(df, alternatives, target, block_cols, avg_cols, invalid_target)
+
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values, names, labels, report = _study_matrix(
+            df, alternatives, target, block_cols, avg_cols, hib, tol_missing_alternatives,
+            tol_missing_conditions, invalid_target, require_complete_replicates)
+        res = _analyse(values, names, labels, report, notes, hib=hib, posthoc=posthoc,
+                       p_adjust=p_adjust, alpha=alpha, ties=ties, control=control, top=top,
+                       target=target, alternatives_column=alternatives,
+                       block_cols=block_cols, avg_cols=avg_cols,
+                       tols=(tol_missing_alternatives, tol_missing_conditions))
+    from ._results import DegenerateTestWarning
+
+    seen: dict[str, None] = {}
+    for w in caught:  # said in the notes, and passed on to the caller
+        msg = " ".join(str(w.message).split())
+        if msg not in seen:
+            warnings.warn(w.message, w.category, stacklevel=2)
+            if not issubclass(w.category, DegenerateTestWarning):  # in the test's note
+                seen[msg] = None
+    extra = tuple(m for m in seen if m not in res.notes)
+    return replace(res, notes=res.notes + extra) if extra else res
+
+
+# ---- the analysis ----------------------------------------------------------------------
+
+
+def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, alpha, ties,
+             control, top, target, alternatives_column, block_cols, avg_cols,
+             tols) -> Comparison:
+    from .rank_tests import friedman, skillings_mack
+
+    # blocks where fewer than two alternatives have a result carry no information
+    obs = ~np.isnan(values)
+    thin = obs.sum(axis=1) < 2
+    if thin.any():
+        notes.append(f"{_n(int(thin.sum()), 'block')} with fewer than two results left out "
+                     "(they rank nothing).")
+        values, labels = values[~thin], [b for b, t in zip(labels, thin) if not t]
+    empty = ~(~np.isnan(values)).any(axis=0)
+    if empty.any():
+        gone = [a for a, e in zip(names, empty) if e]
+        notes.append(f"no result in the tested blocks, left out: {', '.join(gone)}.")
+        values = values[:, ~empty]
+        names = [a for a, e in zip(names, empty) if not e]
+    n, k = values.shape
+    if k < 2 or n < 2:
+        raise GenexpyInputError(
+            f"after the missing-results policy {n} block(s) and {k} alternative(s) remain; "
+            "comparing needs at least 2 of each. Raise "
+            f"{opt('tol_missing_alternatives')} or {opt('tol_missing_conditions')}.")
+    if control is not None:
+        control = str(control)
+        if control not in names:
+            dropped = getattr(report, "alternatives_dropped", ())
+            why = (" (dropped by the missing-results policy: raise "
+                   f"{opt('tol_missing_conditions')} to keep it)") if control in dropped else ""
+            raise GenexpyInputError(f"{opt('control', control)}: not among the compared "
+                                    f"alternatives{why}; they are {names[:20]}.")
+    complete = not np.isnan(values).any()
+    if posthoc == "auto":
+        posthoc = "conover" if complete else "siegel"
+    if posthoc == "conover" and not complete:
+        raise GenexpyInputError(
+            f"Conover's test needs complete blocks, and {int(np.isnan(values).sum())} "
+            "results are missing after the missing-results policy. Use "
+            f"{opt('posthoc', 'siegel')} or {opt('posthoc', 'nemenyi')} (their forms for missing "
+            "results use every block), or keep only complete blocks with "
+            f"{opt('tol_missing_alternatives', 0)}.")
+    if posthoc == "nemenyi" and control is not None:
+        raise GenexpyInputError(
+            f"Nemenyi's test compares all pairs; against one control use "
+            f"{opt('posthoc', 'siegel')} (Demšar's z-test; with {opt('p_adjust', 'bonferroni')} "
+            f"it is the Bonferroni–Dunn test) or {opt('posthoc', 'conover')}.")
+
+    oriented = _orient(values, hib)
+    if complete:
+        omni = friedman(values, higher_is_better=hib, alternatives=names)
+        mid = np.asarray(omni.mean_ranks)
+    else:
+        omni = skillings_mack(values, higher_is_better=hib, alternatives=names)
+        mid = _mean_ranks_available(oriented, "average")
+    mean_rank = mid if ties == "average" else _mean_ranks_available(oriented, "min")
+    n_obs = (~np.isnan(values)).sum(axis=0)
+
+    post, cd, label = _posthoc(values, oriented, names, mid, complete, posthoc=posthoc,
+                               p_adjust=p_adjust, alpha=alpha, hib=hib, control=control)
+    frame = pl.DataFrame({"alternative": names, "mean_rank": mean_rank,
+                          "n_blocks": n_obs.astype(np.int64)},
+                         schema={"alternative": pl.String, "mean_rank": pl.Float64,
+                                 "n_blocks": pl.Int64}).sort("mean_rank", maintain_order=True)
+    order = frame["alternative"].to_list()
+    if control is not None:
+        cl, vs = _control_group(frame, post, control)
+        frame = frame.join(vs, on="alternative", how="left", maintain_order="left")
+        group_col = None
+    elif cd is not None:
+        cl = _cliques(frame, cd=cd)
+        group_col = _letters(order, cl)
+    else:
+        cl = _cliques(frame, pairwise=post)
+        group_col = _letters(order, cl)
+    if group_col is not None:
+        frame = frame.with_columns(pl.Series("group", group_col, dtype=pl.String))
+    test_words = f"{label}, {_correction(None if posthoc == 'nemenyi' else p_adjust)}"
+    frame = frame.with_columns(
+        pl.lit(cd, dtype=pl.Float64).alias("cd"), pl.lit(test_words).alias("test"),
+        pl.lit(None if posthoc == "nemenyi" else p_adjust, dtype=pl.String).alias("p_adjust"),
+        pl.lit(alpha).alias("alpha"), pl.lit(ties).alias("ties"))
+
+    mr = frame["mean_rank"].to_numpy()
+    best = tuple(a for a, r in zip(order, mr) if r == mr[0])
+    ref = control if control is not None else best[0]
+    pairs = post.filter((pl.col("alternative_1") == ref) | (pl.col("alternative_2") == ref))
+    not_sig = {b if a == ref else a for a, b, s in pairs.select(
+        "alternative_1", "alternative_2", "significant").iter_rows() if not s}
+    indist = tuple(a for a in order if a in not_sig)
+
+    _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, omni, tols, n)
+    return Comparison(
+        omnibus=omni, posthoc=post, mean_ranks=frame, cliques=cl, cd=cd, best=best,
+        indistinguishable=indist, control=control, posthoc_test=posthoc, posthoc_label=label,
+        p_adjust=p_adjust, alpha=alpha, ties=ties, top=int(top) if top is not None else None,
+        target=target, alternatives_column=alternatives_column,
+        blocks_columns=tuple(block_cols), average_over=tuple(avg_cols),
+        higher_is_better=hib, alternatives=tuple(names), blocks=tuple(labels),
+        values=values, policy=report, replicates=_replicates_of(report), notes=tuple(notes))
+
+
+def _mean_ranks_available(oriented: np.ndarray, method: str) -> np.ndarray:
+    """Mean rank of each alternative over the blocks where it has a result: its rank among
+    the s alternatives present, put on the 1..k scale as 1 + (r - 1)(k - 1)/(s - 1)."""
+    ranks = rank_rows(oriented)[0] if method == "average" else min_rank_rows(oriented)
+    n, k = oriented.shape
+    s = (~np.isnan(oriented)).sum(axis=1).astype(np.float64)[:, None]
+    scaled = 1.0 + (ranks - 1.0) * (k - 1.0) / (s - 1.0)
+    obs = ~np.isnan(scaled)
+    return np.where(obs, scaled, 0.0).sum(axis=0) / obs.sum(axis=0)
+
+
+def _mean_rank_diff_var(oriented: np.ndarray) -> np.ndarray:
+    """Null variance of the difference of two mean ranks among the available alternatives.
+
+    In a block with s results, ranks are a uniform permutation of 1..s under the null;
+    put on the 1..k scale (times c = (k - 1)/(s - 1)) each has variance c^2 (s^2 - 1)/12
+    and two have covariance -c^2 (s + 1)/12. The mean rank of j weighs its blocks by 1/n_j.
+    Returns the (k, k) matrix Var(m_j - m_l) (no tie correction: conservative with ties).
+    """
+    n, k = oriented.shape
+    obs = (~np.isnan(oriented)).astype(np.float64)
+    s = obs.sum(axis=1)
+    c2 = ((k - 1.0) / (s - 1.0)) ** 2
+    var_i = c2 * (s * s - 1.0) / 12.0
+    cov_i = -c2 * (s + 1.0) / 12.0
+    w = obs / obs.sum(axis=0)
+    var = (w * w).T @ var_i
+    cov = w.T @ (w * cov_i[:, None])
+    return var[:, None] + var[None, :] - 2.0 * cov
+
+
+def _posthoc(values, oriented, names, mid, complete, *, posthoc, p_adjust, alpha, hib,
+             control):
+    """(pairwise frame, Nemenyi's CD or None, the test's name)."""
+    from .posthoc import posthoc_conover, posthoc_nemenyi
+
+    n, k = values.shape
+    i, j = np.triu_indices(k, 1)
+    both = (~np.isnan(values)).astype(np.float64)
+    n_both = (both.T @ both)[i, j].astype(np.int64)
+    cd = None
+    if complete and posthoc == "conover":
+        label = "Conover-Iman (Friedman)"
+        if control is None:
+            return (posthoc_conover(values, p_adjust=p_adjust, alpha=alpha,
+                                    higher_is_better=hib, alternatives=names), None, label)
+        raw = posthoc_conover(values, p_adjust=None, alpha=alpha, higher_is_better=hib,
+                              alternatives=names)
+        stat, p = raw["statistic"].to_numpy(), raw["pvalue_raw"].to_numpy()
+    elif complete and posthoc == "nemenyi":
+        from .critical_difference import nemenyi_cd
+
+        label = "Nemenyi (Friedman)"
+        cd = nemenyi_cd(k, n, alpha)
+        return (posthoc_nemenyi(values, alpha=alpha, higher_is_better=hib,
+                                alternatives=names), cd, label)
+    elif complete:  # the z-test of mean ranks (Demsar 2006, Sec. 3.2.2)
+        label = "Siegel-Castellan z (Friedman)"
+        stat = np.abs(mid[i] - mid[j]) / math.sqrt(k * (k + 1.0) / (6.0 * n))
+        p = np.minimum(2.0 * norm_sf(stat), 1.0)
+    else:
+        # the difference of two mean ranks (each over the blocks where the alternative has
+        # a result, ranks among the s present on the 1..k scale) over its exact standard
+        # deviation when every block's results are exchangeable (the null of the omnibus
+        # test); on complete blocks this is Demsar's z (and sqrt(2) z Nemenyi's q)
+        stat = np.abs(mid[i] - mid[j]) / np.sqrt(_mean_rank_diff_var(oriented)[i, j])
+        if posthoc == "nemenyi":
+            from scipy import stats  # studentized range: only for Nemenyi's test
+
+            label = "Nemenyi (ranks among available)"
+            stat = math.sqrt(2.0) * stat
+            p = np.clip(stats.studentized_range.sf(stat, k, np.inf), 0.0, 1.0)
+            return (_pairs_frame(label, names, i, j, stat, p, None, alpha,
+                                 {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}),
+                    None, label)
+        label = "Siegel-Castellan z (ranks among available)"
+        p = np.minimum(2.0 * norm_sf(stat), 1.0)
+    if control is None:
+        return (_pairs_frame(label, names, i, j, stat, p, p_adjust, alpha,
+                             {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}),
+                None, label)
+    c = names.index(control)
+    sel = np.flatnonzero((i == c) | (j == c))
+    other = np.where(i[sel] == c, j[sel], i[sel])
+    ci = np.full(other.size, c)
+    return (_pairs_frame(label, names, ci, other, stat[sel], p[sel], p_adjust, alpha,
+                         {"mean_rank_1": mid[ci], "mean_rank_2": mid[other],
+                          "n": n_both[sel]}), None, label)
+
+
+def _control_group(frame: pl.DataFrame, post: pl.DataFrame, control: str):
+    """(the control's bar: the run of alternatives around it, by mean rank, none of which
+    differs significantly from it; per alternative its p-value against the control)."""
+    vs = post.select(pl.col("alternative_2").alias("alternative"),
+                     pl.col("pvalue").alias("pvalue_vs_control"),
+                     pl.col("significant").alias("significant_vs_control"))
+    order = frame["alternative"].to_list()
+    sig = dict(zip(vs["alternative"].to_list(), vs["significant_vs_control"].to_list()))
+    c = order.index(control)
+    lo = c
+    while lo > 0 and not sig.get(order[lo - 1], True):
+        lo -= 1
+    hi = c
+    while hi + 1 < len(order) and not sig.get(order[hi + 1], True):
+        hi += 1
+    mr = frame["mean_rank"].to_list()
+    rows = [(0, float(mr[lo]), float(mr[hi]), hi - lo + 1, order[lo:hi + 1])] if hi > lo else []
+    cl = pl.DataFrame(rows, schema={"clique": pl.Int64, "rank_low": pl.Float64,
+                                    "rank_high": pl.Float64, "size": pl.Int64,
+                                    "members": pl.List(pl.String)}, orient="row")
+    return cl, vs
+
+
+def _letters(order: list[str], cl: pl.DataFrame) -> list[str]:
+    """Group letters: alternatives sharing a letter are in one clique (no significant
+    difference between any two of them); an alternative in no clique gets its own."""
+    pos = {a: t for t, a in enumerate(order)}
+    spans = [(pos[m[0]], pos[m[-1]]) for m in cl["members"].to_list()]
+    covered = {t for lo, hi in spans for t in range(lo, hi + 1)}
+    spans += [(t, t) for t in range(len(order)) if t not in covered]
+    spans.sort()
+    letters: list[list[str]] = [[] for _ in order]
+    for g, (lo, hi) in enumerate(spans):
+        letter, g2 = "", g
+        while g2 >= 0:  # a..z, aa, ab, ...
+            letter = chr(ord("a") + g2 % 26) + letter
+            g2 = g2 // 26 - 1
+        for t in range(lo, hi + 1):
+            letters[t].append(letter)
+    sep = "" if len(spans) <= 26 else ","
+    return [sep.join(ls) for ls in letters]
+
+
+def _name_words(name: str) -> list[str]:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return [w.lower() for w in re.split(r"[^A-Za-z]+", spaced) if w]
+
+
+def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, omni, tols,
+           n) -> None:
+    reps = [c for c in block_cols if set(_name_words(c)) & _REPLICATE_WORDS]
+    if reps:
+        notes.append(
+            f"the blocks include {', '.join(repr(c) for c in reps)}: folds or seeds of one "
+            "dataset are not independent datasets, so the tests overstate the evidence; "
+            f"average them first ({opt('average_over', reps)}) to test over datasets.")
+    rep = _replicates_of(report)
+    if rep is not None:
+        parts = [f"{a} ({r} result{'s' if r != 1 else ''} over {lo if lo == hi else f'{lo}-{hi}'})"
+                 for a, r, lo, hi in rep.select("alternative", "results", "fewest_replicates",
+                                                "most_replicates").head(6).iter_rows()]
+        more = rep.height - len(parts)
+        notes.append(
+            f"averaged over fewer than {int(rep['of'][0])} replicates of "
+            f"{', '.join(avg_cols)}: {'; '.join(parts)}{f'; and {more} more' if more else ''}"
+            f" ({opt('require_complete_replicates', True)} refuses such a table).")
+    if not complete:
+        notes.append(
+            f"{_n(int(np.isnan(values).sum()), 'missing result')} in "
+            f"{int(np.isnan(values).any(axis=1).sum())} of {n} blocks: each block ranks the "
+            "alternatives that have a result there "
+            "(Skillings–Mack); mean ranks are over the blocks where an alternative has a "
+            "result, its rank among the s present put on the 1..k scale. Skillings–Mack's "
+            "statistic has no tie correction (conservative with many ties).")
+    counts = (~np.isnan(values)).sum(axis=0)
+    few = sorted(((int(c), a) for a, c in zip(names, counts) if c < 0.8 * n))
+    if few:
+        shown = ", ".join(f"{a} {c}" for c, a in few[:6]) + (" ..." if len(few) > 6 else "")
+        notes.append(
+            f"some mean ranks cover far fewer of the {n} blocks than others ({shown}): each "
+            "is ranked on the blocks where it has a result, which may be easier or harder "
+            "than the rest; the missing-results tolerances (default 0.2) leave such "
+            "alternatives out.")
+    if ties == "min":
+        notes.append("mean ranks give tied alternatives the lowest rank of their group "
+                     f"({opt('ties', 'min')}); the tests use mid-ranks, which their null "
+                     "distributions assume.")
+    if n < 10:
+        notes.append(f"only {n} blocks: the chi-square p-value of {omni.test} is a rough "
+                     "approximation below about 10.")
+    if omni.note:
+        notes.append(f"{omni.test}: {omni.note}.")

@@ -1,0 +1,228 @@
+"""Written reports of comparisons: one small document model, rendered as Markdown, HTML
+and plain text, with every string from data escaped for its format.
+
+A report is a sequence of :class:`ReportSection` objects; a section holds blocks
+(:class:`Paragraph`, :class:`Bullets`, :class:`Table`, :class:`Quote`), and a block holds
+*runs*: a plain ``str`` is text this package wrote, :class:`Data` wraps a string that came
+from the user's table (an alternative's or a column's name), :class:`Strong` emphasises a
+run. Each renderer escapes for where the text lands (``genexpy_nb._escape``): Markdown
+(:func:`~genexpy_nb._escape.markdown_text` for data), HTML (everything through
+:func:`~genexpy_nb._escape.html_text`), terminal (control characters removed).
+
+Other analyses add their own sections to a comparison's report the same way
+(:meth:`genexpy_nb.significance.Comparison.with_section`): the Bayesian signed-rank test or
+robust aggregates over the same blocks, for instance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._escape import html_text, latex_text, markdown_text
+
+__all__ = ["Data", "Strong", "Paragraph", "Bullets", "Table", "Quote", "ReportSection",
+           "render_markdown", "render_html", "render_text"]
+
+
+@dataclass(frozen=True)
+class Data:
+    """A string from the user's data (escaped in every format)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Strong:
+    """Emphasised text (bold in Markdown and HTML)."""
+
+    run: Any
+
+
+#: a run: our text (str), a Data string, Strong, or a sequence of runs
+Run = str | Data | Strong | Sequence
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """A paragraph of runs."""
+
+    runs: Any
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A quoted paragraph (the text a paper can quote)."""
+
+    runs: Any
+
+
+@dataclass(frozen=True)
+class Bullets:
+    """A bulleted list; each item is a run."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table; ``header`` is our text, cells are runs; ``align`` is "l" or "r" per column."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple, ...]
+    align: str = ""
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A titled part of a report: blocks to render, and tables that ``save`` writes.
+
+    Parameters
+    ----------
+    title : str
+        The section's heading (our text).
+    blocks : tuple
+        :class:`Paragraph`, :class:`Bullets`, :class:`Table` or :class:`Quote` objects.
+    tables : mapping of str to polars.DataFrame
+        Files written beside the report by ``Comparison.save`` (name without suffix).
+    latex : str, optional
+        A LaTeX fragment written after the comparison's table in ``.to_latex()``.
+    """
+
+    title: str
+    blocks: tuple = ()
+    tables: Mapping[str, Any] = field(default_factory=dict)
+    latex: str | None = None
+
+
+# ---- runs ------------------------------------------------------------------------------
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def plain(text: Any) -> str:
+    """Text for a terminal: control characters (escape sequences) removed, one line."""
+    return _CONTROL.sub("", " ".join(str(text).splitlines()))
+
+
+def _md(run: Any) -> str:
+    if isinstance(run, Data):
+        return markdown_text(run.text)
+    if isinstance(run, Strong):
+        return f"**{_md(run.run)}**"
+    if isinstance(run, str):
+        return run
+    return "".join(_md(r) for r in run)
+
+
+def _html(run: Any) -> str:
+    if isinstance(run, Data):
+        return html_text(run.text)
+    if isinstance(run, Strong):
+        return f"<strong>{_html(run.run)}</strong>"
+    if isinstance(run, str):
+        return html_text(run)
+    return "".join(_html(r) for r in run)
+
+
+def _text(run: Any) -> str:
+    if isinstance(run, Data):
+        return plain(run.text)
+    if isinstance(run, Strong):
+        return _text(run.run)
+    if isinstance(run, str):
+        return run
+    return "".join(_text(r) for r in run)
+
+
+def latex(run: Any) -> str:
+    """A run as LaTeX text: data escaped with :func:`~genexpy_nb._escape.latex_text`, our
+    text as written (it is LaTeX already where it has to be)."""
+    if isinstance(run, Data):
+        return latex_text(run.text)
+    if isinstance(run, Strong):
+        return r"\textbf{" + latex(run.run) + "}"
+    if isinstance(run, str):
+        return run
+    return "".join(latex(r) for r in run)
+
+
+# ---- blocks ----------------------------------------------------------------------------
+
+
+def _md_block(b: Any) -> str:
+    if isinstance(b, Paragraph):
+        return _md(b.runs)
+    if isinstance(b, Quote):
+        return "> " + _md(b.runs)
+    if isinstance(b, Bullets):
+        return "\n".join(f"- {_md(it)}" for it in b.items)
+    if isinstance(b, Table):
+        align = b.align or "l" * len(b.header)
+        rule = ["---:" if a == "r" else "---" for a in align]
+        lines = ["| " + " | ".join(b.header) + " |", "| " + " | ".join(rule) + " |"]
+        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in b.rows]
+        return "\n".join(lines)
+    raise TypeError(f"not a report block: {b!r}")
+
+
+def _html_block(b: Any) -> str:
+    if isinstance(b, Paragraph):
+        return f"<p>{_html(b.runs)}</p>"
+    if isinstance(b, Quote):
+        return f"<blockquote><p>{_html(b.runs)}</p></blockquote>"
+    if isinstance(b, Bullets):
+        return "<ul>" + "".join(f"<li>{_html(it)}</li>" for it in b.items) + "</ul>"
+    if isinstance(b, Table):
+        align = b.align or "l" * len(b.header)
+        style = ['style="text-align:right"' if a == "r" else 'style="text-align:left"'
+                 for a in align]
+        head = "".join(f"<th {s}>{html_text(h)}</th>" for h, s in zip(b.header, style))
+        body = "".join("<tr>" + "".join(f"<td {s}>{_html(c)}</td>" for c, s in zip(row, style))
+                       + "</tr>" for row in b.rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    raise TypeError(f"not a report block: {b!r}")
+
+
+def _text_block(b: Any) -> str:
+    if isinstance(b, (Paragraph, Quote)):
+        return _text(b.runs)
+    if isinstance(b, Bullets):
+        return "\n".join(f"- {_text(it)}" for it in b.items)
+    if isinstance(b, Table):
+        cells = [list(b.header)] + [[_text(c) for c in row] for row in b.rows]
+        widths = [max(len(r[j]) for r in cells) for j in range(len(b.header))]
+        align = b.align or "l" * len(b.header)
+        return "\n".join("  ".join(c.rjust(w) if a == "r" else c.ljust(w)
+                                   for c, w, a in zip(r, widths, align)).rstrip()
+                         for r in cells)
+    raise TypeError(f"not a report block: {b!r}")
+
+
+def render_markdown(title: Any, sections: Sequence[ReportSection]) -> str:
+    """The report as Markdown (CommonMark with pipe tables)."""
+    out = [f"# {_md(title)}"]
+    for s in sections:
+        out.append(f"## {s.title}")
+        out.extend(_md_block(b) for b in s.blocks)
+    return "\n\n".join(out) + "\n"
+
+
+def render_html(title: Any, sections: Sequence[ReportSection], *, level: int = 3) -> str:
+    """The report as an HTML fragment (headings from ``<h{level}>``)."""
+    out = [f"<h{level}>{_html(title)}</h{level}>"]
+    for s in sections:
+        out.append(f"<h{level + 1}>{html_text(s.title)}</h{level + 1}>")
+        out.extend(_html_block(b) for b in s.blocks)
+    return "<div class=\"genexpy-report\">" + "\n".join(out) + "</div>"
+
+
+def render_text(sections: Sequence[ReportSection]) -> str:
+    """The report as plain text for a terminal."""
+    out = []
+    for s in sections:
+        out.append(s.title)
+        out.extend(_text_block(b) for b in s.blocks)
+    return "\n".join(out)

@@ -1,0 +1,355 @@
+"""Short answers from long frames: the n* verdict per research question, the seed-variability
+numbers per candidate, as one table each, for the terminal and for notebooks.
+
+:func:`nstar_summary` reads the frame of :func:`~genexpy_nb.analyze` at the headline
+thresholds (alpha* = 0.95, delta* = 0.05 by default) and gives, per research question, every
+configuration's n* with its interval, N, the no-signal baseline (when the frame has it) and
+the verdict in words. The verdicts are the frame's own (``generalizable``, ``reliable``,
+``deficit``, ``reason``; the same rule as :func:`genexpy_nb.planner.verdict_word`): nothing
+here decides anew. The object displays as that short summary in a notebook and keeps the
+full frame in ``.frame``::
+
+    res = gx.analyze(study, kernels)       # a polars DataFrame, as before
+    gx.nstar_summary(res)                  # the answer, one table per research question
+    gx.nstar_summary(res).frame            # the full frame again
+
+``genexpy-nb nstar`` and ``genexpy-nb seeds`` print the same tables (:meth:`to_text`).
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from . import config
+from ._escape import html_text, markdown_text
+from ._validation import GenexpyInputError, to_polars
+from ._words import plural
+from .generalizability import NSTAR_SCHEMA, NULL_COLUMNS
+from .planner import verdict_word
+
+__all__ = ["NstarSummary", "SeedsSummary", "Table", "nstar_summary", "seeds_summary"]
+
+#: estimates of n* that give a verdict, in order of preference (the bound never does)
+_VERDICT_METHODS = ("resample", "approx_weighted", "approx")
+#: columns of the analysis frame that are not design factors
+_ANALYSIS_COLUMNS = frozenset({*NSTAR_SCHEMA, *NULL_COLUMNS, "nstar_ceil", "generalizable",
+                               "deficit"})
+
+
+def terminal_text(value: object) -> str:
+    """A string from data made safe for a terminal: control characters (escape sequences,
+    carriage returns, ...) shown as ``?``; one line."""
+    s = str(value)
+    return "".join("?" if unicodedata.category(ch)[0] == "C" else ch
+                   for ch in s.replace("\n", " ").replace("\t", " "))
+
+
+def study_words(study) -> str:
+    """A :class:`~genexpy_nb.Study` in one sentence, without Python syntax (for a terminal):
+    its configurations, alternatives, factors and target."""
+    design = ", ".join(map(str, study.design)) or "none"
+    return (f"{plural(len(study), 'configuration')} x {plural(study.na, 'alternative')}; "
+            f"generalizing over {', '.join(map(str, study.generalize))}; design factors: "
+            f"{design}; target {study.target} "
+            f"({'higher' if study.higher_is_better else 'lower'} is better)")
+
+
+# ---- a table with three renderings ------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """A titled table of strings: plain text (aligned columns), Markdown and HTML, every
+    cell escaped for where it lands."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+    #: columns aligned right (numbers)
+    right: frozenset[int] = frozenset()
+
+    def to_text(self) -> str:
+        head = [terminal_text(h) for h in self.headers]
+        body = [[terminal_text(c) for c in r] for r in self.rows]
+        widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(head)]
+
+        def line(cells: Sequence[str]) -> str:
+            return "  ".join(c.rjust(w) if i in self.right else c.ljust(w)
+                             for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+
+        out = [terminal_text(self.title), line(head).rstrip(),
+               "  ".join("-" * w for w in widths)]
+        out += [line(r).rstrip() for r in body]
+        out += [terminal_text(n) for n in self.notes]
+        return "\n".join(out)
+
+    def to_markdown(self) -> str:
+        def row(cells):
+            return "| " + " | ".join(markdown_text(c) for c in cells) + " |"
+
+        align = ["---:" if i in self.right else ":---" for i in range(len(self.headers))]
+        out = [f"**{markdown_text(self.title)}**", "", row(self.headers),
+               "| " + " | ".join(align) + " |", *(row(r) for r in self.rows)]
+        if self.notes:
+            out += [""] + [markdown_text(n) + "  " for n in self.notes]
+        return "\n".join(out)
+
+    def to_html(self) -> str:
+        def cells(tag, values):
+            return "".join(
+                f"<{tag} style='text-align:{'right' if i in self.right else 'left'}'>"
+                f"{html_text(v)}</{tag}>" for i, v in enumerate(values))
+
+        body = "".join(f"<tr>{cells('td', r)}</tr>" for r in self.rows)
+        notes = "".join(f"<div style='font-size:90%'>{html_text(n)}</div>" for n in self.notes)
+        return (f"<div><b>{html_text(self.title)}</b><table><thead><tr>"
+                f"{cells('th', self.headers)}</tr></thead><tbody>{body}</tbody></table>"
+                f"{notes}</div>")
+
+
+class _Tables:
+    """Shared rendering of a list of :class:`Table` plus a heading and closing lines."""
+
+    heading: str
+    tables: list[Table]
+    footer: list[str]
+
+    def to_text(self) -> str:
+        parts = [terminal_text(self.heading)] + [t.to_text() for t in self.tables]
+        return "\n\n".join(parts + ["\n".join(terminal_text(f) for f in self.footer)]
+                           if self.footer else parts)
+
+    def to_markdown(self) -> str:
+        parts = [markdown_text(self.heading)] + [t.to_markdown() for t in self.tables]
+        parts += ["  \n".join(markdown_text(f) for f in self.footer)] if self.footer else []
+        return "\n\n".join(parts)
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def _repr_html_(self) -> str:
+        foot = "".join(f"<p>{html_text(f)}</p>" for f in self.footer)
+        return (f"<div><p>{html_text(self.heading)}</p>"
+                + "<br>".join(t.to_html() for t in self.tables) + foot + "</div>")
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+# ---- n* ---------------------------------------------------------------------------------
+
+
+def _num(x: float | None, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "-"
+    return f"{x:.{digits}f}"
+
+
+def _interval(lo: float | None, hi: float | None) -> str:
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return ""
+    return f"[{_num(lo)}, {_num(hi)}]"
+
+
+def verdict_text(generalizable: bool | None, deficit: int | None,
+                 reason: str | None) -> str:
+    """The verdict of one row in words: "generalizes", "needs k more" (k = the frame's
+    ``deficit``, the conditions to add), or "unsure: reason" (the frame's null verdict, an
+    estimate not to be trusted or undefined, with its reason, as
+    :func:`genexpy_nb.planner.verdict_word` words it)."""
+    if generalizable is True:
+        return "generalizes"
+    if generalizable is False:
+        return f"needs {deficit} more" if deficit is not None and deficit > 0 else \
+            "does not generalize"
+    return verdict_word(None, reason or "n* is undefined")
+
+
+@dataclass
+class NstarSummary(_Tables):
+    """The answer of an analysis at one pair of thresholds: one :class:`Table` per
+    research question (``tables``), the rows behind them (``rows``: one per configuration
+    and research question, with a ``verdict`` column), and the full frame (``frame``)."""
+
+    frame: pl.DataFrame
+    rows: pl.DataFrame
+    alpha: float
+    delta: float
+    method: str
+    tables: list[Table]
+    heading: str
+    footer: list[str]
+
+    def counts(self) -> dict[str, int]:
+        """How many rows generalize, need more conditions, or are unsure."""
+        g = self.rows["generalizable"]
+        return {"generalizes": int((g == True).sum()),  # noqa: E712 (polars series)
+                "needs more": int((g == False).sum()),  # noqa: E712
+                "unsure": int(g.is_null().sum())}
+
+
+def design_columns(frame: pl.DataFrame) -> list[str]:
+    """The design-factor columns of an analysis frame (those that name a configuration)."""
+    return [c for c in frame.columns if c not in _ANALYSIS_COLUMNS]
+
+
+def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
+                  delta: float = config.HEADLINE_DELTA, *, method: str | None = None,
+                  max_rows: int = 25, where: str | None = None) -> NstarSummary:
+    """The answer of :func:`~genexpy_nb.analyze` in one table per research question.
+
+    Parameters
+    ----------
+    frame : the frame of :func:`~genexpy_nb.analyze` (or of ``GeneralizabilityAnalysis.nstar``)
+    alpha, delta : the thresholds of the answer (alpha* and delta*; both must be in the frame)
+    method : the estimate whose verdict is given; default: the resampled one when the frame
+        has it, else the weighted, then the plain closed form. The distribution-free bound
+        is a worst case for any data, never a verdict, and is refused here.
+    max_rows : configurations listed per research question, the ones needing the most
+        conditions first; the others are counted below the table
+    where : where the full frame was written (said below the tables), if anywhere
+
+    Returns
+    -------
+    NstarSummary: ``print`` it or display it in a notebook; ``.frame`` is ``frame``,
+    ``.rows`` the selected rows with a ``verdict`` column, ``.to_text()``,
+    ``.to_markdown()``.
+    """
+    df = to_polars(frame, "frame")
+    need = {"config_id", "kernel_label", "alpha", "delta", "method", "nstar", "N",
+            "generalizable", "deficit", "reason"}
+    missing = sorted(need - set(df.columns))
+    if missing:
+        raise GenexpyInputError(f"frame lacks the columns {missing}: pass the frame returned "
+                                "by analyze().")
+    methods = df["method"].unique().to_list()
+    if method is None:
+        method = next((m for m in _VERDICT_METHODS if m in methods), None)
+        if method is None:
+            raise GenexpyInputError(
+                "the frame has only the distribution-free bound, a worst case and never a "
+                "verdict: analyse with the resampled method (the default) or a closed form.")
+    elif method == "bound":
+        raise GenexpyInputError(
+            "the distribution-free bound is a worst case for any data, never a verdict: "
+            "summarise 'resample' (the default), 'approx' or 'approx_weighted'.")
+    sel = df.filter((pl.col("alpha") - alpha).abs() < 1e-12,
+                    (pl.col("delta") - delta).abs() < 1e-12, pl.col("method") == method)
+    if sel.height == 0:
+        raise GenexpyInputError(
+            f"no rows at alpha* = {alpha}, delta* = {delta} for the {method!r} estimate; the "
+            f"frame has alpha* {sorted(df['alpha'].unique().to_list())}, delta* "
+            f"{sorted(df['delta'].unique().to_list())}, estimates {sorted(methods)}.")
+    design = design_columns(df)
+    has_null = "nstar_null" in sel.columns and sel["nstar_null"].is_not_nan().any()
+    verdicts = [verdict_text(g, d, r) for g, d, r in
+                sel.select("generalizable", "deficit", "reason").iter_rows()]
+    sel = sel.with_columns(pl.Series("verdict", verdicts, dtype=pl.String))
+    # the configurations needing the most first; unsure ones after, in configuration order
+    order = sel.sort([pl.col("generalizable").is_null(), pl.col("generalizable"), "deficit",
+                      "config_id"], descending=[False, False, True, False], nulls_last=True)
+    tables = []
+    for label in dict.fromkeys(sel.sort("config_id")["kernel_label"].to_list()):
+        part = order.filter(pl.col("kernel_label") == label)
+        headers = [*(design or ["configuration"]), "n*", "interval", "N"]
+        right = {len(headers) - 3, len(headers) - 1}
+        if has_null:
+            headers += ["no-signal n*"]
+        headers += ["verdict"]
+        rows = []
+        for r in part.head(max_rows).iter_rows(named=True):
+            cells = [str(r[c]) for c in design] if design else ["the whole study"]
+            cells += [_num(r["nstar"]), _interval(r.get("nstar_lo"), r.get("nstar_hi")),
+                      str(r["N"])]
+            if has_null:
+                base = _num(r.get("nstar_null"))
+                band = _interval(r.get("nstar_null_lo"), r.get("nstar_null_hi"))
+                # the frame's beyond_chance: false = n* within or above the band
+                mark = " (chance)" if r.get("beyond_chance") is False else ""
+                cells += [f"{base} {band}{mark}".strip()]
+            cells += [r["verdict"]]
+            rows.append(cells)
+        g = part["generalizable"]
+        n_yes, n_no, n_unsure = (int((g == True).sum()), int((g == False).sum()),  # noqa: E712
+                                 int(g.is_null().sum()))
+        notes = [f"{n_yes} of {plural(part.height, 'configuration')} "
+                 f"generalize{'s' if n_yes == 1 else ''}"
+                 + (f", {n_no} need{'s' if n_no == 1 else ''} more conditions" if n_no else "")
+                 + (f", {n_unsure} unsure" if n_unsure else "") + "."]
+        if part.height > max_rows:
+            notes.append(f"({part.height - max_rows} more in the full frame.)")
+        tables.append(Table(f"research question: {label}", headers, rows, notes,
+                            frozenset(right)))
+    what = {"resample": "the resampled estimate, with its interval",
+            "approx": "the closed-form estimate",
+            "approx_weighted": "the weighted closed-form estimate"}.get(method, method)
+    heading = (f"n* at alpha* = {alpha:g}, delta* = {delta:g}, {what}: the number of "
+               "conditions each configuration needs for its conclusions to generalize; N: "
+               "the conditions it has.")
+    footer = []
+    if has_null:
+        footer.append("no-signal n*: the n* of the same study with the results exchanged at "
+                      "random among the alternatives, and the band chance alone gives; "
+                      "(chance): n* is within or above that band, so the answer is no more "
+                      "consistent than exchanged results.")
+    if "bound" in methods:
+        footer.append("The distribution-free bound in the full frame is a worst case for any "
+                      "data, not the verdict.")
+    if where:
+        footer.append(f"Full results ({plural(df.height, 'row')}): {where}")
+    return NstarSummary(frame=frame, rows=sel, alpha=alpha, delta=delta, method=method,
+                        tables=tables, heading=heading, footer=footer)
+
+
+# ---- seeds ------------------------------------------------------------------------------
+
+
+@dataclass
+class SeedsSummary(_Tables):
+    """The per-candidate numbers of :func:`~genexpy_nb.variability.candidate_report` as one
+    table; ``frame`` is the full report."""
+
+    frame: pl.DataFrame
+    tables: list[Table]
+    heading: str
+    footer: list[str]
+
+
+def seeds_summary(report, *, id_column: str | None = None, max_rows: int = 25,
+                  where: str | None = None) -> SeedsSummary:
+    """One row per candidate model: alpha-hat (with its bootstrap standard deviation),
+    accuracy, churn against the ensemble, ECE; the most representative (smallest
+    alpha-hat) first."""
+    df = to_polars(report, "report")
+    need = {"alpha_hat", "accuracy", "ece"}
+    missing = sorted(need - set(df.columns))
+    if missing:
+        raise GenexpyInputError(f"report lacks the columns {missing}: pass the frame of "
+                                "candidate_report().")
+    ident = id_column or ("model" if "model" in df.columns else "candidate")
+    order = df.with_row_index("_i").sort(["alpha_hat", "_i"])
+    headers = ["model", "alpha-hat", "sd", "accuracy", "churn", "ECE"]
+    rows = []
+    for r in order.head(max_rows).iter_rows(named=True):
+        churn = r.get("churn_ensemble_frac")
+        rows.append([str(r.get(ident, r["_i"])), _num(r["alpha_hat"], 3),
+                     _num(r.get("alpha_hat_sd"), 3), _num(r["accuracy"], 3),
+                     _num(churn, 3) if churn is not None else "-", _num(r["ece"], 3)])
+    notes = [f"({df.height - max_rows} more in the full table.)"] if df.height > max_rows \
+        else []
+    table = Table(f"{plural(df.height, 'candidate')}, most representative first", headers,
+                  rows, notes, frozenset({1, 2, 3, 4, 5}))
+    heading = ("alpha-hat: the smallest share of a candidate's test points to trim for its "
+               "logit gaps to pass the KS test against the reference pool (0 = "
+               "representative; smaller = more representative).")
+    footer = ["churn: share of test points whose prediction differs from the deep "
+              "ensemble's; ECE: expected calibration error."]
+    if where:
+        footer.append(f"Full results ({plural(df.height, 'row')}): {where}")
+    return SeedsSummary(frame=report, tables=[table], heading=heading, footer=footer)

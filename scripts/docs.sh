@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The documentation site, built offline into docs/_build/html (open docs/_build/html/index.html;
+# it works from file:// too, search included): the guide, every notebook executed with its
+# charts, the API reference generated from the docstrings, the command-line reference.
+#
+#   GENEXPY_NB_DATA_DIR=../shared/data bash scripts/docs.sh
+#
+# Like scripts/test.sh it installs what it needs into .venv (created if missing): the package
+# editable with the `docs` extra (Sphinx, MyST-NB, numpydoc, sphinx-book-theme), `train`
+# (torch: notebooks 03/04 and the API pages of the training code) and `cluster` (dask).
+# Executed notebooks are cached in docs/_build/.notebook_cache (keyed on each notebook's code
+# and the package's source), so a second build executes only what changed. Warnings fail the
+# build (-W --keep-going). Afterwards tests/test_docs_site.py checks the built site (pages,
+# charts, no CDN, API and CLI coverage; in headless Chromium with the network off: charts
+# draw, search finds).
+#
+# Environment: GENEXPY_NB_VENV   the virtual environment (default .venv)
+#              GENEXPY_NB_DOCS_INSTALL=0   install nothing (scripts/test.sh has installed)
+#              GENEXPY_NB_DOCS_CHECK=0     skip the check of the built site
+#              GENEXPY_NB_DOCS_NOTEBOOKS=00_quickstart,...  execute only these (iterating;
+#                                          the others: cached outputs, or none)
+#              GENEXPY_NB_DOCS_EXECUTE=0   execute none (iterating)
+set -euo pipefail
+
+# A relative GENEXPY_NB_DATA_DIR means relative to where the command was run (as in test.sh)
+if [ -n "${GENEXPY_NB_DATA_DIR:-}" ]; then
+  case "$GENEXPY_NB_DATA_DIR" in
+    /*) ;;
+    *) GENEXPY_NB_DATA_DIR="$(pwd)/$GENEXPY_NB_DATA_DIR" ;;
+  esac
+  [ -d "$GENEXPY_NB_DATA_DIR" ] || {
+    echo "GENEXPY_NB_DATA_DIR=$GENEXPY_NB_DATA_DIR is not a folder" >&2; exit 2; }
+  GENEXPY_NB_DATA_DIR="$(cd "$GENEXPY_NB_DATA_DIR" && pwd)"
+  export GENEXPY_NB_DATA_DIR
+fi
+
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+VENV="${GENEXPY_NB_VENV:-.venv}"
+VPY="$VENV/bin/python"
+
+if [ "${GENEXPY_NB_DOCS_INSTALL:-1}" != "0" ]; then
+  [ -x "$VPY" ] || "$PY" -m venv "$VENV"
+  "$VPY" -m pip install -q --upgrade pip
+  # torch pinned as in scripts/test.sh (the CPU build on this machine's disk; PyPI's default
+  # elsewhere); tests/test_docs_site.py keeps the two pins equal
+  "$VPY" -m pip install -q "torch==2.13.0"
+  "$VPY" -m pip install -q -e ".[docs,train,cluster]" "torch==2.13.0"
+fi
+
+# the checkout's package, whatever else is installed (also in the notebooks' kernels)
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+# compile the numerical kernels into the checkout's numba cache first (about 12 s, once): the
+# notebooks then show no compile notes and do not each pay for compiling
+"$VPY" -m genexpy_nb precompile --quiet
+start=$(date +%s)
+"$VPY" -m sphinx -W --keep-going -q -b html docs docs/_build/html
+pages=$(find docs/_build/html -name '*.html' | wc -l)
+echo "docs: site built in $(( $(date +%s) - start )) s, $pages pages: docs/_build/html/index.html"
+
+if [ "${GENEXPY_NB_DOCS_CHECK:-1}" != "0" ]; then
+  "$VPY" -m pytest -p no:cacheprovider -q tests/test_docs_site.py
+fi

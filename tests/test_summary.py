@@ -1,0 +1,102 @@
+"""The short answer of an analysis (``nstar_summary``) and of a seed-variability report
+(``seeds_summary``): the frame's own verdicts in words, every cell escaped where it lands."""
+
+import polars as pl
+import pytest
+
+import genexpy_nb as gx
+from genexpy_nb import GenexpyInputError
+from genexpy_nb.planner import verdict_word
+from genexpy_nb.summary import nstar_summary, seeds_summary, verdict_text
+
+
+def _frame(levels=("a", "b", "c"), null=True):
+    """A hand-made analysis frame: configuration a generalizes, b needs 4 more, c is unsure;
+    one research question, one (alpha*, delta*), the resampled estimate and the bound."""
+    rows = []
+    spec = {"a": (5.2, 4.0, 7.1, True, -4, None),
+            "b": (13.4, 9.0, 20.0, False, 4, None),
+            "c": (3.0, 1.0, 6.0, None, -7, "unreliable: poor power-law fit (R² = 0.5 < 0.8)")}
+    for i, lv in enumerate(levels):
+        nstar, lo, hi, gen, deficit, reason = spec["abc"[i]]
+        for method in ("resample", "bound"):
+            rows.append(dict(config_id=i, model=lv, kernel="jaccard", kernel_label="Jaccard(k=1)",
+                             alpha=0.95, delta=0.05, N=10, method=method,
+                             nstar=nstar if method == "resample" else 300.0,
+                             nstar_lo=lo if method == "resample" else float("nan"),
+                             nstar_hi=hi if method == "resample" else float("nan"),
+                             generalizable=gen if method == "resample" else None,
+                             deficit=deficit, reason=reason if method == "resample" else "bound",
+                             nstar_null=30.0 if method == "resample" and null else float("nan"),
+                             nstar_null_lo=20.0, nstar_null_hi=45.0,
+                             beyond_chance=(True if lv != "c" else False)
+                             if method == "resample" and null else None))
+    return pl.DataFrame(rows)
+
+
+def test_verdicts_are_the_frames_own():
+    df = _frame()
+    s = nstar_summary(df)
+    assert s.frame is df and s.method == "resample" and s.rows.height == 3
+    assert dict(zip(s.rows["model"], s.rows["verdict"])) == {
+        "a": "generalizes", "b": "needs 4 more",
+        "c": verdict_word(None, "unreliable: poor power-law fit (R² = 0.5 < 0.8)")}
+    assert s.counts() == {"generalizes": 1, "needs more": 1, "unsure": 1}
+    text = s.to_text()
+    lines = text.splitlines()
+    # the configuration needing the most first, then the ones that generalize, unsure last
+    body = [ln.split()[0] for ln in lines[lines.index(next(ln for ln in lines
+                                                            if set(ln) == {"-", " "})) + 1:][:3]]
+    assert body == ["b", "a", "c"]
+    assert "13.4  [9.0, 20.0]  10  30.0 [20.0, 45.0]           needs 4 more" in text
+    assert "30.0 [20.0, 45.0] (chance)" in text  # the frame's beyond_chance is false for c
+    assert "1 of 3 configurations generalizes, 1 needs more conditions, 1 unsure." in text
+    assert "worst case for any data, not the verdict" in text
+    assert verdict_text(False, 0, None) == "does not generalize"
+
+
+def test_where_plural_and_no_baseline():
+    s = nstar_summary(_frame(levels=("a",), null=False), where="out/n.csv")
+    text = s.to_text()
+    assert "1 of 1 configuration generalizes." in text
+    assert "Full results (2 rows): out/n.csv" in text
+    assert "no-signal" not in text
+
+
+def test_errors_name_the_fix():
+    with pytest.raises(GenexpyInputError, match="never a verdict"):
+        nstar_summary(_frame(), method="bound")
+    with pytest.raises(GenexpyInputError, match="never a verdict"):
+        nstar_summary(_frame().filter(pl.col("method") == "bound"))
+    with pytest.raises(GenexpyInputError, match=r"alpha\* \[0.95\]"):
+        nstar_summary(_frame(), alpha=0.9)
+    with pytest.raises(GenexpyInputError, match="lacks the columns"):
+        nstar_summary(_frame().drop("generalizable"))
+
+
+def test_strings_from_data_are_escaped():
+    bad = ("<script>alert(1)</script>", "\x1b[31mred|*x*", "ok")
+    s = nstar_summary(_frame(levels=bad))
+    assert "<script>" not in s._repr_html_() and "&lt;script&gt;" in s._repr_html_()
+    assert "\x1b" not in s.to_text() and "?[31mred" in s.to_text()
+    md = s._repr_markdown_()
+    assert "\\|" in md and "\\*x\\*" in md
+
+
+def test_seeds_summary_orders_and_counts():
+    rep = pl.DataFrame({"model": [4, 5, 6], "alpha_hat": [0.2, 0.0, 0.2],
+                        "alpha_hat_sd": [0.01, 0.0, 0.02], "accuracy": [0.9, 0.8, 0.7],
+                        "churn_ensemble_frac": [0.1, 0.2, 0.3], "ece": [0.05, 0.04, 0.03]})
+    s = seeds_summary(rep, max_rows=2)
+    text = s.to_text()
+    assert s.frame is rep and "3 candidates, most representative first" in text
+    assert "(1 more in the full table.)" in text
+    lines = text.splitlines()
+    sep = next(i for i, ln in enumerate(lines) if set(ln) == {"-", " "})
+    assert [ln.split()[0] for ln in lines[sep + 1:sep + 3]] == ["5", "4"]  # ties by order
+    with pytest.raises(GenexpyInputError, match="candidate_report"):
+        seeds_summary(rep.drop("ece"))
+
+
+def test_public_and_lazy():
+    assert gx.nstar_summary is nstar_summary and gx.seeds_summary is seeds_summary
