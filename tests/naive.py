@@ -518,3 +518,24 @@ def spread(X):
         return math.sqrt(med / 2)
     mean = sum(d) / len(d) if d else 0.0
     return math.sqrt(mean / 2) if mean > 0 else 1.0
+
+
+def rank_probabilities(tiers, rep, seed):
+    """Place probabilities by the definition: per replicate, draw N conditions with
+    replacement (``default_rng(seed).integers(0, N, (rep, N))``, one call), average the
+    midranks (from dense tiers, 0 = best) of the drawn conditions, sort, and give tied
+    alternatives equal shares of their places. Returns an (na, na) array."""
+    t = [list(map(int, r)) for r in np.asarray(tiers)]
+    n, na = len(t), len(t[0])
+    mid = [[sum(1 for b in row if b < row[a]) + (sum(1 for b in row if b == row[a]) + 1) / 2
+            for a in range(na)] for row in t]
+    draws = np.random.default_rng(seed).integers(0, n, size=(rep, n))
+    out = [[0.0] * na for _ in range(na)]
+    for d in draws:
+        means = [sum(mid[int(i)][a] for i in d) / n for a in range(na)]
+        for a in range(na):
+            better = sum(1 for b in range(na) if means[b] < means[a])
+            tied = sum(1 for b in range(na) if means[b] == means[a])
+            for place in range(better, better + tied):
+                out[a][place] += 1 / tied / rep
+    return np.array(out)
