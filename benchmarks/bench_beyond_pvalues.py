@@ -46,8 +46,9 @@ def timed(fn, repeat):
 
 
 def row(name, ours, theirs, note=""):
-    print(f"{name:<58}{ours * 1e3:11.1f} ms {theirs * 1e3:12.1f} ms {theirs / ours:8.0f}x"
-          f"  {note}")
+    digits = 0 if theirs >= 10 * ours else 1
+    print(f"{name:<58}{ours * 1e3:11.1f} ms {theirs * 1e3:12.1f} ms "
+          f"{theirs / ours:8.{digits}f}x  {note}")
 
 
 def main(argv=None):
