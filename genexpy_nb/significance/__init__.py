@@ -28,6 +28,8 @@ One file per family, each readable on its own:
 * :mod:`.effect_sizes` — :func:`cohens_dz`, :func:`rank_biserial`, :func:`cliffs_delta`;
 * :mod:`.corrections` — :func:`adjust_pvalues` with statsmodels' method names
   (:data:`P_ADJUST_METHODS`);
+* :mod:`.pairwise_views` — :func:`win_tie_loss`, the win / tie / loss matrix of benchmark
+  papers with mean differences and corrected p-values;
 * :mod:`.bayesian` — Bayesian comparisons with a region of practical equivalence (rope):
   :func:`correlated_bayesian_ttest` (one dataset, repeated CV), :func:`bayesian_signed_rank`
   and :func:`bayesian_sign_test` (several datasets); results :class:`BayesianResult` with
@@ -137,6 +139,7 @@ _WHERE = {
     "correlated_bayesian_ttest": "bayesian",
     "bayesian_signed_rank": "bayesian",
     "bayesian_sign_test": "bayesian",
+    "win_tie_loss": "pairwise_views",
 }
 
 #: names that moved to :mod:`genexpy_nb.charts` (drawing is not statistics); still
@@ -200,6 +203,7 @@ __all__ = [
     "correlated_bayesian_ttest",
     "bayesian_signed_rank",
     "bayesian_sign_test",
+    "win_tie_loss",
 ]
 
 
