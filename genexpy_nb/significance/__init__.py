@@ -30,6 +30,8 @@ One file per family, each readable on its own:
   (:data:`P_ADJUST_METHODS`);
 * :mod:`.pairwise_views` — :func:`win_tie_loss`, the win / tie / loss matrix of benchmark
   papers with mean differences and corrected p-values;
+* :mod:`.beyond_sections` — :func:`bayesian_section`, :func:`aggregates_section`: report
+  sections for a :class:`Comparison` (``comparison.with_section(...)``);
 * :mod:`.bayesian` — Bayesian comparisons with a region of practical equivalence (rope):
   :func:`correlated_bayesian_ttest` (one dataset, repeated CV), :func:`bayesian_signed_rank`
   and :func:`bayesian_sign_test` (several datasets); results :class:`BayesianResult` with
@@ -140,6 +142,8 @@ _WHERE = {
     "bayesian_signed_rank": "bayesian",
     "bayesian_sign_test": "bayesian",
     "win_tie_loss": "pairwise_views",
+    "bayesian_section": "beyond_sections",
+    "aggregates_section": "beyond_sections",
 }
 
 #: names that moved to :mod:`genexpy_nb.charts` (drawing is not statistics); still
@@ -204,6 +208,8 @@ __all__ = [
     "bayesian_signed_rank",
     "bayesian_sign_test",
     "win_tie_loss",
+    "bayesian_section",
+    "aggregates_section",
 ]
 
 
