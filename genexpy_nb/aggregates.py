@@ -543,6 +543,20 @@ _ONE_DOC = """{what} of every alternative, with a stratified-bootstrap confidenc
     ``{name}(data, ...)`` is :func:`interval_estimates` with ``aggregates="{name}"``; it
     takes the same parameters and returns the same frame (one row per alternative).{extra}
 
+    Parameters
+    ----------
+    data : long table or dict of arrays
+        As in :func:`interval_estimates`.{param}
+    **kwargs
+        Any other parameter of :func:`interval_estimates` (``alternatives``, ``target``,
+        ``task``, ``run``, ``reps``, ``confidence_level``, ``seed``, ...).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per alternative: ``alternative, aggregate, estimate, low, high,
+        confidence_level, reps, method, n_runs, n_tasks``.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -570,15 +584,16 @@ def optimality_gap(data: Any, gamma: float = 1.0, **kwargs: Any) -> pl.DataFrame
 
 iqm.__doc__ = _ONE_DOC.format(
     what="The interquartile mean (the mean of the middle 50 % of all runs of all tasks)",
-    name="iqm", extra="")
+    name="iqm", extra="", param="")
 mean.__doc__ = _ONE_DOC.format(what="The mean of the per-task mean scores", name="mean",
-                               extra="")
+                               extra="", param="")
 median.__doc__ = _ONE_DOC.format(what="The median of the per-task mean scores",
-                                 name="median", extra="")
+                                 name="median", extra="", param="")
 optimality_gap.__doc__ = _ONE_DOC.format(
     what="The optimality gap ``gamma - mean(min(score, gamma))``", name="optimality_gap",
     extra="\n\n    ``gamma`` (default 1) is the score counted as optimal; lower gaps are "
-          "better.")
+          "better.",
+    param="\n    gamma : float\n        The score counted as optimal (default 1).")
 
 
 # ---- probability of improvement --------------------------------------------------------------
@@ -710,7 +725,8 @@ def probability_of_improvement(
                                         _draws(ry, reps, ny, T, False, block), strict=True):
                 k = ix.shape[0]
                 o = out[r0:r0 + k]
-                _on_threads(lambda i0, i1, ix=ix, iy=iy, o=o: ka.improvement_replicates(
+                _on_threads(lambda i0, i1, ix=ix, iy=iy, o=o, ny=ny, pos_y=pos_y, below=below,
+                            upto=upto: ka.improvement_replicates(
                     ny, pos_y, below, upto, ix[i0:i1], iy[i0:i1], o[i0:i1]),
                     k, T * (nx + ny))
                 r0 += k
@@ -829,7 +845,8 @@ def performance_profile(
                                      task_bootstrap):
                 b = idx.shape[0]
                 o = out[r0:r0 + b]
-                _on_threads(lambda i0, i1, idx=idx, tasks=tasks, o=o: ka.profile_replicates(
+                _on_threads(lambda i0, i1, idx=idx, tasks=tasks, o=o, flat=flat, pos=pos,
+                            thr_pos=thr_pos: ka.profile_replicates(
                     flat, pos, idx[i0:i1], tasks[i0:i1], thr_pos, thr, per_task, o[i0:i1]),
                     b, T * n + thr.size)
                 r0 += b

@@ -32,13 +32,13 @@ def _rliable_intervals(library, metrics, m, reps, seed, task_bootstrap=False):
     f = lambda x: np.array([  # noqa: E731
         metrics.aggregate_median(x), metrics.aggregate_iqm(x), metrics.aggregate_mean(x),
         metrics.aggregate_optimality_gap(x, 0.5)])
-    state = np.random.get_state()
-    np.random.seed(seed)  # rliable draws from NumPy's global generator
+    state = np.random.get_state()  # noqa: NPY002 (rliable draws from the global RNG)
+    np.random.seed(seed)  # noqa: NPY002 (rliable draws from the global RNG)
     try:
         p, ci = library.get_interval_estimates({"a": m}, f, reps=reps,
                                                task_bootstrap=task_bootstrap)
     finally:
-        np.random.set_state(state)
+        np.random.set_state(state)  # noqa: NPY002 (rliable draws from the global RNG)
     return p["a"], ci["a"]
 
 
@@ -171,13 +171,13 @@ def test_improvement_within_monte_carlo_error_of_rliable(rly):
     rng = np.random.default_rng(5)
     x = _task_effects(5, n=8, T=4) + 0.1
     y = _task_effects(5, n=5, T=4) + rng.normal(0, 0.05, (5, 4))
-    state = np.random.get_state()
-    np.random.seed(3)
+    state = np.random.get_state()  # noqa: NPY002 (rliable draws from the global RNG)
+    np.random.seed(3)  # noqa: NPY002 (rliable draws from the global RNG)
     try:
         p, ci = library.get_interval_estimates({"xy": [x, y]},
                                                metrics.probability_of_improvement, reps=600)
     finally:
-        np.random.set_state(state)
+        np.random.set_state(state)  # noqa: NPY002 (rliable draws from the global RNG)
     out = ag.probability_of_improvement({"x": x, "y": y}, reps=600, seed=2)
     assert out["estimate"][0] == pytest.approx(p["xy"], abs=1e-12)
     width = ci["xy"][1, 0] - ci["xy"][0, 0]
@@ -189,12 +189,12 @@ def test_profiles_within_monte_carlo_error_of_rliable(rly):
     library, _ = rly
     x = _task_effects(5, n=8, T=10) + 0.1
     thr = np.linspace(-2, 2, 9)
-    state = np.random.get_state()
-    np.random.seed(3)
+    state = np.random.get_state()  # noqa: NPY002 (rliable draws from the global RNG)
+    np.random.seed(3)  # noqa: NPY002 (rliable draws from the global RNG)
     try:
         prof, pci = library.create_performance_profile({"x": x}, thr, reps=2000)
     finally:
-        np.random.set_state(state)
+        np.random.set_state(state)  # noqa: NPY002 (rliable draws from the global RNG)
     pr = ag.performance_profile({"x": x}, thr, reps=2000, seed=2)
     np.testing.assert_allclose(pr["fraction"], prof["x"], atol=1e-12)
     # bands of fractions of 80 scores move in steps of 1/80 = 0.0125

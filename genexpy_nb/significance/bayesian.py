@@ -73,8 +73,9 @@ class BayesianResult:
     """Posterior probabilities of a Bayesian comparison of two models.
 
     Unpacks as ``left, rope, right = res`` (the same three numbers as ``res.probs``).
+    Made by the tests, not by users; the fields are its attributes.
 
-    Attributes
+    Parameters
     ----------
     probs : tuple of float
         ``(left, rope, right)``: the posterior probability that the first model (``x``) is
@@ -356,7 +357,7 @@ def correlated_bayesian_ttest(
     >>> y = [0.84, 0.80, 0.83, 0.85, 0.80, 0.83, 0.84, 0.82, 0.83, 0.82]
     >>> res = correlated_bayesian_ttest(x, y, rope=0.01, runs=1, higher_is_better=True)
     >>> [round(p, 3) for p in res.probs]
-    [0.0, 0.131, 0.869]
+    [0.0, 0.001, 0.999]
     """
     func = "correlated_bayesian_ttest"
     r = _check_rope(rope, func)
@@ -453,8 +454,8 @@ def _signed_rank_sample(d: np.ndarray, rope: float, prior: float, nsamples: int,
     zs = np.ascontiguousarray(z[order])
     prior_pos = int(np.flatnonzero(order == 0)[0])
     a_gt, a_ge, b_lt, b_le = _signed_rank_indices(zs, rope)
-    from .._numba import compile_note, run_blocks
     from .._numba import bayesian as kb
+    from .._numba import compile_note, run_blocks
 
     out = np.empty((nsamples, 3))
     gens = _block_generators(rng, nsamples)
