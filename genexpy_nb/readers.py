@@ -76,10 +76,12 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
     path : str or path-like
         The output folder (or one results file).
     return_dropped : bool
-        Also return a frame (``item``, ``reason``) of what was not read: non-numeric values
-        (``alias``, ``"N/A"`` standard errors count as missing, not dropped), files that are
-        not results files, results of a (model, task, metric, filter) superseded by a later
-        file of the same model.
+        Also return a frame (``item``, ``reason``) of what was not read: ``"metric,filter"``
+        values that are not finite numbers, files that are not JSON or hold no ``results``
+        object, results of a (model, task, metric, filter) superseded by a later file of the
+        same model. Keys without a filter (``alias``, ``name``, ``sample_len``) are
+        metadata, not results, and are not listed; an ``"N/A"`` standard error is a null
+        ``stderr``, not a dropped result.
 
     Returns
     -------

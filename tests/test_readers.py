@@ -35,6 +35,11 @@ def _lm_eval_file(model, tasks, model_args=None, name_key=True):
         "model_source": "hf",
         "total_evaluation_time_seconds": "123.4",
     }
+    results.setdefault("gsm8k", {"alias": "gsm8k", "name": "gsm8k", "sample_len": 1319,
+                                 "exact_match,strict-match": 0.02,
+                                 "exact_match_stderr,strict-match": 0.004,
+                                 "exact_match,flexible-extract": 0.03,
+                                 "exact_match_stderr,flexible-extract": 0.005})
     if name_key:
         doc["model_name"] = model
         doc["model_name_sanitized"] = model.replace("/", "__")
@@ -65,7 +70,9 @@ def lm_eval_folder(tmp_path):
 def test_lm_eval_folder_in_one_call(lm_eval_folder):
     df, dropped = read_lm_eval(lm_eval_folder, return_dropped=True)
     assert df.columns == ["model", "task", "metric", "filter", "value", "stderr"]
-    assert df.height == 10
+    assert df.height == 16  # 6 results per pythia model (gsm8k: 2 filters), 4 of the local one
+    gsm = df.filter((pl.col("task") == "gsm8k") & (pl.col("filter") == "strict-match"))
+    assert gsm["metric"].unique().to_list() == ["exact_match"] and gsm["stderr"][0] == 0.004
     row = df.filter((pl.col("model") == "EleutherAI/pythia-410m") & (pl.col("task") == "arc_easy")
                     & (pl.col("metric") == "acc"))
     assert row["value"].item() == 0.52 and row["stderr"].item() == 0.011
@@ -74,7 +81,7 @@ def test_lm_eval_folder_in_one_call(lm_eval_folder):
     assert norm["stderr"].null_count() == norm.height
     assert set(df["model"]) == {"EleutherAI/pythia-160m", "EleutherAI/pythia-410m",
                                 "/models/mine"}
-    assert set(df["filter"]) == {"none"}
+    assert set(df["filter"]) == {"none", "strict-match", "flexible-extract"}
     assert dropped.height == 0
     # ready for a Study
     study = gx.Study(df.filter(pl.col("metric") == "acc", pl.col("model") != "/models/mine"),
