@@ -36,7 +36,7 @@ from .study import ConfigurationSample, DirectionWarning, FilterReport, Study, r
 #: Altair and ipywidgets are only imported by the parts that need them)
 _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", "panels",
          "seedpools", "experiments", "distributed",
-         "example_study"}
+         "example_study", "aggregates"}
 
 
 #: classes loaded from their submodule on first use (the panels import ipywidgets and Altair)
@@ -46,6 +46,12 @@ _LAZY_ATTRS = {
     "nstar_summary": "summary",
     "seeds_summary": "summary",
     "readable_errors": "notebook",
+    "rank_probabilities": "rank_uncertainty",
+    "rank_intervals": "rank_uncertainty",
+    "top_group": "rank_uncertainty",
+    "read_lm_eval": "readers",
+    "split_id_column": "readers",
+    "wide_to_long": "readers",
 }
 
 
@@ -107,4 +113,11 @@ __all__ = [
     "seeds_summary",
     "readable_errors",
     "__version__",
+    "aggregates",
+    "rank_probabilities",
+    "rank_intervals",
+    "top_group",
+    "read_lm_eval",
+    "split_id_column",
+    "wide_to_long",
 ]

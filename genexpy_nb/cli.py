@@ -340,6 +340,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
             invalid_target=args.invalid_target,
             require_complete_replicates=args.require_complete_replicates, ties=args.ties,
             control=args.control, top=args.top)
+        if args.bayesian_rope is not None or args.aggregates:
+            from .significance.beyond_sections import aggregates_section, bayesian_section
+
+            if args.bayesian_rope is not None:
+                res = res.with_section(bayesian_section(res, rope=args.bayesian_rope))
+            if args.aggregates:
+                res = res.with_section(aggregates_section(res))
         if not args.quiet:
             print(res.summary())
         from .charts.cd_figure import save_comparison
@@ -593,6 +600,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compare every alternative with this one only (k - 1 tests, "
                         "corrected as a family of k - 1)")
     c.add_argument("--alpha", type=probability, default=0.05, help="significance level")
+    c.add_argument("--bayesian-rope", type=float, default=None, metavar="R",
+                   help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
+                        "alternative against the best (or --control), with a region of "
+                        "practical equivalence of +-R in the target's units")
+    c.add_argument("--aggregates", action="store_true",
+                   help="also IQM, mean and median per alternative with bootstrap intervals "
+                        "over the blocks (Agarwal et al. 2021)")
     c.add_argument("--ties", choices=["average", "min"], default="average",
                    help="mean ranks of tied alternatives: the mean of the ranks they occupy, "
                         "or the lowest (the tests use mid-ranks either way)")

@@ -402,6 +402,110 @@ def sample_ngen(sample, kfun, IX, IY, eps):
     return sum(1 for v in vals if v <= eps) / len(vals)
 
 
+# =====================================================================================
+# Beyond p-values: Bayesian signed-rank, stratified bootstrap of aggregates
+# =====================================================================================
+def bayesian_signed_rank_samples(d, rope, prior, nsamples, seed, block):
+    """Posterior samples of the Bayesian signed-rank test, computed as baycomp does
+    (``w^T A w`` with the dense (n+1) x (n+1) matrices of Heaviside steps), from the same
+    draws as genexpy_nb: one SFC64 Generator per block of ``block`` samples, seeded from
+    ``default_rng(seed)``; weights in sorted order of ``z = (0, d)``, the pseudo-observation's
+    a Gamma(prior) draw, the others Exponential(1) draws."""
+    z = np.concatenate(([0.0], np.asarray(d, dtype=float)))
+    order = np.argsort(z, kind="stable")
+    zs = z[order]
+    pp = int(np.flatnonzero(order == 0)[0])
+    m = zs.size
+
+    def heaviside(a, t):
+        return (a > t).astype(float) + 0.5 * (a == t).astype(float)
+
+    sums = zs[:, None] + zs[None, :]
+    above = heaviside(sums, 2 * rope)
+    below = heaviside(-sums, 2 * rope)
+    rng = np.random.default_rng(seed)
+    n_blocks = -(-nsamples // block)
+    seeds = rng.integers(0, 2**63, size=n_blocks, dtype=np.int64)
+    out = np.zeros((nsamples, 3))
+    s = 0
+    for b in range(n_blocks):
+        g = np.random.Generator(np.random.SFC64(int(seeds[b])))
+        size = min(block, nsamples - b * block)
+        gam = [g.standard_gamma(prior) for _ in range(size)]
+        for i in range(size):
+            w = np.array([gam[i] if k == pp else g.standard_exponential() for k in range(m)])
+            w = w / w.sum()
+            right = w @ above @ w
+            left = 1.0 - right if rope == 0 else w @ below @ w
+            out[s] = (left, 1.0 - left - right if rope > 0 else 0.0, right)
+            s += 1
+    return out
+
+
+def naive_iqm(x):
+    """Mean of the middle half of all scores: sorted, int(0.25 N) cut from each end."""
+    v = sorted(float(a) for a in np.asarray(x).ravel())
+    k = int(0.25 * len(v))
+    mid = v[k:len(v) - k]
+    return sum(mid) / len(mid)
+
+
+def naive_task_means(x):
+    x = np.asarray(x)
+    return [sum(float(x[i, t]) for i in range(x.shape[0])) / x.shape[0]
+            for t in range(x.shape[1])]
+
+
+def naive_median_of_means(x):
+    m = sorted(naive_task_means(x))
+    h = len(m) // 2
+    return m[h] if len(m) % 2 else 0.5 * (m[h - 1] + m[h])
+
+
+def naive_mean_of_means(x):
+    m = naive_task_means(x)
+    return sum(m) / len(m)
+
+
+def naive_optimality_gap(x, gamma):
+    v = [min(float(a), gamma) for a in np.asarray(x).ravel()]
+    return gamma - sum(v) / len(v)
+
+
+def naive_probability_of_improvement(x, y):
+    """Mean over tasks of the share of pairs of runs with X above Y (ties count half)."""
+    x, y = np.asarray(x), np.asarray(y)
+    ps = []
+    for t in range(x.shape[1]):
+        s = 0.0
+        for a in x[:, t]:
+            for b in y[:, t]:
+                s += 1.0 if a > b else 0.5 if a == b else 0.0
+        ps.append(s / (x.shape[0] * y.shape[0]))
+    return sum(ps) / len(ps)
+
+
+def naive_profile(x, thresholds, per):
+    x = np.asarray(x)
+    v = naive_task_means(x) if per == "task" else [float(a) for a in x.ravel()]
+    return [sum(1 for a in v if a > t) / len(v) for t in thresholds]
+
+
+def naive_resample(x, idx_b, tasks_b):
+    """One stratified-bootstrap replicate: slot (run j, task t) holds run idx_b[t, j] of
+    task tasks_b[t]."""
+    x = np.asarray(x)
+    n, T = x.shape
+    return np.array([[x[idx_b[t, j], tasks_b[t]] for t in range(T)] for j in range(n)])
+
+
+def naive_percentile_interval(est, values, c, method="percentile"):
+    lo, hi = np.percentile(values, [100 * (1 - c) / 2, 100 * (1 - (1 - c) / 2)])
+    if method == "basic":
+        lo, hi = 2 * est - hi, 2 * est - lo
+    return lo, hi
+
+
 def spread(X):
     """RBF's unit (SPEC A13), literally: the root of half the median, over the pairs of
     rows, of the mean squared difference of the two rows."""
@@ -414,3 +518,24 @@ def spread(X):
         return math.sqrt(med / 2)
     mean = sum(d) / len(d) if d else 0.0
     return math.sqrt(mean / 2) if mean > 0 else 1.0
+
+
+def rank_probabilities(tiers, rep, seed):
+    """Place probabilities by the definition: per replicate, draw N conditions with
+    replacement (``default_rng(seed).integers(0, N, (rep, N))``, one call), average the
+    midranks (from dense tiers, 0 = best) of the drawn conditions, sort, and give tied
+    alternatives equal shares of their places. Returns an (na, na) array."""
+    t = [list(map(int, r)) for r in np.asarray(tiers)]
+    n, na = len(t), len(t[0])
+    mid = [[sum(1 for b in row if b < row[a]) + (sum(1 for b in row if b == row[a]) + 1) / 2
+            for a in range(na)] for row in t]
+    draws = np.random.default_rng(seed).integers(0, n, size=(rep, n))
+    out = [[0.0] * na for _ in range(na)]
+    for d in draws:
+        means = [sum(mid[int(i)][a] for i in d) / n for a in range(na)]
+        for a in range(na):
+            better = sum(1 for b in range(na) if means[b] < means[a])
+            tied = sum(1 for b in range(na) if means[b] == means[a])
+            for place in range(better, better + tied):
+                out[a][place] += 1 / tied / rep
+    return np.array(out)

@@ -48,3 +48,29 @@ def test_rank_tests_compile_nothing():
         "assert 'numba' not in sys.modules\n"
     )
     _run(code)
+
+
+def test_beyond_pvalues_names_lazy():
+    """The names of issue 29 are reachable from where users of the peers look, and
+    ``import genexpy_nb`` imports none of their modules."""
+    code = (
+        "import sys, genexpy_nb as gx\n"
+        "mods = ('genexpy_nb.aggregates', 'genexpy_nb.readers', 'genexpy_nb.rank_uncertainty',"
+        " 'genexpy_nb.significance.bayesian')\n"
+        "assert not [m for m in mods if m in sys.modules]\n"
+        "for n in ('rank_probabilities', 'rank_intervals', 'top_group', 'read_lm_eval',"
+        " 'split_id_column', 'wide_to_long', 'aggregates'):\n"
+        "    assert n in gx.__all__ and getattr(gx, n) is not None, n\n"
+        "for n in ('iqm', 'mean', 'median', 'optimality_gap', 'probability_of_improvement',"
+        " 'performance_profile', 'interval_estimates'):\n"
+        "    assert callable(getattr(gx.aggregates, n)), n\n"
+        "from genexpy_nb import significance as sg\n"
+        "for n in ('correlated_bayesian_ttest', 'bayesian_signed_rank', 'bayesian_sign_test',"
+        " 'win_tie_loss', 'bayesian_section', 'aggregates_section'):\n"
+        "    assert n in sg.__all__ and callable(getattr(sg, n)), n\n"
+        "from genexpy_nb import charts\n"
+        "for n in ('bayesian_posterior', 'aggregate_intervals', 'performance_profiles',"
+        " 'rank_probability_heatmap'):\n"
+        "    assert n in charts.__all__ and callable(getattr(charts, n)), n\n"
+    )
+    _run(code)

@@ -178,3 +178,42 @@ def test_a_shell_sees_the_answer_on_stdout(tables, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[2].startswith("best: alg7")
     assert proc.stderr.startswith("wrote ")
+
+
+def test_bayesian_rope_and_aggregates_in_the_report(tables, tmp_path, capsys):
+    """--bayesian-rope and --aggregates add their sections to report.md and their tables,
+    equal to the library's functions on the same blocks."""
+    from genexpy_nb import aggregates as ag
+    from genexpy_nb.significance import bayesian_signed_rank, compare
+
+    out = tmp_path / "b"
+    assert main(["compare", str(tables / "complete.csv"), *ARGS, "--control", "alg0",
+                 "--bayesian-rope", "0.01", "--aggregates", "--figures", "",
+                 "--out", str(out), "--quiet"]) == 0
+    report = (out / "report.md").read_text()
+    assert "Bayesian comparison" in report and "Robust aggregates" in report
+    assert "region of practical equivalence ±0.01" in report
+    bay = pl.read_csv(out / "bayesian_signed_rank.csv")
+    assert bay.height == 7 and set(bay["against"]) == {"alg0"}
+    df = pl.read_csv(tables / "complete.csv")
+    wide = df.pivot(on="algorithm", index="dataset", values="accuracy").sort("dataset")
+    want = bayesian_signed_rank(wide["alg7"], wide["alg0"], rope=0.01, higher_is_better=True)
+    row = bay.filter(pl.col("alternative") == "alg7").row(0, named=True)
+    np.testing.assert_allclose(
+        [row["p_alternative_better"], row["p_rope"], row["p_against_better"]], want.probs,
+        atol=1e-12)
+    k = int(np.argmax(want.probs))
+    assert row["decision"] == (("alg7 better", "practically equivalent", "alg0 better")[k]
+                               if want.probs[k] > 0.95 else "no decision")
+    agg = pl.read_csv(out / "aggregates.csv")
+    cmp = compare(df, alternatives="algorithm", target="accuracy", blocks="dataset",
+                  higher_is_better=True)
+    i = list(cmp.alternatives).index("alg4")
+    x = cmp.values[:, i]
+    iqm = agg.filter((pl.col("alternative") == "alg4") & (pl.col("aggregate") == "iqm"))
+    np.testing.assert_allclose(iqm["estimate"].item(), ag.iqm({"a": x[None, :]},
+                               reps=10)["estimate"].item(), rtol=1e-12)
+    med = agg.filter((pl.col("alternative") == "alg4") & (pl.col("aggregate") == "median"))
+    assert med["estimate"].item() == pytest.approx(float(np.median(x)), rel=1e-12)
+    assert (agg["low"] <= agg["estimate"]).all() and (agg["estimate"] <= agg["high"]).all()
+    assert (agg["high"] > agg["low"]).all()  # the blocks are resampled: intervals have width

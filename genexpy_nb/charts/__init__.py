@@ -94,6 +94,11 @@ _WHERE = {
     "ensemble_size_chart": "variability",
     "trimmed_distance_chart": "variability",
     "thin_ecdf": "variability",
+    # beyond p-values: Bayesian posteriors, aggregates, profiles, rank probabilities
+    "bayesian_posterior": "beyond_pvalues",
+    "aggregate_intervals": "beyond_pvalues",
+    "performance_profiles": "beyond_pvalues",
+    "rank_probability_heatmap": "beyond_pvalues",
 }
 
 __all__ = [

@@ -27,7 +27,15 @@ One file per family, each readable on its own:
 * :mod:`.bootstrap` — :func:`bootstrap_ci` of a paired difference (BCa);
 * :mod:`.effect_sizes` — :func:`cohens_dz`, :func:`rank_biserial`, :func:`cliffs_delta`;
 * :mod:`.corrections` — :func:`adjust_pvalues` with statsmodels' method names
-  (:data:`P_ADJUST_METHODS`).
+  (:data:`P_ADJUST_METHODS`);
+* :mod:`.pairwise_views` — :func:`win_tie_loss`, the win / tie / loss matrix of benchmark
+  papers with mean differences and corrected p-values;
+* :mod:`.beyond_sections` — :func:`bayesian_section`, :func:`aggregates_section`: report
+  sections for a :class:`Comparison` (``comparison.with_section(...)``);
+* :mod:`.bayesian` — Bayesian comparisons with a region of practical equivalence (rope):
+  :func:`correlated_bayesian_ttest` (one dataset, repeated CV), :func:`bayesian_signed_rank`
+  and :func:`bayesian_sign_test` (several datasets); results :class:`BayesianResult` with
+  ``probs = (left, rope, right)`` instead of a p-value.
 
 Conventions
 -----------
@@ -127,6 +135,15 @@ _WHERE = {
     "cohens_dz": "effect_sizes",
     "rank_biserial": "effect_sizes",
     "cliffs_delta": "effect_sizes",
+    # Bayesian comparisons
+    "BayesianResult": "bayesian",
+    "DECISION_THRESHOLD": "bayesian",
+    "correlated_bayesian_ttest": "bayesian",
+    "bayesian_signed_rank": "bayesian",
+    "bayesian_sign_test": "bayesian",
+    "win_tie_loss": "pairwise_views",
+    "bayesian_section": "beyond_sections",
+    "aggregates_section": "beyond_sections",
 }
 
 #: names that moved to :mod:`genexpy_nb.charts` (drawing is not statistics); still
@@ -184,6 +201,15 @@ __all__ = [
     "cliffs_delta",
     # corrections
     "adjust_pvalues",
+    # Bayesian comparisons (Benavoli et al. 2017)
+    "BayesianResult",
+    "DECISION_THRESHOLD",
+    "correlated_bayesian_ttest",
+    "bayesian_signed_rank",
+    "bayesian_sign_test",
+    "win_tie_loss",
+    "bayesian_section",
+    "aggregates_section",
 ]
 
 

@@ -1,0 +1,861 @@
+"""Robust aggregates of benchmark results with stratified-bootstrap confidence intervals.
+
+The aggregates of Agarwal et al. (NeurIPS 2021), as their package rliable computes them, for
+results of several runs (seeds) of each alternative on each task:
+
+* :func:`iqm` — the interquartile mean: the mean of the middle 50 % of all runs of all tasks
+  (robust to outlying runs and tasks, less noisy than the median);
+* :func:`mean` and :func:`median` — of the per-task mean scores;
+* :func:`optimality_gap` — how far the runs fall short of a target score ``gamma``;
+* :func:`probability_of_improvement` — the probability that a run of X beats a run of Y on
+  a task, averaged over tasks (ties count half);
+* :func:`performance_profile` — the fraction of runs (or task means) above each score
+  threshold, with a band;
+* :func:`interval_estimates` — any of the first four at once, from the same resamples.
+
+Every interval is a **stratified bootstrap**: each replicate resamples, with replacement,
+the runs *within* each task (the tasks are fixed: the interval says how much the aggregate
+would move with other seeds on the same tasks); ``task_bootstrap=True`` also resamples the
+tasks. Percentile intervals by default (as rliable), ``method="basic"`` as an option.
+Seeded: the same seed gives the same bits, and each alternative's resamples depend only on
+the seed and its own name, so adding or removing an alternative changes no other's interval.
+
+Input, in one of two forms:
+
+* a long table (polars, pandas or pyarrow) with one row per run: ``alternatives=`` (the
+  column naming the algorithm), ``task=``, ``target=`` (the score) and optionally ``run=``
+  (the seed; without it, the rows of a task are its runs, in order);
+* a dict ``{name: array of shape (runs, tasks)}``, as rliable takes.
+
+Every alternative needs the same tasks, and the same number of runs on each of its tasks
+(different alternatives may have different numbers of runs). Scores are compared as
+given: normalise them first (e.g. to human-normalised or min-max scores) where tasks have
+different scales.
+
+Point estimates equal rliable's to 1e-12 and the intervals equal them within Monte Carlo
+error at the same number of replicates (tested); at rliable's default 50,000 replicates
+they take a few hundredths of a second per alternative (``benchmarks/bench_aggregates.py``).
+
+References
+----------
+Agarwal, R., Schwarzer, M., Castro, P. S., Courville, A. and Bellemare, M. G. (2021). Deep
+reinforcement learning at the edge of the statistical precipice. NeurIPS 34.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ._validation import (
+    GenexpyInputError,
+    check_positive_int,
+    check_probability,
+    child_seed,
+    require_columns,
+    to_polars,
+)
+
+__all__ = [
+    "AGGREGATES",
+    "iqm",
+    "mean",
+    "median",
+    "optimality_gap",
+    "probability_of_improvement",
+    "performance_profile",
+    "interval_estimates",
+    "score_matrices",
+]
+
+#: the aggregates :func:`interval_estimates` computes, in rliable's names' order
+AGGREGATES: tuple[str, ...] = ("median", "iqm", "mean", "optimality_gap")
+
+#: rliable's default number of bootstrap replicates for intervals
+REPS: int = 50_000
+#: rliable's default number of replicates for performance profiles
+PROFILE_REPS: int = 2_000
+#: most replicates allowed (each is kept as a float while the percentiles are taken)
+MAX_REPS: int = 10_000_000
+#: most drawn indices held at once (one block of replicates: replicates x tasks x runs)
+_BLOCK_CELLS: int = 1 << 21
+#: above this many drawn indices (replicates x runs x tasks) a progress bar is shown
+_PROGRESS_WORK: float = 4e8
+
+_METHODS = ("percentile", "basic")
+
+
+# ---- input ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Scores:
+    """Scores of every alternative as (runs, tasks) float64 matrices, tasks in one order."""
+
+    matrices: dict[str, np.ndarray]
+    tasks: tuple[str, ...]
+
+
+def _check_matrix(name: str, a: Any) -> np.ndarray:
+    try:
+        m = np.array(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(
+            f"scores of {name!r}: expected a numeric array of shape (runs, tasks)."
+        ) from None
+    if m.ndim != 2:
+        raise GenexpyInputError(
+            f"scores of {name!r}: expected shape (runs, tasks) as rliable takes, got "
+            f"{m.ndim} dimension(s) with shape {m.shape}. One task: reshape to (runs, 1)."
+        )
+    if m.shape[0] < 1 or m.shape[1] < 1:
+        raise GenexpyInputError(f"scores of {name!r}: no runs or no tasks (shape {m.shape}).")
+    bad = ~np.isfinite(m)
+    if bad.any():
+        r, t = np.argwhere(bad)[0]
+        raise GenexpyInputError(
+            f"scores of {name!r}: {int(bad.sum())} missing or infinite value(s), first at run "
+            f"{r}, task {t}. Every run of every task needs a finite score; drop the run from "
+            "every task, or the task from every alternative."
+        )
+    return m
+
+
+def _from_dict(data: Mapping[Any, Any]) -> _Scores:
+    if not data:
+        raise GenexpyInputError("scores: the dict is empty; give {name: (runs, tasks) array}.")
+    mats = {str(k): _check_matrix(str(k), v) for k, v in data.items()}
+    if len(mats) != len(data):
+        raise GenexpyInputError("scores: two names are the same once written as text.")
+    n_tasks = {k: m.shape[1] for k, m in mats.items()}
+    if len(set(n_tasks.values())) > 1:
+        raise GenexpyInputError(
+            f"scores: every alternative needs the same tasks (columns); numbers of tasks: "
+            f"{n_tasks}."
+        )
+    T = next(iter(n_tasks.values()))
+    return _Scores(mats, tuple(str(t) for t in range(T)))
+
+
+def _from_table(data: Any, alternatives: str, target: str, task: str,
+                run: str | None) -> _Scores:
+    df = to_polars(data, "data")
+    for role, col in (("alternatives", alternatives), ("target", target), ("task", task)):
+        if not isinstance(col, str):
+            raise GenexpyInputError(
+                f"{role} must name a column of the table, got {col!r}. A long table needs "
+                "alternatives=, task= and target= (and optionally run=)."
+            )
+    if run is not None and not isinstance(run, str):
+        raise GenexpyInputError(f"run must name a column of the table or be None, got {run!r}.")
+    cols = [alternatives, task, target] + ([run] if run is not None else [])
+    if len(set(cols)) != len(cols):
+        raise GenexpyInputError(f"alternatives, task, target and run must be different "
+                                f"columns, got {cols}.")
+    require_columns(df, cols, "data")
+    if not df.schema[target].is_numeric():
+        raise GenexpyInputError(
+            f"target column {target!r} has dtype {df.schema[target]}, expected numbers. "
+            f"Cast it, e.g. pl.col({target!r}).cast(pl.Float64)."
+        )
+    keys = [alternatives, task] + ([run] if run is not None else [])
+    for c in keys:
+        if df[c].null_count():
+            raise GenexpyInputError(
+                f"column {c!r} has {df[c].null_count()} null value(s); drop those rows or "
+                "give them a label."
+            )
+    d = df.select(
+        pl.col(alternatives).cast(pl.String).alias("_a"),
+        pl.col(task).cast(pl.String).alias("_t"),
+        *([pl.col(run).alias("_r")] if run is not None else []),
+        pl.col(target).cast(pl.Float64).alias("_y"),
+    )
+    y = d["_y"]
+    bad = int(y.null_count() + (~y.is_finite()).sum())
+    if bad:
+        raise GenexpyInputError(
+            f"target column {target!r} has {bad} missing, NaN or infinite value(s). Every run "
+            "of every task needs a finite score: drop the run from every task, e.g. "
+            f"df.filter(pl.col({target!r}).is_finite()), only if the runs stay balanced."
+        )
+    if d.height == 0:
+        raise GenexpyInputError("data: the table has no rows.")
+    if run is not None:
+        dup = d.group_by("_a", "_t", "_r").len().filter(pl.col("len") > 1)
+        if dup.height:
+            a, t, r = dup.row(0)[:3]
+            raise GenexpyInputError(
+                f"data: {dup.height} (alternative, task, run) triple(s) have several rows, "
+                f"e.g. {alternatives}={a!r}, {task}={t!r}, {run}={r!r}. One row per run."
+            )
+        d = d.sort("_a", "_t", "_r", maintain_order=True)
+    else:
+        d = d.sort("_a", "_t", maintain_order=True)
+    names = df[alternatives].cast(pl.String).unique(maintain_order=True).to_list()
+    tasks = sorted(d["_t"].unique().to_list())
+    mats: dict[str, np.ndarray] = {}
+    for (a,), g in d.group_by("_a", maintain_order=True):
+        counts = g.group_by("_t", maintain_order=True).len()
+        missing = sorted(set(tasks) - set(counts["_t"].to_list()))
+        if missing:
+            raise GenexpyInputError(
+                f"alternative {a!r} has no run on task(s) {missing[:5]}"
+                f"{' ...' if len(missing) > 5 else ''}. Every alternative needs every task; "
+                f"filter the table to the tasks all alternatives share."
+            )
+        ns = counts["len"].unique().to_list()
+        if len(ns) > 1:
+            lo_row = counts.sort("len").row(0)
+            raise GenexpyInputError(
+                f"alternative {a!r} has different numbers of runs per task ({sorted(ns)}; "
+                f"e.g. {lo_row[1]} on task {lo_row[0]!r}). The stratified bootstrap needs the "
+                "same runs on every task of an alternative: drop the extra runs or the "
+                "incomplete ones."
+            )
+        n = int(ns[0])
+        # sorted by task then run: a (tasks, runs) block; tasks in sorted order
+        mats[str(a)] = np.ascontiguousarray(g["_y"].to_numpy().reshape(len(tasks), n).T)
+    return _Scores({a: mats[a] for a in names}, tuple(tasks))
+
+
+def _scores(data: Any, alternatives: str | None, target: str | None, task: str | None,
+            run: str | None) -> _Scores:
+    if isinstance(data, _Scores):
+        return data
+    table_roles = (alternatives, target, task, run)
+    if isinstance(data, Mapping) and all(r is None for r in table_roles):
+        return _from_dict(data)
+    if isinstance(data, np.ndarray):
+        raise GenexpyInputError(
+            "scores: a single array has no name; pass {name: array of shape (runs, tasks)}, "
+            "or a long table with alternatives=, task= and target=."
+        )
+    if alternatives is None or target is None or task is None:
+        raise GenexpyInputError(
+            "a long table needs alternatives= (the column naming the algorithm), task= and "
+            "target= (the score), and optionally run= (the seed); or pass "
+            "{name: array of shape (runs, tasks)} as rliable takes."
+        )
+    return _from_table(data, alternatives, target, task, run)
+
+
+def score_matrices(
+    data: Any,
+    *,
+    alternatives: str | None = None,
+    target: str | None = None,
+    task: str | None = None,
+    run: str | None = None,
+) -> dict[str, np.ndarray]:
+    """The scores of every alternative as rliable's ``(runs, tasks)`` matrices.
+
+    Parameters
+    ----------
+    data : long table or dict of arrays
+        See the module docstring.
+    alternatives, target, task, run : str, optional
+        Columns of a long table.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray of shape (runs, tasks)
+        Tasks in sorted order (a long table) or as given (a dict).
+    """
+    return dict(_scores(data, alternatives, target, task, run).matrices)
+
+
+# ---- bootstrap machinery ------------------------------------------------------------------
+def _check_common(reps: Any, confidence_level: Any, method: Any) -> tuple[int, float, str]:
+    reps = check_positive_int("reps", reps, minimum=2)
+    if reps > MAX_REPS:
+        raise GenexpyInputError(f"reps={reps} is more than {MAX_REPS}; rliable's default is "
+                                f"{REPS}.")
+    c = check_probability("confidence_level", confidence_level)
+    if method not in _METHODS:
+        raise GenexpyInputError(
+            f"method must be 'percentile' (rliable's default) or 'basic', got {method!r}."
+        )
+    return reps, c, method
+
+
+def _key(name: str) -> int:
+    return zlib.crc32(name.encode("utf-8"))
+
+
+def _stream(seed: Any, *keys: int) -> np.random.Generator:
+    """The Generator of one alternative (or pair): depends on the seed and the names only."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise GenexpyInputError(f"seed must be a non-negative integer or None, got {seed!r}.")
+    return child_seed(seed, *keys)
+
+
+def _index_dtype(n: int):
+    return np.int16 if n < 2**15 else np.int64
+
+
+def _block_size(reps: int, cells: int) -> int:
+    """Replicates per block: at most ``_BLOCK_CELLS`` drawn indices at once."""
+    return max(1, min(reps, _BLOCK_CELLS // cells))
+
+
+def _draws(rng: np.random.Generator, reps: int, n: int, T: int, task_bootstrap: bool,
+           block: int | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Blocks ``(idx, tasks)`` of resampling indices: ``idx[b, t, j]`` the run drawn for run
+    slot j of task slot t in replicate b, ``tasks[b, t]`` the task of slot t.
+
+    Drawn block by block (``block`` replicates, by default at most ``_BLOCK_CELLS``
+    indices), runs first then tasks; the order and the block size are part of the result's
+    bits.
+    """
+    B = _block_size(reps, T * n) if block is None else block
+    ident = None
+    for r0 in range(0, reps, B):
+        b = min(B, reps - r0)
+        idx = rng.integers(0, n, size=(b, T, n), dtype=_index_dtype(n))
+        if task_bootstrap:
+            tasks = rng.integers(0, T, size=(b, T), dtype=np.int64)
+        else:
+            if ident is None or ident.shape[0] != b:
+                ident = np.ascontiguousarray(np.broadcast_to(np.arange(T, dtype=np.int64),
+                                                             (b, T)))
+            tasks = ident
+        yield idx, tasks
+
+
+def _on_threads(fn, rows: int, cells: int) -> None:
+    """``fn(i0, i1)`` on blocks of a block's replicates, on threads when worth it (each
+    writes its own rows: the same bits at any thread count)."""
+    from ._numba import run_blocks
+
+    run_blocks(fn, rows, work=6.0 * rows * cells, blocks_per_thread=1)
+
+
+def _bar(total: int, work: float, progress: bool | None, desc: str):
+    from tqdm.auto import tqdm
+
+    show = work >= _PROGRESS_WORK if progress is None else bool(progress)
+    return tqdm(total=total, desc=desc, unit="replicate", disable=not show, leave=False)
+
+
+def _interval(est: np.ndarray, reps_values: np.ndarray, c: float, method: str
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) per column from the replicates: arch's percentile / basic intervals."""
+    q = 100.0 * np.array([(1.0 - c) / 2.0, 1.0 - (1.0 - c) / 2.0])
+    lo, hi = np.percentile(reps_values, q, axis=0)
+    if method == "basic":
+        lo, hi = 2.0 * est - hi, 2.0 * est - lo
+    return lo, hi
+
+
+def _sorted_layout(m: np.ndarray):
+    """Task-major flat scores, each score's position in sorted order, the sorted scores."""
+    flat = np.ascontiguousarray(m.T).ravel()  # flat[t * n + i] = run i of task t
+    order = np.argsort(flat, kind="stable")
+    pos = np.empty(flat.size, dtype=np.int64)
+    pos[order] = np.arange(flat.size, dtype=np.int64)
+    return flat, pos, np.ascontiguousarray(flat[order])
+
+
+# ---- point estimates (rliable's metrics, same formulas) -----------------------------------
+def _iqm_point(m: np.ndarray) -> float:
+    from scipy import stats
+
+    return float(stats.trim_mean(m, proportiontocut=0.25, axis=None))
+
+
+def _point(m: np.ndarray, gamma: float) -> dict[str, float]:
+    task_means = np.mean(m, axis=0)
+    return {
+        "median": float(np.median(task_means)),
+        "iqm": _iqm_point(m),
+        "mean": float(np.mean(task_means)),
+        "optimality_gap": float(gamma - np.mean(np.minimum(m, gamma))),
+    }
+
+
+def _check_aggregates(aggregates: Any) -> list[str]:
+    if isinstance(aggregates, str):
+        aggregates = [aggregates]
+    try:
+        out = list(aggregates)
+    except TypeError:
+        raise GenexpyInputError(f"aggregates must be names from {AGGREGATES}.") from None
+    bad = [a for a in out if a not in AGGREGATES]
+    if bad or not out or len(set(out)) != len(out):
+        raise GenexpyInputError(
+            f"aggregates must be distinct names from {AGGREGATES}, got {aggregates!r}."
+        )
+    return out
+
+
+def _check_gamma(gamma: Any) -> float:
+    try:
+        g = float(gamma)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(f"gamma must be a number, got {gamma!r}.") from None
+    if not math.isfinite(g) or isinstance(gamma, bool):
+        raise GenexpyInputError(f"gamma must be a finite number, got {gamma!r}.")
+    return g
+
+
+def _aggregate_replicates(m: np.ndarray, gamma: float, reps: int, rng: np.random.Generator,
+                          task_bootstrap: bool, bar) -> np.ndarray:
+    """(reps, 4) replicates of median, IQM, mean and optimality gap of one alternative."""
+    from ._numba import aggregates as ka
+    from ._numba import compile_note
+
+    n, T = m.shape
+    flat, pos, srt = _sorted_layout(m)
+    clipped = np.minimum(flat, gamma)
+    N = flat.size
+    lo = int(0.25 * N)
+    hi = N - lo
+    out = np.empty((reps, 4))
+    r0 = 0
+    with compile_note(ka.aggregate_replicates, "the bootstrap kernels"):
+        for idx, tasks in _draws(rng, reps, n, T, task_bootstrap):
+            b = idx.shape[0]
+            o = out[r0:r0 + b]
+            _on_threads(lambda i0, i1, idx=idx, tasks=tasks, o=o: ka.aggregate_replicates(
+                flat, clipped, pos, srt, idx[i0:i1], tasks[i0:i1], lo, hi, o[i0:i1]),
+                b, N)
+            r0 += b
+            bar.update(b)
+    out[:, 3] = gamma - out[:, 3]
+    return out
+
+
+def interval_estimates(
+    data: Any,
+    aggregates: str | Sequence[str] = AGGREGATES,
+    *,
+    alternatives: str | None = None,
+    target: str | None = None,
+    task: str | None = None,
+    run: str | None = None,
+    gamma: float = 1.0,
+    reps: int = REPS,
+    confidence_level: float = 0.95,
+    method: str = "percentile",
+    task_bootstrap: bool = False,
+    seed: int | np.random.Generator | None = 0,
+    progress: bool | None = None,
+) -> pl.DataFrame:
+    """Aggregates of every alternative with stratified-bootstrap confidence intervals.
+
+    Parameters
+    ----------
+    data : long table or dict of arrays
+        A long table (polars, pandas, pyarrow) with one row per run, or
+        ``{name: array of shape (runs, tasks)}`` (rliable's ``score_dict``).
+    aggregates : str or sequence of str
+        Any of ``"median"``, ``"iqm"``, ``"mean"``, ``"optimality_gap"`` (default: all
+        four, from the same resamples).
+    alternatives, target, task, run : str, optional
+        Columns of a long table: the algorithm, the score, the task and (optionally) the run
+        or seed.
+    gamma : float
+        Target score of the optimality gap (rliable's default 1: normalised scores).
+    reps : int
+        Bootstrap replicates (rliable's default, 50,000).
+    confidence_level : float
+    method : {"percentile", "basic"}
+        Percentile intervals (rliable's default) or basic (reflected) ones.
+    task_bootstrap : bool
+        Also resample the tasks (the interval then covers other tasks from the same
+        population, not only other seeds).
+    seed : int, numpy Generator or None
+        Same seed, same intervals. Each alternative's resamples depend on the seed and its
+        name only (with an int seed).
+    progress : bool or None
+        A progress bar; None shows one when the work is large.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (alternative, aggregate): ``alternative, aggregate, estimate, low,
+        high, confidence_level, reps, method, n_runs, n_tasks``.
+
+    Notes
+    -----
+    The point estimates are rliable's: ``median`` and ``mean`` of the per-task mean scores,
+    ``iqm`` = ``scipy.stats.trim_mean(scores, 0.25, axis=None)`` over all runs and tasks,
+    ``optimality_gap = gamma - mean(min(scores, gamma))``. The interval's ends are the
+    ``(1 - c)/2`` and ``(1 + c)/2`` percentiles (linear interpolation, as ``np.percentile``)
+    of the replicates' aggregates (Agarwal et al. 2021, Section 4; rliable's
+    ``get_interval_estimates``).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {"A": rng.normal(0.6, 0.1, (5, 8)), "B": rng.normal(0.7, 0.1, (5, 8))}
+    >>> out = interval_estimates(scores, "iqm", reps=2000)
+    >>> out.select("alternative", "aggregate").rows()
+    [('A', 'iqm'), ('B', 'iqm')]
+    >>> bool((out["low"] <= out["estimate"]).all() and (out["estimate"] <= out["high"]).all())
+    True
+    """
+    aggs = _check_aggregates(aggregates)
+    reps, c, method = _check_common(reps, confidence_level, method)
+    g = _check_gamma(gamma)
+    sc = _scores(data, alternatives, target, task, run)
+    work = float(reps) * sum(m.size for m in sc.matrices.values())
+    cols = [AGGREGATES.index(a) for a in aggs]
+    rows: dict[str, list] = {k: [] for k in ("alternative", "aggregate", "estimate", "low",
+                                             "high", "n_runs", "n_tasks")}
+    with _bar(reps * len(sc.matrices), work, progress, "bootstrap") as bar:
+        for name, m in sc.matrices.items():
+            point = _point(m, g)
+            est = np.array([point[a] for a in aggs])
+            rv = _aggregate_replicates(m, g, reps, _stream(seed, _key(name)), task_bootstrap,
+                                       bar)[:, cols]
+            lo, hi = _interval(est, rv, c, method)
+            for i, a in enumerate(aggs):
+                rows["alternative"].append(name)
+                rows["aggregate"].append(a)
+                rows["estimate"].append(float(est[i]))
+                rows["low"].append(float(lo[i]))
+                rows["high"].append(float(hi[i]))
+                rows["n_runs"].append(int(m.shape[0]))
+                rows["n_tasks"].append(int(m.shape[1]))
+    k = len(rows["alternative"])
+    return pl.DataFrame({
+        "alternative": rows["alternative"], "aggregate": rows["aggregate"],
+        "estimate": rows["estimate"], "low": rows["low"], "high": rows["high"],
+        "confidence_level": [c] * k, "reps": [reps] * k, "method": [method] * k,
+        "n_runs": rows["n_runs"], "n_tasks": rows["n_tasks"],
+    }, schema={"alternative": pl.String, "aggregate": pl.String, "estimate": pl.Float64,
+               "low": pl.Float64, "high": pl.Float64, "confidence_level": pl.Float64,
+               "reps": pl.Int64, "method": pl.String, "n_runs": pl.Int64,
+               "n_tasks": pl.Int64})
+
+
+_ONE_DOC = """{what} of every alternative, with a stratified-bootstrap confidence interval.
+
+    ``{name}(data, ...)`` is :func:`interval_estimates` with ``aggregates="{name}"``; it
+    takes the same parameters and returns the same frame (one row per alternative).{extra}
+
+    Parameters
+    ----------
+    data : long table or dict of arrays
+        As in :func:`interval_estimates`.{param}
+    **kwargs
+        Any other parameter of :func:`interval_estimates` (``alternatives``, ``target``,
+        ``task``, ``run``, ``reps``, ``confidence_level``, ``seed``, ...).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per alternative: ``alternative, aggregate, estimate, low, high,
+        confidence_level, reps, method, n_runs, n_tasks``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> out = {name}({{"A": rng.normal(0.6, 0.1, (5, 8))}}, reps=500)
+    >>> out.columns[:5]
+    ['alternative', 'aggregate', 'estimate', 'low', 'high']
+    """
+
+
+def iqm(data: Any, **kwargs: Any) -> pl.DataFrame:  # noqa: D103 (docstring set below)
+    return interval_estimates(data, "iqm", **kwargs)
+
+
+def mean(data: Any, **kwargs: Any) -> pl.DataFrame:  # noqa: D103
+    return interval_estimates(data, "mean", **kwargs)
+
+
+def median(data: Any, **kwargs: Any) -> pl.DataFrame:  # noqa: D103
+    return interval_estimates(data, "median", **kwargs)
+
+
+def optimality_gap(data: Any, gamma: float = 1.0, **kwargs: Any) -> pl.DataFrame:  # noqa: D103
+    return interval_estimates(data, "optimality_gap", gamma=gamma, **kwargs)
+
+
+iqm.__doc__ = _ONE_DOC.format(
+    what="The interquartile mean (the mean of the middle 50 % of all runs of all tasks)",
+    name="iqm", extra="", param="")
+mean.__doc__ = _ONE_DOC.format(what="The mean of the per-task mean scores", name="mean",
+                               extra="", param="")
+median.__doc__ = _ONE_DOC.format(what="The median of the per-task mean scores",
+                                 name="median", extra="", param="")
+optimality_gap.__doc__ = _ONE_DOC.format(
+    what="The optimality gap ``gamma - mean(min(score, gamma))``", name="optimality_gap",
+    extra="\n\n    ``gamma`` (default 1) is the score counted as optimal; lower gaps are "
+          "better.",
+    param="\n    gamma : float\n        The score counted as optimal (default 1).")
+
+
+# ---- probability of improvement --------------------------------------------------------------
+def _pair_list(names: list[str], pairs: Any, control: Any) -> list[tuple[str, str]]:
+    if control is not None:
+        if pairs is not None:
+            raise GenexpyInputError("give pairs= or control=, not both.")
+        if str(control) not in names:
+            raise GenexpyInputError(f"control={control!r} is not an alternative; the "
+                                    f"alternatives are {names}.")
+        return [(a, str(control)) for a in names if a != str(control)]
+    if pairs is None:
+        return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    out = []
+    try:
+        for p in pairs:
+            a, b = (str(v) for v in p)
+            out.append((a, b))
+    except (TypeError, ValueError):
+        raise GenexpyInputError(
+            f"pairs must be a list of (X, Y) pairs of alternatives, got {pairs!r}.") from None
+    for a, b in out:
+        for v in (a, b):
+            if v not in names:
+                raise GenexpyInputError(f"pairs: {v!r} is not an alternative; the "
+                                        f"alternatives are {names}.")
+        if a == b:
+            raise GenexpyInputError(f"pairs: ({a!r}, {b!r}) compares an alternative with "
+                                    "itself.")
+    if not out:
+        raise GenexpyInputError("pairs is empty.")
+    return out
+
+
+def _poi_tables(x: np.ndarray, y: np.ndarray):
+    """Per task: positions of Y's runs in Y's sorted scores; for each run of X the number
+    of Y's scores below it and at or below it."""
+    T = x.shape[1]
+    ny = y.shape[0]
+    pos_y = np.empty((T, ny), dtype=np.int64)
+    below = np.empty((T, x.shape[0]), dtype=np.int64)
+    upto = np.empty((T, x.shape[0]), dtype=np.int64)
+    for t in range(T):
+        order = np.argsort(y[:, t], kind="stable")
+        pos_y[t, order] = np.arange(ny)
+        ys = y[order, t]
+        below[t] = np.searchsorted(ys, x[:, t], side="left")
+        upto[t] = np.searchsorted(ys, x[:, t], side="right")
+    return pos_y, below, upto
+
+
+def _poi_point(x: np.ndarray, y: np.ndarray) -> float:
+    """rliable's ``probability_of_improvement``: mean over tasks of P(X > Y) + P(X = Y)/2."""
+    gt = (x[:, None, :] > y[None, :, :]).sum(axis=(0, 1))
+    eq = (x[:, None, :] == y[None, :, :]).sum(axis=(0, 1))
+    return float(np.mean((gt + 0.5 * eq) / (x.shape[0] * y.shape[0])))
+
+
+def probability_of_improvement(
+    data: Any,
+    pairs: Sequence[tuple[str, str]] | None = None,
+    *,
+    control: str | None = None,
+    alternatives: str | None = None,
+    target: str | None = None,
+    task: str | None = None,
+    run: str | None = None,
+    reps: int = REPS,
+    confidence_level: float = 0.95,
+    method: str = "percentile",
+    seed: int | np.random.Generator | None = 0,
+    progress: bool | None = None,
+) -> pl.DataFrame:
+    """Probability that a run of X beats a run of Y, averaged over tasks, with intervals.
+
+    Parameters
+    ----------
+    data : long table or dict of arrays
+        As :func:`interval_estimates`. Higher scores are better (negate errors first).
+    pairs : sequence of (X, Y), optional
+        The pairs to compare; default every pair of alternatives (in input order).
+    control : str, optional
+        Compare every other alternative (X) with this one (Y) instead.
+    alternatives, target, task, run : str, optional
+        Columns of a long table.
+    reps, confidence_level, method, seed, progress
+        As :func:`interval_estimates`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per pair: ``alternative_1`` (X), ``alternative_2`` (Y), ``estimate`` =
+        P(X > Y), ``low``, ``high``, ``confidence_level``, ``reps``, ``method``.
+
+    Notes
+    -----
+    On task t, ``P_t(X > Y) = U_t / (n_x n_y)`` with ``U_t`` the Mann–Whitney count of
+    pairs of runs in which X's score is higher (ties count half); the estimate is the mean
+    over tasks (Agarwal et al. 2021, Section 4, "probability of improvement"). The runs of X
+    and of Y are resampled independently within each task (rliable's
+    ``StratifiedIndependentBootstrap``). 0.5 means no difference; ``1 - P(X > Y) =
+    P(Y > X)``.
+    """
+    reps, c, method = _check_common(reps, confidence_level, method)
+    sc = _scores(data, alternatives, target, task, run)
+    names = list(sc.matrices)
+    if len(names) < 2:
+        raise GenexpyInputError("probability_of_improvement needs at least 2 alternatives.")
+    plist = _pair_list(names, pairs, control)
+    from ._numba import aggregates as ka
+    from ._numba import compile_note
+
+    T = len(sc.tasks)
+    work = float(reps) * sum(sc.matrices[a].size + sc.matrices[b].size for a, b in plist)
+    est_l, lo_l, hi_l = [], [], []
+    with _bar(reps * len(plist), work, progress, "bootstrap") as bar, \
+            compile_note(ka.improvement_replicates, "the bootstrap kernels"):
+        for a, b in plist:
+            x, y = sc.matrices[a], sc.matrices[b]
+            nx, ny = x.shape[0], y.shape[0]
+            est = _poi_point(x, y)
+            pos_y, below, upto = _poi_tables(x, y)
+            rx = _stream(seed, _key(a), _key(b), 0)
+            ry = _stream(seed, _key(a), _key(b), 1)
+            out = np.empty(reps)
+            block = _block_size(reps, T * max(nx, ny))  # the same blocks for both streams
+            r0 = 0
+            for (ix, _), (iy, _) in zip(_draws(rx, reps, nx, T, False, block),
+                                        _draws(ry, reps, ny, T, False, block), strict=True):
+                k = ix.shape[0]
+                o = out[r0:r0 + k]
+                _on_threads(lambda i0, i1, ix=ix, iy=iy, o=o, ny=ny, pos_y=pos_y, below=below,
+                            upto=upto: ka.improvement_replicates(
+                    ny, pos_y, below, upto, ix[i0:i1], iy[i0:i1], o[i0:i1]),
+                    k, T * (nx + ny))
+                r0 += k
+                bar.update(k)
+            lo, hi = _interval(np.array([est]), out[:, None], c, method)
+            est_l.append(est)
+            lo_l.append(float(lo[0]))
+            hi_l.append(float(hi[0]))
+    k = len(plist)
+    return pl.DataFrame({
+        "alternative_1": [a for a, _ in plist], "alternative_2": [b for _, b in plist],
+        "estimate": est_l, "low": lo_l, "high": hi_l, "confidence_level": [c] * k,
+        "reps": [reps] * k, "method": [method] * k,
+    }, schema={"alternative_1": pl.String, "alternative_2": pl.String,
+               "estimate": pl.Float64, "low": pl.Float64, "high": pl.Float64,
+               "confidence_level": pl.Float64, "reps": pl.Int64, "method": pl.String})
+
+
+# ---- performance profiles -----------------------------------------------------------------------
+def _thresholds(thresholds: Any, sc: _Scores) -> np.ndarray:
+    allv = np.concatenate([m.ravel() for m in sc.matrices.values()])
+    if thresholds is None:
+        thresholds = 101
+    if isinstance(thresholds, (int, np.integer)) and not isinstance(thresholds, bool):
+        k = check_positive_int("thresholds", thresholds, minimum=2)
+        if k > 100_000:
+            raise GenexpyInputError(f"thresholds={k}: at most 100,000 thresholds.")
+        lo, hi = float(allv.min()), float(allv.max())
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        return np.linspace(lo, hi, k)
+    try:
+        thr = np.array(thresholds, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise GenexpyInputError("thresholds must be a number of thresholds or a list of "
+                                "numbers.") from None
+    if thr.size == 0 or not np.isfinite(thr).all():
+        raise GenexpyInputError("thresholds must be finite numbers (at least one).")
+    if thr.size > 100_000:
+        raise GenexpyInputError(f"{thr.size} thresholds: at most 100,000.")
+    return np.unique(thr)
+
+
+def performance_profile(
+    data: Any,
+    thresholds: int | Sequence[float] | None = None,
+    *,
+    per: str = "run",
+    alternatives: str | None = None,
+    target: str | None = None,
+    task: str | None = None,
+    run: str | None = None,
+    reps: int = PROFILE_REPS,
+    confidence_level: float = 0.95,
+    method: str = "percentile",
+    task_bootstrap: bool = False,
+    seed: int | np.random.Generator | None = 0,
+    progress: bool | None = None,
+) -> pl.DataFrame:
+    """Performance profiles: the fraction of runs scoring above each threshold, with bands.
+
+    Parameters
+    ----------
+    data : long table or dict of arrays
+        As :func:`interval_estimates`.
+    thresholds : int or sequence of float, optional
+        The score thresholds ``tau`` (sorted, duplicates dropped); an int k gives k evenly
+        spaced ones from the lowest to the highest score of all alternatives (default 101).
+    per : {"run", "task"}
+        ``"run"``: the fraction of all runs of all tasks above ``tau`` (rliable's score
+        distribution, its default); ``"task"``: the fraction of tasks whose mean score is
+        above ``tau`` (rliable's average score distribution).
+    alternatives, target, task, run : str, optional
+        Columns of a long table.
+    reps : int
+        Bootstrap replicates (rliable's default for profiles, 2,000).
+    confidence_level, method, task_bootstrap, seed, progress
+        As :func:`interval_estimates`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (alternative, threshold): ``alternative, threshold, fraction, low,
+        high, per, confidence_level, reps``.
+
+    Notes
+    -----
+    ``fraction(tau) = mean(score > tau)`` (strictly above, as rliable); a profile that lies
+    above another one everywhere is stochastically dominant (Agarwal et al. 2021,
+    Section 4, "performance profiles").
+    """
+    if per not in ("run", "task"):
+        raise GenexpyInputError(f"per must be 'run' or 'task', got {per!r}.")
+    reps, c, method = _check_common(reps, confidence_level, method)
+    sc = _scores(data, alternatives, target, task, run)
+    thr = _thresholds(thresholds, sc)
+    from ._numba import aggregates as ka
+    from ._numba import compile_note
+
+    per_task = per == "task"
+    work = float(reps) * sum(m.size for m in sc.matrices.values())
+    frames = []
+    with _bar(reps * len(sc.matrices), work, progress, "bootstrap") as bar, \
+            compile_note(ka.profile_replicates, "the bootstrap kernels"):
+        for name, m in sc.matrices.items():
+            n, T = m.shape
+            flat, pos, srt = _sorted_layout(m)
+            thr_pos = np.searchsorted(srt, thr, side="right").astype(np.int64)
+            if per_task:
+                est = np.mean(np.mean(m, axis=0)[:, None] > thr[None, :], axis=0)
+            else:
+                est = np.mean(m.ravel()[:, None] > thr[None, :], axis=0)
+            out = np.empty((reps, thr.size))
+            r0 = 0
+            for idx, tasks in _draws(_stream(seed, _key(name), 2), reps, n, T,
+                                     task_bootstrap):
+                b = idx.shape[0]
+                o = out[r0:r0 + b]
+                _on_threads(lambda i0, i1, idx=idx, tasks=tasks, o=o, flat=flat, pos=pos,
+                            thr_pos=thr_pos: ka.profile_replicates(
+                    flat, pos, idx[i0:i1], tasks[i0:i1], thr_pos, thr, per_task, o[i0:i1]),
+                    b, T * n + thr.size)
+                r0 += b
+                bar.update(b)
+            lo, hi = _interval(est, out, c, method)
+            frames.append(pl.DataFrame({
+                "alternative": [name] * thr.size, "threshold": thr, "fraction": est,
+                "low": lo, "high": hi,
+            }))
+    return pl.concat(frames).with_columns(
+        pl.lit(per).alias("per"), pl.lit(c).alias("confidence_level"),
+        pl.lit(reps, dtype=pl.Int64).alias("reps"))

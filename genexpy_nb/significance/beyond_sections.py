@@ -1,0 +1,165 @@
+"""Report sections beyond p-values for a :class:`~genexpy_nb.significance.Comparison`.
+
+* :func:`bayesian_section` — the Bayesian signed-rank test (Benavoli et al. 2017) of every
+  alternative against the best one (or the comparison's control), with a rope;
+* :func:`aggregates_section` — robust aggregates (IQM, mean, median; Agarwal et al. 2021)
+  with bootstrap intervals over the blocks.
+
+Both use the comparison's own table (``values``: blocks x alternatives, after averaging and
+the missing-results policy), so they speak about the same blocks as the rank tests. Add them
+with ``comparison.with_section(...)``; ``genexpy-nb compare --bayesian-rope R
+--aggregates`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._validation import GenexpyInputError
+from .report import Data, Paragraph, ReportSection, Table
+
+__all__ = ["bayesian_section", "aggregates_section"]
+
+
+def _check_comparison(comparison: Any) -> None:
+    from .comparison import Comparison
+
+    if not isinstance(comparison, Comparison):
+        raise GenexpyInputError("comparison must be the result of significance.compare(...).")
+
+
+def bayesian_section(comparison: Any, *, rope: float, against: str | None = None,
+                     prior: float = 0.5, nsamples: int = 50_000, seed: int = 0
+                     ) -> ReportSection:
+    """The Bayesian signed-rank test of every alternative against one, as a report section.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`~genexpy_nb.significance.compare`.
+    rope : float
+        Half-width of the region of practical equivalence, in the target's units.
+    against : str, optional
+        The reference alternative (default: the comparison's control, else its best).
+    prior, nsamples, seed
+        As in :func:`~genexpy_nb.significance.bayesian_signed_rank`.
+
+    Returns
+    -------
+    ReportSection
+        With the table ``bayesian_signed_rank``: ``alternative, against, n_blocks,
+        p_alternative_better, p_rope, p_against_better, rope, decision``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from genexpy_nb.significance import compare
+    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "m": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
+    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    >>> s = bayesian_section(cmp, rope=0.01, nsamples=2000)
+    >>> s.tables["bayesian_signed_rank"]["alternative"].to_list()
+    ['b', 'c']
+    """
+    from .bayesian import DECISION_THRESHOLD, bayesian_signed_rank
+
+    _check_comparison(comparison)
+    alts = list(comparison.alternatives)
+    ref = against if against is not None else (comparison.control or comparison.best[0])
+    if ref not in alts:
+        raise GenexpyInputError(f"against={ref!r} is not one of the alternatives {alts[:20]}.")
+    v = comparison.values
+    j = alts.index(ref)
+    rows = []
+    for i, a in enumerate(alts):
+        if i == j:
+            continue
+        keep = ~(np.isnan(v[:, i]) | np.isnan(v[:, j]))
+        res = bayesian_signed_rank(v[keep, i], v[keep, j], rope=rope,
+                                   higher_is_better=comparison.higher_is_better, prior=prior,
+                                   nsamples=nsamples, seed=seed, names=(a, ref))
+        p = res.probs
+        k = int(np.argmax(p))
+        decision = ((f"{a} better", "practically equivalent", f"{ref} better")[k]
+                    if p[k] > DECISION_THRESHOLD else "no decision")
+        rows.append((a, ref, int(keep.sum()), *map(float, p), float(rope), decision))
+    table = pl.DataFrame(rows, orient="row", schema={
+        "alternative": pl.String, "against": pl.String, "n_blocks": pl.Int64,
+        "p_alternative_better": pl.Float64, "p_rope": pl.Float64,
+        "p_against_better": pl.Float64, "rope": pl.Float64, "decision": pl.String})
+    blocks = (
+        Paragraph(("Bayesian signed-rank test (Benavoli et al. 2017) of each alternative "
+                   "against ", Data(ref), f", region of practical equivalence ±{rope:g}: "
+                   "posterior probabilities that the alternative is better by more than the "
+                   "rope, that the two are within it, that ", Data(ref),
+                   f" is better; a decision needs a probability above {DECISION_THRESHOLD}.")),
+        Table(("alternative", "P(alternative better)", "P(rope)", f"P({ref} better)",
+               "decision"),
+              tuple((Data(r[0]), f"{r[3]:.3f}", f"{r[4]:.3f}", f"{r[5]:.3f}", Data(r[7]))
+                    for r in rows), "lrrrl"),
+    )
+    return ReportSection("Bayesian comparison", blocks, {"bayesian_signed_rank": table})
+
+
+def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm", "mean",
+                                                                          "median"),
+                       reps: int = 10_000, seed: int = 0, confidence_level: float = 0.95
+                       ) -> ReportSection:
+    """Robust aggregates of every alternative with bootstrap intervals, as a report section.
+
+    The comparison holds one score per block and alternative, so every block is a task with
+    one run, and the bootstrap resamples the blocks (``task_bootstrap=True``): the interval
+    covers other blocks from the same population.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`~genexpy_nb.significance.compare`; complete blocks only are used.
+    aggregates : tuple of str
+        Of ``"iqm"``, ``"mean"``, ``"median"``, ``"optimality_gap"``.
+    reps, seed, confidence_level
+        As in :func:`genexpy_nb.aggregates.interval_estimates`.
+
+    Returns
+    -------
+    ReportSection
+        With the table ``aggregates`` (the frame of ``interval_estimates``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from genexpy_nb.significance import compare
+    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "m": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
+    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    >>> aggregates_section(cmp, reps=500).tables["aggregates"].height
+    9
+    """
+    from .. import aggregates as ag
+
+    _check_comparison(comparison)
+    v = comparison.values
+    keep = ~np.isnan(v).any(axis=1)
+    if keep.sum() < 2:
+        raise GenexpyInputError("aggregates need at least 2 blocks with every result.")
+    scores = {a: v[keep, i][None, :] for i, a in enumerate(comparison.alternatives)}
+    table = ag.interval_estimates(scores, list(aggregates), reps=reps, seed=seed,
+                                  confidence_level=confidence_level, task_bootstrap=True,
+                                  progress=False)
+    direction = "higher" if comparison.higher_is_better else "lower"
+    blocks = (
+        Paragraph((f"Aggregates over the {int(keep.sum())} complete blocks with "
+                   f"{confidence_level:.0%} bootstrap intervals ({reps} resamples of the "
+                   f"blocks; Agarwal et al. 2021); {direction} is better. IQM: the mean of "
+                   "the middle half of the scores.",)),
+        Table(("alternative", "aggregate", "estimate", "interval"),
+              tuple((Data(r["alternative"]), r["aggregate"], f"{r['estimate']:.4g}",
+                     f"[{r['low']:.4g}, {r['high']:.4g}]")
+                    for r in table.iter_rows(named=True)), "llrl"),
+    )
+    return ReportSection("Robust aggregates", blocks, {"aggregates": table})

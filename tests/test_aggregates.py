@@ -1,0 +1,349 @@
+"""Robust aggregates with stratified-bootstrap intervals, against rliable and naive twins."""
+
+from __future__ import annotations
+
+import naive
+import numpy as np
+import oracles
+import pandas as pd
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from genexpy_nb import GenexpyInputError
+from genexpy_nb import aggregates as ag
+
+
+@pytest.fixture(scope="module")
+def rly():
+    return oracles.rliable()
+
+
+def _task_effects(seed, n=10, T=20, spread=1.0, noise=0.2):
+    """Scores with strong task effects: a stratified bootstrap is much narrower than one
+    that pools the tasks, so a wrong resampling scheme fails the comparisons."""
+    rng = np.random.default_rng(seed)
+    return rng.normal(0, spread, T)[None, :] + rng.normal(0, noise, (n, T))
+
+
+def _rliable_intervals(library, metrics, m, reps, seed, task_bootstrap=False):
+    f = lambda x: np.array([  # noqa: E731
+        metrics.aggregate_median(x), metrics.aggregate_iqm(x), metrics.aggregate_mean(x),
+        metrics.aggregate_optimality_gap(x, 0.5)])
+    state = np.random.get_state()  # noqa: NPY002 (rliable draws from the global RNG)
+    np.random.seed(seed)  # noqa: NPY002 (rliable draws from the global RNG)
+    try:
+        p, ci = library.get_interval_estimates({"a": m}, f, reps=reps,
+                                               task_bootstrap=task_bootstrap)
+    finally:
+        np.random.set_state(state)  # noqa: NPY002 (rliable draws from the global RNG)
+    return p["a"], ci["a"]
+
+
+# ---- point estimates ------------------------------------------------------------------------
+matrices = hnp.arrays(
+    np.float64, st.tuples(st.integers(1, 7), st.integers(1, 6)),
+    elements=st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.5, 0.9, 1.0, 1.3, -0.2]))
+
+
+@given(m=matrices, gamma=st.sampled_from([0.5, 1.0, 2.0]))
+@settings(max_examples=80, deadline=None)
+def test_point_estimates_equal_rliable(rly, m, gamma):
+    _, metrics = rly
+    out = ag.interval_estimates({"a": m}, gamma=gamma, reps=2)
+    est = dict(zip(out["aggregate"], out["estimate"], strict=True))
+    assert est["median"] == pytest.approx(metrics.aggregate_median(m), abs=1e-12)
+    assert est["iqm"] == pytest.approx(metrics.aggregate_iqm(m), abs=1e-12)
+    assert est["mean"] == pytest.approx(metrics.aggregate_mean(m), abs=1e-12)
+    assert est["optimality_gap"] == pytest.approx(
+        metrics.aggregate_optimality_gap(m, gamma), abs=1e-12)
+
+
+@given(x=matrices, y_runs=st.integers(1, 6), seed=st.integers(0, 100))
+@settings(max_examples=60, deadline=None)
+def test_probability_of_improvement_point_equals_rliable(rly, x, y_runs, seed):
+    _, metrics = rly
+    rng = np.random.default_rng(seed)
+    y = rng.choice([0.0, 0.1, 0.5, 0.9, 1.0], size=(y_runs, x.shape[1]))
+    out = ag.probability_of_improvement({"x": x, "y": y}, reps=2)
+    assert out["estimate"][0] == pytest.approx(metrics.probability_of_improvement(x, y),
+                                               abs=1e-12)
+    assert out["estimate"][0] == pytest.approx(naive.naive_probability_of_improvement(x, y),
+                                               abs=1e-12)
+    back = ag.probability_of_improvement({"x": x, "y": y}, pairs=[("y", "x")], reps=2)
+    assert back["estimate"][0] + out["estimate"][0] == pytest.approx(1.0, abs=1e-12)
+
+
+# ---- intervals: the kernels against naive twins on the same draws --------------------------
+def _same_draws(name, m, reps, seed, task_bootstrap, *keys):
+    n, T = m.shape
+    idx, tasks = zip(*ag._draws(ag._stream(seed, ag._key(name), *keys), reps, n, T,
+                                task_bootstrap), strict=True)
+    return np.concatenate(idx), np.concatenate(tasks)
+
+
+@pytest.mark.parametrize("task_bootstrap", [False, True])
+@pytest.mark.parametrize("method", ["percentile", "basic"])
+def test_intervals_equal_naive_twin(task_bootstrap, method, monkeypatch):
+    monkeypatch.setattr(ag, "_BLOCK_CELLS", 200)  # several blocks of draws
+    m = _task_effects(1, n=5, T=7)
+    m[0, 0] = m[1, 0]  # a tie
+    reps, gamma, c = 150, 0.3, 0.9
+    out = ag.interval_estimates({"alg": m}, gamma=gamma, reps=reps, confidence_level=c,
+                                method=method, task_bootstrap=task_bootstrap, seed=4)
+    idx, tasks = _same_draws("alg", m, reps, 4, task_bootstrap)
+    twins = {"median": naive.naive_median_of_means, "iqm": naive.naive_iqm,
+             "mean": naive.naive_mean_of_means,
+             "optimality_gap": lambda x: naive.naive_optimality_gap(x, gamma)}
+    for row in out.iter_rows(named=True):
+        f = twins[row["aggregate"]]
+        vals = [f(naive.naive_resample(m, idx[b], tasks[b])) for b in range(reps)]
+        lo, hi = naive.naive_percentile_interval(f(m), vals, c, method)
+        assert row["estimate"] == pytest.approx(f(m), abs=1e-12)
+        assert row["low"] == pytest.approx(lo, abs=1e-12)
+        assert row["high"] == pytest.approx(hi, abs=1e-12)
+
+
+def test_probability_of_improvement_interval_equals_naive_twin(monkeypatch):
+    monkeypatch.setattr(ag, "_BLOCK_CELLS", 100)
+    rng = np.random.default_rng(2)
+    x = rng.choice([0.1, 0.2, 0.3, 0.5], size=(4, 6))
+    y = rng.choice([0.1, 0.2, 0.3, 0.5], size=(6, 6))
+    reps = 120
+    out = ag.probability_of_improvement({"x": x, "y": y}, reps=reps, seed=9)
+    block = ag._block_size(reps, 6 * 6)
+    draws = []
+    for k, mat in ((0, x), (1, y)):
+        parts = list(ag._draws(ag._stream(9, ag._key("x"), ag._key("y"), k), reps,
+                               mat.shape[0], 6, False, block))
+        draws.append(np.concatenate([p[0] for p in parts]))
+    ident = np.arange(6)
+    vals = [naive.naive_probability_of_improvement(naive.naive_resample(x, draws[0][b], ident),
+                                                   naive.naive_resample(y, draws[1][b], ident))
+            for b in range(reps)]
+    lo, hi = naive.naive_percentile_interval(out["estimate"][0], vals, 0.95)
+    assert out["low"][0] == pytest.approx(lo, abs=1e-12)
+    assert out["high"][0] == pytest.approx(hi, abs=1e-12)
+
+
+@pytest.mark.parametrize("per", ["run", "task"])
+def test_profile_equals_naive_twin(per, monkeypatch):
+    monkeypatch.setattr(ag, "_BLOCK_CELLS", 100)
+    m = np.round(_task_effects(3, n=4, T=5), 1)  # ties with the thresholds
+    thr = [-1.0, -0.5, 0.0, 0.1, 0.5, 1.0]
+    reps = 90
+    out = ag.performance_profile({"a": m}, thr, per=per, reps=reps, seed=1)
+    idx, tasks = _same_draws("a", m, reps, 1, False, 2)
+    vals = np.array([naive.naive_profile(naive.naive_resample(m, idx[b], tasks[b]), thr, per)
+                     for b in range(reps)])
+    np.testing.assert_allclose(out["fraction"], naive.naive_profile(m, thr, per), atol=1e-15)
+    for k in range(len(thr)):
+        lo, hi = naive.naive_percentile_interval(0.0, vals[:, k], 0.95)
+        assert out["low"][k] == pytest.approx(lo, abs=1e-12)
+        assert out["high"][k] == pytest.approx(hi, abs=1e-12)
+
+
+# ---- intervals: against rliable, within Monte Carlo error ---------------------------------
+@pytest.mark.parametrize("task_bootstrap", [False, True])
+def test_intervals_within_monte_carlo_error_of_rliable(rly, task_bootstrap):
+    """Same replicates count (5,000): the ends agree within 6 % of the interval's width,
+    about 5 Monte Carlo standard deviations of the difference of two such ends. A pooled
+    (unstratified) bootstrap would be several times wider on these data."""
+    library, metrics = rly
+    m = _task_effects(0, n=10, T=20)
+    reps = 5000
+    p, ci = _rliable_intervals(library, metrics, m, reps, seed=1, task_bootstrap=task_bootstrap)
+    out = ag.interval_estimates({"a": m}, gamma=0.5, reps=reps, seed=1,
+                                task_bootstrap=task_bootstrap)
+    np.testing.assert_allclose(out["estimate"], p, atol=1e-12)
+    width = ci[1] - ci[0]
+    np.testing.assert_array_less(np.abs(out["low"].to_numpy() - ci[0]), 0.06 * width)
+    np.testing.assert_array_less(np.abs(out["high"].to_numpy() - ci[1]), 0.06 * width)
+
+
+def test_improvement_within_monte_carlo_error_of_rliable(rly):
+    """rliable runs one Mann-Whitney test per task and replicate (slow): 600 replicates on
+    4 tasks; the ends then agree within 15 % of the width (about 4 Monte Carlo standard
+    deviations)."""
+    library, metrics = rly
+    rng = np.random.default_rng(5)
+    x = _task_effects(5, n=8, T=4) + 0.1
+    y = _task_effects(5, n=5, T=4) + rng.normal(0, 0.05, (5, 4))
+    state = np.random.get_state()  # noqa: NPY002 (rliable draws from the global RNG)
+    np.random.seed(3)  # noqa: NPY002 (rliable draws from the global RNG)
+    try:
+        p, ci = library.get_interval_estimates({"xy": [x, y]},
+                                               metrics.probability_of_improvement, reps=600)
+    finally:
+        np.random.set_state(state)  # noqa: NPY002 (rliable draws from the global RNG)
+    out = ag.probability_of_improvement({"x": x, "y": y}, reps=600, seed=2)
+    assert out["estimate"][0] == pytest.approx(p["xy"], abs=1e-12)
+    width = ci["xy"][1, 0] - ci["xy"][0, 0]
+    assert abs(out["low"][0] - ci["xy"][0, 0]) < 0.15 * width
+    assert abs(out["high"][0] - ci["xy"][1, 0]) < 0.15 * width
+
+
+def test_profiles_within_monte_carlo_error_of_rliable(rly):
+    library, _ = rly
+    x = _task_effects(5, n=8, T=10) + 0.1
+    thr = np.linspace(-2, 2, 9)
+    state = np.random.get_state()  # noqa: NPY002 (rliable draws from the global RNG)
+    np.random.seed(3)  # noqa: NPY002 (rliable draws from the global RNG)
+    try:
+        prof, pci = library.create_performance_profile({"x": x}, thr, reps=2000)
+    finally:
+        np.random.set_state(state)  # noqa: NPY002 (rliable draws from the global RNG)
+    pr = ag.performance_profile({"x": x}, thr, reps=2000, seed=2)
+    np.testing.assert_allclose(pr["fraction"], prof["x"], atol=1e-12)
+    # bands of fractions of 80 scores move in steps of 1/80 = 0.0125
+    np.testing.assert_allclose(pr["low"], pci["x"][0], atol=0.026)
+    np.testing.assert_allclose(pr["high"], pci["x"][1], atol=0.026)
+
+
+# ---- invariants ------------------------------------------------------------------------------
+@given(centres=hnp.arrays(np.float64, st.integers(1, 5), elements=st.floats(-5, 5)),
+       half=st.integers(1, 4), spread=st.floats(0.01, 2), seed=st.integers(0, 1000))
+@settings(max_examples=30, deadline=None)
+def test_symmetric_data_intervals_contain_the_mean(centres, half, spread, seed):
+    """Runs symmetric around each task's centre: the bootstrap distribution of the mean is
+    symmetric about the estimate, so the interval contains it; and low <= high always."""
+    e = np.random.default_rng(seed).uniform(0, spread, (half, centres.size))
+    m = np.vstack([centres + e, centres - e])
+    out = ag.interval_estimates({"a": m}, reps=400, seed=seed)
+    assert (out["low"] <= out["high"]).all()
+    row = out.filter(pl.col("aggregate") == "mean").row(0, named=True)
+    assert row["low"] - 1e-12 <= row["estimate"] <= row["high"] + 1e-12
+
+
+def test_constant_scores_give_a_point_interval():
+    out = ag.interval_estimates({"a": np.full((3, 4), 0.7)}, reps=50)
+    np.testing.assert_allclose(out["low"], out["estimate"])
+    np.testing.assert_allclose(out["high"], out["estimate"])
+    np.testing.assert_allclose(out["estimate"], [0.7, 0.7, 0.7, 0.3])
+
+
+def test_seeded_and_independent_of_other_alternatives():
+    a, b = _task_effects(1, 6, 5), _task_effects(2, 4, 5)
+    one = ag.interval_estimates({"A": a}, reps=300, seed=7)
+    two = ag.interval_estimates({"B": b, "A": a}, reps=300, seed=7)
+    again = ag.interval_estimates({"B": b, "A": a}, reps=300, seed=7)
+    assert two.equals(again)
+    assert one.equals(two.filter(pl.col("alternative") == "A"))
+    other = ag.interval_estimates({"A": a}, reps=300, seed=8)
+    assert not one.equals(other)
+
+
+def test_profile_invariants():
+    m = _task_effects(4, 6, 8)
+    out = ag.performance_profile({"a": m, "b": m + 0.5}, reps=200)
+    assert out.height == 2 * 101
+    for _, g in out.group_by("alternative"):
+        f = g["fraction"].to_numpy()
+        assert np.all(np.diff(f) <= 0) and f[0] <= 1 and f[-1] == 0
+        assert (g["low"] <= g["high"]).all()
+    fa = out.filter(pl.col("alternative") == "a")["fraction"].to_numpy()
+    fb = out.filter(pl.col("alternative") == "b")["fraction"].to_numpy()
+    assert np.all(fb >= fa)  # shifted up: dominant everywhere
+
+
+def test_control_pairs():
+    d = {k: _task_effects(i, 5, 4) for i, k in enumerate("ABC")}
+    out = ag.probability_of_improvement(d, control="B", reps=50)
+    assert out.select("alternative_1", "alternative_2").rows() == [("A", "B"), ("C", "B")]
+    allp = ag.probability_of_improvement(d, reps=50)
+    assert allp.select("alternative_1", "alternative_2").rows() == [
+        ("A", "B"), ("A", "C"), ("B", "C")]
+    same = ag.probability_of_improvement({"x": d["A"], "y": d["A"]}, reps=50)
+    assert same["estimate"][0] == 0.5
+
+
+# ---- input forms -----------------------------------------------------------------------------
+def _long(d):
+    rows = []
+    for name, m in d.items():
+        for i in range(m.shape[0]):
+            for t in range(m.shape[1]):
+                rows.append({"algo": name, "task": f"t{t:02d}", "seed": i, "score": m[i, t]})
+    return pl.DataFrame(rows)
+
+
+def test_long_tables_equal_dicts():
+    d = {"A": _task_effects(1, 4, 6), "B": _task_effects(2, 3, 6)}
+    long = _long(d)
+    ref = ag.interval_estimates(d, reps=200, seed=1)
+    kw = dict(alternatives="algo", task="task", target="score", reps=200, seed=1)
+    assert ag.interval_estimates(long, run="seed", **kw).equals(ref)
+    shuffled = long.sample(fraction=1.0, shuffle=True, seed=3)
+    got = ag.interval_estimates(shuffled, run="seed", **kw)  # alternatives in row order
+    assert got.sort("alternative", maintain_order=True).equals(ref)
+    assert ag.interval_estimates(long.to_pandas(), run="seed", **kw).equals(ref)
+    assert ag.interval_estimates(long, **kw).equals(ref)  # rows in run order
+    mats = ag.score_matrices(long, alternatives="algo", task="task", target="score",
+                             run="seed")
+    assert list(mats) == ["A", "B"] and np.array_equal(mats["B"], d["B"])
+    before = long.clone()
+    ag.performance_profile(long, per="task", reps=20, **{k: v for k, v in kw.items()
+                                                          if k not in ("reps",)})
+    assert long.equals(before)
+
+
+def test_input_errors():
+    d = {"A": _task_effects(1, 4, 6)}
+    long = _long({"A": d["A"], "B": _task_effects(2, 4, 6)})
+    kw = dict(alternatives="algo", task="task", target="score", run="seed", reps=10)
+    with pytest.raises(GenexpyInputError, match="no run on task"):
+        ag.iqm(long.filter(~((pl.col("algo") == "B") & (pl.col("task") == "t03"))), **kw)
+    with pytest.raises(GenexpyInputError, match="different numbers of runs"):
+        ag.iqm(long.filter(~((pl.col("algo") == "B") & (pl.col("task") == "t03")
+                             & (pl.col("seed") == 0))), **kw)
+    with pytest.raises(GenexpyInputError, match="several rows"):
+        ag.iqm(pl.concat([long, long.head(1)]), **kw)
+    with pytest.raises(GenexpyInputError, match="finite score"):
+        ag.iqm(long.with_columns(pl.when(pl.col("seed") == 0).then(None)
+                                 .otherwise(pl.col("score")).alias("score")), **kw)
+    with pytest.raises(GenexpyInputError, match="not found"):
+        ag.iqm(long, **{**kw, "task": "dataset"})
+    with pytest.raises(GenexpyInputError, match="long table needs"):
+        ag.iqm(long, target="score", reps=10)
+    with pytest.raises(GenexpyInputError, match="single array"):
+        ag.iqm(d["A"])
+    with pytest.raises(GenexpyInputError, match="shape"):
+        ag.iqm({"A": d["A"][0]})
+    with pytest.raises(GenexpyInputError, match="same tasks"):
+        ag.iqm({"A": d["A"], "B": d["A"][:, :3]})
+    with pytest.raises(GenexpyInputError, match="missing or infinite"):
+        ag.iqm({"A": np.r_[d["A"], np.full((1, 6), np.inf)]})
+    with pytest.raises(GenexpyInputError, match="aggregates"):
+        ag.interval_estimates(d, "iqr")
+    with pytest.raises(GenexpyInputError, match="method"):
+        ag.iqm(d, method="bca")
+    with pytest.raises(GenexpyInputError, match="reps"):
+        ag.iqm(d, reps=1)
+    with pytest.raises(GenexpyInputError, match="seed"):
+        ag.iqm(d, seed=-1, reps=10)
+    with pytest.raises(GenexpyInputError, match="per"):
+        ag.performance_profile(d, per="seed")
+    with pytest.raises(GenexpyInputError, match="thresholds"):
+        ag.performance_profile(d, [np.nan])
+    with pytest.raises(GenexpyInputError, match="not an alternative"):
+        ag.probability_of_improvement({"A": d["A"], "B": d["A"]}, control="C")
+    with pytest.raises(GenexpyInputError, match="itself"):
+        ag.probability_of_improvement({"A": d["A"], "B": d["A"]}, pairs=[("A", "A")])
+    with pytest.raises(GenexpyInputError, match="at least 2"):
+        ag.probability_of_improvement(d)
+
+
+def test_one_aggregate_functions_and_gamma():
+    d = {"A": _task_effects(1, 4, 6)}
+    for f, name in ((ag.iqm, "iqm"), (ag.mean, "mean"), (ag.median, "median")):
+        out = f(d, reps=20)
+        assert out["aggregate"].to_list() == [name]
+    og = ag.optimality_gap(d, gamma=0.0, reps=20)
+    m = d["A"]
+    assert og["estimate"][0] == pytest.approx(-np.mean(np.minimum(m, 0.0)))
+    frame = pd.DataFrame({"algo": ["a"] * 4, "task": ["x", "x", "y", "y"],
+                          "score": [1.0, 2.0, 3.0, 4.0]})
+    out = ag.mean(frame, alternatives="algo", task="task", target="score", reps=20)
+    assert out["estimate"][0] == 2.5 and out["n_runs"][0] == 2 and out["n_tasks"][0] == 2

@@ -1,0 +1,82 @@
+"""The win / tie / loss matrix against an independent computation (loops, scipy's
+Wilcoxon, statsmodels' Holm)."""
+
+import itertools
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from genexpy_nb import GenexpyInputError
+from genexpy_nb.significance import win_tie_loss
+
+
+def _independent(x, hib, tol):
+    n, k = x.shape
+    pairs = list(itertools.combinations(range(k), 2))
+    raw = []
+    for i, j in pairs:
+        ok = [r for r in range(n) if not (np.isnan(x[r, i]) or np.isnan(x[r, j]))]
+        raw.append(stats.wilcoxon(x[ok, i], x[ok, j]).pvalue)
+    adj = multipletests(raw, method="holm")[1]
+    p = {}
+    for (i, j), q in zip(pairs, adj, strict=True):
+        p[i, j] = p[j, i] = q
+    out = {}
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                continue
+            w = t = lo = 0
+            diffs = []
+            for r in range(n):
+                a, b = x[r, i], x[r, j]
+                if np.isnan(a) or np.isnan(b):
+                    continue
+                diffs.append(a - b)
+                if abs(a - b) <= tol:
+                    t += 1
+                elif (a > b) == hib:
+                    w += 1
+                else:
+                    lo += 1
+            out[str(i), str(j)] = (w, t, lo, len(diffs), sum(diffs) / len(diffs), p[i, j])
+    return out
+
+
+@pytest.mark.parametrize("hib", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_equals_independent_computation(hib, seed):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=(14, 4)) + np.arange(4) * 0.4, 1)  # rounding makes ties
+    x[3, 1] = np.nan
+    res = win_tie_loss(x, higher_is_better=hib, tie_tolerance=0.1 if seed % 2 else 0.0)
+    want = _independent(x, hib, 0.1 if seed % 2 else 0.0)
+    assert res.height == 12
+    for row in res.iter_rows(named=True):
+        w = want[row["alternative_1"], row["alternative_2"]]
+        assert (row["wins"], row["ties"], row["losses"], row["n"]) == w[:4]
+        assert row["mean_difference"] == pytest.approx(w[4], abs=1e-12)
+        assert row["pvalue"] == pytest.approx(w[5], rel=1e-9)
+        assert row["significant"] == (w[5] < 0.05)
+
+
+def test_long_input_and_symmetry():
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
+                       "m": ["a", "b", "c"] * 8, "acc": rng.uniform(size=24)})
+    res = win_tie_loss(df, y_col="acc", block_col="d", group_col="m", higher_is_better=True)
+    ab = res.filter((pl.col("alternative_1") == "a") & (pl.col("alternative_2") == "b")).row(0)
+    ba = res.filter((pl.col("alternative_1") == "b") & (pl.col("alternative_2") == "a")).row(0)
+    assert (ab[2], ab[3], ab[4]) == (ba[4], ba[3], ba[2])
+    assert ab[6] == -ba[6] and ab[7] == ba[7]
+
+
+def test_bad_input():
+    x = np.random.default_rng(0).normal(size=(5, 3))
+    with pytest.raises(GenexpyInputError, match="higher_is_better"):
+        win_tie_loss(x)
+    with pytest.raises(GenexpyInputError, match="tie_tolerance"):
+        win_tie_loss(x, higher_is_better=True, tie_tolerance=-1)
