@@ -282,6 +282,11 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                  f"generalize{'s' if n_yes == 1 else ''}"
                  + (f", {n_no} need{'s' if n_no == 1 else ''} more conditions" if n_no else "")
                  + (f", {n_unsure} unsure" if n_unsure else "") + "."]
+        if has_null and "beyond_chance" in part.columns:
+            n_chance = int((part["beyond_chance"] == False).sum())  # noqa: E712
+            if n_chance:
+                notes.append(f"{n_chance} of them no more consistent than chance "
+                             "(marked (chance), see below).")
         if part.height > max_rows:
             notes.append(f"({part.height - max_rows} more in the full frame.)")
         tables.append(Table(f"research question: {label}", headers, rows, notes,
@@ -294,10 +299,14 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                "the conditions it has.")
     footer = []
     if has_null:
-        footer.append("no-signal n*: the n* of the same study with the results exchanged at "
-                      "random among the alternatives, and the band chance alone gives; "
-                      "(chance): n* is within or above that band, so the answer is no more "
-                      "consistent than exchanged results.")
+        footer.append("no-signal n*: the n* the same study would have if no alternative "
+                      "were better than another (its results exchanged at random among the "
+                      "alternatives within each condition), with the range chance alone "
+                      "gives it.")
+        footer.append("(chance): n* lies within (or above) the no-signal baseline's range — "
+                      "the answer is no more consistent than if no alternative were better; "
+                      "a verdict 'generalizes' then says that two studies agree, not that "
+                      "they find a winner.")
     if "bound" in methods:
         footer.append("The distribution-free bound in the full frame is a worst case for any "
                       "data, not the verdict.")
