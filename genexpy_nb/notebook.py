@@ -26,8 +26,24 @@ def _one_message(shell, etype, value, tb, tb_offset=None) -> list[str]:
 def readable_errors(on: bool = True) -> bool:
     """Show :class:`~genexpy_nb.GenexpyInputError` as its message in IPython / Jupyter.
 
-    Returns True when an IPython shell is running (the setting took effect), False
-    otherwise (a plain Python session, where nothing changes).
+    The cell still fails (the error is raised as before); only its display is one message
+    instead of a traceback. Other exceptions keep their tracebacks.
+
+    Parameters
+    ----------
+    on : bool, default True
+        True shows input errors as one message; False restores IPython's tracebacks.
+
+    Returns
+    -------
+    bool
+        True when an IPython shell is running (the setting took effect), False otherwise (a
+        plain Python session, where nothing changes).
+
+    Examples
+    --------
+    >>> readable_errors()  # outside IPython nothing changes
+    False
     """
     try:
         from IPython import get_ipython

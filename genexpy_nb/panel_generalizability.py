@@ -115,7 +115,7 @@ class GeneralizabilityExplorer:
     Examples
     --------
     >>> panel = GeneralizabilityExplorer(study)  # doctest: +SKIP
-    >>> panel                                   # doctest: +SKIP  (shows the widget)
+    >>> panel                                   # doctest: +SKIP
     >>> panel.alpha.value = 0.9                 # doctest: +SKIP
     >>> panel.export()                          # doctest: +SKIP
     """

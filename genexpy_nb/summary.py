@@ -332,9 +332,27 @@ class SeedsSummary(_Tables):
 
 def seeds_summary(report, *, id_column: str | None = None, max_rows: int = 25,
                   where: str | None = None) -> SeedsSummary:
-    """One row per candidate model: alpha-hat (with its bootstrap standard deviation),
-    accuracy, churn against the ensemble, ECE; the most representative (smallest
-    alpha-hat) first."""
+    """One row per candidate model, the most representative (smallest alpha-hat) first.
+
+    Parameters
+    ----------
+    report : polars.DataFrame or pandas.DataFrame
+        The frame of :func:`genexpy_nb.variability.candidate_report`: columns
+        ``alpha_hat``, ``accuracy`` and ``ece`` at least (``alpha_hat_sd`` and
+        ``churn_ensemble_frac`` shown when present).
+    id_column : str, optional
+        The column naming each candidate (default ``model``, else ``candidate``).
+    max_rows : int, default 25
+        Rows shown; the others are counted in a note.
+    where : str, optional
+        Where the full table was written, named under the table.
+
+    Returns
+    -------
+    SeedsSummary
+        Text (``to_text()``), Markdown and HTML displays of one table: alpha-hat with its
+        bootstrap standard deviation, accuracy, churn against the ensemble and ECE.
+    """
     df = to_polars(report, "report")
     need = {"alpha_hat", "accuracy", "ece"}
     missing = sorted(need - set(df.columns))
