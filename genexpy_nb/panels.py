@@ -39,7 +39,7 @@ import html
 import math
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import ipywidgets as widgets
@@ -48,6 +48,10 @@ import polars as pl
 
 from ._validation import GenexpyInputError
 from .kernels import RBF, Borda, Jaccard, Kernel, Mallows
+
+if TYPE_CHECKING:  # re-exported lazily, see __getattr__ at the end
+    from .panel_generalizability import GeneralizabilityExplorer
+    from .panel_seeds import SeedVariabilityExplorer, thin_ecdf_frame
 
 __all__ = ["GeneralizabilityExplorer", "SeedVariabilityExplorer", "ChartView",
            "chart_backend", "thin_ecdf_frame"]
@@ -141,7 +145,13 @@ _BACKENDS = ("auto", "vega", "jupyterchart", "mimebundle")
 
 
 def chart_backend() -> str:
-    """The chart backend in force (see :data:`CHART_BACKEND`)."""
+    """The chart backend in force (see :data:`CHART_BACKEND`).
+
+    Returns
+    -------
+    str: "vega", "mimebundle" or "jupyterchart" ("auto" resolved: "jupyterchart" when
+    anywidget is installed, else "vega")
+    """
     b = CHART_BACKEND
     if b not in _BACKENDS:
         raise GenexpyInputError(
@@ -173,6 +183,11 @@ class ChartView:
     bundle, with "jupyterchart" the view of
     ``view.jchart`` (an Altair JupyterChart whose ``spec`` is the chart's Vega-Lite spec,
     updated in place when the chart changes).
+
+    Parameters
+    ----------
+    name : the view's name in its panel (``panel.views[name]``)
+    backend : "vega", "mimebundle" or "jupyterchart"; default: :func:`chart_backend`
     """
 
     def __init__(self, name: str, backend: str | None = None) -> None:
@@ -289,6 +304,22 @@ def html_table(df: pl.DataFrame, columns: Sequence[str] | None = None,
             f"</thead><tbody>{''.join(rows)}</tbody></table>{more}")
 
 
-# the explorers, defined in their own modules (they use the transport above)
-from .panel_generalizability import GeneralizabilityExplorer  # noqa: E402
-from .panel_seeds import SeedVariabilityExplorer, thin_ecdf_frame  # noqa: E402
+#: the explorers, defined in their own modules (which use the transport above): importable
+#: from here, loaded on first use (PEP 562), so that importing one of those modules first
+#: never meets this one half-initialised (an import cycle when re-exported at import time)
+_EXPLORERS = {"GeneralizabilityExplorer": "panel_generalizability",
+              "SeedVariabilityExplorer": "panel_seeds", "thin_ecdf_frame": "panel_seeds"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPLORERS:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_EXPLORERS[name]}", __package__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPLORERS})

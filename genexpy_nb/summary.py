@@ -65,7 +65,16 @@ def study_words(study) -> str:
 @dataclass
 class Table:
     """A titled table of strings: plain text (aligned columns), Markdown and HTML, every
-    cell escaped for where it lands."""
+    cell escaped for where it lands.
+
+    Parameters
+    ----------
+    title : the line above the table
+    headers : the column names
+    rows : the cells, one list of strings per row (as many as ``headers``)
+    notes : lines printed below the table
+    right : the indices of the columns aligned right (numbers)
+    """
 
     title: str
     headers: list[str]
@@ -173,9 +182,23 @@ def verdict_text(generalizable: bool | None, deficit: int | None,
 
 @dataclass
 class NstarSummary(_Tables):
-    """The answer of an analysis at one pair of thresholds: one :class:`Table` per
-    research question (``tables``), the rows behind them (``rows``: one per configuration
-    and research question, with a ``verdict`` column), and the full frame (``frame``)."""
+    """The answer of an analysis at one pair of thresholds, as :func:`nstar_summary` builds
+    it: one :class:`Table` per research question, printed (``print``), shown in a notebook,
+    or rendered with ``to_text()`` / ``to_markdown()``.
+
+    Parameters
+    ----------
+    frame : the full frame that was summarised (of :func:`~genexpy_nb.analyze`), unchanged
+    rows : the rows behind the tables, one per configuration and research question at
+        (``alpha``, ``delta``) for ``method``, with a ``verdict`` column in words
+    alpha, delta : the thresholds alpha* and delta* of the answer
+    method : the estimate whose verdict is given ("resample", "approx" or
+        "approx_weighted")
+    tables : one table per research question
+    heading : the sentence above the tables
+    footer : the lines below them (what the no-signal baseline and "(chance)" mean, where
+        the full frame was written)
+    """
 
     frame: pl.DataFrame
     rows: pl.DataFrame
@@ -322,7 +345,15 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
 @dataclass
 class SeedsSummary(_Tables):
     """The per-candidate numbers of :func:`~genexpy_nb.variability.candidate_report` as one
-    table; ``frame`` is the full report."""
+    table, as :func:`seeds_summary` builds it.
+
+    Parameters
+    ----------
+    frame : the full report that was summarised, unchanged
+    tables : the table (one)
+    heading : the sentence above it (what alpha-hat is)
+    footer : the lines below it (churn and ECE, where the full report was written)
+    """
 
     frame: pl.DataFrame
     tables: list[Table]

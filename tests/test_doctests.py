@@ -43,10 +43,7 @@ def _modules_with_examples() -> list[str]:
 MODULES = _modules_with_examples()
 #: examples that are wrong in a file this branch does not own: each is an expected failure
 #: (strict: once fixed, the xfail fails and the entry must go)
-KNOWN_BROKEN: dict[str, str] = {
-    "genexpy_nb.panel_generalizability": "imported on its own it meets panels' re-export of "
-                                         "it half-initialised (an import cycle to remove)",
-}
+KNOWN_BROKEN: dict[str, str] = {}
 
 
 def run_examples(module: types.ModuleType) -> tuple[int, int, str]:
