@@ -251,11 +251,11 @@ class SeedVariabilityExplorer:
 
 
 def thin_ecdf_frame(frame: pl.DataFrame) -> pl.DataFrame:
-    """Thin an eCDF frame for drawing (see :func:`genexpy_nb.charts.variability.thin_ecdf`).
+    """Thin an eCDF frame for drawing (see :func:`genexpy_nb.charts.thin_ecdf`).
 
     Parameters
     ----------
-    frame : an eCDF frame, as :func:`genexpy_nb.charts.variability.thin_ecdf` takes it
+    frame : an eCDF frame, as :func:`genexpy_nb.charts.thin_ecdf` takes it
 
     Returns
     -------

@@ -123,18 +123,22 @@ class Table:
 
 
 class _Tables:
-    """Shared rendering of a list of :class:`Table` plus a heading and closing lines."""
+    """Shared rendering of a list of :class:`Table` plus a heading and closing lines, copied
+    into each summary class by :func:`_renders_tables` (not a base class: the API reference
+    would name a private base)."""
 
     heading: str
     tables: list[Table]
     footer: list[str]
 
     def to_text(self) -> str:
+        """The summary as plain text for a terminal (what ``print`` shows)."""
         parts = [terminal_text(self.heading)] + [t.to_text() for t in self.tables]
         return "\n\n".join(parts + ["\n".join(terminal_text(f) for f in self.footer)]
                            if self.footer else parts)
 
     def to_markdown(self) -> str:
+        """The summary as Markdown (what a notebook shows), every cell escaped."""
         parts = [markdown_text(self.heading)] + [t.to_markdown() for t in self.tables]
         parts += ["  \n".join(markdown_text(f) for f in self.footer)] if self.footer else []
         return "\n\n".join(parts)
@@ -149,6 +153,14 @@ class _Tables:
 
     def __str__(self) -> str:
         return self.to_text()
+
+
+def _renders_tables(cls: type) -> type:
+    """Give ``cls`` (with ``heading``, ``tables`` and ``footer``) the rendering of
+    :class:`_Tables`."""
+    for name in ("to_text", "to_markdown", "_repr_markdown_", "_repr_html_", "__str__"):
+        setattr(cls, name, _Tables.__dict__[name])
+    return cls
 
 
 # ---- n* ---------------------------------------------------------------------------------
@@ -180,8 +192,9 @@ def verdict_text(generalizable: bool | None, deficit: int | None,
     return verdict_word(None, reason or "n* is undefined")
 
 
+@_renders_tables
 @dataclass
-class NstarSummary(_Tables):
+class NstarSummary:
     """The answer of an analysis at one pair of thresholds, as :func:`nstar_summary` builds
     it: one :class:`Table` per research question, printed (``print``), shown in a notebook,
     or rendered with ``to_text()`` / ``to_markdown()``.
@@ -342,8 +355,9 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
 # ---- seeds ------------------------------------------------------------------------------
 
 
+@_renders_tables
 @dataclass
-class SeedsSummary(_Tables):
+class SeedsSummary:
     """The per-candidate numbers of :func:`~genexpy_nb.variability.candidate_report` as one
     table, as :func:`seeds_summary` builds it.
 
