@@ -15,6 +15,7 @@ earlier demo is replaced, a folder holding other files is refused.
 
 from __future__ import annotations
 
+import math
 import textwrap
 import time
 from pathlib import Path
@@ -28,7 +29,7 @@ from .generalizability import GeneralizabilityAnalysis
 from .kernels import RBF, Borda, Jaccard, Mallows
 from .planner import plan, simulate_preliminary_study
 from .study import Study
-from .summary import study_words
+from .summary import nstar_summary, study_words, verdict_text
 
 #: the roles of the example study's columns
 ROLES = dict(alternatives="model", target="score", generalize="dataset",
@@ -66,14 +67,56 @@ def example_kernels() -> list:
     return [Borda(), Jaccard(k=1), Mallows(), RBF()]
 
 
-def _nstar_table(head: pl.DataFrame, design: list[str], labels: list[str]) -> pl.DataFrame:
-    """One row per configuration: N, n* (rounded up) per question, the worst fit r2."""
-    wide = head.pivot(on="kernel_label", index=[*design, "N"], values="nstar_ceil",
-                      aggregate_function=None)
-    fit = head.group_by(design, maintain_order=True).agg(pl.col("r2").min().alias("min_r2"))
-    return wide.select(*design, "N", *labels).join(
-        fit.with_columns(pl.col("min_r2").round(3)), on=design, how="left",
-        maintain_order="left")
+def chance_count(head: pl.DataFrame) -> int:
+    """How many (configuration, question) answers of ``head`` are no more consistent than
+    chance: the frame's ``beyond_chance`` is false (n* within or above the no-signal
+    baseline's range); 0 when the frame has no baseline."""
+    if "beyond_chance" not in head.columns:
+        return 0
+    return int((head["beyond_chance"] == False).sum())  # noqa: E712 (polars series)
+
+
+def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """The study as it grows, in words: one row per N_sub, one column per question ("n*:
+    verdict", the verdict as :func:`~genexpy_nb.summary.verdict_text` words it, "(chance)"
+    when a trusted n* is within the no-signal baseline's range in every repetition) and one
+    for all questions together; and the reasons of the unsure cells, one line each.
+
+    A null verdict (an estimate not to be trusted) never counts as "generalizes": a cell is
+    "generalizes" only when every repetition generalizes, "needs k more" when one does not
+    (k the largest shortfall), "unsure" otherwise; the same rule combines the questions.
+    """
+    labels = list(dict.fromkeys(sim["kernel_label"].to_list()))
+    chance = (pl.col("beyond_chance") == False).all().fill_null(False)  # noqa: E712
+    cells = sim.group_by("N_sub", "kernel_label", maintain_order=True).agg(
+        pl.col("nstar").mean().alias("nstar"),
+        (pl.col("generalizable") == False).any().alias("no"),  # noqa: E712
+        pl.col("generalizable").is_null().any().alias("unsure"),
+        (pl.col("nstar_ceil") - pl.col("N_sub")).max().alias("short"),
+        pl.col("reason").drop_nulls().first().alias("reason"),
+        (chance if "beyond_chance" in sim.columns else pl.lit(False)).alias("chance"))
+
+    def word(no: bool, unsure: bool, short: int | None) -> str:
+        if no:
+            return verdict_text(False, short, None)
+        return "unsure" if unsure else verdict_text(True, None, None)
+
+    rows, reasons = [], []
+    for n in dict.fromkeys(cells["N_sub"].to_list()):
+        part = cells.filter(pl.col("N_sub") == n)
+        row = {"N_sub": str(n)}
+        for r in part.iter_rows(named=True):
+            w = word(r["no"], r["unsure"], r["short"])
+            row[r["kernel_label"]] = (f"{r['nstar']:.1f}: {w}" if r["nstar"] is not None
+                                      and math.isfinite(r["nstar"]) else w) \
+                + (" (chance)" if r["chance"] and not r["unsure"] else "")
+            if r["unsure"] and not r["no"]:
+                reasons.append(f"unsure at N_sub = {n}, {r['kernel_label']}: "
+                               f"{r['reason'] or 'n* is undefined'}")
+        short = part["short"].max()
+        row["all questions"] = word(bool(part["no"].any()), bool(part["unsure"].any()), short)
+        rows.append(row)
+    return pl.DataFrame(rows).select("N_sub", *labels, "all questions"), reasons
 
 
 def worst_first(todo: pl.DataFrame) -> pl.DataFrame:
@@ -116,17 +159,15 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
              "question:")
         for k in ga.kernels:
             print(f"  {k.label:22s} {k.question}")
-        with pl.Config(**_TABLE):
-            print(_nstar_table(head, design, labels))
-        _say(f"Columns: N = the datasets the configuration has; one column per question = "
-             "n* rounded up, the number of datasets needed for two independent studies of "
-             "that size to reach the same answer to the question (differing by at most "
-             f"delta*) with probability alpha*; min_r2 = how well the power law that n* is "
-             "read from fits (1 = perfectly; the smallest over the questions). n* is the "
-             "resampled estimate (the paper's Algorithm 1: pairs of disjoint sub-studies of n "
-             f"datasets drawn {rep} times for each n, a curve fitted to them and solved for "
-             "alpha*); nstar.parquet also holds the closed-form approximation and the bound, "
-             "for every alpha* and delta*.")
+        print(nstar_summary(res, alpha, delta).to_text())
+        print()
+        _say("Read each table as: n* = the number of datasets needed for two independent "
+             "studies of that size to reach the same answer to the question (differing by at "
+             "most delta*) with probability alpha*, with its 90 % interval; N = the datasets "
+             "the configuration has. n* is the resampled estimate (the paper's Algorithm 1: "
+             f"pairs of disjoint sub-studies of n datasets drawn {rep} times for each n, a "
+             "curve fitted to them and solved for alpha*); nstar.parquet also holds the "
+             "closed-form approximation and the bound, for every alpha* and delta*.")
         print()
 
         todo = worst_first(plan(res, alpha=alpha, delta=delta))
@@ -136,14 +177,16 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         worst = todo.row(0, named=True)
         cfg = tuple(worst[c] for c in design)
         top_cfg = ", ".join(map(str, cfg))
-        if short.height == 0:
+        # a null (unsure) verdict never counts as generalizing
+        all_gen = bool(todo["generalizable"].fill_null(False).all())
+        if all_gen:
             n_min, n_max = head["N"].min(), head["N"].max()
             has = f"{n_min}" if n_min == n_max else f"{n_min} to {n_max}"
             _say(f"Every configuration already generalizes for every research question: each "
                  f"has {has} datasets, and the largest n* is {worst['nstar_ceil']} "
                  f"({worst['kernel_label']}, {top_cfg}). No configuration needs more "
                  "datasets.")
-        else:
+        elif short.height:
             _say(f"{short.height} of {plural(todo.height, 'configuration')} "
                  f"need{'s' if short.height == 1 else ''} more datasets to "
                  "generalize; extend them in this order (to_run = datasets to add, for the "
@@ -151,6 +194,18 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
             with pl.Config(**_TABLE):
                 print(short.select("priority", *design, "N", "kernel_label", "nstar_ceil",
                                    "to_run"))
+        unsure = todo.filter(pl.col("generalizable").is_null())
+        if unsure.height:
+            _say(f"{unsure.height} of {plural(todo.height, 'configuration')} "
+                 f"{'is' if unsure.height == 1 else 'are'} unsure for at least one question: "
+                 "their n* is not to be trusted (the tables above say why), so no verdict is "
+                 "given for them.")
+        n_chance = chance_count(head)
+        if n_chance:
+            _say(f"For {n_chance} of the {head.height} answers (configuration x question), n* "
+                 "lies within the no-signal baseline's range (marked (chance) above): two "
+                 "studies of that size would agree, but no more than if no alternative were "
+                 "better than another.")
 
         grow = [Jaccard(k=1), Mallows()]
         sim = simulate_preliminary_study(study, grow, cfg, N0=10, rep=rep, seed=seed,
@@ -159,14 +214,15 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         print()
         _say(f"The study as it grows: n* estimated from its first N_sub datasets only, for "
              f"the configuration that needs the most ({top_cfg}); it "
-             "generalizes once N_sub >= n* for both questions.")
-        grown = sim.group_by("N_sub", "kernel_label", maintain_order=True).agg(
-            pl.col("nstar").mean().round(1), pl.col("generalizable").all())
+             "generalizes once N_sub >= n* for both questions, if the estimate can be "
+             "trusted.")
+        grown, why = growth_table(sim)
         with pl.Config(**_TABLE):
-            print(grown.pivot(on="kernel_label", index="N_sub", values="nstar",
-                              aggregate_function=None)
-                  .join(grown.group_by("N_sub").agg(pl.col("generalizable").all()),
-                        on="N_sub", maintain_order="left"))
+            print(grown)
+        for line in why:
+            _say(line)
+        if any("(chance)" in cell for row in grown.rows() for cell in row):
+            _say("(chance): as above, n* within the no-signal baseline's range.")
 
         from .charts import generalizability as ch  # Altair is imported only here
 

@@ -42,6 +42,27 @@ __all__ = ["GeneralizabilityExplorer", "HEADLINE_NOTE"]
 
 #: what the panel's headline is, under it: the verdict is the resampled estimate's; the
 #: table's other rows are other estimates, the bound a worst case
+def baseline_html(row: dict) -> str:
+    """The headline's sentence on the no-signal baseline of ``row`` (a row of the frame of
+    :func:`~genexpy_nb.analyze`): the baseline n* with its band beside n*, and, when
+    ``beyond_chance`` is false, that the answer is no more consistent than chance; "" when
+    the row has no baseline (an analysis with ``null=False``, or n* undefined)."""
+    base, lo, hi = (row.get(c) for c in ("nstar_null", "nstar_null_lo", "nstar_null_hi"))
+    if base is None or not math.isfinite(base):
+        return ""
+    band = (f" (band {fmt_cell(lo)} to {fmt_cell(hi)})" if lo is not None and hi is not None
+            and math.isfinite(lo) and math.isfinite(hi) else "")
+    text = (f"<br>No-signal baseline: n* = {fmt_cell(base)}{band}, the n* this study would "
+            "have if no alternative were better than another")
+    chance = row.get("beyond_chance")
+    if chance is False:
+        text += (": <span style='color:#ff7f0e'><b>no more consistent than chance</b></span>"
+                 " — n* is not below the baseline's band")
+    elif chance is True:
+        text += ": n* is below its band, more consistent than chance"
+    return text + "."
+
+
 HEADLINE_NOTE = (
     "The headline uses the resampled estimate (Algorithm 1 of the paper), the verdict. In "
     "the table below, <i>approx</i> is the closed-form estimate and <i>bound</i> the "
@@ -425,9 +446,11 @@ class GeneralizabilityExplorer:
             self.result = self.results.filter(pl.col("config_id") == cid)
             row = self.result.filter(pl.col("method") == "resample").row(0, named=True)
             self.summary.value = self._summary_html(row)
+            null = [c for c in ("nstar_null", "nstar_null_lo", "nstar_null_hi",
+                                "beyond_chance") if c in self.result.columns]
             self.table.value = html_table(
                 self.result, ["method", "nstar", "nstar_lo", "nstar_hi", "nstar_ceil", "N",
-                              "generalizable", "deficit", "b1", "r2", "reason"])
+                              "generalizable", "deficit", *null, "b1", "r2", "reason"])
         self.ranking_table.value = html_table(
             self.ranking, ["priority", *self.study.design, "N", "nstar_ceil", "deficit",
                            "to_run", "generalizable", "reason"],
@@ -469,7 +492,9 @@ class GeneralizabilityExplorer:
                     return power_law_fit(
                         ga.quantile_frame(cid, label, a), eps=eps, nstar=row["nstar"],
                         b0=row["b0"], b1=row["b1"], N=sample.N,
-                        title=f"alpha*-quantile of MMD_n: {title}")
+                        title=f"alpha*-quantile of MMD_n: {title}",
+                        **{c: row.get(c) for c in ("nstar_null", "nstar_null_lo",
+                                                   "nstar_null_hi")})
 
                 jobs += [("ngen", ("ngen", label, cid, a, d), with_payload(ngen_chart)),
                          ("power_law", ("power_law", label, cid, a, d),
@@ -518,8 +543,8 @@ class GeneralizabilityExplorer:
             verdict = (f"<span style='color:#d62728'><b>not generalizable</b></span>: "
                        f"N = {N} &lt; n*, run {row['deficit']} more experiment(s)")
         return (f"<p><b>n* = {fmt_cell(row['nstar'])}</b> (&lceil;n*&rceil; = "
-                f"{row['nstar_ceil']}) for {label} at {thr}{why}.{fit}<br>{verdict}.<br>"
-                f"<small>{HEADLINE_NOTE}</small></p>")
+                f"{row['nstar_ceil']}) for {label} at {thr}{why}.{fit}<br>{verdict}."
+                f"{baseline_html(row)}<br><small>{HEADLINE_NOTE}</small></p>")
 
     # ---- export and display -------------------------------------------------------------
     def export(self, what: str = "nstar") -> pl.DataFrame:

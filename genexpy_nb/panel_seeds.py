@@ -251,7 +251,16 @@ class SeedVariabilityExplorer:
 
 
 def thin_ecdf_frame(frame: pl.DataFrame) -> pl.DataFrame:
-    """Thin an eCDF frame for drawing (see :func:`genexpy_nb.charts.variability.thin_ecdf`)."""
+    """Thin an eCDF frame for drawing (see :func:`genexpy_nb.charts.thin_ecdf`).
+
+    Parameters
+    ----------
+    frame : an eCDF frame, as :func:`genexpy_nb.charts.thin_ecdf` takes it
+
+    Returns
+    -------
+    polars.DataFrame: the rows kept for drawing
+    """
     from .charts.variability import thin_ecdf
 
     return thin_ecdf(frame)

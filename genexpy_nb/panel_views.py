@@ -115,7 +115,14 @@ _BACKENDS = ("auto", "vega", "jupyterchart", "mimebundle")
 
 
 def chart_backend() -> str:
-    """The chart backend in force (see :data:`CHART_BACKEND`)."""
+    """The chart backend in force (see :data:`CHART_BACKEND`).
+
+    Returns
+    -------
+    str
+        "vega", "mimebundle" or "jupyterchart" ("auto" resolved: "jupyterchart" when
+        anywidget is installed, else "vega").
+    """
     b = CHART_BACKEND
     if b not in _BACKENDS:
         raise GenexpyInputError(
@@ -147,6 +154,13 @@ class ChartView:
     bundle, with "jupyterchart" the view of
     ``view.jchart`` (an Altair JupyterChart whose ``spec`` is the chart's Vega-Lite spec,
     updated in place when the chart changes).
+
+    Parameters
+    ----------
+    name : str
+        The view's name in its panel (``panel.views[name]``).
+    backend : str, optional
+        "vega", "mimebundle" or "jupyterchart"; default: :func:`chart_backend`.
     """
 
     def __init__(self, name: str, backend: str | None = None) -> None:

@@ -65,7 +65,16 @@ def study_words(study) -> str:
 @dataclass
 class Table:
     """A titled table of strings: plain text (aligned columns), Markdown and HTML, every
-    cell escaped for where it lands."""
+    cell escaped for where it lands.
+
+    Parameters
+    ----------
+    title : the line above the table
+    headers : the column names
+    rows : the cells, one list of strings per row (as many as ``headers``)
+    notes : lines printed below the table
+    right : the indices of the columns aligned right (numbers)
+    """
 
     title: str
     headers: list[str]
@@ -114,18 +123,22 @@ class Table:
 
 
 class _Tables:
-    """Shared rendering of a list of :class:`Table` plus a heading and closing lines."""
+    """Shared rendering of a list of :class:`Table` plus a heading and closing lines, copied
+    into each summary class by :func:`_renders_tables` (not a base class: the API reference
+    would name a private base)."""
 
     heading: str
     tables: list[Table]
     footer: list[str]
 
     def to_text(self) -> str:
+        """The summary as plain text for a terminal (what ``print`` shows)."""
         parts = [terminal_text(self.heading)] + [t.to_text() for t in self.tables]
         return "\n\n".join(parts + ["\n".join(terminal_text(f) for f in self.footer)]
                            if self.footer else parts)
 
     def to_markdown(self) -> str:
+        """The summary as Markdown (what a notebook shows), every cell escaped."""
         parts = [markdown_text(self.heading)] + [t.to_markdown() for t in self.tables]
         parts += ["  \n".join(markdown_text(f) for f in self.footer)] if self.footer else []
         return "\n\n".join(parts)
@@ -140,6 +153,14 @@ class _Tables:
 
     def __str__(self) -> str:
         return self.to_text()
+
+
+def _renders_tables(cls: type) -> type:
+    """Give ``cls`` (with ``heading``, ``tables`` and ``footer``) the rendering of
+    :class:`_Tables`."""
+    for name in ("to_text", "to_markdown", "_repr_markdown_", "_repr_html_", "__str__"):
+        setattr(cls, name, _Tables.__dict__[name])
+    return cls
 
 
 # ---- n* ---------------------------------------------------------------------------------
@@ -171,11 +192,26 @@ def verdict_text(generalizable: bool | None, deficit: int | None,
     return verdict_word(None, reason or "n* is undefined")
 
 
+@_renders_tables
 @dataclass
-class NstarSummary(_Tables):
-    """The answer of an analysis at one pair of thresholds: one :class:`Table` per
-    research question (``tables``), the rows behind them (``rows``: one per configuration
-    and research question, with a ``verdict`` column), and the full frame (``frame``)."""
+class NstarSummary:
+    """The answer of an analysis at one pair of thresholds, as :func:`nstar_summary` builds
+    it: one :class:`Table` per research question, printed (``print``), shown in a notebook,
+    or rendered with ``to_text()`` / ``to_markdown()``.
+
+    Parameters
+    ----------
+    frame : the full frame that was summarised (of :func:`~genexpy_nb.analyze`), unchanged
+    rows : the rows behind the tables, one per configuration and research question at
+        (``alpha``, ``delta``) for ``method``, with a ``verdict`` column in words
+    alpha, delta : the thresholds alpha* and delta* of the answer
+    method : the estimate whose verdict is given ("resample", "approx" or
+        "approx_weighted")
+    tables : one table per research question
+    heading : the sentence above the tables
+    footer : the lines below them (what the no-signal baseline and "(chance)" mean, where
+        the full frame was written)
+    """
 
     frame: pl.DataFrame
     rows: pl.DataFrame
@@ -282,6 +318,11 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                  f"generalize{'s' if n_yes == 1 else ''}"
                  + (f", {n_no} need{'s' if n_no == 1 else ''} more conditions" if n_no else "")
                  + (f", {n_unsure} unsure" if n_unsure else "") + "."]
+        if has_null and "beyond_chance" in part.columns:
+            n_chance = int((part["beyond_chance"] == False).sum())  # noqa: E712
+            if n_chance:
+                notes.append(f"{n_chance} of them no more consistent than chance "
+                             "(marked (chance), see below).")
         if part.height > max_rows:
             notes.append(f"({part.height - max_rows} more in the full frame.)")
         tables.append(Table(f"research question: {label}", headers, rows, notes,
@@ -294,10 +335,14 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                "the conditions it has.")
     footer = []
     if has_null:
-        footer.append("no-signal n*: the n* of the same study with the results exchanged at "
-                      "random among the alternatives, and the band chance alone gives; "
-                      "(chance): n* is within or above that band, so the answer is no more "
-                      "consistent than exchanged results.")
+        footer.append("no-signal n*: the n* the same study would have if no alternative "
+                      "were better than another (its results exchanged at random among the "
+                      "alternatives within each condition), with the range chance alone "
+                      "gives it.")
+        footer.append("(chance): n* lies within (or above) the no-signal baseline's range — "
+                      "the answer is no more consistent than if no alternative were better; "
+                      "a verdict 'generalizes' then says that two studies agree, not that "
+                      "they find a winner.")
     if "bound" in methods:
         footer.append("The distribution-free bound in the full frame is a worst case for any "
                       "data, not the verdict.")
@@ -310,10 +355,19 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
 # ---- seeds ------------------------------------------------------------------------------
 
 
+@_renders_tables
 @dataclass
-class SeedsSummary(_Tables):
+class SeedsSummary:
     """The per-candidate numbers of :func:`~genexpy_nb.variability.candidate_report` as one
-    table; ``frame`` is the full report."""
+    table, as :func:`seeds_summary` builds it.
+
+    Parameters
+    ----------
+    frame : the full report that was summarised, unchanged
+    tables : the table (one)
+    heading : the sentence above it (what alpha-hat is)
+    footer : the lines below it (churn and ECE, where the full report was written)
+    """
 
     frame: pl.DataFrame
     tables: list[Table]

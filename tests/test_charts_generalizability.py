@@ -525,3 +525,111 @@ def test_power_law_star_never_below_one():
     star = next(ly for ly in spec["layer"] if ly["mark"].get("shape") == "diamond")
     assert values(star)[0]["nstar"] == 1.0 and "drawn at 1" in values(star)[0]["label"]
     assert spec["layer"][0]["encoding"]["y"]["scale"]["domain"][0] >= 1.0 / 1.25
+
+
+# ---------------------------------------------------------------------------------------
+# the no-signal baseline (nstar_null and its band) on the charts
+# ---------------------------------------------------------------------------------------
+NULL_COLS = ["nstar_null", "nstar_null_lo", "nstar_null_hi", "beyond_chance"]
+
+
+def _baseline_layers(spec: dict) -> list[dict]:
+    return [x for x in layers(spec)
+            if x.get("encoding", {}).get("y", {}).get("field") in ("nstar_null",
+                                                                  "nstar_null_lo")]
+
+
+def _legend_names(spec: dict) -> set[str]:
+    out = set()
+    for x in layers(spec):
+        for enc in x.get("encoding", {}).values():
+            if isinstance(enc, dict):
+                out |= set(enc.get("scale", {}).get("domain", []) or [])
+    return out
+
+
+def test_nstar_boxplots_draw_the_baseline_with_its_band(analysis):
+    _, _, res = analysis
+    assert set(NULL_COLS) <= set(res.columns)
+    spec = nstar_boxplots(res, vary="alpha", delta=0.05).to_dict()
+    tri = layer_with(spec, "point", x="alpha", y="nstar_null")
+    assert tri["encoding"]["shape"]["scale"]["domain"] == ["no-signal baseline n*"]
+    assert tri["encoding"]["xOffset"]["field"] == "kernel_label"
+    band = layer_with(spec, "rule", x="alpha", y="nstar_null_lo")
+    assert band["encoding"]["y2"]["field"] == "nstar_null_hi"
+    sel = res.filter(pl.col("method") == "resample", pl.col("delta") == 0.05)
+    got = values(tri)
+    assert {(r["alpha"], r["kernel_label"]) for r in got} == {
+        (a, k) for a in (0.8, 0.95) for k in ("Jaccard(k=1)", "Mallows")}
+    for r in got:  # the median over the configurations, of the frame's own columns
+        part = sel.filter(pl.col("alpha") == r["alpha"],
+                          pl.col("kernel_label") == r["kernel_label"])
+        for c in ("nstar_null", "nstar_null_lo", "nstar_null_hi"):
+            assert r[c] == pytest.approx(max(part[c].median(), 1.0))
+        assert r["nstar_null_lo"] <= r["nstar_null"] <= r["nstar_null_hi"]
+    # inside the y domain (not clipped away)
+    lo, hi = layer_with(spec, "bar", x="alpha", y="q1")["encoding"]["y"]["scale"]["domain"]
+    assert all(lo <= r["nstar_null_lo"] and r["nstar_null_hi"] <= hi for r in got)
+    assert "no-signal baseline" in " ".join(spec["title"]["subtitle"])
+
+
+def test_nstar_boxplots_without_a_baseline_draw_none(analysis):
+    _, _, res = analysis
+    for frame in (res.drop(NULL_COLS),  # analysed with null=False
+                  res.with_columns(pl.lit(float("nan")).alias(c) for c in NULL_COLS[:3])):
+        spec = nstar_boxplots(frame, vary="delta", alpha=0.95).to_dict()
+        assert _baseline_layers(spec) == []
+        assert "no-signal baseline n*" not in _legend_names(spec)
+    # the closed form has no baseline of its own: none drawn for it
+    spec = nstar_boxplots(res, vary="alpha", method="approx").to_dict()
+    assert _baseline_layers(spec) == []
+
+
+def test_power_law_fit_draws_the_baseline_given(analysis):
+    _, ga, res = analysis
+    row = res.filter(pl.col("model") == "hard", pl.col("kernel_label") == "Jaccard(k=1)",
+                     pl.col("alpha") == 0.95, pl.col("delta") == 0.05,
+                     pl.col("method") == "resample").row(0, named=True)
+    assert math.isfinite(row["nstar_null"])
+    qf = ga.quantile_frame(row["config_id"], "Jaccard(k=1)", 0.95)
+    spec = power_law_fit(qf, eps=row["eps"], nstar=row["nstar"], N=30,
+                         nstar_null=row["nstar_null"], nstar_null_lo=row["nstar_null_lo"],
+                         nstar_null_hi=row["nstar_null_hi"]).to_dict()
+    rule = layer_with(spec, "rule", y="nstar_null")
+    assert values(rule)[0]["nstar_null"] == pytest.approx(max(row["nstar_null"], 1.0))
+    assert values(rule)[0]["series"] == "no-signal baseline n*"
+    band = layer_with(spec, "rect", y="nstar_null_lo")
+    assert values(band)[0]["nstar_null_lo"] == pytest.approx(max(row["nstar_null_lo"], 1.0))
+    assert values(band)[0]["nstar_null_hi"] == pytest.approx(max(row["nstar_null_hi"], 1.0))
+    pts = layer_with(spec, "point", x="q", y="n")
+    assert "no-signal baseline n*" in pts["encoding"]["color"]["scale"]["domain"]
+    ydom = pts["encoding"]["y"]["scale"]["domain"]
+    assert ydom[0] <= values(band)[0]["nstar_null_lo"] <= values(band)[0]["nstar_null_hi"] \
+        <= ydom[1]
+    # none given, or NaN (null=False): no layer, no legend entry
+    for kw in ({}, {"nstar_null": float("nan"), "nstar_null_lo": float("nan"),
+                    "nstar_null_hi": float("nan")}):
+        spec = power_law_fit(qf, eps=row["eps"], **kw).to_dict()
+        assert _baseline_layers(spec) == []
+        assert "no-signal baseline n*" not in _legend_names(spec)
+
+
+def test_nstar_vs_N_draws_the_baseline_per_N(analysis):  # noqa: N802
+    study, _, _ = analysis
+    sim = simulate_preliminary_study(study, [Jaccard(k=1), Mallows()], CFG, N0=10, rep=30,
+                                     seed=2, repetitions=2, progress=False)
+    assert set(NULL_COLS) <= set(sim.columns)
+    spec = nstar_vs_N(sim).to_dict()
+    line = layer_with(spec, "line", x="N_sub", y="nstar_null", color="kernel_label")
+    assert line["mark"]["strokeDash"]
+    tri = layer_with(spec, "point", x="N_sub", y="nstar_null")
+    assert tri["encoding"]["shape"]["scale"]["domain"] == ["no-signal baseline n*"]
+    got = {(r["kernel_label"], r["N_sub"]): r["nstar_null"] for r in values(line)}
+    exp = (sim.filter(pl.col("nstar_null").is_finite())
+           .group_by("kernel_label", "N_sub").agg(pl.col("nstar_null").median()))
+    assert len(got) == exp.height > 0
+    for k, n, v in exp.iter_rows():
+        assert got[(k, n)] == pytest.approx(max(v, 1.0))
+    spec = nstar_vs_N(sim.drop(NULL_COLS)).to_dict()
+    assert _baseline_layers(spec) == []
+    assert "no-signal baseline n*" not in _legend_names(spec)

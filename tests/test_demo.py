@@ -39,7 +39,7 @@ def test_main_job_end_to_end(main_job):
     head = res.filter(pl.col("alpha") == 0.95, pl.col("delta") == 0.05,
                       pl.col("method") == "resample")
     # 80 datasets answer every research question of the example study
-    assert head["generalizable"].all()
+    assert head["generalizable"].fill_null(False).all()  # a null never counts as true
     assert frames["plan"]["priority"].to_list() == list(range(1, 7))
     assert pl.read_csv(out / "plan.csv").height == 6
 
@@ -50,10 +50,10 @@ def test_main_job_speaks_plainly(main_job):
     assert "Every configuration already generalizes for every research question" in text
     assert "extend them in this order" not in text and "priority" not in text
     # the columns are explained once; no table is cut by an ellipsis
-    assert text.count("min_r2 = how well") == 1 and text.count("resampled estimate") == 1
+    assert text.count("Read each table as") == 1 and text.count("no-signal n*: the n*") == 1
     assert "…" not in text
-    for cfg in ("accuracy", "balanced_accuracy", "f1"):
-        assert len(re.findall(rf"│ {cfg}\s", text)) == 2  # both training sizes of each metric
+    for cfg in ("accuracy", "balanced_accuracy", "f1"):  # both sizes, for each question
+        assert len(re.findall(rf"^{cfg}\s+(full|small)\s", text, re.M)) == 2 * 4
     # Borda's a* is named (derived from the data), and the figures are located
     assert re.search(r"Borda\(a\*=[^)]+\)", text) and "best on average" not in text
     assert str(out) in text and "python -m webbrowser file://" in text
@@ -146,3 +146,147 @@ def test_demo_does_not_claim_exports_it_skipped(tmp_path, monkeypatch):
     assert ".png and .svg" not in text and "no .png or .svg" in text
     names = {p.name for p in (tmp_path / "d").iterdir()}
     assert not [n for n in names if n.endswith((".png", ".svg"))]
+
+
+# ---- every verdict the demo prints is the one its files hold (issue 31) -----------------
+def _summary_tables(text: str) -> dict[tuple, dict[str, str]]:
+    """The rows of the printed n* tables: {(question, metric, train_size): {column: cell}},
+    the cells cut at the column starts of the dashed rule under the header."""
+    lines = text.splitlines()
+    rows: dict[tuple, dict[str, str]] = {}
+    for i, ln in enumerate(lines):
+        if not ln.startswith("research question: "):
+            continue
+        label = ln.removeprefix("research question: ")
+        header, rule = lines[i + 1], lines[i + 2]
+        starts = [m.start() for m in re.finditer(r"-+", rule)]
+        cut = list(zip(starts, [*starts[1:], None], strict=True))
+        names = [header[a:b].strip() for a, b in cut]
+        for row in lines[i + 3:]:
+            if not row.strip() or re.match(r"\d+ of \d+ configuration", row):
+                break
+            cells = dict(zip(names, [row[a:b].strip() for a, b in cut], strict=True))
+            key = (label, cells["metric"], cells["train_size"])
+            assert key not in rows, f"{key} printed twice"
+            rows[key] = cells
+    return rows
+
+
+def _box_table(text: str, first: str) -> list[dict[str, str]]:
+    """The rows of the printed polars table whose first column is ``first``."""
+    lines = text.splitlines()
+    i = next(i for i, ln in enumerate(lines) if re.match(rf"│ {first}\s+┆", ln))
+    names = [c.strip(" │") for c in lines[i].split("┆")]
+    out = []
+    for ln in lines[i + 2:]:
+        if not ln.startswith("│"):
+            break
+        out.append(dict(zip(names, [c.strip(" │") for c in ln.split("┆")], strict=True)))
+    return out
+
+
+def _expected_word(gen, deficit) -> str:
+    return "generalizes" if gen is True else f"needs {deficit} more" if gen is False \
+        else "unsure"
+
+
+def check_printed_verdicts(text: str, res: pl.DataFrame, todo: pl.DataFrame,
+                           sim: pl.DataFrame) -> int:
+    """Assert that every verdict in ``text`` (the demo's output) is the one the frames
+    hold; returns how many verdicts were compared."""
+    checked = 0
+    head = res.filter(pl.col("alpha") == 0.95, pl.col("delta") == 0.05,
+                      pl.col("method") == "resample")
+    # 1. the n* tables: one row per configuration and question, each in the file
+    printed = _summary_tables(text)
+    assert len(printed) == head.height
+    for r in head.iter_rows(named=True):
+        cells = printed[(r["kernel_label"], r["metric"], r["train_size"])]
+        assert cells["n*"] == f"{r['nstar']:.1f}" and cells["N"] == str(r["N"])
+        word = _expected_word(r["generalizable"], r["deficit"])
+        assert cells["verdict"].split(" (")[0] == word, (cells, r)
+        assert cells["no-signal n*"].startswith(f"{r['nstar_null']:.1f} ")
+        assert cells["no-signal n*"].endswith("(chance)") == (r["beyond_chance"] is False)
+        checked += 1
+    # 2. the sentences that sum them up
+    flat = " ".join(text.split())
+    said_all = "Every configuration already generalizes for every research question" in flat
+    assert said_all == (todo["verdict"] == "generalizable").all() == (
+        head["generalizable"].fill_null(False).all())
+    n_chance = int((head["beyond_chance"] == False).sum())  # noqa: E712
+    m = re.search(r"For (\d+) of the (\d+) answers \(configuration x question\), n\* lies "
+                  r"within the no-signal baseline's range", flat)
+    assert (int(m.group(1)), int(m.group(2))) == (n_chance, head.height) if m else \
+        n_chance == 0
+    unsure = int(todo["generalizable"].is_null().sum())
+    assert (f"{unsure} of " in flat and "unsure for at least one question" in flat) == \
+        (unsure > 0)
+    if "extend them in this order" in flat:
+        shown = _box_table(text, "priority")
+        assert [int(r["to_run"]) for r in shown] == \
+            todo.filter(pl.col("to_run") > 0)["to_run"].to_list()
+    # 3. the study as it grows: each question and all of them, per N_sub
+    grown = _box_table(text, "N_sub")
+    assert [int(r["N_sub"]) for r in grown] == sorted(set(sim["N_sub"]))
+    for r in grown:
+        n = int(r["N_sub"])
+        rows = sim.filter(pl.col("N_sub") == n)
+        for s in rows.iter_rows(named=True):
+            cell = r[s["kernel_label"]]
+            value, word = cell.split(": ", 1)
+            assert value == f"{s['nstar']:.1f}"
+            assert word.removesuffix(" (chance)") == _expected_word(
+                s["generalizable"], s["nstar_ceil"] - n), (n, cell, s)
+            assert word.endswith("(chance)") == (
+                s["beyond_chance"] is False and s["generalizable"] is not None)
+            checked += 1
+        g = rows["generalizable"]
+        every = ("generalizes" if g.fill_null(False).all() else
+                 f"needs {(rows['nstar_ceil'] - n).max()} more" if (g == False).any()  # noqa: E712
+                 else "unsure")
+        assert r["all questions"] == every, (n, r, rows)
+        checked += 1
+    return checked
+
+
+def test_every_printed_verdict_is_the_files(main_job):
+    out, _, text = main_job
+    res = pl.read_parquet(out / "nstar.parquet")
+    todo = pl.read_csv(out / "plan.csv")
+    sim = pl.read_csv(out / "nstar_vs_N.csv")
+    assert sim["repetition"].n_unique() == 1  # one repetition: each row is printed
+    # 24 answers, 2 questions x 8 sizes and their 8 combinations
+    assert check_printed_verdicts(text, res, todo, sim) == 24 + 16 + 8
+    # the first size is too few for a trusted estimate: unsure, never "generalizes"
+    assert sim.filter(pl.col("N_sub") == 10)["generalizable"].is_null().all()
+    assert _box_table(text, "N_sub")[0]["all questions"] == "unsure"
+
+
+@pytest.mark.parametrize("mutate", [
+    "flip a verdict in nstar.parquet", "drop beyond_chance in nstar.parquet",
+    "a null verdict read as true in nstar_vs_N.csv", "an unsure plan row",
+    "the old demo's all-questions column"])
+def test_the_verdict_check_fails_on_a_mismatch(main_job, mutate):
+    """The check above can fail: one value changed in a file, or in the text, is caught."""
+    out, _, text = main_job
+    res = pl.read_parquet(out / "nstar.parquet")
+    todo = pl.read_csv(out / "plan.csv")
+    sim = pl.read_csv(out / "nstar_vs_N.csv")
+    first = (pl.col("config_id") == 0) & (pl.col("kernel_label") == "Mallows")
+    if mutate == "flip a verdict in nstar.parquet":
+        res = res.with_columns(pl.when(first).then(None).otherwise(pl.col("generalizable"))
+                               .alias("generalizable"))
+    elif mutate == "drop beyond_chance in nstar.parquet":
+        res = res.with_columns(pl.when(first).then(True).otherwise(pl.col("beyond_chance"))
+                               .alias("beyond_chance"))
+    elif mutate == "a null verdict read as true in nstar_vs_N.csv":
+        sim = sim.with_columns(pl.col("generalizable").fill_null(True))
+    elif mutate == "an unsure plan row":
+        todo = todo.with_columns(pl.when(pl.col("priority") == 3).then(pl.lit("unsure (x)"))
+                                 .otherwise(pl.col("verdict")).alias("verdict"),
+                                 pl.when(pl.col("priority") == 3).then(None)
+                                 .otherwise(pl.col("generalizable")).alias("generalizable"))
+    else:  # what polars' .all() printed before: nulls skipped, "true" at N_sub = 10
+        text = re.sub(r"(│ 10 .*┆ )unsure(\s+│)", r"\1generalizes\2", text)
+    with pytest.raises(AssertionError):
+        check_printed_verdicts(text, res, todo, sim)

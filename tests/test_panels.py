@@ -12,7 +12,7 @@ import pytest
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError, panel_views, panels
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
-from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer
+from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer, fmt_cell
 
 
 @pytest.fixture(autouse=True)
@@ -443,3 +443,46 @@ def test_headline_says_its_method_and_borda_defaults_to_the_best(panel, study):
     assert sum("best on average" in k for k in labels.values()) == 1
     fresh = GeneralizabilityExplorer(study, kernels=[gx.Mallows()], rep=REP, progress=False)
     assert fresh.alternative.value == best  # no Borda asked: the dropdown starts at the best
+
+
+def test_headline_shows_the_no_signal_baseline(panel, study):
+    """The baseline n* beside n*, and 'no more consistent than chance' exactly when the
+    frame's beyond_chance is false (issue 31)."""
+    from genexpy_nb.panel_generalizability import baseline_html
+
+    seen = set()
+    for family in ("jaccard", "mallows"):
+        panel.family.value = family
+        for cfg in (("easy", "acc"), ("hard", "acc"), ("easy", "f1")):
+            panel.select(cfg)
+            row = resample_row(panel)
+            text = panel.summary.value
+            if not math.isfinite(row["nstar_null"]):
+                assert "No-signal baseline" not in text
+                continue
+            assert f"No-signal baseline: n* = {fmt_cell(row['nstar_null'])}" in text
+            assert f"band {fmt_cell(row['nstar_null_lo'])} to " \
+                   f"{fmt_cell(row['nstar_null_hi'])}" in text
+            assert ("no more consistent than chance" in text) == (
+                row["beyond_chance"] is False)
+            seen.add(row["beyond_chance"])
+            # the table beside it carries the columns
+            assert "nstar_null" in panel.table.value and "beyond_chance" in panel.table.value
+    assert False in seen  # the noise configuration is within its baseline
+    # the sentence follows the frame's verdict, not its own arithmetic
+    row = {"nstar_null": 20.0, "nstar_null_lo": 15.0, "nstar_null_hi": 30.0}
+    assert "no more consistent than chance" in baseline_html({**row, "beyond_chance": False})
+    assert "more consistent than chance" in baseline_html({**row, "beyond_chance": True})
+    assert "no more" not in baseline_html({**row, "beyond_chance": True})
+    assert baseline_html({**row, "nstar_null": float("nan")}) == ""
+    assert baseline_html({"nstar": 3.0}) == ""  # null=False: no columns, no sentence
+
+
+def test_headline_without_a_baseline(study):
+    a = GeneralizabilityAnalysis(study, [gx.Mallows()], rep=REP, seed=0, progress=False,
+                                 null=False)
+    p = GeneralizabilityExplorer(study, analysis=a, progress=False)
+    assert "No-signal baseline" not in p.summary.value
+    assert "chance" not in p.summary.value
+    spec = p.charts["power_law"].to_dict()
+    assert "no-signal baseline n*" not in str(spec)

@@ -50,6 +50,10 @@ def test_verdicts_are_the_frames_own():
     assert body == ["b", "a", "c"]
     assert "13.4  [9.0, 20.0]  10  30.0 [20.0, 45.0]           needs 4 more" in text
     assert "30.0 [20.0, 45.0] (chance)" in text  # the frame's beyond_chance is false for c
+    # the mark is counted under its table and explained in one sentence (issue 31)
+    assert "1 of them no more consistent than chance (marked (chance), see below)." in text
+    assert ("(chance): n* lies within (or above) the no-signal baseline's range — the answer "
+            "is no more consistent than if no alternative were better") in text
     assert "1 of 3 configurations generalizes, 1 needs more conditions, 1 unsure." in text
     assert "worst case for any data, not the verdict" in text
     assert verdict_text(False, 0, None) == "does not generalize"
@@ -60,7 +64,7 @@ def test_where_plural_and_no_baseline():
     text = s.to_text()
     assert "1 of 1 configuration generalizes." in text
     assert "Full results (2 rows): out/n.csv" in text
-    assert "no-signal" not in text
+    assert "no-signal" not in text and "chance" not in text
 
 
 def test_errors_name_the_fix():

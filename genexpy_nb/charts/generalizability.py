@@ -69,6 +69,38 @@ __all__ = [
 
 _SERIES = ["resampled q_n", "closed-form q_n (approx.)"]
 
+#: the legend's name for the no-signal baseline (``nstar_null``) on every chart that draws it
+BASELINE = "no-signal baseline n*"
+_NULL = ("nstar_null", "nstar_null_lo", "nstar_null_hi")
+
+
+def _baseline(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
+    """The no-signal baseline per group of ``keys``: the median ``nstar_null``,
+    ``nstar_null_lo`` and ``nstar_null_hi`` over the group's rows where it is defined
+    (drawn at 1 at least, like n*), or None when the frame has no baseline (analysed with
+    ``null=False``, or a method without one)."""
+    if not set(_NULL) <= set(df.columns):
+        return None
+    rows = df.with_columns(pl.col(c).cast(pl.Float64) for c in _NULL).filter(
+        pl.col("nstar_null").is_finite(), pl.col("nstar_null") > 0)
+    if rows.height == 0:
+        return None
+    return (rows.group_by(keys, maintain_order=True)
+            .agg(pl.col(c).fill_nan(None).median().clip(lower_bound=1.0) for c in _NULL)
+            .with_columns(pl.lit(BASELINE).alias("baseline")))
+
+
+def _baseline_shape() -> Any:
+    """A shape channel whose only value is :data:`BASELINE`: the legend entry."""
+    return ch(alt.Shape, "baseline", "N", title=None,
+              scale=alt.Scale(domain=[BASELINE], range=["triangle-down"]))
+
+
+def _baseline_tip(extra: list[alt.Tooltip]) -> list[alt.Tooltip]:
+    return [*extra, tip_of("nstar_null", "Q", title=BASELINE, format=".1f"),
+            tip_of("nstar_null_lo", "Q", title="its band: lower end", format=".1f"),
+            tip_of("nstar_null_hi", "Q", title="its band: upper end", format=".1f")]
+
 
 # ---------------------------------------------------------------------------------------
 # Figure 1 / Figure 2 top: n-generalizability curves
@@ -181,6 +213,9 @@ def power_law_fit(
     N: int | None = None,
     levels: Mapping[str, Any] | None = None,
     question: str | None = None,
+    nstar_null: float | None = None,
+    nstar_null_lo: float | None = None,
+    nstar_null_hi: float | None = None,
 ) -> alt.LayerChart | alt.Chart:
     """The alpha*-quantiles of MMD_n against n on log-log axes, the fitted power law and n*.
 
@@ -198,12 +233,17 @@ def power_law_fit(
     N : number of observed results; drawn as a horizontal rule (generalizable if n* <= N)
     levels : the configuration's levels, shown in tooltips and the title
     question : the research question (kernel label), shown in the title
+    nstar_null, nstar_null_lo, nstar_null_hi : the no-signal baseline of this configuration
+        and question and its band (the columns of the same names in the frame of
+        :func:`genexpy_nb.analyze`); drawn as a horizontal rule and a shaded band when
+        given, nothing when None or NaN (an analysis with ``null=False``)
 
     Returns
     -------
     altair chart: ``point`` marks (x = q, y = n, both ``log`` scales; shape/colour = series
     "resampled q_n" / "closed-form q_n"), a ``line`` for the fit, a ``point`` (star) at
-    (eps*, n*), ``rule`` marks at eps* and N.
+    (eps*, n*), ``rule`` marks at eps* and N; with a baseline, a ``rule`` at ``nstar_null``
+    (series "no-signal baseline n*" in the legend) and a ``rect`` over its band.
 
     Notes
     -----
@@ -214,6 +254,10 @@ def power_law_fit(
     df = frame_of(quantile_frame, "quantile_frame", ["n", "q"])
     eps = check_finite_positive("eps", eps)
     nstar = None if nstar is None or not math.isfinite(float(nstar)) else float(nstar)
+    null0, null_lo, null_hi = (
+        None if v is None or not math.isfinite(float(v)) or float(v) <= 0
+        else max(float(v), 1.0)  # drawn at 1 at least, like n*
+        for v in (nstar_null, nstar_null_lo, nstar_null_hi))
     ttl = title or "Power law of the MMD_n quantiles and n*"
     if df.height == 0:
         return note_of("no quantiles to fit: the configuration has too few results for the "
@@ -265,10 +309,29 @@ def power_law_fit(
     ys = [float(pos["n"].min()), float(pos["n"].max())]
     # n* below 1 (one condition suffices) is drawn at 1, never below
     drawn = None if nstar is None else max(nstar, 1.0)
-    ys += [v for v in (drawn, None if N is None else float(N)) if v is not None and v > 0]
+    ys += [v for v in (drawn, None if N is None else float(N), null0, null_lo, null_hi)
+           if v is not None and v > 0]
     xdom = [min(xs) / 1.25, max(xs) * 1.25]
     ydom = [min(ys) / 1.25, max(ys) * 1.25]
     tooltip = tooltip_fields(pos, [*lvl, "series", "n", "q"])
+    names, colours, shapes = list(_SERIES), ["steelblue", "darkorange"], ["circle", "square"]
+    if null0 is not None:
+        names.append(BASELINE)
+        colours.append("black")
+        shapes.append("stroke")
+        bd = {"nstar_null": null0, "series": BASELINE,
+              "nstar_null_lo": null_lo, "nstar_null_hi": null_hi}
+        btip = _baseline_tip([tip_of("series", "N")])
+        if null_lo is not None and null_hi is not None:
+            layers.append(alt.Chart(data_of([bd])).mark_rect(color="black", opacity=0.08)
+                          .encode(y=ch(alt.Y, "nstar_null_lo", "Q"),
+                                  y2=ch(alt.Y2, "nstar_null_hi"), tooltip=btip))
+        layers.append(alt.Chart(data_of([bd])).mark_rule(strokeDash=[8, 4], strokeWidth=1.5)
+                      .encode(y=ch(alt.Y, "nstar_null", "Q"),
+                              color=ch(alt.Color, "series", "N"), tooltip=btip))
+        band = f" (band {null_lo:.1f} to {null_hi:.1f})" if null_lo and null_hi else ""
+        sub.append(f"{BASELINE} = {nstar_null:.1f}{band}: the n* this study would have if no "
+                   "alternative were better than another")
     layers.insert(0,
         alt.Chart(data_of(pos)).mark_point(filled=True, size=60)
         .encode(
@@ -277,9 +340,9 @@ def power_law_fit(
             y=ch(alt.Y, "n", "Q", scale=alt.Scale(type="log", domain=ydom, nice=False),
                   axis=log_axis("sample size n (log)", *ydom)),
             color=ch(alt.Color, "series", "N", title=None,
-                      scale=alt.Scale(domain=_SERIES, range=["steelblue", "darkorange"])),
+                      scale=alt.Scale(domain=names, range=colours)),
             shape=ch(alt.Shape, "series", "N", title=None,
-                      scale=alt.Scale(domain=_SERIES, range=["circle", "square"])),
+                      scale=alt.Scale(domain=names, range=shapes)),
             tooltip=tooltip,
         )
     )
@@ -377,7 +440,10 @@ def nstar_boxplots(
     y = n* on a ``log`` scale. The box statistics are computed here (Tukey, whiskers at
     1.5 IQR), so the chart's data stays small for studies with many configurations.
     Configurations whose n* is undefined (too few results) are counted in the subtitle and
-    left out.
+    left out. When the frame has the no-signal baseline (``nstar_null``, resampled method),
+    a black triangle per box marks its median over the configurations (shape legend
+    "no-signal baseline n*") and a thin ``rule`` the median of its band: a box at or above
+    the triangle's band is no more consistent than chance.
 
     Notes
     -----
@@ -419,10 +485,16 @@ def nstar_boxplots(
                      "configuration for the power-law fit)", ttl)
     keys = [vary, "kernel_label"]
     stats = _box_stats(ok, keys)
+    base = _baseline(ok, keys)
     xenc = ch(alt.X, vary, "O", title=sym[vary], axis=alt.Axis(labelAngle=0))
     off = ch(alt.XOffset, "kernel_label", "N")
     col = ch(alt.Color, "kernel_label", "N", title="kernel (research question)")
     vmin, vmax = float(ok["nstar"].min()), float(ok["nstar"].max())
+    if base is not None:
+        vmin = min(vmin, float(base["nstar_null_lo"].fill_null(base["nstar_null"]).min()))
+        vmax = max(vmax, float(base["nstar_null_hi"].fill_null(base["nstar_null"]).max()))
+        sub.append(f"{BASELINE} (triangle, with its band): median over the configurations of "
+                   "the n* the study would have if no alternative were better")
     if vmax <= vmin * 1.0001:
         domain = [max(vmin / 2.0, 1.0), max(vmax * 2.0, 2.0)]
         sub.append(f"every n* equals {vmin:g}")
@@ -447,6 +519,16 @@ def nstar_boxplots(
     med = alt.Chart(sdata).mark_tick(color="black", size=14, thickness=2).encode(
         x=xenc, xOffset=off, y=ch(alt.Y, "median", "Q", scale=yscale), tooltip=stat_tip)
     layers = [whisk, box, med]
+    if base is not None:
+        btip = _baseline_tip([tip_of("kernel_label", "N", title="kernel"), tip_of(vary, "O")])
+        bdata = data_of(base)
+        layers.append(alt.Chart(bdata).mark_rule(color="black", opacity=0.6, strokeWidth=1)
+                      .encode(x=xenc, xOffset=off, y=ch(alt.Y, "nstar_null_lo", "Q",
+                                                        scale=yscale),
+                              y2=ch(alt.Y2, "nstar_null_hi"), tooltip=btip))
+        layers.append(alt.Chart(bdata).mark_point(color="black", filled=True, size=50)
+                      .encode(x=xenc, xOffset=off, shape=_baseline_shape(),
+                              y=ch(alt.Y, "nstar_null", "Q", scale=yscale), tooltip=btip))
     if points != "none":
         pts = ok.join(stats.select(*keys, "q1", "q3", "lower", "upper"), on=keys, how="left")
         if points == "outliers":
@@ -494,7 +576,10 @@ def nstar_vs_N(  # noqa: N802
     altair chart: ``point`` marks (every repetition) and a ``line`` through the median per N
     (x = N_sub, y = nstar, colour = kernel), and a ``line`` for the diagonal n* = N:
     Algorithm 1 stops at the first N whose estimate lies on or below the diagonal. A rule
-    marks the N of the full study when the frame has it.
+    marks the N of the full study when the frame has it. When the frame has the no-signal
+    baseline (``nstar_null``, the default of :func:`genexpy_nb.simulate_preliminary_study`),
+    a dashed ``line`` with triangles per kernel draws its median per N (shape legend
+    "no-signal baseline n*"); an estimate on or above it is no more consistent than chance.
     """
     df = frame_of(sim_frame, "sim_frame", ["N_sub", "kernel_label", "nstar"])
     ttl = title or "n* estimated from N preliminary results (Algorithm 1)"
@@ -549,8 +634,14 @@ def nstar_vs_N(  # noqa: N802
             band = None
         else:
             sub.append("band: median 90 % interval of n*")
+    base = _baseline(df, ["N_sub", "kernel_label"])
+    if base is not None:
+        base = base.sort(["kernel_label", "N_sub"])
+        sub.append(f"dashed, triangles: {BASELINE}, the n* the same results would give if "
+                   "no alternative were better (median per N)")
     top = float(max(pts["nstar"].max(), pts["N_sub"].max(),
-                    band["nstar_hi"].max() if band is not None else 0.0)) * 1.05
+                    band["nstar_hi"].max() if band is not None else 0.0,
+                    base["nstar_null"].max() if base is not None else 0.0)) * 1.05
     lo = float(min(pts["N_sub"].min(), 1))
     diag = pl.DataFrame({"N_sub": [lo, top], "nstar": [lo, top],
                          "label": ["n* = N (generalizable below)"] * 2})
@@ -581,6 +672,18 @@ def nstar_vs_N(  # noqa: N802
                          tip_of("N_sub", "Q", title="N"),
                          tip_of("nstar", "Q", title="median n*", format=".1f")]),
     ]
+    if base is not None:
+        btip = _baseline_tip([tip_of("kernel_label", "N", title="kernel"),
+                              tip_of("N_sub", "Q", title="N")])
+        bdata = data_of(base)
+        layers.append(
+            alt.Chart(bdata).mark_line(strokeWidth=1.5, strokeDash=[6, 4], opacity=0.8)
+            .encode(x=xenc, y=ch(alt.Y, "nstar_null", "Q", title="estimated n*"), color=col,
+                    tooltip=btip))
+        layers.append(
+            alt.Chart(bdata).mark_point(filled=True, size=40, opacity=0.8)
+            .encode(x=xenc, y=ch(alt.Y, "nstar_null", "Q", title="estimated n*"), color=col,
+                    shape=_baseline_shape(), tooltip=btip))
     if "N" in df.columns and df["N"].n_unique() == 1:
         Nfull = int(df["N"][0])
         layers.append(
