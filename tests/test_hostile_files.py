@@ -564,7 +564,8 @@ def _parquet_bytes() -> bytes:
 
 
 BAD_TABLES = {
-    "latin1.csv": ("a,s\nM\xfcller,0.5\n".encode("latin-1"), "not UTF-8 text (byte 0xfc on line 2)"),
+    "latin1.csv": ("a,s\nM\xfcller,0.5\n".encode("latin-1"),
+                   "not UTF-8 text (byte 0xfc on line 2)"),
     "ragged.csv": (b"a,s\nx,1\ny,2,3\n", "line 3 has 3 fields, the header 2"),
     "binary.csv": (b"\x00\x01\x02" * 20, "binary data"),
     "empty.csv": (b"", "empty file"),

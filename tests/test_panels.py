@@ -12,7 +12,8 @@ import pytest
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError, panel_views, panels
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
-from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer, fmt_cell
+from genexpy_nb.panel_views import fmt_cell
+from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer
 
 
 @pytest.fixture(autouse=True)
