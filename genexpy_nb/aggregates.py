@@ -46,20 +46,18 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from ._aggregate_input import Scores, score_matrices, scores_from
 from ._validation import (
     GenexpyInputError,
     check_positive_int,
     check_probability,
     child_seed,
-    require_columns,
-    to_polars,
 )
 
 __all__ = [
@@ -90,183 +88,6 @@ _PROGRESS_WORK: float = 4e8
 
 _METHODS = ("percentile", "basic")
 
-
-# ---- input ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Scores:
-    """Scores of every alternative as (runs, tasks) float64 matrices, tasks in one order."""
-
-    matrices: dict[str, np.ndarray]
-    tasks: tuple[str, ...]
-
-
-def _check_matrix(name: str, a: Any) -> np.ndarray:
-    try:
-        m = np.array(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(
-            f"scores of {name!r}: expected a numeric array of shape (runs, tasks)."
-        ) from None
-    if m.ndim != 2:
-        raise GenexpyInputError(
-            f"scores of {name!r}: expected shape (runs, tasks) as rliable takes, got "
-            f"{m.ndim} dimension(s) with shape {m.shape}. One task: reshape to (runs, 1)."
-        )
-    if m.shape[0] < 1 or m.shape[1] < 1:
-        raise GenexpyInputError(f"scores of {name!r}: no runs or no tasks (shape {m.shape}).")
-    bad = ~np.isfinite(m)
-    if bad.any():
-        r, t = np.argwhere(bad)[0]
-        raise GenexpyInputError(
-            f"scores of {name!r}: {int(bad.sum())} missing or infinite value(s), first at run "
-            f"{r}, task {t}. Every run of every task needs a finite score; drop the run from "
-            "every task, or the task from every alternative."
-        )
-    return m
-
-
-def _from_dict(data: Mapping[Any, Any]) -> _Scores:
-    if not data:
-        raise GenexpyInputError("scores: the dict is empty; give {name: (runs, tasks) array}.")
-    mats = {str(k): _check_matrix(str(k), v) for k, v in data.items()}
-    if len(mats) != len(data):
-        raise GenexpyInputError("scores: two names are the same once written as text.")
-    n_tasks = {k: m.shape[1] for k, m in mats.items()}
-    if len(set(n_tasks.values())) > 1:
-        raise GenexpyInputError(
-            f"scores: every alternative needs the same tasks (columns); numbers of tasks: "
-            f"{n_tasks}."
-        )
-    T = next(iter(n_tasks.values()))
-    return _Scores(mats, tuple(str(t) for t in range(T)))
-
-
-def _from_table(data: Any, alternatives: str, target: str, task: str,
-                run: str | None) -> _Scores:
-    df = to_polars(data, "data")
-    for role, col in (("alternatives", alternatives), ("target", target), ("task", task)):
-        if not isinstance(col, str):
-            raise GenexpyInputError(
-                f"{role} must name a column of the table, got {col!r}. A long table needs "
-                "alternatives=, task= and target= (and optionally run=)."
-            )
-    if run is not None and not isinstance(run, str):
-        raise GenexpyInputError(f"run must name a column of the table or be None, got {run!r}.")
-    cols = [alternatives, task, target] + ([run] if run is not None else [])
-    if len(set(cols)) != len(cols):
-        raise GenexpyInputError(f"alternatives, task, target and run must be different "
-                                f"columns, got {cols}.")
-    require_columns(df, cols, "data")
-    if not df.schema[target].is_numeric():
-        raise GenexpyInputError(
-            f"target column {target!r} has dtype {df.schema[target]}, expected numbers. "
-            f"Cast it, e.g. pl.col({target!r}).cast(pl.Float64)."
-        )
-    keys = [alternatives, task] + ([run] if run is not None else [])
-    for c in keys:
-        if df[c].null_count():
-            raise GenexpyInputError(
-                f"column {c!r} has {df[c].null_count()} null value(s); drop those rows or "
-                "give them a label."
-            )
-    d = df.select(
-        pl.col(alternatives).cast(pl.String).alias("_a"),
-        pl.col(task).cast(pl.String).alias("_t"),
-        *([pl.col(run).alias("_r")] if run is not None else []),
-        pl.col(target).cast(pl.Float64).alias("_y"),
-    )
-    y = d["_y"]
-    bad = int(y.null_count() + (~y.is_finite()).sum())
-    if bad:
-        raise GenexpyInputError(
-            f"target column {target!r} has {bad} missing, NaN or infinite value(s). Every run "
-            "of every task needs a finite score: drop the run from every task, e.g. "
-            f"df.filter(pl.col({target!r}).is_finite()), only if the runs stay balanced."
-        )
-    if d.height == 0:
-        raise GenexpyInputError("data: the table has no rows.")
-    if run is not None:
-        dup = d.group_by("_a", "_t", "_r").len().filter(pl.col("len") > 1)
-        if dup.height:
-            a, t, r = dup.row(0)[:3]
-            raise GenexpyInputError(
-                f"data: {dup.height} (alternative, task, run) triple(s) have several rows, "
-                f"e.g. {alternatives}={a!r}, {task}={t!r}, {run}={r!r}. One row per run."
-            )
-        d = d.sort("_a", "_t", "_r", maintain_order=True)
-    else:
-        d = d.sort("_a", "_t", maintain_order=True)
-    names = df[alternatives].cast(pl.String).unique(maintain_order=True).to_list()
-    tasks = sorted(d["_t"].unique().to_list())
-    mats: dict[str, np.ndarray] = {}
-    for (a,), g in d.group_by("_a", maintain_order=True):
-        counts = g.group_by("_t", maintain_order=True).len()
-        missing = sorted(set(tasks) - set(counts["_t"].to_list()))
-        if missing:
-            raise GenexpyInputError(
-                f"alternative {a!r} has no run on task(s) {missing[:5]}"
-                f"{' ...' if len(missing) > 5 else ''}. Every alternative needs every task; "
-                f"filter the table to the tasks all alternatives share."
-            )
-        ns = counts["len"].unique().to_list()
-        if len(ns) > 1:
-            lo_row = counts.sort("len").row(0)
-            raise GenexpyInputError(
-                f"alternative {a!r} has different numbers of runs per task ({sorted(ns)}; "
-                f"e.g. {lo_row[1]} on task {lo_row[0]!r}). The stratified bootstrap needs the "
-                "same runs on every task of an alternative: drop the extra runs or the "
-                "incomplete ones."
-            )
-        n = int(ns[0])
-        # sorted by task then run: a (tasks, runs) block; tasks in sorted order
-        mats[str(a)] = np.ascontiguousarray(g["_y"].to_numpy().reshape(len(tasks), n).T)
-    return _Scores({a: mats[a] for a in names}, tuple(tasks))
-
-
-def _scores(data: Any, alternatives: str | None, target: str | None, task: str | None,
-            run: str | None) -> _Scores:
-    if isinstance(data, _Scores):
-        return data
-    table_roles = (alternatives, target, task, run)
-    if isinstance(data, Mapping) and all(r is None for r in table_roles):
-        return _from_dict(data)
-    if isinstance(data, np.ndarray):
-        raise GenexpyInputError(
-            "scores: a single array has no name; pass {name: array of shape (runs, tasks)}, "
-            "or a long table with alternatives=, task= and target=."
-        )
-    if alternatives is None or target is None or task is None:
-        raise GenexpyInputError(
-            "a long table needs alternatives= (the column naming the algorithm), task= and "
-            "target= (the score), and optionally run= (the seed); or pass "
-            "{name: array of shape (runs, tasks)} as rliable takes."
-        )
-    return _from_table(data, alternatives, target, task, run)
-
-
-def score_matrices(
-    data: Any,
-    *,
-    alternatives: str | None = None,
-    target: str | None = None,
-    task: str | None = None,
-    run: str | None = None,
-) -> dict[str, np.ndarray]:
-    """The scores of every alternative as rliable's ``(runs, tasks)`` matrices.
-
-    Parameters
-    ----------
-    data : long table or dict of arrays
-        See the module docstring.
-    alternatives, target, task, run : str, optional
-        Columns of a long table.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray of shape (runs, tasks)
-        Tasks in sorted order (a long table) or as given (a dict).
-    """
-    return dict(_scores(data, alternatives, target, task, run).matrices)
 
 
 # ---- bootstrap machinery ------------------------------------------------------------------
@@ -506,7 +327,7 @@ def interval_estimates(
     aggs = _check_aggregates(aggregates)
     reps, c, method = _check_common(reps, confidence_level, method)
     g = _check_gamma(gamma)
-    sc = _scores(data, alternatives, target, task, run)
+    sc = scores_from(data, alternatives, target, task, run)
     work = float(reps) * sum(m.size for m in sc.matrices.values())
     cols = [AGGREGATES.index(a) for a in aggs]
     rows: dict[str, list] = {k: [] for k in ("alternative", "aggregate", "estimate", "low",
@@ -698,7 +519,7 @@ def probability_of_improvement(
     P(Y > X)``.
     """
     reps, c, method = _check_common(reps, confidence_level, method)
-    sc = _scores(data, alternatives, target, task, run)
+    sc = scores_from(data, alternatives, target, task, run)
     names = list(sc.matrices)
     if len(names) < 2:
         raise GenexpyInputError("probability_of_improvement needs at least 2 alternatives.")
@@ -746,7 +567,7 @@ def probability_of_improvement(
 
 
 # ---- performance profiles -----------------------------------------------------------------------
-def _thresholds(thresholds: Any, sc: _Scores) -> np.ndarray:
+def _thresholds(thresholds: Any, sc: Scores) -> np.ndarray:
     allv = np.concatenate([m.ravel() for m in sc.matrices.values()])
     if thresholds is None:
         thresholds = 101
@@ -821,7 +642,7 @@ def performance_profile(
     if per not in ("run", "task"):
         raise GenexpyInputError(f"per must be 'run' or 'task', got {per!r}.")
     reps, c, method = _check_common(reps, confidence_level, method)
-    sc = _scores(data, alternatives, target, task, run)
+    sc = scores_from(data, alternatives, target, task, run)
     thr = _thresholds(thresholds, sc)
     from ._numba import aggregates as ka
     from ._numba import compile_note
