@@ -34,10 +34,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import oracles  # noqa: E402  (imports rliable under pandas 3)
+import oracles
 
-from genexpy_nb import aggregates as ag  # noqa: E402
-from genexpy_nb import significance as sig  # noqa: E402
+from genexpy_nb import aggregates as ag
+from genexpy_nb import significance as sig
 
 
 def timed(fn, repeat):

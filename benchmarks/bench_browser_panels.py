@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import browser_check as bc  # noqa: E402
+import browser_check as bc
 
 CELLS = [
     "import json, time\n"

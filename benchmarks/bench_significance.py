@@ -31,12 +31,12 @@ from statsmodels.stats.multitest import multipletests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import naive  # noqa: E402
+import naive
 
-from genexpy_nb import distributions as dist  # noqa: E402
-from genexpy_nb import significance as sig  # noqa: E402
-from genexpy_nb._numba.distributions import _sample_weak_orders  # noqa: E402
-from genexpy_nb.significance._ranks import rank_rows  # noqa: E402
+from genexpy_nb import distributions as dist
+from genexpy_nb import significance as sig
+from genexpy_nb._numba.distributions import _sample_weak_orders
+from genexpy_nb.significance._ranks import rank_rows
 
 
 def timeit(fn, repeat=5):

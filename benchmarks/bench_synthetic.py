@@ -16,11 +16,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import naive  # noqa: E402
+import naive
 
-from genexpy_nb import Borda, Jaccard, Mallows  # noqa: E402
-from genexpy_nb import synthetic as syn  # noqa: E402
-from genexpy_nb.distributions import uniform_distribution  # noqa: E402
+from genexpy_nb import Borda, Jaccard, Mallows
+from genexpy_nb import synthetic as syn
+from genexpy_nb.distributions import uniform_distribution
 
 
 def timeit(fn, repeat=3):

@@ -20,11 +20,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from naive import naive_trimmed_ks  # noqa: E402
+from naive import naive_trimmed_ks
 
-from genexpy_nb import config  # noqa: E402
-from genexpy_nb.variability import alpha_hat, trimmed_ks, trimming_curve  # noqa: E402
-from genexpy_nb.variability.robust_ks import _ks_rows  # noqa: E402
+from genexpy_nb import config
+from genexpy_nb.variability import alpha_hat, trimmed_ks, trimming_curve
+from genexpy_nb.variability.robust_ks import _ks_rows
 
 
 def _best(fn, repeat: int) -> float:

@@ -30,7 +30,7 @@ import genexpy_nb  # noqa: E402
 
 project = "genexpy_nb"
 author = "genexpy_nb developers"
-copyright = "genexpy_nb developers"  # noqa: A001
+copyright = "genexpy_nb developers"
 version = release = genexpy_nb.__version__
 
 extensions = [

@@ -1,5 +1,6 @@
 """The input of :mod:`genexpy_nb.aggregates`: a long results table or rliable's dict of
-arrays, checked and turned into one (runs, tasks) score matrix per alternative."""
+arrays, checked and turned into one (runs, tasks) score matrix per alternative.
+"""
 
 from __future__ import annotations
 

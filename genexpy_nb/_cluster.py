@@ -139,7 +139,8 @@ def chunks(n: int, n_threads: int, chunk_size: int | None = None,
            per_thread: int = 4) -> list[range]:
     """Split ``range(n)`` into consecutive chunks: ``chunk_size`` each, or about
     ``per_thread`` chunks per worker thread (enough to balance the load, few enough that the
-    per-task overhead stays small)."""
+    per-task overhead stays small).
+    """
     if chunk_size is None:
         chunk_size = max(1, math.ceil(n / (per_thread * max(1, n_threads))))
     elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
@@ -203,7 +204,8 @@ def map_ordered(
     desc: str = "tasks", unit: str = "task", progress: bool = True,
 ) -> list[Any]:
     """:func:`map_unordered` collecting the results: ``[fn(item, *shared) for item in items]``
-    in the order of ``items``, whatever the order in which the tasks finish."""
+    in the order of ``items``, whatever the order in which the tasks finish.
+    """
     parts: dict[int, Any] = {}
     map_unordered(client, fn, items, shared=shared, on_result=parts.__setitem__, desc=desc,
                   unit=unit, progress=progress)

@@ -58,7 +58,8 @@ def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def run_ends(v: np.ndarray, starts: bool = False):
     """For rows sorted ascending (R, P): at every position, the position of the last member
     of its run of equal values (int64, (R, P)); with ``starts``, also that of the first,
-    as ``(start, end)``. NaN equals nothing: each NaN is a run of its own."""
+    as ``(start, end)``. NaN equals nothing: each NaN is a run of its own.
+    """
     R, P = v.shape
     pos = np.arange(P)
     last = np.ones((R, P), dtype=bool)

@@ -1,7 +1,8 @@
 """The kernel matrices' computations on arrays (NumPy/BLAS; numba for the large ones): Borda
 counts, Mallows' discordant pairs as concordance products (BLAS on 0/1 matrices or popcounts
 on bit matrices), RBF's squared distances (exact on integer scores). The kernel classes of
-:mod:`genexpy_nb.kernels` call them."""
+:mod:`genexpy_nb.kernels` call them.
+"""
 
 from __future__ import annotations
 
@@ -109,7 +110,8 @@ _BITS_CHUNK_BYTES = 64 * 2**20
 
 def _triangle_edges(nb: int) -> np.ndarray:
     """Row-block edges 0 = e_0 < ... = nb splitting the upper triangle of an nb x nb block
-    matrix into parts of about equal area (at most 16 parts; a part may be empty)."""
+    matrix into parts of about equal area (at most 16 parts; a part may be empty).
+    """
     parts = min(nb, 16)
     f = np.arange(parts + 1) / parts
     e = np.round(nb * (1.0 - np.sqrt(1.0 - f))).astype(np.int64)
@@ -119,7 +121,8 @@ def _triangle_edges(nb: int) -> np.ndarray:
 
 def _tied_pairs(R: np.ndarray) -> np.ndarray:
     """Pairs of alternatives tied in each ranking: sum over runs of equal values of
-    c (c - 1) / 2, from the sorted rows."""
+    c (c - 1) / 2, from the sorted rows.
+    """
     n = R.shape[0]
     S = np.sort(R, axis=1)
     new = np.ones(S.shape, dtype=bool)

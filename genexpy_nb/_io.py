@@ -565,7 +565,8 @@ def read_npz(path: str | os.PathLike, what: str = "file", *,
 
 class ExportSkippedWarning(UserWarning):
     """Some of the files asked for could not be written here (the reason is given); the
-    others were. ``what``: the files concerned; ``reason``: why."""
+    others were. ``what``: the files concerned; ``reason``: why.
+    """
 
     def __init__(self, what: str, reason: str) -> None:
         super().__init__(f"{what}: {reason}.")

@@ -20,7 +20,8 @@ class GenexpyInputError(ValueError):
 
 class MissingOptionalDependency(ImportError):
     """An optional dependency (an extra such as ``[train]`` or ``[cluster]``) is not installed;
-    the message says what to run."""
+    the message says what to run.
+    """
 
 
 def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
@@ -67,7 +68,7 @@ def _pandas_conversion_message(data: Any, name: str, exc: Exception) -> str:
     for col in data.columns:
         try:
             pl.from_pandas(data[[col]], include_index=False)
-        except Exception:  # noqa: BLE001 (any conversion failure marks the column)
+        except Exception:
             bad.append(col)
     if not bad:
         return f"{name}: could not convert the pandas frame ({type(exc).__name__}: {exc})."
@@ -161,7 +162,8 @@ Seed = int | np.integer | np.random.Generator | None
 
 def check_seed(seed: Any, name: str = "seed") -> int | np.random.Generator | None:
     """The one check of a seed (see :data:`SEED_MEANING`): an int >= 0 (returned as int), a
-    :class:`numpy.random.Generator` or None (returned as they are)."""
+    :class:`numpy.random.Generator` or None (returned as they are).
+    """
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -173,7 +175,8 @@ def check_seed(seed: Any, name: str = "seed") -> int | np.random.Generator | Non
 
 def rng_from_seed(seed: Seed) -> np.random.Generator:
     """A NumPy Generator from a seed; never the global state. An int gives
-    ``default_rng(seed)``, a Generator is used as it is, None gives fresh entropy."""
+    ``default_rng(seed)``, a Generator is used as it is, None gives fresh entropy.
+    """
     seed = check_seed(seed)
     if isinstance(seed, np.random.Generator):
         return seed
@@ -184,7 +187,8 @@ def root_seed(seed: Seed, name: str = "seed") -> int:
     """The integer root of a procedure that derives one stream per unit of work
     (``SeedSequence([root, unit, ...])``, see :func:`child_seed`): an int is its own root;
     a Generator gives one integer drawn from it; None, fresh entropy. Resolve it once per
-    call, so that every unit of the call shares the root."""
+    call, so that every unit of the call shares the root.
+    """
     seed = check_seed(seed, name)
     if isinstance(seed, int):
         return seed
@@ -216,7 +220,8 @@ _SMALL_NEED: float = 64 * 2**20
 
 def available_memory() -> int:
     """Bytes this process can still allocate: the machine's available memory, and the
-    head-room under an address-space limit (``ulimit -v``, as HPC login nodes set)."""
+    head-room under an address-space limit (``ulimit -v``, as HPC login nodes set).
+    """
     avail = None
     try:
         import psutil

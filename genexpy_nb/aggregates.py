@@ -153,7 +153,8 @@ def _draws(rng: np.random.Generator, reps: int, n: int, T: int, task_bootstrap: 
 
 def _on_threads(fn, rows: int, cells: int) -> None:
     """``fn(i0, i1)`` on blocks of a block's replicates, on threads when worth it (each
-    writes its own rows: the same bits at any thread count)."""
+    writes its own rows: the same bits at any thread count).
+    """
     from ._numba import run_blocks
 
     run_blocks(fn, rows, work=6.0 * rows * cells, blocks_per_thread=1)
@@ -451,7 +452,8 @@ def _pair_list(names: list[str], pairs: Any, control: Any) -> list[tuple[str, st
 
 def _poi_tables(x: np.ndarray, y: np.ndarray):
     """Per task: positions of Y's runs in Y's sorted scores; for each run of X the number
-    of Y's scores below it and at or below it."""
+    of Y's scores below it and at or below it.
+    """
     T = x.shape[1]
     ny = y.shape[0]
     pos_y = np.empty((T, ny), dtype=np.int64)
@@ -467,7 +469,7 @@ def _poi_tables(x: np.ndarray, y: np.ndarray):
 
 
 def _poi_point(x: np.ndarray, y: np.ndarray) -> float:
-    """rliable's ``probability_of_improvement``: mean over tasks of P(X > Y) + P(X = Y)/2."""
+    """Rliable's ``probability_of_improvement``: mean over tasks of P(X > Y) + P(X = Y)/2."""
     gt = (x[:, None, :] > y[None, :, :]).sum(axis=(0, 1))
     eq = (x[:, None, :] == y[None, :, :]).sum(axis=(0, 1))
     return float(np.mean((gt + 0.5 * eq) / (x.shape[0] * y.shape[0])))

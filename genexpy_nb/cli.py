@@ -80,7 +80,8 @@ def _coerce_held(df, held: list[tuple[str, str]]) -> dict:
 def _summary_thresholds(args: argparse.Namespace) -> tuple[float, float]:
     """alpha* and delta* of the printed answer: the headline ones (0.95, 0.05) when they are
     computed, else the computed value nearest to them; one given explicitly must be among
-    the computed ones (checked before the analysis runs)."""
+    the computed ones (checked before the analysis runs).
+    """
 
     def pick(given, grid, headline, flag, grid_flag):
         if given is None:
@@ -100,7 +101,8 @@ def _summary_thresholds(args: argparse.Namespace) -> tuple[float, float]:
 
 def _figure_dir(path: str | None, inputs: list[str], out: str) -> Path | None:
     """The folder of ``--figures`` (checked before the analysis runs): not the folder of
-    ``--out`` (the figures' folder is replaced as a whole)."""
+    ``--out`` (the figures' folder is replaced as a whole).
+    """
     if path is None:
         return None
     folder = Path(path).expanduser().absolute()
@@ -115,7 +117,8 @@ def _figure_dir(path: str | None, inputs: list[str], out: str) -> Path | None:
 def _write_nstar_figures(res, folder: Path, alpha: float, delta: float, method: str,
                          quiet: bool) -> list[Path]:
     """The charts of an n* frame (HTML that opens offline, PNG, SVG), written atomically;
-    an export that cannot be written is a note (``save_chart``)."""
+    an export that cannot be written is a note (``save_chart``).
+    """
     from ._io import atomic_dir
     from .charts import generalizability as ch
     from .planner import plan
@@ -313,7 +316,7 @@ def cmd_seeds(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """argparse -> :func:`genexpy_nb.significance.compare` -> files (and the answer)."""
+    """Argparse -> :func:`genexpy_nb.significance.compare` -> files (and the answer)."""
     import warnings
 
 
@@ -393,7 +396,8 @@ def cmd_precompile(args: argparse.Namespace) -> int:
 
 class _Formatter(argparse.HelpFormatter):
     """Shows each option's default after its help; wraps descriptions paragraph by paragraph
-    and keeps example lines (indented by two spaces) as written."""
+    and keeps example lines (indented by two spaces) as written.
+    """
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -643,7 +647,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _export_notes():
     """Files an export could not write (no PNG under ``ulimit -v``, ...) as one-line notes
-    on stderr, instead of Python's warning format."""
+    on stderr, instead of Python's warning format.
+    """
     import contextlib
     import warnings
 
@@ -717,7 +722,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # disk full, permission changed while running, ...
         say(f"genexpy-nb {args.command}: error: {one_line(exc)}")
         return EXIT_INPUT
-    except Exception as exc:  # noqa: BLE001 (a bug of ours: one line and a hint, not a dump)
+    except Exception as exc:
         if getattr(args, "debug", False) or os.environ.get("GENEXPY_NB_DEBUG"):
             raise
         say(f"genexpy-nb {args.command}: unexpected error ({type(exc).__name__}: "

@@ -52,7 +52,8 @@ def one_line(msg: object) -> str:
 
 def caller_words(msg: object) -> str:
     """A message of the library on one line, in command-line words (``--rep 10``, not
-    ``rep=10``: :mod:`genexpy_nb._words`)."""
+    ``rep=10``: :mod:`genexpy_nb._words`).
+    """
     from ._words import translate
 
     return translate(one_line(msg))
@@ -60,7 +61,8 @@ def caller_words(msg: object) -> str:
 
 def command_flags(parser: argparse.ArgumentParser) -> dict[str, str]:
     """A command's Python names -> its flags, read from its parser (``invalid_target`` ->
-    ``--invalid-target``; the positional table -> RESULTS)."""
+    ``--invalid-target``; the positional table -> RESULTS).
+    """
     out = {}
     for action in parser._actions:
         longs = [o for o in action.option_strings if o.startswith("--")]
@@ -76,7 +78,7 @@ def csv_list(text: str | None) -> list[str]:
 
 
 def number_list(text: str) -> list[float]:
-    """argparse type: comma-separated numbers."""
+    """Argparse type: comma-separated numbers."""
     try:
         out = [float(t) for t in csv_list(text)]
     except ValueError:
@@ -88,7 +90,7 @@ def number_list(text: str) -> list[float]:
 
 
 def alpha_list(text: str) -> list[float]:
-    """argparse type: comma-separated probabilities in (0, 1)."""
+    """Argparse type: comma-separated probabilities in (0, 1)."""
     out = number_list(text)
     bad = [a for a in out if not 0.0 < a < 1.0]
     if bad:
@@ -97,7 +99,7 @@ def alpha_list(text: str) -> list[float]:
 
 
 def level_pair(text: str) -> tuple[str, str]:
-    """argparse type: COLUMN=LEVEL."""
+    """Argparse type: COLUMN=LEVEL."""
     col, eq, level = text.partition("=")
     if not eq or not col.strip():
         raise argparse.ArgumentTypeError(f"expected COLUMN=LEVEL, got {text!r}")
@@ -105,7 +107,7 @@ def level_pair(text: str) -> tuple[str, str]:
 
 
 def kernel_question(text: str):
-    """argparse type: a research question such as jaccard:k=2."""
+    """Argparse type: a research question such as jaccard:k=2."""
     from .kernels import parse_kernel
 
     try:
@@ -156,7 +158,8 @@ def check_parent(p: Path, option: str) -> None:
 
 def check_out_file(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
     """An output table path: a supported suffix, in a folder that can be written, none of
-    the ``inputs``; replacing an existing file is said on the terminal."""
+    the ``inputs``; replacing an existing file is said on the terminal.
+    """
     from ._io import check_frame_path, check_not_input
 
     p = check_frame_path(path, option)
@@ -169,7 +172,8 @@ def check_out_file(path: str, option: str = "--out", inputs: list[str] = ()) -> 
 
 def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
     """An output folder: writable, holding none of the ``inputs``, not a folder of the
-    user's own files; replacing one written by an earlier run is said on the terminal."""
+    user's own files; replacing one written by an earlier run is said on the terminal.
+    """
     from ._io import check_not_input, check_output_dir
 
     check_not_input(path, inputs, option, folder=True)
@@ -185,7 +189,8 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
 
 def read_table(path: str) -> pl.DataFrame:
     """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error
-    (:func:`genexpy_nb.data.read_results`)."""
+    (:func:`genexpy_nb.data.read_results`).
+    """
     from .data import read_results
 
     return read_results(path)

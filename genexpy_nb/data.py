@@ -260,7 +260,7 @@ def _read_parquet(p: Path, name: str, what: str) -> pl.DataFrame:
 
         md = pq.ParquetFile(p).metadata
         need = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
-    except Exception as exc:  # noqa: BLE001 (pyarrow raises ArrowInvalid, OSError, ...)
+    except Exception as exc:
         raise GenexpyInputError(f"{what} {name!r} could not be read: a damaged parquet file "
                                 f"({type(exc).__name__}: {_first_line(exc)}); copy it again."
                                 ) from None
@@ -273,7 +273,7 @@ def _read_parquet(p: Path, name: str, what: str) -> pl.DataFrame:
                                 "; read the columns you need with pl.scan_parquet first.")
     try:
         return pl.read_parquet(p)
-    except Exception as exc:  # noqa: BLE001 (polars/arrow raise many types for a bad file)
+    except Exception as exc:
         raise GenexpyInputError(f"{what} {name!r} could not be read: a damaged parquet file "
                                 f"({type(exc).__name__}: {_first_line(exc)}); copy it again."
                                 ) from None
@@ -303,7 +303,7 @@ def _read_delimited(p: Path, name: str, what: str, sep: str) -> pl.DataFrame:
     except pl.exceptions.NoDataError:
         raise GenexpyInputError(f"{what} {name!r}: the table is empty (no header, no rows)."
                                 ) from None
-    except Exception as exc:  # noqa: BLE001 (polars raises ComputeError for many causes)
+    except Exception as exc:
         text = str(exc)
         if "utf-8" in text.lower() or "utf8" in text.lower():
             line, byte = _first_non_utf8(p)

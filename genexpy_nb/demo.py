@@ -70,7 +70,8 @@ def example_kernels() -> list:
 def chance_count(head: pl.DataFrame) -> int:
     """How many (configuration, question) answers of ``head`` are no more consistent than
     chance: the frame's ``beyond_chance`` is false (n* within or above the no-signal
-    baseline's range); 0 when the frame has no baseline."""
+    baseline's range); 0 when the frame has no baseline.
+    """
     if "beyond_chance" not in head.columns:
         return 0
     return int((head["beyond_chance"] == False).sum())  # noqa: E712 (polars series)
@@ -121,7 +122,8 @@ def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
 
 def worst_first(todo: pl.DataFrame) -> pl.DataFrame:
     """The plan with its configurations in one order, the worst first: the largest deficit,
-    ties broken by the larger n*, then by the study's order; ``priority`` renumbered."""
+    ties broken by the larger n*, then by the study's order; ``priority`` renumbered.
+    """
     return (todo.drop("priority")
             .sort(["deficit", pl.col("nstar").fill_nan(None)], descending=[True, True],
                   nulls_last=True, maintain_order=True)

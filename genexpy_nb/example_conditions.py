@@ -50,7 +50,7 @@ _SYNTHETIC_PROBS: tuple[float, ...] = (0.6, 0.14, 0.12, 0.14)
 def require_sklearn() -> Any:
     """Import scikit-learn, or say how to install it."""
     try:
-        import sklearn  # noqa: F401
+        import sklearn
     except ModuleNotFoundError as exc:  # pragma: no cover - sklearn is in the test env
         raise ImportError(
             "running the example study needs scikit-learn: pip install scikit-learn "
@@ -66,7 +66,8 @@ def int_seed(*entropy: int) -> int:
 
 def check_seed(seed: Any) -> int:
     """The integer root of the stream of datasets (condition i of a root is always the same
-    dataset): :func:`~genexpy_nb._validation.root_seed`."""
+    dataset): :func:`~genexpy_nb._validation.root_seed`.
+    """
     return root_seed(seed)
 
 

@@ -584,7 +584,8 @@ class ExperimentRunner:
 
     def __iter__(self) -> Iterator[pl.DataFrame]:
         """Yield batches of ``n0`` conditions: forever when computing, until exhausted when
-        replaying."""
+        replaying.
+        """
         while not self.exhausted:
             yield self.run_next()
 

@@ -74,7 +74,8 @@ class Kernel:
 
     def prepare(self, data: np.ndarray) -> np.ndarray:
         """A configuration's data (rankings, or scores) as the kernel sees them: the array
-        itself, except for kernels that rescale scores (:class:`RBF`)."""
+        itself, except for kernels that rescale scores (:class:`RBF`).
+        """
         return data
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Kernel:
@@ -525,14 +526,16 @@ class RBF(Kernel):
 
     def spread(self, scores: np.ndarray) -> float:
         """The scale ``s`` of a configuration's scores (N, na): ``score_spread`` for
-        ``scale="spread"``, 1 (the target's units) for ``"raw"``."""
+        ``scale="spread"``, 1 (the target's units) for ``"raw"``.
+        """
         if self.scale == "raw":
             return 1.0
         return score_spread(scores)
 
     def prepare(self, scores: np.ndarray) -> np.ndarray:
         """The scores of one configuration as the kernel sees them: ``(scores - mean) / s``
-        for ``scale="spread"``, the very array given for ``"raw"``."""
+        for ``scale="spread"``, the very array given for ``"raw"``.
+        """
         if self.scale == "raw":
             return scores
         X = np.asarray(scores, dtype=np.float64)
@@ -706,7 +709,7 @@ def parse_kernel(text: str) -> Kernel:
     return _PARSERS[name](**kwargs)
 
 
-def DEFAULT_KERNELS(borda_alternative: str | int | None = None) -> list[Kernel]:  # noqa: N802
+def DEFAULT_KERNELS(borda_alternative: str | int | None = None) -> list[Kernel]:
     """The paper's four research questions (Borda only when an alternative is given)."""
     ks: list[Kernel] = [Jaccard(k=1), Mallows(), RBF()]
     if borda_alternative is not None:

@@ -46,7 +46,8 @@ def baseline_html(row: dict) -> str:
     """The headline's sentence on the no-signal baseline of ``row`` (a row of the frame of
     :func:`~genexpy_nb.analyze`): the baseline n* with its band beside n*, and, when
     ``beyond_chance`` is false, that the answer is no more consistent than chance; "" when
-    the row has no baseline (an analysis with ``null=False``, or n* undefined)."""
+    the row has no baseline (an analysis with ``null=False``, or n* undefined).
+    """
     base, lo, hi = (row.get(c) for c in ("nstar_null", "nstar_null_lo", "nstar_null_hi"))
     if base is None or not math.isfinite(base):
         return ""
@@ -421,7 +422,8 @@ class GeneralizabilityExplorer:
     def _numbers(self, ga: GeneralizabilityAnalysis, label: str, a: float,
                  d: float) -> tuple[pl.DataFrame, pl.DataFrame]:
         """(n* of every configuration, their ranking by deficit) for a question and
-        thresholds (cached)."""
+        thresholds (cached).
+        """
         def build():
             results = ga.nstar(a, d, PANEL_METHODS, kernels=[label])
             return results, plan(results, alpha=a, delta=d, kernel=label, method="resample")
@@ -460,7 +462,8 @@ class GeneralizabilityExplorer:
                     a: float, d: float) -> tuple[list[tuple[str, tuple, Any]], str | None]:
         """The charts for these inputs as ``[(name, cache key, build)]`` (``build()`` gives
         the chart and what the frontend gets of it), and why the configuration's own charts
-        cannot be drawn (None when they can)."""
+        cannot be drawn (None when they can).
+        """
         from .charts.generalizability import deficit_heatmap, ngen_curves, power_law_fit
 
         results, ranking = self._numbers(ga, label, a, d)

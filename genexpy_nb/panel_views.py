@@ -72,7 +72,8 @@ def mimebundle(chart: alt.TopLevelMixin) -> dict:
 
 def vega_bundle(chart: alt.TopLevelMixin) -> dict:
     """The chart as a Vega spec that the frontend draws itself, offline
-    (:func:`genexpy_nb.charts.offline_renderer`), whatever Altair renderer is active."""
+    (:func:`genexpy_nb.charts.offline_renderer`), whatever Altair renderer is active.
+    """
     from .charts._offline import offline_renderer
 
     spec = chart.to_dict(validate=False, context={"pre_transform": False})
@@ -81,7 +82,8 @@ def vega_bundle(chart: alt.TopLevelMixin) -> dict:
 
 def payload(chart: alt.TopLevelMixin) -> dict:
     """What the frontend needs of a chart under the backend in force: the Vega bundle
-    (vega), the Vega-Lite spec (jupyterchart) or the active renderer's bundle (mimebundle)."""
+    (vega), the Vega-Lite spec (jupyterchart) or the active renderer's bundle (mimebundle).
+    """
     backend = chart_backend()
     if backend == "vega":
         return vega_bundle(chart)

@@ -36,7 +36,8 @@ _ANALYSIS_COLUMNS = frozenset({
 
 def verdict_word(generalizable, reason=None) -> str:
     """The verdict of one estimate in words: "generalizable", "not generalizable", or
-    "unsure (reason)" for a null verdict (an estimate not to be trusted, or undefined)."""
+    "unsure (reason)" for a null verdict (an estimate not to be trusted, or undefined).
+    """
     if generalizable is True:
         return "generalizable"
     if generalizable is False:
@@ -291,7 +292,8 @@ class LiveStudyResult:
 
     def trajectory(self) -> pl.DataFrame:
         """n*_N after every round, in the shape of :func:`simulate_preliminary_study`
-        (N_sub = conditions run so far), ready for ``charts.nstar_vs_N``."""
+        (N_sub = conditions run so far), ready for ``charts.nstar_vs_N``.
+        """
         return _trajectory(self.history)
 
 

@@ -133,5 +133,6 @@ def precompile(progress: bool = True) -> pl.DataFrame:
 
 def _count(dispatcher, what: str) -> int:
     """Signatures of a numba function compiled (``cache_misses``) or loaded from the disk
-    cache (``cache_hits``) in this process so far."""
+    cache (``cache_hits``) in this process so far.
+    """
     return sum(getattr(dispatcher.stats, what).values())

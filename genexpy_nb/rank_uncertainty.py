@@ -31,7 +31,8 @@ __all__ = ["rank_probabilities", "rank_intervals", "top_group"]
 
 def _doubled_midranks(tiers: np.ndarray) -> np.ndarray:
     """Twice the midrank (1 = best) of every alternative in every condition, as integers:
-    ``2 * #(better) + #(tied, itself included) + 1``, from dense tiers (0 = best)."""
+    ``2 * #(better) + #(tied, itself included) + 1``, from dense tiers (0 = best).
+    """
     t = np.asarray(tiers)
     less = (t[:, None, :] < t[:, :, None]).sum(axis=2)
     eq = (t[:, None, :] == t[:, :, None]).sum(axis=2)
@@ -63,7 +64,8 @@ def _configuration(study: Any, config: Any):
 
 def _place_counts(sums: np.ndarray) -> np.ndarray:
     """(na, na) expected counts of places (0-based) from (rep, na) scores, lower = better;
-    ties share their places evenly."""
+    ties share their places evenly.
+    """
     rep, na = sums.shape
     lower = (sums[:, None, :] < sums[:, :, None]).sum(axis=2)  # (rep, na): strictly better
     k = (sums[:, None, :] == sums[:, :, None]).sum(axis=2)  # tied, itself included

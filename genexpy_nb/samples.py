@@ -60,7 +60,8 @@ class FilterReport:
     def replicates_frame(self) -> pl.DataFrame:
         """Alternatives averaged over fewer replicates than the others: alternative,
         results (how many of its results), fewest and most replicates among them, and
-        the full number of replicates."""
+        the full number of replicates.
+        """
         rows = self.short_replicates
         return pl.DataFrame({
             "alternative": [r[0] for r in rows], "results": [r[1] for r in rows],
@@ -113,7 +114,7 @@ class ConfigurationSample:
     _prepared: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
-    def N(self) -> int:  # noqa: N802
+    def N(self) -> int:
         return int(self.rankings.shape[0])
 
     @property
@@ -122,7 +123,8 @@ class ConfigurationSample:
 
     def data_for(self, kernel) -> np.ndarray:
         """The array a kernel works on: rankings, or scores for score kernels (RBF), as
-        the kernel sees them (``kernel.prepare``: RBF divides them by their spread)."""
+        the kernel sees them (``kernel.prepare``: RBF divides them by their spread).
+        """
         if kernel.on != "scores":
             return self.rankings
         key = (type(kernel).__name__, getattr(kernel, "scale", None))

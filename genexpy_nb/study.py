@@ -44,7 +44,8 @@ _ALT = "__alternative__"
 
 class DirectionWarning(UserWarning):
     """The target's name suggests the other direction (an error, a loss or a time given
-    with ``higher_is_better=True``): a hint, the study is built as asked."""
+    with ``higher_is_better=True``): a hint, the study is built as asked.
+    """
 
 
 #: words in a target's name that mean "lower is better" (matched as whole words of the name,
@@ -88,7 +89,8 @@ def _varying_columns(df: pl.DataFrame, keys: list[str], others: list[str], targe
 def _short_replicates(df: pl.DataFrame, alt_col: str
                       ) -> tuple[int, tuple[tuple[str, int, int, int], ...]]:
     """(most replicates of a result, per alternative with fewer: (alternative, results,
-    fewest, most among them)) from the averaged table's ``__replicates__`` column."""
+    fewest, most among them)) from the averaged table's ``__replicates__`` column.
+    """
     if df.height == 0:
         return 0, ()
     full = int(df["__replicates__"].max())
@@ -598,7 +600,8 @@ class Study:
                   samples: dict[int, ConfigurationSample], configurations: pl.DataFrame,
                   report: FilterReport) -> Study:
         """A Study from checked parts, without the table: ``settings`` must name every one
-        of :data:`SETTINGS` (a missing one is an error, not a silent default)."""
+        of :data:`SETTINGS` (a missing one is an error, not a silent default).
+        """
         missing = set(cls.SETTINGS) - set(settings)
         extra = set(settings) - set(cls.SETTINGS)
         if missing or extra:

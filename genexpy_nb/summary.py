@@ -43,7 +43,8 @@ _ANALYSIS_COLUMNS = frozenset({*NSTAR_SCHEMA, *NULL_COLUMNS, "nstar_ceil", "gene
 
 def terminal_text(value: object) -> str:
     """A string from data made safe for a terminal: control characters (escape sequences,
-    carriage returns, ...) shown as ``?``; one line."""
+    carriage returns, ...) shown as ``?``; one line.
+    """
     s = str(value)
     return "".join("?" if unicodedata.category(ch)[0] == "C" else ch
                    for ch in s.replace("\n", " ").replace("\t", " "))
@@ -51,7 +52,8 @@ def terminal_text(value: object) -> str:
 
 def study_words(study) -> str:
     """A :class:`~genexpy_nb.Study` in one sentence, without Python syntax (for a terminal):
-    its configurations, alternatives, factors and target."""
+    its configurations, alternatives, factors and target.
+    """
     design = ", ".join(map(str, study.design)) or "none"
     return (f"{plural(len(study), 'configuration')} x {plural(study.na, 'alternative')}; "
             f"generalizing over {', '.join(map(str, study.generalize))}; design factors: "
@@ -125,7 +127,8 @@ class Table:
 class _Tables:
     """Shared rendering of a list of :class:`Table` plus a heading and closing lines, copied
     into each summary class by :func:`_renders_tables` (not a base class: the API reference
-    would name a private base)."""
+    would name a private base).
+    """
 
     heading: str
     tables: list[Table]
@@ -157,7 +160,8 @@ class _Tables:
 
 def _renders_tables(cls: type) -> type:
     """Give ``cls`` (with ``heading``, ``tables`` and ``footer``) the rendering of
-    :class:`_Tables`."""
+    :class:`_Tables`.
+    """
     for name in ("to_text", "to_markdown", "_repr_markdown_", "_repr_html_", "__str__"):
         setattr(cls, name, _Tables.__dict__[name])
     return cls
@@ -183,7 +187,8 @@ def verdict_text(generalizable: bool | None, deficit: int | None,
     """The verdict of one row in words: "generalizes", "needs k more" (k = the frame's
     ``deficit``, the conditions to add), or "unsure: reason" (the frame's null verdict, an
     estimate not to be trusted or undefined, with its reason, as
-    :func:`genexpy_nb.planner.verdict_word` words it)."""
+    :func:`genexpy_nb.planner.verdict_word` words it).
+    """
     if generalizable is True:
         return "generalizes"
     if generalizable is False:

@@ -450,8 +450,9 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
     """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results: the
     estimator of :class:`~genexpy_nb.GeneralizabilityAnalysis`
     (:mod:`genexpy_nb.generalizability.estimate`) on a one-configuration study, with its
-    streams (configuration 0), so that the two agree exactly."""
-    def grid_fn(M: int) -> np.ndarray:  # noqa: N803
+    streams (configuration 0), so that the two agree exactly.
+    """
+    def grid_fn(M: int) -> np.ndarray:
         return resolve_grid(grid, M, disjoint, replace)
 
     ns = grid_fn(N)
@@ -536,7 +537,7 @@ def estimate_nstar_from_sample(
 
 def preliminary_nstar(
     rankings: Any, probs: Sequence[float] | np.ndarray, kernels: Kernel | Sequence[Kernel], *,
-    Ns: Sequence[int] = (10, 20, 40, 80),  # noqa: N803
+    Ns: Sequence[int] = (10, 20, 40, 80),
     repetitions: int = 100,
     alpha: float | Sequence[float] = config.HEADLINE_ALPHA,
     delta: float | Sequence[float] = config.HEADLINE_DELTA,

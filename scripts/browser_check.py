@@ -88,7 +88,7 @@ def start_lab(folder: Path, port: int, token: str, settings: Path) -> subprocess
            "--LabApp.news_url=", "--LabServerApp.announcements_url="]
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI often run as root
         cmd.append("--allow-root")
-    log = open(settings / "lab.log", "wb")  # noqa: SIM115 - closed with the process
+    log = open(settings / "lab.log", "wb")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/api/status?token={token}"
     for _ in range(240):

@@ -323,7 +323,7 @@ def test_nstar_boxplots_bad_input(analysis):
 # ---------------------------------------------------------------------------------------
 # nstar_vs_N
 # ---------------------------------------------------------------------------------------
-def test_nstar_vs_N_points_median_and_diagonal(analysis):  # noqa: N802
+def test_nstar_vs_N_points_median_and_diagonal(analysis):
     study, _, _ = analysis
     sim = simulate_preliminary_study(study, [Jaccard(k=1), Mallows()], CFG, N0=10, rep=30,
                                      seed=2, repetitions=2, progress=False)
@@ -342,7 +342,7 @@ def test_nstar_vs_N_points_median_and_diagonal(analysis):  # noqa: N802
     assert values(layer_with(spec, "rule", x="N"))[0]["N"] == 30
 
 
-def test_nstar_vs_N_degenerate_and_bad_input():  # noqa: N802
+def test_nstar_vs_N_degenerate_and_bad_input():
     base = {"N_sub": [10, 20], "repetition": [0, 0], "kernel_label": ["J", "J"]}
     nan = pl.DataFrame({**base, "nstar": [math.nan, math.nan]})
     assert "undefined" in note_text(nstar_vs_N(nan).to_dict())
@@ -614,7 +614,7 @@ def test_power_law_fit_draws_the_baseline_given(analysis):
         assert "no-signal baseline n*" not in _legend_names(spec)
 
 
-def test_nstar_vs_N_draws_the_baseline_per_N(analysis):  # noqa: N802
+def test_nstar_vs_N_draws_the_baseline_per_N(analysis):
     study, _, _ = analysis
     sim = simulate_preliminary_study(study, [Jaccard(k=1), Mallows()], CFG, N0=10, rep=30,
                                      seed=2, repetitions=2, progress=False)

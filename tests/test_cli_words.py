@@ -22,7 +22,7 @@ from genexpy_nb import GenexpyInputError
 from genexpy_nb._words import PYTHON_SYNTAX, command_line_words, opt, translate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import test_hostile_sweep as hs  # noqa: E402  (its CLI cases and input files)
+import test_hostile_sweep as hs
 
 #: code that writes an input file (``np.savez(path, gaps=..., labels=...)``) is the only way
 #: to make one, from a terminal too: advice, not an argument of ours

@@ -11,9 +11,9 @@ from numpy.testing import assert_allclose
 
 pytest.importorskip("sklearn", reason="the example study runs scikit-learn models")
 
-from genexpy_nb import GenexpyInputError  # noqa: E402
-from genexpy_nb.data import shipped_path  # noqa: E402
-from genexpy_nb.example_study import (  # noqa: E402
+from genexpy_nb import GenexpyInputError
+from genexpy_nb.data import shipped_path
+from genexpy_nb.example_study import (
     FACTOR_ROLES,
     METADATA_KEY,
     METRICS,

@@ -97,7 +97,7 @@ def _same_results(a, b, perm=None):
 def _analysis_or_error(df, borda_alt="a0"):
     try:
         return _analysis(df, borda_alt)
-    except Exception as exc:  # noqa: BLE001 (compared: the same failure either way)
+    except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
 
 

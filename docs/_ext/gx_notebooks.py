@@ -42,6 +42,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
+
 def _say(text: str) -> None:
     """Progress on stderr: shown under ``sphinx -q`` too (executing takes minutes)."""
     print(f"docs: {text}", file=sys.stderr, flush=True)
@@ -297,7 +298,8 @@ def execute(nb: Any, name: str) -> tuple[Any, float]:
         try:
             client.execute()
         except CellExecutionError as exc:
-            raise ExtensionError(f"notebook {name} failed while building the site:\n{exc}")
+            raise ExtensionError(
+                f"notebook {name} failed while building the site:\n{exc}") from exc
     return nb, time.perf_counter() - t0
 
 

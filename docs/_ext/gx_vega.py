@@ -122,12 +122,14 @@ def home_figure(srcdir: Path) -> None:
             f"For the best encoder, {bc} of {n_cfg} configurations are consistent beyond what "
             f"chance alone would give.")
     text = f"""```{{figure}} /_static/generated/home_nstar.svg
-:alt: n* of every configuration of the categorical-encoder benchmark for two research questions, against the number of datasets each configuration has
+:alt: n* of every configuration of the categorical-encoder benchmark for two research \
+questions, against the number of datasets each configuration has
 :width: 100%
 
 **What the categorical-encoder benchmark can conclude.** Each row is one configuration
 (model · tuning · quality metric) of the benchmark of Matteucci et al. (2023), which compares
-{study.na} encoders on {n_lo} to {n_hi} datasets per configuration (the black tick). A dot is n\\*, the
+{study.na} encoders on {n_lo} to {n_hi} datasets per configuration (the black tick). A dot is
+n\\*, the
 number of datasets needed for two studies like it to agree on the question with probability
 0.95 (alpha\\* = 0.95, delta\\* = 0.05), with its 90 % interval. Left of the tick: the datasets
 at hand suffice. "Are the encoders ranked in a consistent order?" holds for {g_mal} of

@@ -96,7 +96,7 @@ def run_blocks(fn: Callable[[int, int], None], nrows: int, work: float,
         return
     global _POOL
     with _POOL_LOCK:
-        if _POOL is None or _POOL._max_workers < nt:  # noqa: SLF001
+        if _POOL is None or _POOL._max_workers < nt:
             from concurrent.futures import ThreadPoolExecutor
 
             _POOL = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="genexpy_nb")

@@ -25,9 +25,10 @@ import sys
 class _WhenAltairLoads(importlib.abc.MetaPathFinder):
     """Enables the offline renderer right after ``altair`` is imported (then leaves
     ``sys.meta_path``): the renderer is on whenever a chart can exist, without importing
-    Altair (2-3 s) for code that never draws one."""
+    Altair (2-3 s) for code that never draws one.
+    """
 
-    def find_spec(self, name, path=None, target=None):  # noqa: D102 - importlib protocol
+    def find_spec(self, name, path=None, target=None):
         if name != "altair" or "altair" in sys.modules:
             return None
         for finder in sys.meta_path:  # the spec the other finders give

@@ -261,7 +261,8 @@ def configuration_words(df: pl.DataFrame | None, levels: Mapping[str, Any] | Non
                         ) -> str | None:
     """Which configuration(s) a chart shows, for its title: ``"configuration: model=LR"``
     (one, from ``levels`` or the frame's design columns) or ``"12 configurations of model x
-    tuning"``; None when the frame does not say."""
+    tuning"``; None when the frame does not say.
+    """
     if levels:
         return f"configuration: {levels_text(levels)}"
     if df is None:
@@ -282,7 +283,8 @@ def configuration_words(df: pl.DataFrame | None, levels: Mapping[str, Any] | Non
 def question_words(df: pl.DataFrame | None = None, question: str | None = None
                    ) -> str | None:
     """Which research question(s) a chart answers, for its title: ``question``, else the
-    frame's kernel labels in order of appearance; None when neither says."""
+    frame's kernel labels in order of appearance; None when neither says.
+    """
     if question:
         labels = [str(question)]
     elif df is not None and "kernel_label" in df.columns:
@@ -298,6 +300,7 @@ def question_words(df: pl.DataFrame | None = None, question: str | None = None
 def about(df: pl.DataFrame | None, levels: Mapping[str, Any] | None = None,
           question: str | None = None) -> list[str]:
     """The first subtitle line of a chart that stands alone: its configuration(s) and its
-    research question(s), as far as known."""
+    research question(s), as far as known.
+    """
     words = [w for w in (configuration_words(df, levels), question_words(df, question)) if w]
     return ["; ".join(words)] if words else []

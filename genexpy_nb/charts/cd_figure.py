@@ -656,7 +656,7 @@ def save_comparison(
     folder: str | Path,
     *,
     figures: Sequence[str] = ("html", "png"),
-    format: str = "csv",  # noqa: A002
+    format: str = "csv",
     scale: float = 1.0,
     **kwargs: Any,
 ) -> list[Path]:

@@ -1,7 +1,8 @@
 """The critical-difference diagram's layout drawn with Altair (Vega-Lite): used by
 :func:`~genexpy_nb.charts.cd_diagram`, and by :func:`~genexpy_nb.charts.cd_diagram_svg` for
 colour schemes that only Vega knows. The layout itself comes from
-:mod:`genexpy_nb.charts.cd_figure`."""
+:mod:`genexpy_nb.charts.cd_figure`.
+"""
 
 from __future__ import annotations
 

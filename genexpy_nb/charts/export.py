@@ -122,7 +122,8 @@ def vl_version() -> str:
 def vega_lite_spec(chart: alt.TopLevelMixin) -> dict:
     """The chart's Vega-Lite spec as Altair's ``save`` makes it: all data inlined, no limit;
     strings cleaned of what renderers cannot draw (:func:`~genexpy_nb._escape.drawable`: a
-    control character in a name aborted the process in vl-convert's SVG renderer)."""
+    control character in a name aborted the process in vl-convert's SVG renderer).
+    """
     from .._escape import drawable
 
     with alt.data_transformers.enable("default"), alt.data_transformers.disable_max_rows():
@@ -211,7 +212,8 @@ def inline_html(spec: dict, bundle: str | None = None) -> str:
 def cdn_html(spec: dict) -> str:
     """The HTML page of ``chart.save(path, inline=False)`` (Vega loaded from a CDN), with
     the spec embedded by :func:`~genexpy_nb._escape.script_json` (Altair's own ``json.dumps``
-    lets ``</script>`` in a name end the element)."""
+    lets ``</script>`` in a name end the element).
+    """
     from altair.utils.html import HTML_TEMPLATE
 
     from .._escape import script_json

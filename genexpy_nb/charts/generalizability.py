@@ -78,7 +78,8 @@ def _baseline(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
     """The no-signal baseline per group of ``keys``: the median ``nstar_null``,
     ``nstar_null_lo`` and ``nstar_null_hi`` over the group's rows where it is defined
     (drawn at 1 at least, like n*), or None when the frame has no baseline (analysed with
-    ``null=False``, or a method without one)."""
+    ``null=False``, or a method without one).
+    """
     if not set(_NULL) <= set(df.columns):
         return None
     rows = df.with_columns(pl.col(c).cast(pl.Float64) for c in _NULL).filter(
@@ -552,7 +553,7 @@ def nstar_boxplots(
 # ---------------------------------------------------------------------------------------
 # Algorithm 1, simulated: n*_N as the preliminary study grows
 # ---------------------------------------------------------------------------------------
-def nstar_vs_N(  # noqa: N802
+def nstar_vs_N(
     sim_frame: Any,
     *,
     title: str | None = None,

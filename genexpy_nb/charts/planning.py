@@ -1,5 +1,6 @@
 """The deficit table (Section 5.1 of the paper: which configuration to extend first): the
-deficit n* - N of every configuration, coloured red (extend) to blue (enough)."""
+deficit n* - N of every configuration, coloured red (extend) to blue (enough).
+"""
 
 from __future__ import annotations
 

@@ -41,7 +41,8 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: Any) -> None:
         """The module is the seed-pool module itself, already executed: give it back its
-        own spec (its relative imports resolve against it)."""
+        own spec (its relative imports resolve against it).
+        """
         module.__spec__ = module.__spec__.loader_state
 
     def get_code(self, fullname: str) -> Any:

@@ -121,7 +121,7 @@ from .questions import (  # noqa: F401
     check_question,
     score_thresholds,
 )
-from .run import (  # noqa: F401
+from .run import (
     analyze,
 )
 

@@ -86,7 +86,8 @@ class ConfigDistributions:
 @dataclass(frozen=True)
 class AnalysisSetup:
     """The checked arguments of an analysis: what :class:`GeneralizabilityAnalysis` computes
-    from (see :func:`check_analysis`)."""
+    from (see :func:`check_analysis`).
+    """
 
     kernels: list[Kernel]
     #: per kernel: a ``Borda()`` whose a* the data chose
@@ -112,7 +113,8 @@ def check_analysis(study: Study, kernels: Sequence[Kernel], *, rep: int, seed: S
                    configurations: Sequence | None, n_jobs: int | None,
                    null: bool) -> AnalysisSetup:
     """Check the arguments of an analysis without computing anything (the cluster path
-    checks them on the client with this); raises :class:`GenexpyInputError`."""
+    checks them on the client with this); raises :class:`GenexpyInputError`.
+    """
     if not isinstance(study, Study):
         raise GenexpyInputError("study must be a genexpy_nb.Study.")
     if not isinstance(null, (bool, np.bool_)):
@@ -162,7 +164,8 @@ def check_nstar_request(alphas, deltas, methods, *, level: float, fit: str,
                         ) -> tuple[np.ndarray, np.ndarray, list[str], float, float]:
     """Check what :meth:`GeneralizabilityAnalysis.nstar` is asked for, without computing:
     ``(alphas, deltas, methods, level, null_level)``, deduplicated; ``units`` (kernels x
-    configurations) bounds the memory of the frame."""
+    configurations) bounds the memory of the frame.
+    """
     a_arr = as_float_grid("alphas", alphas, unique=True)
     for a in a_arr:
         check_probability("alpha", a)
@@ -186,7 +189,8 @@ def check_nstar_request(alphas, deltas, methods, *, level: float, fit: str,
 def nstar_frame(cols: dict, study: Study, interval: bool = True, null: bool = True
                 ) -> pl.DataFrame:
     """The frame of :meth:`GeneralizabilityAnalysis.nstar` from its columns (see
-    :data:`~genexpy_nb.generalizability.columns.NSTAR_SCHEMA`)."""
+    :data:`~genexpy_nb.generalizability.columns.NSTAR_SCHEMA`).
+    """
     frame = pl.DataFrame(cols, schema=NSTAR_SCHEMA)
     frame = frame.with_columns(NSTAR_CEIL.alias("nstar_ceil")).with_columns(
         pl.when(pl.col("reliable")).then(pl.col("N") >= pl.col("nstar_ceil"))
@@ -335,7 +339,8 @@ class GeneralizabilityAnalysis:
     def _baseline_kernels(self) -> list[Kernel]:
         """The kernels of the baseline: the analysis' own, except that a* of a ``Borda()``
         left to the data is chosen again, the best on average over the exchanged scores of
-        every configuration (the same choice, made on data without signal)."""
+        every configuration (the same choice, made on data without signal).
+        """
         if not any(self._chosen_alternative):
             return self.kernels
         total = np.zeros(self.study.na)
@@ -355,7 +360,8 @@ class GeneralizabilityAnalysis:
     def score_thresholds(self, deltas: float | Sequence[float] = config.DELTAS
                          ) -> pl.DataFrame:
         """delta* of every RBF question of the analysis in the target's units, for every
-        configuration analysed (:func:`score_thresholds`); empty without an RBF kernel."""
+        configuration analysed (:func:`score_thresholds`); empty without an RBF kernel.
+        """
         parts = [score_thresholds(self.study, deltas, k, self.config_ids)
                  for k in self.kernels if k.name == "rbf"]
         if not parts:
@@ -364,7 +370,8 @@ class GeneralizabilityAnalysis:
 
     def _degenerate(self, cd: ConfigDistributions, q: int) -> str | None:
         """Why the kernel matrix of kernel ``q`` cannot discriminate on this configuration
-        (RBF only, :func:`~genexpy_nb.kernels.rbf_degeneracy`), or None."""
+        (RBF only, :func:`~genexpy_nb.kernels.rbf_degeneracy`), or None.
+        """
         if q not in cd.degenerate:
             why = None
             if self.kernels[q].name == "rbf":
@@ -627,7 +634,8 @@ class GeneralizabilityAnalysis:
                        eps: np.ndarray, interval: bool, level: float, fit: str,
                        min_N3: int) -> dict:
         """The resampled n* of one configuration and kernel, alpha-major, with its
-        interval (:func:`~genexpy_nb.generalizability.estimate.resampled_nstar`)."""
+        interval (:func:`~genexpy_nb.generalizability.estimate.resampled_nstar`).
+        """
         K, inv, _ = cd.supports[q]
         return resampled_nstar(cd.ns, cd.mmd[q], a_arr, eps, K=K, inv=inv,
                                rng=child_seed(self.seed, cd.sample.config_id, 1 + q),
@@ -637,7 +645,8 @@ class GeneralizabilityAnalysis:
     def _null_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
                    eps: np.ndarray, fit: str, min_N3: int, null_level: float) -> dict:
         """The no-signal baseline of one configuration and kernel, alpha-major, with its
-        band (empty without baseline distributions)."""
+        band (empty without baseline distributions).
+        """
         na_, nd_ = a_arr.size, eps.size
         out: dict = {}
         if cd.null_mmd is not None:

@@ -137,7 +137,8 @@ def _baseline_support(kernel: Kernel, data: np.ndarray
     """(K, inverse, counts) of the exchanged results: on the kernel's classes for kernels
     that merge results (Jaccard, Borda: few classes), on every condition for the others
     (Mallows, RBF: exchanged rows are almost never equal, so looking for equal rows costs
-    more than it saves; a repeated row is a repeated support point, the same MMD)."""
+    more than it saves; a repeated row is a repeated support point, the same MMD).
+    """
     if type(kernel)._class_key is not Kernel._class_key:
         return kernel_support(kernel, data)
     N = data.shape[0]

@@ -25,7 +25,8 @@ BOUND_REASON = ("distribution-free worst case (Proposition C.4, after Gretton et
 def _ndtri(p: float) -> float:
     """The standard normal quantile. The standard library's (Wichura's AS241, within
     1e-15 of ``scipy.special.ndtri``) rather than scipy's: importing ``scipy.special``
-    took 0.3 s, most of the first analysis in a fresh process."""
+    took 0.3 s, most of the first analysis in a fresh process.
+    """
     from statistics import NormalDist
 
     return NormalDist().inv_cdf(p)

@@ -32,7 +32,8 @@ MIN_GRID_POINTS: int = 3
 
 def nstar_ceil(nstar: float) -> int | None:
     """The smallest whole number of conditions >= n* (None where n* is undefined); n* within
-    1e-9 of an integer counts as that integer (float noise of the fit)."""
+    1e-9 of an integer counts as that integer (float noise of the fit).
+    """
     return None if not math.isfinite(nstar) else max(1, math.ceil(nstar - 1e-9))
 
 
@@ -129,7 +130,8 @@ def _trust_reason(npts: int, b1: float, r2: float, min_N3: int | None) -> str | 
 def _nstar_values(ns: np.ndarray, mmd: np.ndarray, alphas: np.ndarray, eps: np.ndarray,
                   fit: str = "joint"):
     """The values of n* that :func:`_fits_from_quantiles` gives (A, d), without the fit
-    objects, for MMD_n samples (k, rep): (values, Q, rows, pfit) as the fits use them."""
+    objects, for MMD_n samples (k, rep): (values, Q, rows, pfit) as the fits use them.
+    """
     na_, nd_ = alphas.size, eps.size
     out = np.full((na_, nd_), np.nan)
     if ns.size < 2:
@@ -163,7 +165,8 @@ def _fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
                          min_N3: int | None = None, pfit: tuple | None = None
                          ) -> list[list[NStarFit]]:
     """n* fits for every row of ``Q`` (A, k) and every eps: ``out[a][d]`` (``pfit``: the
-    result of ``power_law_fit(ns, Q, slope_rows)`` when the caller has it)."""
+    result of ``power_law_fit(ns, Q, slope_rows)`` when the caller has it).
+    """
     A = Q.shape[0]
     eps = np.atleast_1d(np.asarray(eps, dtype=np.float64))
     nd = eps.size

@@ -70,7 +70,8 @@ def _closed_form_spread(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray, B
 
 def _closed_form_deviations(W: np.ndarray, K: np.ndarray, alphas: np.ndarray) -> np.ndarray:
     """``log n*`` of the closed form for the weights of each row of ``W`` (B + 1, m) on the
-    kernel classes, minus its value for the first row (the study): (B, A)."""
+    kernel classes, minus its value for the first row (the study): (B, A).
+    """
     # with H = C_p K C_p' (entries K_ij - u_i - u_j + c, u = K p, c = p'K p):
     # L1 = p . diag(K) - c and sum_ij p_i p_j H_ij^2 = p'(K o K)p - 2 sum_i p_i u_i^2 + c^2
     U = W @ K

@@ -141,7 +141,8 @@ def _import_timm() -> Any:
 def _minivit_config_from_timm(model: nn.Module, arch: str) -> dict[str, Any]:
     """The :class:`~.vit.MiniViT` parameters of a timm ``VisionTransformer``; layouts that
     MiniViT does not have (no class token, average pooling, register tokens, layer scale,
-    q/k normalisation, tanh GELU) are refused by name."""
+    q/k normalisation, tanh GELU) are refused by name.
+    """
     blocks, pe = getattr(model, "blocks", None), getattr(model, "patch_embed", None)
     if blocks is None or pe is None or len(blocks) == 0 or not hasattr(model, "norm"):
         raise GenexpyInputError(

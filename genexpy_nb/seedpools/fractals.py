@@ -244,7 +244,8 @@ class FractalSet:
 def fractal_source_task(recipe: FractalSet = FractalSet(), *, n_val_per_class: int = 20
                         ) -> SourceTask:
     """The multi-class pre-training task: ``recipe.per_class`` training images per class and
-    ``n_val_per_class`` more (different image seeds) held out."""
+    ``n_val_per_class`` more (different image seeds) held out.
+    """
     classes = random_ifs_classes(recipe.n_classes, seed=recipe.seed, min_fill=recipe.min_fill,
                                  size=recipe.size)
     kw = {"size": recipe.size, "seed": recipe.seed, "n_points": recipe.n_points,

@@ -427,7 +427,7 @@ def _read_meta(entry: np.ndarray, what: str) -> dict[str, Any]:
 
 
 def _check_pool_shapes(arrays: Mapping[str, np.ndarray], p: Path) -> None:
-    """gaps (M, T) of numbers; labels and test_index (T,); every per-model array M rows."""
+    """Gaps (M, T) of numbers; labels and test_index (T,); every per-model array M rows."""
     g = arrays["gaps"]
     if g.ndim != 2 or g.dtype.kind not in "fiu":
         raise GenexpyInputError(

@@ -207,7 +207,7 @@ def pretrain_vit(
                 history = json.loads(ck["history"])
                 if not isinstance(history, list):
                     raise ValueError("the history is not a list")
-            except Exception as exc:  # noqa: BLE001 (torch raises many types for a bad file)
+            except Exception as exc:
                 import warnings
 
                 ck_path.replace(ck_path.with_name(ck_path.name + ".damaged"))

@@ -317,7 +317,8 @@ class _FeatureCache:
 
 def resize_task(task: BinaryTask, size: int) -> BinaryTask:
     """The task with its images resized to ``size`` x ``size`` (bilinear, as
-    :func:`~.vit.extract_features` does; same labels and indices)."""
+    :func:`~.vit.extract_features` does; same labels and indices).
+    """
     size = check_positive_int("size", size)
     F = torch.nn.functional
 
@@ -365,7 +366,9 @@ def train_vit_head_pool(
         (seed 0) — the control that measures what pre-training adds.
     task
         Default :func:`vit_digits_task`.
-    Other parameters
+
+    Other Parameters
+    ----------------
         As :func:`train_transfer_pool` (features are computed once, standardised with the
         training statistics; only the heads are trained).
     """

@@ -183,7 +183,8 @@ _HF_QKV = {
 
 def is_hf_vit_state(state: Mapping[str, Any]) -> bool:
     """Whether a state dict uses Hugging Face ViT names (``ViTModel`` /
-    ``ViTForImageClassification``, transformers 4 or 5) rather than timm's."""
+    ``ViTForImageClassification``, transformers 4 or 5) rather than timm's.
+    """
     return any(k.startswith(("vit.embeddings.", "embeddings.patch_embeddings.")) for k in state)
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 def moved(name: str, new: str) -> Any:
     """The object ``new`` (``"package.module.name"``), with a DeprecationWarning for the
-    old name ``genexpy_nb.significance.<name>``."""
+    old name ``genexpy_nb.significance.<name>``.
+    """
     warnings.warn(
         f"genexpy_nb.significance.{name} moved to {new}; import it from there (the old "
         "name will be removed in a later release).", DeprecationWarning, stacklevel=3)
@@ -24,6 +25,7 @@ def moved(name: str, new: str) -> Any:
 
 def resolve(new: str) -> Any:
     """The object named ``new`` (``"package.module.name"``), imported on demand (by name, so
-    that the statistics package holds no import of the charts)."""
+    that the statistics package holds no import of the charts).
+    """
     module, _, attr = new.rpartition(".")
     return getattr(importlib.import_module(module), attr)

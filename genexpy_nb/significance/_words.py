@@ -1,5 +1,6 @@
 """Option names in the caller's vocabulary: moved to :mod:`genexpy_nb._words` (one mechanism
-for every command); re-exported here for the comparison workflow's modules."""
+for every command); re-exported here for the comparison workflow's modules.
+"""
 
 from __future__ import annotations
 

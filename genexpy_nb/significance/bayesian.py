@@ -149,7 +149,8 @@ class BayesianResult:
 
     def decision(self, threshold: float = DECISION_THRESHOLD) -> str | None:
         """``"left"``, ``"rope"`` or ``"right"`` when its probability reaches ``threshold``,
-        else None (the data do not decide)."""
+        else None (the data do not decide).
+        """
         from .._validation import check_probability
 
         t = check_probability("threshold", threshold, low=0.5, low_open=False)
@@ -179,7 +180,8 @@ class BayesianResult:
 
     def to_frame(self):
         """The probabilities as a tidy polars frame: one row per region
-        (``region, probability``, plus ``test``, ``model``, ``rope``)."""
+        (``region, probability``, plus ``test``, ``model``, ``rope``).
+        """
         import polars as pl
 
         a, b = self.names
@@ -264,8 +266,9 @@ def _seed_value(seed: Any) -> int | None:
 
 
 def _argmax_probs(sample: np.ndarray) -> tuple[float, float, float]:
-    """baycomp's ``Posterior.probs``: the share of samples in which each region has the
-    largest probability (ties to the first region)."""
+    """Baycomp's ``Posterior.probs``: the share of samples in which each region has the
+    largest probability (ties to the first region).
+    """
     winners = np.argmax(sample, axis=1)
     c = np.bincount(winners, minlength=3) / sample.shape[0]
     return float(c[0]), float(c[1]), float(c[2])

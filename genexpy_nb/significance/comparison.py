@@ -313,7 +313,7 @@ class Comparison:
                 out[name] = frame
         return out
 
-    def save(self, folder: str | Path, *, format: str = "csv") -> list[Path]:  # noqa: A002
+    def save(self, folder: str | Path, *, format: str = "csv") -> list[Path]:
         """Write the tables, ``report.md`` and ``mean_ranks.tex`` into ``folder``.
 
         The folder is written atomically (a temporary folder renamed at the end; an
@@ -339,7 +339,7 @@ class Comparison:
             names = sorted(p.name for p in tmp.iterdir())
         return [Path(folder) / n for n in names]
 
-    def write_into(self, folder: Path, *, format: str = "csv") -> list[Path]:  # noqa: A002
+    def write_into(self, folder: Path, *, format: str = "csv") -> list[Path]:
         """Write the tables and reports into an existing folder (no atomic swap).
 
         Parameters

@@ -130,7 +130,8 @@ def _pairs_frame(
     extra: dict[str, Any],
 ) -> pl.DataFrame:
     """One row per pair ``(names[i], names[j])`` given; ``p_adjust`` corrects these pairs
-    as one family (all pairs, or the k - 1 comparisons with a control)."""
+    as one family (all pairs, or the k - 1 comparisons with a control).
+    """
     m = len(i)
     padj, reject = _adjust(pvalue, p_adjust, alpha)
     significant = [None if not math.isfinite(p) else bool(r) for p, r in zip(padj, reject)]

@@ -139,7 +139,8 @@ def _text(run: Any) -> str:
 
 def latex(run: Any) -> str:
     """A run as LaTeX text: data escaped with :func:`~genexpy_nb._escape.latex_text`, our
-    text as written (it is LaTeX already where it has to be)."""
+    text as written (it is LaTeX already where it has to be).
+    """
     if isinstance(run, Data):
         return latex_text(run.text)
     if isinstance(run, Strong):

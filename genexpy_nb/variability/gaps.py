@@ -1,5 +1,6 @@
 """Logit gaps, clipping, eCDFs, the reference function and deep ensembles (robust-KS paper,
-Section II)."""
+Section II).
+"""
 
 from __future__ import annotations
 
@@ -111,7 +112,8 @@ def ecdf(sample: Any, x: Any = None) -> np.ndarray:
 
 def _interp_ecdf(sorted_sample: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The eCDF interpolated linearly between its distinct order statistics
-    (robust-KS paper, Section III-C)."""
+    (robust-KS paper, Section III-C).
+    """
     knots, counts = np.unique(sorted_sample, return_counts=True)
     heights = np.cumsum(counts) / sorted_sample.size
     out = np.interp(x, knots, heights)
