@@ -27,14 +27,13 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "genexpy_nb"
 MAX_LINES = 800
 
-#: chart modules that import an engine module today: the CD diagram computes the critical
-#: difference and its cliques from the scores, and both read the score frame's column names
-#: from the statistics package (owned by the charts split)
+#: the one arrow from the charts into the statistics: given raw scores instead of a result,
+#: the CD diagram (``cd_diagram(scores, higher_is_better=...)``) turns them into the frame it
+#: draws through the public ``critical_difference`` and ``cliques`` of the statistics
+#: package, so that the critical difference is computed in one place. Nothing else of the
+#: charts reaches an engine module (a Comparison is read duck-typed, through its methods).
 CHARTS_ENGINE_ALLOWED = {
-    ("genexpy_nb.charts.cd_figure", "genexpy_nb.significance._input"),
     ("genexpy_nb.charts.cd_figure", "genexpy_nb.significance.critical_difference"),
-    ("genexpy_nb.charts.cd_figure", "genexpy_nb.significance.report"),
-    ("genexpy_nb.charts.significance", "genexpy_nb.significance._input"),
 }
 
 #: what charts may import from the package besides each other

@@ -34,8 +34,8 @@ import polars as pl
 
 from .._escape import html_text
 from .._escape import xml_text as escape  # html.escape, and drops what XML forbids
-from .._validation import GenexpyInputError, to_polars
-from ..significance._input import REQUIRED, _direction
+from .._validation import REQUIRED, GenexpyInputError, to_polars
+from .._validation import check_direction as _direction
 from ..significance.critical_difference import cliques, critical_difference
 
 __all__ = ["cd_diagram_svg", "save_cd_diagram", "save_comparison", "cd_diagram_html"]
@@ -570,9 +570,7 @@ def cd_diagram_html(data: Any, *, report: bool = True, **kwargs: Any) -> str:
     """
     svg = cd_diagram_svg(data, **kwargs)
     if _is_comparison(data):
-        from ..significance.report import _text
-
-        title = _text(data.title())
+        title = data.title_text()
         body = data.to_html() if report else ""
     else:
         title, body = kwargs.get("title") or "Critical-difference diagram", ""
@@ -634,9 +632,7 @@ def save_cd_diagram(
             continue
         if fmt == "html":
             if _is_comparison(data):
-                from ..significance.report import _text
-
-                page = _html_page(svg, _text(data.title()), data.to_html())
+                page = _html_page(svg, data.title_text(), data.to_html())
             else:
                 page = _html_page(svg, kwargs.get("title") or "Critical-difference diagram")
             with atomic_write(p, "w", encoding="utf-8") as fh:

@@ -15,7 +15,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from ..significance._input import REQUIRED
+from .._validation import REQUIRED
 from .cd_figure import _cd_layout, cd_diagram_svg, save_cd_diagram
 from .cd_vega import _chart
 

@@ -22,32 +22,6 @@ _ALTERNATIVES = ("two-sided", "greater", "less")
 _NAN_POLICIES = ("propagate", "raise", "omit")
 
 
-class _Required:
-    """Marker default of keywords the caller must give (shown as ``<required>``)."""
-
-    def __repr__(self) -> str:
-        return "<required>"
-
-
-#: default of ``higher_is_better`` where ranks are taken: the caller must say the direction
-REQUIRED: Any = _Required()
-
-
-def _direction(higher_is_better: Any, func: str) -> bool:
-    """Check that the caller said which direction of the score is better."""
-    if higher_is_better is REQUIRED:
-        raise GenexpyInputError(
-            f"{func}: say which direction of the score is better, e.g. "
-            f"{func}(data, higher_is_better=True) for scores such as accuracy or AUC, "
-            "higher_is_better=False for errors, losses, run times or ranks (1 = best). "
-            "Ranks (1 = best) are taken within each condition, so the direction decides "
-            "which alternative comes out best."
-        )
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise GenexpyInputError(
-            f"higher_is_better must be True or False, got {higher_is_better!r}."
-        )
-    return bool(higher_is_better)
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special
 
-from .._validation import GenexpyInputError, check_positive_int, rng_from_seed
-from ._input import REQUIRED, _check_choice, _direction, _paired_differences
+from .._validation import REQUIRED, GenexpyInputError, check_positive_int, rng_from_seed
+from .._validation import check_direction as _direction
+from ._input import _check_choice, _paired_differences
 from ._results import _degenerate, _fmt
 
 __all__ = [

@@ -36,9 +36,9 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._validation import GenexpyInputError, check_probability, to_polars
+from .._validation import REQUIRED, GenexpyInputError, check_probability, to_polars
 from ._comparison_text import _correction, _n
-from ._input import REQUIRED, _orient
+from ._input import _orient
 from ._pvalues import norm_sf
 from ._ranks import min_rank_rows, rank_rows
 from ._words import opt, translate

@@ -26,7 +26,7 @@ from ._comparison_text import (
 )
 from ._results import SignificanceResult
 from ._words import opt
-from .report import Data, ReportSection, render_html, render_markdown
+from .report import Data, ReportSection, plain_text, render_html, render_markdown
 
 __all__ = ["Comparison"]
 
@@ -224,6 +224,17 @@ class Comparison:
         """The report's title (runs)."""
         return [f"Comparison of {self.k} alternatives over {self.n_blocks} blocks: ",
                 Data(self.target), f" ({_direction_words(self.higher_is_better)})"]
+
+    def title_text(self) -> str:
+        """Return the report's title as plain text (for a page's ``<title>``, unescaped).
+
+        Returns
+        -------
+        str
+            The title, e.g. ``"Comparison of 5 alternatives over 30 blocks: accuracy
+            (higher is better)"``; the writer escapes it for where it lands.
+        """
+        return plain_text(self.title())
 
     def to_markdown(self) -> str:
         """The report as Markdown: tests, post-hoc test and correction, the best

@@ -17,13 +17,15 @@ import numpy as np
 import polars as pl
 
 from .._validation import (
+    REQUIRED,
     GenexpyInputError,
     check_positive_int,
     check_probability,
     require_columns,
     to_polars,
 )
-from ._input import REQUIRED, _check_choice, _complete_rows, _direction, _orient, _to_matrix
+from .._validation import check_direction as _direction
+from ._input import _check_choice, _complete_rows, _orient, _to_matrix
 from ._ranks import min_rank_rows, rank_rows
 
 __all__ = ["nemenyi_cd", "critical_difference", "cliques"]

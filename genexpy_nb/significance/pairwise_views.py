@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError, check_probability
-from ._input import REQUIRED, _direction, _to_matrix
+from .._validation import REQUIRED, GenexpyInputError, check_probability
+from .._validation import check_direction as _direction
+from ._input import _to_matrix
 from .posthoc import pairwise_wilcoxon
 
 __all__ = ["win_tie_loss"]

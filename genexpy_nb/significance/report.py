@@ -137,6 +137,21 @@ def _text(run: Any) -> str:
     return "".join(_text(r) for r in run)
 
 
+def plain_text(run: Any) -> str:
+    """Return a run as plain text, data unescaped (the writer escapes it for its format).
+
+    Parameters
+    ----------
+    run : str, Data, Strong or sequence of them
+        A piece of report text.
+
+    Returns
+    -------
+    str
+    """
+    return _text(run)
+
+
 def latex(run: Any) -> str:
     """A run as LaTeX text: data escaped with :func:`~genexpy_nb._escape.latex_text`, our
     text as written (it is LaTeX already where it has to be).
