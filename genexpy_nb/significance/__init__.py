@@ -84,11 +84,12 @@ from __future__ import annotations
 
 import importlib
 
+from .._validation import REQUIRED
+
 #: public name -> submodule that defines it. Submodules are imported on first use: the
 #: comparison workflow needs neither scipy.stats (about 1 s to import) nor the two-model
 #: tests' scikit-learn helpers, and ``genexpy-nb compare`` runs in under a second.
 _WHERE = {
-    "REQUIRED": "_input",
     "DegenerateTestWarning": "_results",
     "SignificanceResult": "_results",
     "FriedmanResult": "_results",

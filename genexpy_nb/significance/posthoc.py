@@ -22,13 +22,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import check_probability
+from .._validation import REQUIRED, check_probability
+from .._validation import check_direction as _direction
 from ._input import (
     _NAN_POLICIES,
-    REQUIRED,
     _check_choice,
     _complete_rows,
-    _direction,
     _orient,
     _to_matrix,
 )

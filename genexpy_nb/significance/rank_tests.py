@@ -21,14 +21,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError, require_columns, to_polars
+from .._validation import REQUIRED, GenexpyInputError, require_columns, to_polars
+from .._validation import check_direction as _direction
 from ._input import (
     _ALTERNATIVES,
-    REQUIRED,
     _as_1d,
     _check_choice,
     _complete_rows,
-    _direction,
     _names,
     _nan_1d,
     _orient,
