@@ -1,4 +1,4 @@
-"""genexpy_nb: will the results of your ML study hold up?
+"""genexpy_nb: will the results of your ML study hold up? Find out in Jupyter.
 
 Generalizability of experimental studies (Matteucci et al.) and the variability of trained
 models over random seeds (robust Kolmogorov-Smirnov test), for Jupyter.

@@ -39,7 +39,24 @@ class ClusterTaskError(RuntimeError):
 
 
 def require_distributed(feature: str = "running on a Dask cluster") -> ModuleType:
-    """Import and return :mod:`distributed`, or raise with the install instruction."""
+    """Import and return :mod:`distributed`, or raise with the install instruction.
+
+    Parameters
+    ----------
+    feature : str, default "running on a Dask cluster"
+        What needs Dask, named in the error message ("install genexpy_nb[cluster] for
+        <feature>").
+
+    Returns
+    -------
+    module
+        The imported :mod:`distributed` package.
+
+    Raises
+    ------
+    MissingOptionalDependency
+        When ``dask.distributed`` is not installed.
+    """
     try:
         import distributed
     except ImportError as exc:  # also covers sys.modules["distributed"] = None
@@ -53,18 +70,23 @@ def require_distributed(feature: str = "running on a Dask cluster") -> ModuleTyp
 def local_client(
     n_workers: int | None = None, *, threads_per_worker: int = 1, **cluster_kwargs: Any
 ) -> Any:
-    """A :class:`distributed.Client` on a new :class:`~distributed.LocalCluster` of processes.
+    """Start a :class:`~distributed.LocalCluster` of processes and return a client on it.
 
     Parameters
     ----------
-    n_workers
+    n_workers : int, optional
         Worker processes (default: one per core, ``os.cpu_count()``).
-    threads_per_worker
+    threads_per_worker : int, default 1
         Threads per worker (default 1: each task then uses one core; the pool's
         ``n_threads`` torch threads and one numba thread per analysis task).
     **cluster_kwargs
         Passed to ``LocalCluster`` (e.g. ``memory_limit="4GB"``, ``dashboard_address=":8787"``;
         default dashboard on a free port, ``client.dashboard_link``).
+
+    Returns
+    -------
+    distributed.Client
+        A client connected to the new cluster (``client.cluster``).
 
     Notes
     -----
@@ -86,13 +108,31 @@ def local_client(
 
 @contextlib.contextmanager
 def as_client(client: Any, threads_per_task: int = 1) -> Iterator[Any]:
-    """A :class:`distributed.Client` for the ``client`` argument of genexpy_nb's functions.
+    """Turn the ``client`` argument of genexpy_nb's functions into a :class:`distributed.Client`.
 
-    ``client`` may be a Client (used as it is), ``"local"`` (an embedded LocalCluster of
-    processes, :func:`local_client`, with ``cores // threads_per_task`` single-threaded
-    workers, closed on exit), a scheduler address such as ``"tcp://10.0.0.5:8786"`` or a
-    cluster object with a ``scheduler_address`` (a Client is connected, and closed on exit;
-    the cluster itself is left running).
+    A context manager: what it opened is closed again on exit.
+
+    Parameters
+    ----------
+    client : distributed.Client, str or cluster object
+        A Client (used as it is), ``"local"`` (an embedded LocalCluster of processes,
+        :func:`local_client`, with ``cores // threads_per_task`` single-threaded workers,
+        closed on exit), a scheduler address such as ``"tcp://10.0.0.5:8786"`` or a cluster
+        object with a ``scheduler_address`` (a Client is connected, and closed on exit; the
+        cluster itself is left running).
+    threads_per_task : int, default 1
+        Threads each task uses; with ``"local"``, the number of workers is the number of
+        cores divided by it.
+
+    Yields
+    ------
+    distributed.Client
+        The client to submit the tasks to.
+
+    Raises
+    ------
+    GenexpyInputError
+        When ``client`` is none of the above, or its scheduler cannot be reached.
     """
     distributed = require_distributed()
     if isinstance(client, distributed.Client):
@@ -131,15 +171,44 @@ def as_client(client: Any, threads_per_task: int = 1) -> Iterator[Any]:
 
 
 def total_threads(client: Any) -> int:
-    """Worker threads of the cluster now (at least 1, for a cluster still scaling up)."""
+    """Count the worker threads of the cluster now (at least 1, for a cluster scaling up).
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The client of the cluster.
+
+    Returns
+    -------
+    int
+        The sum of the threads of its workers, or 1 when it has none yet.
+    """
     return max(1, sum(client.nthreads().values()))
 
 
 def chunks(n: int, n_threads: int, chunk_size: int | None = None,
            per_thread: int = 4) -> list[range]:
-    """Split ``range(n)`` into consecutive chunks: ``chunk_size`` each, or about
+    """Split ``range(n)`` into consecutive chunks.
+
+    Each chunk holds ``chunk_size`` items, or, by default, the size that gives about
     ``per_thread`` chunks per worker thread (enough to balance the load, few enough that the
     per-task overhead stays small).
+
+    Parameters
+    ----------
+    n : int
+        The number of items.
+    n_threads : int
+        The worker threads of the cluster (:func:`total_threads`).
+    chunk_size : int, optional
+        Items per chunk (a positive integer); default ``ceil(n / (per_thread * n_threads))``.
+    per_thread : int, default 4
+        Chunks per worker thread when ``chunk_size`` is not given.
+
+    Returns
+    -------
+    list of range
+        Consecutive ranges covering ``range(n)``, the last one possibly shorter.
     """
     if chunk_size is None:
         chunk_size = max(1, math.ceil(n / (per_thread * max(1, n_threads))))
@@ -153,13 +222,38 @@ def map_unordered(
     on_result: Callable[[int, Any], None], desc: str = "tasks", unit: str = "task",
     progress: bool = True, bar: Any = None,
 ) -> None:
-    """Run ``fn(item, *shared)`` for every item on the cluster; call ``on_result(i, result)``
-    on the client as each task finishes, in completion order.
+    """Run ``fn(item, *shared)`` for every item on the cluster, handing results over as they come.
 
-    ``shared`` objects are scattered once to every worker (``broadcast``) instead of being
-    shipped with each task. Tasks that fail do not stop the others: when all are done, a
-    :class:`ClusterTaskError` names the failed items (the results delivered to
+    ``on_result(i, result)`` is called on the client as each task finishes, in completion
+    order. ``shared`` objects are scattered once to every worker (``broadcast``) instead of
+    being shipped with each task. Tasks that fail do not stop the others: when all are done,
+    a :class:`ClusterTaskError` names the failed items (the results delivered to
     ``on_result`` are kept). Interrupting the call cancels the tasks still pending.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The client to submit the tasks to.
+    fn : callable
+        The task, ``fn(item, *shared)``; it must be picklable.
+    items : sequence
+        One task per item.
+    shared : sequence, default ()
+        Objects passed to every task after the item, sent to each worker once.
+    on_result : callable
+        ``on_result(i, result)``, called on the client with the index of the item in
+        ``items`` and its task's result.
+    desc, unit : str
+        The progress bar's label and unit (``unit`` also names the items in the error).
+    progress : bool, default True
+        Show a progress bar (ignored when ``bar`` is given).
+    bar : tqdm progress bar, optional
+        A bar to advance by one per finished task instead of a new one (left open).
+
+    Raises
+    ------
+    ClusterTaskError
+        When some tasks failed, after all have finished; it names the first failed item.
     """
     distributed = require_distributed()
     from tqdm.auto import tqdm
@@ -203,8 +297,35 @@ def map_ordered(
     client: Any, fn: Callable[..., Any], items: Sequence[Any], *, shared: Sequence[Any] = (),
     desc: str = "tasks", unit: str = "task", progress: bool = True,
 ) -> list[Any]:
-    """:func:`map_unordered` collecting the results: ``[fn(item, *shared) for item in items]``
+    """Run ``fn(item, *shared)`` for every item on the cluster and return the results in order.
+
+    :func:`map_unordered` collecting the results: ``[fn(item, *shared) for item in items]``
     in the order of ``items``, whatever the order in which the tasks finish.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The client to submit the tasks to.
+    fn : callable
+        The task, ``fn(item, *shared)``; it must be picklable.
+    items : sequence
+        One task per item.
+    shared : sequence, default ()
+        Objects passed to every task after the item, sent to each worker once.
+    desc, unit : str
+        The progress bar's label and unit.
+    progress : bool, default True
+        Show a progress bar.
+
+    Returns
+    -------
+    list
+        The results, one per item, in the order of ``items``.
+
+    Raises
+    ------
+    ClusterTaskError
+        When some tasks failed (see :func:`map_unordered`).
     """
     parts: dict[int, Any] = {}
     map_unordered(client, fn, items, shared=shared, on_result=parts.__setitem__, desc=desc,

@@ -1,5 +1,6 @@
-"""The installed version of genexpy_nb (from the package metadata, without importing the
-package's public face).
+"""The installed version of genexpy_nb.
+
+Read from the package metadata, without importing the package's public face.
 """
 
 from __future__ import annotations

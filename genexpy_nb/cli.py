@@ -78,9 +78,10 @@ def _coerce_held(df, held: list[tuple[str, str]]) -> dict:
 
 
 def _summary_thresholds(args: argparse.Namespace) -> tuple[float, float]:
-    """alpha* and delta* of the printed answer: the headline ones (0.95, 0.05) when they are
-    computed, else the computed value nearest to them; one given explicitly must be among
-    the computed ones (checked before the analysis runs).
+    """Choose alpha* and delta* of the printed answer.
+
+    The headline ones (0.95, 0.05) when computed, else the nearest computed value; one given
+    explicitly must be among the computed ones (checked before the analysis runs).
     """
 
     def pick(given, grid, headline, flag, grid_flag):
@@ -100,8 +101,9 @@ def _summary_thresholds(args: argparse.Namespace) -> tuple[float, float]:
 
 
 def _figure_dir(path: str | None, inputs: list[str], out: str) -> Path | None:
-    """The folder of ``--figures`` (checked before the analysis runs): not the folder of
-    ``--out`` (the figures' folder is replaced as a whole).
+    """Check the folder of ``--figures`` before the analysis runs.
+
+    It must not be the folder of ``--out`` (the figures' folder is replaced as a whole).
     """
     if path is None:
         return None
@@ -116,8 +118,9 @@ def _figure_dir(path: str | None, inputs: list[str], out: str) -> Path | None:
 
 def _write_nstar_figures(res, folder: Path, alpha: float, delta: float, method: str,
                          quiet: bool) -> list[Path]:
-    """The charts of an n* frame (HTML that opens offline, PNG, SVG), written atomically;
-    an export that cannot be written is a note (``save_chart``).
+    """Write the charts of an n* frame (HTML that opens offline, PNG, SVG), atomically.
+
+    An export that cannot be written is a note (``save_chart``).
     """
     from ._io import atomic_dir
     from .charts import generalizability as ch
@@ -144,6 +147,21 @@ def _write_nstar_figures(res, folder: Path, alpha: float, delta: float, method: 
 
 
 def cmd_nstar(args: argparse.Namespace) -> int:
+    """Run ``genexpy-nb nstar``: n* of a results table, written to ``--out``.
+
+    The study is checked before the analysis runs; the answer is printed
+    (:func:`~genexpy_nb.nstar_summary`), the charts written to ``--figures`` if asked for.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of the command.
+
+    Returns
+    -------
+    int
+        The exit code: 0 (errors are raised; :func:`main` turns them into exit codes).
+    """
     from ._io import write_frame
 
     out = check_out_file(args.out, inputs=[args.results])
@@ -209,7 +227,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
 
 def _load_gaps(path: str, n_reference: int | None):
-    """(reference gaps, candidate gaps, labels, description) from a pool or a plain .npz."""
+    """Read (reference gaps, candidate gaps, labels, description) from a pool or a plain .npz."""
     from ._io import read_npz
     from .seedpools.pools import PER_MODEL_KEYS
 
@@ -269,6 +287,21 @@ def _load_gaps(path: str, n_reference: int | None):
 
 
 def cmd_seeds(args: argparse.Namespace) -> int:
+    """Run ``genexpy-nb seeds``: alpha-hat and the other numbers of each candidate model.
+
+    The gaps of a pool (or a plain ``.npz``) are checked before the bootstrap runs; the
+    report is written to ``--out`` and summarised (:func:`~genexpy_nb.seeds_summary`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of the command.
+
+    Returns
+    -------
+    int
+        The exit code: 0 (errors are raised; :func:`main` turns them into exit codes).
+    """
     import polars as pl
 
     from ._io import write_frame
@@ -364,6 +397,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    """Run ``genexpy-nb demo``: the worked example (:func:`~genexpy_nb.demo.run_demo`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of the command.
+
+    Returns
+    -------
+    int
+        The exit code: 0 (errors are raised; :func:`main` turns them into exit codes).
+    """
     check_out_dir(args.out)
     from .demo import run_demo
 
@@ -375,6 +420,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_precompile(args: argparse.Namespace) -> int:
+    """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of the command.
+
+    Returns
+    -------
+    int
+        The exit code: 0 (errors are raised; :func:`main` turns them into exit codes).
+    """
     from .precompile import precompile
 
     t = time.perf_counter()
@@ -395,8 +452,9 @@ def cmd_precompile(args: argparse.Namespace) -> int:
 
 
 class _Formatter(argparse.HelpFormatter):
-    """Shows each option's default after its help; wraps descriptions paragraph by paragraph
-    and keeps example lines (indented by two spaces) as written.
+    """Show each option's default after its help; keep paragraphs and example lines.
+
+    Descriptions are wrapped by paragraph; example lines (indented by two spaces) stay as is.
     """
 
     def _get_help_string(self, action: argparse.Action) -> str:
@@ -440,7 +498,13 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``genexpy-nb`` (every option documented, defaults shown)."""
+    """Build the argument parser of ``genexpy-nb`` (every option documented, defaults shown).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser, with one sub-command per command.
+    """
     p = argparse.ArgumentParser(
         prog="genexpy-nb", formatter_class=_Formatter,
         description="Will the results of your ML study hold up? Generalizability of "
@@ -646,8 +710,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _export_notes():
-    """Files an export could not write (no PNG under ``ulimit -v``, ...) as one-line notes
-    on stderr, instead of Python's warning format.
+    """Report files an export could not write as one-line notes on stderr.
+
+    For example no PNG under ``ulimit -v``; the notes replace Python's warning format.
     """
     import contextlib
     import warnings

@@ -1,7 +1,8 @@
-"""The command line's checks and argument types (:mod:`genexpy_nb.cli`): option values
-parsed with a clear message, output paths checked before any work (never an input, a
-replacement said), tables read with every failure a one-line error, and the messages in
-command-line words (:mod:`genexpy_nb._words`).
+"""The command line's checks and argument types (:mod:`genexpy_nb.cli`).
+
+Option values parsed with a clear message, output paths checked before any work (never an
+input, a replacement said), tables read with every failure a one-line error, and the
+messages in command-line words (:mod:`genexpy_nb._words`).
 """
 
 from __future__ import annotations
@@ -41,18 +42,19 @@ __all__ = [
 
 
 def say(msg: str = "") -> None:
-    """A line on stderr (notes, progress words; stdout holds the answer)."""
+    """Print a line on stderr (notes, progress words; stdout holds the answer)."""
     print(msg, file=sys.stderr)
 
 
 def one_line(msg: object) -> str:
-    """A message on one line (the command line's errors are one line)."""
+    """Put a message on one line (the command line's errors are one line)."""
     return " ".join(str(msg).split())
 
 
 def caller_words(msg: object) -> str:
-    """A message of the library on one line, in command-line words (``--rep 10``, not
-    ``rep=10``: :mod:`genexpy_nb._words`).
+    """Put a message of the library on one line, in command-line words.
+
+    ``--rep 10``, not ``rep=10`` (:mod:`genexpy_nb._words`).
     """
     from ._words import translate
 
@@ -60,8 +62,9 @@ def caller_words(msg: object) -> str:
 
 
 def command_flags(parser: argparse.ArgumentParser) -> dict[str, str]:
-    """A command's Python names -> its flags, read from its parser (``invalid_target`` ->
-    ``--invalid-target``; the positional table -> RESULTS).
+    """Map a command's Python names to its flags, read from its parser.
+
+    ``invalid_target`` -> ``--invalid-target``; the positional table -> RESULTS.
     """
     out = {}
     for action in parser._actions:
@@ -74,6 +77,18 @@ def command_flags(parser: argparse.ArgumentParser) -> dict[str, str]:
 
 
 def csv_list(text: str | None) -> list[str]:
+    """Split a comma-separated option value into its non-empty items.
+
+    Parameters
+    ----------
+    text : str or None
+        The option's value, e.g. ``"a, b,,c"``.
+
+    Returns
+    -------
+    list of str
+        The items, stripped of spaces; empty for None or "".
+    """
     return [t.strip() for t in text.split(",") if t.strip()] if text else []
 
 
@@ -117,6 +132,18 @@ def kernel_question(text: str):
 
 
 def positive_int(text: str) -> int:
+    """Parse a whole number of at least 1 (an argparse type).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int
+        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
+    """
     try:
         v = int(text)
     except ValueError:
@@ -127,6 +154,18 @@ def positive_int(text: str) -> int:
 
 
 def probability(text: str) -> float:
+    """Parse a number strictly between 0 and 1 (an argparse type).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
+    """
     try:
         v = float(text)
     except ValueError:
@@ -137,6 +176,18 @@ def probability(text: str) -> float:
 
 
 def fraction(text: str) -> float:
+    """Parse a number in [0, 1] (an argparse type).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
+    """
     try:
         v = float(text)
     except ValueError:
@@ -147,7 +198,7 @@ def fraction(text: str) -> float:
 
 
 def check_parent(p: Path, option: str) -> None:
-    """The folder of an output file exists (created now if needed) and is writable."""
+    """Check that the folder of an output file exists (created now if needed) and is writable."""
     from ._io import make_parent
 
     make_parent(p.expanduser().absolute().parent, f"{option} {str(p)!r}")
@@ -157,8 +208,10 @@ def check_parent(p: Path, option: str) -> None:
 
 
 def check_out_file(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
-    """An output table path: a supported suffix, in a folder that can be written, none of
-    the ``inputs``; replacing an existing file is said on the terminal.
+    """Check an output table path before any work; return it as a :class:`~pathlib.Path`.
+
+    It must have a supported suffix, lie in a folder that can be written and be none of the
+    ``inputs``; replacing an existing file is said on the terminal.
     """
     from ._io import check_frame_path, check_not_input
 
@@ -171,8 +224,10 @@ def check_out_file(path: str, option: str = "--out", inputs: list[str] = ()) -> 
 
 
 def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> Path:
-    """An output folder: writable, holding none of the ``inputs``, not a folder of the
-    user's own files; replacing one written by an earlier run is said on the terminal.
+    """Check an output folder before any work; return it as a :class:`~pathlib.Path`.
+
+    It must be writable, hold none of the ``inputs`` and not be a folder of the user's own
+    files; replacing one written by an earlier run is said on the terminal.
     """
     from ._io import check_not_input, check_output_dir
 
@@ -188,8 +243,9 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
 
 
 def read_table(path: str) -> pl.DataFrame:
-    """A results table from ``.parquet``, ``.csv`` or ``.tsv``; every failure a clear error
-    (:func:`genexpy_nb.data.read_results`).
+    """Read a results table from ``.parquet``, ``.csv`` or ``.tsv``.
+
+    Every failure is a clear error (:func:`genexpy_nb.data.read_results`).
     """
     from .data import read_results
 
@@ -216,10 +272,29 @@ def require_options(df, columns: dict[str, list[str]]) -> None:
 
 
 def direction(args: argparse.Namespace) -> bool:
+    """Read the target's direction from the parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The arguments of a command with :func:`add_direction`'s options.
+
+    Returns
+    -------
+    bool
+        True for ``--higher-is-better``, False for ``--lower-is-better``.
+    """
     return bool(args.higher_is_better)
 
 
 def add_direction(p: argparse.ArgumentParser) -> None:
+    """Add the required choice ``--higher-is-better`` / ``--lower-is-better`` to a command.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
                    default=None, help="the target is a score such as accuracy (required: "

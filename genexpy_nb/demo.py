@@ -55,22 +55,44 @@ def _say(text: str) -> None:
 
 
 def example_study() -> Study:
-    """The shipped example study as a :class:`Study` with its roles declared."""
+    """Load the shipped example study as a :class:`Study` with its roles declared.
+
+    Returns
+    -------
+    Study
+        The example study.
+    """
     return Study(load_example_study(), **ROLES)
 
 
 def example_kernels() -> list:
-    """The four research questions asked of the example study.
+    """Return the four research questions asked of the example study.
 
     ``Borda()`` asks about the alternative with the best mean rank (chosen from the data).
+
+    Returns
+    -------
+    list of Kernel
+        ``Borda()``, ``Jaccard(k=1)``, ``Mallows()`` and ``RBF()``.
     """
     return [Borda(), Jaccard(k=1), Mallows(), RBF()]
 
 
 def chance_count(head: pl.DataFrame) -> int:
-    """How many (configuration, question) answers of ``head`` are no more consistent than
-    chance: the frame's ``beyond_chance`` is false (n* within or above the no-signal
-    baseline's range); 0 when the frame has no baseline.
+    """Count the (configuration, question) answers no more consistent than chance.
+
+    Those rows of ``head`` whose ``beyond_chance`` is false (n* within or above the
+    no-signal baseline's range).
+
+    Parameters
+    ----------
+    head : polars.DataFrame
+        Rows of a frame of :func:`~genexpy_nb.analyze`.
+
+    Returns
+    -------
+    int
+        The count; 0 when the frame has no baseline.
     """
     if "beyond_chance" not in head.columns:
         return 0
@@ -78,14 +100,31 @@ def chance_count(head: pl.DataFrame) -> int:
 
 
 def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
-    """The study as it grows, in words: one row per N_sub, one column per question ("n*:
-    verdict", the verdict as :func:`~genexpy_nb.summary.verdict_text` words it, "(chance)"
-    when a trusted n* is within the no-signal baseline's range in every repetition) and one
-    for all questions together; and the reasons of the unsure cells, one line each.
+    """Describe the study as it grows, in words.
+
+    One row per N_sub, one column per question ("n*: verdict", the verdict as
+    :func:`~genexpy_nb.summary.verdict_text` words it, "(chance)" when a trusted n* is
+    within the no-signal baseline's range in every repetition) and one for all questions
+    together; and the reasons of the unsure cells, one line each.
 
     A null verdict (an estimate not to be trusted) never counts as "generalizes": a cell is
     "generalizes" only when every repetition generalizes, "needs k more" when one does not
     (k the largest shortfall), "unsure" otherwise; the same rule combines the questions.
+
+    Parameters
+    ----------
+    sim : polars.DataFrame
+        The frame of :func:`~genexpy_nb.planner.simulate_preliminary_study`: n* of the
+        study's first ``N_sub`` conditions, per subset size, question and repetition
+        (columns ``N_sub``, ``kernel_label``, ``nstar``, ``nstar_ceil``, ``generalizable``,
+        ``reason`` and, when present, ``beyond_chance``).
+
+    Returns
+    -------
+    table : polars.DataFrame
+        The table of strings described above.
+    reasons : list of str
+        Why each unsure cell is unsure.
     """
     labels = list(dict.fromkeys(sim["kernel_label"].to_list()))
     chance = (pl.col("beyond_chance") == False).all().fill_null(False)  # noqa: E712
@@ -121,8 +160,19 @@ def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
 
 
 def worst_first(todo: pl.DataFrame) -> pl.DataFrame:
-    """The plan with its configurations in one order, the worst first: the largest deficit,
-    ties broken by the larger n*, then by the study's order; ``priority`` renumbered.
+    """Order the plan's configurations worst first, ``priority`` renumbered.
+
+    The largest deficit first, ties broken by the larger n*, then by the study's order.
+
+    Parameters
+    ----------
+    todo : polars.DataFrame
+        A plan of :func:`~genexpy_nb.plan` (columns ``priority``, ``deficit``, ``nstar``).
+
+    Returns
+    -------
+    polars.DataFrame
+        The same rows in the new order, ``priority`` counting from 1.
     """
     return (todo.drop("priority")
             .sort(["deficit", pl.col("nstar").fill_nan(None)], descending=[True, True],

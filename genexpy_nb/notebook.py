@@ -15,9 +15,10 @@ __all__ = ["readable_errors"]
 
 
 def _one_message(shell, etype, value, tb, tb_offset=None) -> list[str]:
-    """IPython's custom-exception handler: shows the message alone as the cell's error
-    (``_showtraceback`` is how IPython and ipykernel show a structured traceback: an error
-    output in the notebook, with the cell marked failed).
+    """Show the message alone as the cell's error (IPython's custom-exception handler).
+
+    ``_showtraceback`` is how IPython and ipykernel show a structured traceback: an error
+    output in the notebook, with the cell marked failed.
     """
     stb = [f"{etype.__name__}: {value}"]
     shell._showtraceback(etype, value, stb)

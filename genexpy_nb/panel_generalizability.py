@@ -1,5 +1,6 @@
-"""The generalizability explorer (:class:`GeneralizabilityExplorer`): the panel of
-:mod:`genexpy_nb.panels` that asks n* of your own study.
+"""The generalizability explorer (:class:`GeneralizabilityExplorer`).
+
+The panel of :mod:`genexpy_nb.panels` that asks n* of your own study.
 """
 
 from __future__ import annotations
@@ -40,13 +41,22 @@ from .study import Study
 
 __all__ = ["GeneralizabilityExplorer", "HEADLINE_NOTE"]
 
-#: what the panel's headline is, under it: the verdict is the resampled estimate's; the
-#: table's other rows are other estimates, the bound a worst case
 def baseline_html(row: dict) -> str:
-    """The headline's sentence on the no-signal baseline of ``row`` (a row of the frame of
-    :func:`~genexpy_nb.analyze`): the baseline n* with its band beside n*, and, when
-    ``beyond_chance`` is false, that the answer is no more consistent than chance; "" when
-    the row has no baseline (an analysis with ``null=False``, or n* undefined).
+    """Write the headline's sentence on the no-signal baseline of ``row``.
+
+    The baseline n* with its band beside n*, and, when ``beyond_chance`` is false, that the
+    answer is no more consistent than chance.
+
+    Parameters
+    ----------
+    row : dict
+        A row of the frame of :func:`~genexpy_nb.analyze` (column name -> value).
+
+    Returns
+    -------
+    str
+        An HTML fragment starting with ``<br>``; "" when the row has no baseline (an
+        analysis with ``null=False``, or n* undefined).
     """
     base, lo, hi = (row.get(c) for c in ("nstar_null", "nstar_null_lo", "nstar_null_hi"))
     if base is None or not math.isfinite(base):
@@ -64,11 +74,32 @@ def baseline_html(row: dict) -> str:
     return text + "."
 
 
+#: what the panel's headline is, under it: the verdict is the resampled estimate's; the
+#: table's other rows are other estimates, the bound a worst case
 HEADLINE_NOTE = (
     "The headline uses the resampled estimate (Algorithm 1 of the paper), the verdict. In "
     "the table below, <i>approx</i> is the closed-form estimate and <i>bound</i> the "
     "distribution-free bound: a worst case for any data, never the verdict, so its "
     "'generalizable' can read no under a generalizable headline.")
+
+
+def _check_inputs(study: Study, analysis: GeneralizabilityAnalysis | None, alpha: float,
+                  delta: float) -> None:
+    """Check the explorer's study, analysis and initial thresholds; raise in clear words."""
+    if not isinstance(study, Study):
+        raise GenexpyInputError("study must be a genexpy_nb.Study.")
+    if analysis is not None:
+        if not isinstance(analysis, GeneralizabilityAnalysis):
+            raise GenexpyInputError("analysis must be a GeneralizabilityAnalysis.")
+        if analysis.study is not study:
+            raise GenexpyInputError(
+                "analysis was computed on another Study object: pass the same study, "
+                "e.g. GeneralizabilityExplorer(analysis.study, analysis=analysis)."
+            )
+    for nm, v, (lo, hi, _) in (("alpha", alpha, ALPHA_RANGE), ("delta", delta, DELTA_RANGE)):
+        if not isinstance(v, (int, float, np.floating)) or not lo <= float(v) <= hi:
+            raise GenexpyInputError(f"{nm} must lie in [{lo}, {hi}] in the panel (its "
+                                    f"slider's range), got {v!r}.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -133,20 +164,7 @@ class GeneralizabilityExplorer:
         delta: float = config.HEADLINE_DELTA,
         progress: bool = True,
     ) -> None:
-        if not isinstance(study, Study):
-            raise GenexpyInputError("study must be a genexpy_nb.Study.")
-        if analysis is not None:
-            if not isinstance(analysis, GeneralizabilityAnalysis):
-                raise GenexpyInputError("analysis must be a GeneralizabilityAnalysis.")
-            if analysis.study is not study:
-                raise GenexpyInputError(
-                    "analysis was computed on another Study object: pass the same study, "
-                    "e.g. GeneralizabilityExplorer(analysis.study, analysis=analysis)."
-                )
-        for nm, v, (lo, hi, _) in (("alpha", alpha, ALPHA_RANGE), ("delta", delta, DELTA_RANGE)):
-            if not isinstance(v, (int, float, np.floating)) or not lo <= float(v) <= hi:
-                raise GenexpyInputError(f"{nm} must lie in [{lo}, {hi}] in the panel (its "
-                                        f"slider's range), got {v!r}.")
+        _check_inputs(study, analysis, alpha, delta)
         self.study = study
         self.progress = bool(progress)
         if analysis is not None:
@@ -169,11 +187,27 @@ class GeneralizabilityExplorer:
         self._chart_cache = ChartCache(CHART_CACHE_SIZE)
         self._busy = False
 
-        # -- the research questions computed up front ------------------------------------
+        self._analyse_up_front(kernels, analysis)
+        ga0, i0 = next(iter(self._where.values()))
+        first_kernel = ga0.kernels[i0]
+        #: the configurations offered (those analysed)
+        self.configurations = study.configurations.filter(
+            pl.col("config_id").is_in(ga0.config_ids))
+        self._build_controls(first_kernel, alpha, delta)
+        self._build_outputs()
+        self.refresh()
+
+    def _analyse_up_front(self, kernels: Sequence[Kernel] | None,
+                          analysis: GeneralizabilityAnalysis | None) -> None:
+        """Register the research questions computed up front.
+
+        Those of ``analysis``, else ``kernels`` or the default four, computed now.
+        """
         if analysis is not None:
             for k in analysis.kernels:
                 self._register(analysis, k)
         else:
+            study = self.study
             ks = list(kernels) if kernels is not None else [
                 Jaccard(k=1), Mallows(), RBF(), Borda(best_alternative(study))]
             ks = [self._canonical(k) for k in ks]
@@ -181,13 +215,13 @@ class GeneralizabilityExplorer:
                                           progress=self.progress)
             for k in ga.kernels:
                 self._register(ga, k)
-        ga0, i0 = next(iter(self._where.values()))
-        first_kernel = ga0.kernels[i0]
-        #: the configurations offered (those analysed)
-        self.configurations = study.configurations.filter(
-            pl.col("config_id").is_in(ga0.config_ids))
 
-        # -- controls -------------------------------------------------------------------
+    def _build_controls(self, first_kernel: Kernel, alpha: float, delta: float) -> None:
+        """Create the configuration, question and threshold widgets.
+
+        They start at the first configuration, the first question and (``alpha``, ``delta``).
+        """
+        study = self.study
         confs = self.configurations
         self.factor_widgets: dict[str, widgets.Dropdown] = {}
         first_row = confs.row(0, named=True)
@@ -228,7 +262,8 @@ class GeneralizabilityExplorer:
         if first_kernel.name == "jaccard":
             self.k.value = int(first_kernel.k)
 
-        # -- outputs --------------------------------------------------------------------
+    def _build_outputs(self) -> None:
+        """Create the output widgets, connect the controls and lay out the panel."""
         self.status = widgets.HTML()
         self.progress_out = widgets.Output()
         self.summary = widgets.HTML()
@@ -261,7 +296,6 @@ class GeneralizabilityExplorer:
                          "deficit n* &minus; N for this question)"),
             self.views["deficit"].widget, self.ranking_table,
         ])
-        self.refresh()
 
     # ---- kernels and the cache ----------------------------------------------------------
     def _canonical(self, kernel: Kernel) -> Kernel:
@@ -291,7 +325,14 @@ class GeneralizabilityExplorer:
         return kernel.resolve(self.study.na, self.study.alternatives).label
 
     def selected_kernel(self) -> Kernel:
-        """The kernel of the research question picked in the widgets (unresolved)."""
+        """Return the kernel of the research question picked in the widgets (unresolved).
+
+        Returns
+        -------
+        Kernel
+            Borda of the chosen a*, Jaccard of the chosen k, or the question's kernel as
+            first given (its default when none was).
+        """
         fam = self.family.value
         t = self._templates.get(fam)
         if fam == "borda":
@@ -302,7 +343,7 @@ class GeneralizabilityExplorer:
         return t if t is not None else FAMILIES[fam]()
 
     def _ensure(self, kernel: Kernel) -> tuple[GeneralizabilityAnalysis, int]:
-        """The cached analysis of ``kernel`` and its index there; computed if new.
+        """Return the cached analysis of ``kernel`` and its index there; computed if new.
 
         A new research question resamples every configuration (the heavy part): the
         status line says so and a progress bar runs meanwhile.
@@ -341,7 +382,14 @@ class GeneralizabilityExplorer:
         return cid if cid in ids else None
 
     def select(self, configuration: Any) -> None:
-        """Select a configuration by id, ``{factor: level}`` or tuple of levels."""
+        """Select a configuration and redraw the panel.
+
+        Parameters
+        ----------
+        configuration : int, dict or tuple
+            A configuration id, ``{factor: level}`` or tuple of levels; it must be one of
+            the configurations analysed.
+        """
         s = self.study.sample(configuration)
         if s.config_id not in self.configurations["config_id"]:
             raise GenexpyInputError(f"configuration {s.label!r} was not analysed.")
@@ -421,8 +469,10 @@ class GeneralizabilityExplorer:
 
     def _numbers(self, ga: GeneralizabilityAnalysis, label: str, a: float,
                  d: float) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """(n* of every configuration, their ranking by deficit) for a question and
-        thresholds (cached).
+        """Return n* of every configuration and their ranking by deficit (cached).
+
+        For the question ``label`` of ``ga`` at the thresholds ``a`` (alpha*) and ``d``
+        (delta*).
         """
         def build():
             results = ga.nstar(a, d, PANEL_METHODS, kernels=[label])
@@ -460,8 +510,10 @@ class GeneralizabilityExplorer:
 
     def _chart_jobs(self, ga: GeneralizabilityAnalysis, label: str, cid: int | None,
                     a: float, d: float) -> tuple[list[tuple[str, tuple, Any]], str | None]:
-        """The charts for these inputs as ``[(name, cache key, build)]`` (``build()`` gives
-        the chart and what the frontend gets of it), and why the configuration's own charts
+        """List the charts for these inputs, and why some cannot be drawn.
+
+        The charts come as ``[(name, cache key, build)]`` (``build()`` gives the chart and
+        what the frontend gets of it); the reason is why the configuration's own charts
         cannot be drawn (None when they can).
         """
         from .charts.generalizability import deficit_heatmap, ngen_curves, power_law_fit
@@ -522,7 +574,7 @@ class GeneralizabilityExplorer:
             self.views[name].show(chart, bundle)
 
     def _summary_html(self, row: dict) -> str:
-        """The headline: the resampled estimate's n* and verdict (:data:`HEADLINE_NOTE`)."""
+        """Write the headline: the resampled estimate's n* and verdict (:data:`HEADLINE_NOTE`)."""
         label = html.escape(row["kernel_label"])
         thr = (f"alpha* = {row['alpha']:.2f}, delta* = {row['delta']:.2f} "
                f"(eps* = {row['eps']:.3f})")
@@ -551,15 +603,20 @@ class GeneralizabilityExplorer:
 
     # ---- export and display -------------------------------------------------------------
     def export(self, what: str = "nstar") -> pl.DataFrame:
-        """The current state as a polars frame, to paste into a paper.
+        """Return the current state as a polars frame, to paste into a paper.
 
         Parameters
         ----------
-        what : "nstar" (default) or "ranking"
+        what : {"nstar", "ranking"}, default "nstar"
             "nstar": the n* rows of the selected configuration (methods resample, approx,
             bound) for the selected question and thresholds; "ranking": all
-            configurations ranked by deficit. Both carry the selected parameters
-            (kernel_label, alpha, delta, rep, seed).
+            configurations ranked by deficit.
+
+        Returns
+        -------
+        polars.DataFrame
+            The rows asked for, carrying the selected parameters (kernel_label, alpha,
+            delta, rep, seed).
         """
         st = self.state
         extra = [pl.lit(st["rep"], dtype=pl.Int64).alias("rep"),
@@ -576,6 +633,7 @@ class GeneralizabilityExplorer:
         return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
+        """Show the selected parameters (:attr:`state`)."""
         return f"GeneralizabilityExplorer({self.state})"
 
 

@@ -1,5 +1,7 @@
-"""The seed-variability explorer (:class:`SeedVariabilityExplorer`): the panel of
-:mod:`genexpy_nb.panels` that compares candidate models trained over random seeds.
+"""The seed-variability explorer (:class:`SeedVariabilityExplorer`).
+
+The panel of :mod:`genexpy_nb.panels` that compares candidate models trained over random
+seeds.
 """
 
 from __future__ import annotations
@@ -168,6 +170,11 @@ class SeedVariabilityExplorer:
 
     @property
     def state(self) -> dict:
+        """The selected parameters.
+
+        Candidate (index and name), trimming level alpha, metric, and the report's B, eps
+        and seed.
+        """
         return {"candidate": int(self.candidate.value),
                 "name": self.names[int(self.candidate.value)],
                 "alpha": float(self.alpha.value), "metric": self.metric.value,
@@ -231,7 +238,15 @@ class SeedVariabilityExplorer:
             self.views[k].show(chart, bundle)
 
     def export(self) -> pl.DataFrame:
-        """The selected candidate and trimming level with its results, as one row."""
+        """Return the selected candidate and trimming level with its results, as one row.
+
+        Returns
+        -------
+        polars.DataFrame
+            The candidate's row of the report, with the trimmed distance at the selected
+            alpha (``trim_alpha``, ``d_alpha`` and its band ``d_alpha_lo``/``d_alpha_hi``),
+            whether it is accepted (``d_alpha`` at most tau), ``eps`` and ``seed``.
+        """
         st = self.state
         cur = self.curve(st["candidate"])
         at = cur.filter((pl.col("alpha") - st["alpha"]).abs() < 1e-12).select(
@@ -247,6 +262,7 @@ class SeedVariabilityExplorer:
         return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
+        """Show the selected parameters (:attr:`state`)."""
         return f"SeedVariabilityExplorer({self.state})"
 
 
@@ -255,11 +271,13 @@ def thin_ecdf_frame(frame: pl.DataFrame) -> pl.DataFrame:
 
     Parameters
     ----------
-    frame : an eCDF frame, as :func:`genexpy_nb.charts.thin_ecdf` takes it
+    frame : polars.DataFrame
+        An eCDF frame, as :func:`genexpy_nb.charts.thin_ecdf` takes it.
 
     Returns
     -------
-    polars.DataFrame: the rows kept for drawing
+    polars.DataFrame
+        The rows kept for drawing.
     """
     from .charts.variability import thin_ecdf
 

@@ -1,7 +1,8 @@
-"""How the panels show their charts and tables: the chart transport (:class:`ChartView`,
-the backends of :func:`chart_backend`), the chart cache and the shared helpers of
-:mod:`genexpy_nb.panel_generalizability` and :mod:`genexpy_nb.panel_seeds`. Users import the
-panels from :mod:`genexpy_nb.panels`.
+"""How the panels show their charts and tables.
+
+The chart transport (:class:`ChartView`, the backends of :func:`chart_backend`), the chart
+cache and the shared helpers of :mod:`genexpy_nb.panel_generalizability` and
+:mod:`genexpy_nb.panel_seeds`. Users import the panels from :mod:`genexpy_nb.panels`.
 
 Charts are shown in :class:`ipywidgets.Output` widgets by setting their ``outputs`` to the
 chart compiled to a Vega spec (``application/vnd.vega.v5+json``, see :data:`CHART_BACKEND`),
@@ -56,11 +57,11 @@ VAR_METRICS: tuple[str, ...] = (
 # small display helpers (no analysis here)
 # ---------------------------------------------------------------------------------------
 def mimebundle(chart: alt.TopLevelMixin) -> dict:
-    """The MIME bundle the active Altair renderer makes of ``chart``, without re-validation.
+    """Return the MIME bundle the active Altair renderer makes of ``chart``, without re-validation.
 
     Altair validates a spec against the Vega-Lite schema in ``to_dict()``; the panels' charts
-    come from the tested chart builders, so the panels skip that (it costs ~100 ms per chart
-    and a slider move redraws three). ``chart.to_dict()`` still validates, as tests do.
+    come from the tested chart builders, so the panels skip that (it is slow, and a slider
+    move redraws three charts). ``chart.to_dict()`` still validates, as tests do.
     """
     spec = chart.to_dict(validate=False, context={"pre_transform": False})
     renderer = alt.renderers.get()
@@ -71,8 +72,9 @@ def mimebundle(chart: alt.TopLevelMixin) -> dict:
 
 
 def vega_bundle(chart: alt.TopLevelMixin) -> dict:
-    """The chart as a Vega spec that the frontend draws itself, offline
-    (:func:`genexpy_nb.charts.offline_renderer`), whatever Altair renderer is active.
+    """Return the chart as a Vega spec that the frontend draws itself, offline.
+
+    See :func:`genexpy_nb.charts.offline_renderer`; whatever Altair renderer is active.
     """
     from .charts._offline import offline_renderer
 
@@ -81,8 +83,10 @@ def vega_bundle(chart: alt.TopLevelMixin) -> dict:
 
 
 def payload(chart: alt.TopLevelMixin) -> dict:
-    """What the frontend needs of a chart under the backend in force: the Vega bundle
-    (vega), the Vega-Lite spec (jupyterchart) or the active renderer's bundle (mimebundle).
+    """Return what the frontend needs of a chart under the backend in force.
+
+    The Vega bundle (vega), the Vega-Lite spec (jupyterchart) or the active renderer's
+    bundle (mimebundle).
     """
     backend = chart_backend()
     if backend == "vega":
@@ -117,7 +121,7 @@ _BACKENDS = ("auto", "vega", "jupyterchart", "mimebundle")
 
 
 def chart_backend() -> str:
-    """The chart backend in force (see :data:`CHART_BACKEND`).
+    """Return the chart backend in force (see :data:`CHART_BACKEND`).
 
     Returns
     -------
@@ -141,7 +145,7 @@ def chart_backend() -> str:
 
 
 def jupyter_chart() -> alt.JupyterChart:
-    """An empty JupyterChart whose JavaScript needs no network (bundled by vl-convert)."""
+    """Create an empty JupyterChart whose JavaScript needs no network (bundled by vl-convert)."""
     alt.JupyterChart.enable_offline()  # once per session; a no-op afterwards
     return alt.JupyterChart(None)
 
@@ -200,6 +204,13 @@ class ChartView:
                                 "metadata": {}},)
 
     def note(self, text: str) -> None:
+        """Show the message ``text`` instead of a chart (in italics).
+
+        Parameters
+        ----------
+        text : str
+            The message, e.g. why the chart cannot be drawn.
+        """
         self.chart, self.message = None, text
         self.widget.outputs = ({
             "output_type": "display_data",
@@ -209,8 +220,10 @@ class ChartView:
 
 
 class ChartCache:
-    """Values (charts with their bundles, n* frames) keyed by the inputs they were made from
-    (bounded, most recent kept), so that going back to a slider position redraws at once.
+    """Values keyed by the inputs they were made from, the most recent kept.
+
+    Charts with their bundles, n* frames: going back to a slider position redraws at once.
+    The cache holds at most ``size`` values.
 
     (Preparing the neighbouring slider positions in a background thread was tried and
     dropped: polars and vl-convert called from two threads at once deadlocked.)
@@ -221,6 +234,21 @@ class ChartCache:
         self._d: dict[tuple, Any] = {}
 
     def get(self, key: tuple, build) -> Any:
+        """Return the value of ``key``, made with ``build()`` if it is not cached.
+
+        Parameters
+        ----------
+        key : tuple
+            The inputs the value is made from.
+        build : callable
+            Makes the value, called without arguments.
+
+        Returns
+        -------
+        object
+            The value; it becomes the most recent, and the least recent ones beyond
+            ``size`` are dropped.
+        """
         hit = self._d.pop(key, None)
         if hit is None:
             hit = build()
@@ -248,6 +276,21 @@ def with_payload(build):
 
 
 def fmt_cell(v: Any, digits: int = 3) -> str:
+    """Format a value for a table cell.
+
+    Parameters
+    ----------
+    v : object
+        The value: None is a dash, a boolean yes/no, a float ``digits`` significant digits
+        ("undefined" when not finite), anything else its ``str()``.
+    digits : int, default 3
+        Significant digits of floats.
+
+    Returns
+    -------
+    str
+        The cell's text.
+    """
     if v is None:
         return "–"
     if isinstance(v, (bool, np.bool_)):
@@ -261,7 +304,7 @@ def fmt_cell(v: Any, digits: int = 3) -> str:
 
 def html_table(df: pl.DataFrame, columns: Sequence[str] | None = None,
                 max_rows: int = 50, highlight: Any = None, key: str | None = None) -> str:
-    """A plain HTML table of a polars frame (escaped), one highlighted row optional."""
+    """Render a polars frame as a plain HTML table (escaped), one highlighted row optional."""
     cols = list(columns or df.columns)
     head = "".join(f"<th style='text-align:left;padding:2px 8px'>{html.escape(c)}</th>"
                    for c in cols)

@@ -132,7 +132,9 @@ def precompile(progress: bool = True) -> pl.DataFrame:
 
 
 def _count(dispatcher, what: str) -> int:
-    """Signatures of a numba function compiled (``cache_misses``) or loaded from the disk
-    cache (``cache_hits``) in this process so far.
+    """Count the signatures of a numba function compiled or loaded from the disk cache.
+
+    ``what`` is ``cache_misses`` (compiled) or ``cache_hits`` (loaded), in this process so
+    far.
     """
     return sum(getattr(dispatcher.stats, what).values())

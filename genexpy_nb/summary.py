@@ -1,5 +1,7 @@
-"""Short answers from long frames: the n* verdict per research question, the seed-variability
-numbers per candidate, as one table each, for the terminal and for notebooks.
+"""Short answers from long frames, as tables for the terminal and for notebooks.
+
+The n* verdict per research question and the seed-variability numbers per candidate, as one
+table each.
 
 :func:`nstar_summary` reads the frame of :func:`~genexpy_nb.analyze` at the headline
 thresholds (alpha* = 0.95, delta* = 0.05 by default) and gives, per research question, every
@@ -42,8 +44,20 @@ _ANALYSIS_COLUMNS = frozenset({*NSTAR_SCHEMA, *NULL_COLUMNS, "nstar_ceil", "gene
 
 
 def terminal_text(value: object) -> str:
-    """A string from data made safe for a terminal: control characters (escape sequences,
-    carriage returns, ...) shown as ``?``; one line.
+    """Make a string from data safe for a terminal, on one line.
+
+    Control characters (escape sequences, carriage returns, ...) are shown as ``?``; newlines
+    and tabs become spaces.
+
+    Parameters
+    ----------
+    value : object
+        Anything; its ``str()`` is cleaned.
+
+    Returns
+    -------
+    str
+        The cleaned one-line string.
     """
     s = str(value)
     return "".join("?" if unicodedata.category(ch)[0] == "C" else ch
@@ -51,8 +65,19 @@ def terminal_text(value: object) -> str:
 
 
 def study_words(study) -> str:
-    """A :class:`~genexpy_nb.Study` in one sentence, without Python syntax (for a terminal):
-    its configurations, alternatives, factors and target.
+    """Describe a :class:`~genexpy_nb.Study` in one sentence, without Python syntax.
+
+    For a terminal: its configurations, alternatives, factors and target.
+
+    Parameters
+    ----------
+    study : Study
+        The study to describe.
+
+    Returns
+    -------
+    str
+        The sentence.
     """
     design = ", ".join(map(str, study.design)) or "none"
     return (f"{plural(len(study), 'configuration')} x {plural(study.na, 'alternative')}; "
@@ -66,16 +91,22 @@ def study_words(study) -> str:
 
 @dataclass
 class Table:
-    """A titled table of strings: plain text (aligned columns), Markdown and HTML, every
-    cell escaped for where it lands.
+    """A titled table of strings, rendered as plain text, Markdown or HTML.
+
+    Plain text has aligned columns; every cell is escaped for where it lands.
 
     Parameters
     ----------
-    title : the line above the table
-    headers : the column names
-    rows : the cells, one list of strings per row (as many as ``headers``)
-    notes : lines printed below the table
-    right : the indices of the columns aligned right (numbers)
+    title : str
+        The line above the table.
+    headers : list of str
+        The column names.
+    rows : list of list of str
+        The cells, one list of strings per row (as many as ``headers``).
+    notes : list of str, default []
+        Lines printed below the table.
+    right : frozenset of int, default frozenset()
+        The indices of the columns aligned right (numbers).
     """
 
     title: str
@@ -86,6 +117,14 @@ class Table:
     right: frozenset[int] = frozenset()
 
     def to_text(self) -> str:
+        """Render the table as plain text for a terminal.
+
+        Returns
+        -------
+        str
+            The title, the aligned columns under a rule, then the notes; control characters
+            of the cells shown as ``?``.
+        """
         head = [terminal_text(h) for h in self.headers]
         body = [[terminal_text(c) for c in r] for r in self.rows]
         widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(head)]
@@ -101,6 +140,13 @@ class Table:
         return "\n".join(out)
 
     def to_markdown(self) -> str:
+        """Render the table as Markdown, every cell escaped.
+
+        Returns
+        -------
+        str
+            The bold title, a pipe table (numbers aligned right) and the notes.
+        """
         def row(cells):
             return "| " + " | ".join(markdown_text(c) for c in cells) + " |"
 
@@ -112,6 +158,13 @@ class Table:
         return "\n".join(out)
 
     def to_html(self) -> str:
+        """Render the table as HTML, every cell escaped.
+
+        Returns
+        -------
+        str
+            A ``<div>`` holding the bold title, the ``<table>`` and the notes.
+        """
         def cells(tag, values):
             return "".join(
                 f"<{tag} style='text-align:{'right' if i in self.right else 'left'}'>"
@@ -125,9 +178,10 @@ class Table:
 
 
 class _Tables:
-    """Shared rendering of a list of :class:`Table` plus a heading and closing lines, copied
-    into each summary class by :func:`_renders_tables` (not a base class: the API reference
-    would name a private base).
+    """Shared rendering of a list of :class:`Table` plus a heading and closing lines.
+
+    Copied into each summary class by :func:`_renders_tables` (not a base class: the API
+    reference would name a private base).
     """
 
     heading: str
@@ -135,13 +189,25 @@ class _Tables:
     footer: list[str]
 
     def to_text(self) -> str:
-        """The summary as plain text for a terminal (what ``print`` shows)."""
+        """Render the summary as plain text for a terminal (what ``print`` shows).
+
+        Returns
+        -------
+        str
+            The heading, each table and the closing lines, separated by blank lines.
+        """
         parts = [terminal_text(self.heading)] + [t.to_text() for t in self.tables]
         return "\n\n".join(parts + ["\n".join(terminal_text(f) for f in self.footer)]
                            if self.footer else parts)
 
     def to_markdown(self) -> str:
-        """The summary as Markdown (what a notebook shows), every cell escaped."""
+        """Render the summary as Markdown (what a notebook shows), every cell escaped.
+
+        Returns
+        -------
+        str
+            The heading, each table and the closing lines, separated by blank lines.
+        """
         parts = [markdown_text(self.heading)] + [t.to_markdown() for t in self.tables]
         parts += ["  \n".join(markdown_text(f) for f in self.footer)] if self.footer else []
         return "\n\n".join(parts)
@@ -159,8 +225,9 @@ class _Tables:
 
 
 def _renders_tables(cls: type) -> type:
-    """Give ``cls`` (with ``heading``, ``tables`` and ``footer``) the rendering of
-    :class:`_Tables`.
+    """Copy the rendering of :class:`_Tables` into ``cls``.
+
+    ``cls`` has ``heading``, ``tables`` and ``footer``.
     """
     for name in ("to_text", "to_markdown", "_repr_markdown_", "_repr_html_", "__str__"):
         setattr(cls, name, _Tables.__dict__[name])
@@ -184,10 +251,25 @@ def _interval(lo: float | None, hi: float | None) -> str:
 
 def verdict_text(generalizable: bool | None, deficit: int | None,
                  reason: str | None) -> str:
-    """The verdict of one row in words: "generalizes", "needs k more" (k = the frame's
-    ``deficit``, the conditions to add), or "unsure: reason" (the frame's null verdict, an
-    estimate not to be trusted or undefined, with its reason, as
-    :func:`genexpy_nb.planner.verdict_word` words it).
+    """Put the verdict of one row of an analysis frame in words.
+
+    "generalizes", "needs k more" (k = the frame's ``deficit``, the conditions to add), or
+    "unsure: reason" (the frame's null verdict, an estimate not to be trusted or undefined,
+    with its reason, as :func:`genexpy_nb.planner.verdict_word` words it).
+
+    Parameters
+    ----------
+    generalizable : bool or None
+        The row's ``generalizable`` column (None: no verdict).
+    deficit : int or None
+        The row's ``deficit``: the conditions still to add.
+    reason : str or None
+        The row's ``reason``, given with an unsure verdict.
+
+    Returns
+    -------
+    str
+        The verdict in words.
     """
     if generalizable is True:
         return "generalizes"
@@ -200,22 +282,29 @@ def verdict_text(generalizable: bool | None, deficit: int | None,
 @_renders_tables
 @dataclass
 class NstarSummary:
-    """The answer of an analysis at one pair of thresholds, as :func:`nstar_summary` builds
-    it: one :class:`Table` per research question, printed (``print``), shown in a notebook,
-    or rendered with ``to_text()`` / ``to_markdown()``.
+    """The answer of an analysis at one pair of thresholds, as :func:`nstar_summary` builds it.
+
+    One :class:`Table` per research question, printed (``print``), shown in a notebook, or
+    rendered with ``to_text()`` / ``to_markdown()``.
 
     Parameters
     ----------
-    frame : the full frame that was summarised (of :func:`~genexpy_nb.analyze`), unchanged
-    rows : the rows behind the tables, one per configuration and research question at
-        (``alpha``, ``delta``) for ``method``, with a ``verdict`` column in words
-    alpha, delta : the thresholds alpha* and delta* of the answer
-    method : the estimate whose verdict is given ("resample", "approx" or
-        "approx_weighted")
-    tables : one table per research question
-    heading : the sentence above the tables
-    footer : the lines below them (what the no-signal baseline and "(chance)" mean, where
-        the full frame was written)
+    frame : polars.DataFrame or pandas.DataFrame
+        The full frame that was summarised (of :func:`~genexpy_nb.analyze`), unchanged.
+    rows : polars.DataFrame
+        The rows behind the tables, one per configuration and research question at
+        (``alpha``, ``delta``) for ``method``, with a ``verdict`` column in words.
+    alpha, delta : float
+        The thresholds alpha* and delta* of the answer.
+    method : str
+        The estimate whose verdict is given ("resample", "approx" or "approx_weighted").
+    tables : list of Table
+        One table per research question.
+    heading : str
+        The sentence above the tables.
+    footer : list of str
+        The lines below them (what the no-signal baseline and "(chance)" mean, where the
+        full frame was written).
     """
 
     frame: pl.DataFrame
@@ -228,7 +317,13 @@ class NstarSummary:
     footer: list[str]
 
     def counts(self) -> dict[str, int]:
-        """How many rows generalize, need more conditions, or are unsure."""
+        """Count the rows that generalize, need more conditions, or are unsure.
+
+        Returns
+        -------
+        dict of str to int
+            ``{"generalizes": ..., "needs more": ..., "unsure": ...}``.
+        """
         g = self.rows["generalizable"]
         return {"generalizes": int((g == True).sum()),  # noqa: E712 (polars series)
                 "needs more": int((g == False).sum()),  # noqa: E712
@@ -236,40 +331,26 @@ class NstarSummary:
 
 
 def design_columns(frame: pl.DataFrame) -> list[str]:
-    """The design-factor columns of an analysis frame (those that name a configuration)."""
-    return [c for c in frame.columns if c not in _ANALYSIS_COLUMNS]
-
-
-def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
-                  delta: float = config.HEADLINE_DELTA, *, method: str | None = None,
-                  max_rows: int = 25, where: str | None = None) -> NstarSummary:
-    """The answer of :func:`~genexpy_nb.analyze` in one table per research question.
+    """List the design-factor columns of an analysis frame (those that name a configuration).
 
     Parameters
     ----------
-    frame : the frame of :func:`~genexpy_nb.analyze` (or of ``GeneralizabilityAnalysis.nstar``)
-    alpha, delta : the thresholds of the answer (alpha* and delta*; both must be in the frame)
-    method : the estimate whose verdict is given; default: the resampled one when the frame
-        has it, else the weighted, then the plain closed form. The distribution-free bound
-        is a worst case for any data, never a verdict, and is refused here.
-    max_rows : configurations listed per research question, the ones needing the most
-        conditions first; the others are counted below the table
-    where : where the full frame was written (said below the tables), if anywhere
+    frame : polars.DataFrame
+        A frame of :func:`~genexpy_nb.analyze`.
 
     Returns
     -------
-    NstarSummary: ``print`` it or display it in a notebook; ``.frame`` is ``frame``,
-    ``.rows`` the selected rows with a ``verdict`` column, ``.to_text()``,
-    ``.to_markdown()``.
+    list of str
+        Its columns that are not columns of the analysis itself, in the frame's order.
     """
-    df = to_polars(frame, "frame")
-    need = {"config_id", "kernel_label", "alpha", "delta", "method", "nstar", "N",
-            "generalizable", "deficit", "reason"}
-    missing = sorted(need - set(df.columns))
-    if missing:
-        raise GenexpyInputError(f"frame lacks the columns {missing}: pass the frame returned "
-                                "by analyze().")
-    methods = df["method"].unique().to_list()
+    return [c for c in frame.columns if c not in _ANALYSIS_COLUMNS]
+
+
+def _summary_method(methods: list[str], method: str | None) -> str:
+    """Check the estimate asked for, or pick the default; the bound is refused.
+
+    The default is the first of :data:`_VERDICT_METHODS` found in the frame.
+    """
     if method is None:
         method = next((m for m in _VERDICT_METHODS if m in methods), None)
         if method is None:
@@ -280,6 +361,124 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         raise GenexpyInputError(
             "the distribution-free bound is a worst case for any data, never a verdict: "
             "summarise 'resample' (the default), 'approx' or 'approx_weighted'.")
+    return method
+
+
+def _question_row(r: dict, design: list[str], has_null: bool) -> list[str]:
+    """Format the cells of one configuration's row of a question's table.
+
+    Design levels, n*, interval, N, the no-signal baseline when there is one, verdict.
+    """
+    cells = [str(r[c]) for c in design] if design else ["the whole study"]
+    cells += [_num(r["nstar"]), _interval(r.get("nstar_lo"), r.get("nstar_hi")),
+              str(r["N"])]
+    if has_null:
+        base = _num(r.get("nstar_null"))
+        band = _interval(r.get("nstar_null_lo"), r.get("nstar_null_hi"))
+        # the frame's beyond_chance: false = n* within or above the band
+        mark = " (chance)" if r.get("beyond_chance") is False else ""
+        cells += [f"{base} {band}{mark}".strip()]
+    cells += [r["verdict"]]
+    return cells
+
+
+def _question_notes(part: pl.DataFrame, has_null: bool, max_rows: int) -> list[str]:
+    """Write the lines below one question's table.
+
+    The verdicts counted, the rows no more consistent than chance, the rows left out.
+    """
+    g = part["generalizable"]
+    n_yes, n_no, n_unsure = (int((g == True).sum()), int((g == False).sum()),  # noqa: E712
+                             int(g.is_null().sum()))
+    notes = [f"{n_yes} of {plural(part.height, 'configuration')} "
+             f"generalize{'s' if n_yes == 1 else ''}"
+             + (f", {n_no} need{'s' if n_no == 1 else ''} more conditions" if n_no else "")
+             + (f", {n_unsure} unsure" if n_unsure else "") + "."]
+    if has_null and "beyond_chance" in part.columns:
+        n_chance = int((part["beyond_chance"] == False).sum())  # noqa: E712
+        if n_chance:
+            notes.append(f"{n_chance} of them no more consistent than chance "
+                         "(marked (chance), see below).")
+    if part.height > max_rows:
+        notes.append(f"({part.height - max_rows} more in the full frame.)")
+    return notes
+
+
+def _question_table(label: str, part: pl.DataFrame, design: list[str], has_null: bool,
+                    max_rows: int) -> Table:
+    """Build the table of one research question from its rows, in the order given."""
+    headers = [*(design or ["configuration"]), "n*", "interval", "N"]
+    right = {len(headers) - 3, len(headers) - 1}
+    if has_null:
+        headers += ["no-signal n*"]
+    headers += ["verdict"]
+    rows = [_question_row(r, design, has_null)
+            for r in part.head(max_rows).iter_rows(named=True)]
+    return Table(f"research question: {label}", headers, rows,
+                 _question_notes(part, has_null, max_rows), frozenset(right))
+
+
+def _summary_footer(has_null: bool, methods: list[str], n_rows: int,
+                    where: str | None) -> list[str]:
+    """Write the lines below the tables of :func:`nstar_summary`.
+
+    What the no-signal baseline and "(chance)" mean, that the bound is no verdict, where
+    the full frame was written.
+    """
+    footer = []
+    if has_null:
+        footer.append("no-signal n*: the n* the same study would have if no alternative "
+                      "were better than another (its results exchanged at random among the "
+                      "alternatives within each condition), with the range chance alone "
+                      "gives it.")
+        footer.append("(chance): n* lies within (or above) the no-signal baseline's range — "
+                      "the answer is no more consistent than if no alternative were better; "
+                      "a verdict 'generalizes' then says that two studies agree, not that "
+                      "they find a winner.")
+    if "bound" in methods:
+        footer.append("The distribution-free bound in the full frame is a worst case for any "
+                      "data, not the verdict.")
+    if where:
+        footer.append(f"Full results ({plural(n_rows, 'row')}): {where}")
+    return footer
+
+
+def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
+                  delta: float = config.HEADLINE_DELTA, *, method: str | None = None,
+                  max_rows: int = 25, where: str | None = None) -> NstarSummary:
+    """Summarise the answer of :func:`~genexpy_nb.analyze` in one table per research question.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or pandas.DataFrame
+        The frame of :func:`~genexpy_nb.analyze` (or of ``GeneralizabilityAnalysis.nstar``).
+    alpha, delta : float
+        The thresholds of the answer (alpha* and delta*; both must be in the frame).
+    method : str, optional
+        The estimate whose verdict is given; default: the resampled one when the frame
+        has it, else the weighted, then the plain closed form. The distribution-free bound
+        is a worst case for any data, never a verdict, and is refused here.
+    max_rows : int, default 25
+        Configurations listed per research question, the ones needing the most
+        conditions first; the others are counted below the table.
+    where : str, optional
+        Where the full frame was written (said below the tables), if anywhere.
+
+    Returns
+    -------
+    NstarSummary
+        ``print`` it or display it in a notebook; ``.frame`` is ``frame``, ``.rows`` the
+        selected rows with a ``verdict`` column, ``.to_text()``, ``.to_markdown()``.
+    """
+    df = to_polars(frame, "frame")
+    need = {"config_id", "kernel_label", "alpha", "delta", "method", "nstar", "N",
+            "generalizable", "deficit", "reason"}
+    missing = sorted(need - set(df.columns))
+    if missing:
+        raise GenexpyInputError(f"frame lacks the columns {missing}: pass the frame returned "
+                                "by analyze().")
+    methods = df["method"].unique().to_list()
+    method = _summary_method(methods, method)
     sel = df.filter((pl.col("alpha") - alpha).abs() < 1e-12,
                     (pl.col("delta") - delta).abs() < 1e-12, pl.col("method") == method)
     if sel.height == 0:
@@ -295,64 +494,16 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
     # the configurations needing the most first; unsure ones after, in configuration order
     order = sel.sort([pl.col("generalizable").is_null(), pl.col("generalizable"), "deficit",
                       "config_id"], descending=[False, False, True, False], nulls_last=True)
-    tables = []
-    for label in dict.fromkeys(sel.sort("config_id")["kernel_label"].to_list()):
-        part = order.filter(pl.col("kernel_label") == label)
-        headers = [*(design or ["configuration"]), "n*", "interval", "N"]
-        right = {len(headers) - 3, len(headers) - 1}
-        if has_null:
-            headers += ["no-signal n*"]
-        headers += ["verdict"]
-        rows = []
-        for r in part.head(max_rows).iter_rows(named=True):
-            cells = [str(r[c]) for c in design] if design else ["the whole study"]
-            cells += [_num(r["nstar"]), _interval(r.get("nstar_lo"), r.get("nstar_hi")),
-                      str(r["N"])]
-            if has_null:
-                base = _num(r.get("nstar_null"))
-                band = _interval(r.get("nstar_null_lo"), r.get("nstar_null_hi"))
-                # the frame's beyond_chance: false = n* within or above the band
-                mark = " (chance)" if r.get("beyond_chance") is False else ""
-                cells += [f"{base} {band}{mark}".strip()]
-            cells += [r["verdict"]]
-            rows.append(cells)
-        g = part["generalizable"]
-        n_yes, n_no, n_unsure = (int((g == True).sum()), int((g == False).sum()),  # noqa: E712
-                                 int(g.is_null().sum()))
-        notes = [f"{n_yes} of {plural(part.height, 'configuration')} "
-                 f"generalize{'s' if n_yes == 1 else ''}"
-                 + (f", {n_no} need{'s' if n_no == 1 else ''} more conditions" if n_no else "")
-                 + (f", {n_unsure} unsure" if n_unsure else "") + "."]
-        if has_null and "beyond_chance" in part.columns:
-            n_chance = int((part["beyond_chance"] == False).sum())  # noqa: E712
-            if n_chance:
-                notes.append(f"{n_chance} of them no more consistent than chance "
-                             "(marked (chance), see below).")
-        if part.height > max_rows:
-            notes.append(f"({part.height - max_rows} more in the full frame.)")
-        tables.append(Table(f"research question: {label}", headers, rows, notes,
-                            frozenset(right)))
+    tables = [_question_table(label, order.filter(pl.col("kernel_label") == label), design,
+                              has_null, max_rows)
+              for label in dict.fromkeys(sel.sort("config_id")["kernel_label"].to_list())]
     what = {"resample": "the resampled estimate, with its interval",
             "approx": "the closed-form estimate",
             "approx_weighted": "the weighted closed-form estimate"}.get(method, method)
     heading = (f"n* at alpha* = {alpha:g}, delta* = {delta:g}, {what}: the number of "
                "conditions each configuration needs for its conclusions to generalize; N: "
                "the conditions it has.")
-    footer = []
-    if has_null:
-        footer.append("no-signal n*: the n* the same study would have if no alternative "
-                      "were better than another (its results exchanged at random among the "
-                      "alternatives within each condition), with the range chance alone "
-                      "gives it.")
-        footer.append("(chance): n* lies within (or above) the no-signal baseline's range — "
-                      "the answer is no more consistent than if no alternative were better; "
-                      "a verdict 'generalizes' then says that two studies agree, not that "
-                      "they find a winner.")
-    if "bound" in methods:
-        footer.append("The distribution-free bound in the full frame is a worst case for any "
-                      "data, not the verdict.")
-    if where:
-        footer.append(f"Full results ({plural(df.height, 'row')}): {where}")
+    footer = _summary_footer(has_null, methods, df.height, where)
     return NstarSummary(frame=frame, rows=sel, alpha=alpha, delta=delta, method=method,
                         tables=tables, heading=heading, footer=footer)
 
@@ -363,15 +514,20 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
 @_renders_tables
 @dataclass
 class SeedsSummary:
-    """The per-candidate numbers of :func:`~genexpy_nb.variability.candidate_report` as one
-    table, as :func:`seeds_summary` builds it.
+    """The per-candidate numbers of a seed-variability report, as :func:`seeds_summary` builds it.
+
+    One table of the numbers of :func:`~genexpy_nb.variability.candidate_report`.
 
     Parameters
     ----------
-    frame : the full report that was summarised, unchanged
-    tables : the table (one)
-    heading : the sentence above it (what alpha-hat is)
-    footer : the lines below it (churn and ECE, where the full report was written)
+    frame : polars.DataFrame or pandas.DataFrame
+        The full report that was summarised, unchanged.
+    tables : list of Table
+        The table (one).
+    heading : str
+        The sentence above it (what alpha-hat is).
+    footer : list of str
+        The lines below it (churn and ECE, where the full report was written).
     """
 
     frame: pl.DataFrame
@@ -382,7 +538,9 @@ class SeedsSummary:
 
 def seeds_summary(report, *, id_column: str | None = None, max_rows: int = 25,
                   where: str | None = None) -> SeedsSummary:
-    """One row per candidate model, the most representative (smallest alpha-hat) first.
+    """Summarise a candidate report in one table, the most representative candidate first.
+
+    One row per candidate model, the smallest alpha-hat first.
 
     Parameters
     ----------

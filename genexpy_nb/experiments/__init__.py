@@ -40,13 +40,14 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return module
 
     def exec_module(self, module: Any) -> None:
-        """The module is the seed-pool module itself, already executed: give it back its
-        own spec (its relative imports resolve against it).
+        """Give the module (the seed-pool module itself, already executed) its own spec back.
+
+        Its relative imports resolve against it.
         """
         module.__spec__ = module.__spec__.loader_state
 
     def get_code(self, fullname: str) -> Any:
-        """The new module's code (``python -m genexpy_nb.experiments.X`` still runs)."""
+        """Return the new module's code (``python -m genexpy_nb.experiments.X`` still runs)."""
         new = _NEW + fullname[len(_OLD):]
         return importlib.util.find_spec(new).loader.get_code(new)
 

@@ -12,8 +12,10 @@ torch = require_torch("choosing the training device")
 
 
 def pick_device(device: str | Any = "auto") -> Any:
-    """``torch.device`` for ``device``: 'auto' (CUDA when available, else CPU), 'cpu', 'cuda',
-    'cuda:1', or a ``torch.device``.
+    """Return the ``torch.device`` for ``device``.
+
+    ``device`` is 'auto' (CUDA when available, else CPU), 'cpu', 'cuda', 'cuda:1', or a
+    ``torch.device``.
 
     On CUDA the deterministic settings are switched on (``torch.use_deterministic_algorithms``,
     cuDNN deterministic and not benchmarking, ``CUBLAS_WORKSPACE_CONFIG=:4096:8``), so a pool
@@ -45,7 +47,7 @@ def pick_device(device: str | Any = "auto") -> Any:
 
 
 def device_name(dev: Any) -> str:
-    """A readable name of the device ('cpu' or the GPU's name), recorded with a pool."""
+    """Return a readable name of the device ('cpu' or the GPU's name), recorded with a pool."""
     if dev.type == "cuda":
         return f"cuda ({torch.cuda.get_device_name(dev)})"
     import platform

@@ -1,5 +1,7 @@
-"""The frozen backbones of the transfer-learning pools: a small CNN pre-trained on digits, and
-the paper's ImageNet-pre-trained ViT (from timm or a local checkpoint).
+"""The frozen backbones of the transfer-learning pools.
+
+A small CNN pre-trained on digits, and the paper's ImageNet-pre-trained ViT (from timm or a
+local checkpoint).
 """
 
 from __future__ import annotations
@@ -52,6 +54,18 @@ _BACKBONE_ORDER_STREAM = 4
 
 
 def state_sha256(module: nn.Module) -> str:
+    """Fingerprint a model's weights: the sha256 of its state dict, entries in name order.
+
+    Parameters
+    ----------
+    module : torch.nn.Module
+        The model.
+
+    Returns
+    -------
+    str
+        The hex digest over each entry's name and the bytes of its values.
+    """
     h = hashlib.sha256()
     for k, v in sorted(module.state_dict().items()):
         h.update(k.encode())
@@ -71,10 +85,36 @@ def pretrain_digits_backbone(
     submodule is the backbone of :func:`train_transfer_pool`. It is trained (and left) on
     ``device`` (:func:`~._device.pick_device`).
 
+    Parameters
+    ----------
+    source : SourceTask
+        The multi-class pre-training task (e.g. the source task of
+        :func:`~genexpy_nb.seedpools.digits_transfer_tasks`).
+    seed : int, default 0
+        Seed of the initial weights and of the batch order.
+    epochs : int, default 30
+        Passes over the training images.
+    lr : float, default 1e-3
+        Learning rate of the optimiser.
+    batch_size : int, default 32
+        Images per optimisation step.
+    channels : tuple of int, default (16, 32)
+        Output channels of the two convolution layers.
+    hidden : int, default 64
+        Units of the hidden layer.
+    n_threads : int, default 1
+        Torch threads used meanwhile.
+    device : str or torch.device, default "auto"
+        Where to train: 'auto' (CUDA when available), 'cpu', 'cuda', 'cuda:N'.
+
     Returns
     -------
-    (model, info)
-        ``info``: source accuracy on the held-out part, epochs, seconds, weights sha256.
+    model : SmallCNN
+        The trained network, frozen and in eval mode.
+    info : dict
+        A JSON-able description: the source task, the architecture, the seeds, epochs and
+        learning settings, final training loss, source accuracy on the held-out part
+        (None without one), seconds, weights sha256.
     """
     if not isinstance(source, SourceTask):
         raise GenexpyInputError(f"source must be a SourceTask, got {type(source).__name__}.")
@@ -121,7 +161,7 @@ PAPER_VIT_ARCH = "vit_base_patch16_224"
 
 
 def _import_timm() -> Any:
-    """timm, or a GenexpyInputError saying how to do without it."""
+    """Import timm, or raise a GenexpyInputError saying how to do without it."""
     try:
         import timm
     except ImportError:
@@ -139,9 +179,10 @@ def _import_timm() -> Any:
 
 
 def _minivit_config_from_timm(model: nn.Module, arch: str) -> dict[str, Any]:
-    """The :class:`~.vit.MiniViT` parameters of a timm ``VisionTransformer``; layouts that
-    MiniViT does not have (no class token, average pooling, register tokens, layer scale,
-    q/k normalisation, tanh GELU) are refused by name.
+    """Read the :class:`~.vit.MiniViT` parameters of a timm ``VisionTransformer``.
+
+    Layouts that MiniViT does not have (no class token, average pooling, register tokens,
+    layer scale, q/k normalisation, tanh GELU) are refused by name.
     """
     blocks, pe = getattr(model, "blocks", None), getattr(model, "patch_embed", None)
     if blocks is None or pe is None or len(blocks) == 0 or not hasattr(model, "norm"):
@@ -193,8 +234,9 @@ def paper_backbone(
     sha256: str | None = None,
     weights_format: str = "auto",
 ) -> tuple[MiniViT, dict[str, Any]]:
-    """The frozen backbone of :func:`paper_transfer_pool`: a :class:`~.vit.MiniViT` holding
-    published pre-trained weights, and where they came from.
+    """Load the frozen backbone of :func:`paper_transfer_pool` and say where it came from.
+
+    A :class:`~.vit.MiniViT` holding published pre-trained weights.
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-"""CNN seed pools (robust-KS paper, Section V): the paper's small CNN over 200 seeds per
-source.
+"""CNN seed pools (robust-KS paper, Section V): the paper's small CNN, 200 seeds per source.
 
 Command line (from the repository root)::
 
@@ -171,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def add_scheduler_argument(ap: argparse.ArgumentParser) -> None:
-    """The ``--scheduler`` option of the pool-training commands."""
+    """Add the ``--scheduler`` option of the pool-training commands to ``ap``."""
     ap.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="train on a Dask cluster: the scheduler's address (tcp://host:8786), "
                     "or 'local' for one worker process per core (needs genexpy_nb[cluster]); "
@@ -179,7 +178,7 @@ def add_scheduler_argument(ap: argparse.ArgumentParser) -> None:
 
 
 def task_from_args(args: argparse.Namespace) -> BinaryTask:
-    """The task named by the command-line arguments (digits or CIFAR-10)."""
+    """Build the task named by the command-line arguments (digits, CIFAR-10 or fractals)."""
     if args.dataset == "digits":
         try:
             pos = [int(x) for x in args.positive] if args.positive else DIGITS_POSITIVE
@@ -215,7 +214,7 @@ def task_from_args(args: argparse.Namespace) -> BinaryTask:
 
 
 def command_line(prog: str, argv: Sequence[str]) -> str:
-    """The regeneration command: ``prog`` + arguments, without run-control flags."""
+    """Write the regeneration command: ``prog`` + arguments, without run-control flags."""
     keep: list[str] = []
     skip_next = False
     for a in argv:

@@ -104,7 +104,10 @@ def _render(pts: np.ndarray, size: int, n_valid: np.ndarray | None = None) -> np
 
 
 def _candidates_fill(maps: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Filling rate of each candidate IFS (maps zero-padded: a zero map has probability 0)."""
+    """Measure the filling rate of each candidate IFS.
+
+    The maps are zero-padded: a zero map has probability 0.
+    """
     with np.errstate(over="ignore", invalid="ignore"):   # non-contractive candidates diverge
         pts = _chaos_game(maps, 1000, rng, maps.shape[0])
     ok = np.all(np.isfinite(pts), axis=(1, 2))
@@ -243,8 +246,10 @@ class FractalSet:
 
 def fractal_source_task(recipe: FractalSet = FractalSet(), *, n_val_per_class: int = 20
                         ) -> SourceTask:
-    """The multi-class pre-training task: ``recipe.per_class`` training images per class and
-    ``n_val_per_class`` more (different image seeds) held out.
+    """Build the multi-class pre-training task of fractal images.
+
+    ``recipe.per_class`` training images per class and ``n_val_per_class`` more (different
+    image seeds) held out.
     """
     classes = random_ifs_classes(recipe.n_classes, seed=recipe.seed, min_fill=recipe.min_fill,
                                  size=recipe.size)
@@ -264,8 +269,10 @@ def fractal_binary_task(
     size: int = 8, seed: int = 1, split_seed: int = 0, jitter: float = 0.25,
     n_points: tuple[int, int] = (100, 400),
 ) -> BinaryTask:
-    """A binary task on fractal images: ``n_groups`` IFS classes (label 1) against
-    ``n_groups`` others (label 0), like the paper's two super-groups of CIFAR-10 classes.
+    """Build a binary task on fractal images: two groups of IFS classes.
+
+    ``n_groups`` IFS classes (label 1) against ``n_groups`` others (label 0), like the
+    paper's two super-groups of CIFAR-10 classes.
 
     The default (8x8 images, few points, strong variation) is much harder than the 8x8 digits
     for the small CNN of notebook 03 and has as many images as asked for. ``seed`` should

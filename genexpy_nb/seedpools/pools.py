@@ -75,13 +75,13 @@ def check_source(source: str) -> str:
 
 
 def derive_seed(seed: int, stream: int, k: int) -> int:
-    """A 64-bit seed from (pool seed, stream, k) via NumPy's SeedSequence."""
+    """Derive a 64-bit seed from (pool seed, stream, k) via NumPy's SeedSequence."""
     ss = np.random.SeedSequence([int(seed), int(stream), int(k)])
     return int(ss.generate_state(1, dtype=np.uint64)[0])
 
 
 def pool_seeds(seed: int, source: str, n_models: int) -> tuple[np.ndarray, np.ndarray]:
-    """Initialisation and batch-order seeds of the models of a pool.
+    """Return the initialisation and batch-order seeds of the models of a pool.
 
     Model ``i`` (0-based) gets ``init_seed = derive_seed(seed, 1, k_init)`` and
     ``order_seed = derive_seed(seed, 2, k_order)``, where ``k = i + 1`` for a source that
@@ -99,9 +99,18 @@ def pool_seeds(seed: int, source: str, n_models: int) -> tuple[np.ndarray, np.nd
     initial weights of model i of the 'init' pool and the batch order of model i of the
     'order' pool. Seeds of model i never depend on ``n_models``.
 
+    Parameters
+    ----------
+    seed : int
+        The pool seed.
+    source : {"init", "order", "both"}
+        What varies between the models: the initial weights, the batch order, or both.
+    n_models : int
+        The number of models (a positive integer).
+
     Returns
     -------
-    (init_seeds, order_seeds)
+    init_seeds, order_seeds : numpy.ndarray
         Two uint64 arrays of shape (n_models,).
     """
     check_source(source)
@@ -207,7 +216,7 @@ class PartialPool:
         return self.dir / f"model_{i:05d}.npz"
 
     def done(self) -> set[int]:
-        """Indices of the models already saved.
+        """Return the indices of the models already saved.
 
         A model file that cannot be read (damaged on disk: writes are atomic, so not by an
         interruption) is set aside as ``model_<i>.npz.damaged``, with a warning, and that
@@ -240,7 +249,7 @@ class PartialPool:
         _atomic_savez(self._file(i), {k: np.asarray(v) for k, v in record.items()})
 
     def load(self, i: int) -> dict[str, np.ndarray]:
-        """The saved results of model ``i``."""
+        """Read the saved results of model ``i``."""
         from .._io import read_npz
 
         return read_npz(self._file(i), "model file of the unfinished pool")
@@ -251,7 +260,7 @@ class PartialPool:
 
 
 def _read_partial_config(cfg_path: Path) -> dict[str, Any]:
-    """The configuration of an unfinished run; a damaged file says how to start again."""
+    """Read the configuration of an unfinished run; a damaged file says how to start again."""
     try:
         old = json.loads(cfg_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -276,23 +285,30 @@ def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
 class SeedPool:
     """A pool of M models trained on the same task, differing only in their seeds.
 
-    Attributes
+    Pools are read with :func:`load_pool` and written with :func:`save_pool`; the fields
+    are the arrays of the file format (module docstring), all kept as attributes.
+
+    Parameters
     ----------
-    gaps
+    gaps : numpy.ndarray
         (M, T) float32 logit gaps on the T test points, unclipped.
-    labels
+    labels : numpy.ndarray
         (T,) int8 test labels in {0, 1}.
-    test_index
+    test_index : numpy.ndarray
         (T,) int32 row of each test point in the source dataset.
-    val_accuracy, test_accuracy, train_loss, wall_time_s, cpu_time_s
-        (M,) float32 per model.
-    val_accuracy_curve
+    val_accuracy, test_accuracy : numpy.ndarray
+        (M,) float32 accuracy of each model on the validation split and on the test set.
+    val_accuracy_curve : numpy.ndarray
         (M, E) float32 validation accuracy after each of the E epochs.
-    init_seed, order_seed
+    train_loss : numpy.ndarray
+        (M,) float32 mean training cross-entropy of the last epoch.
+    wall_time_s, cpu_time_s : numpy.ndarray
+        (M,) float32 seconds (wall clock, CPU) to train and evaluate each model.
+    init_seed, order_seed : numpy.ndarray
         (M,) uint64 seeds actually used (see :func:`pool_seeds`).
-    meta
+    meta : dict
         Configuration, task description, library versions, regeneration command, timings.
-    name
+    name : str, default ""
         File name the pool was read from ('' for a pool built in memory).
     """
 
@@ -339,10 +355,20 @@ class SeedPool:
         })
 
     def split(self, n_reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(reference gaps, candidate gaps): the first ``n_reference`` models and the rest.
+        """Split the gaps: the first ``n_reference`` models (reference) and the rest.
 
-        The paper's convention (robust-KS paper Sec. V): the first half of the pool is the reference
-        (default ``n_reference = M // 2``: 100 of 200, 45 of 90).
+        The paper's convention (robust-KS paper Sec. V): the first half of the pool is the
+        reference (default ``n_reference = M // 2``: 100 of 200, 45 of 90).
+
+        Parameters
+        ----------
+        n_reference : int, optional
+            Models in the reference; default half the pool (rounded down).
+
+        Returns
+        -------
+        reference, candidates : numpy.ndarray
+            The gaps of the first ``n_reference`` models and of the others.
         """
         n_ref = self.n_models // 2 if n_reference is None else check_positive_int(
             "n_reference", n_reference)
@@ -353,7 +379,13 @@ class SeedPool:
         return self.gaps[:n_ref], self.gaps[n_ref:]
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The arrays of the file format (see the module docstring), ``meta`` as JSON."""
+        """Return the arrays of the file format (see the module docstring), ``meta`` as JSON.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            One entry per key of the file format.
+        """
         out = {k: getattr(self, k) for k in PER_MODEL_KEYS}
         out["labels"] = self.labels
         out["test_index"] = self.test_index
@@ -365,7 +397,7 @@ def assemble_pool(
     records: list[Mapping[str, Any]], labels: np.ndarray, test_index: np.ndarray,
     meta: dict[str, Any], name: str = "",
 ) -> SeedPool:
-    """A :class:`SeedPool` from per-model records (dicts with the per-model keys)."""
+    """Assemble a :class:`SeedPool` from per-model records (dicts with the per-model keys)."""
     arrays = {
         k: np.stack([np.asarray(r[k]) for r in records]).astype(_DTYPES[k], copy=False)
         for k in PER_MODEL_KEYS
@@ -377,7 +409,20 @@ def assemble_pool(
 
 
 def save_pool(pool: SeedPool, path: str | os.PathLike) -> Path:
-    """Write a pool as a compressed ``.npz`` (atomic: a crash never leaves half a file)."""
+    """Write a pool as a compressed ``.npz`` (atomic: a crash never leaves half a file).
+
+    Parameters
+    ----------
+    pool : SeedPool
+        The pool to write.
+    path : str or os.PathLike
+        The file to write (ending in ``.npz``); its folder is created if needed.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+    """
     p = check_out_path(path)
     _atomic_savez(p, pool.to_arrays())
     return p
@@ -385,6 +430,17 @@ def save_pool(pool: SeedPool, path: str | os.PathLike) -> Path:
 
 def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
     """Read a pool file: a path, or the name of a file shipped in the repository's ``data/``.
+
+    Parameters
+    ----------
+    path_or_name : str or os.PathLike
+        A pool file written by :func:`save_pool` (or by the training commands), or the name
+        of a shipped one such as ``"cnn_digits_both.npz"``.
+
+    Returns
+    -------
+    SeedPool
+        The pool, its arrays and shapes checked; ``name`` is the file's name.
 
     Examples
     --------
@@ -412,7 +468,7 @@ def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
 
 
 def _read_meta(entry: np.ndarray, what: str) -> dict[str, Any]:
-    """The JSON object of a file's ``meta`` entry; a clear error for anything else."""
+    """Read the JSON object of a file's ``meta`` entry; a clear error for anything else."""
     if entry.ndim != 0 or entry.dtype.kind not in "US":
         raise GenexpyInputError(f"{what}: 'meta' must be one JSON string, got an array of "
                                 f"shape {entry.shape} and dtype {entry.dtype}.")
@@ -520,9 +576,17 @@ The `platform` line of each file says where it was trained.
 def write_manifest(folder: str | os.PathLike) -> tuple[Path, Path]:
     """Rewrite ``POOLS.json`` and ``POOLS.md`` for every pool file in ``folder``.
 
+    Files of ``folder`` that are not pool files are skipped.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        The folder of the pools (an existing folder).
+
     Returns
     -------
-    (json_path, md_path)
+    json_path, md_path : pathlib.Path
+        The two files written.
     """
     folder = Path(folder).expanduser()
     if not folder.is_dir():

@@ -61,7 +61,7 @@ _ORDER_STREAM = 22
 
 
 def small_vit(num_classes: int = 0, **overrides: Any) -> MiniViT:
-    """The package's small ViT (:data:`SMALL_VIT`), with a head of ``num_classes`` (0: none)."""
+    """Build the package's small ViT (:data:`SMALL_VIT`), with ``num_classes`` outputs (0: none)."""
     return MiniViT(**{**SMALL_VIT, **overrides, "num_classes": int(num_classes)})
 
 
@@ -288,7 +288,7 @@ def pretrain_vit(
 
 def read_backbone_file(path_or_name: str | os.PathLike = SHIPPED_BACKBONE
                        ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The weight arrays and ``meta`` of a backbone ``.npz`` (a path or a shipped name).
+    """Read the weight arrays and ``meta`` of a backbone ``.npz`` (a path or a shipped name).
 
     The file is read with ``allow_pickle=False`` and the weights' sha256 is checked against
     the one recorded in ``meta``.
@@ -314,7 +314,7 @@ def read_backbone_file(path_or_name: str | os.PathLike = SHIPPED_BACKBONE
 
 def load_pretrained_vit(path_or_name: str | os.PathLike = SHIPPED_BACKBONE, *,
                         random_weights: bool = False, seed: int = 0) -> MiniViT:
-    """The pre-trained small ViT, frozen and in eval mode (no head: it returns features).
+    """Load the pre-trained small ViT, frozen and in eval mode (no head: it returns features).
 
     Parameters
     ----------

@@ -49,21 +49,28 @@ DIGITS_NEGATIVE: tuple[int, ...] = (0, 1, 2, 3, 4)
 class BinaryTask:
     """A fixed train / validation / test split of a binary classification problem.
 
-    Attributes
+    The fields are kept as attributes; building a task checks that each part's inputs,
+    labels and indices have as many rows, that the labels are 0/1, and that the training
+    and test sets are not empty.
+
+    Parameters
     ----------
-    name
+    name : str
         Short identifier, e.g. ``"digits-5to9-vs-0to4"``.
-    X_train, X_val, X_test
-        Inputs, float32; images have shape (N, C, H, W), features (N, D).
-    y_train, y_val, y_test
-        Labels in {0, 1}, int64, shape (N,). Class 1 is the *positive* group: the logit gap
+    X_train, y_train : numpy.ndarray
+        The training inputs and labels (see ``X_test``, ``y_test``).
+    X_val, y_val : numpy.ndarray
+        The validation inputs and labels (may be empty).
+    X_test, y_test : numpy.ndarray
+        The test inputs, float32, images of shape (N, C, H, W) or features (N, D); and
+        labels in {0, 1}, int64, shape (N,). Class 1 is the *positive* group: the logit gap
         of a model is ``logit[1] - logit[0]``.
-    index_train, index_val, index_test
+    index_train, index_val, index_test : numpy.ndarray
         Row of each example in the source dataset (for the digits: ``load_digits()`` order;
         for CIFAR-10: position in the concatenated training batches / in ``test_batch``).
-    positive, negative
+    positive, negative : tuple of str
         The original classes merged into class 1 and class 0.
-    info
+    info : dict, default {}
         JSON-serialisable description (dataset, sizes, split seed, ...), stored with a pool.
     """
 
@@ -82,6 +89,7 @@ class BinaryTask:
     info: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        """Check the sizes and labels of the three parts."""
         for part in ("train", "val", "test"):
             X = getattr(self, f"X_{part}")
             y = getattr(self, f"y_{part}")
@@ -223,7 +231,7 @@ def digits_binary_task(
     n_test: int | None = None,
     split_seed: int = 0,
 ) -> BinaryTask:
-    """A binary task on the 8x8 handwritten digits of scikit-learn (1,797 real images).
+    """Build a binary task on the 8x8 handwritten digits of scikit-learn (1,797 real images).
 
     Parameters
     ----------
@@ -263,7 +271,21 @@ def digits_binary_task(
 
 @dataclass(frozen=True, eq=False)
 class SourceTask:
-    """A multi-class task used to pre-train a backbone (train and held-out parts)."""
+    """A multi-class task used to pre-train a backbone (train and held-out parts).
+
+    Parameters
+    ----------
+    name : str
+        Short identifier, e.g. ``"digits-10class"``.
+    X_train, y_train : numpy.ndarray
+        Training inputs (float32, images (N, C, H, W)) and integer class labels (N,).
+    X_val, y_val : numpy.ndarray
+        Held-out inputs and labels, to report the backbone's accuracy (may be empty).
+    n_classes : int
+        The number of classes.
+    info : dict, default {}
+        JSON-serialisable description (rows used, sizes, ...), stored with the backbone.
+    """
 
     name: str
     X_train: np.ndarray
@@ -291,9 +313,27 @@ def digits_transfer_tasks(
     (``source_val`` of them held out to report the backbone's accuracy); the target task is the
     binary grouping (as :func:`digits_binary_task`) on the other images.
 
+    Parameters
+    ----------
+    positive, negative : sequence of int
+        Digits merged into class 1 and class 0 of the target task (``negative=None``: all
+        other digits); default 5-9 against 0-4.
+    source_fraction : float, default 0.5
+        Share of all images given to the source task, in (0, 1).
+    source_val : int, default 100
+        Source images held out to report the backbone's accuracy.
+    n_train, n_val, n_test : int or None
+        Sizes of the target task's three disjoint parts, as in :func:`digits_binary_task`
+        (``n_test=None``: every remaining image of the chosen digits).
+    split_seed : int, default 0
+        Seed of the permutation that splits the images.
+
     Returns
     -------
-    (SourceTask, BinaryTask)
+    source : SourceTask
+        The 10-class task to pre-train a backbone on.
+    target : BinaryTask
+        The binary task on the images the source task does not use.
     """
     pos, neg = _digit_groups(positive, negative)
     try:
@@ -465,7 +505,7 @@ class _TooLarge(Exception):
 
 
 def _unstub(obj: Any, budget: list[int], depth: int = 0) -> Any:
-    """The unpickled object with the stand-ins replaced by arrays, expanded as a tree.
+    """Return the unpickled object with the stand-ins replaced by arrays, expanded as a tree.
 
     ``budget[0]`` counts down the nodes (containers, scalars, arrays) of the expanded tree.
     It starts at the file's size: a pickle that shares no references spends at least one
@@ -610,7 +650,7 @@ def load_cifar10_binary(
     n_test: int | None = None,
     split_seed: int = 0,
 ) -> BinaryTask:
-    """A binary task from the CIFAR-10 "python version" batch files in ``folder``.
+    """Build a binary task from the CIFAR-10 "python version" batch files in ``folder``.
 
     Reads ``data_batch_1`` ... ``data_batch_5`` (those present; at least one) and
     ``test_batch``: pickled dicts with ``b'data'`` (uint8, N x 3072, the red, green and blue

@@ -96,18 +96,31 @@ class SmallCNN(nn.Module):
         self.head = nn.Linear(hidden, n_outputs)
 
     def forward_features(self, x: torch.Tensor) -> torch.Tensor:
-        """The hidden layer's activations, shape (N, hidden)."""
+        """Return the hidden layer's activations, shape (N, hidden)."""
         return self.hidden(self.conv(x))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Logits, shape (N, n_outputs)."""
+        """Return the logits, shape (N, n_outputs)."""
         return self.head(self.hidden(self.conv(x)))
 
 
 def build_model(factory: Callable[[], nn.Module], init_seed: int) -> nn.Module:
-    """``factory()`` called right after ``torch.manual_seed(init_seed)``.
+    """Build a model with ``factory()`` called right after ``torch.manual_seed(init_seed)``.
 
     Runs inside ``torch.random.fork_rng``: the caller's global torch generator is unchanged.
+
+    Parameters
+    ----------
+    factory : callable
+        Builds the model, called without arguments (its initial weights are drawn then).
+    init_seed : int
+        The seed of the initial weights (a model's ``init_seed``, see
+        :func:`~genexpy_nb.seedpools.pool_seeds`).
+
+    Returns
+    -------
+    torch.nn.Module
+        The model ``factory()`` returned.
     """
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(init_seed))
@@ -115,7 +128,17 @@ def build_model(factory: Callable[[], nn.Module], init_seed: int) -> nn.Module:
 
 
 def batch_order(order_seed: int, n_train: int, epochs: int) -> np.ndarray:
-    """The order in which training examples are visited: one permutation per epoch.
+    """Draw the order in which training examples are visited: one permutation per epoch.
+
+    Parameters
+    ----------
+    order_seed : int
+        The seed of the NumPy generator (a model's ``order_seed``, see
+        :func:`~genexpy_nb.seedpools.pool_seeds`).
+    n_train : int
+        The number of training examples.
+    epochs : int
+        The number of passes over them.
 
     Returns
     -------
@@ -157,7 +180,7 @@ def _accuracy(model: nn.Module, X: torch.Tensor, y: np.ndarray) -> float:
 
 
 def _aligned_tensor(x: np.ndarray, device: Any = None) -> torch.Tensor:
-    """A float32 copy of ``x`` in a new tensor: torch's memory, standard strides.
+    """Copy ``x`` into a new float32 tensor: torch's memory, standard strides.
 
     The same values with other strides or alignment can run through other CPU kernels and
     differ in the last bits. NumPy calls an (N, 1, H, W) array "contiguous" whatever the

@@ -1,5 +1,4 @@
-"""Transfer-learning seed pools (robust-KS paper, Section V-C): frozen backbone, linear
-heads.
+"""Transfer-learning seed pools (robust-KS paper, Section V-C): frozen backbone, linear heads.
 
 A backbone is pre-trained once (or loaded), then frozen; only a linear layer on its features
 is trained, for 5 epochs, over 90 seeds (45 reference, 45 candidates). Because the backbone is
@@ -93,7 +92,7 @@ def feature_task(
     task: BinaryTask, features: Mapping[str, np.ndarray], backbone: str, *,
     standardize: bool = True,
 ) -> BinaryTask:
-    """The task with its images replaced by backbone features (same labels and indices).
+    """Replace the task's images by backbone features (same labels and indices).
 
     With ``standardize``, every feature is centred and scaled by the mean and standard
     deviation over the *training* features (a feature constant on the training set is only
@@ -290,7 +289,7 @@ class _FeatureCache:
         self.key = json.dumps(dict(key), sort_keys=True)
 
     def load(self) -> dict[str, np.ndarray] | None:
-        """The cached features, or None (absent, unreadable, or another key)."""
+        """Return the cached features, or None (absent, unreadable, or another key)."""
         if not self.path.is_file():
             return None
         from .._io import read_npz
@@ -316,8 +315,9 @@ class _FeatureCache:
 
 
 def resize_task(task: BinaryTask, size: int) -> BinaryTask:
-    """The task with its images resized to ``size`` x ``size`` (bilinear, as
-    :func:`~.vit.extract_features` does; same labels and indices).
+    """Resize the task's images to ``size`` x ``size`` (same labels and indices).
+
+    Bilinear, as :func:`~.vit.extract_features` does.
     """
     size = check_positive_int("size", size)
     F = torch.nn.functional
@@ -341,7 +341,7 @@ def resize_task(task: BinaryTask, size: int) -> BinaryTask:
 #: the downstream task of the shipped ViT pools: the digits task of notebook 03 (5-9 vs 0-4;
 #: 600 train, 300 validation, 897 test images) upsampled to the ViT's 16x16 input
 def vit_digits_task(split_seed: int = 0) -> BinaryTask:
-    """The digits task of the CNN pools (:func:`~.tasks.digits_binary_task`) at 16x16."""
+    """Build the digits task of the CNN pools (:func:`~.tasks.digits_binary_task`) at 16x16."""
     from .tasks import digits_binary_task
 
     return resize_task(digits_binary_task(split_seed=split_seed), 16)
@@ -355,8 +355,9 @@ def train_vit_head_pool(
     progress: bool = True, max_new_models: int | None = None, command: str | None = None,
     device: str | Any = "auto", client: Any = None,
 ) -> SeedPool | None:
-    """The paper's transfer protocol on the package's small ViT: linear heads on its frozen
-    class-token features, over seeds.
+    """Train linear heads over seeds on the package's small ViT, frozen: the paper's protocol.
+
+    The heads are trained on the ViT's frozen class-token features.
 
     Parameters
     ----------
@@ -484,9 +485,10 @@ def paper_transfer_pool(
     command: str | None = None,
     client: Any = None,
 ) -> SeedPool | None:
-    """The robust-KS paper's transfer study (Section V-C) in one call: an ImageNet-pre-trained
-    ViT, frozen, and ``n_models`` linear heads trained ``epochs`` epochs over seeds on the
-    CIFAR-10 vehicles-vs-animals task.
+    """Run the robust-KS paper's transfer study (Section V-C) in one call.
+
+    An ImageNet-pre-trained ViT, frozen, and ``n_models`` linear heads trained ``epochs``
+    epochs over seeds on the CIFAR-10 vehicles-vs-animals task.
 
     The paper uses "a Vision Transformer (ViT) variant [30], pre-trained on ImageNet",
     "available as part of the Hugging Face Community [31]"; its reference [30] is the Swin

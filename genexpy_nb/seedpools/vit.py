@@ -144,7 +144,7 @@ class MiniViT(nn.Module):
         self.head = nn.Linear(dim, num_classes) if num_classes > 0 else nn.Identity()
 
     def forward_features(self, x: torch.Tensor) -> torch.Tensor:
-        """The class token after the final LayerNorm, shape (N, dim)."""
+        """Return the class token after the final LayerNorm, shape (N, dim)."""
         x = self.patch_embed(x)
         x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1) + self.pos_embed
         for blk in self.blocks:
@@ -152,12 +152,31 @@ class MiniViT(nn.Module):
         return self.norm(x)[:, 0]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Head applied to :meth:`forward_features` (the features themselves without a head)."""
+        """Apply the head to :meth:`forward_features` (the features themselves without a head)."""
         return self.head(self.forward_features(x))
 
 
 def make_vit(arch: str = "vit_base_patch16_224", *, eps: float = 1e-6, **overrides: Any) -> MiniViT:
-    """A :class:`MiniViT` of a standard size (:data:`VIT_PRESETS`), without a head."""
+    """Build a :class:`MiniViT` of a standard size (:data:`VIT_PRESETS`), without a head.
+
+    The weights are freshly initialised; load published ones with :func:`load_weights`.
+
+    Parameters
+    ----------
+    arch : str, default "vit_base_patch16_224"
+        A name of :data:`VIT_PRESETS`: ``vit_tiny_patch16_224``, ``vit_small_patch16_224``
+        or ``vit_base_patch16_224``.
+    eps : float, default 1e-6
+        Epsilon of the LayerNorms (timm's; Hugging Face checkpoints use 1e-12).
+    **overrides
+        Other :class:`MiniViT` parameters replacing those of the preset (e.g.
+        ``image_size=32``, or ``num_classes`` for a head).
+
+    Returns
+    -------
+    MiniViT
+        The model.
+    """
     if arch not in VIT_PRESETS:
         raise GenexpyInputError(f"unknown ViT arch {arch!r}; known: {sorted(VIT_PRESETS)}.")
     return MiniViT(**{**VIT_PRESETS[arch], "eps": eps, **overrides})
@@ -182,8 +201,9 @@ _HF_QKV = {
 
 
 def is_hf_vit_state(state: Mapping[str, Any]) -> bool:
-    """Whether a state dict uses Hugging Face ViT names (``ViTModel`` /
-    ``ViTForImageClassification``, transformers 4 or 5) rather than timm's.
+    """Tell whether a state dict uses Hugging Face ViT names rather than timm's.
+
+    Those of ``ViTModel`` / ``ViTForImageClassification``, transformers 4 or 5.
     """
     return any(k.startswith(("vit.embeddings.", "embeddings.patch_embeddings.")) for k in state)
 
@@ -196,6 +216,17 @@ def convert_hf_vit(state: Mapping[str, Any]) -> dict[str, Any]:
     transformers-5 model (``vit.layers.<i>.attention.q_proj``). Query, key and value weights
     are concatenated into ``attn.qkv``; the pooler is dropped (the features are the class
     token after the final LayerNorm, as in timm); ``classifier`` becomes ``head``.
+
+    Parameters
+    ----------
+    state : mapping of str to tensor
+        The Hugging Face state dict (keys with or without the ``vit.`` prefix).
+
+    Returns
+    -------
+    dict
+        The same weights under :class:`MiniViT` names, for :func:`load_weights` or
+        ``load_state_dict``; an unknown key is an error.
     """
     out: dict[str, Any] = {}
     qkv: dict[tuple[int, str], dict[str, Any]] = {}
@@ -283,14 +314,20 @@ def load_weights(
 
     Parameters
     ----------
-    module
+    module : torch.nn.Module
         Any module; for :class:`MiniViT`, timm and Hugging Face names are accepted.
-    weights
+    weights : str, os.PathLike or mapping
         A file saved with ``torch.save(state_dict)`` (or ``.safetensors`` when the safetensors
         package is installed), or the state dict itself.
-    weights_format
+    weights_format : {"auto", "torch", "timm", "hf"}, default "auto"
         'auto' (Hugging Face names are detected), 'torch' / 'timm' (as is), 'hf' (convert).
         Head weights (``head.*``) are dropped when ``module`` has no head.
+
+    Returns
+    -------
+    torch.nn.Module
+        ``module`` itself, holding the weights. Missing or unexpected keys and shape
+        mismatches are errors.
     """
     if weights_format not in ("auto", "torch", "timm", "hf"):
         raise GenexpyInputError(
