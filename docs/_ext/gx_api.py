@@ -105,8 +105,22 @@ def _title(text: str, under: str = "=") -> str:
     return f"{text}\n{under * len(text)}\n"
 
 
-def name_page(module: str, name: str, kind: str) -> str:
+def name_page(module: str, name: str, kind: str, same_as: str | None = None) -> str:
+    """The page of one public name; ``same_as``: the page that already documents its object.
+
+    A class exported by two documented modules (``genexpy_nb.GeneralizabilityAnalysis`` is
+    ``genexpy_nb.generalizability.GeneralizabilityAnalysis``) is described in full once, on
+    the first module's page: autodoc registers a class under its defining module's name too
+    (its canonical name), so a second full description would be a duplicate object. The
+    second page keeps its anchor and points to the first.
+    """
     full = f"{module}.{name}"
+    if same_as is not None:
+        role = "exc" if kind == "exception" else "class"
+        return "\n".join([_title(full), "", f".. currentmodule:: {module}", "",
+                          f".. py:{role}:: {name}", "   :no-index-entry:", "",
+                          f"   The same {kind} as :{role}:`{same_as}`, documented there.",
+                          ""])
     body = [_title(full), "",
             f".. currentmodule:: {module}", "", f".. {_DIRECTIVE[kind]}:: {name}"]
     if kind in ("class", "exception"):
@@ -166,11 +180,18 @@ def write_api(srcdir: Path) -> None:
     keep: set[Path] = set()
     names = all_public_names()
     modules = list(names)
+    first: dict[int, str] = {}  # id of a class -> the name it is documented under
     for m, ns in names.items():
         _write(api / f"{m}.rst", module_page(m, ns, modules), keep)
         for n, k in ns:
-            if k != "module":
-                _write(api / "generated" / f"{m}.{n}.rst", name_page(m, n, k), keep)
+            if k == "module":
+                continue
+            same_as = None
+            if k in ("class", "exception"):
+                obj = getattr(importlib.import_module(m), n)
+                same_as = first.setdefault(id(obj), f"{m}.{n}")
+                same_as = None if same_as == f"{m}.{n}" else same_as
+            _write(api / "generated" / f"{m}.{n}.rst", name_page(m, n, k, same_as), keep)
     _write(api / "index.rst", index_page(modules, {m: len(ns) for m, ns in names.items()}),
            keep)
     for p in api.rglob("*.rst"):
