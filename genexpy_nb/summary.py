@@ -7,7 +7,7 @@ table each.
 thresholds (alpha* = 0.95, delta* = 0.05 by default) and gives, per research question, every
 configuration's n* with its interval, N, the no-signal baseline (when the frame has it) and
 the verdict in words. The verdicts are the frame's own (``generalizable``, ``reliable``,
-``deficit``, ``reason``; the same rule as :func:`genexpy_nb.planner.verdict_word`): nothing
+``deficit``, ``reason``; the same rule as ``genexpy_nb.planner.verdict_word``): nothing
 here decides anew. The object displays as that short summary in a notebook and keeps the
 full frame in ``.frame``::
 
@@ -15,7 +15,9 @@ full frame in ``.frame``::
     gx.nstar_summary(res)                  # the answer, one table per research question
     gx.nstar_summary(res).frame            # the full frame again
 
-``genexpy-nb nstar`` and ``genexpy-nb seeds`` print the same tables (:meth:`to_text`).
+``genexpy-nb nstar`` and ``genexpy-nb seeds`` print the same tables
+(:meth:`NstarSummary.to_text <genexpy_nb.summary.NstarSummary.to_text>`,
+:meth:`SeedsSummary.to_text <genexpy_nb.summary.SeedsSummary.to_text>`).
 """
 
 from __future__ import annotations

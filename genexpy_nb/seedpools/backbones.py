@@ -82,8 +82,8 @@ def pretrain_digits_backbone(
 
     The initial weights and the batch order come from ``seed`` (streams distinct from the
     pools' seeds). The returned model has ``requires_grad=False`` everywhere; its ``conv``
-    submodule is the backbone of :func:`train_transfer_pool`. It is trained (and left) on
-    ``device`` (:func:`~._device.pick_device`).
+    submodule is the backbone of :func:`~genexpy_nb.seedpools.train_transfer_pool`. It is
+    trained (and left) on ``device`` (``_device.pick_device``).
 
     Parameters
     ----------
@@ -155,8 +155,8 @@ def pretrain_digits_backbone(
 
 # ---- the paper's exact setting: a published ImageNet ViT, frozen, on CIFAR-10 ---------------
 
-#: default backbone of :func:`paper_transfer_pool` (timm name; ImageNet-21k pre-training,
-#: ImageNet-1k fine-tuning, 224x224 inputs, 86M parameters)
+#: default backbone of :func:`~genexpy_nb.seedpools.paper_transfer_pool` (timm name;
+#: ImageNet-21k pre-training, ImageNet-1k fine-tuning, 224x224 inputs, 86M parameters)
 PAPER_VIT_ARCH = "vit_base_patch16_224"
 
 
@@ -179,7 +179,7 @@ def _import_timm() -> Any:
 
 
 def _minivit_config_from_timm(model: nn.Module, arch: str) -> dict[str, Any]:
-    """Read the :class:`~.vit.MiniViT` parameters of a timm ``VisionTransformer``.
+    """Read the :class:`~genexpy_nb.seedpools.MiniViT` parameters of a timm ``VisionTransformer``.
 
     Layouts that MiniViT does not have (no class token, average pooling, register tokens,
     layer scale, q/k normalisation, tanh GELU) are refused by name.
@@ -236,7 +236,7 @@ def paper_backbone(
 ) -> tuple[MiniViT, dict[str, Any]]:
     """Load the frozen backbone of :func:`paper_transfer_pool` and say where it came from.
 
-    A :class:`~.vit.MiniViT` holding published pre-trained weights.
+    A :class:`~genexpy_nb.seedpools.MiniViT` holding published pre-trained weights.
 
     Parameters
     ----------
@@ -244,7 +244,7 @@ def paper_backbone(
         With ``weights="timm"``: a timm model name with a plain ViT layout (class token, no
         layer scale), e.g. ``vit_base_patch16_224``, ``vit_small_patch16_224``,
         ``deit_base_patch16_224``; the size is read from timm's model. With a file: one of
-        :data:`~.vit.VIT_PRESETS`, or a mapping of :class:`~.vit.MiniViT` parameters
+        ``VIT_PRESETS``, or a mapping of :class:`~genexpy_nb.seedpools.MiniViT` parameters
         (``image_size``, ``patch_size``, ``dim``, ``depth``, ``heads``, optionally
         ``mlp_ratio``, ``in_channels``, ``eps``).
     weights

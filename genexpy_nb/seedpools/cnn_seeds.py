@@ -75,17 +75,17 @@ def train_cnn_pool(
     n_models
         Models in the pool (the paper: 200; first 100 = reference, rest = candidates).
     seed
-        Pool seed; the per-model seeds derive from it (:func:`~.pools.pool_seeds`).
+        Pool seed; the per-model seeds derive from it (:func:`~genexpy_nb.seedpools.pool_seeds`).
     task
-        The split (default :func:`~.tasks.digits_binary_task`: digits 5-9 vs 0-4, 600 train,
-        300 validation, 897 test images).
+        The split (default :func:`~genexpy_nb.seedpools.digits_binary_task`: digits 5-9 vs
+        0-4, 600 train, 300 validation, 897 test images).
     epochs, lr, batch_size
         Fixed hyperparameters (Adam).
     channels, hidden
-        Conv channels and hidden units of :class:`~.training.SmallCNN`.
+        Conv channels and hidden units of :class:`~genexpy_nb.seedpools.SmallCNN`.
     n_threads, max_new_models, overwrite, progress, command, client, device
-        See :func:`~.training.train_pool` (``client``: train on a Dask cluster; ``device``:
-        'auto' = CUDA when available, else CPU).
+        See :func:`~genexpy_nb.seedpools.train_pool` (``client``: train on a Dask cluster;
+        ``device``: 'auto' = CUDA when available, else CPU).
 
     Returns
     -------

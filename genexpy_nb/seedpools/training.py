@@ -12,7 +12,7 @@ Nothing else is random (no dropout, no augmentation), so a model is a function o
 bit for bit.
 
 Training runs on ``device`` ('auto': CUDA when torch sees a GPU, else the CPU; see
-:func:`~._device.pick_device`). The code path is the same on both: the model is built on the
+``_device.pick_device``). The code path is the same on both: the model is built on the
 CPU under its seed (so its initial weights do not depend on the device), then the model and the
 tensors are moved with ``.to(device)``. A pool trained on a GPU records the device in its
 configuration and is reproducible on the same GPU model and library versions; it is not bit
@@ -232,7 +232,7 @@ def fit_classifier(
         Optional validation set, scored after every epoch.
     device
         'auto' (CUDA when available, else CPU), 'cpu', 'cuda' or a ``torch.device``
-        (:func:`~._device.pick_device`); the model is moved there (in place).
+        (``_device.pick_device``); the model is moved there (in place).
 
     Returns
     -------
@@ -368,7 +368,7 @@ def train_pool(
     """Train (or resume) a pool of models that differ only in their seeds; save it to ``out``.
 
     Models are saved one by one into ``<out>.partial/``; when all ``n_models`` are there the
-    pool is written to ``out`` (compressed npz, format in :mod:`genexpy_nb.seedpools.pools`)
+    pool is written to ``out`` (compressed npz, fields of :class:`~genexpy_nb.seedpools.SeedPool`)
     and the partial folder is deleted. A run that stops half-way (interrupted, or
     ``max_new_models`` reached) continues where it stopped when called again with the same
     arguments, and gives exactly the pool an uninterrupted run gives.
@@ -385,7 +385,7 @@ def train_pool(
         Recorded in the file's ``meta`` (``model_spec``: JSON-able architecture description;
         part of the configuration a resumed run must match).
     source
-        'init', 'order' or 'both' (see :func:`~genexpy_nb.seedpools.pools.pool_seeds`).
+        'init', 'order' or 'both' (see :func:`~genexpy_nb.seedpools.pool_seeds`).
     n_models, seed, epochs, lr, batch_size
         Pool size, pool seed and fixed hyperparameters.
     n_threads
@@ -414,7 +414,7 @@ def train_pool(
         to train the missing ones.
     device
         'auto' (CUDA when available, else CPU), 'cpu', 'cuda' or 'cuda:N'
-        (:func:`~._device.pick_device`); with a ``client`` the workers use a device of the
+        (``_device.pick_device``); with a ``client`` the workers use a device of the
         same type. A CUDA pool records ``"device": "cuda"`` in its configuration (a CPU pool's
         configuration is as before), so a run never resumes a partial pool trained on the
         other kind of device; ``meta["device"]`` names the hardware.

@@ -6,9 +6,10 @@ frozen and there is no augmentation, its features are computed once and the head
 on them: the same models as training "backbone + head" with the backbone's weights fixed.
 
 Default backbone ("digits-cnn"): the convolutional part (``conv``: two conv layers, 128
-features for 8x8 images) of the small CNN of :mod:`.cnn_seeds` with 10 outputs, pre-trained on
-the 10-class digit problem on one half of the digits; the binary target task (5-9 vs 0-4)
-lives on the other half. Any ``torch.nn.Module`` (e.g. a :class:`.vit.MiniViT` with
+features for 8x8 images) of the small CNN of ``genexpy_nb.seedpools.cnn_seeds`` with 10
+outputs, pre-trained on the 10-class digit problem on one half of the digits; the binary target
+task (5-9 vs 0-4) lives on the other half. Any ``torch.nn.Module`` (e.g. a
+:class:`~genexpy_nb.seedpools.MiniViT` with
 pre-trained weights from a local file) can be used instead.
 
 The features are standardised with the mean and standard deviation of the target *training*
@@ -156,27 +157,28 @@ def train_transfer_pool(
         Training of the linear head (the paper: 5 epochs; Adam with lr 1e-2 gets close to
         convergence in 5 epochs on standardised features).
     backbone
-        "digits-cnn" (pre-train :class:`~.training.SmallCNN` on the 10-class digits of one
-        half and use its ``conv`` part; the target task is on the other half), or any
+        "digits-cnn" (pre-train :class:`~genexpy_nb.seedpools.SmallCNN` on the 10-class digits
+        of one half and use its ``conv`` part; the target task is on the other half), or any
         ``torch.nn.Module`` used frozen as it is (``forward_features`` if present), e.g.
-        :func:`~.vit.make_vit`.
+        :func:`~genexpy_nb.seedpools.make_vit`.
     weights, weights_format
-        State dict (path or mapping) loaded into a module backbone (:func:`~.vit.load_weights`).
+        State dict (path or mapping) loaded into a module backbone
+        (:func:`~genexpy_nb.seedpools.load_weights`).
     task
         Target task for a module backbone (images); not allowed with "digits-cnn".
     image_size, mean, std
-        Preprocessing for a module backbone (see :func:`~.vit.extract_features`).
+        Preprocessing for a module backbone (see :func:`~genexpy_nb.seedpools.extract_features`).
     standardize
-        Standardise the features with the training mean and sd (:func:`feature_task`).
+        Standardise the features with the training mean and sd (``feature_task``).
     backbone_seed, backbone_epochs, split_seed
         Pre-training of "digits-cnn" and the split of the digits into source and target.
     n_threads, max_new_models, overwrite, progress, command, client
-        See :func:`~.training.train_pool` (``client``: train the heads on a Dask cluster;
+        See :func:`~genexpy_nb.seedpools.train_pool` (``client``: train the heads on a Dask cluster;
         the backbone and its features are computed here first).
     device
         'auto' (CUDA when available, else CPU), 'cpu' or 'cuda': where the backbone's
         features are computed (once, batch by batch) and the heads trained
-        (:func:`~.training.train_pool`).
+        (:func:`~genexpy_nb.seedpools.train_pool`).
     backbone_info
         More JSON-able facts about a module backbone, recorded in ``meta["backbone"]`` (e.g.
         where its weights came from).
@@ -317,7 +319,7 @@ class _FeatureCache:
 def resize_task(task: BinaryTask, size: int) -> BinaryTask:
     """Resize the task's images to ``size`` x ``size`` (same labels and indices).
 
-    Bilinear, as :func:`~.vit.extract_features` does.
+    Bilinear, as :func:`~genexpy_nb.seedpools.extract_features` does.
     """
     size = check_positive_int("size", size)
     F = torch.nn.functional
@@ -341,7 +343,7 @@ def resize_task(task: BinaryTask, size: int) -> BinaryTask:
 #: the downstream task of the shipped ViT pools: the digits task of notebook 03 (5-9 vs 0-4;
 #: 600 train, 300 validation, 897 test images) upsampled to the ViT's 16x16 input
 def vit_digits_task(split_seed: int = 0) -> BinaryTask:
-    """Build the digits task of the CNN pools (:func:`~.tasks.digits_binary_task`) at 16x16."""
+    """Build the digits task of the CNN pools (:func:`digits_binary_task`) at 16x16."""
     from .tasks import digits_binary_task
 
     return resize_task(digits_binary_task(split_seed=split_seed), 16)
@@ -418,7 +420,7 @@ def train_finetune_pool(
     weights of the new linear head (``init``) and the batch order (``order``). Adam, the
     learning rate ``lr`` for all weights, ``epochs`` passes over the training images. The
     paper does not run this experiment; it shows how much more the seeds matter when the
-    whole network moves. ``device``: see :func:`~.training.train_pool`.
+    whole network moves. ``device``: see :func:`~genexpy_nb.seedpools.train_pool`.
     """
     from .pretrain import SHIPPED_BACKBONE, read_backbone_file
 
@@ -499,12 +501,12 @@ def paper_transfer_pool(
     ``timm/vit_base_patch16_224.augreg2_in21k_ft_in1k``). Any timm ViT/DeiT with a class
     token, or a local timm / Hugging Face ViT checkpoint, can be used instead.
 
-    Steps: load the backbone (:func:`paper_backbone`); read CIFAR-10 (``cifar_dir``, or
-    download it with :func:`~.tasks.download_cifar10`) as the paper's binary task
+    Steps: load the backbone (``paper_backbone``); read CIFAR-10 (``cifar_dir``, or
+    download it with :func:`~genexpy_nb.seedpools.download_cifar10`) as the paper's binary task
     (airplane, automobile, ship, truck = 1; bird, dog, frog, horse = 0;
-    :func:`~.tasks.load_cifar10_binary`); compute the class-token features of every image
-    once, batch by batch (bilinear resize from 32x32 to the model's input size, then the
-    checkpoint's normalisation ``(x - mean) / std``; on the GPU when there is one; a
+    :func:`~genexpy_nb.seedpools.load_cifar10_binary`); compute the class-token features of
+    every image once, batch by batch (bilinear resize from 32x32 to the model's input size,
+    then the checkpoint's normalisation ``(x - mean) / std``; on the GPU when there is one; a
     ``tqdm`` bar); standardise them with the training mean and sd; train the heads over
     seeds (Adam, cross-entropy; the seeds change the head's initial weights and the batch
     order) with :func:`train_transfer_pool`. The pool's ``meta`` records the backbone
@@ -521,15 +523,16 @@ def paper_transfer_pool(
     Parameters
     ----------
     out
-        Pool file (``.npz``); resumable like every pool (:func:`~.training.train_pool`); the
-        features of an unfinished pool wait in ``<out>.features`` (removed at the end).
+        Pool file (``.npz``); resumable like every pool
+        (:func:`~genexpy_nb.seedpools.train_pool`); the features of an unfinished pool wait in
+        ``<out>.features`` (removed at the end).
     arch, weights, sha256, weights_format
-        The backbone (:func:`paper_backbone`): default ``vit_base_patch16_224`` through timm.
+        The backbone (``paper_backbone``): default ``vit_base_patch16_224`` through timm.
     cifar_dir
         Folder with CIFAR-10's python batch files (None: download into pooch's cache).
     positive, negative, n_train, n_val, n_test, split_seed
-        The task (:func:`~.tasks.load_cifar10_binary`; default: the paper's classes, all
-        training images but 1000 for validation, all 8000 test images).
+        The task (:func:`~genexpy_nb.seedpools.load_cifar10_binary`; default: the paper's
+        classes, all training images but 1000 for validation, all 8000 test images).
     mean, std
         Per-channel normalisation (default: the checkpoint's, from timm's configuration; for
         a file 0.5/0.5 as the original ViT checkpoints, e.g. Hugging Face

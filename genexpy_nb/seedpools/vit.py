@@ -13,7 +13,7 @@ The tests check both against the libraries themselves, without download: a timm
 (small sizes and ``vit_tiny_patch16_224``), converted, give the same logits to 1e-5.
 
 The package's own small ViT, pre-trained on fractals, is built and loaded by
-:mod:`.pretrain`.
+``genexpy_nb.seedpools.pretrain``.
 
 :func:`extract_features` works with any ``torch.nn.Module`` (its ``forward_features`` if it
 has one, else its output).
@@ -157,14 +157,14 @@ class MiniViT(nn.Module):
 
 
 def make_vit(arch: str = "vit_base_patch16_224", *, eps: float = 1e-6, **overrides: Any) -> MiniViT:
-    """Build a :class:`MiniViT` of a standard size (:data:`VIT_PRESETS`), without a head.
+    """Build a :class:`MiniViT` of a standard size (a preset of ``VIT_PRESETS``), without a head.
 
     The weights are freshly initialised; load published ones with :func:`load_weights`.
 
     Parameters
     ----------
     arch : str, default "vit_base_patch16_224"
-        A name of :data:`VIT_PRESETS`: ``vit_tiny_patch16_224``, ``vit_small_patch16_224``
+        A name of ``VIT_PRESETS``: ``vit_tiny_patch16_224``, ``vit_small_patch16_224``
         or ``vit_base_patch16_224``.
     eps : float, default 1e-6
         Epsilon of the LayerNorms (timm's; Hugging Face checkpoints use 1e-12).
@@ -401,12 +401,13 @@ def extract_features(
         when present).
     mean, std
         Per-channel normalisation ``(x - mean) / std`` after resizing (default: none; use
-        :data:`VIT_MEAN` / :data:`VIT_STD` for the usual ImageNet-21k ViT checkpoints).
+        ``genexpy_nb.seedpools.vit.VIT_MEAN`` / ``VIT_STD`` for the usual ImageNet-21k ViT
+        checkpoints).
     batch_size, n_threads
         Images per forward pass (resizing is done batch by batch: the resized set is never
         held in memory); torch threads.
     device
-        'auto' (CUDA when available, else CPU), 'cpu' or 'cuda' (:func:`~._device.pick_device`):
+        'auto' (CUDA when available, else CPU), 'cpu' or 'cuda' (``_device.pick_device``):
         the module runs there for the extraction and is moved back to where it was.
     progress, desc
         Show a ``tqdm.auto`` progress bar over the images, labelled ``desc``.
