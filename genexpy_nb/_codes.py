@@ -12,13 +12,15 @@ __all__ = ["unique_rows", "run_ends"]
 
 
 def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``np.unique(key, axis=0, return_index, return_inverse, return_counts)`` without the
-    distinct rows: (first (m,), inverse (N,) int64, counts (m,)), in the same order.
+    """Group equal rows: ``np.unique(key, axis=0, ...)`` without the distinct rows.
+
+    As ``np.unique(key, axis=0, return_index, return_inverse, return_counts)``: returns
+    (first (m,), inverse (N,) int64, counts (m,)), in the same order.
 
     Rows of non-negative integers (rankings, top-k indicators, Borda counts) are packed,
     most significant column first, into as few int64 words as their bit width allows, so
     that comparing words compares the rows in the same lexicographic order; the words are
-    then sorted stably (``lexsort``). About 10x faster than
+    then sorted stably (``lexsort``). Much faster than
     ``np.unique(axis=0)`` on a study's rankings (which sorts a structured view field by
     field); other keys (scores) go through ``np.unique(axis=0)`` itself.
     """
@@ -56,9 +58,11 @@ def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def run_ends(v: np.ndarray, starts: bool = False):
-    """For rows sorted ascending (R, P): at every position, the position of the last member
-    of its run of equal values (int64, (R, P)); with ``starts``, also that of the first,
-    as ``(start, end)``. NaN equals nothing: each NaN is a run of its own.
+    """Find the runs of equal values in rows sorted ascending (R, P).
+
+    At every position, the position of the last member of its run (int64, (R, P)); with
+    ``starts``, also that of the first, as ``(start, end)``. NaN equals nothing: each NaN
+    is a run of its own.
     """
     R, P = v.shape
     pos = np.arange(P)

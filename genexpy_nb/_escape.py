@@ -1,4 +1,4 @@
-"""One escaping helper per output format, for every string that comes from data.
+r"""One escaping helper per output format, for every string that comes from data.
 
 Names of alternatives, configurations, columns and files come from results tables that
 users did not always write themselves. Wherever such a string lands in a file that a
@@ -12,7 +12,7 @@ that format first (OWASP's output encoding; Jinja's autoescape):
   characters XML 1.0 forbids, which would make the file unreadable);
 - :func:`markdown_text` - text in Markdown, table cells included (punctuation that
   Markdown interprets, pipes, raw HTML and line breaks);
-- :func:`latex_text` - text in LaTeX (``\\ { } $ & # ^ _ ~ %`` and ``< >``);
+- :func:`latex_text` - text in LaTeX (``\ { } $ & # ^ _ ~ %`` and ``< >``);
 - :func:`csv_cell` / :func:`csv_safe` - text cells of CSV/TSV files that a spreadsheet
   would run as a formula (a cell starting with ``= + - @``, a tab or a carriage return
   gets a leading apostrophe);
@@ -25,9 +25,9 @@ Examples
 >>> html_text('</script><b>"x"</b>')
 '&lt;/script&gt;&lt;b&gt;&quot;x&quot;&lt;/b&gt;'
 >>> latex_text("R2_score & 50%")
-'R2\\\\_score \\\\& 50\\\\%'
+'R2\\_score \\& 50\\%'
 >>> markdown_text("a|b*")
-'a\\\\|b\\\\*'
+'a\\|b\\*'
 >>> csv_cell("=HYPERLINK()")
 "'=HYPERLINK()"
 """
@@ -64,15 +64,15 @@ _SCRIPT_RE = re.compile("[<>&\u2028\u2029]")
 
 
 def script_json(obj: Any, **dumps_kwargs: Any) -> str:
-    """``json.dumps(obj)`` that is safe inside an HTML ``<script>`` element.
+    r"""``json.dumps(obj)`` that is safe inside an HTML ``<script>`` element.
 
     The characters ``< > &`` and U+2028/U+2029 only occur inside JSON strings, where the
-    ``\\uXXXX`` escapes written instead decode to the same characters: the parsed object is
+    ``\uXXXX`` escapes written instead decode to the same characters: the parsed object is
     unchanged, and no string from the data can close the element (``</script>``) or open an
     HTML comment.
 
     >>> script_json({"name": "</script><script>alert(1)</script>"})
-    '{"name": "\\\\u003c/script\\\\u003e\\\\u003cscript\\\\u003ealert(1)\\\\u003c/script\\\\u003e"}'
+    '{"name": "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e"}'
     """
     text = json.dumps(obj, **dumps_kwargs)
     return _SCRIPT_RE.sub(lambda m: _SCRIPT_ESCAPES[m.group()], text)
@@ -134,7 +134,7 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: Any) -> Any:
-    """A text cell that a spreadsheet will show as text, never run as a formula.
+    """Make a text cell that a spreadsheet will show as text, never run as a formula.
 
     Strings starting with ``= + - @``, a tab or a carriage return get a leading apostrophe
     (OWASP's advice for CSV injection); anything else, numbers included, is returned as is.
@@ -145,7 +145,7 @@ def csv_cell(value: Any) -> Any:
 
 
 def csv_safe(frame: Any) -> Any:
-    """A polars frame whose text columns went through :func:`csv_cell` (a new frame).
+    """Return a polars frame whose text columns went through :func:`csv_cell` (a new frame).
 
     Only string (and categorical / enum) columns change, and only their cells that start
     like a formula; the caller's frame is left as it is.
@@ -162,7 +162,7 @@ def csv_safe(frame: Any) -> Any:
 
 
 def drawable(obj: Any) -> Any:
-    """A copy of a JSON-like object (a chart spec) whose strings renderers can draw.
+    r"""Copy a JSON-like object (a chart spec) so that renderers can draw its strings.
 
     Characters that XML 1.0 forbids (C0 controls other than tab, line feed and carriage
     return; U+FFFE, U+FFFF) are dropped: vl-convert's SVG/PNG/PDF renderer aborts the whole

@@ -1,5 +1,6 @@
-"""The kernel matrices' computations on arrays (NumPy/BLAS; numba for the large ones): Borda
-counts, Mallows' discordant pairs as concordance products (BLAS on 0/1 matrices or popcounts
+"""The kernel matrices' computations on arrays (NumPy/BLAS; numba for the large ones).
+
+Borda counts, Mallows' discordant pairs as concordance products (BLAS on 0/1 matrices or popcounts
 on bit matrices), RBF's squared distances (exact on integer scores). The kernel classes of
 :mod:`genexpy_nb.kernels` call them.
 """
@@ -109,8 +110,10 @@ _BITS_CHUNK_BYTES = 64 * 2**20
 
 
 def _triangle_edges(nb: int) -> np.ndarray:
-    """Row-block edges 0 = e_0 < ... = nb splitting the upper triangle of an nb x nb block
-    matrix into parts of about equal area (at most 16 parts; a part may be empty).
+    """Split the upper triangle of an nb x nb block matrix into parts of about equal area.
+
+    Returns the row-block edges 0 = e_0 < ... = nb (at most 16 parts; a part may be
+    empty).
     """
     parts = min(nb, 16)
     f = np.arange(parts + 1) / parts
@@ -120,8 +123,9 @@ def _triangle_edges(nb: int) -> np.ndarray:
 
 
 def _tied_pairs(R: np.ndarray) -> np.ndarray:
-    """Pairs of alternatives tied in each ranking: sum over runs of equal values of
-    c (c - 1) / 2, from the sorted rows.
+    """Count the pairs of alternatives tied in each ranking, from the sorted rows.
+
+    The sum over runs of equal values of c (c - 1) / 2.
     """
     n = R.shape[0]
     S = np.sort(R, axis=1)
@@ -162,10 +166,11 @@ def _rbf_gram(X: np.ndarray, Y: np.ndarray, gamma: float) -> np.ndarray:
 
 
 def _integer_sq_dists(X: np.ndarray, Y: np.ndarray) -> np.ndarray | None:
-    """``||x - y||^2`` as ``|x|^2 + |y|^2 - 2 x.y`` (one BLAS product) when X and Y hold
-    integers small enough that every product and sum is exact in float64 (integer scores:
-    counts, points, ranks): then the very numbers of the direct differences, 12x faster
-    than them at 400 x 120 (5 against 62 ms). None for other values (the usual
+    """Compute ``||x - y||^2`` as ``|x|^2 + |y|^2 - 2 x.y`` when that is exact.
+
+    One BLAS product, when X and Y hold integers small enough that every product and sum
+    is exact in float64 (integer scores: counts, points, ranks): then the very numbers of
+    the direct differences, at a fraction of their cost. None for other values (the usual
     floating-point scores), which lose digits that way and take the differences.
     """
     Xf = np.asarray(X, dtype=np.float64)

@@ -31,7 +31,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -353,7 +353,7 @@ def write_frame(df, path: str | os.PathLike) -> Path:
 
 
 def _nested_as_json(df):
-    """Lists, arrays and structs as JSON text (``[1, 2]``, ``{"a": 1}``), for CSV."""
+    """Write lists, arrays and structs as JSON text (``[1, 2]``, ``{"a": 1}``), for CSV."""
     import polars as pl
 
     nested = [c for c, dt in df.schema.items() if dt.is_nested()]
@@ -385,7 +385,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def check_not_input(out: str | os.PathLike, inputs: Any, option: str = "--out", *,
                     folder: bool = False) -> None:
-    """Refuse an output that would replace or delete one of the ``inputs``.
+    r"""Refuse an output that would replace or delete one of the ``inputs``.
 
     ``out`` is an output file (``folder=False``) or an output folder (``folder=True``).
     Raises :class:`GenexpyInputError`, naming ``option``, when ``out`` is one of the
@@ -396,7 +396,7 @@ def check_not_input(out: str | os.PathLike, inputs: Any, option: str = "--out", 
     --------
     >>> import tempfile, pathlib
     >>> folder = tempfile.TemporaryDirectory()
-    >>> d = pathlib.Path(folder.name); _ = (d / "r.csv").write_text("a\\n1\\n")
+    >>> d = pathlib.Path(folder.name); _ = (d / "r.csv").write_text("a\n1\n")
     >>> check_not_input(d / "out.csv", [d / "r.csv"])            # fine
     >>> check_not_input(d / "r.csv", [d / "r.csv"])               # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -473,26 +473,8 @@ NPZ_MAX_RATIO = 1000
 NPZ_BOMB_MIN_BYTES = 64 * 2**20
 
 
-def read_npz(path: str | os.PathLike, what: str = "file", *,
-             keys: Any = None, max_bytes: int = NPZ_MAX_BYTES) -> dict[str, Any]:
-    """The arrays of an ``.npz`` archive (``np.savez``), read within bounds.
-
-    Before any array is allocated, every member is checked: it is a ``.npy`` array of a
-    plain dtype (no pickled objects), its declared shape times its item size equals the
-    bytes the archive says it holds, it does not inflate more than
-    :data:`NPZ_MAX_RATIO` times (to more than 64 MB), and all members together fit in the
-    available memory. A ``.npy`` file renamed ``.npz``, a truncated or damaged archive, a
-    folder or a symlink loop are refused with a :class:`GenexpyInputError` that names
-    ``what`` and the path. ``keys``: read only these members (the others are not checked).
-    """
-    import zipfile
-
-    from numpy.lib import format as npy
-
-    from ._validation import MEMORY_SHARE, available_memory
-
-    p = check_input_file(path, what, max_bytes=max_bytes)
-    name = str(path)
+def _check_npz_head(p: Path, what: str, name: str) -> None:
+    """Refuse an empty file, a lone ``.npy`` array and a file that is not a zip archive."""
     with open(p, "rb") as fh:
         head = fh.read(6)
     if not head:
@@ -505,46 +487,107 @@ def read_npz(path: str | os.PathLike, what: str = "file", *,
         raise GenexpyInputError(f"{what} {name!r} is not an .npz archive (a zip of NumPy "
                                 "arrays, written by np.savez); is it the right file?")
 
+
+def _npz_member_header(zf: Any, info: Any, key: str,
+                       bad: Callable[[str], GenexpyInputError]) -> tuple[Any, bool, Any, int]:
+    """Read the shape, Fortran order, dtype and header length of one ``.npy`` member."""
+    from numpy.lib import format as npy
+
+    with zf.open(info) as fp:
+        try:
+            version = npy.read_magic(fp)
+            reader = {(1, 0): npy.read_array_header_1_0,
+                      (2, 0): npy.read_array_header_2_0}.get(version)
+            if reader is None:
+                raise ValueError(f"unsupported .npy format version {version}")
+            shape, fortran, dtype = reader(fp)
+        except (ValueError, SyntaxError, TypeError) as exc:
+            raise bad(f"member {key!r} is not a NumPy array ({exc})") from None
+        return shape, fortran, dtype, fp.tell()
+
+
+def _checked_npz_members(zf: Any, keys: Any, bad: Callable[[str], GenexpyInputError]
+                         ) -> tuple[dict[str, tuple[Any, bool]], int]:
+    """Check the members to read before any array is allocated.
+
+    Each member's compression, inflation ratio and ``.npy`` header are checked, that it
+    holds no pickled objects and that its declared size equals its stored size. Returns the
+    members (``{key: (info, fortran)}``) and the bytes their arrays declare in all.
+    """
+    import zipfile
+
+    members = {}
+    for info in zf.infolist():
+        key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+        if keys is None or key in keys:
+            members[key] = info
+    total = 0
+    shapes = {}
+    for key, info in members.items():
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise bad(f"member {key!r} uses an unsupported compression")
+        if (info.file_size > NPZ_BOMB_MIN_BYTES
+                and info.file_size > NPZ_MAX_RATIO * max(info.compress_size, 1)):
+            raise bad(f"member {key!r} inflates from {size_text(info.compress_size)} "
+                      f"to {size_text(info.file_size)} (more than {NPZ_MAX_RATIO} "
+                      "times: a compression bomb, not arrays of results)")
+        shape, fortran, dtype, header = _npz_member_header(zf, info, key, bad)
+        if dtype.hasobject:
+            raise bad(f"member {key!r} holds Python objects (a pickle), which are "
+                      "never loaded")
+        declared = math.prod(shape) * dtype.itemsize
+        if declared + header != info.file_size:
+            raise bad(f"member {key!r} declares shape {shape} ({size_text(declared)}) "
+                      f"but holds {size_text(max(info.file_size - header, 0))}")
+        total += declared
+        shapes[key] = (info, fortran)
+    return shapes, total
+
+
+def read_npz(path: str | os.PathLike, what: str = "file", *,
+             keys: Any = None, max_bytes: int = NPZ_MAX_BYTES) -> dict[str, Any]:
+    """Read the arrays of an ``.npz`` archive (``np.savez``) within bounds.
+
+    Before any array is allocated, every member is checked: it is a ``.npy`` array of a
+    plain dtype (no pickled objects), its declared shape times its item size equals the
+    bytes the archive says it holds, it does not inflate more than
+    :data:`NPZ_MAX_RATIO` times (to more than 64 MB), and all members together fit in the
+    available memory. A ``.npy`` file renamed ``.npz``, a truncated or damaged archive, a
+    folder or a symlink loop are refused with a :class:`GenexpyInputError` that names
+    ``what`` and the path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.npz`` file.
+    what : str
+        What the file is, for the messages (e.g. ``"results file"``).
+    keys : collection of str, optional
+        Read only these members (the others are not checked); default: all of them.
+    max_bytes : int
+        The largest file size accepted, in bytes (default :data:`NPZ_MAX_BYTES`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The arrays by member name (without the ``.npy`` suffix).
+    """
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    from ._validation import MEMORY_SHARE, available_memory
+
+    p = check_input_file(path, what, max_bytes=max_bytes)
+    name = str(path)
+    _check_npz_head(p, what, name)
+
     def bad(msg: str) -> GenexpyInputError:
         return GenexpyInputError(f"{what} {name!r} is refused: {msg}.")
 
     try:
         with zipfile.ZipFile(p) as zf:
-            members = {}
-            for info in zf.infolist():
-                key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-                if keys is None or key in keys:
-                    members[key] = info
-            total = 0
-            shapes = {}
-            for key, info in members.items():
-                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-                    raise bad(f"member {key!r} uses an unsupported compression")
-                if (info.file_size > NPZ_BOMB_MIN_BYTES
-                        and info.file_size > NPZ_MAX_RATIO * max(info.compress_size, 1)):
-                    raise bad(f"member {key!r} inflates from {size_text(info.compress_size)} "
-                              f"to {size_text(info.file_size)} (more than {NPZ_MAX_RATIO} "
-                              "times: a compression bomb, not arrays of results)")
-                with zf.open(info) as fp:
-                    try:
-                        version = npy.read_magic(fp)
-                        reader = {(1, 0): npy.read_array_header_1_0,
-                                  (2, 0): npy.read_array_header_2_0}.get(version)
-                        if reader is None:
-                            raise ValueError(f"unsupported .npy format version {version}")
-                        shape, fortran, dtype = reader(fp)
-                    except (ValueError, SyntaxError, TypeError) as exc:
-                        raise bad(f"member {key!r} is not a NumPy array ({exc})") from None
-                    header = fp.tell()
-                if dtype.hasobject:
-                    raise bad(f"member {key!r} holds Python objects (a pickle), which are "
-                              "never loaded")
-                declared = math.prod(shape) * dtype.itemsize
-                if declared + header != info.file_size:
-                    raise bad(f"member {key!r} declares shape {shape} ({size_text(declared)}) "
-                              f"but holds {size_text(max(info.file_size - header, 0))}")
-                total += declared
-                shapes[key] = (info, fortran)
+            shapes, total = _checked_npz_members(zf, keys, bad)
             avail = available_memory()
             if total > MEMORY_SHARE * avail:
                 raise bad(f"its arrays need {size_text(total)} of memory, and "
@@ -564,8 +607,9 @@ def read_npz(path: str | os.PathLike, what: str = "file", *,
 
 
 class ExportSkippedWarning(UserWarning):
-    """Some of the files asked for could not be written here (the reason is given); the
-    others were. ``what``: the files concerned; ``reason``: why.
+    """Some of the files asked for could not be written here (the reason is given).
+
+    The others were. ``what``: the files concerned; ``reason``: why.
     """
 
     def __init__(self, what: str, reason: str) -> None:

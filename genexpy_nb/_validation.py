@@ -19,8 +19,9 @@ class GenexpyInputError(ValueError):
 
 
 class MissingOptionalDependency(ImportError):
-    """An optional dependency (an extra such as ``[train]`` or ``[cluster]``) is not installed;
-    the message says what to run.
+    """An optional dependency (an extra such as ``[train]`` or ``[cluster]``) is not installed.
+
+    The message says what to run.
     """
 
 
@@ -128,7 +129,7 @@ def check_positive_int(name: str, value: Any, minimum: int = 1) -> int:
 
 def as_float_grid(name: str, values: float | Sequence[float], *,
                   unique: bool = False) -> np.ndarray:
-    """A 1-d float array of finite numbers from a scalar or a sequence (not empty).
+    """Return a 1-d float array of finite numbers from a scalar or a sequence (not empty).
 
     ``unique=True`` drops repeated values (keeping the first of each, in the given order):
     a grid such as ``deltas=[0.05, 0.05]`` then gives each row once.
@@ -161,8 +162,10 @@ Seed = int | np.integer | np.random.Generator | None
 
 
 def check_seed(seed: Any, name: str = "seed") -> int | np.random.Generator | None:
-    """The one check of a seed (see :data:`SEED_MEANING`): an int >= 0 (returned as int), a
-    :class:`numpy.random.Generator` or None (returned as they are).
+    """Check a seed (see :data:`SEED_MEANING`); the one check of every seed.
+
+    An int >= 0 (returned as int), a :class:`numpy.random.Generator` or None (returned as
+    they are).
     """
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
@@ -174,8 +177,10 @@ def check_seed(seed: Any, name: str = "seed") -> int | np.random.Generator | Non
 
 
 def rng_from_seed(seed: Seed) -> np.random.Generator:
-    """A NumPy Generator from a seed; never the global state. An int gives
-    ``default_rng(seed)``, a Generator is used as it is, None gives fresh entropy.
+    """Return a NumPy Generator from a seed; never the global state.
+
+    An int gives ``default_rng(seed)``, a Generator is used as it is, None gives fresh
+    entropy.
     """
     seed = check_seed(seed)
     if isinstance(seed, np.random.Generator):
@@ -184,10 +189,11 @@ def rng_from_seed(seed: Seed) -> np.random.Generator:
 
 
 def root_seed(seed: Seed, name: str = "seed") -> int:
-    """The integer root of a procedure that derives one stream per unit of work
-    (``SeedSequence([root, unit, ...])``, see :func:`child_seed`): an int is its own root;
-    a Generator gives one integer drawn from it; None, fresh entropy. Resolve it once per
-    call, so that every unit of the call shares the root.
+    """Return the integer root of a procedure that derives one stream per unit of work.
+
+    The streams are ``SeedSequence([root, unit, ...])`` (see :func:`child_seed`): an int
+    is its own root; a Generator gives one integer drawn from it; None, fresh entropy.
+    Resolve it once per call, so that every unit of the call shares the root.
     """
     seed = check_seed(seed, name)
     if isinstance(seed, int):
@@ -198,7 +204,7 @@ def root_seed(seed: Seed, name: str = "seed") -> int:
 
 
 def child_seed(seed: int | None, *keys: int) -> np.random.Generator:
-    """A Generator for one unit of work (a configuration, a candidate), stable across runs.
+    """Return a Generator for one unit of work (a configuration, a candidate), stable across runs.
 
     The stream depends only on ``seed`` and ``keys``, not on the order or the number of
     other units processed, so results for one configuration do not change when the user
@@ -219,8 +225,10 @@ _SMALL_NEED: float = 64 * 2**20
 
 
 def available_memory() -> int:
-    """Bytes this process can still allocate: the machine's available memory, and the
-    head-room under an address-space limit (``ulimit -v``, as HPC login nodes set).
+    """Return the bytes this process can still allocate.
+
+    The machine's available memory, and the head-room under an address-space limit
+    (``ulimit -v``, as HPC login nodes set).
     """
     avail = None
     try:
@@ -265,7 +273,7 @@ def _address_space_used() -> int:
 
 
 def size_text(n: float) -> str:
-    """A byte count for people: ``'1.5 GB'``, ``'320 MB'``."""
+    """Write a byte count for people: ``'1.5 GB'``, ``'320 MB'``."""
     for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
         if abs(n) < 1000 or unit == "PB":
             return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"

@@ -1,5 +1,6 @@
-"""Options and advice in the caller's vocabulary: ``invalid_target="drop"`` in Python,
-``--invalid-target drop`` on the command line.
+"""Options and advice in the caller's vocabulary.
+
+``invalid_target="drop"`` in Python, ``--invalid-target drop`` on the command line.
 
 One mechanism for every command. The command line runs each command inside
 :func:`command_line_words`, given the flags of that command (``dest`` -> flag, read from
@@ -81,7 +82,7 @@ def command_line_words(flags: Mapping[str, str] | None = None) -> Iterator[None]
 
 
 def on_command_line() -> bool:
-    """True inside :func:`command_line_words`."""
+    """Return True inside :func:`command_line_words`."""
     return _CLI.get() is not None
 
 
@@ -97,7 +98,7 @@ def _cli_value(value: Any) -> str:
 
 
 def opt(name: str, value: Any = ..., *, placeholder: str | None = None) -> str:
-    """An option as the caller writes it.
+    """Write an option as the caller writes it.
 
     ``opt("invalid_target", "drop")`` is ``invalid_target="drop"`` in Python and
     ``--invalid-target drop`` on the command line; ``opt("average_over", placeholder=
@@ -129,7 +130,7 @@ _ASSIGN = re.compile(r"(?<![\w.'\"-])([a-z][a-z0-9_]*)=('[^']*'|\"[^\"]*\"|\[[^\
 
 
 def _value(text: str) -> Any:
-    """A value as Python printed it, as the command line types it."""
+    """Rewrite a value as Python printed it, as the command line types it."""
     if text in ("True", "False"):
         return text == "True"
     if text[:1] in "'\"":

@@ -61,11 +61,13 @@ ALPHA_HAT_XTOL: float = 1e-6
 # ---- routes: where a computation leaves NumPy for a compiled numba kernel ------------------
 @dataclasses.dataclass
 class Routes:
-    """The size bounds at which each computation switches between its NumPy path (nothing
-    to compile) and its numba kernel (compiled once per installation, faster on large
-    inputs). Both paths give the same numbers; the bounds only move time. Read at call time
-    from :data:`ROUTES`; change them for a block of code with :func:`force_route`, the one
-    documented way (the measurements behind the defaults are in ``benchmarks/README.md``).
+    """The size bounds at which each computation switches between its NumPy and numba paths.
+
+    The NumPy path has nothing to compile; the numba kernel is compiled once per
+    installation and is faster on large inputs. Both paths give the same numbers; the
+    bounds only move time. Read at call time from :data:`ROUTES`; change them for a block
+    of code with :func:`force_route`, the one documented way (the measurements behind the
+    defaults are in ``benchmarks/README.md``).
     """
 
     #: Mallows matrix: up to this many multiply-adds (rows_x * rows_y * na^2) through BLAS on

@@ -1,5 +1,7 @@
-"""Datasets: the public case-study results (downloaded once, hash-checked) and the data
-the package ships itself (``data/`` in the repository, ``genexpy_nb.shipped`` when installed).
+"""Datasets: the public case-study results and the data the package ships itself.
+
+The public results are downloaded once and hash-checked; the shipped data live in
+``data/`` in the repository, ``genexpy_nb.shipped`` when installed.
 
 Public files are fetched with pooch from pinned URLs and verified by sha256. When the
 environment variable ``GENEXPY_NB_DATA_DIR`` is set, files are read from that folder and the
@@ -188,7 +190,7 @@ MISSING_MARKERS: tuple[str, ...] = (
 
 
 def read_results(source, *, what: str = "results file") -> pl.DataFrame:
-    """A results table from a path (.parquet, .csv, .tsv) or a polars/pandas/arrow table.
+    """Read a results table from a path (.parquet, .csv, .tsv) or a polars/pandas/arrow table.
 
     CSV/TSV files are read as UTF-8 with every column's type inferred from the *whole*
     file when its first rows would mislead (a score column holding 0 and 1 in its first

@@ -65,7 +65,7 @@ def _fubini_table(n: int) -> tuple[int, ...]:
 
 
 def fubini(n: int) -> int:
-    """Number of rankings with ties (weak orders) of ``n`` alternatives: the Fubini number.
+    """Count the rankings with ties (weak orders) of ``n`` alternatives: the Fubini number.
 
     Parameters
     ----------
@@ -147,7 +147,7 @@ def weak_orders(na: int) -> np.ndarray:
 
 
 def uniform_distribution(na: int) -> tuple[np.ndarray, np.ndarray]:
-    """The uniform distribution over all rankings with ties of ``na`` alternatives.
+    """Return the uniform distribution over all rankings with ties of ``na`` alternatives.
 
     Parameters
     ----------

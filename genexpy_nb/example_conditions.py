@@ -1,5 +1,7 @@
-"""The datasets of the example study: an unbounded, seeded stream of binary classification
-tasks (bundled real datasets interleaved with synthetic ones), condition by condition.
+"""The datasets of the example study, condition by condition.
+
+An unbounded, seeded stream of binary classification tasks (bundled real datasets
+interleaved with synthetic ones).
 
 Condition ``i`` of seed ``s`` is always the same dataset: every random choice is drawn from
 ``numpy.random.SeedSequence([s, ..., i, ...])``. The study that runs models on them is
@@ -60,13 +62,15 @@ def require_sklearn() -> Any:
 
 
 def int_seed(*entropy: int) -> int:
-    """A 31-bit integer seed (for scikit-learn's ``random_state``) from integer keys."""
+    """Derive a 31-bit integer seed (for scikit-learn's ``random_state``) from integer keys."""
     return int(np.random.SeedSequence([int(e) for e in entropy]).generate_state(1)[0] >> 1)
 
 
 def check_seed(seed: Any) -> int:
-    """The integer root of the stream of datasets (condition i of a root is always the same
-    dataset): :func:`~genexpy_nb._validation.root_seed`.
+    """Check a seed and return the integer root of the stream of datasets.
+
+    Condition i of a root is always the same dataset; the root is that of
+    :func:`~genexpy_nb._validation.root_seed`.
     """
     return root_seed(seed)
 
@@ -103,14 +107,17 @@ class Condition:
 
     @property
     def n_samples(self) -> int:
+        """The number of samples (rows of ``X``)."""
         return int(self.X.shape[0])
 
     @property
     def n_features(self) -> int:
+        """The number of features (columns of ``X``)."""
         return int(self.X.shape[1])
 
     @property
     def minority_rate(self) -> float:
+        """The share of samples in the minority class (label 1)."""
         return float(self.y.mean())
 
 
@@ -159,7 +166,7 @@ _N_REAL = len(_real_catalogue())
 
 @functools.lru_cache(maxsize=64)
 def _real_order(seed: int) -> np.ndarray:
-    """The seeded order in which the real datasets enter the stream."""
+    """Return the seeded order in which the real datasets enter the stream."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, KEY_CATALOGUE]))
     order = rng.permutation(_N_REAL)
     order.setflags(write=False)
@@ -349,6 +356,19 @@ def describe_conditions(conditions: Iterable[int] | int, seed: Seed = 0) -> pl.D
 
 # ---- running experiments ------------------------------------------------------------------
 def check_conditions(conditions: Any) -> list[int]:
+    """Check which conditions of the stream are asked for.
+
+    Parameters
+    ----------
+    conditions : int or iterable of int
+        A number of conditions n (the first n of the stream: 0, ..., n - 1), or the
+        indices of the conditions, non-negative and each given once.
+
+    Returns
+    -------
+    list of int
+        The condition indices, in the order given.
+    """
     if isinstance(conditions, (int, np.integer)) and not isinstance(conditions, bool):
         return list(range(check_positive_int("conditions", conditions, minimum=1)))
     if isinstance(conditions, (str, bytes, bool)) or not isinstance(conditions, Iterable):

@@ -148,7 +148,7 @@ _KEY_MODEL = 4  # the random_state of (i, fold, model)
 
 # ---- the alternatives ---------------------------------------------------------------------
 def _make_model(name: str, random_state: int) -> Any:
-    """A fresh, unfitted classifier with the study's fixed hyperparameters."""
+    """Make a fresh, unfitted classifier with the study's fixed hyperparameters."""
     require_sklearn()
     from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
@@ -494,7 +494,7 @@ class ExperimentRunner:
         shuffle: bool = False,
         seed: Seed = 0,
     ) -> ExperimentRunner:
-        """A runner that reveals the conditions of an existing results table, N0 at a time.
+        """Make a runner that reveals the conditions of an existing results table, N0 at a time.
 
         Nothing is computed: batch ``k`` is the rows of the ``k``-th group of ``n0``
         conditions, in order of first appearance in ``results`` (or in a seeded random
@@ -533,10 +533,12 @@ class ExperimentRunner:
 
     @property
     def n_conditions(self) -> int:
+        """The number of conditions run (or revealed) so far."""
         return self._n_conditions
 
     @property
     def results(self) -> pl.DataFrame:
+        """Every row run (or revealed) so far, batch after batch."""
         if not self._batches:
             return self._empty
         return pl.concat(self._batches, how="vertical")
@@ -583,13 +585,15 @@ class ExperimentRunner:
         return batch
 
     def __iter__(self) -> Iterator[pl.DataFrame]:
-        """Yield batches of ``n0`` conditions: forever when computing, until exhausted when
-        replaying.
+        """Yield batches of ``n0`` conditions.
+
+        Forever when computing, until exhausted when replaying.
         """
         while not self.exhausted:
             yield self.run_next()
 
     def __repr__(self) -> str:
+        """Summarise the runner: mode, batch size, seed and conditions so far."""
         mode = "replay" if self._replay is not None else "compute"
         return (
             f"ExperimentRunner(mode={mode!r}, n0={self.n0}, seed={self.seed}, "
@@ -599,7 +603,7 @@ class ExperimentRunner:
 
 # ---- the shipped table ----------------------------------------------------------------------
 def load_example_study() -> pl.DataFrame:
-    """The results of the example study shipped with the package (80 conditions, seed 0).
+    """Load the results of the example study shipped with the package (80 conditions, seed 0).
 
     Produced by ``python -m genexpy_nb.example_study --conditions 80 --seed 0 --out
     data/example_study.parquet`` (see ``data/MANIFEST.md``); 80 datasets (21 real,

@@ -73,18 +73,33 @@ class Kernel:
         return X
 
     def prepare(self, data: np.ndarray) -> np.ndarray:
-        """A configuration's data (rankings, or scores) as the kernel sees them: the array
-        itself, except for kernels that rescale scores (:class:`RBF`).
+        """Return a configuration's data (rankings, or scores) as the kernel sees them.
+
+        The array itself, except for kernels that rescale scores (:class:`RBF`).
         """
         return data
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Kernel:
-        """A copy with the defaults that depend on ``na`` (and alternative names) filled in."""
+        """Return a copy with the defaults that depend on ``na`` (and alternative names) filled in.
+
+        Parameters
+        ----------
+        na : int
+            Number of alternatives (>= 2).
+        alternatives : sequence of str, optional
+            The alternatives' names, in column order (used by :class:`Borda` to find a*).
+
+        Returns
+        -------
+        Kernel
+            A resolved copy; the kernel itself is left unchanged.
+        """
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
         return dataclasses.replace(self, na=na)
 
     @property
     def resolved(self) -> bool:
+        """Whether ``na`` is filled in (see :meth:`~genexpy_nb.Kernel.resolve`)."""
         return self.na is not None
 
     def _need_resolved(self) -> None:
@@ -121,7 +136,7 @@ class Kernel:
             return self._gram(X, Y)
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> float:
-        """The kernel value between two single rankings (or score vectors)."""
+        """Return the kernel value between two single rankings (or score vectors)."""
         return float(self.gram(np.atleast_2d(x), np.atleast_2d(y))[0, 0])
 
     def _coerce(self, X: np.ndarray, name: str) -> np.ndarray:
@@ -180,7 +195,7 @@ class Kernel:
         return float(out[0]) if np.ndim(delta) == 0 else out
 
     def support(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The distinct results of a sample *as seen by this kernel*.
+        """Find the distinct results of a sample *as seen by this kernel*.
 
         Results with identical kernel rows (same top-k set for Jaccard, same Borda count)
         are merged, so MMD and the approximation work on a support of size m <= N.
@@ -203,7 +218,7 @@ class Kernel:
 
 @dataclass(frozen=True)
 class Borda(Kernel):
-    """Borda kernel: "Is alternative a* consistently ranked the same?"
+    """Borda kernel: "Is alternative a* consistently ranked the same?" (paper Sec. 4.2).
 
     ``b(r) = #{a : r[a] >= r[a*]}`` counts the alternatives weakly dominated by a* (a*
     included); ``k(r1, r2) = exp(-nu |b(r1) - b(r2)|)``, default ``nu = 1/na``.
@@ -243,6 +258,20 @@ class Borda(Kernel):
     index: int | None = dataclasses.field(default=None, kw_only=True)
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Borda:
+        """Return a copy with ``na``, the index of a* and the default ``nu = 1/na`` filled in.
+
+        Parameters
+        ----------
+        na : int
+            Number of alternatives (>= 2).
+        alternatives : sequence of str, optional
+            The alternatives' names, in column order, where a* is looked up by name.
+
+        Returns
+        -------
+        Borda
+            A resolved copy; the kernel itself is left unchanged.
+        """
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
         alt = self.alternative
         if alt is None:
@@ -272,6 +301,7 @@ class Borda(Kernel):
 
     @property
     def label(self) -> str:
+        """Short human label, e.g. ``Borda(a*=OHE)`` (``nu`` shown when not the default)."""
         nu = "" if self.nu is None or self.na is None or np.isclose(self.nu, 1 / self.na) \
             else f", nu={self.nu:.3g}"
         alt = "best on average" if self.alternative is None else self.alternative
@@ -279,6 +309,7 @@ class Borda(Kernel):
 
     @property
     def kappa_inf(self) -> float:
+        """Smallest value the kernel can take on ``na`` alternatives: ``exp(-nu (na - 1))``."""
         self._need_resolved()
         return math.exp(-self.nu * (self.na - 1))
 
@@ -301,7 +332,7 @@ class Borda(Kernel):
 
 @dataclass(frozen=True)
 class Jaccard(Kernel):
-    """Jaccard kernel: "Are the best alternatives consistently the same?"
+    """Jaccard kernel: "Are the best alternatives consistently the same?" (paper Sec. 4.2).
 
     ``T(r) = {a : r[a] < k}`` (top-k tiers, counted from 0);
     ``k(r1, r2) = |T(r1) & T(r2)| / |T(r1) | T(r2)|``. ``eps(delta) = sqrt(2 delta)``,
@@ -333,10 +364,12 @@ class Jaccard(Kernel):
     k: int = 1
 
     def __post_init__(self):
+        """Check ``k`` (a positive integer)."""
         check_positive_int("Jaccard k", self.k, minimum=1)
 
     @property
     def label(self) -> str:
+        """Short human label, ``Jaccard(k=...)``."""
         return f"Jaccard(k={self.k})"
 
     def _gram(self, X, Y):
@@ -359,7 +392,7 @@ class Jaccard(Kernel):
 
 @dataclass(frozen=True)
 class Mallows(Kernel):
-    """Mallows kernel: "Are the alternatives ranked in a consistent order?"
+    """Mallows kernel: "Are the alternatives ranked in a consistent order?" (paper Sec. 4.2).
 
     ``n_d = sum_{i<j} |sign(r1[i]-r1[j]) - sign(r2[i]-r2[j])| / 2`` (a reversed pair counts 1,
     tied-vs-strict 1/2); ``k = exp(-nu n_d)``, default ``nu = 1/C(na, 2)``.
@@ -388,18 +421,34 @@ class Mallows(Kernel):
     nu: float | None = None
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Mallows:
+        """Return a copy with ``na`` and the default ``nu = 1/C(na, 2)`` filled in.
+
+        Parameters
+        ----------
+        na : int
+            Number of alternatives (>= 2).
+        alternatives : sequence of str, optional
+            The alternatives' names, in column order (not used).
+
+        Returns
+        -------
+        Mallows
+            A resolved copy; the kernel itself is left unchanged.
+        """
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
         nu = 1.0 / math.comb(na, 2) if self.nu is None else _positive("Mallows nu", self.nu)
         return dataclasses.replace(self, na=na, nu=nu)
 
     @property
     def label(self) -> str:
+        """Short human label, ``Mallows`` (with ``nu`` when not the default)."""
         if self.nu is None or self.na is None or np.isclose(self.nu, 1 / math.comb(self.na, 2)):
             return "Mallows"
         return f"Mallows(nu={self.nu:.3g})"
 
     @property
     def kappa_inf(self) -> float:
+        """Smallest value the kernel can take on ``na`` alternatives: ``exp(-nu C(na, 2))``."""
         self._need_resolved()
         return math.exp(-self.nu * math.comb(self.na, 2))
 
@@ -426,7 +475,7 @@ _SPREAD_MAX_PAIRS: int = 2_000_000
 
 @dataclass(frozen=True)
 class RBF(Kernel):
-    """RBF kernel on scores: "Are the raw performances consistent?"
+    """RBF kernel on scores: "Are the raw performances consistent?" (paper Sec. 4.2).
 
     ``k(x1, x2) = exp(-gamma ||x1 - x2||^2)`` on the score vectors of two conditions,
     default ``gamma = 1/na``; ``eps(delta) = sqrt(2 (1 - exp(-gamma na delta)))``. Two
@@ -491,6 +540,7 @@ class RBF(Kernel):
     scale: str = "spread"
 
     def __post_init__(self):
+        """Check ``gamma`` (positive, when given) and ``scale``."""
         if self.gamma is not None:
             _positive("RBF gamma", self.gamma)
         if self.scale not in RBF_SCALES:
@@ -501,12 +551,27 @@ class RBF(Kernel):
             )
 
     def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> RBF:
+        """Return a copy with ``na`` and the default ``gamma = 1/na`` filled in.
+
+        Parameters
+        ----------
+        na : int
+            Number of alternatives (>= 2).
+        alternatives : sequence of str, optional
+            The alternatives' names, in column order (not used).
+
+        Returns
+        -------
+        RBF
+            A resolved copy; the kernel itself is left unchanged.
+        """
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
         gamma = 1.0 / na if self.gamma is None else _positive("RBF gamma", self.gamma)
         return dataclasses.replace(self, na=na, gamma=gamma)
 
     @property
     def label(self) -> str:
+        """Short human label, ``RBF`` (with ``raw`` and ``gamma`` when not the defaults)."""
         parts = [] if self.scale == "spread" else [self.scale]
         if not (self.gamma is None or self.na is None or np.isclose(self.gamma, 1 / self.na)):
             parts.append(f"gamma={self.gamma:.3g}")
@@ -525,16 +590,18 @@ class RBF(Kernel):
         return math.exp(-self.gamma * self.na * delta)
 
     def spread(self, scores: np.ndarray) -> float:
-        """The scale ``s`` of a configuration's scores (N, na): ``score_spread`` for
-        ``scale="spread"``, 1 (the target's units) for ``"raw"``.
+        """Return the scale ``s`` of a configuration's scores (N, na).
+
+        ``score_spread`` for ``scale="spread"``, 1 (the target's units) for ``"raw"``.
         """
         if self.scale == "raw":
             return 1.0
         return score_spread(scores)
 
     def prepare(self, scores: np.ndarray) -> np.ndarray:
-        """The scores of one configuration as the kernel sees them: ``(scores - mean) / s``
-        for ``scale="spread"``, the very array given for ``"raw"``.
+        """Return the scores of one configuration as the kernel sees them.
+
+        ``(scores - mean) / s`` for ``scale="spread"``, the very array given for ``"raw"``.
         """
         if self.scale == "raw":
             return scores
@@ -543,8 +610,10 @@ class RBF(Kernel):
 
     def threshold(self, delta: float | Sequence[float] | np.ndarray, spread: float = 1.0
                   ) -> float | np.ndarray:
-        """delta* in the target's units: the RMS score difference per alternative within
-        which two single results count as similar, ``s sqrt(delta*)``.
+        """Express delta* in the target's units: ``s sqrt(delta*)``.
+
+        The RMS score difference per alternative within which two single results count as
+        similar.
 
         ``k(x, y) >= f(delta*)`` exactly when ``||x - y||^2 / na <= delta* s^2`` (for every
         gamma: eps* is defined through the same gamma). ``spread`` is the configuration's
@@ -558,8 +627,10 @@ class RBF(Kernel):
 
 
 def score_spread(scores: np.ndarray) -> float:
-    """``s``: the root of half the median, over pairs of conditions (rows), of the mean
-    squared difference of their score vectors (see :class:`RBF`).
+    """Compute the spread ``s`` of a configuration's scores (see :class:`RBF`).
+
+    ``s`` is the root of half the median, over pairs of conditions (rows), of the mean
+    squared difference of their score vectors.
 
     Equal to ``c s`` for the scores ``c x + b`` (c > 0): the unit of the RBF's delta*. When
     more than half of the pairs are identical (median 0), half the mean is used; when all
@@ -594,8 +665,9 @@ def score_spread(scores: np.ndarray) -> float:
 
 
 def rbf_degeneracy(K: np.ndarray, counts: np.ndarray) -> str | None:
-    """Why an RBF kernel matrix on a support (with the counts of its points) cannot
-    discriminate, or None.
+    """Say why an RBF kernel matrix cannot discriminate, or return None.
+
+    The matrix is on a support, with the counts of its points.
 
     Over the pairs of conditions whose score vectors differ: when at least
     :data:`RBF_DEGENERATE_SHARE` of them have a kernel value below
@@ -710,7 +782,7 @@ def parse_kernel(text: str) -> Kernel:
 
 
 def DEFAULT_KERNELS(borda_alternative: str | int | None = None) -> list[Kernel]:
-    """The paper's four research questions (Borda only when an alternative is given)."""
+    """Return the paper's four research questions (Borda only when an alternative is given)."""
     ks: list[Kernel] = [Jaccard(k=1), Mallows(), RBF()]
     if borda_alternative is not None:
         ks.insert(0, Borda(borda_alternative))

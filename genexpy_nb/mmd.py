@@ -56,7 +56,7 @@ def draw_pairs(
     N: int, n: int, rep: int, *, disjoint: bool = True, replace: bool = False,
     seed: int | np.random.Generator | None = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of ``rep`` pairs of samples of size ``n`` from ``N`` results (paper Sec. 4.5).
+    """Draw the indices of ``rep`` pairs of samples of size ``n`` from ``N`` results (Sec. 4.5).
 
     ========  =======  =====================================================  ==========
     disjoint  replace  one pair                                               valid for
@@ -269,7 +269,7 @@ _GATHER_BLOCK = 4_000_000
 
 
 def _cached(key: tuple, make) -> np.ndarray:
-    """A small read-only helper array of the dense MMD path, made once per shape."""
+    """Return a small read-only helper array of the dense MMD path, made once per shape."""
     a = _HELPERS.get(key)
     if a is None:
         a = make()

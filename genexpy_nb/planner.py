@@ -1,5 +1,6 @@
-"""Study planning (paper Algorithm 1, Section 4.5): which configurations to extend, and how n*
-evolves as the preliminary study grows.
+"""Study planning (paper Algorithm 1, Section 4.5).
+
+Which configurations to extend, and how n* evolves as the preliminary study grows.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ _ANALYSIS_COLUMNS = frozenset({
 
 
 def verdict_word(generalizable, reason=None) -> str:
-    """The verdict of one estimate in words: "generalizable", "not generalizable", or
-    "unsure (reason)" for a null verdict (an estimate not to be trusted, or undefined).
+    """Put the verdict of one estimate in words.
+
+    "generalizable", "not generalizable", or "unsure (reason)" for a null verdict (an
+    estimate not to be trusted, or undefined).
     """
     if generalizable is True:
         return "generalizable"
@@ -291,8 +294,9 @@ class LiveStudyResult:
     stop_reason: str
 
     def trajectory(self) -> pl.DataFrame:
-        """n*_N after every round, in the shape of :func:`simulate_preliminary_study`
-        (N_sub = conditions run so far), ready for ``charts.nstar_vs_N``.
+        """Return n*_N after every round, ready for ``charts.nstar_vs_N``.
+
+        In the shape of :func:`simulate_preliminary_study` (N_sub = conditions run so far).
         """
         return _trajectory(self.history)
 

@@ -1,6 +1,7 @@
-"""What a :class:`~genexpy_nb.Study` hands out: the sample of one configuration
-(:class:`ConfigurationSample`) and the report of what filtering the table kept
-(:class:`FilterReport`).
+"""What a :class:`~genexpy_nb.Study` hands out.
+
+The sample of one configuration (:class:`ConfigurationSample`) and the report of what
+filtering the table kept (:class:`FilterReport`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,46 @@ __all__ = ["ConfigurationSample", "FilterReport"]
 
 @dataclass(frozen=True)
 class FilterReport:
-    """What the missing-results policy of paper Sec. 4.1 did to the study. Never silent."""
+    """What the missing-results policy of paper Sec. 4.1 did to the study. Never silent.
+
+    A :class:`~genexpy_nb.Study` builds it (``study.report``); printing it lists every
+    step.
+
+    Parameters
+    ----------
+    rows_input : int
+        Rows of the table given.
+    rows_after_held_constant : int
+        Rows left after keeping the levels of the held-constant factors.
+    rows_invalid_target : int
+        Rows dropped for a null, NaN or infinite target (``invalid_target="drop"``).
+    results_after_averaging : int
+        Results (condition x alternative) after averaging over the stochastic factors.
+    conditions_total : int
+        Conditions (configuration x generalizability level) before filtering.
+    conditions_dropped : int
+        Conditions dropped for missing more than ``tol_missing_alternatives`` of the
+        alternatives (or all of the alternatives kept).
+    alternatives_total : int
+        Alternatives before filtering.
+    alternatives_dropped : tuple of str
+        Alternatives dropped for missing in more than ``tol_missing_conditions`` of the
+        remaining conditions.
+    cells_total : int
+        Results kept: conditions kept x alternatives kept.
+    cells_imputed : int
+        Missing results among them, imputed as the worst tier of their condition.
+    tol_missing_alternatives : float
+        The study's tolerance of missing alternatives per condition.
+    tol_missing_conditions : float
+        The study's tolerance of missing conditions per alternative.
+    replicates_expected : int
+        The most replicates (runs of the ``average_over`` factors) a result was averaged
+        over; 0 without ``average_over``.
+    short_replicates : tuple of tuple
+        Alternatives with results averaged over fewer replicates than that:
+        (alternative, results, fewest replicates, most replicates among them).
+    """
 
     rows_input: int
     rows_after_held_constant: int
@@ -37,7 +77,7 @@ class FilterReport:
     short_replicates: tuple[tuple[str, int, int, int], ...] = ()
 
     def to_frame(self) -> pl.DataFrame:
-        """The report as a two-column (item, value) frame, for display or export."""
+        """Return the report as a two-column (item, value) frame, for display or export."""
         rows = [
             ("rows in the input table", self.rows_input),
             ("rows after fixing held-constant factors", self.rows_after_held_constant),
@@ -58,9 +98,10 @@ class FilterReport:
         return pl.DataFrame({"item": [r[0] for r in rows], "value": [r[1] for r in rows]})
 
     def replicates_frame(self) -> pl.DataFrame:
-        """Alternatives averaged over fewer replicates than the others: alternative,
-        results (how many of its results), fewest and most replicates among them, and
-        the full number of replicates.
+        """List the alternatives averaged over fewer replicates than the others.
+
+        Columns: alternative, results (how many of its results), fewest and most
+        replicates among them, and ``of``, the full number of replicates.
         """
         rows = self.short_replicates
         return pl.DataFrame({
@@ -72,6 +113,7 @@ class FilterReport:
                     "of": pl.Int64})
 
     def __str__(self) -> str:
+        """Return the report as text, with the short replicates and the dropped alternatives."""
         lines = [f"{k}: {v}" for k, v in self.to_frame().iter_rows()]
         if self.short_replicates:
             shown = []
@@ -91,16 +133,25 @@ class FilterReport:
 class ConfigurationSample:
     """The observed results of one configuration: N conditions x na alternatives.
 
-    Attributes
+    :meth:`Study.sample <genexpy_nb.Study.sample>` hands them out.
+
+    Parameters
     ----------
     config_id : int
-    levels : dict, design-factor levels of the configuration
-    alternatives : tuple of str, length na
-    conditions : tuple of str, length N (generalizability levels)
-    rankings : (N, na) int64, 0 = best tier
-    scores : (N, na) float64, raw target with missing results imputed by the worst
-        observed score of the condition (for the RBF kernel)
-    imputed : (N, na) bool, where a result was missing
+        The configuration's id in the study.
+    levels : dict
+        The design-factor levels of the configuration (``{factor: level}``).
+    alternatives : tuple of str
+        The alternatives, length na.
+    conditions : tuple of str
+        The conditions (generalizability levels), length N.
+    rankings : numpy.ndarray
+        (N, na) int64 rankings with ties, 0 = best tier.
+    scores : numpy.ndarray
+        (N, na) float64 raw target, with missing results imputed by the worst observed
+        score of the condition (for the RBF kernel).
+    imputed : numpy.ndarray
+        (N, na) bool, where a result was missing.
     """
 
     config_id: int
@@ -115,15 +166,20 @@ class ConfigurationSample:
 
     @property
     def N(self) -> int:
+        """The number of conditions (rows)."""
         return int(self.rankings.shape[0])
 
     @property
     def na(self) -> int:
+        """The number of alternatives (columns)."""
         return int(self.rankings.shape[1])
 
     def data_for(self, kernel) -> np.ndarray:
-        """The array a kernel works on: rankings, or scores for score kernels (RBF), as
-        the kernel sees them (``kernel.prepare``: RBF divides them by their spread).
+        """Return the array a kernel works on.
+
+        Rankings, or scores for score kernels (RBF), as the kernel sees them
+        (``kernel.prepare``: RBF divides them by their spread); made once per kind of
+        kernel.
         """
         if kernel.on != "scores":
             return self.rankings
@@ -134,4 +190,5 @@ class ConfigurationSample:
 
     @property
     def label(self) -> str:
+        """The design-factor levels as text (``"(all)"`` without design factors)."""
         return ", ".join(f"{v}" for v in self.levels.values()) or "(all)"

@@ -43,8 +43,10 @@ _ALT = "__alternative__"
 
 
 class DirectionWarning(UserWarning):
-    """The target's name suggests the other direction (an error, a loss or a time given
-    with ``higher_is_better=True``): a hint, the study is built as asked.
+    """The target's name suggests the other direction.
+
+    An error, a loss or a time given with ``higher_is_better=True``: a hint, the study is
+    built as asked.
     """
 
 
@@ -65,7 +67,7 @@ def _name_words(name: str) -> list[str]:
 
 def _varying_columns(df: pl.DataFrame, keys: list[str], others: list[str], target: str
                      ) -> str:
-    """A sentence naming the columns that vary within the repeated rows of ``keys``."""
+    """Name, in a sentence, the columns that vary within the repeated rows of ``keys``."""
     rep_rows = df.filter(pl.struct(keys).is_duplicated())
     cols = [*others, target]
     n_unique = rep_rows.group_by(keys).agg(
@@ -88,8 +90,10 @@ def _varying_columns(df: pl.DataFrame, keys: list[str], others: list[str], targe
 
 def _short_replicates(df: pl.DataFrame, alt_col: str
                       ) -> tuple[int, tuple[tuple[str, int, int, int], ...]]:
-    """(most replicates of a result, per alternative with fewer: (alternative, results,
-    fewest, most among them)) from the averaged table's ``__replicates__`` column.
+    """Find the results averaged over fewer replicates than the others.
+
+    From the averaged table's ``__replicates__`` column: (most replicates of a result,
+    per alternative with fewer: (alternative, results, fewest, most among them)).
     """
     if df.height == 0:
         return 0, ()
@@ -312,13 +316,11 @@ class Study:
         return int(counts[-2]), bool(counts[-1])
 
     def _keys(self) -> list[str]:
-        """The columns that identify one run: design, condition, alternative, stochastic."""
+        """Return the columns that identify one run: design, condition, alternative, stochastic."""
         return [*self.design, *self.generalize, self.alternatives_col, *self.average_over]
 
-    def _build(self, df: pl.DataFrame) -> None:
-        rows_input = df.height
-        if df.height == 0:
-            raise GenexpyInputError("data: the table is empty (0 rows); nothing to analyse.")
+    def _held_constant_rows(self, df: pl.DataFrame) -> pl.DataFrame:
+        """Keep the rows at the level of each held-constant factor (an absent level is refused)."""
         for col, level in self.held_constant.items():
             levels = df.get_column(col).unique().to_list()
             if level not in levels:
@@ -327,7 +329,14 @@ class Study:
                     f"its levels are {levels[:10]}{' ...' if len(levels) > 10 else ''}."
                 )
             df = df.filter(pl.col(col) == level)
-        rows_held = df.height
+        return df
+
+    def _valid_rows(self, df: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+        """Check the factor and target columns and refuse duplicate runs.
+
+        Returns the table (without the rows of an invalid target when
+        ``invalid_target="drop"``) and the number of rows so dropped.
+        """
         bad, dup = self._check_factor_columns(df)
         tgt = pl.col(self.target).cast(pl.Float64)
         rows_invalid = 0
@@ -359,6 +368,15 @@ class Study:
                 "a role: average_over=[...] for seeds or folds, design=[...] or "
                 f"held_constant={{...}}. Columns without a role: {others}."
             )
+        return df, rows_invalid
+
+    def _averaged_rows(self, df: pl.DataFrame) -> tuple[pl.DataFrame, int, tuple]:
+        """Average the results over the stochastic factors (paper Sec. 4.1).
+
+        Returns the averaged table and, as :func:`_short_replicates`, the most replicates
+        of a result and the alternatives averaged over fewer (``0, ()`` without stochastic
+        factors).
+        """
         grp = [*self.design, *self.generalize, self.alternatives_col]
         rep_expected, short = 0, ()
         if self.average_over:
@@ -369,6 +387,17 @@ class Study:
                        pl.len().alias("__replicates__")))
             rep_expected, short = _short_replicates(df, self.alternatives_col)
             df = df.drop("__replicates__")
+        return df, rep_expected, short
+
+    def _build(self, df: pl.DataFrame) -> None:
+        """Build the samples of every configuration, the configurations and the report."""
+        rows_input = df.height
+        if df.height == 0:
+            raise GenexpyInputError("data: the table is empty (0 rows); nothing to analyse.")
+        df = self._held_constant_rows(df)
+        rows_held = df.height
+        df, rows_invalid = self._valid_rows(df)
+        df, rep_expected, short = self._averaged_rows(df)
         n_results = df.height
         if n_results == 0:
             raise GenexpyInputError(
@@ -532,7 +561,9 @@ class Study:
         )
 
     def _subsample(self, sample: ConfigurationSample, idx: np.ndarray) -> Study:
-        """A one-configuration Study (id 0, no design factors) made of the results ``idx``
+        """Build a one-configuration Study from some results of ``sample``, without the table.
+
+        The Study has id 0 and no design factors and is made of the results ``idx``
         (sorted row positions) of ``sample``: what ``Study`` builds from those results'
         rows with both missing-results tolerances at 1, without going through the table.
 
@@ -592,15 +623,17 @@ class Study:
                 "require_complete_replicates")
 
     def settings(self) -> dict[str, Any]:
-        """The study's roles and policies (:data:`SETTINGS`) as a dict."""
+        """Return the study's roles and policies (:data:`SETTINGS`) as a dict."""
         return {k: getattr(self, k) for k in self.SETTINGS}
 
     @classmethod
     def _assemble(cls, settings: Mapping[str, Any], *, alternatives: tuple,
                   samples: dict[int, ConfigurationSample], configurations: pl.DataFrame,
                   report: FilterReport) -> Study:
-        """A Study from checked parts, without the table: ``settings`` must name every one
-        of :data:`SETTINGS` (a missing one is an error, not a silent default).
+        """Assemble a Study from checked parts, without the table.
+
+        ``settings`` must name every one of :data:`SETTINGS` (a missing one is an error,
+        not a silent default).
         """
         missing = set(cls.SETTINGS) - set(settings)
         extra = set(settings) - set(cls.SETTINGS)
@@ -623,9 +656,11 @@ class Study:
         return len(self.alternatives)
 
     def __len__(self) -> int:
+        """Return the number of configurations."""
         return len(self._samples)
 
     def __repr__(self) -> str:
+        """Summarise the study: configurations, alternatives, roles and direction."""
         return (
             f"Study({len(self)} configurations x {self.na} alternatives; "
             f"generalize={list(self.generalize)}, design={list(self.design)}, "
@@ -634,7 +669,19 @@ class Study:
         )
 
     def config_id(self, key: int | Mapping[str, Any] | Sequence[Any]) -> int:
-        """The id of a configuration given by id, ``{factor: level}`` or a tuple of levels."""
+        """Return the id of a configuration given by id, ``{factor: level}`` or a tuple of levels.
+
+        Parameters
+        ----------
+        key : int, mapping or sequence
+            The configuration's id, its design-factor levels as ``{factor: level}``, or the
+            tuple of its levels in the order of the design factors.
+
+        Returns
+        -------
+        int
+            The configuration's id (an unknown one is an error).
+        """
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             if int(key) not in self._samples:
                 raise GenexpyInputError(
@@ -669,7 +716,18 @@ class Study:
         )
 
     def sample(self, key: int | Mapping[str, Any] | Sequence[Any]) -> ConfigurationSample:
-        """The observed results of one configuration."""
+        """Return the observed results of one configuration.
+
+        Parameters
+        ----------
+        key : int, mapping or sequence
+            The configuration, as :meth:`config_id` takes it.
+
+        Returns
+        -------
+        ConfigurationSample
+            Its rankings, scores and imputed flags (conditions x alternatives).
+        """
         return self._samples[self.config_id(key)]
 
     def samples(self) -> Iterator[ConfigurationSample]:
@@ -678,7 +736,19 @@ class Study:
             yield self._samples[cid]
 
     def rankings_frame(self, key: int | Mapping[str, Any] | Sequence[Any]) -> pl.DataFrame:
-        """The rankings of one configuration as a tidy frame (condition, alternative, rank)."""
+        """Return the rankings of one configuration as a tidy frame.
+
+        Parameters
+        ----------
+        key : int, mapping or sequence
+            The configuration, as :meth:`config_id` takes it.
+
+        Returns
+        -------
+        polars.DataFrame
+            One row per condition x alternative: condition, alternative, rank (0 = best
+            tier), score (missing ones imputed) and imputed.
+        """
         s = self.sample(key)
         return pl.DataFrame(
             {

@@ -270,7 +270,7 @@ class TrueNStar:
     curve: pl.DataFrame = field(default_factory=pl.DataFrame, repr=False, compare=False)
 
     def as_row(self) -> dict[str, Any]:
-        """The scalar attributes as one row of a frame (no curve)."""
+        """Return the scalar attributes as one row of a frame (no curve)."""
         return {"kernel_label": self.kernel_label, "alpha": self.alpha, "delta": self.delta,
                 "eps": self.eps, "nstar": self.nstar, "nstar_low": self.nstar_low,
                 "nstar_high": self.nstar_high, "exact": self.exact, "rep": self.rep,
@@ -336,7 +336,7 @@ def true_nstar(
     alpha: float = config.HEADLINE_ALPHA, delta: float = config.HEADLINE_DELTA, *,
     rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: Seed = 0,
 ) -> TrueNStar:
-    """The true n* of a known distribution P: ``min {n : nGen(n, eps*) >= alpha*}``.
+    """Compute the true n* of a known distribution P: ``min {n : nGen(n, eps*) >= alpha*}``.
 
     Parameters
     ----------
@@ -398,7 +398,7 @@ def true_nstar_frame(
     rep: int = TRUE_REP, n_max: int = 100_000, scan_max: int = SCAN_MAX, seed: Seed = 0,
     progress: bool = True,
 ) -> pl.DataFrame:
-    """The true n* for every kernel x alpha* x delta*, as a tidy frame.
+    """Compute the true n* for every kernel x alpha* x delta*, as a tidy frame.
 
     Same computation as :func:`true_nstar`; the MMD_n samples of a kernel are drawn once
     and shared by every (alpha*, delta*), so on the grid the true n* is exactly
@@ -447,8 +447,9 @@ def _estimate_rows(sups: list[tuple[np.ndarray, np.ndarray]], N: int, ks: list[K
                    a_arr: np.ndarray, d_arr: np.ndarray, rep: int, seed: int, grid,
                    disjoint: bool, replace: bool, interval: bool = True,
                    level: float = INTERVAL_LEVEL) -> list[dict[str, Any]]:
-    """n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results: the
-    estimator of :class:`~genexpy_nb.GeneralizabilityAnalysis`
+    """Estimate the n̂* rows from the kernel supports ``(K, inv)`` of one sample of N results.
+
+    The estimator of :class:`~genexpy_nb.GeneralizabilityAnalysis`
     (:mod:`genexpy_nb.generalizability.estimate`) on a one-configuration study, with its
     streams (configuration 0), so that the two agree exactly.
     """
@@ -490,7 +491,7 @@ def estimate_nstar_from_sample(
     rep: int = config.REP, seed: Seed = 0, grid=None, disjoint: bool = True,
     replace: bool = False,
 ) -> pl.DataFrame:
-    """The estimate n̂*_N from N observed rankings (paper Sec. 4.5; paper Theorem 4.1).
+    """Estimate n̂*_N from N observed rankings (paper Sec. 4.5; paper Theorem 4.1).
 
     The MMD_n distribution is resampled from the N results for n on the grid (default
     n = 2, 4, … < N // 2), its alpha*-quantiles q_n are fitted by
@@ -744,7 +745,7 @@ def significance_vs_generalizability(
 
 
 def significance_table(frame: Any) -> pl.DataFrame:
-    """The paper's Table 1 from :func:`significance_vs_generalizability`.
+    """Tabulate the paper's Table 1 from :func:`significance_vs_generalizability`.
 
     Returns
     -------

@@ -131,7 +131,7 @@ def improvement_replicates(ny, pos_y, below, upto, idx_x, idx_y, out):
 
 @njit(**_JIT)
 def profile_replicates(flat, pos, idx, tasks, thr_pos, thr, per_task, out):
-    """Performance profile of each replicate: the fraction of scores above each threshold.
+    """Compute each replicate's performance profile: the fraction of scores above each threshold.
 
     Parameters
     ----------

@@ -49,7 +49,7 @@ def _mix(z):
 
 @njit(**_JIT)
 def _below(state, k):
-    """(new state, uniform integer in [0, k)) from a SplitMix64 stream."""
+    """Draw a uniform integer in [0, k) from a SplitMix64 stream: (new state, integer)."""
     state = state + _GOLDEN
     u = (_mix(state) >> _S11) * _INV53
     v = int(u * k)

@@ -1,5 +1,6 @@
-"""Numba kernel of the trimmed Kolmogorov-Smirnov distance and alpha-hat
-(robust-KS paper, Sections III-C and IV-A).
+"""Numba kernel of the trimmed Kolmogorov-Smirnov distance and alpha-hat.
+
+Robust-KS paper, Sections III-C and IV-A.
 
 Arrays and scalars only, no validation: :mod:`genexpy_nb.variability` checks and converts
 the input once, then calls this.
@@ -36,8 +37,9 @@ _JIT = {"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}
 @njit(**_JIT)
 def trimmed_ks_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol, full,
                       t0, t1, x, f0, fn, up, a_grid, a_exact, d0, d_grid):
-    """Trimmed KS distances and alpha-hat (robust-KS paper Sec. III-C, IV-A) per draw and
-    candidate.
+    """Compute trimmed KS distances and alpha-hat per draw and candidate.
+
+    Robust-KS paper Sec. III-C, IV-A.
 
     Parameters
     ----------

@@ -1,5 +1,7 @@
-"""The cached analysis: MMD_n distributions computed once per configuration, n* read
-from them for any (alpha*, delta*) (:class:`GeneralizabilityAnalysis`).
+"""The cached analysis (:class:`GeneralizabilityAnalysis`).
+
+The MMD_n distributions are computed once per configuration, and n* is read from them for
+any (alpha*, delta*).
 """
 
 from __future__ import annotations
@@ -85,8 +87,9 @@ class ConfigDistributions:
 
 @dataclass(frozen=True)
 class AnalysisSetup:
-    """The checked arguments of an analysis: what :class:`GeneralizabilityAnalysis` computes
-    from (see :func:`check_analysis`).
+    """The checked arguments of an analysis.
+
+    What :class:`GeneralizabilityAnalysis` computes from (see :func:`check_analysis`).
     """
 
     kernels: list[Kernel]
@@ -103,7 +106,7 @@ class AnalysisSetup:
     config_ids: list[int]
 
     def grid_fn(self, N: int) -> np.ndarray:
-        """The grid of sample sizes for N results."""
+        """Return the grid of sample sizes for N results."""
         return resolve_grid(self.grid, N, self.disjoint, self.replace)
 
 
@@ -112,8 +115,10 @@ def check_analysis(study: Study, kernels: Sequence[Kernel], *, rep: int, seed: S
                    grid: Sequence[int] | Callable[[int], np.ndarray] | None,
                    configurations: Sequence | None, n_jobs: int | None,
                    null: bool) -> AnalysisSetup:
-    """Check the arguments of an analysis without computing anything (the cluster path
-    checks them on the client with this); raises :class:`GenexpyInputError`.
+    """Check the arguments of an analysis without computing anything.
+
+    The cluster path checks them on the client with this; raises
+    :class:`GenexpyInputError`.
     """
     if not isinstance(study, Study):
         raise GenexpyInputError("study must be a genexpy_nb.Study.")
@@ -162,9 +167,10 @@ def check_analysis(study: Study, kernels: Sequence[Kernel], *, rep: int, seed: S
 def check_nstar_request(alphas, deltas, methods, *, level: float, fit: str,
                         null_level: float, units: int
                         ) -> tuple[np.ndarray, np.ndarray, list[str], float, float]:
-    """Check what :meth:`GeneralizabilityAnalysis.nstar` is asked for, without computing:
-    ``(alphas, deltas, methods, level, null_level)``, deduplicated; ``units`` (kernels x
-    configurations) bounds the memory of the frame.
+    """Check what :meth:`GeneralizabilityAnalysis.nstar` is asked for, without computing.
+
+    Returns ``(alphas, deltas, methods, level, null_level)``, deduplicated; ``units``
+    (kernels x configurations) bounds the memory of the frame.
     """
     a_arr = as_float_grid("alphas", alphas, unique=True)
     for a in a_arr:
@@ -188,8 +194,9 @@ def check_nstar_request(alphas, deltas, methods, *, level: float, fit: str,
 
 def nstar_frame(cols: dict, study: Study, interval: bool = True, null: bool = True
                 ) -> pl.DataFrame:
-    """The frame of :meth:`GeneralizabilityAnalysis.nstar` from its columns (see
-    :data:`~genexpy_nb.generalizability.columns.NSTAR_SCHEMA`).
+    """Build the frame of :meth:`GeneralizabilityAnalysis.nstar` from its columns.
+
+    The columns are those of :data:`~genexpy_nb.generalizability.columns.NSTAR_SCHEMA`.
     """
     frame = pl.DataFrame(cols, schema=NSTAR_SCHEMA)
     frame = frame.with_columns(NSTAR_CEIL.alias("nstar_ceil")).with_columns(
@@ -330,16 +337,18 @@ class GeneralizabilityAnalysis:
                                    null_ns=None if null_sups is None else ns[keep])
 
     def _exchanged_sample(self, s: ConfigurationSample) -> ConfigurationSample:
-        """The configuration with its scores exchanged (:func:`exchange_scores`), cached."""
+        """Return the configuration with its scores exchanged (:func:`exchange_scores`), cached."""
         cid = s.config_id
         if cid not in self._exchanged:
             self._exchanged[cid] = exchange_scores(s, self.seed)
         return self._exchanged[cid]
 
     def _baseline_kernels(self) -> list[Kernel]:
-        """The kernels of the baseline: the analysis' own, except that a* of a ``Borda()``
-        left to the data is chosen again, the best on average over the exchanged scores of
-        every configuration (the same choice, made on data without signal).
+        """Return the kernels of the no-signal baseline.
+
+        They are the analysis' own, except that a* of a ``Borda()`` left to the data is
+        chosen again, the best on average over the exchanged scores of every configuration
+        (the same choice, made on data without signal).
         """
         if not any(self._chosen_alternative):
             return self.kernels
@@ -359,8 +368,10 @@ class GeneralizabilityAnalysis:
 
     def score_thresholds(self, deltas: float | Sequence[float] = config.DELTAS
                          ) -> pl.DataFrame:
-        """delta* of every RBF question of the analysis in the target's units, for every
-        configuration analysed (:func:`score_thresholds`); empty without an RBF kernel.
+        """Express delta* of every RBF question of the analysis in the target's units.
+
+        One row per configuration analysed and delta* (:func:`score_thresholds`); empty
+        without an RBF kernel.
         """
         parts = [score_thresholds(self.study, deltas, k, self.config_ids)
                  for k in self.kernels if k.name == "rbf"]
@@ -369,8 +380,9 @@ class GeneralizabilityAnalysis:
         return pl.concat(parts, how="vertical")
 
     def _degenerate(self, cd: ConfigDistributions, q: int) -> str | None:
-        """Why the kernel matrix of kernel ``q`` cannot discriminate on this configuration
-        (RBF only, :func:`~genexpy_nb.kernels.rbf_degeneracy`), or None.
+        """Say why the kernel matrix of kernel ``q`` cannot discriminate on this configuration.
+
+        RBF only (:func:`~genexpy_nb.kernels.rbf_degeneracy`); None when it can.
         """
         if q not in cd.degenerate:
             why = None
@@ -512,7 +524,7 @@ class GeneralizabilityAnalysis:
                        interval: bool = True, level: float = INTERVAL_LEVEL,
                        fit: str = "joint", null: bool | None = None,
                        null_level: float = NULL_LEVEL) -> dict:
-        """The columns of :meth:`nstar` before the frame is built (arrays and lists)."""
+        """Compute the columns of :meth:`nstar` before the frame is built (arrays and lists)."""
         null = self.null if null is None else bool(null) and self.null
         units = (len(self.kernels if kernels is None else kernels)
                  * len(self.config_ids if configurations is None else configurations))
@@ -562,17 +574,8 @@ class GeneralizabilityAnalysis:
                 "nstar_null_hi": nan if null_hi is None else null_hi,
             })
 
-        baseline = {}
-        if null and "resample" in methods:
-            # the baselines first, all under one BLAS thread (many small products)
-            from .._numba import one_blas_thread
-
-            with one_blas_thread():
-                for cid in cids:
-                    for q in qidx:
-                        baseline[cid, q] = self._null_rows(self.dists[cid], q, a_arr,
-                                                           eps_by_k[q], fit, min_N3,
-                                                           null_level)
+        baseline = (self._baselines(cids, qidx, a_arr, eps_by_k, fit, min_N3, null_level)
+                    if null and "resample" in methods else {})
         for cid in cids:
             cd = self.dists[cid]
             N = cd.sample.N
@@ -589,29 +592,9 @@ class GeneralizabilityAnalysis:
                         rows["reliable"] = np.zeros(A.size, dtype=bool)
                     block(cid, q, N, "resample", **rows)
                 for m, centring in (("approx", "uniform"), ("approx_weighted", "weighted")):
-                    if m not in methods:
-                        continue
-                    terms = self._terms(cd, q, centring)
-                    vals = [approx_nstar(terms, float(a), float(e))
-                            for a in a_arr for e in eps]
-                    reason = [why for _, why in vals]
-                    reliable = np.ones(A.size, dtype=bool)
-                    # the trust rules of the resampled method (paper Sec. 4.5)
-                    # hold for the closed form too: below N = min_N no estimate; below
-                    # min_N3 only "all results identical" (n* = 1); a degenerate matrix
-                    few = None
-                    if N < self.min_N or (N < min_N3 and not terms.degenerate):
-                        few = (f"the closed form on N = {N} conditions only: as the resampled "
-                               f"estimate, it needs at least N = {min_N3} (the fewest for a "
-                               f"power law through {MIN_GRID_POINTS} sample sizes; N = "
-                               f"{self.min_N} when all results are identical) before its n* "
-                               "is a verdict")
-                    for why in (few, degenerate):
-                        if why:
-                            reason = [_unreliable(r, why) for r in reason]
-                            reliable[:] = False
-                    block(cid, q, N, m, [v for v, _ in vals], reason=reason,
-                          reliable=reliable)
+                    if m in methods:
+                        block(cid, q, N, m, **self._closed_form_rows(
+                            cd, q, centring, a_arr, eps, degenerate, min_N3))
                 if "bound" in methods:
                     block(cid, q, N, "bound", [bound_nstar(float(a), float(e), k.kappa_sup)
                                                for a in a_arr for e in eps],
@@ -619,9 +602,57 @@ class GeneralizabilityAnalysis:
                           reliable=np.zeros(A.size, dtype=bool))
         return concat_columns(blocks, NSTAR_SCHEMA)
 
+    def _baselines(self, cids: Sequence[int], qidx: Sequence[int], a_arr: np.ndarray,
+                   eps_by_k: dict, fit: str, min_N3: int, null_level: float) -> dict:
+        """Compute the no-signal baseline of every configuration and kernel asked for.
+
+        Returns ``{(config_id, kernel position): columns}`` (see :meth:`_null_rows`), all
+        computed under one BLAS thread (many small products).
+        """
+        from .._numba import one_blas_thread
+
+        baseline = {}
+        with one_blas_thread():
+            for cid in cids:
+                for q in qidx:
+                    baseline[cid, q] = self._null_rows(self.dists[cid], q, a_arr,
+                                                       eps_by_k[q], fit, min_N3,
+                                                       null_level)
+        return baseline
+
+    def _closed_form_rows(self, cd: ConfigDistributions, q: int, centring: str,
+                          a_arr: np.ndarray, eps: np.ndarray, degenerate: str | None,
+                          min_N3: int) -> dict:
+        """Compute the closed-form n* of one configuration and kernel, alpha-major.
+
+        Returns the columns ``nstar``, ``reason`` and ``reliable`` of the method
+        ``"approx"`` (``centring="uniform"``) or ``"approx_weighted"`` (``"weighted"``).
+        """
+        N = cd.sample.N
+        terms = self._terms(cd, q, centring)
+        vals = [approx_nstar(terms, float(a), float(e))
+                for a in a_arr for e in eps]
+        reason = [why for _, why in vals]
+        reliable = np.ones(a_arr.size * eps.size, dtype=bool)
+        # the trust rules of the resampled method (paper Sec. 4.5)
+        # hold for the closed form too: below N = min_N no estimate; below
+        # min_N3 only "all results identical" (n* = 1); a degenerate matrix
+        few = None
+        if N < self.min_N or (N < min_N3 and not terms.degenerate):
+            few = (f"the closed form on N = {N} conditions only: as the resampled "
+                   f"estimate, it needs at least N = {min_N3} (the fewest for a "
+                   f"power law through {MIN_GRID_POINTS} sample sizes; N = "
+                   f"{self.min_N} when all results are identical) before its n* "
+                   "is a verdict")
+        for why in (few, degenerate):
+            if why:
+                reason = [_unreliable(r, why) for r in reason]
+                reliable[:] = False
+        return {"nstar": [v for v, _ in vals], "reason": reason, "reliable": reliable}
+
     def _nstar_frame(self, cols: dict, interval: bool = True, null: bool | None = None
                      ) -> pl.DataFrame:
-        """The frame of :meth:`nstar` from :meth:`_nstar_columns`."""
+        """Build the frame of :meth:`nstar` from :meth:`_nstar_columns`."""
         null = self.null if null is None else bool(null) and self.null
         return nstar_frame(cols, self.study, interval, null)
 
@@ -633,8 +664,9 @@ class GeneralizabilityAnalysis:
     def _resample_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
                        eps: np.ndarray, interval: bool, level: float, fit: str,
                        min_N3: int) -> dict:
-        """The resampled n* of one configuration and kernel, alpha-major, with its
-        interval (:func:`~genexpy_nb.generalizability.estimate.resampled_nstar`).
+        """Compute the resampled n* of one configuration and kernel, alpha-major.
+
+        With its interval (:func:`~genexpy_nb.generalizability.estimate.resampled_nstar`).
         """
         K, inv, _ = cd.supports[q]
         return resampled_nstar(cd.ns, cd.mmd[q], a_arr, eps, K=K, inv=inv,
@@ -644,8 +676,9 @@ class GeneralizabilityAnalysis:
 
     def _null_rows(self, cd: ConfigDistributions, q: int, a_arr: np.ndarray,
                    eps: np.ndarray, fit: str, min_N3: int, null_level: float) -> dict:
-        """The no-signal baseline of one configuration and kernel, alpha-major, with its
-        band (empty without baseline distributions).
+        """Compute the no-signal baseline of one configuration and kernel, alpha-major.
+
+        With its band; empty without baseline distributions.
         """
         na_, nd_ = a_arr.size, eps.size
         out: dict = {}

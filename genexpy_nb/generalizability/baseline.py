@@ -1,5 +1,7 @@
-"""The no-signal baseline: the study with its scores exchanged among the alternatives
-within each condition, and the band of its n*.
+"""The no-signal baseline and the band of its n*.
+
+The baseline is the study with its scores exchanged among the alternatives within each
+condition.
 """
 
 from __future__ import annotations
@@ -99,13 +101,28 @@ def _exchange_permutations(sample: ConfigurationSample, seed: int) -> np.ndarray
 
 
 def exchange_scores(sample: ConfigurationSample, seed: int = 0) -> ConfigurationSample:
-    """The configuration with its results exchanged at random among the alternatives within
-    each condition: no alternative is then systematically better (the no-signal baseline).
+    """Exchange a configuration's results at random among the alternatives of each condition.
 
-    Each condition gets its own uniformly random permutation of the alternatives, applied
-    to its ranking, its scores and its imputed flags alike; the stream is
-    ``SeedSequence([seed, config_id, NULL_KEY])``, so a configuration's exchange does not
-    depend on the others.
+    No alternative is then systematically better: this is the no-signal baseline of
+    :func:`~genexpy_nb.analyze` (column ``nstar_null``). Each condition gets its own
+    uniformly random permutation of the alternatives, applied to its ranking, its scores
+    and its imputed flags alike; the stream is ``SeedSequence([seed, config_id,
+    NULL_KEY])``, so a configuration's exchange does not depend on the others.
+
+    Parameters
+    ----------
+    sample : ConfigurationSample
+        The observed results of one configuration (:meth:`Study.sample
+        <genexpy_nb.Study.sample>`).
+    seed : int
+        Root of the random streams (default 0); the configuration's id selects its own
+        stream.
+
+    Returns
+    -------
+    ConfigurationSample
+        A new sample with the same configuration id, levels, alternatives and conditions,
+        whose rankings, scores and imputed flags are permuted within each condition.
     """
     P = _exchange_permutations(sample, seed)
 
@@ -134,10 +151,12 @@ def _count_differences(IX: np.ndarray, IY: np.ndarray, N: int) -> np.ndarray:
 
 def _baseline_support(kernel: Kernel, data: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(K, inverse, counts) of the exchanged results: on the kernel's classes for kernels
-    that merge results (Jaccard, Borda: few classes), on every condition for the others
-    (Mallows, RBF: exchanged rows are almost never equal, so looking for equal rows costs
-    more than it saves; a repeated row is a repeated support point, the same MMD).
+    """Return the support (K, inverse, counts) of the exchanged results.
+
+    On the kernel's classes for kernels that merge results (Jaccard, Borda: few classes),
+    on every condition for the others (Mallows, RBF: exchanged rows are almost never
+    equal, so looking for equal rows costs more than it saves; a repeated row is a
+    repeated support point, the same MMD).
     """
     if type(kernel)._class_key is not Kernel._class_key:
         return kernel_support(kernel, data)

@@ -23,9 +23,11 @@ BOUND_REASON = ("distribution-free worst case (Proposition C.4, after Gretton et
 
 
 def _ndtri(p: float) -> float:
-    """The standard normal quantile. The standard library's (Wichura's AS241, within
-    1e-15 of ``scipy.special.ndtri``) rather than scipy's: importing ``scipy.special``
-    took 0.3 s, most of the first analysis in a fresh process.
+    """Return the standard normal quantile.
+
+    The standard library's (Wichura's AS241, within 1e-15 of ``scipy.special.ndtri``)
+    rather than scipy's: importing ``scipy.special`` took most of the time of the first
+    analysis in a fresh process.
     """
     from statistics import NormalDist
 
@@ -33,7 +35,21 @@ def _ndtri(p: float) -> float:
 
 
 def lin_z(alpha: float) -> float:
-    """Inverse of Lin's approximation of the normal CDF, ``z(alpha)`` (paper App. C step 5)."""
+    """Invert Lin's approximation of the normal CDF: ``z(alpha)`` (paper App. C step 5).
+
+    The approximation is valid for alpha >= 0.6; below, a warning says the closed-form n*
+    may be inaccurate.
+
+    Parameters
+    ----------
+    alpha : float
+        A probability in (0, 1).
+
+    Returns
+    -------
+    float
+        ``z(alpha)``, the approximate standard normal quantile that the closed form uses.
+    """
     alpha = check_probability("alpha", alpha)
     if alpha < 0.6:
         warnings.warn(
@@ -57,6 +73,7 @@ class ApproxTerms:
 
     @property
     def degenerate(self) -> bool:
+        """Whether all results are identical under the kernel (L1 = 0 up to rounding)."""
         return not (self.L1 > config.DEGENERATE_TOL)
 
 
@@ -72,6 +89,14 @@ def approx_terms(sample: np.ndarray, kernel: Kernel, centring: str = "uniform", 
         (``C_p = I - 1p'`` on both sides, exact for the limit theorem)
     gram : optional (m, m) kernel matrix on the support ``np.unique(sample, axis=0)``
         (the distinct results, in that order), when the caller has it already
+
+    Returns
+    -------
+    ApproxTerms
+        From the eigenvalues lambda of the centred kernel matrix weighted by the empirical
+        distribution: ``L1 = sum(lambda)`` and ``L2 = L1^2 + 2 sum(lambda^2)``; ``a`` and
+        ``d``, the terms of App. C that the closed forms use (NaN when all results are
+        identical under the kernel); ``centring``; ``m``, the number of distinct results.
     """
     if centring not in ("uniform", "weighted"):
         raise GenexpyInputError(f"centring must be 'uniform' or 'weighted', got {centring!r}.")
@@ -109,7 +134,25 @@ def _approx_C(terms: ApproxTerms, alpha: float) -> float:
 
 
 def approx_nstar(terms: ApproxTerms, alpha: float, eps: float) -> tuple[float, str | None]:
-    """Closed-form n*: ``log n* = -2 log eps + 3 log C(alpha) + log(a d)`` (paper App. C)."""
+    """Compute the closed-form n*: ``log n* = -2 log eps + 3 log C(alpha) + log(a d)`` (App. C).
+
+    Parameters
+    ----------
+    terms : ApproxTerms
+        The terms of one configuration and kernel (:func:`approx_terms`).
+    alpha : float
+        Desired generalizability alpha*.
+    eps : float
+        MMD threshold eps* (the kernel's ``eps(delta*)``).
+
+    Returns
+    -------
+    nstar : float
+        The closed-form n*: 1 when all results are identical under the kernel, NaN where
+        the approximation breaks down (C(alpha) <= 0).
+    reason : str or None
+        Why n* is 1 or NaN; None otherwise.
+    """
     if terms.degenerate:
         return 1.0, "all results identical under the kernel (L1 = 0): one experiment suffices"
     C = _approx_C(terms, alpha)
@@ -119,7 +162,23 @@ def approx_nstar(terms: ApproxTerms, alpha: float, eps: float) -> tuple[float, s
 
 
 def approx_quantile(terms: ApproxTerms, alpha: float, n: np.ndarray | float) -> np.ndarray:
-    """Approximate alpha-quantile of MMD_n, ``q_n = sqrt(a d C^3 / n)``."""
+    """Approximate the alpha-quantile of MMD_n: ``q_n = sqrt(a d C^3 / n)`` (App. C).
+
+    Parameters
+    ----------
+    terms : ApproxTerms
+        The terms of one configuration and kernel (:func:`approx_terms`).
+    alpha : float
+        The quantile level.
+    n : float or numpy.ndarray
+        Sample size(s).
+
+    Returns
+    -------
+    numpy.ndarray
+        The approximate quantile for every ``n`` (zeros when all results are identical
+        under the kernel).
+    """
     n = np.asarray(n, dtype=np.float64)
     if terms.degenerate:
         return np.zeros_like(n)
@@ -128,9 +187,25 @@ def approx_quantile(terms: ApproxTerms, alpha: float, n: np.ndarray | float) -> 
 
 
 def bound_nstar(alpha: float, eps: float, kappa_sup: float = 1.0) -> float:
-    """Distribution-free bound (Proposition C.4, Gretton et al. 2012).
+    """Compute the distribution-free bound on n* (Proposition C.4, Gretton et al. 2012).
 
-    ``n = eps^-2 (sqrt(-4 kappa_sup log(1 - alpha)) + sqrt(2 kappa_sup))^2``.
+    ``n = eps^-2 (sqrt(-4 kappa_sup log(1 - alpha)) + sqrt(2 kappa_sup))^2``: enough
+    conditions for any distribution of results, so a worst case far above what a study
+    needs, never an estimate of n*.
+
+    Parameters
+    ----------
+    alpha : float
+        Desired generalizability alpha* in (0, 1).
+    eps : float
+        MMD threshold eps* (the kernel's ``eps(delta*)``).
+    kappa_sup : float
+        The supremum of the kernel (default 1, that of every kernel of the package).
+
+    Returns
+    -------
+    float
+        The bound (a real number of conditions).
     """
     alpha = check_probability("alpha", alpha)
     return (math.sqrt(-4.0 * kappa_sup * math.log(1.0 - alpha))

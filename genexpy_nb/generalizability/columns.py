@@ -46,8 +46,9 @@ NSTAR_CEIL = (pl.when(pl.col("nstar").is_finite())
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
-    """A grid of thresholds with every value once, in the order given (``deltas=[0.05,
-    0.05]`` asks one question, not two: one row each).
+    """Return a grid of thresholds with every value once, in the order given.
+
+    ``deltas=[0.05, 0.05]`` asks one question, not two: one row each.
     """
     return np.asarray(list(dict.fromkeys(values.tolist())), dtype=np.float64)
 

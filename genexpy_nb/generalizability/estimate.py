@@ -1,5 +1,7 @@
-"""The n* estimator, once: resampled MMD_n of one sample of N results, the power-law fit of
-its quantiles and the interval of n* (paper Sec. 4.5, Theorem 4.1, Algorithm 1).
+"""The n* estimator, written once (paper Sec. 4.5, Theorem 4.1, Algorithm 1).
+
+The resampled MMD_n of one sample of N results, the power-law fit of its quantiles and
+the interval of n*.
 
 :class:`~genexpy_nb.GeneralizabilityAnalysis` calls it for every configuration, and the
 simulations of :mod:`genexpy_nb.synthetic` (the preliminary study, the ground-truth
@@ -27,8 +29,9 @@ def resample_mmd(supports: Sequence[tuple], N: int, ns: np.ndarray, rep: int,
                  rng: np.random.Generator, *, disjoint: bool, replace: bool,
                  on_pairs: Callable[[int, int, np.ndarray, np.ndarray], None] | None = None
                  ) -> np.ndarray:
-    """``rep`` values of MMD_n for every kernel support ``(K, inv, ...)`` and every n of
-    ``ns``: an array (kernels, len(ns), rep).
+    """Resample ``rep`` values of MMD_n for every kernel support and every n of ``ns``.
+
+    The supports are ``(K, inv, ...)``; returns an array (kernels, len(ns), rep).
 
     The same pairs of samples serve every kernel (common random numbers); ``on_pairs(j, n,
     IX, IY)`` sees each draw too (the no-signal baseline reuses them). The pairs are drawn
@@ -77,10 +80,12 @@ def resampled_nstar(ns: np.ndarray, mmd: np.ndarray, a_arr: np.ndarray, eps: np.
                     K: np.ndarray, inv: np.ndarray, rng: np.random.Generator,
                     interval: bool, level: float, fit: str, min_N: int | None,
                     min_N3: int | None) -> dict:
-    """The resampled n* of one kernel from its MMD_n samples ``mmd`` (k, rep), alpha-major
-    over ``a_arr`` x ``eps``: ``nstar``, ``b0``, ``b1``, ``r2``, ``reason``, ``reliable``
-    and, with ``interval``, ``lo`` and ``hi`` (the ``level`` interval; its resampling of
-    the conditions draws from ``rng``; ``K``, ``inv``: the kernel's support).
+    """Estimate the resampled n* of one kernel from its MMD_n samples ``mmd`` (k, rep).
+
+    Returns the columns, alpha-major over ``a_arr`` x ``eps``: ``nstar``, ``b0``, ``b1``,
+    ``r2``, ``reason``, ``reliable`` and, with ``interval``, ``lo`` and ``hi`` (the
+    ``level`` interval; its resampling of the conditions draws from ``rng``; ``K``,
+    ``inv``: the kernel's support).
     """
     na_, nd_ = a_arr.size, eps.size
     fits, Q, rows, pfit = quantile_fits(ns, mmd, a_arr, eps, fit, min_N, min_N3)

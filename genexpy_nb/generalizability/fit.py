@@ -1,5 +1,6 @@
-"""The power-law fit of the MMD_n quantiles, n* from it and the rules that flag it (paper
-Theorem 4.1, Algorithm 1).
+"""The power-law fit of the MMD_n quantiles, n* from it and the rules that flag it.
+
+Paper Theorem 4.1 and Algorithm 1.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ MIN_GRID_POINTS: int = 3
 
 
 def nstar_ceil(nstar: float) -> int | None:
-    """The smallest whole number of conditions >= n* (None where n* is undefined); n* within
-    1e-9 of an integer counts as that integer (float noise of the fit).
+    """Return the smallest whole number of conditions >= n* (None where n* is undefined).
+
+    n* within 1e-9 of an integer counts as that integer (float noise of the fit).
     """
     return None if not math.isfinite(nstar) else max(1, math.ceil(nstar - 1e-9))
 
@@ -44,6 +46,21 @@ class NStarFit:
     ``nstar`` is NaN when undefined, with ``reason`` saying why; ``reason`` also explains
     the degenerate n* = 1, and why an estimate is not to be trusted (``reliable`` false: a
     fit on too few sample sizes, a slope far from the theory's -2, a poor R^2).
+
+    Parameters
+    ----------
+    nstar : float
+        The estimated n* (NaN when undefined).
+    b0 : float
+        Intercept of the fitted line (NaN without a fit).
+    b1 : float
+        Slope of the fitted line (NaN without a fit); the theory expects -2.
+    r2 : float
+        R^2 of the fit on the log-log scale (NaN without a fit).
+    reason : str or None
+        Why n* is 1, undefined or not to be trusted; None otherwise.
+    reliable : bool
+        Whether the estimate is to be trusted (default True).
     """
 
     nstar: float
@@ -55,6 +72,7 @@ class NStarFit:
 
     @property
     def nstar_ceil(self) -> int | None:
+        """The smallest whole number of conditions >= n* (None where n* is undefined)."""
         return nstar_ceil(self.nstar)
 
 
@@ -129,8 +147,10 @@ def _trust_reason(npts: int, b1: float, r2: float, min_N3: int | None) -> str | 
 
 def _nstar_values(ns: np.ndarray, mmd: np.ndarray, alphas: np.ndarray, eps: np.ndarray,
                   fit: str = "joint"):
-    """The values of n* that :func:`_fits_from_quantiles` gives (A, d), without the fit
-    objects, for MMD_n samples (k, rep): (values, Q, rows, pfit) as the fits use them.
+    """Compute the values of n* that :func:`_fits_from_quantiles` gives (A, d).
+
+    Without the fit objects, for MMD_n samples (k, rep): returns (values, Q, rows, pfit)
+    as the fits use them.
     """
     na_, nd_ = alphas.size, eps.size
     out = np.full((na_, nd_), np.nan)
@@ -164,8 +184,9 @@ def _fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
                          eps: np.ndarray, min_N: int | None = None,
                          min_N3: int | None = None, pfit: tuple | None = None
                          ) -> list[list[NStarFit]]:
-    """n* fits for every row of ``Q`` (A, k) and every eps: ``out[a][d]`` (``pfit``: the
-    result of ``power_law_fit(ns, Q, slope_rows)`` when the caller has it).
+    """Fit n* for every row of ``Q`` (A, k) and every eps: ``out[a][d]``.
+
+    ``pfit``: the result of ``power_law_fit(ns, Q, slope_rows)`` when the caller has it.
     """
     A = Q.shape[0]
     eps = np.atleast_1d(np.asarray(eps, dtype=np.float64))

@@ -1,5 +1,6 @@
-"""The interval [nstar_lo, nstar_hi] of the resampled n*: its resampling part and its
-sampling part (closed-form spread of the quantiles).
+"""The interval [nstar_lo, nstar_hi] of the resampled n*.
+
+Its resampling part and its sampling part (closed-form spread of the quantiles).
 """
 
 from __future__ import annotations
@@ -69,8 +70,10 @@ def _closed_form_spread(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray, B
 
 
 def _closed_form_deviations(W: np.ndarray, K: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """``log n*`` of the closed form for the weights of each row of ``W`` (B + 1, m) on the
-    kernel classes, minus its value for the first row (the study): (B, A).
+    """Compute how the closed-form ``log n*`` moves with the weights of the kernel classes.
+
+    For each row of ``W`` (B + 1, m): ``log n*`` minus its value for the first row (the
+    study); returns (B, A).
     """
     # with H = C_p K C_p' (entries K_ij - u_i - u_j + c, u = K p, c = p'K p):
     # L1 = p . diag(K) - c and sum_ij p_i p_j H_ij^2 = p'(K o K)p - 2 sum_i p_i u_i^2 + c^2
@@ -191,8 +194,9 @@ def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.nda
 
 def _closed_form_log_sd(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
                         B: int, rng: np.random.Generator) -> np.ndarray:
-    """How much the closed-form ``log n*`` moves when the N conditions are resampled with
-    replacement, as a standard deviation: (A,).
+    """Estimate how much the closed-form ``log n*`` moves when the conditions are resampled.
+
+    The N conditions are resampled with replacement; returns a standard deviation (A,).
 
     The deviations of :func:`_closed_form_spread` (``B`` resamples) summarised by their
     interquartile range / 1.349 (the standard deviation of a normal law): the quartiles are

@@ -35,7 +35,24 @@ def ngen(mmd_samples: np.ndarray, eps: float | np.ndarray) -> float | np.ndarray
 
 
 def mmd_quantile(mmd_samples: np.ndarray, alpha: float | Sequence[float]) -> np.ndarray:
-    """alpha-quantile(s) of MMD_n, numpy ``method="higher"`` (the reference convention)."""
+    """Compute the alpha-quantile(s) of MMD_n from its resampled values.
+
+    NumPy's ``method="higher"`` (the convention of the paper's reference implementation):
+    the smallest sampled value with at least a fraction alpha of the samples at or below
+    it.
+
+    Parameters
+    ----------
+    mmd_samples : numpy.ndarray
+        Resampled MMD_n values, the samples along the last axis (..., rep).
+    alpha : float or sequence of float
+        Quantile level(s) in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        The quantiles (...,) for a scalar ``alpha``; (len(alpha), ...) for a sequence.
+    """
     a = as_float_grid("alpha", alpha)
     for v in a:
         check_probability("alpha", v)
@@ -45,7 +62,18 @@ def mmd_quantile(mmd_samples: np.ndarray, alpha: float | Sequence[float]) -> np.
 
 
 def default_grid(N: int) -> np.ndarray:
-    """The reference grid n = 2, 4, 6, ... strictly below N // 2."""
+    """Return the reference grid of sample sizes n = 2, 4, 6, ... strictly below N // 2.
+
+    Parameters
+    ----------
+    N : int
+        The number of conditions of a configuration.
+
+    Returns
+    -------
+    numpy.ndarray
+        The sample sizes (int64), empty when N < 6.
+    """
     return np.arange(2, N // 2, 2, dtype=np.int64)
 
 
@@ -58,10 +86,17 @@ def min_N_for_points(grid_fn: Callable[[int], np.ndarray], k: int = 2) -> int:
 
 
 def min_N_for_two_points(grid_fn: Callable[[int], np.ndarray]) -> int:
+    """Return the smallest N whose grid has at least two sample sizes (a line can be fitted)."""
     return min_N_for_points(grid_fn, 2)
 
 
 def resolve_grid(grid, N: int, disjoint: bool, replace: bool) -> np.ndarray:
+    """Return the sample sizes of the grid that the resampling mode can draw from N results.
+
+    ``grid`` is None (:func:`default_grid`), a callable ``N -> sizes`` or a sequence of
+    sizes (>= 1). Disjoint samples without replacement keep the sizes with ``2 n <= N``;
+    other modes without replacement keep ``n <= N``; with replacement every size is kept.
+    """
     if grid is None:
         ns = default_grid(N)
     elif callable(grid):

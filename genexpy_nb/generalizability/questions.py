@@ -25,6 +25,18 @@ def check_question(kernels: Sequence[Kernel], na: int) -> None:
     (tiers are counted from 0 and there are at most na of them), so the kernel is always 1,
     every MMD is 0 and n* = 1 whatever the results. The question "are the best alternatives
     consistently the same?" then asks nothing; it is an error, not a result.
+
+    Parameters
+    ----------
+    kernels : sequence of Kernel
+        The kernels (research questions) of an analysis.
+    na : int
+        The number of alternatives of the study.
+
+    Raises
+    ------
+    GenexpyInputError
+        When a kernel asks a vacuous question.
     """
     for k in kernels:
         if k.name == "jaccard" and int(k.k) >= na:
@@ -37,11 +49,21 @@ def check_question(kernels: Sequence[Kernel], na: int) -> None:
 
 
 def best_alternative(study: Study) -> str:
-    """The alternative with the best (lowest) mean rank over all conditions of the study.
+    """Return the alternative with the best (lowest) mean rank over all conditions of the study.
 
     Ranks are the study's tiers (0 = best, ties share a tier, a missing result the worst
     tier), averaged over every condition of every configuration; a tie goes to the first
     alternative in the study's order. This is a* of ``Borda()`` when a* is not named.
+
+    Parameters
+    ----------
+    study : Study
+        The study (:class:`~genexpy_nb.Study`).
+
+    Returns
+    -------
+    str
+        The name of that alternative.
     """
     if not isinstance(study, Study):
         raise GenexpyInputError("study must be a genexpy_nb.Study.")
@@ -67,7 +89,7 @@ def _default_alternative(kernel: Kernel, study: Study) -> Kernel:
 def score_thresholds(study: Study, deltas: float | Sequence[float] = config.DELTAS,
                      kernel: Kernel | None = None, configurations: Sequence | None = None
                      ) -> pl.DataFrame:
-    """What delta* of the RBF question means in the target's units, per configuration.
+    """Express delta* of the RBF question in the target's units, per configuration.
 
     Two single results are within delta* of each other under :class:`~genexpy_nb.RBF` when
     their score vectors differ by at most ``rms = s sqrt(delta*)`` root mean square per

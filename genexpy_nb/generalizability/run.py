@@ -38,19 +38,115 @@ def analyze(
     null: bool = True,
     null_level: float = NULL_LEVEL,
 ) -> pl.DataFrame:
-    """The whole study in one call: configurations x kernels x alpha* x delta* x methods.
+    """Estimate n* for the whole study in one call.
 
-    See :class:`GeneralizabilityAnalysis` for the parameters and
-    :meth:`GeneralizabilityAnalysis.nstar` for ``interval`` (the columns ``nstar_lo``,
-    ``nstar_hi``: a ``level`` interval of the resampled n*, default 90 %), ``fit``,
-    ``null`` (the no-signal baseline: ``nstar_null``, ``nstar_null_lo``, ``nstar_null_hi``,
-    ``beyond_chance``; ``null=False`` leaves it out), ``null_level`` and the columns of the
-    returned frame.
-    ``client`` (needs ``genexpy_nb[cluster]``): a ``dask.distributed`` Client, scheduler
-    address, cluster object or ``"local"``; chunks of configurations then run as tasks on the
-    cluster (``n_jobs`` numba threads per task, default 1), with the same result, bit for bit
-    (each configuration has its own random stream; the cluster computes the default
-    ``level`` and ``fit``).
+    For every configuration of the study, every kernel (research question), every pair of
+    thresholds (alpha*, delta*) and every method: the number of experimental conditions n*
+    that makes the study's results generalizable (paper Sections 4.4 and 4.5), i.e. with
+    probability at least alpha*, the results of two independent sets of n* conditions lie
+    within eps* of each other in MMD, eps* being the kernel's translation of the similarity
+    threshold delta*. The MMD distributions are computed once per configuration
+    (:class:`~genexpy_nb.GeneralizabilityAnalysis`); build that object instead to read n*
+    for other thresholds without resampling again.
+
+    Parameters
+    ----------
+    study : Study
+        The results and the role of every factor (:class:`~genexpy_nb.Study`).
+    kernels : sequence of Kernel
+        The research questions, e.g. ``[Jaccard(k=1), Mallows(), RBF()]`` (paper Sec. 4.2);
+        a single kernel is accepted too. ``Borda()`` without an alternative uses the one
+        that is best on average in the study.
+    alphas : float or sequence of float
+        Desired generalizability alpha* in (0, 1) (default 0.7, 0.8, 0.9, 0.95, 0.99).
+    deltas : float or sequence of float
+        Similarity thresholds delta* of the kernels' questions (default 0.01, 0.05, 0.1,
+        0.2, 0.3); each kernel turns delta* into its MMD threshold eps* (column ``eps``).
+    methods : sequence of str
+        Which estimates to give, a subset of ``("resample", "approx", "approx_weighted",
+        "bound")`` (default all four): ``"resample"``, the paper's estimator (MMD
+        quantiles of resampled pairs of samples, a power law fitted through them,
+        Sec. 4.5); ``"approx"`` and ``"approx_weighted"``, the closed form of Appendix C
+        with the uniform or the probability-weighted centring of the kernel matrix;
+        ``"bound"``, the distribution-free worst case (Proposition C.4), never a verdict.
+    rep : int
+        Resampled pairs of samples per sample size (default 200; at least 2).
+    seed : int, numpy.random.Generator or None
+        Default 0. An int fixes the result (same seed, same bits); a Generator gives one
+        integer root drawn from it, None fresh entropy. Each configuration draws from its
+        own stream, so analysing a subset of the configurations gives the same numbers for
+        them.
+    disjoint : bool
+        Draw the two samples of a pair from disjoint sets of conditions (default True).
+    replace : bool
+        Draw with replacement (default False). ``disjoint=True, replace=False`` is the
+        paper's "realistic" resampling mode (Sec. 4.5).
+    grid : sequence of int, callable or None
+        The sample sizes n at which MMD_n is resampled. None (default): n = 2, 4, 6, ...
+        strictly below N // 2; a callable ``N -> sizes``; or a sequence of sizes (sizes the
+        mode cannot draw for a configuration are skipped there).
+    n_jobs : int or None
+        Numba threads (None or -1: all cores).
+    progress : bool
+        Show a progress bar over the configurations (default True).
+    client : dask.distributed.Client, str, cluster or None
+        Run on a Dask cluster (needs ``genexpy_nb[cluster]``): a Client, a scheduler
+        address, a cluster object or ``"local"``. Chunks of configurations then run as
+        tasks (``n_jobs`` numba threads per task, default 1), with the same result, bit for
+        bit; only the default ``level``, ``fit`` and ``null_level`` are available there.
+        None (default): run in this process.
+    interval : bool
+        Give the columns ``nstar_lo`` and ``nstar_hi`` (default True).
+    level : float
+        Level of that interval of the resampled n* (default 0.90).
+    fit : {"joint", "separate"}
+        ``"joint"`` (default): one power-law slope shared by the quantile curves of several
+        alpha* levels, so that n* never goes down when alpha* goes up; ``"separate"``: one
+        fit per alpha*, as in the paper.
+    null : bool
+        Also estimate the no-signal baseline (default True): the same study with its
+        results exchanged at random among the alternatives within each condition
+        (:func:`~genexpy_nb.exchange_scores`). False leaves its columns out (less than
+        half the cost).
+    null_level : float
+        Level of the band of the baseline (default 0.99).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per configuration x kernel x alpha* x delta* x method, with the columns:
+
+        - ``config_id`` and the design factors: the configuration;
+        - ``kernel``, ``kernel_label``: the kernel's name and its full label (with its
+          parameters);
+        - ``alpha``, ``delta``: the thresholds alpha* and delta*; ``eps``: the MMD
+          threshold eps* of the kernel for that delta*;
+        - ``N``: the number of conditions the configuration has;
+        - ``method``: ``"resample"``, ``"approx"``, ``"approx_weighted"`` or ``"bound"``
+          (see ``methods``);
+        - ``nstar``: the estimated n*, a real number (NaN where it is undefined, e.g.
+          with a single condition); ``nstar_lo``, ``nstar_hi``: its ``level`` interval
+          (resampled method only; without ``interval=True`` these columns are absent);
+          ``nstar_ceil``: the smallest whole number of conditions at least n*;
+        - ``generalizable``: N >= ``nstar_ceil``, the verdict; null when the estimate is
+          not to be trusted (``reliable`` false) or undefined; ``deficit``:
+          ``nstar_ceil - N``, the conditions still to run (negative: to spare);
+        - ``reliable``: whether the estimate is to be trusted (enough conditions for a
+          power law through three sample sizes, a good fit, a kernel matrix that
+          discriminates; the bound never is);
+        - ``b0``, ``b1``, ``r2``: the fitted power law ``log n = b1 log q_n + b0`` and its
+          R² (resampled method; the theory expects b1 near -2);
+        - ``nstar_null``: the n* of the no-signal baseline; ``nstar_null_lo``,
+          ``nstar_null_hi``: the range the study's own n* falls in by chance;
+          ``beyond_chance``: n* lies below that range, so the answer is more consistent
+          than chance makes it (null where either is undefined). Resampled method only
+          (NaN for the others); absent with ``null=False``;
+        - ``reason``: why n* is 1, undefined or unreliable (null when nothing is to say).
+
+    See Also
+    --------
+    :meth:`~genexpy_nb.GeneralizabilityAnalysis.nstar` : the same frame from a cached
+        analysis, and how the interval and the baseline are computed.
 
     Examples
     --------

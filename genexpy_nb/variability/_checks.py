@@ -18,7 +18,7 @@ SUMMARY_LEVEL: float = 0.05
 
 
 def as_gaps(name: str, x: Any, *, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
-    """A C-contiguous float64 array of finite logit gaps with ``ndim`` in ``ndim``.
+    """Return a C-contiguous float64 array of finite logit gaps with ``ndim`` in ``ndim``.
 
     Raises GenexpyInputError naming ``name`` for a wrong number of dimensions, an empty
     test set or a NaN/inf value.
@@ -89,7 +89,7 @@ def warn_if_probabilities(name: str, g: np.ndarray) -> None:
 
 
 def as_pool(name: str, x: Any, *, min_models: int = 1) -> np.ndarray:
-    """A (models, T) gap matrix with at least ``min_models`` rows."""
+    """Return a (models, T) gap matrix with at least ``min_models`` rows."""
     arr = as_gaps(name, x, ndim=(2,))
     if arr.shape[0] < min_models:
         raise GenexpyInputError(
@@ -100,7 +100,7 @@ def as_pool(name: str, x: Any, *, min_models: int = 1) -> np.ndarray:
 
 
 def as_candidates(name: str, x: Any, T: int) -> np.ndarray:
-    """A (C, T) gap matrix from (C, T) or (T,), checked against the reference's T."""
+    """Return a (C, T) gap matrix from (C, T) or (T,), checked against the reference's T."""
     arr = as_gaps(name, x, ndim=(1, 2))
     if arr.ndim == 1:
         arr = arr[None, :]
@@ -148,7 +148,7 @@ def check_eps(eps: Any) -> float:
 
 
 def check_grid(grid: Any) -> np.ndarray:
-    """The alpha-hat grid: sorted distinct levels in [0, ALPHA_HAT_MAX)."""
+    """Return the alpha-hat grid: sorted distinct levels in [0, ALPHA_HAT_MAX)."""
     if grid is None:
         grid = config.ALPHA_GRID
     arr = as_float_grid("grid", grid)
@@ -160,7 +160,7 @@ def check_grid(grid: Any) -> np.ndarray:
 
 
 def check_clip(clip: Any) -> float | None:
-    """The clipping bound L > 0 (or None for no clipping)."""
+    """Return the clipping bound L > 0 (or None for no clipping)."""
     if clip is None:
         return None
     try:

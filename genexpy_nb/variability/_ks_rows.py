@@ -1,6 +1,8 @@
-"""The trimmed KS distance of many candidate samples against one reference: the shared
-work of :func:`~genexpy_nb.variability.trimmed_ks`, alpha-hat and the trimming curves (one
-sort of the reference, NumPy for small work, the numba kernel in blocks on threads).
+"""The trimmed KS distance of many candidate samples against one reference.
+
+The shared work of :func:`~genexpy_nb.variability.trimmed_ks`, alpha-hat and the trimming
+curves (one sort of the reference, NumPy for small work, the numba kernel in blocks on
+threads).
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ def _ks_rows(ref: np.ndarray, cands: np.ndarray, alphas: np.ndarray) -> np.ndarr
 
 
 def _buffers(m: int, n: int) -> tuple[np.ndarray, ...]:
-    """Work buffers of the kernel for reference samples of m and candidate samples of n
-    values (one set per block of work, so that threads never share one).
+    """Allocate the kernel's work buffers for reference samples of m and candidates of n values.
+
+    One set per block of work, so that threads never share one.
     """
     return np.empty(n), np.empty(m + n), np.empty(m + n), np.empty(m + n + 1)

@@ -1,5 +1,6 @@
-"""Logit gaps, clipping, eCDFs, the reference function and deep ensembles (robust-KS paper,
-Section II).
+"""Logit gaps, clipping, eCDFs, the reference function and deep ensembles.
+
+Robust-KS paper, Section II.
 """
 
 from __future__ import annotations
@@ -111,8 +112,9 @@ def ecdf(sample: Any, x: Any = None) -> np.ndarray:
 
 
 def _interp_ecdf(sorted_sample: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The eCDF interpolated linearly between its distinct order statistics
-    (robust-KS paper, Section III-C).
+    """Interpolate the eCDF linearly between its distinct order statistics.
+
+    Robust-KS paper, Section III-C.
     """
     knots, counts = np.unique(sorted_sample, return_counts=True)
     heights = np.cumsum(counts) / sorted_sample.size
@@ -122,8 +124,9 @@ def _interp_ecdf(sorted_sample: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def reference_ecdf(ref_gaps: Any, x: Any = None, *, interpolate: bool = False) -> np.ndarray:
-    """The reference function ``G_M``: the eCDF of the pooled gaps of M models
-    (robust-KS paper, Section II).
+    """Evaluate the reference function ``G_M``: the eCDF of the pooled gaps of M models.
+
+    Robust-KS paper, Section II.
 
     The average of the M eCDFs equals the eCDF of the M*T pooled gaps.
 

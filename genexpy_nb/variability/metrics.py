@@ -170,7 +170,7 @@ def pairwise_churn(gaps: Any, *, normalize: bool = False) -> np.ndarray:
 
 
 def ece(gaps: Any, labels: Any, bins: int = config.ECE_BINS) -> float | np.ndarray:
-    """Expected calibration error with equal-width confidence bins (paper eqs. 37-39).
+    """Compute the expected calibration error with equal-width confidence bins (paper eqs. 37-39).
 
     ``ECE = sum_b |B_b| / T * |acc(B_b) - conf(B_b)|`` where bin b holds the test points with
     confidence in ``(b/bins, (b+1)/bins]`` and the confidence is the max softmax

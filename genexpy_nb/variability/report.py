@@ -1,5 +1,6 @@
-"""Per-candidate reports and deep-ensemble studies (robust-KS paper,
-Section V, Tables I-V).
+"""Per-candidate reports and deep-ensemble studies.
+
+Robust-KS paper, Section V, Tables I-V.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The trimmed (robust) Kolmogorov-Smirnov test and the trimming level alpha-hat
-(robust-KS paper, Sections III-C and IV-A).
+"""The trimmed (robust) Kolmogorov-Smirnov test and the trimming level alpha-hat.
+
+Robust-KS paper, Sections III-C and IV-A.
 
 References
 ----------
@@ -98,8 +99,9 @@ def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.
 
 
 def dkw_threshold(m: int, eps: float = config.DKW_EPS) -> float:
-    """Two-sample DKW threshold ``tau = sqrt(log(2/eps) / m) + 1/m``
-    (robust-KS paper, Section III-C).
+    """Compute the two-sample DKW threshold ``tau = sqrt(log(2/eps) / m) + 1/m``.
+
+    Robust-KS paper, Section III-C.
 
     Parameters
     ----------
@@ -125,7 +127,7 @@ def dkw_threshold(m: int, eps: float = config.DKW_EPS) -> float:
 
 
 def min_reference_size(eps: float = config.DKW_EPS) -> int:
-    """The smallest reference sample size m whose DKW threshold is below 1.
+    """Return the smallest reference sample size m whose DKW threshold is below 1.
 
     A KS distance never exceeds 1, so with a smaller m (``tau >= 1``) the robust KS test
     accepts every candidate, however different: 8 at eps = 0.01 (tau = 0.94; tau = 1.01
@@ -208,8 +210,9 @@ class RobustKSResult:
 def robust_ks_test(
     x_ref: Any, x_cand: Any, alpha: float = 0.05, eps: float = config.DKW_EPS
 ) -> RobustKSResult:
-    """Robust two-sample KS test: accept when ``d_alpha(F0, Fn) <= tau``
-    (robust-KS paper, Section III-C).
+    """Run the robust two-sample KS test: accept when ``d_alpha(F0, Fn) <= tau``.
+
+    Robust-KS paper, Section III-C.
 
     Parameters
     ----------
@@ -379,7 +382,7 @@ def _alpha_hat_raw(
     client: Any = None,
     draws: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> _AlphaHatRaw:
-    """Checked, clipped arrays in; per-bootstrap results out (the work of alpha-hat).
+    """Compute the per-bootstrap results of alpha-hat from checked, clipped arrays.
 
     ``client``: map chunks of candidates over a Dask cluster (the same draws for all);
     ``draws``: the bootstrap draws, when made already (a chunk computed on a worker).
@@ -577,8 +580,9 @@ def alpha_hat(
     clip: float | None = config.LOGIT_CLIP,
     client: Any = None,
 ) -> pl.DataFrame:
-    """The trimming level alpha-hat of every candidate against a reference pool
-    (robust-KS paper, Section IV-A).
+    """Compute the trimming level alpha-hat of every candidate against a reference pool.
+
+    Robust-KS paper, Section IV-A.
 
     alpha-hat measures how representative one trained model is of its training process:
     the (bootstrap-averaged) smallest trimming level at which the robust KS test accepts

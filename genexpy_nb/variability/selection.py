@@ -212,7 +212,7 @@ def select_seed(
     level: float = SUMMARY_LEVEL,
     n_explore: int | None = EXPLORE_SEEDS,
 ) -> pl.DataFrame:
-    """The paper's rule of thumb for choosing a seed: high accuracy and a small alpha-hat.
+    """Choose a seed by the paper's rule of thumb: high accuracy and a small alpha-hat.
 
     "Explore at least 30 seeds and choose the seed that generates a model with high
     validation accuracy and small alpha-hat" (paper, Section VI). Among the first
