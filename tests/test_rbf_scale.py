@@ -110,8 +110,13 @@ def test_threshold_in_the_target_s_units():
 
 def test_raw_option_reproduces_the_paper_s_numbers():
     """RBF(scale="raw") gives the numbers of the paper's definition, which the package's RBF
-    gave before (the reference implementation's; computed with the previous release, bit for
-    bit)."""
+    gave before (the reference implementation's, computed with the previous release).
+
+    To 1e-12, not bit for bit: the power-law fit takes NumPy's vectorised logarithms, whose
+    last bit depends on the processor's instruction set (the previous release gives
+    1.3885235022992162 on one machine, 1.3885235022992168 on another); a wrong definition
+    moves n* by far more.
+    """
     ex = gx.Study(load_example_study(), alternatives="model", target="score",
                   higher_is_better=True, generalize="dataset",
                   design=["metric", "train_size"], average_over="fold")
@@ -120,12 +125,13 @@ def test_raw_option_reproduces_the_paper_s_numbers():
     c0 = r.filter(pl.col("config_id") == 0)
     got = {(m, a, d): (n, lo, hi) for m, a, d, n, lo, hi in c0.select(
         "method", "alpha", "delta", "nstar", "nstar_lo", "nstar_hi").iter_rows()}
-    assert got["resample", 0.9, 0.05] == (1.3885235022992168, 1.1089234242660804,
-                                          1.693732878087316)
-    assert got["resample", 0.95, 0.1] == (0.9720500208876705, 0.9720500208876705,
-                                          1.2065117790134348)
-    assert got["approx", 0.95, 0.05][0] == 1.5856666141885243
-    assert got["approx_weighted", 0.9, 0.05][0] == 1.192752129922982
+    close = {"rel": 1e-12, "abs": 0}
+    assert got["resample", 0.9, 0.05] == pytest.approx(
+        (1.3885235022992168, 1.1089234242660804, 1.693732878087316), **close)
+    assert got["resample", 0.95, 0.1] == pytest.approx(
+        (0.9720500208876705, 0.9720500208876705, 1.2065117790134348), **close)
+    assert got["approx", 0.95, 0.05][0] == pytest.approx(1.5856666141885243, **close)
+    assert got["approx_weighted", 0.9, 0.05][0] == pytest.approx(1.192752129922982, **close)
     # the unit-free RBF answers another question: the scores within 0.22 of their spread
     ours = gx.analyze(ex, [RBF()], alphas=0.95, deltas=0.05, methods=["resample"], rep=50,
                       seed=3, progress=False)
