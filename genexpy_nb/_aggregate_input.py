@@ -1,5 +1,6 @@
-"""The input of :mod:`genexpy_nb.aggregates`: a long results table or rliable's dict of
-arrays, checked and turned into one (runs, tasks) score matrix per alternative.
+"""The input of :mod:`genexpy_nb.aggregates`: a long results table or rliable's dict of arrays.
+
+The input is checked and turned into one (runs, tasks) score matrix per alternative.
 """
 
 from __future__ import annotations
@@ -179,7 +180,7 @@ def score_matrices(
     task: str | None = None,
     run: str | None = None,
 ) -> dict[str, np.ndarray]:
-    """The scores of every alternative as rliable's ``(runs, tasks)`` matrices.
+    """Return the scores of every alternative as rliable's ``(runs, tasks)`` matrices.
 
     Parameters
     ----------

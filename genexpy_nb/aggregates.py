@@ -109,7 +109,7 @@ def _key(name: str) -> int:
 
 
 def _stream(seed: Any, *keys: int) -> np.random.Generator:
-    """The Generator of one alternative (or pair): depends on the seed and the names only."""
+    """Return the Generator of one alternative (or pair): it depends on the seed and names only."""
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
@@ -129,8 +129,10 @@ def _block_size(reps: int, cells: int) -> int:
 
 def _draws(rng: np.random.Generator, reps: int, n: int, T: int, task_bootstrap: bool,
            block: int | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Blocks ``(idx, tasks)`` of resampling indices: ``idx[b, t, j]`` the run drawn for run
-    slot j of task slot t in replicate b, ``tasks[b, t]`` the task of slot t.
+    """Yield blocks ``(idx, tasks)`` of resampling indices.
+
+    ``idx[b, t, j]`` is the run drawn for run slot j of task slot t in replicate b,
+    ``tasks[b, t]`` the task of slot t.
 
     Drawn block by block (``block`` replicates, by default at most ``_BLOCK_CELLS``
     indices), runs first then tasks; the order and the block size are part of the result's
@@ -152,8 +154,9 @@ def _draws(rng: np.random.Generator, reps: int, n: int, T: int, task_bootstrap: 
 
 
 def _on_threads(fn, rows: int, cells: int) -> None:
-    """``fn(i0, i1)`` on blocks of a block's replicates, on threads when worth it (each
-    writes its own rows: the same bits at any thread count).
+    """Run ``fn(i0, i1)`` on blocks of a block's replicates, on threads when worth it.
+
+    Each call writes its own rows: the same bits at any thread count.
     """
     from ._numba import run_blocks
 
@@ -271,7 +274,7 @@ def interval_estimates(
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
 ) -> pl.DataFrame:
-    """Aggregates of every alternative with stratified-bootstrap confidence intervals.
+    """Compute aggregates of every alternative with stratified-bootstrap confidence intervals.
 
     Parameters
     ----------
@@ -451,8 +454,10 @@ def _pair_list(names: list[str], pairs: Any, control: Any) -> list[tuple[str, st
 
 
 def _poi_tables(x: np.ndarray, y: np.ndarray):
-    """Per task: positions of Y's runs in Y's sorted scores; for each run of X the number
-    of Y's scores below it and at or below it.
+    """Return, per task, the ranks needed for the probability of improvement.
+
+    The positions of Y's runs in Y's sorted scores; for each run of X the number of Y's
+    scores below it and at or below it.
     """
     T = x.shape[1]
     ny = y.shape[0]
@@ -609,7 +614,7 @@ def performance_profile(
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
 ) -> pl.DataFrame:
-    """Performance profiles: the fraction of runs scoring above each threshold, with bands.
+    """Compute performance profiles: the fraction of runs above each threshold, with bands.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Rank uncertainty: how sure is the leaderboard?
+"""Rank uncertainty: how sure a leaderboard of alternatives is.
 
 A ranking of alternatives by their mean rank over the conditions of a study (datasets,
 subtasks) is one draw: other conditions would have given another. :func:`rank_probabilities`
@@ -30,8 +30,10 @@ __all__ = ["rank_probabilities", "rank_intervals", "top_group"]
 
 
 def _doubled_midranks(tiers: np.ndarray) -> np.ndarray:
-    """Twice the midrank (1 = best) of every alternative in every condition, as integers:
-    ``2 * #(better) + #(tied, itself included) + 1``, from dense tiers (0 = best).
+    """Return twice the midrank (1 = best) of every alternative in every condition.
+
+    As integers: ``2 * #(better) + #(tied, itself included) + 1``, from dense tiers
+    (0 = best).
     """
     t = np.asarray(tiers)
     less = (t[:, None, :] < t[:, :, None]).sum(axis=2)
@@ -63,8 +65,9 @@ def _configuration(study: Any, config: Any):
 
 
 def _place_counts(sums: np.ndarray) -> np.ndarray:
-    """(na, na) expected counts of places (0-based) from (rep, na) scores, lower = better;
-    ties share their places evenly.
+    """Return the (na, na) expected counts of places (0-based) from (rep, na) scores.
+
+    Lower scores are better; ties share their places evenly.
     """
     rep, na = sums.shape
     lower = (sums[:, None, :] < sums[:, :, None]).sum(axis=2)  # (rep, na): strictly better
@@ -79,8 +82,9 @@ def _place_counts(sums: np.ndarray) -> np.ndarray:
 def rank_probabilities(
     study: Any, *, rep: int = 2000, seed: int = 0, config: Any = None
 ) -> pl.DataFrame:
-    """The probability that each alternative takes each place of the ranking, when the
-    conditions of the study are resampled with replacement.
+    """Estimate the probability that each alternative takes each place of the ranking.
+
+    The conditions of the study are resampled with replacement.
 
     Each of ``rep`` replicates draws as many conditions as the study has, with replacement,
     and ranks the alternatives by their mean midrank over the drawn conditions (the ranking
@@ -166,7 +170,7 @@ def _check_level(confidence_level: Any) -> float:
 
 def rank_intervals(probabilities: pl.DataFrame, *, confidence_level: float = 0.95
                    ) -> pl.DataFrame:
-    """A central interval of places per alternative, from :func:`rank_probabilities`.
+    """Return a central interval of places per alternative, from :func:`rank_probabilities`.
 
     Parameters
     ----------
@@ -209,8 +213,10 @@ def rank_intervals(probabilities: pl.DataFrame, *, confidence_level: float = 0.9
 
 
 def top_group(probabilities: pl.DataFrame, *, confidence_level: float = 0.95) -> list[str]:
-    """The alternatives that cannot be separated from the top: those whose rank interval
-    (:func:`rank_intervals`) reaches place 1, best expected place first.
+    """Return the alternatives that cannot be separated from the top.
+
+    Those whose rank interval (:func:`rank_intervals`) reaches place 1, best expected place
+    first.
 
     Parameters
     ----------

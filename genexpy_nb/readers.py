@@ -229,7 +229,7 @@ def split_id_column(data: Any, column: str, *, into: tuple[str, str] = ("task", 
 def wide_to_long(data: Any, *, id_columns: str | list[str], alternatives: list[str] | None = None,
                  alternative_name: str = "alternative", value_name: str = "value",
                  return_dropped: bool = False):
-    """A wide table (one column per alternative) in the long form (one row per result).
+    """Turn a wide table (one column per alternative) into the long form (one row per result).
 
     Parameters
     ----------

@@ -23,9 +23,10 @@ import sys
 
 
 class _WhenAltairLoads(importlib.abc.MetaPathFinder):
-    """Enables the offline renderer right after ``altair`` is imported (then leaves
-    ``sys.meta_path``): the renderer is on whenever a chart can exist, without importing
-    Altair (2-3 s) for code that never draws one.
+    """Enable the offline renderer right after ``altair`` is imported.
+
+    The hook then leaves ``sys.meta_path``: the renderer is on whenever a chart can exist,
+    without importing Altair (2-3 s) for code that never draws one.
     """
 
     def find_spec(self, name, path=None, target=None):

@@ -47,9 +47,20 @@ _VEGA5_SCHEMA = "https://vega.github.io/schema/vega/v5.json"
 def to_vega(spec: dict, schema_v5: bool = True) -> dict:
     """Compile a Vega-Lite spec (``chart.to_dict()``) to a Vega spec, with vl-convert.
 
-    ``schema_v5``: label it Vega 5, the runtime the notebook frontends bundle (Vega-Lite 6's
-    output uses nothing newer, and the browser test checks every chart of the notebooks
-    draws); False keeps Vega 6 (for Altair's JupyterChart, which bundles Vega 6).
+    Parameters
+    ----------
+    spec : dict
+        The Vega-Lite spec, e.g. ``chart.to_dict()``.
+    schema_v5 : bool, default True
+        Label the result Vega 5, the runtime the notebook frontends bundle (Vega-Lite 6's
+        output uses nothing newer, and the browser test checks every chart of the
+        notebooks draws); False keeps Vega 6 (for Altair's JupyterChart, which bundles
+        Vega 6).
+
+    Returns
+    -------
+    dict
+        The Vega spec.
     """
     import vl_convert as vlc
     from altair.utils._importers import vl_version_for_vl_convert
@@ -61,7 +72,24 @@ def to_vega(spec: dict, schema_v5: bool = True) -> dict:
 
 
 def offline_renderer(spec: dict, **metadata: Any) -> tuple[dict, dict]:
-    """Altair renderer: the chart as a Vega spec that the notebook frontend draws itself."""
+    """Render a chart as a Vega spec that the notebook frontend draws itself (Altair renderer).
+
+    Parameters
+    ----------
+    spec : dict
+        The chart's Vega-Lite spec, as Altair hands it to a renderer.
+    **metadata
+        Renderer options from Altair; ``embed_options`` (else those of
+        ``alt.renderers.options``) are passed on to the frontend.
+
+    Returns
+    -------
+    tuple of dict
+        The MIME bundle - the Vega spec under ``application/vnd.vega.v5+json`` and a text
+        fallback under ``text/plain`` - and its metadata (the embed options, if any). When
+        no JavaScript engine can start, only a text line saying why the chart is not drawn
+        and how to save it.
+    """
     from .._io import js_engine_problem
 
     if (problem := js_engine_problem()) is not None:  # the engine would abort the kernel

@@ -1,5 +1,6 @@
-"""Shared Altair helpers of the chart builders (public within :mod:`genexpy_nb.charts`):
-frames in, inline data out, channels without Altair's schema search, titles, notes, log axes.
+"""Shared Altair helpers of the chart builders (public within :mod:`genexpy_nb.charts`).
+
+Frames in, inline data out, channels without Altair's schema search, titles, notes, log axes.
 
 Not part of the user-facing API: the builders are (:mod:`genexpy_nb.charts.generalizability`,
 ...); these are the pieces they share.
@@ -65,6 +66,7 @@ TOL = 1e-9
 # helpers
 # ---------------------------------------------------------------------------------------
 def frame_of(data: Any, name: str, columns: Sequence[str]) -> pl.DataFrame:
+    """Return ``data`` as a polars frame, checked to have ``columns`` (``name`` in messages)."""
     df = to_polars(data, name)
     require_columns(df, columns, name)
     return df
@@ -82,7 +84,10 @@ def records(df: pl.DataFrame) -> list[dict[str, Any]]:
 
 
 def plain(v: Any) -> Any:
-    """A Python scalar for a hand-written row (NumPy scalars -> int/float/bool; NaN -> null)."""
+    """Return a Python scalar for a hand-written row.
+
+    NumPy scalars become int/float/bool; NaN and infinities become None (null).
+    """
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
@@ -105,13 +110,16 @@ class InlineRows(alt.Data):
         super().__init__(values=values)
 
     def __deepcopy__(self, memo: Any = None) -> InlineRows:
+        """Return this object itself: the rows are never changed, copies share them."""
         return self
 
     def copy(self, deep: Any = True, ignore: Any = None) -> InlineRows:
+        """Return this object itself (see :meth:`__deepcopy__`)."""
         return self
 
     def to_dict(self, validate: bool = True, *, ignore: Any = None,
                 context: Any = None) -> dict[str, Any]:
+        """Return ``{"values": rows}`` with fresh row dicts (validated if ``validate``)."""
         out = {"values": [dict(r) for r in self._kwds["values"]]}
         if validate:
             self.validate(out)
@@ -142,6 +150,7 @@ def ch(channel: type, field: str, vl_type: str | None = None, **kwargs: Any) -> 
 
 
 def tip_of(field: str, vl_type: str, **kwargs: Any) -> alt.Tooltip:
+    """Return the tooltip channel of ``field`` (``vl_type`` as in :func:`ch`)."""
     return ch(alt.Tooltip, field, vl_type, **kwargs)
 
 
@@ -157,13 +166,14 @@ def layered(layers: Sequence[alt.Chart], title: alt.TitleParams, width: int = WI
 
 
 def heading(text: str, subtitle: str | Sequence[str] | None = None) -> alt.TitleParams:
+    """Return a left-aligned title, with ``subtitle`` (a line or a list of lines) if given."""
     if subtitle:
         return alt.TitleParams(text=text, subtitle=subtitle, anchor="start")
     return alt.TitleParams(text=text, anchor="start")
 
 
 def note_of(text: str, title: str, width: int = WIDTH, height: int = 120) -> alt.Chart:
-    """A chart that only says why there is nothing to plot."""
+    """Return a chart that only says why there is nothing to plot."""
     return (
         alt.Chart(data_of([{"note": text}]), width=width, height=height, title=heading(title))
         .mark_text(align="center", baseline="middle", fontSize=13, color="#555")
@@ -172,6 +182,7 @@ def note_of(text: str, title: str, width: int = WIDTH, height: int = 120) -> alt
 
 
 def tooltip_fields(df: pl.DataFrame, first: Sequence[str]) -> list[alt.Tooltip]:
+    """Return tooltips for the columns of ``first`` that ``df`` has, in that order, once each."""
     out = []
     seen = set()
     for c in first:
@@ -182,6 +193,7 @@ def tooltip_fields(df: pl.DataFrame, first: Sequence[str]) -> list[alt.Tooltip]:
 
 
 def field_type(df: pl.DataFrame, c: str) -> str:
+    """Return "Q" for a numeric (not boolean) column ``c`` of ``df``, else "N"."""
     t = df.schema[c]
     return "Q" if (t.is_numeric() and t != pl.Boolean) else "N"
 
@@ -199,6 +211,7 @@ def log_ticks(lo: float, hi: float) -> list[float]:
 
 
 def log_axis(title: str, lo: float, hi: float) -> alt.Axis:
+    """Return a log axis titled ``title`` with the ticks of :func:`log_ticks` on [lo, hi]."""
     ticks = log_ticks(lo, hi)
     if len(ticks) < 2:
         return alt.Axis(title=title)
@@ -206,6 +219,7 @@ def log_axis(title: str, lo: float, hi: float) -> alt.Axis:
 
 
 def design_columns(df: pl.DataFrame) -> list[str]:
+    """Return the design factors of ``df``: its columns not in :data:`RESULT_COLUMNS`."""
     return [c for c in df.columns if c not in RESULT_COLUMNS]
 
 
@@ -227,12 +241,14 @@ def add_levels(df: pl.DataFrame, levels: Mapping[str, Any] | None) -> tuple[pl.D
 
 
 def levels_text(levels: Mapping[str, Any] | None) -> str | None:
+    """Return the levels as ``"factor=level, ..."``, or None when there are none."""
     if not levels:
         return None
     return ", ".join(f"{k}={v}" for k, v in levels.items())
 
 
 def check_finite_positive(name: str, value: float | None) -> float | None:
+    """Return ``value`` as a float (None stays None); raise unless finite and positive."""
     if value is None:
         return None
     try:
@@ -245,6 +261,7 @@ def check_finite_positive(name: str, value: float | None) -> float | None:
 
 
 def select_close(df: pl.DataFrame, col: str, value: float, name: str) -> pl.DataFrame:
+    """Return the rows whose ``col`` equals ``value`` (within :data:`TOL`); raise when none."""
     sel = df.filter((pl.col(col) - value).abs() < TOL)
     if sel.height == 0:
         have = sorted(df[col].unique().drop_nulls().to_list())
@@ -259,9 +276,10 @@ def select_close(df: pl.DataFrame, col: str, value: float, name: str) -> pl.Data
 
 def configuration_words(df: pl.DataFrame | None, levels: Mapping[str, Any] | None = None
                         ) -> str | None:
-    """Which configuration(s) a chart shows, for its title: ``"configuration: model=LR"``
-    (one, from ``levels`` or the frame's design columns) or ``"12 configurations of model x
-    tuning"``; None when the frame does not say.
+    """Say which configuration(s) a chart shows, for its title.
+
+    ``"configuration: model=LR"`` (one, from ``levels`` or the frame's design columns) or
+    ``"12 configurations of model x tuning"``; None when the frame does not say.
     """
     if levels:
         return f"configuration: {levels_text(levels)}"
@@ -282,8 +300,10 @@ def configuration_words(df: pl.DataFrame | None, levels: Mapping[str, Any] | Non
 
 def question_words(df: pl.DataFrame | None = None, question: str | None = None
                    ) -> str | None:
-    """Which research question(s) a chart answers, for its title: ``question``, else the
-    frame's kernel labels in order of appearance; None when neither says.
+    """Say which research question(s) a chart answers, for its title.
+
+    ``question``, else the frame's kernel labels in order of appearance; None when neither
+    says.
     """
     if question:
         labels = [str(question)]
@@ -299,8 +319,9 @@ def question_words(df: pl.DataFrame | None = None, question: str | None = None
 
 def about(df: pl.DataFrame | None, levels: Mapping[str, Any] | None = None,
           question: str | None = None) -> list[str]:
-    """The first subtitle line of a chart that stands alone: its configuration(s) and its
-    research question(s), as far as known.
+    """Return the first subtitle line of a chart that stands alone, as a list of 0 or 1 line.
+
+    The line names its configuration(s) and its research question(s), as far as known.
     """
     words = [w for w in (configuration_words(df, levels), question_words(df, question)) if w]
     return ["; ".join(words)] if words else []

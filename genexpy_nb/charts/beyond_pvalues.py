@@ -31,7 +31,7 @@ _SQRT3_2 = math.sqrt(3) / 2
 
 
 def _clean(df: pl.DataFrame) -> pl.DataFrame:
-    """String columns drawable by every renderer."""
+    """Return ``df`` with its string columns made drawable by every renderer."""
     fix = [pl.col(c).map_elements(drawable, return_dtype=pl.String)
            for c, t in df.schema.items() if t == pl.String]
     return df.with_columns(fix) if fix else df
@@ -39,7 +39,7 @@ def _clean(df: pl.DataFrame) -> pl.DataFrame:
 
 def bayesian_posterior(result: Any, *, max_points: int = 3000, seed: int = 0,
                        width: int = WIDTH) -> alt.LayerChart:
-    """The posterior of a Bayesian comparison.
+    """Draw the posterior of a Bayesian comparison.
 
     Parameters
     ----------
@@ -180,7 +180,7 @@ def aggregate_intervals(frame: Any, *, width: int = 180) -> alt.FacetChart:
 
 
 def performance_profiles(frame: Any, *, width: int = WIDTH) -> alt.LayerChart:
-    """Performance profiles (fraction of runs above each threshold) with their bands.
+    """Draw performance profiles (fraction of runs above each threshold) with their bands.
 
     Parameters
     ----------
@@ -221,7 +221,7 @@ def performance_profiles(frame: Any, *, width: int = WIDTH) -> alt.LayerChart:
 
 
 def rank_probability_heatmap(frame: Any, *, width: int = WIDTH) -> alt.LayerChart:
-    """The probability that each alternative takes each place, as a heatmap.
+    """Draw the probability that each alternative takes each place, as a heatmap.
 
     Parameters
     ----------

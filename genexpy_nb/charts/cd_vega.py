@@ -1,5 +1,6 @@
-"""The critical-difference diagram's layout drawn with Altair (Vega-Lite): used by
-:func:`~genexpy_nb.charts.cd_diagram`, and by :func:`~genexpy_nb.charts.cd_diagram_svg` for
+"""The critical-difference diagram's layout drawn with Altair (Vega-Lite).
+
+Used by :func:`~genexpy_nb.charts.cd_diagram`, and by :func:`~genexpy_nb.charts.cd_diagram_svg` for
 colour schemes that only Vega knows. The layout itself comes from
 :mod:`genexpy_nb.charts.cd_figure`.
 """
@@ -26,7 +27,7 @@ def _color_encoding(colors: str | Mapping[str, str] | None, names: list[str]):
 
 def _chart(lay: dict, *, colors: Any, reverse: bool, width: int, row_height: int,
            title: str | None) -> alt.LayerChart:
-    """The Altair chart of a layout from :func:`~genexpy_nb.charts.cd_figure._cd_layout`."""
+    """Return the Altair chart of a layout from :func:`~genexpy_nb.charts.cd_figure._cd_layout`."""
     names, k, items = lay["names"], lay["x_max"], lay["items"]
     clique_rows, cd_rows = lay["cliques"], lay["cd_rows"]
     y_min, y_max = lay["y_min"], lay["y_max"]

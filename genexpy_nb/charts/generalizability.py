@@ -75,10 +75,11 @@ _NULL = ("nstar_null", "nstar_null_lo", "nstar_null_hi")
 
 
 def _baseline(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
-    """The no-signal baseline per group of ``keys``: the median ``nstar_null``,
-    ``nstar_null_lo`` and ``nstar_null_hi`` over the group's rows where it is defined
-    (drawn at 1 at least, like n*), or None when the frame has no baseline (analysed with
-    ``null=False``, or a method without one).
+    """Return the no-signal baseline per group of ``keys``, or None when there is none.
+
+    The median ``nstar_null``, ``nstar_null_lo`` and ``nstar_null_hi`` over the group's
+    rows where it is defined (drawn at 1 at least, like n*); None when the frame has no
+    baseline (analysed with ``null=False``, or a method without one).
     """
     if not set(_NULL) <= set(df.columns):
         return None
@@ -92,12 +93,13 @@ def _baseline(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
 
 
 def _baseline_shape() -> Any:
-    """A shape channel whose only value is :data:`BASELINE`: the legend entry."""
+    """Return a shape channel whose only value is :data:`BASELINE`: the legend entry."""
     return ch(alt.Shape, "baseline", "N", title=None,
               scale=alt.Scale(domain=[BASELINE], range=["triangle-down"]))
 
 
 def _baseline_tip(extra: list[alt.Tooltip]) -> list[alt.Tooltip]:
+    """Return the tooltips ``extra``, then the baseline n* and the ends of its band."""
     return [*extra, tip_of("nstar_null", "Q", title=BASELINE, format=".1f"),
             tip_of("nstar_null_lo", "Q", title="its band: lower end", format=".1f"),
             tip_of("nstar_null_hi", "Q", title="its band: upper end", format=".1f")]
@@ -218,7 +220,7 @@ def power_law_fit(
     nstar_null_lo: float | None = None,
     nstar_null_hi: float | None = None,
 ) -> alt.LayerChart | alt.Chart:
-    """The alpha*-quantiles of MMD_n against n on log-log axes, the fitted power law and n*.
+    """Draw the alpha*-quantiles of MMD_n against n on log-log axes, the power law and n*.
 
     Parameters
     ----------
@@ -264,14 +266,7 @@ def power_law_fit(
         return note_of("no quantiles to fit: the configuration has too few results for the "
                      "grid of sample sizes (at least 6 are needed)", ttl)
     df, lvl = add_levels(df, levels)
-    series = [("q", "resampled q_n")]
-    if "q_approx" in df.columns:
-        series.append(("q_approx", "closed-form q_n (approx.)"))
-    long = pl.concat([
-        df.select(pl.col("n").cast(pl.Float64), pl.col(c).cast(pl.Float64).alias("q"),
-                  *[pl.col(x) for x in lvl], pl.lit(lab).alias("series"))
-        for c, lab in series
-    ])
+    long = _quantile_series(df, lvl)
     pos = long.filter(pl.col("q") > 0, pl.col("q").is_finite(), pl.col("n") > 0)
     res_pos = pos.filter(pl.col("series") == "resampled q_n")
     zeros = df.filter(pl.col("q") <= 0).height
@@ -280,29 +275,13 @@ def power_law_fit(
             return note_of("every resampled MMD_n quantile is 0 (all results agree under this "
                          "kernel): n* = 1, one experiment suffices", ttl)
         return note_of("no finite positive quantiles to plot", ttl)
-    if b0 is None or b1 is None:
-        if res_pos.height >= 2 and res_pos["q"].n_unique() > 1:
-            b1_, b0_ = np.polyfit(np.log(res_pos["q"].to_numpy()),
-                                  np.log(res_pos["n"].to_numpy()), 1)
-            b0 = float(b0_) if b0 is None else float(b0)
-            b1 = float(b1_) if b1 is None else float(b1)
+    b0, b1 = _fit_coefficients(res_pos, b0, b1)
     if nstar is None and eps is not None and b0 is not None and b1 is not None and b1 < 0:
         nstar = float(math.exp(b1 * math.log(eps) + b0))
     layers: list[alt.Chart] = []
     sub = about(None, levels, question)
     if b0 is not None and b1 is not None and math.isfinite(b0) and math.isfinite(b1):
-        qs = res_pos["q"].to_numpy()
-        lo = min(qs.min(), eps) if eps is not None else qs.min()
-        hi = max(qs.max(), eps) if eps is not None else qs.max()
-        grid = np.geomspace(lo, hi, 30) if hi > lo else np.array([lo])
-        fit = pl.DataFrame({"q": grid, "n": np.exp(b1 * np.log(grid) + b0),
-                            "series": ["power-law fit"] * grid.size})
-        layers.append(
-            alt.Chart(data_of(fit)).mark_line(color="grey", strokeDash=[5, 3])
-            .encode(x=ch(alt.X, "q", "Q"), y=ch(alt.Y, "n", "Q"),
-                    tooltip=[tip_of("series", "N"), tip_of("q", "Q", format=".4f"),
-                             tip_of("n", "Q", format=".1f")])
-        )
+        layers.append(_fit_line(res_pos, eps, b0, b1))
         sub.append(f"fit: log n = {b1:.3f} log q + {b0:.3f} (theory: slope -2)")
     if zeros:
         sub.append(f"{zeros} quantile(s) equal to 0 not shown on the log axis")
@@ -320,16 +299,7 @@ def power_law_fit(
         names.append(BASELINE)
         colours.append("black")
         shapes.append("stroke")
-        bd = {"nstar_null": null0, "series": BASELINE,
-              "nstar_null_lo": null_lo, "nstar_null_hi": null_hi}
-        btip = _baseline_tip([tip_of("series", "N")])
-        if null_lo is not None and null_hi is not None:
-            layers.append(alt.Chart(data_of([bd])).mark_rect(color="black", opacity=0.08)
-                          .encode(y=ch(alt.Y, "nstar_null_lo", "Q"),
-                                  y2=ch(alt.Y2, "nstar_null_hi"), tooltip=btip))
-        layers.append(alt.Chart(data_of([bd])).mark_rule(strokeDash=[8, 4], strokeWidth=1.5)
-                      .encode(y=ch(alt.Y, "nstar_null", "Q"),
-                              color=ch(alt.Color, "series", "N"), tooltip=btip))
+        layers += _baseline_rule_layers(null0, null_lo, null_hi)
         band = f" (band {null_lo:.1f} to {null_hi:.1f})" if null_lo and null_hi else ""
         sub.append(f"{BASELINE} = {nstar_null:.1f}{band}: the n* this study would have if no "
                    "alternative were better than another")
@@ -361,29 +331,106 @@ def power_law_fit(
             .encode(y=ch(alt.Y, "N", "Q"), tooltip=[tip_of("label", "N", title="observed")])
         )
     if nstar is not None and eps is not None:
-        star = {"eps": eps, "nstar": drawn, "label": f"n* = {nstar:.1f}"
-                + (" (drawn at 1)" if nstar < 1 else "")}
-        star.update({k: str(v) for k, v in (levels or {}).items()})
-        sd = data_of([star])
-        layers.append(
-            alt.Chart(sd).mark_point(shape="diamond", size=160, filled=True,
-                                     color="firebrick")
-            .encode(x=ch(alt.X, "eps", "Q"), y=ch(alt.Y, "nstar", "Q"),
-                    tooltip=[*[tip_of(k, "N") for k in lvl],
-                             tip_of("eps", "Q", title="eps*", format=".4f"),
-                             tip_of("nstar", "Q", title="n*", format=".2f")])
-        )
-        layers.append(
-            alt.Chart(sd).mark_text(align="left", dx=8, dy=-8, color="firebrick")
-            .encode(x=ch(alt.X, "eps", "Q"), y=ch(alt.Y, "nstar", "Q"),
-                    text=ch(alt.Text, "label", "N"))
-        )
+        layers += _star_layers(eps, nstar, drawn, levels, lvl)
         verdict = ""
         if N is not None:
             ok = N >= max(1, math.ceil(nstar - 1e-9))
             verdict = f" ({'generalizable' if ok else 'not generalizable'} with N = {N})"
         sub.append(f"n* = {nstar:.1f} at eps* = {eps:.3g}{verdict}")
     return layered(layers, heading(ttl, sub or None))
+
+
+def _quantile_series(df: pl.DataFrame, lvl: list[str]) -> pl.DataFrame:
+    """Return the quantiles in long form: columns n, q, the levels ``lvl`` and ``series``.
+
+    One series "resampled q_n" (column ``q``), and "closed-form q_n (approx.)" (column
+    ``q_approx``) when the frame has it.
+    """
+    series = [("q", "resampled q_n")]
+    if "q_approx" in df.columns:
+        series.append(("q_approx", "closed-form q_n (approx.)"))
+    return pl.concat([
+        df.select(pl.col("n").cast(pl.Float64), pl.col(c).cast(pl.Float64).alias("q"),
+                  *[pl.col(x) for x in lvl], pl.lit(lab).alias("series"))
+        for c, lab in series
+    ])
+
+
+def _fit_coefficients(res_pos: pl.DataFrame, b0: float | None, b1: float | None
+                      ) -> tuple[float | None, float | None]:
+    """Return (b0, b1): those given, the missing one(s) fitted to the positive quantiles.
+
+    Ordinary least squares of ``log n`` on ``log q`` over ``res_pos`` (as
+    :func:`genexpy_nb.fit_nstar`), when one of them is None and at least two distinct
+    quantiles allow a fit; otherwise they are returned as given.
+    """
+    if b0 is None or b1 is None:
+        if res_pos.height >= 2 and res_pos["q"].n_unique() > 1:
+            b1_, b0_ = np.polyfit(np.log(res_pos["q"].to_numpy()),
+                                  np.log(res_pos["n"].to_numpy()), 1)
+            b0 = float(b0_) if b0 is None else float(b0)
+            b1 = float(b1_) if b1 is None else float(b1)
+    return b0, b1
+
+
+def _fit_line(res_pos: pl.DataFrame, eps: float | None, b0: float, b1: float) -> alt.Chart:
+    """Return the dashed line of the power law ``log n = b1 log q + b0``.
+
+    Drawn over the range of the resampled quantiles, extended to eps* when given.
+    """
+    qs = res_pos["q"].to_numpy()
+    lo = min(qs.min(), eps) if eps is not None else qs.min()
+    hi = max(qs.max(), eps) if eps is not None else qs.max()
+    grid = np.geomspace(lo, hi, 30) if hi > lo else np.array([lo])
+    fit = pl.DataFrame({"q": grid, "n": np.exp(b1 * np.log(grid) + b0),
+                        "series": ["power-law fit"] * grid.size})
+    return (
+        alt.Chart(data_of(fit)).mark_line(color="grey", strokeDash=[5, 3])
+        .encode(x=ch(alt.X, "q", "Q"), y=ch(alt.Y, "n", "Q"),
+                tooltip=[tip_of("series", "N"), tip_of("q", "Q", format=".4f"),
+                         tip_of("n", "Q", format=".1f")])
+    )
+
+
+def _baseline_rule_layers(null0: float, null_lo: float | None, null_hi: float | None
+                          ) -> list[alt.Chart]:
+    """Return the no-signal baseline of :func:`power_law_fit`: its band and its rule.
+
+    A shaded ``rect`` from ``null_lo`` to ``null_hi`` (when both are known) and a dashed
+    horizontal ``rule`` at ``null0``.
+    """
+    layers: list[alt.Chart] = []
+    bd = {"nstar_null": null0, "series": BASELINE,
+          "nstar_null_lo": null_lo, "nstar_null_hi": null_hi}
+    btip = _baseline_tip([tip_of("series", "N")])
+    if null_lo is not None and null_hi is not None:
+        layers.append(alt.Chart(data_of([bd])).mark_rect(color="black", opacity=0.08)
+                      .encode(y=ch(alt.Y, "nstar_null_lo", "Q"),
+                              y2=ch(alt.Y2, "nstar_null_hi"), tooltip=btip))
+    layers.append(alt.Chart(data_of([bd])).mark_rule(strokeDash=[8, 4], strokeWidth=1.5)
+                  .encode(y=ch(alt.Y, "nstar_null", "Q"),
+                          color=ch(alt.Color, "series", "N"), tooltip=btip))
+    return layers
+
+
+def _star_layers(eps: float, nstar: float, drawn: float, levels: Mapping[str, Any] | None,
+                 lvl: list[str]) -> list[alt.Chart]:
+    """Return the star at (eps*, n*) and its label; n* is drawn at ``drawn`` (1 at least)."""
+    star = {"eps": eps, "nstar": drawn, "label": f"n* = {nstar:.1f}"
+            + (" (drawn at 1)" if nstar < 1 else "")}
+    star.update({k: str(v) for k, v in (levels or {}).items()})
+    sd = data_of([star])
+    return [
+        alt.Chart(sd).mark_point(shape="diamond", size=160, filled=True,
+                                 color="firebrick")
+        .encode(x=ch(alt.X, "eps", "Q"), y=ch(alt.Y, "nstar", "Q"),
+                tooltip=[*[tip_of(k, "N") for k in lvl],
+                         tip_of("eps", "Q", title="eps*", format=".4f"),
+                         tip_of("nstar", "Q", title="n*", format=".2f")]),
+        alt.Chart(sd).mark_text(align="left", dx=8, dy=-8, color="firebrick")
+        .encode(x=ch(alt.X, "eps", "Q"), y=ch(alt.Y, "nstar", "Q"),
+                text=ch(alt.Text, "label", "N")),
+    ]
 
 
 # ---------------------------------------------------------------------------------------
@@ -586,20 +633,7 @@ def nstar_vs_N(
     ttl = title or "n* estimated from N preliminary results (Algorithm 1)"
     if df.height == 0:
         return note_of("no simulated preliminary studies to plot (empty frame)", ttl)
-    if alpha is not None and "alpha" in df.columns:
-        df = select_close(df, "alpha", float(alpha), "alpha")
-    if delta is not None and "delta" in df.columns:
-        df = select_close(df, "delta", float(delta), "delta")
-    if method is not None and "method" in df.columns:
-        df = df.filter(pl.col("method") == method)
-        if df.height == 0:
-            raise GenexpyInputError(f"no rows with method {method!r} in sim_frame.")
-    combo = [c for c in ("alpha", "delta", "method") if c in df.columns]
-    if combo and df.select(combo).unique().height > 1:
-        raise GenexpyInputError(
-            f"sim_frame holds several {combo} combinations "
-            f"{df.select(combo).unique().sort(combo).rows()}; pick one with alpha=, delta=, "
-            "method=.")
+    df, combo = _select_simulation(df, alpha=alpha, delta=delta, method=method)
     if "repetition" not in df.columns:
         df = df.with_columns(pl.lit(0).alias("repetition"))
     df = df.with_columns(pl.col("nstar").cast(pl.Float64))
@@ -624,17 +658,9 @@ def nstar_vs_N(
     pts = ok.select(keep)
     med = pts.group_by(["N_sub", "kernel_label"], maintain_order=True).agg(
         pl.col("nstar").median().alias("nstar")).sort(["kernel_label", "N_sub"])
-    band = None
-    if {"nstar_lo", "nstar_hi"} <= set(ok.columns):
-        band = (ok.filter(pl.col("nstar_lo").is_finite(), pl.col("nstar_hi").is_finite())
-                .group_by(["N_sub", "kernel_label"], maintain_order=True)
-                .agg(pl.col("nstar_lo").median().clip(lower_bound=1.0),
-                     pl.col("nstar_hi").median().clip(lower_bound=1.0))
-                .sort(["kernel_label", "N_sub"]))
-        if band.height == 0:
-            band = None
-        else:
-            sub.append("band: median 90 % interval of n*")
+    band = _median_band(ok)
+    if band is not None:
+        sub.append("band: median 90 % interval of n*")
     base = _baseline(df, ["N_sub", "kernel_label"])
     if base is not None:
         base = base.sort(["kernel_label", "N_sub"])
@@ -674,17 +700,7 @@ def nstar_vs_N(
                          tip_of("nstar", "Q", title="median n*", format=".1f")]),
     ]
     if base is not None:
-        btip = _baseline_tip([tip_of("kernel_label", "N", title="kernel"),
-                              tip_of("N_sub", "Q", title="N")])
-        bdata = data_of(base)
-        layers.append(
-            alt.Chart(bdata).mark_line(strokeWidth=1.5, strokeDash=[6, 4], opacity=0.8)
-            .encode(x=xenc, y=ch(alt.Y, "nstar_null", "Q", title="estimated n*"), color=col,
-                    tooltip=btip))
-        layers.append(
-            alt.Chart(bdata).mark_point(filled=True, size=40, opacity=0.8)
-            .encode(x=xenc, y=ch(alt.Y, "nstar_null", "Q", title="estimated n*"), color=col,
-                    shape=_baseline_shape(), tooltip=btip))
+        layers += _baseline_per_N(base, xenc, col)
     if "N" in df.columns and df["N"].n_unique() == 1:
         Nfull = int(df["N"][0])
         layers.append(
@@ -692,6 +708,60 @@ def nstar_vs_N(
             .mark_rule(color="seagreen", strokeDash=[6, 3])
             .encode(x=ch(alt.X, "N", "Q"), tooltip=[tip_of("label", "N", title="full study")]))
     return layered(layers, heading(ttl, sub or None))
+
+
+def _select_simulation(df: pl.DataFrame, *, alpha: float | None, delta: float | None,
+                       method: str | None) -> tuple[pl.DataFrame, list[str]]:
+    """Return the rows of one (alpha*, delta*, method) and the columns naming it.
+
+    The frame is filtered on ``alpha``, ``delta`` and ``method`` where given and where it
+    has the column; raise when no row has ``method``, or when several combinations remain.
+    """
+    if alpha is not None and "alpha" in df.columns:
+        df = select_close(df, "alpha", float(alpha), "alpha")
+    if delta is not None and "delta" in df.columns:
+        df = select_close(df, "delta", float(delta), "delta")
+    if method is not None and "method" in df.columns:
+        df = df.filter(pl.col("method") == method)
+        if df.height == 0:
+            raise GenexpyInputError(f"no rows with method {method!r} in sim_frame.")
+    combo = [c for c in ("alpha", "delta", "method") if c in df.columns]
+    if combo and df.select(combo).unique().height > 1:
+        raise GenexpyInputError(
+            f"sim_frame holds several {combo} combinations "
+            f"{df.select(combo).unique().sort(combo).rows()}; pick one with alpha=, delta=, "
+            "method=.")
+    return df, combo
+
+
+def _median_band(ok: pl.DataFrame) -> pl.DataFrame | None:
+    """Return the median interval ends of n* per N and kernel (1 at least), or None.
+
+    None when the frame has no ``nstar_lo`` / ``nstar_hi`` or no row where both are finite.
+    """
+    if not {"nstar_lo", "nstar_hi"} <= set(ok.columns):
+        return None
+    band = (ok.filter(pl.col("nstar_lo").is_finite(), pl.col("nstar_hi").is_finite())
+            .group_by(["N_sub", "kernel_label"], maintain_order=True)
+            .agg(pl.col("nstar_lo").median().clip(lower_bound=1.0),
+                 pl.col("nstar_hi").median().clip(lower_bound=1.0))
+            .sort(["kernel_label", "N_sub"]))
+    return None if band.height == 0 else band
+
+
+def _baseline_per_N(base: pl.DataFrame, xenc: Any, col: Any) -> list[alt.Chart]:
+    """Return the no-signal baseline of :func:`nstar_vs_N`: a dashed line with triangles."""
+    btip = _baseline_tip([tip_of("kernel_label", "N", title="kernel"),
+                          tip_of("N_sub", "Q", title="N")])
+    bdata = data_of(base)
+    return [
+        alt.Chart(bdata).mark_line(strokeWidth=1.5, strokeDash=[6, 4], opacity=0.8)
+        .encode(x=xenc, y=ch(alt.Y, "nstar_null", "Q", title="estimated n*"), color=col,
+                tooltip=btip),
+        alt.Chart(bdata).mark_point(filled=True, size=40, opacity=0.8)
+        .encode(x=xenc, y=ch(alt.Y, "nstar_null", "Q", title="estimated n*"), color=col,
+                shape=_baseline_shape(), tooltip=btip),
+    ]
 
 
 # ---------------------------------------------------------------------------------------

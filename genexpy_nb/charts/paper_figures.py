@@ -42,6 +42,8 @@ def generalizability_example(mmd: Any, n: int, eps: float, *, bins: int = 30,
         The similarity threshold eps (e.g. the ``eps`` column of the n* rows).
     bins : int
         Number of histogram bins between 0 and the largest MMD value.
+    title : str, optional
+        Chart title; default "<n>-generalizability".
 
     Returns
     -------
@@ -109,7 +111,7 @@ def generalizability_example(mmd: Any, n: int, eps: float, *, bins: int = 30,
 
 def nstar_by_parameter(frame: Any, *, title: str = "n* against the kernel's parameter"
                        ) -> alt.Chart:
-    """n* against each kernel's parameter (one panel per kernel, log-scaled n*).
+    """Draw n* against each kernel's parameter (one panel per kernel, log-scaled n*).
 
     Parameters
     ----------
@@ -117,6 +119,15 @@ def nstar_by_parameter(frame: Any, *, title: str = "n* against the kernel's para
         One row per (kernel, parameter value); e.g. from
         :func:`genexpy_nb.nstar_by_kernel_parameter`. An optional ``default`` boolean column
         marks the package's default parameter (drawn as a larger point).
+    title : str, default "n* against the kernel's parameter"
+        Chart title.
+
+    Returns
+    -------
+    altair.FacetChart or altair.Chart
+        One panel per kernel and parameter (four per row, independent x scales): n* against
+        the parameter's value on log-log axes, a line with points, the default larger. Rows
+        whose n* is undefined are left out; when every one is, a chart with a text note.
     """
     df = to_polars(frame, "frame")
     for c in ("kernel", "parameter", "value", "nstar"):

@@ -1,5 +1,6 @@
-"""The deficit table (Section 5.1 of the paper: which configuration to extend first): the
-deficit n* - N of every configuration, coloured red (extend) to blue (enough).
+"""The deficit table of Section 5.1 of the paper: which configuration to extend first.
+
+The deficit n* - N of every configuration, coloured red (extend) to blue (enough).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def deficit_heatmap(
     top: int | None = None,
     title: str | None = None,
 ) -> alt.LayerChart | alt.Chart:
-    """Configuration table of the deficit n* - N, coloured red (extend) to blue (enough).
+    """Draw the configuration table of the deficit n* - N, red (extend) to blue (enough).
 
     Parameters
     ----------
@@ -81,17 +82,8 @@ def deficit_heatmap(
         return note_of("no configurations to show (empty frame)", ttl)
     design = design_columns(df)
     if is_results:
-        df = select_close(df, "alpha", float(alpha), "alpha")
-        df = select_close(df, "delta", float(delta), "delta")
-        df = df.filter(pl.col("method") == method)
-        if df.height == 0:
-            raise GenexpyInputError(f"no rows with method {method!r} in the frame.")
-        if kernel is not None:
-            df = df.filter((pl.col("kernel") == kernel) | (pl.col("kernel_label") == kernel))
-            if df.height == 0:
-                raise GenexpyInputError(f"no rows for kernel {kernel!r}.")
-        sub.append(f"alpha* = {alpha:g}, delta* = {delta:g}, method: {method}"
-                   + (f", kernel: {kernel}" if kernel else ""))
+        df, line = _select_question(df, alpha=alpha, delta=delta, kernel=kernel, method=method)
+        sub.append(line)
     # which configurations and questions: a figure that stands alone
     if not is_results and "kernel_label" in df.columns:  # a plan: the worst question each
         labels = ", ".join(map(str, df["kernel_label"].unique(maintain_order=True)
@@ -100,53 +92,16 @@ def deficit_heatmap(
                f"needs the most conditions ({labels})", *sub]
     else:
         sub = [*about(df), *sub]
-    xs, ys = _as_cols(x), _as_cols(y)
     multi_kernel = is_results and df["kernel_label"].n_unique() > 1
-    if not xs and not ys:
-        if multi_kernel:
-            ys, xs = (design[:1], ["kernel_label"]) if len(design) <= 1 else (
-                design, ["kernel_label"])
-        else:
-            ys, xs = design[:1], design[1:]
-    elif not ys:
-        ys = [c for c in design if c not in xs] or ["config_id"]
-    elif not xs:
-        xs = [c for c in design if c not in ys]
-        if multi_kernel:
-            xs.append("kernel_label")
-    for c in xs + ys:
-        if c not in df.columns:
-            raise GenexpyInputError(
-                f"column {c!r} (x/y) not in the frame; it has {df.columns}.")
-    if not ys:
-        ys = ["config_id"]
+    xs, ys = _table_axes(df, design, _as_cols(x), _as_cols(y), multi_kernel)
     df = df.with_columns(pl.col("nstar").cast(pl.Float64))
     if top is not None:
-        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-            raise GenexpyInputError(f"top must be a positive integer, got {top!r}.")
-        best = (df.group_by("config_id").agg(pl.col("deficit").max().alias("_d"))
-                .sort("_d", descending=True, nulls_last=True).head(int(top)))
-        df = df.join(best.select("config_id"), on="config_id", how="semi")
-        sub.append(f"the {plural(int(top), 'configuration')} with the largest deficits"
-                   if top > 1 else "the configuration with the largest deficit")
-
-    def label(cols: list[str]) -> pl.Expr:
-        if not cols:
-            return pl.lit("all")
-        return pl.concat_str([pl.col(c).cast(pl.String) for c in cols], separator=" / ")
-
+        df, line = _keep_top(df, top)
+        sub.append(line)
     pretty = {"kernel_label": "kernel", "config_id": "configuration"}
     xname = " / ".join(pretty.get(c, c) for c in xs) if xs else "configuration"
     yname = " / ".join(pretty.get(c, c) for c in ys)
-    keep = ["config_id", *design, "N", "nstar", "deficit",
-            *[c for c in ("nstar_ceil", "kernel_label", "generalizable", "priority", "to_run",
-                          "reason") if c in df.columns]]
-    table = df.select([c for c in dict.fromkeys(keep) if c in df.columns]).with_columns(
-        label(xs).alias("_x"), label(ys).alias("_y"),
-        pl.when(pl.col("deficit").is_null()).then(pl.lit("?"))
-        .otherwise(pl.format("{}{}", pl.when(pl.col("deficit") > 0).then(pl.lit("+"))
-                             .otherwise(pl.lit("")), pl.col("deficit"))).alias("_text"),
-    )
+    table = _cell_table(df, design, xs, ys)
     if table["deficit"].null_count() == table.height:
         sub.append("n* is undefined everywhere (too few results): nothing to rank")
     dlo = min(int(table["deficit"].min() or 0), -1)
@@ -177,3 +132,88 @@ def deficit_heatmap(
                     height=max(60, min(18 * nrows, 2400)), data=data_of(table))
 
 
+def _select_question(df: pl.DataFrame, *, alpha: float, delta: float, kernel: str | None,
+                     method: str) -> tuple[pl.DataFrame, str]:
+    """Return the rows of an n* frame for one (alpha*, delta*, method[, kernel]).
+
+    Also return the subtitle line naming them; raise when the frame has none.
+    """
+    df = select_close(df, "alpha", float(alpha), "alpha")
+    df = select_close(df, "delta", float(delta), "delta")
+    df = df.filter(pl.col("method") == method)
+    if df.height == 0:
+        raise GenexpyInputError(f"no rows with method {method!r} in the frame.")
+    if kernel is not None:
+        df = df.filter((pl.col("kernel") == kernel) | (pl.col("kernel_label") == kernel))
+        if df.height == 0:
+            raise GenexpyInputError(f"no rows for kernel {kernel!r}.")
+    return df, (f"alpha* = {alpha:g}, delta* = {delta:g}, method: {method}"
+                + (f", kernel: {kernel}" if kernel else ""))
+
+
+def _table_axes(df: pl.DataFrame, design: list[str], xs: list[str], ys: list[str],
+                multi_kernel: bool) -> tuple[list[str], list[str]]:
+    """Return the columns (``xs``) and rows (``ys``) of the table, the defaults filled in.
+
+    Default: rows = the first design factor, columns = the other design factors, or the
+    kernels when the frame holds several (``multi_kernel``). Raise when a name is not a
+    column of ``df``.
+    """
+    if not xs and not ys:
+        if multi_kernel:
+            ys, xs = (design[:1], ["kernel_label"]) if len(design) <= 1 else (
+                design, ["kernel_label"])
+        else:
+            ys, xs = design[:1], design[1:]
+    elif not ys:
+        ys = [c for c in design if c not in xs] or ["config_id"]
+    elif not xs:
+        xs = [c for c in design if c not in ys]
+        if multi_kernel:
+            xs.append("kernel_label")
+    for c in xs + ys:
+        if c not in df.columns:
+            raise GenexpyInputError(
+                f"column {c!r} (x/y) not in the frame; it has {df.columns}.")
+    if not ys:
+        ys = ["config_id"]
+    return xs, ys
+
+
+def _keep_top(df: pl.DataFrame, top: Any) -> tuple[pl.DataFrame, str]:
+    """Return the rows of the ``top`` configurations with the largest deficits.
+
+    Also return the subtitle line saying so; raise unless ``top`` is a positive integer.
+    """
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise GenexpyInputError(f"top must be a positive integer, got {top!r}.")
+    best = (df.group_by("config_id").agg(pl.col("deficit").max().alias("_d"))
+            .sort("_d", descending=True, nulls_last=True).head(int(top)))
+    df = df.join(best.select("config_id"), on="config_id", how="semi")
+    return df, (f"the {plural(int(top), 'configuration')} with the largest deficits"
+                if top > 1 else "the configuration with the largest deficit")
+
+
+def _label(cols: list[str]) -> pl.Expr:
+    """Return the label of a row or column of the table: its levels joined by " / "."""
+    if not cols:
+        return pl.lit("all")
+    return pl.concat_str([pl.col(c).cast(pl.String) for c in cols], separator=" / ")
+
+
+def _cell_table(df: pl.DataFrame, design: list[str], xs: list[str], ys: list[str]
+                ) -> pl.DataFrame:
+    """Return the table's data, one row per cell.
+
+    Its columns: those shown in tooltips, the labels ``_x`` and ``_y``, and the cell's text
+    ``_text`` (the signed deficit, "?" when n* is undefined).
+    """
+    keep = ["config_id", *design, "N", "nstar", "deficit",
+            *[c for c in ("nstar_ceil", "kernel_label", "generalizable", "priority", "to_run",
+                          "reason") if c in df.columns]]
+    return df.select([c for c in dict.fromkeys(keep) if c in df.columns]).with_columns(
+        _label(xs).alias("_x"), _label(ys).alias("_y"),
+        pl.when(pl.col("deficit").is_null()).then(pl.lit("?"))
+        .otherwise(pl.format("{}{}", pl.when(pl.col("deficit") > 0).then(pl.lit("+"))
+                             .otherwise(pl.lit("")), pl.col("deficit"))).alias("_text"),
+    )

@@ -77,7 +77,7 @@ def _box_layers(stats: pl.DataFrame, out: pl.DataFrame, x: alt.X, group: str, y:
 def nstar_ratio_boxplots(
     frame: Any, *, band: tuple[float, float] = (0.5, 2.0), title: str | None = None,
 ) -> alt.LayerChart | alt.Chart:
-    """The ratio n̂*_N / n* by N and kernel, box plots on a log scale (paper Figure 5).
+    """Draw the ratio n̂*_N / n* by N and kernel, box plots on a log scale (paper Figure 5).
 
     Parameters
     ----------
@@ -138,8 +138,10 @@ def nstar_ratio_boxplots(
 
 def ngen_by_significance(frame: Any, *, n_gen: int | None = None, title: str | None = None
                          ) -> alt.HConcatChart | alt.Chart:
-    """n-generalizability of samples by Conover–Iman significance and best alternative
-    (paper Figure 6).
+    """Draw n-generalizability by Conover–Iman significance and best alternative (Figure 6).
+
+    The n-generalizability of the samples, split by whether the Conover–Iman test finds a
+    significant difference and by their best alternative (paper Figure 6).
 
     Parameters
     ----------

@@ -71,6 +71,13 @@ def thin_ecdf(frame: Any, max_points: int = 400) -> pl.DataFrame:
     ----------
     frame : table with columns ``model, gap, ecdf`` (see ``variability.ecdf_frame``)
     max_points : int >= 2
+        The most rows kept per model.
+
+    Returns
+    -------
+    polars.DataFrame
+        The rows kept, sorted by model and gap, with the columns of ``frame``; a model
+        with at most ``max_points`` rows keeps them all.
     """
     df = _frame(frame, "frame", ["model", "gap", "ecdf"])
     if not isinstance(max_points, (int, np.integer)) or max_points < 2:
@@ -111,6 +118,8 @@ def ecdf_chart(
         Models drawn with a dashed line (e.g. the reference).
     order : sequence of str, optional
         Legend (colour) order; default the order of first appearance.
+    width, height : int, default 420 and 260
+        Size of the plot area in pixels.
 
     Returns
     -------
@@ -171,6 +180,10 @@ def alpha_hat_scatter(
         ``"alpha_hat_exact"`` for the exact version.
     name : str, optional
         Column with readable model names (shown in tooltips and the highlight label).
+    title : str, optional
+        Chart title; default "<y> vs <metric>" in words.
+    width, height : int, default 360 and 260
+        Size of the plot area in pixels.
 
     Returns
     -------
@@ -222,7 +235,7 @@ def ensemble_size_chart(
     width: int = 360,
     height: int = 260,
 ) -> alt.LayerChart:
-    """A metric of deep ensembles as their size grows (paper Table I as a chart).
+    """Draw a metric of deep ensembles as their size grows (paper Table I as a chart).
 
     Parameters
     ----------
@@ -233,6 +246,10 @@ def ensemble_size_chart(
     level : float, optional
         Draws a horizontal rule (e.g. the small alpha-hat level of Table I) and adds the
         share of ensembles at or below it to the tooltip of the mean line.
+    title : str, optional
+        Chart title; default "<metric> of deep ensembles by size".
+    width, height : int, default 360 and 260
+        Size of the plot area in pixels.
 
     Returns
     -------
@@ -286,10 +303,17 @@ def trimmed_distance_chart(
     tau : float, optional
         The DKW threshold (default: the ``tau`` column). The test accepts the candidate at
         trimming level alpha when ``d_alpha <= tau``; the smallest such alpha is alpha-hat.
+    title : str, optional
+        Chart title; default "trimmed KS distance vs DKW threshold".
+    width, height : int, default 360 and 240
+        Size of the plot area in pixels.
 
     Returns
     -------
     alt.LayerChart
+        ``d_alpha`` against alpha as a line with points (the bootstrap band as an area when
+        given), a dashed horizontal rule at tau and, with ``alpha``, a vertical rule and a
+        point at the selected trimming level.
     """
     df = to_polars(curve, "curve")
     dcol = "d" if "d" in df.columns else "d_mean"

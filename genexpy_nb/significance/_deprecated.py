@@ -14,8 +14,9 @@ from typing import Any
 
 
 def moved(name: str, new: str) -> Any:
-    """The object ``new`` (``"package.module.name"``), with a DeprecationWarning for the
-    old name ``genexpy_nb.significance.<name>``.
+    """Return the object ``new`` (``"package.module.name"``), with a DeprecationWarning.
+
+    The warning names the old name ``genexpy_nb.significance.<name>`` and where it moved.
     """
     warnings.warn(
         f"genexpy_nb.significance.{name} moved to {new}; import it from there (the old "
@@ -24,8 +25,9 @@ def moved(name: str, new: str) -> Any:
 
 
 def resolve(new: str) -> Any:
-    """The object named ``new`` (``"package.module.name"``), imported on demand (by name, so
-    that the statistics package holds no import of the charts).
+    """Return the object named ``new`` (``"package.module.name"``), imported on demand.
+
+    Imported by name, so that the statistics package holds no import of the charts.
     """
     module, _, attr = new.rpartition(".")
     return getattr(importlib.import_module(module), attr)

@@ -79,7 +79,7 @@ def min_rank_rows(x: np.ndarray) -> np.ndarray:
 
 def skillings_mack_parts(ranks: np.ndarray, counts: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Adjusted rank sums A and their null covariance matrix (Skillings & Mack 1981).
+    """Return the adjusted rank sums A and their null covariance matrix (Skillings & Mack 1981).
 
     Parameters
     ----------

@@ -1,5 +1,6 @@
-"""Option names in the caller's vocabulary: moved to :mod:`genexpy_nb._words` (one mechanism
-for every command); re-exported here for the comparison workflow's modules.
+"""Option names in the caller's vocabulary, re-exported for the comparison workflow.
+
+They moved to :mod:`genexpy_nb._words` (one mechanism for every command).
 """
 
 from __future__ import annotations

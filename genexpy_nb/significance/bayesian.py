@@ -125,12 +125,15 @@ class BayesianResult:
     _show: ClassVar[tuple[str, ...]] = ("rope", "n")
 
     def __iter__(self):
+        """Iterate over the three probabilities (left, rope, right)."""
         return iter(self.probs)
 
     def __len__(self) -> int:
+        """Return 3: the result unpacks as the three probabilities."""
         return 3
 
     def __getitem__(self, i):
+        """Return the ``i``-th probability (0 left, 1 rope, 2 right)."""
         return self.probs[i]
 
     @property
@@ -149,8 +152,19 @@ class BayesianResult:
         return self.probs[2]
 
     def decision(self, threshold: float = DECISION_THRESHOLD) -> str | None:
-        """``"left"``, ``"rope"`` or ``"right"`` when its probability reaches ``threshold``,
-        else None (the data do not decide).
+        """Return the region whose probability reaches ``threshold``, else None.
+
+        Parameters
+        ----------
+        threshold : float, default DECISION_THRESHOLD
+            The probability a region needs, in [0.5, 1).
+
+        Returns
+        -------
+        str or None
+            ``"left"`` (the first model is practically better), ``"rope"`` (practically
+            equivalent) or ``"right"`` (the second is better); None when no probability
+            reaches ``threshold`` (the data do not decide).
         """
         from .._validation import check_probability
 
@@ -180,8 +194,9 @@ class BayesianResult:
         return f"{text}: {verdict}."
 
     def to_frame(self):
-        """The probabilities as a tidy polars frame: one row per region
-        (``region, probability``, plus ``test``, ``model``, ``rope``).
+        """Return the probabilities as a tidy polars frame, one row per region.
+
+        Columns ``region, probability``, plus ``test``, ``model``, ``rope``.
         """
         import polars as pl
 
@@ -195,6 +210,7 @@ class BayesianResult:
         })
 
     def __repr__(self) -> str:
+        """Return a short summary: test, probabilities, names, rope and n."""
         pl_, pe, pr = self.probs
         parts = [f"test={self.test!r}", f"probs=({_fmt(pl_)}, {_fmt(pe)}, {_fmt(pr)})",
                  f"names={self.names!r}", f"rope={_fmt(self.rope)}", f"n={self.n}"]
@@ -267,8 +283,10 @@ def _seed_value(seed: Any) -> int | None:
 
 
 def _argmax_probs(sample: np.ndarray) -> tuple[float, float, float]:
-    """Baycomp's ``Posterior.probs``: the share of samples in which each region has the
-    largest probability (ties to the first region).
+    """Return baycomp's ``Posterior.probs`` of a posterior sample.
+
+    The share of samples in which each region has the largest probability (ties to the
+    first region).
     """
     winners = np.argmax(sample, axis=1)
     c = np.bincount(winners, minlength=3) / sample.shape[0]

@@ -34,7 +34,7 @@ def _check_comparison(comparison: Any) -> None:
 def bayesian_section(comparison: Any, *, rope: float, against: str | None = None,
                      prior: float = 0.5, nsamples: int = 50_000, seed: int = 0
                      ) -> ReportSection:
-    """The Bayesian signed-rank test of every alternative against one, as a report section.
+    """Run the Bayesian signed-rank test of every alternative against one, as a report section.
 
     Parameters
     ----------

@@ -149,8 +149,9 @@ def _study_supports(name: str) -> bool:
 
 
 def _replicates_of(report: Any) -> pl.DataFrame | None:
-    """The Study's report of results averaged over fewer replicates than the others
-    (``FilterReport.replicates_frame``), or None when the Study does not report them.
+    """Return the Study's report of results averaged over fewer replicates than the others.
+
+    That is ``FilterReport.replicates_frame``, or None when the Study does not report them.
     """
     frame = getattr(report, "replicates_frame", None)
     if frame is None or not getattr(report, "short_replicates", ()):
@@ -160,8 +161,9 @@ def _replicates_of(report: Any) -> pl.DataFrame | None:
 
 def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, tol_cond,
                   invalid_target, require_complete_replicates):
-    """The Study's missing-results policy on the table: (values with NaN, names, block
-    labels, the Study's report).
+    """Apply the Study's missing-results policy to the table.
+
+    Returns (values with NaN, names, block labels, the Study's report).
     """
     from ..study import Study
 
@@ -450,8 +452,10 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
 
 
 def _mean_ranks_available(oriented: np.ndarray, method: str) -> np.ndarray:
-    """Mean rank of each alternative over the blocks where it has a result: its rank among
-    the s alternatives present, put on the 1..k scale as 1 + (r - 1)(k - 1)/(s - 1).
+    """Return the mean rank of each alternative over the blocks where it has a result.
+
+    In each block its rank r among the s alternatives present is put on the 1..k scale as
+    1 + (r - 1)(k - 1)/(s - 1).
     """
     ranks = rank_rows(oriented)[0] if method == "average" else min_rank_rows(oriented)
     n, k = oriented.shape
@@ -541,8 +545,10 @@ def _posthoc(values, oriented, names, mid, complete, *, posthoc, p_adjust, alpha
 
 
 def _control_group(frame: pl.DataFrame, post: pl.DataFrame, control: str):
-    """(the control's bar: the run of alternatives around it, by mean rank, none of which
-    differs significantly from it; per alternative its p-value against the control).
+    """Return the control's bar and, per alternative, its p-value against the control.
+
+    The bar is the run of alternatives around the control, by mean rank, none of which
+    differs significantly from it.
     """
     vs = post.select(pl.col("alternative_2").alias("alternative"),
                      pl.col("pvalue").alias("pvalue_vs_control"),
@@ -565,8 +571,10 @@ def _control_group(frame: pl.DataFrame, post: pl.DataFrame, control: str):
 
 
 def _letters(order: list[str], cl: pl.DataFrame) -> list[str]:
-    """Group letters: alternatives sharing a letter are in one clique (no significant
-    difference between any two of them); an alternative in no clique gets its own.
+    """Return the group letters of the alternatives in ``order``.
+
+    Alternatives sharing a letter are in one clique (no significant difference between any
+    two of them); an alternative in no clique gets its own.
     """
     pos = {a: t for t, a in enumerate(order)}
     spans = [(pos[m[0]], pos[m[-1]]) for m in cl["members"].to_list()]

@@ -164,6 +164,7 @@ class Comparison:
         return bool(self.omnibus.pvalue < self.alpha)
 
     def __repr__(self) -> str:
+        """Return a one-line summary: sizes, omnibus p-value, post-hoc test, best."""
         return (f"Comparison({self.k} alternatives x {self.n_blocks} blocks; "
                 f"{self.omnibus.test} p = {_p(self.omnibus.pvalue)}; post-hoc "
                 f"{self.posthoc_label}, {_correction(self.p_adjust_used)}; best "
@@ -176,7 +177,7 @@ class Comparison:
 
     # ---- extending ----------------------------------------------------------------------
     def with_section(self, section: ReportSection) -> Comparison:
-        """A copy whose report has ``section`` after the mean ranks (before the notes).
+        """Return a copy whose report has ``section`` after the mean ranks (before the notes).
 
         Parameters
         ----------
@@ -195,8 +196,10 @@ class Comparison:
         return replace(self, sections=(*self.sections, section))
 
     def scores_frame(self) -> pl.DataFrame:
-        """The tested scores as a tidy frame: ``block, alternative, score`` (null where a
-        result is missing), after averaging and the missing-results policy.
+        """Return the tested scores as a tidy frame: ``block, alternative, score``.
+
+        The scores after averaging and the missing-results policy; null where a result is
+        missing.
 
         Returns
         -------
@@ -212,7 +215,7 @@ class Comparison:
 
     # ---- text ---------------------------------------------------------------------------
     def report_sections(self) -> tuple[ReportSection, ...]:
-        """The report as sections (rendered by :meth:`to_markdown` and :meth:`to_html`).
+        """Return the report as sections (rendered by :meth:`to_markdown` and :meth:`to_html`).
 
         Returns
         -------
@@ -221,7 +224,13 @@ class Comparison:
         return _report(self)
 
     def title(self) -> list:
-        """The report's title (runs)."""
+        """Return the report's title, as runs of text (names from the data kept apart).
+
+        Returns
+        -------
+        list
+            Runs of plain text and the target's name from the data, for the renderers.
+        """
         return [f"Comparison of {self.k} alternatives over {self.n_blocks} blocks: ",
                 Data(self.target), f" ({_direction_words(self.higher_is_better)})"]
 
@@ -237,9 +246,11 @@ class Comparison:
         return plain_text(self.title())
 
     def to_markdown(self) -> str:
-        """The report as Markdown: tests, post-hoc test and correction, the best
-        alternative and those not distinguishable from it, a paragraph a paper can quote,
-        the mean ranks and notes; every name from the data escaped.
+        """Return the report as Markdown.
+
+        Tests, post-hoc test and correction, the best alternative and those not
+        distinguishable from it, a paragraph a paper can quote, the mean ranks and notes;
+        every name from the data escaped.
 
         Returns
         -------
@@ -248,7 +259,7 @@ class Comparison:
         return render_markdown(self.title(), self.report_sections())
 
     def to_html(self) -> str:
-        """The report as an HTML fragment (names from the data escaped).
+        """Return the report as an HTML fragment (names from the data escaped).
 
         Returns
         -------
@@ -263,14 +274,16 @@ class Comparison:
         return self.to_html()
 
     def to_latex(self, *, label: str | None = None, caption: str | None = None) -> str:
-        """The mean ranks as a LaTeX table (booktabs): mean rank, number of blocks where
-        results are missing, and the group letters, the CD, or the p-values against the
-        control; the caption names the tests. Needs ``\\usepackage{booktabs}``.
+        r"""Return the mean ranks as a LaTeX table (booktabs).
+
+        Mean rank, number of blocks where results are missing, and the group letters, the
+        CD, or the p-values against the control; the caption names the tests. Needs
+        ``\usepackage{booktabs}``.
 
         Parameters
         ----------
         label : str, optional
-            ``\\label`` of the table (default ``tab:compare-<target>``).
+            ``\label`` of the table (default ``tab:compare-<target>``).
         caption : str, optional
             LaTeX caption text to use instead of the generated one.
 
@@ -281,9 +294,10 @@ class Comparison:
         return _latex(self, label=label, caption=caption)
 
     def summary(self) -> str:
-        """The answer in a few plain lines, as ``genexpy-nb compare`` prints it: the test,
-        the post-hoc test and correction, the best alternative and those that cannot be
-        told apart from it, the blocks.
+        """Return the answer in a few plain lines, as ``genexpy-nb compare`` prints it.
+
+        The test, the post-hoc test and correction, the best alternative and those that
+        cannot be told apart from it, the blocks.
 
         Returns
         -------
@@ -293,7 +307,7 @@ class Comparison:
 
     # ---- files --------------------------------------------------------------------------
     def tables(self) -> dict[str, pl.DataFrame]:
-        """The tables ``save`` writes, by file name (without suffix).
+        """Return the tables ``save`` writes, by file name (without suffix).
 
         Returns
         -------

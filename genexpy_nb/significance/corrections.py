@@ -38,7 +38,7 @@ def _check_p_adjust(p_adjust: str | None) -> str | None:
 
 
 def _adjust(p: np.ndarray, method: str | None, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """(adjusted p-values, reject) for finite entries; NaN stays NaN and is not rejected."""
+    """Return (adjusted p-values, reject) for finite entries; NaN stays NaN, not rejected."""
     p = np.asarray(p, dtype=np.float64)
     out = p.copy()
     reject = np.zeros(p.shape, dtype=bool)
@@ -129,8 +129,10 @@ def _pairs_frame(
     alpha: float,
     extra: dict[str, Any],
 ) -> pl.DataFrame:
-    """One row per pair ``(names[i], names[j])`` given; ``p_adjust`` corrects these pairs
-    as one family (all pairs, or the k - 1 comparisons with a control).
+    """Return the frame of pairwise tests: one row per pair ``(names[i], names[j])`` given.
+
+    ``p_adjust`` corrects these pairs as one family (all pairs, or the k - 1 comparisons
+    with a control).
     """
     m = len(i)
     padj, reject = _adjust(pvalue, p_adjust, alpha)

@@ -30,7 +30,7 @@ __all__ = ["mcnemar", "mcnemar_table"]
 
 
 def mcnemar_table(y_true: Any, y_pred_a: Any, y_pred_b: Any) -> np.ndarray:
-    """The 2×2 table of two classifiers' correctness on one test set.
+    """Count the 2×2 table of two classifiers' correctness on one test set.
 
     Parameters
     ----------
@@ -79,7 +79,7 @@ def mcnemar(
     method: str = "exact",
     correction: bool = True,
 ) -> McNemarResult:
-    """McNemar's test: do two classifiers have the same error rate on one test set?
+    """Run McNemar's test of whether two classifiers have the same error rate on a test set.
 
     Parameters
     ----------

@@ -352,7 +352,7 @@ def paired_cv_scores(
 
 
 def _as_5x2(a: Any, b: Any, func: str) -> np.ndarray:
-    """The (5, 2) paired differences a - b (or a itself when b is None)."""
+    """Return the (5, 2) paired differences a - b (or a itself when b is None)."""
     arrays = []
     for name, v in (("a", a), ("b", b)):
         if v is None:

@@ -1,7 +1,8 @@
-"""The win / tie / loss matrix of benchmark papers, with mean differences and corrected
-p-values (the multi-comparison matrix of Ismail-Fawaz et al. 2023, "An approach to
-multiple comparison benchmark evaluations that is stable under manipulation of the
-comparate set": one cell per ordered pair of alternatives, over the shared conditions).
+"""The win / tie / loss matrix of benchmark papers, with mean differences and corrected p-values.
+
+It is the multi-comparison matrix of Ismail-Fawaz et al. 2023, "An approach to multiple
+comparison benchmark evaluations that is stable under manipulation of the comparate set":
+one cell per ordered pair of alternatives, over the shared conditions.
 """
 
 from __future__ import annotations

@@ -124,7 +124,7 @@ def friedman(
     group_col: str | None = None,
     alternatives: Sequence[Any] | None = None,
 ) -> FriedmanResult:
-    """Friedman's test: do the alternatives have the same distribution of ranks?
+    """Run Friedman's test of whether the alternatives have the same distribution of ranks.
 
     Parameters
     ----------
