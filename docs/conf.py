@@ -42,7 +42,6 @@ extensions = [
     "gx_notebooks",
     "gx_api",
     "gx_vega",
-    "gx_docstrings",
 ]
 
 root_doc = "index"
@@ -67,8 +66,8 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks: set[str] = set()  # scripts/check_docstrings.py reports them
 
-# cross-references: nitpicky, so that a broken reference in the site's own pages fails the
-# build (-W); the docstrings' own references are checked by gx_docstrings (see there)
+# cross-references: nitpicky, so that a broken reference fails the build (-W), in the site's
+# own pages and in the package's docstrings alike (nothing is held back)
 nitpicky = True
 intersphinx_mapping: dict = {}  # offline: no inventories are downloaded
 # ... so names of other libraries (base classes, types) have no target here

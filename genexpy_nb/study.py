@@ -616,7 +616,7 @@ class Study:
                                configurations=configurations, report=report)
 
     #: the settings of a Study: its roles and its policies, as given to (and checked by)
-    #: ``Study(...)``; :meth:`settings` returns them, :meth:`_assemble` needs every one
+    #: ``Study(...)``; :meth:`settings` returns them, ``_assemble`` needs every one
     SETTINGS = ("alternatives_col", "target", "generalize", "design", "average_over",
                 "held_constant", "higher_is_better", "tol_missing_alternatives",
                 "tol_missing_conditions", "invalid_target", "tie_rtol", "tie_atol",

@@ -16,8 +16,8 @@ Prints one line per name that lacks something and the count per module::
     PYTHONPATH=$PWD python scripts/check_docstrings.py            # report, exit 0
     PYTHONPATH=$PWD python scripts/check_docstrings.py --strict   # exit 1 if any lacks one
 
-This is the checking tool of the docstring contract; the test that enforces it (``--strict``
-in the test command) comes with the phase that completes the docstrings.
+This is the checking tool of the docstring contract; ``tests/test_docstring_contract.py``
+enforces it in the test command (no public name may lack a section).
 """
 
 from __future__ import annotations

@@ -212,28 +212,6 @@ def nothing(x):
     assert per_module["gx_doc_probe"] == 3 and checked["gx_doc_probe"] == 4
 
 
-def test_only_warnings_from_package_docstrings_are_held_back():
-    import logging
-
-    from gx_docstrings import DocstringWarnings
-
-    f = DocstringWarnings()
-
-    def record(level, location):
-        r = logging.LogRecord("sphinx.x", level, __file__, 1, "msg", None, None)
-        r.location = location
-        return r
-
-    # a module not yet through the docstrings phase (not in gx_docstrings.CLEAN_MODULES)
-    doc = "/r/genexpy_nb/generalizability.py:docstring of genexpy_nb.generalizability.analyze:3"
-    assert not f.filter(record(logging.WARNING, doc))
-    assert not f.filter(record(logging.WARNING, ("api/genexpy_nb.rst:35:<autosummary>", 1)))
-    assert f.filter(record(logging.WARNING, ("guide/nstar.md", 12)))  # a page: an error
-    assert f.filter(record(logging.WARNING, None))  # autodoc failing to import: an error
-    assert f.filter(record(logging.INFO, doc))
-    assert len(f.records) == 2
-
-
 def test_docs_script_pins_torch_as_the_test_script():
     pins = [re.findall(r"torch==[0-9.]+", (ROOT / "scripts" / s).read_text())
             for s in ("test.sh", "docs.sh")]

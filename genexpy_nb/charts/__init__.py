@@ -3,14 +3,14 @@
 Importing this package makes Altair charts draw without network in notebooks: it enables
 the ``"genexpy_nb"`` renderer (Vega specs that JupyterLab, Notebook 7 and VS Code draw
 themselves) when Altair's default, CDN-loading renderer is active; see
-:mod:`genexpy_nb.charts._offline`. ``alt.renderers.enable("default")`` undoes it. Altair
+``genexpy_nb.charts._offline``. ``alt.renderers.enable("default")`` undoes it. Altair
 takes seconds to import, so when it is not imported yet, the renderer is enabled the moment
-it is (a one-time import hook): writing a CD diagram (:mod:`.cd_figure`, the command line)
+it is (a one-time import hook): writing a CD diagram (``cd_figure``, the command line)
 never imports Altair at all.
 
 The builders live in submodules that are imported on first use (``charts.cd_diagram``
 imports the significance tests, the generalizability charts do not; the CD diagram's
-SVG/PNG/HTML writer, :mod:`.cd_figure`, imports neither Altair nor vl-convert until it
+SVG/PNG/HTML writer, ``cd_figure``, imports neither Altair nor vl-convert until it
 draws), so that ``from genexpy_nb.charts import save_chart`` stays fast.
 """
 

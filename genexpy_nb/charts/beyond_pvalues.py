@@ -138,8 +138,9 @@ def aggregate_intervals(frame: Any, *, width: int = 180) -> alt.FacetChart:
     Parameters
     ----------
     frame : polars / pandas DataFrame
-        From :func:`genexpy_nb.aggregates.interval_estimates` (or :func:`~genexpy_nb.
-        aggregates.iqm` ...): ``alternative, aggregate, estimate, low, high``.
+        From :func:`genexpy_nb.aggregates.interval_estimates` (or
+        :func:`~genexpy_nb.aggregates.iqm` ...): ``alternative, aggregate, estimate, low,
+        high``.
     width : int
         Width of one panel in pixels.
 

@@ -66,11 +66,11 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path | Sequence[str | Path]
     Notes
     -----
     Where vl-convert's JavaScript engine cannot start (not installed, or an address-space
-    limit such as ``ulimit -v``: see :func:`genexpy_nb._io.js_engine_problem`), what can be
+    limit such as ``ulimit -v``: see ``genexpy_nb._io.js_engine_problem``), what can be
     written still is - the JSON spec, and HTML (loading Vega from a CDN unless the bundle
-    is already cached) - and an :class:`~genexpy_nb._io.ExportSkippedWarning` says what
-    was skipped and why; a :class:`GenexpyInputError` when nothing asked for can be written.
-    Strings from the data are embedded with :func:`~genexpy_nb._escape.script_json`: a name
+    is already cached) - and an ``ExportSkippedWarning`` says what was skipped and why; a
+    :class:`~genexpy_nb.GenexpyInputError` when nothing asked for can be written.
+    Strings from the data are embedded with ``genexpy_nb._escape.script_json``: a name
     such as ``</script><script>...`` never runs as script.
     """
     import warnings
@@ -251,7 +251,7 @@ def inline_html(spec: dict, bundle: str | None = None) -> str:
 
     The same page as Altair's ``chart.save(path, inline=True)`` (its inline template), with
     the JavaScript bundle taken from :func:`vega_script`'s cache, and the spec embedded
-    with :func:`~genexpy_nb._escape.script_json`: a name from the data such as
+    with ``genexpy_nb._escape.script_json``: a name from the data such as
     ``</script><script>...`` stays a string of the spec instead of ending the element.
     """
     from altair.utils.html import INLINE_HTML_TEMPLATE
@@ -268,7 +268,7 @@ def inline_html(spec: dict, bundle: str | None = None) -> str:
 def cdn_html(spec: dict) -> str:
     """Return the HTML page of ``chart.save(path, inline=False)`` (Vega loaded from a CDN).
 
-    The spec is embedded by :func:`~genexpy_nb._escape.script_json` (Altair's own ``json.dumps``
+    The spec is embedded by ``genexpy_nb._escape.script_json`` (Altair's own ``json.dumps``
     lets ``</script>`` in a name end the element).
     """
     from altair.utils.html import HTML_TEMPLATE

@@ -122,8 +122,9 @@ def ngen_curves(
     Parameters
     ----------
     ngen_frame : frame with columns ``n`` (int), ``eps`` (float), ``ngen`` (float in [0, 1])
-        — the output of :meth:`GeneralizabilityAnalysis.ngen_frame`: for every n of the grid,
-        the empirical CDF of MMD_n evaluated on a grid of thresholds (paper Sec. 4.5).
+        — the output of :meth:`~genexpy_nb.GeneralizabilityAnalysis.ngen_frame`: for every
+        n of the grid, the empirical CDF of MMD_n evaluated on a grid of thresholds (paper
+        Sec. 4.5).
     alpha : desired generalizability alpha*; drawn as a horizontal rule
     eps : MMD threshold eps* = eps(delta*); drawn as a vertical rule
     title : chart title (default "n-generalizability")
@@ -226,7 +227,7 @@ def power_law_fit(
     ----------
     quantile_frame : frame with columns ``n`` and ``q`` (resampled alpha*-quantile of MMD_n),
         optionally ``q_approx`` (the closed-form quantile of paper App. C) — the output of
-        :meth:`GeneralizabilityAnalysis.quantile_frame`.
+        :meth:`~genexpy_nb.GeneralizabilityAnalysis.quantile_frame`.
     eps : eps*; n* is predicted there (vertical rule and a star at (eps*, n*))
     nstar : n* to mark; default: the fit's prediction ``exp(b1 log eps* + b0)``
     b0, b1 : fitted intercept and slope of ``log n = b1 log q_n + b0``; default: refitted

@@ -5,7 +5,7 @@ builder                            input frame                                  
 =================================  =============================================  ==========
 :func:`generalizability_example`   ``GeneralizabilityAnalysis.mmd_frame``         Figure 1
 :func:`nstar_by_parameter`         n* rows with a ``parameter`` column            Section 4.3
-                                   (:func:`genexpy_nb.nstar_by_kernel_parameter`)  (kernels)
+                                   (``genexpy_nb.nstar_by_kernel_parameter``)  (kernels)
 =================================  =============================================  ==========
 
 Figure 1 of the paper shows what "n-generalizable" means for one n: the distribution of the
@@ -117,7 +117,7 @@ def nstar_by_parameter(frame: Any, *, title: str = "n* against the kernel's para
     ----------
     frame : frame with columns ``kernel``, ``parameter``, ``value``, ``nstar``
         One row per (kernel, parameter value); e.g. from
-        :func:`genexpy_nb.nstar_by_kernel_parameter`. An optional ``default`` boolean column
+        ``genexpy_nb.nstar_by_kernel_parameter``. An optional ``default`` boolean column
         marks the package's default parameter (drawn as a larger point).
     title : str, default "n* against the kernel's parameter"
         Chart title.

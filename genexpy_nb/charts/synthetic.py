@@ -3,7 +3,7 @@
 =============================  ==============================================  ==========
 builder                        input frame                                     paper
 =============================  ==============================================  ==========
-:func:`nstar_ratio_boxplots`   :func:`genexpy_nb.synthetic.preliminary_nstar`  Figure 5
+:func:`nstar_ratio_boxplots`   ``genexpy_nb.synthetic.preliminary_nstar``  Figure 5
                                joined with the true n* (a ``ratio`` column)
 :func:`ngen_by_significance`   :func:`genexpy_nb.synthetic                     Figure 6
                                .significance_vs_generalizability`
@@ -82,8 +82,8 @@ def nstar_ratio_boxplots(
     Parameters
     ----------
     frame : tidy frame with columns ``N``, ``kernel_label`` and ``ratio`` (n̂*_N / n*), one
-        row per preliminary study, e.g. :func:`genexpy_nb.synthetic.preliminary_nstar`
-        joined with :func:`genexpy_nb.synthetic.true_nstar_frame`
+        row per preliminary study, e.g. ``genexpy_nb.synthetic.preliminary_nstar``
+        joined with ``genexpy_nb.synthetic.true_nstar_frame``
     band : the shaded band of acceptable ratios (default [0.5, 2]: within a factor 2)
     title : chart title
 
@@ -145,7 +145,7 @@ def ngen_by_significance(frame: Any, *, n_gen: int | None = None, title: str | N
 
     Parameters
     ----------
-    frame : :func:`genexpy_nb.synthetic.significance_vs_generalizability` (columns
+    frame : ``genexpy_nb.synthetic.significance_vs_generalizability`` (columns
         ``ci_significant``, ``best``, ``ngen``)
     n_gen : the n of the n-generalizability, for the axis title
     title : chart title

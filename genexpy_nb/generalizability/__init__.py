@@ -6,18 +6,18 @@ of the grid, is computed once by :class:`GeneralizabilityAnalysis` and cached; n
 
 The engine, one job per module:
 
-* :mod:`.columns`: the columns of the n* frame and the expressions of its verdicts;
-* :mod:`.ngen`: n-generalizability, quantiles of MMD_n, the grid of sample sizes;
-* :mod:`.fit`: the power-law fit, n* from it and its trust rules;
-* :mod:`.estimate`: the n* estimator, once (resampled MMD_n, fit, interval), for the
+* ``columns``: the columns of the n* frame and the expressions of its verdicts;
+* ``ngen``: n-generalizability, quantiles of MMD_n, the grid of sample sizes;
+* ``fit``: the power-law fit, n* from it and its trust rules;
+* ``estimate``: the n* estimator, once (resampled MMD_n, fit, interval), for the
   analysis and the simulations;
-* :mod:`.interval`: the interval of the resampled n*;
-* :mod:`.closed_form`: the closed-form approximation and the distribution-free bound;
-* :mod:`.baseline`: the no-signal baseline (scores exchanged) and its band;
-* :mod:`.questions`: vacuous questions refused, a* of Borda, score thresholds;
-* :mod:`.analysis`: the cached analysis, :class:`GeneralizabilityAnalysis`;
-* :mod:`.cluster`: its configurations as tasks on a Dask cluster;
-* :mod:`.run`: :func:`analyze`, the whole study in one call.
+* ``interval``: the interval of the resampled n*;
+* ``closed_form``: the closed-form approximation and the distribution-free bound;
+* ``baseline``: the no-signal baseline (scores exchanged) and its band;
+* ``questions``: vacuous questions refused, a* of Borda, score thresholds;
+* ``analysis``: the cached analysis, :class:`GeneralizabilityAnalysis`;
+* ``cluster``: its configurations as tasks on a Dask cluster;
+* ``run``: :func:`analyze`, the whole study in one call.
 
 References
 ----------

@@ -228,7 +228,7 @@ class GeneralizabilityAnalysis:
     rep : resampled pairs per sample size (default 200)
     seed : int, numpy.random.Generator or None (default 0). An int fixes the result (same
         seed, same bits); a Generator gives one integer root drawn from it, None fresh
-        entropy (the root is kept as :attr:`seed`). Each configuration draws from its own
+        entropy (the root is kept as ``seed``). Each configuration draws from its own
         stream ``SeedSequence([seed, config_id])``, so analysing a subset of the
         configurations gives the same numbers for them.
     disjoint, replace : resampling mode (paper Sec. 4.5); default the paper's "realistic" one
@@ -382,7 +382,7 @@ class GeneralizabilityAnalysis:
     def _degenerate(self, cd: ConfigDistributions, q: int) -> str | None:
         """Say why the kernel matrix of kernel ``q`` cannot discriminate on this configuration.
 
-        RBF only (:func:`~genexpy_nb.kernels.rbf_degeneracy`); None when it can.
+        RBF only (``genexpy_nb.kernels.rbf_degeneracy``); None when it can.
         """
         if q not in cd.degenerate:
             why = None
@@ -457,12 +457,12 @@ class GeneralizabilityAnalysis:
         ----------
         alphas, deltas : thresholds alpha*, delta* (every combination gets a row; a value
             given twice counts once)
-        methods : subset of :data:`METHODS`
+        methods : subset of :data:`~genexpy_nb.generalizability.METHODS`
         configurations, kernels : optional subsets
         interval : add ``nstar_lo``, ``nstar_hi`` for the resampled method (see Notes)
         level : level of that interval (default 0.90)
         fit : "joint" (default): one power-law slope shared by the quantile curves of the
-            alpha* levels :data:`SLOPE_ALPHAS` (and the requested ones use it), which makes
+            alpha* levels ``SLOPE_ALPHAS`` (and the requested ones use it), which makes
             n* non-decreasing in alpha*; "separate": one fit per alpha*, as in the paper
             (n* can then go down when alpha* goes up)
         null : add the no-signal baseline (``nstar_null``, ``nstar_null_lo``,
@@ -482,16 +482,16 @@ class GeneralizabilityAnalysis:
         -----
         The interval adds, in quadrature on each side of ``log n*``, (i) how much the
         closed-form n* of Appendix C moves when the N conditions are resampled with
-        replacement (:data:`INTERVAL_B` resamples; its relative spread is carried over to the
+        replacement (``INTERVAL_B`` resamples; its relative spread is carried over to the
         resampled estimate) and (ii) the standard error of the fitted line at ``log eps*``
         (the Monte Carlo noise of the ``rep`` resampled pairs). Its coverage of the true n*,
         checked by simulation against bootstrapping the whole estimate and against
         subsampling, is in ``notebooks/09_how_sure_is_nstar.ipynb``.
 
-        Trust rules, the same for every method: fewer than :attr:`min_N3` conditions (the
+        Trust rules, the same for every method: fewer than ``min_N3`` conditions (the
         fewest for a power law through three sample sizes; 14 with the default grid) make
         the closed forms as unreliable as the resampled fit, so N = 2 never gives a verdict;
-        a degenerate RBF kernel matrix (:func:`~genexpy_nb.kernels.rbf_degeneracy`) makes
+        a degenerate RBF kernel matrix (``genexpy_nb.kernels.rbf_degeneracy``) makes
         every method's n* unreliable; the distribution-free bound is a worst case, never the
         verdict (``reliable`` false, ``generalizable`` null, the reason says so).
 

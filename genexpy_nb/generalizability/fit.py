@@ -13,7 +13,8 @@ import numpy as np
 from .. import config
 from .ngen import mmd_quantile
 
-#: alpha* levels whose MMD_n quantiles share one fitted slope (see :func:`power_law_fit`)
+#: alpha* levels whose MMD_n quantiles share one fitted slope (see
+#: :func:`~genexpy_nb.generalizability.power_law_fit`)
 SLOPE_ALPHAS: tuple[float, ...] = config.ALPHAS
 #: a fitted slope outside this band is far from the theory's -2 (Theorem 4.1): the estimate
 #: is flagged (``reliable`` false). In simulated studies where the power law holds, 98 % of
@@ -225,8 +226,9 @@ def fit_nstar(ns: np.ndarray, qs: np.ndarray, eps: float | np.ndarray,
               min_N: int | None = None) -> list[NStarFit]:
     """Fit ``log n = b1 log q_n + b0`` by OLS and predict ``n* = exp(b1 log eps + b0)``.
 
-    One alpha*-quantile curve on its own (the paper's fit). :meth:`GeneralizabilityAnalysis
-    .nstar` fits the curves of all alpha* with a shared slope (:func:`power_law_fit`).
+    One alpha*-quantile curve on its own (the paper's fit).
+    :meth:`~genexpy_nb.GeneralizabilityAnalysis.nstar` fits the curves of all alpha* with a
+    shared slope (:func:`~genexpy_nb.generalizability.power_law_fit`).
 
     Parameters
     ----------
@@ -238,7 +240,7 @@ def fit_nstar(ns: np.ndarray, qs: np.ndarray, eps: float | np.ndarray,
     Returns
     -------
     list of NStarFit, one per eps. A fit on fewer than 3 sample sizes, with a slope outside
-    :data:`SLOPE_BAND` or an R^2 below :data:`R2_MIN` has ``reliable=False`` and a reason.
+    ``SLOPE_BAND`` or an R^2 below ``R2_MIN`` has ``reliable=False`` and a reason.
     """
     ns = np.asarray(ns, dtype=np.float64)
     qs = np.asarray(qs, dtype=np.float64).reshape(1, -1)

@@ -94,7 +94,7 @@ def score_thresholds(study: Study, deltas: float | Sequence[float] = config.DELT
     Two single results are within delta* of each other under :class:`~genexpy_nb.RBF` when
     their score vectors differ by at most ``rms = s sqrt(delta*)`` root mean square per
     alternative, ``s`` the configuration's spread (:meth:`RBF.spread
-    <genexpy_nb.kernels.RBF.spread>`; 1 for ``RBF(scale="raw")``, the paper's definition,
+    <genexpy_nb.RBF.spread>`; 1 for ``RBF(scale="raw")``, the paper's definition,
     where delta* is in the target's units already).
 
     Parameters

@@ -2,37 +2,37 @@
 
 One file per family, each readable on its own:
 
-* :mod:`.rank_tests` — :func:`friedman` (with Iman–Davenport's F and Kendall's W),
+* ``rank_tests`` — :func:`friedman` (with Iman–Davenport's F and Kendall's W),
   :func:`skillings_mack` (Friedman with missing values), :func:`rank_within_conditions`,
   and scipy's :func:`wilcoxon` (signed-rank; two models over datasets), :func:`mannwhitneyu`,
   :func:`kruskal`;
-* :mod:`.posthoc` — all pairs after Friedman: :func:`posthoc_conover` (Conover–Iman),
+* ``posthoc`` — all pairs after Friedman: :func:`posthoc_conover` (Conover–Iman),
   :func:`posthoc_nemenyi`, and :func:`pairwise_wilcoxon`, :func:`pairwise_corrected_ttest`;
-* :mod:`.compare` — the whole comparison of alternatives over blocks from a tidy results
+* ``compare`` — the whole comparison of alternatives over blocks from a tidy results
   table: :func:`compare` (the missing-results policy of a Study, the omnibus test, a
   post-hoc test and its correction, mean ranks, the CD data) returning a
   :class:`Comparison` with its written report (Markdown, HTML, LaTeX, files);
   ``genexpy-nb compare`` runs it;
-* :mod:`.critical_difference` — the data of a CD diagram: :func:`nemenyi_cd`,
+* ``critical_difference`` — the data of a CD diagram: :func:`nemenyi_cd`,
   :func:`critical_difference`, :func:`cliques` (drawn by :func:`genexpy_nb.charts.cd_diagram`,
   and as PNG, SVG or PDF by :func:`genexpy_nb.charts.save_cd_diagram`);
-* :mod:`.report` — the document model of written reports (:class:`ReportSection`), for
+* ``report`` — the document model of written reports (:class:`ReportSection`), for
   sections added to a comparison's report;
-* :mod:`.paired` — two models on shared CV splits: the Nadeau–Bengio
+* ``paired`` — two models on shared CV splits: the Nadeau–Bengio
   :func:`corrected_ttest` on :func:`repeated_kfold_splits`, Dietterich's
   :func:`paired_ttest_5x2cv` and Alpaydin's :func:`combined_ftest_5x2cv` on
   :func:`splits_5x2cv`, :func:`paired_cv_scores` (scikit-learn estimators on shared splits);
-* :mod:`.mcnemar` — two classifiers on one test set: :func:`mcnemar` (exact, mid-p,
+* ``mcnemar`` — two classifiers on one test set: :func:`mcnemar` (exact, mid-p,
   asymptotic), :func:`mcnemar_table`;
-* :mod:`.bootstrap` — :func:`bootstrap_ci` of a paired difference (BCa);
-* :mod:`.effect_sizes` — :func:`cohens_dz`, :func:`rank_biserial`, :func:`cliffs_delta`;
-* :mod:`.corrections` — :func:`adjust_pvalues` with statsmodels' method names
+* ``bootstrap`` — :func:`bootstrap_ci` of a paired difference (BCa);
+* ``effect_sizes`` — :func:`cohens_dz`, :func:`rank_biserial`, :func:`cliffs_delta`;
+* ``corrections`` — :func:`adjust_pvalues` with statsmodels' method names
   (:data:`P_ADJUST_METHODS`);
-* :mod:`.pairwise_views` — :func:`win_tie_loss`, the win / tie / loss matrix of benchmark
+* ``pairwise_views`` — :func:`win_tie_loss`, the win / tie / loss matrix of benchmark
   papers with mean differences and corrected p-values;
-* :mod:`.beyond_sections` — :func:`bayesian_section`, :func:`aggregates_section`: report
+* ``beyond_sections`` — :func:`bayesian_section`, :func:`aggregates_section`: report
   sections for a :class:`Comparison` (``comparison.with_section(...)``);
-* :mod:`.bayesian` — Bayesian comparisons with a region of practical equivalence (rope):
+* ``bayesian`` — Bayesian comparisons with a region of practical equivalence (rope):
   :func:`correlated_bayesian_ttest` (one dataset, repeated CV), :func:`bayesian_signed_rank`
   and :func:`bayesian_sign_test` (several datasets); results :class:`BayesianResult` with
   ``probs = (left, rope, right)`` instead of a p-value.

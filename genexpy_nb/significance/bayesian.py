@@ -559,7 +559,7 @@ def bayesian_signed_rank(
     probabilities are the shares of samples in which left, rope or right is largest
     (Benavoli et al. 2014; 2017, Section 5). The same posterior as baycomp's
     ``SignedRankTest``, computed in O(n) per sample instead of O(n^2) (see
-    :mod:`genexpy_nb._numba.bayesian`); the samples are drawn from a NumPy Generator, so
+    ``genexpy_nb._numba.bayesian``); the samples are drawn from a NumPy Generator, so
     the probabilities equal baycomp's within Monte Carlo error (about 0.005 at 50,000
     samples), not bit for bit.
 
