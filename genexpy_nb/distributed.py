@@ -2,12 +2,12 @@
 
 Three loops are independent across their units and map onto ``dask.distributed`` tasks:
 
-* training a seed pool (one task per model; :func:`genexpy_nb.seedpools.train_pool` with
+* training a seed pool (one task per model; :func:`~genexpy_nb.seedpools.train_pool` with
   ``client=``): results come back to the client, which writes each model to the pool's
   ``.partial/`` folder as soon as it arrives, so a worker that dies loses only the models it
   was training;
-* :func:`genexpy_nb.analyze` with ``client=``: one task per chunk of configurations;
-* :func:`genexpy_nb.variability.alpha_hat` with ``client=``: one task per chunk of candidates.
+* :func:`~genexpy_nb.analyze` with ``client=``: one task per chunk of configurations;
+* :func:`~genexpy_nb.variability.alpha_hat` with ``client=``: one task per chunk of candidates.
 
 Each unit draws its random numbers from streams fixed before scheduling (per-model seeds of
 :func:`~genexpy_nb.seedpools.pool_seeds`, per-configuration ``SeedSequence([seed,
@@ -18,7 +18,7 @@ tasks finish.
 A ``client`` is a :class:`distributed.Client`, a scheduler address (``"tcp://host:8786"``),
 a cluster object (``LocalCluster``, ``SLURMCluster``, ``KubeCluster``, ...), or ``"local"``:
 an embedded :class:`~distributed.LocalCluster` of one single-threaded worker process per core
-(see :func:`local_client`), closed again when the call returns.
+(see :func:`~genexpy_nb.distributed.local_client`), closed again when the call returns.
 
 Dask is imported only when a client is given; ``import genexpy_nb`` never imports it.
 

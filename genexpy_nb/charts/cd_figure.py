@@ -1,20 +1,19 @@
 """The critical-difference diagram (Demšar 2006) drawn straight to SVG, PNG, PDF or HTML.
 
-:func:`genexpy_nb.charts.cd_diagram` returns an Altair chart (interactive in notebooks,
+:func:`~genexpy_nb.charts.cd_diagram` returns an Altair chart (interactive in notebooks,
 tooltips). Saving that chart as an image goes through Altair's object model, its
 JSON-schema validation, the Vega-Lite compiler and Vega, all run by vl-convert in a
-JavaScript engine that takes ~0.6 s to start in each process. The diagram itself is a few
-dozen lines, circles and labels, so :func:`cd_diagram_svg` writes them as SVG itself - the
-layout, fonts and colours of the Vega chart, from the same geometry (:func:`_cd_layout`,
-used by both; tests/test_cd_figure.py checks every point and label against Vega's) - and
-:func:`save_cd_diagram` rasterizes that SVG with vl-convert's resvg, no JavaScript engine
-(benchmarks/bench_significance.py and bench_compare.py time it against autorank's
-matplotlib figure). HTML is a page holding the same SVG (native tooltips on the points),
-so it opens offline and is written in milliseconds. This module imports neither Altair nor
+JavaScript engine that is slow to start in each process. The diagram itself is a few dozen
+lines, circles and labels, so :func:`~genexpy_nb.charts.cd_diagram_svg` writes them as SVG
+itself - the layout, fonts and colours of the Vega chart, from the same geometry
+(``_cd_layout``, used by both; tests/test_cd_figure.py checks every point and label against
+Vega's) - and :func:`~genexpy_nb.charts.save_cd_diagram` rasterizes that SVG with
+vl-convert's resvg, no JavaScript engine. HTML is a page holding the same SVG (native
+tooltips on the points), so it opens offline. This module imports neither Altair nor
 vl-convert at import time.
 
 **What it draws is said on it.** The diagram of a comparison
-(:func:`genexpy_nb.significance.compare`) names its post-hoc test, correction and alpha
+(:func:`~genexpy_nb.significance.compare`) names its post-hoc test, correction and alpha
 and the number of blocks under the title; a diagram of a post-hoc frame (``pairwise=``)
 names that frame's test; a diagram from a Nemenyi critical difference says so beside the
 CD bar. ``top=K`` draws the K best alternatives (and the control) and summarises the rest
@@ -89,13 +88,13 @@ def _text_width(text: str, size: float, bold: bool = False) -> float:
 
 
 def _is_comparison(data: Any) -> bool:
-    """A :class:`genexpy_nb.significance.Comparison` (duck-typed: no import needed)."""
+    """Return whether ``data`` is a :class:`~genexpy_nb.significance.Comparison` (duck-typed)."""
     return all(hasattr(data, a) for a in ("mean_ranks", "cliques", "posthoc_label",
                                           "omnibus"))
 
 
 def _as_cd_frame(data: Any) -> pl.DataFrame | None:
-    """``data`` as a critical_difference(...) frame, or None if it is something else."""
+    """Return ``data`` as a ``critical_difference(...)`` frame, or None if it is not one."""
     if isinstance(data, (pl.DataFrame, pl.LazyFrame)) or type(data).__module__.split(".")[
         0
     ] in ("pandas", "pyarrow"):
@@ -142,8 +141,15 @@ def _pairwise_words(pw: pl.DataFrame) -> str:
     return ", ".join(parts) or "the given post-hoc tests"
 
 
+def _rest_line(shown: int, total: int, rest: tuple[float, float]) -> str:
+    """Return the caption line that summarises the alternatives ``top=`` leaves out."""
+    return (f"showing the {shown} best of {total} alternatives; the other "
+            f"{total - shown}: mean ranks {rest[0]:.2f}–{rest[1]:.2f}")
+
+
 def _comparison_caption(res: Any, shown: int, total: int, rest: tuple[float, float] | None
                         ) -> list[str]:
+    """Return the caption of a comparison: its test, correction, alpha, blocks and bars."""
     corr = ("" if res.posthoc_test == "nemenyi"
             else f", {_CORR.get(res.p_adjust, f'{res.p_adjust} correction')}")
     test = res.posthoc_label.replace("-", "–")
@@ -163,34 +169,19 @@ def _comparison_caption(res: Any, shown: int, total: int, rest: tuple[float, flo
         second += "; tied ranks at their minimum"
     lines = [first, second]
     if rest is not None:
-        lines.append(f"showing the {shown} best of {total} alternatives; the other "
-                     f"{total - shown}: mean ranks {rest[0]:.2f}–{rest[1]:.2f}")
+        lines.append(_rest_line(shown, total, rest))
     return lines
 
 
-def _cd_layout(
-    data: Any,
-    *,
-    alpha: float,
-    higher_is_better: Any,
-    pairwise: pl.DataFrame | None,
-    order: Sequence[str] | None,
-    colors: Any,
-    show_ranks: bool,
-    show_cd: bool | None,
-    y_col: str | None,
-    block_col: str | None,
-    group_col: str | None,
-    alternatives: Sequence[Any] | None,
-    nan_policy: str,
-    func: str,
-    top: int | None = None,
-    caption: Sequence[str] | str | None = None,
-) -> dict:
-    """The geometry of a CD diagram in data units, shared by the Vega and the SVG drawing.
+def _ranked_frame(
+    data: Any, *, alpha: float, higher_is_better: Any, y_col: str | None,
+    block_col: str | None, group_col: str | None, alternatives: Sequence[Any] | None,
+    nan_policy: str, func: str, top: int | None,
+) -> tuple[Any, pl.DataFrame, float | None, str | None, int | None, float]:
+    """Return what a diagram of ``data`` (a Comparison, a frame or scores) draws.
 
-    x is the mean rank; y grows downwards (0 = the axis line, negative = above it, the
-    label rows below the clique bars).
+    The comparison (None if not one), the mean ranks best first, the critical difference,
+    the control, ``top`` (by default a comparison's) and the alpha of the bars.
     """
     control = None
     res = data if _is_comparison(data) else None
@@ -215,6 +206,15 @@ def _cd_layout(
     frame = frame.with_columns(pl.col("alternative").cast(pl.String)).sort(
         "mean_rank", maintain_order=True
     )
+    return res, frame, cd, control, top, alpha_used
+
+
+def _shown_alternatives(frame: pl.DataFrame, top: int | None, control: str | None
+                        ) -> tuple[list[str], list[float], tuple[float, float] | None, int]:
+    """Return the names and mean ranks drawn, the rank range of the others, and their total.
+
+    The ``top`` best are drawn (all when None), the control too, and at least two.
+    """
     all_names = frame["alternative"].to_list()
     all_ranks = [float(r) for r in frame["mean_rank"].to_list()]
     if any(not math.isfinite(r) for r in all_ranks):
@@ -233,9 +233,12 @@ def _cd_layout(
     ranks = [all_ranks[t] for t in keep]
     hidden = [all_ranks[t] for t in range(total) if t not in set(keep)]
     rest = (min(hidden), max(hidden)) if hidden else None
-    k = len(names)
-    _check_colors(colors, names)
+    return names, ranks, rest, total
 
+
+def _clique_bars(res: Any, frame: pl.DataFrame, pairwise: pl.DataFrame | None,
+                 cd: float | None, names: list[str]) -> list[list[str]]:
+    """Return the bars: the cliques restricted to the drawn names, none inside another."""
     if res is not None:
         cl_all = res.cliques
     elif pairwise is not None:
@@ -243,55 +246,58 @@ def _cd_layout(
     else:
         cl_all = cliques(frame, cd=cd)
     shown = set(names)
-    bars = []
+    bars: list[list[str]] = []
     for mem in cl_all["members"].to_list():
         m = [a for a in mem if a in shown]
         if len(m) >= 2 and not any(set(m) <= set(b) for b in bars):
             bars.append(m)
-    pos_rank = dict(zip(names, ranks))
+    return bars
 
+
+def _caption_lines(res: Any, frame: pl.DataFrame, pairwise: pl.DataFrame | None,
+                   alpha_used: float, k: int, total: int, rest: tuple[float, float] | None,
+                   caption: Sequence[str] | str | None) -> list[str]:
+    """Return the lines under the title: what the bars mean, or the given ``caption``."""
     if res is not None:
         lines = _comparison_caption(res, k, total, rest)
-    elif pairwise is not None:
-        lines = [f"bars: no significant difference within ({_pairwise_words(pairwise)})"]
     else:
-        n_c = int(frame["n_conditions"][0]) if "n_conditions" in frame.columns else None
-        lines = [f"bars: mean ranks within the critical difference (Nemenyi, "
-                 f"α = {alpha_used:g})" + (f"; {n_c} blocks" if n_c else "")]
+        if pairwise is not None:
+            lines = [f"bars: no significant difference within ({_pairwise_words(pairwise)})"]
+        else:
+            n_c = int(frame["n_conditions"][0]) if "n_conditions" in frame.columns else None
+            lines = [f"bars: mean ranks within the critical difference (Nemenyi, "
+                     f"α = {alpha_used:g})" + (f"; {n_c} blocks" if n_c else "")]
         if rest is not None:
-            lines.append(f"showing the {k} best of {total} alternatives; the other "
-                         f"{total - k}: mean ranks {rest[0]:.2f}–{rest[1]:.2f}")
-    if res is None and rest is not None and pairwise is not None:
-        lines.append(f"showing the {k} best of {total} alternatives; the other "
-                     f"{total - k}: mean ranks {rest[0]:.2f}–{rest[1]:.2f}")
+            lines.append(_rest_line(k, total, rest))
     if caption is not None:
         lines = [caption] if isinstance(caption, str) else list(caption)
+    return lines
 
+
+def _label_rows(order: Sequence[str] | None, names: list[str]) -> tuple[list[str], list[int]]:
+    """Return each drawn alternative's side ("best"/"worst") and label row (0 = top)."""
+    k = len(names)
     n_left = math.ceil(k / 2)
     side = ["best" if p < n_left else "worst" for p in range(k)]
     if order is None:
-        row = [p if p < n_left else k - 1 - p for p in range(k)]
-    else:
-        order = [str(a) for a in order]
-        if sorted(order) != sorted(names):
-            raise GenexpyInputError(
-                f"order must list every alternative exactly once; got {order}, "
-                f"alternatives are {names}."
-            )
-        pos = {a: t for t, a in enumerate(order)}
-        row = [pos[a] for a in names]
-    x_max = float(k) if rest is None else float(max(k, math.ceil(max(ranks) + 0.5)))
-    clique_y0 = 0.6
-    clique_step = 0.45
-    label_y0 = clique_y0 + clique_step * len(bars) + 0.6
-    span = max(x_max - 1.0, 1.0)
-    pad = 0.08 * span + 0.15
-    anchor = {"best": 1.0 - pad, "worst": x_max + pad}
-    n_blocks = None
-    if res is not None:
-        n_blocks = dict(zip(res.mean_ranks["alternative"].to_list(),
-                            res.mean_ranks["n_blocks"].to_list()))
-    items = [
+        return side, [p if p < n_left else k - 1 - p for p in range(k)]
+    order = [str(a) for a in order]
+    if sorted(order) != sorted(names):
+        raise GenexpyInputError(
+            f"order must list every alternative exactly once; got {order}, "
+            f"alternatives are {names}."
+        )
+    pos = {a: t for t, a in enumerate(order)}
+    return side, [pos[a] for a in names]
+
+
+def _label_items(res: Any, names: list[str], ranks: list[float], side: list[str],
+                 row: list[int], label_y0: float, anchor: dict[str, float],
+                 show_ranks: bool, control: str | None) -> list[dict]:
+    """Return one point, connector and label per drawn alternative (with its tooltip)."""
+    n_blocks = None if res is None else dict(zip(res.mean_ranks["alternative"].to_list(),
+                                                 res.mean_ranks["n_blocks"].to_list()))
+    return [
         {
             "alternative": a,
             "mean_rank": r,
@@ -306,6 +312,56 @@ def _cd_layout(
         }
         for p, (a, r) in enumerate(zip(names, ranks))
     ]
+
+
+_CD_Y = -0.9  # height of the CD bar (above the axis)
+
+
+def _cd_rows(cd: float | None, alpha_used: float, show_cd: bool | None,
+             pairwise: pl.DataFrame | None, control: str | None) -> list[dict]:
+    """Return Nemenyi's CD bar and its text (none if not drawn)."""
+    if show_cd is None:
+        show_cd = cd is not None and pairwise is None and control is None
+    if not (show_cd and cd is not None):
+        return []
+    return [{
+        "x": 1.0, "x2": 1.0 + cd, "y": _CD_Y, "y_text": _CD_Y - 0.55, "x_text": 1.0 + cd / 2.0,
+        "text": f"CD = {cd:.3g} (Nemenyi, alpha = {alpha_used:g})",
+    }]
+
+
+def _cd_layout(
+    data: Any, *, alpha: float, higher_is_better: Any, pairwise: pl.DataFrame | None,
+    order: Sequence[str] | None, colors: Any, show_ranks: bool, show_cd: bool | None,
+    y_col: str | None, block_col: str | None, group_col: str | None,
+    alternatives: Sequence[Any] | None, nan_policy: str, func: str, top: int | None = None,
+    caption: Sequence[str] | str | None = None,
+) -> dict:
+    """Return the geometry of a CD diagram in data units, shared by the Vega and SVG drawing.
+
+    x is the mean rank; y grows downwards (0 = the axis line, negative = above it, the
+    label rows below the clique bars).
+    """
+    res, frame, cd, control, top, alpha_used = _ranked_frame(
+        data, alpha=alpha, higher_is_better=higher_is_better, y_col=y_col,
+        block_col=block_col, group_col=group_col, alternatives=alternatives,
+        nan_policy=nan_policy, func=func, top=top,
+    )
+    names, ranks, rest, total = _shown_alternatives(frame, top, control)
+    k = len(names)
+    _check_colors(colors, names)
+    bars = _clique_bars(res, frame, pairwise, cd, names)
+    pos_rank = dict(zip(names, ranks))
+    lines = _caption_lines(res, frame, pairwise, alpha_used, k, total, rest, caption)
+    side, row = _label_rows(order, names)
+    x_max = float(k) if rest is None else float(max(k, math.ceil(max(ranks) + 0.5)))
+    clique_y0 = 0.6
+    clique_step = 0.45
+    label_y0 = clique_y0 + clique_step * len(bars) + 0.6
+    span = max(x_max - 1.0, 1.0)
+    pad = 0.08 * span + 0.15
+    anchor = {"best": 1.0 - pad, "worst": x_max + pad}
+    items = _label_items(res, names, ranks, side, row, label_y0, anchor, show_ranks, control)
     clique_rows = [
         {
             "clique": t,
@@ -316,73 +372,88 @@ def _cd_layout(
         }
         for t, mem in enumerate(bars)
     ]
-    if show_cd is None:
-        show_cd = cd is not None and pairwise is None and control is None
-    cd_y = -0.9
-    cd_rows = []
-    if show_cd and cd is not None:
-        cd_rows.append({
-            "x": 1.0, "x2": 1.0 + cd, "y": cd_y, "y_text": cd_y - 0.55,
-            "x_text": 1.0 + cd / 2.0,
-            "text": f"CD = {cd:.3g} (Nemenyi, alpha = {alpha_used:g})",
-        })
+    cd_rows = _cd_rows(cd, alpha_used, show_cd, pairwise, control)
     return {
         "names": names, "k": k, "x_max": x_max, "items": items, "cliques": clique_rows,
         "cd_rows": cd_rows, "caption": lines, "control": control,
-        "y_min": cd_y - 1.1, "y_max": label_y0 + max(row) + 0.8,
+        "y_min": _CD_Y - 1.1, "y_max": label_y0 + max(row) + 0.8,
     }
 
 
 def _f(v: float) -> str:
+    """Return ``v`` with at most two decimals and no trailing zeros (SVG coordinates)."""
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
-def _svg(lay: dict, colours: list[str], *, reverse: bool, width: int, row_height: int,
-         title: str | None) -> str:
-    """The diagram as SVG, laid out as Vega lays out :func:`cd_diagram`'s chart."""
-    x_max, w = lay["x_max"], float(width)
-    y_min, y_max = lay["y_min"], lay["y_max"]
-    h = float(int(row_height * (y_max - y_min)))
+class _Canvas:
+    """SVG elements in plot pixels, and the box around everything drawn (Vega's autosize)."""
 
-    def xs(v: float) -> float:
-        p = (v - 1.0) / (x_max - 1.0) * w
-        return w - p if reverse else p
+    def __init__(self, lay: dict, *, reverse: bool, width: int, row_height: int) -> None:
+        self.x_max, self.w = lay["x_max"], float(width)
+        self.y_min, self.y_max = lay["y_min"], lay["y_max"]
+        self.h = float(int(row_height * (self.y_max - self.y_min)))
+        self.reverse = reverse
+        self.parts: list[str] = []
+        self.box = [0.0, self.w, 0.0, self.h]  # x0, x1, y0, y1 of everything drawn
 
-    def ys(v: float) -> float:
-        return (v - y_min) / (y_max - y_min) * h
+    def xs(self, v: float) -> float:
+        """Return the pixel x of mean rank ``v``."""
+        p = (v - 1.0) / (self.x_max - 1.0) * self.w
+        return self.w - p if self.reverse else p
 
-    parts: list[str] = []
-    box = [0.0, w, 0.0, h]  # x0, x1, y0, y1 of everything drawn
+    def ys(self, v: float) -> float:
+        """Return the pixel y of layout height ``v``."""
+        return (v - self.y_min) / (self.y_max - self.y_min) * self.h
 
-    def grow(x0: float, x1: float, y0: float, y1: float) -> None:
+    def grow(self, x0: float, x1: float, y0: float, y1: float) -> None:
+        """Extend the drawn box to hold the rectangle ``x0..x1`` x ``y0..y1``."""
+        box = self.box
         box[0], box[1] = min(box[0], x0), max(box[1], x1)
         box[2], box[3] = min(box[2], y0), max(box[3], y1)
 
-    def line(x1: float, y1: float, x2: float, y2: float, stroke: str, sw: float = 1.0,
+    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str, sw: float = 1.0,
              extra: str = "") -> None:
-        parts.append(f'<line x1="{_f(x1)}" y1="{_f(y1)}" x2="{_f(x2)}" y2="{_f(y2)}" '
-                     f'stroke="{stroke}" stroke-width="{_f(sw)}"{extra}/>')
-        grow(min(x1, x2) - sw / 2, max(x1, x2) + sw / 2, min(y1, y2) - sw / 2,
-             max(y1, y2) + sw / 2)
+        """Draw a line of width ``sw`` (pixels)."""
+        self.parts.append(f'<line x1="{_f(x1)}" y1="{_f(y1)}" x2="{_f(x2)}" y2="{_f(y2)}" '
+                          f'stroke="{stroke}" stroke-width="{_f(sw)}"{extra}/>')
+        self.grow(min(x1, x2) - sw / 2, max(x1, x2) + sw / 2, min(y1, y2) - sw / 2,
+                  max(y1, y2) + sw / 2)
 
-    def text(x: float, y: float, s: str, anchor: str, size: int, fill: str = "#000",
+    def text(self, x: float, y: float, s: str, anchor: str, size: int, fill: str = "#000",
              bold: bool = False) -> None:
+        """Write ``s`` with its baseline at ``y``, anchored at ``x``."""
         weight = ' font-weight="bold"' if bold else ""
-        parts.append(f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" '
-                     f'font-size="{size}px"{weight} fill="{fill}">{escape(s)}</text>')
+        self.parts.append(f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" '
+                          f'font-size="{size}px"{weight} fill="{fill}">{escape(s)}</text>')
         tw = _text_width(s, size, bold)
         x0 = x - tw if anchor == "end" else x - tw / 2 if anchor == "middle" else x
-        grow(x0, x0 + tw, y - 0.8 * size, y + 0.25 * size)
+        self.grow(x0, x0 + tw, y - 0.8 * size, y + 0.25 * size)
 
-    # the x axis on top: domain, a tick per rank, labels thinned like Vega's labelOverlap
-    # (on the half pixel, like Vega's axes, for crisp 1-px lines)
-    line(0.5, 0.5, w + 0.5, 0.5, "#888")
-    values = list(range(1, int(x_max) + 1))
+    def document(self) -> str:
+        """Return the SVG document: the canvas sized to the drawn box plus Vega's padding."""
+        box, pad = self.box, 5.0  # Vega's default padding
+        tx, ty = pad - box[0], pad - box[2]
+        cw = math.ceil(box[1] - box[0] + 2 * pad)
+        ch = math.ceil(box[3] - box[2] + 2 * pad)
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{cw}" height="{ch}" '
+            f'viewBox="0 0 {cw} {ch}"><rect width="{cw}" height="{ch}" fill="white"/>'
+            f'<g transform="translate({_f(tx)},{_f(ty)})" font-family="sans-serif">'
+            + "".join(self.parts) + "</g></svg>"
+        )
+
+
+def _svg_axis(cv: _Canvas) -> None:
+    """Draw the x axis on top: domain, a tick per rank, labels thinned like Vega's."""
+    # labels thinned like Vega's labelOverlap; lines on the half pixel (crisp, as Vega's)
+    w = cv.w
+    cv.line(0.5, 0.5, w + 0.5, 0.5, "#888")
+    values = list(range(1, int(cv.x_max) + 1))
     for v in values:
-        line(round(xs(v)) + 0.5, 0.5, round(xs(v)) + 0.5, -4.5, "#888")
+        cv.line(round(cv.xs(v)) + 0.5, 0.5, round(cv.xs(v)) + 0.5, -4.5, "#888")
 
     def extent(v: int) -> tuple[float, float]:
-        x, tw = xs(v), _text_width(str(v), 10)
+        x, tw = cv.xs(v), _text_width(str(v), 10)
         if x <= 0.0:
             return x, x + tw
         if x >= w:
@@ -396,55 +467,60 @@ def _svg(lay: dict, colours: list[str], *, reverse: bool, width: int, row_height
             break
         shown = shown[::2]  # Vega's "parity" strategy: every other label
     for v in shown:
-        x = xs(v)
-        text(x, -9.0, str(v), "start" if x <= 0.0 else "end" if x >= w else "middle", 10)
-    text(w / 2, -23.0, "mean rank (1 = best)", "middle", 11, bold=True)
-    # title and caption (what the diagram draws) above the axis title, as Vega's title
-    # and subtitle
+        x = cv.xs(v)
+        cv.text(x, -9.0, str(v), "start" if x <= 0.0 else "end" if x >= w else "middle", 10)
+    cv.text(w / 2, -23.0, "mean rank (1 = best)", "middle", 11, bold=True)
+
+
+def _svg_titles(cv: _Canvas, caption: Sequence[str], title: str | None) -> None:
+    """Draw the title and caption above the axis title, as Vega's title and subtitle."""
     top = -39.0
-    for ln in reversed(lay["caption"]):
-        text(w / 2, top, str(ln), "middle", 11, "#444")
+    for ln in reversed(caption):
+        cv.text(cv.w / 2, top, str(ln), "middle", 11, "#444")
         top -= 14.0
     if title is not None:
-        text(w / 2, top - 2.0, str(title), "middle", 13, bold=True)
+        cv.text(cv.w / 2, top - 2.0, str(title), "middle", 13, bold=True)
 
-    # the marks, in the order of cd_diagram's layers
-    line(xs(1.0), ys(0.0), xs(lay["x_max"]), ys(0.0), "black", 1.5)
+
+def _svg_marks(cv: _Canvas, lay: dict, colours: list[str], reverse: bool) -> None:
+    """Draw the marks, in the order of :func:`~genexpy_nb.charts.cd_diagram`'s layers."""
+    xs, ys = cv.xs, cv.ys
+    cv.line(xs(1.0), ys(0.0), xs(lay["x_max"]), ys(0.0), "black", 1.5)
     items = lay["items"]
     r = math.sqrt(60.0) / 2.0  # Vega's point of size 60 (area in px^2 of its square)
     for it, c in zip(items, colours):
         x, y = xs(it["mean_rank"]), ys(0.0)
         ring = ' stroke="black" stroke-width="2"' if it["control"] else ""
-        parts.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="{c}" '
-                     f'fill-opacity="0.7"{ring}><title>{escape(it["tooltip"])}</title>'
-                     '</circle>')
-        grow(x - r, x + r, y - r, y + r)
+        cv.parts.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="{c}" '
+                        f'fill-opacity="0.7"{ring}><title>{escape(it["tooltip"])}</title>'
+                        '</circle>')
+        cv.grow(x - r, x + r, y - r, y + r)
     for it, c in zip(items, colours):
-        line(xs(it["mean_rank"]), ys(0.0), xs(it["mean_rank"]), ys(it["y_label"]), c)
+        cv.line(xs(it["mean_rank"]), ys(0.0), xs(it["mean_rank"]), ys(it["y_label"]), c)
     for it, c in zip(items, colours):
-        line(xs(it["mean_rank"]), ys(it["y_label"]), xs(it["x_anchor"]), ys(it["y_label"]), c)
+        cv.line(xs(it["mean_rank"]), ys(it["y_label"]), xs(it["x_anchor"]), ys(it["y_label"]),
+                c)
     for it, c in zip(items, colours):
         # the best side's labels end left of their anchor (right of it when reversed)
         right_aligned = (it["side"] == "best") != bool(reverse)
-        text(xs(it["x_anchor"]) + (-4.0 if right_aligned else 4.0), ys(it["y_label"]) + 3.0,
-             it["label"], "end" if right_aligned else "start", 11, c, bold=it["control"])
+        cv.text(xs(it["x_anchor"]) + (-4.0 if right_aligned else 4.0), ys(it["y_label"]) + 3.0,
+                it["label"], "end" if right_aligned else "start", 11, c, bold=it["control"])
     for cq in lay["cliques"]:
-        line(xs(cq["x"]), ys(cq["y"]), xs(cq["x2"]), ys(cq["y"]), "black", 4.0,
-             ' stroke-linecap="round"')
+        cv.line(xs(cq["x"]), ys(cq["y"]), xs(cq["x2"]), ys(cq["y"]), "black", 4.0,
+                ' stroke-linecap="round"')
     for row in lay["cd_rows"]:
-        line(xs(row["x"]), ys(row["y"]), xs(row["x2"]), ys(row["y"]), "black", 2.0)
-        text(xs(row["x_text"]), ys(row["y_text"]) + 3.0, row["text"], "middle", 11, "black")
+        cv.line(xs(row["x"]), ys(row["y"]), xs(row["x2"]), ys(row["y"]), "black", 2.0)
+        cv.text(xs(row["x_text"]), ys(row["y_text"]) + 3.0, row["text"], "middle", 11, "black")
 
-    pad = 5.0  # Vega's default padding
-    tx, ty = pad - box[0], pad - box[2]
-    cw = math.ceil(box[1] - box[0] + 2 * pad)
-    ch = math.ceil(box[3] - box[2] + 2 * pad)
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{cw}" height="{ch}" '
-        f'viewBox="0 0 {cw} {ch}"><rect width="{cw}" height="{ch}" fill="white"/>'
-        f'<g transform="translate({_f(tx)},{_f(ty)})" font-family="sans-serif">'
-        + "".join(parts) + "</g></svg>"
-    )
+
+def _svg(lay: dict, colours: list[str], *, reverse: bool, width: int, row_height: int,
+         title: str | None) -> str:
+    """Return the diagram as SVG, laid out as Vega lays out ``cd_diagram``'s chart."""
+    cv = _Canvas(lay, reverse=reverse, width=width, row_height=row_height)
+    _svg_axis(cv)
+    _svg_titles(cv, lay["caption"], title)
+    _svg_marks(cv, lay, colours, reverse)
+    return cv.document()
 
 
 def _colour_list(colors: Any, names: list[str]) -> list[str] | None:
@@ -481,31 +557,48 @@ def cd_diagram_svg(
     alternatives: Sequence[Any] | None = None,
     nan_policy: str = "raise",
 ) -> str:
-    """The critical-difference diagram as an SVG document (text), drawn without Vega.
+    """Draw the critical-difference diagram as an SVG document (text), without Vega.
 
-    Takes the arguments of :func:`genexpy_nb.charts.cd_diagram` and draws the same picture:
+    Takes the arguments of :func:`~genexpy_nb.charts.cd_diagram` and draws the same picture:
     mean ranks on a top axis (1 = best), the bars of alternatives that are not
     significantly different, each alternative's label below (the better half on the best
     side), and under the title what the bars mean (the test, correction and alpha). 3-10x
-    faster than rendering the Altair chart (no JavaScript engine, see the module's
-    docstring); for an interactive chart in a notebook use ``cd_diagram``. A ``colors``
-    scheme other than ``category10``, ``tableau10``, ``set1`` or ``dark2`` is drawn by Vega
-    (vl-convert), with the same result, more slowly.
+    faster than rendering the Altair chart (no JavaScript engine); for an interactive chart
+    in a notebook use ``cd_diagram``.
 
     Parameters
     ----------
     data : Comparison, frame or matrix
-        A :class:`genexpy_nb.significance.Comparison` (its mean ranks, bars, test and
+        A :class:`~genexpy_nb.significance.Comparison` (its mean ranks, bars, test and
         control), a :func:`~genexpy_nb.significance.critical_difference` frame, or scores
-        (see :func:`genexpy_nb.charts.cd_diagram`).
-    alpha, higher_is_better, pairwise, order, colors, reverse, show_ranks, show_cd, width,
-    row_height, title, y_col, block_col, group_col, alternatives, nan_policy
-        As for :func:`genexpy_nb.charts.cd_diagram`.
+        (see :func:`~genexpy_nb.charts.cd_diagram`).
+    alpha : float
+        Level of the critical difference for scores (a frame or a Comparison has its own).
+    higher_is_better : bool, required for scores
+        True for scores (accuracy), False for errors or losses; ignored otherwise.
+    pairwise : polars.DataFrame, optional
+        A post-hoc frame whose ``significant`` column defines the bars instead of the CD.
+    order : sequence of str, optional
+        Top-to-bottom order of the labels, every drawn alternative once (default: the
+        outermost alternative of each side on top, so that connectors do not cross).
+    colors : None, str or mapping
+        None: black; a Vega scheme name; or a mapping alternative -> CSS colour (a scheme
+        other than ``category10``, ``tableau10``, ``set1`` or ``dark2`` is drawn by Vega).
+    reverse, show_ranks : bool
+        Rank 1 (best) on the right instead of the left; each label followed by its mean rank.
+    show_cd : bool, optional
+        Draw Nemenyi's CD bar (default: when it defines the bars, no ``pairwise``, no control).
+    width, row_height : int
+        Width of the plot and height of one label row, in pixels.
+    title : str, optional
+        Title above the caption.
     top : int, optional
         Draw the ``top`` best alternatives (and a comparison's control); the caption
         summarises the others (default: a comparison's ``top``, else all).
     caption : str or list of str, optional
         Lines under the title instead of the generated description of the test.
+    y_col, block_col, group_col, alternatives, nan_policy
+        How scores are read: as for :func:`~genexpy_nb.significance.critical_difference`.
 
     Returns
     -------
@@ -541,7 +634,7 @@ def cd_diagram_svg(
 
 
 def _html_page(svg: str, title: str, body: str = "") -> str:
-    """A standalone HTML page around an SVG (it opens offline: nothing is loaded)."""
+    """Return a standalone HTML page around an SVG (it opens offline: nothing is loaded)."""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{html_text(title)}</title>"
@@ -553,16 +646,16 @@ def _html_page(svg: str, title: str, body: str = "") -> str:
 
 
 def cd_diagram_html(data: Any, *, report: bool = True, **kwargs: Any) -> str:
-    """The CD diagram as a standalone HTML page (the SVG inline, tooltips on the points).
+    """Draw the CD diagram as a standalone HTML page (the SVG inline, tooltips on the points).
 
     Parameters
     ----------
     data : Comparison, frame or matrix
-        As for :func:`cd_diagram_svg`.
+        As for :func:`~genexpy_nb.charts.cd_diagram_svg`.
     report : bool
         With a Comparison: its report below the diagram.
     **kwargs
-        As for :func:`cd_diagram_svg`.
+        As for :func:`~genexpy_nb.charts.cd_diagram_svg`.
 
     Returns
     -------
@@ -592,13 +685,15 @@ def save_cd_diagram(
     Parameters
     ----------
     data : Comparison, frame or matrix
-        As for :func:`cd_diagram_svg` (``higher_is_better=...`` for raw scores).
+        As for :func:`~genexpy_nb.charts.cd_diagram_svg` (``higher_is_better=...`` for raw
+        scores).
     path : str, Path or list of them
         E.g. ``["cd.png", "cd.html"]``: the diagram is drawn once for all.
     scale : float
         Multiplies the pixel size of a PNG (2 for a sharper image).
     **kwargs
-        As for :func:`cd_diagram_svg` (``title``, ``colors``, ``pairwise``, ``top``, ...).
+        As for :func:`~genexpy_nb.charts.cd_diagram_svg` (``title``, ``colors``,
+        ``pairwise``, ``top``, ...).
 
     Returns
     -------
@@ -656,13 +751,15 @@ def save_comparison(
     scale: float = 1.0,
     **kwargs: Any,
 ) -> list[Path]:
-    """Write a comparison into one folder: tables, ``report.md``, ``mean_ranks.tex`` and
-    the CD diagram (``cd_diagram.<fmt>`` for each of ``figures``), atomically.
+    """Write a comparison into one folder, atomically: its tables, report and CD diagram.
+
+    The folder holds the tables, ``report.md``, ``mean_ranks.tex`` and the CD diagram
+    (``cd_diagram.<fmt>`` for each of ``figures``).
 
     Parameters
     ----------
     result : Comparison
-        From :func:`genexpy_nb.significance.compare`.
+        From :func:`~genexpy_nb.significance.compare`.
     folder : str or Path
         Written atomically: a temporary folder renamed at the end; an earlier output of
         genexpy_nb is replaced, a folder of other files never.
@@ -673,7 +770,8 @@ def save_comparison(
     scale : float
         Pixel scale of the PNG.
     **kwargs
-        Drawing options of :func:`cd_diagram_svg` (``title``, ``colors``, ``top``, ...).
+        Drawing options of :func:`~genexpy_nb.charts.cd_diagram_svg` (``title``,
+        ``colors``, ``top``, ...).
 
     Returns
     -------

@@ -4,7 +4,8 @@ Mean ranks of the alternatives on an axis (1 = best), Nemenyi's critical differe
 (when the bars come from it), and the cliques of alternatives that are not significantly
 different as thick horizontal bars; each alternative's label hangs below the axis, the
 better half on the best side; under the title, what the bars mean (test, correction,
-alpha, blocks). The same geometry is drawn without Vega by :mod:`.cd_figure`.
+alpha, blocks). The same geometry is drawn without Vega by ``charts/cd_figure.py``
+(:func:`~genexpy_nb.charts.cd_diagram_svg`).
 """
 
 from __future__ import annotations
@@ -49,18 +50,18 @@ def cd_diagram(
     Parameters
     ----------
     data : Comparison, frame or matrix
-        A :class:`genexpy_nb.significance.Comparison` (from
+        A :class:`~genexpy_nb.significance.Comparison` (from
         :func:`~genexpy_nb.significance.compare`: its mean ranks, its post-hoc test's bars,
-        its control), the result of :func:`genexpy_nb.significance.critical_difference` (a
+        its control), the result of :func:`~genexpy_nb.significance.critical_difference` (a
         frame with columns ``alternative, mean_rank, cd``), or anything that function
         accepts (wide/long table, 2-d array of conditions x alternatives), which is then
         ranked with ``alpha``, ``higher_is_better``, ``y_col``, ``block_col``,
         ``group_col``, ``alternatives`` and ``nan_policy``.
+    alpha : float
+        Level of the critical difference (ignored for a ready frame: its ``cd`` is used).
     higher_is_better : bool, required for raw data
         True for scores (accuracy), False for errors, losses or ranks. Not needed (and
         ignored) when ``data`` is already a critical_difference(...) frame.
-    alpha : float
-        Level of the critical difference (ignored for a ready frame: its ``cd`` is used).
     pairwise : polars.DataFrame, optional
         A post-hoc frame (e.g. :func:`~genexpy_nb.significance.posthoc_conover` with
         ``p_adjust="holm"``); its ``significant`` column then defines the cliques instead
@@ -81,6 +82,7 @@ def cd_diagram(
     width, row_height : int
         Width of the plot (pixels) and height of one label row.
     title : str, optional
+        Title above the caption.
     top : int, optional
         Draw the ``top`` best alternatives (and a comparison's control); the caption
         summarises the rest. Default: a comparison's ``top``, else all.
@@ -100,8 +102,8 @@ def cd_diagram(
 
     See Also
     --------
-    save_cd_diagram, cd_diagram_svg : the same picture as PNG, SVG or PDF, drawn without
-        Vega: 3-10x faster than ``save_chart(cd_diagram(...), "cd.png")``.
+    save_cd_diagram, cd_diagram_svg : the same picture as PNG, SVG or PDF, drawn
+        without Vega, 3-10x faster than ``save_chart(cd_diagram(...), "cd.png")``.
     """
     lay = _cd_layout(
         data, alpha=alpha, higher_is_better=higher_is_better, pairwise=pairwise, order=order,

@@ -22,6 +22,7 @@ __all__ = ["analyze_on_cluster"]
 
 def _analyze_chunk(cids: list[int], study: Any, kernels: Any, ga_kwargs: dict[str, Any],
                    nstar_args: tuple[Any, Any, Any]) -> Any:
+    """Return the n* frame of the configurations ``cids`` (one cluster task)."""
     ga = GeneralizabilityAnalysis(study, kernels, configurations=cids, progress=False,
                                   **ga_kwargs)
     return ga.nstar(*nstar_args)
@@ -32,12 +33,64 @@ def analyze_on_cluster(
     rep: int, seed: int, disjoint: bool, replace: bool, grid: Any, n_jobs: int | None,
     progress: bool, chunk_size: int | None = None, null: bool = True,
 ) -> Any:
-    """:func:`genexpy_nb.analyze` with the configurations mapped over a Dask cluster.
+    """Run :func:`~genexpy_nb.analyze` with the configurations mapped over a Dask cluster.
 
     One task per chunk of configurations (``chunk_size``; default about four chunks per worker
     thread). Each configuration draws from its own stream ``SeedSequence([seed, config_id])``,
     so the frame is the same, bit for bit, as the local run. ``n_jobs`` is the numba threads
-    per task (default 1: the cluster's parallelism comes from its worker threads).
+    per task (default 1: the cluster's parallelism comes from its worker threads). Every
+    argument is checked on the client before anything is sent to the workers. This is what
+    ``analyze(..., client=...)`` calls; the interval level, the fit and the level of the
+    baseline's band are the defaults of :func:`~genexpy_nb.analyze`.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client, str or cluster
+        Where to run: a Client, a scheduler address (``"tcp://host:8786"``), a cluster
+        object or ``"local"`` (an embedded cluster, closed again on return); see
+        :func:`~genexpy_nb.distributed.as_client`.
+    study : Study
+        The results and the role of every factor (:class:`~genexpy_nb.Study`); sent once
+        to the workers, shared by every task.
+    kernels : sequence of Kernel
+        The research questions (a single kernel is accepted too).
+    alphas : float or sequence of float
+        Desired generalizability alpha* in (0, 1).
+    deltas : float or sequence of float
+        Similarity thresholds delta* of the kernels' questions.
+    methods : sequence of str
+        Which estimates to give, a subset of ``("resample", "approx", "approx_weighted",
+        "bound")``.
+    rep : int
+        Resampled pairs of samples per sample size (at least 2).
+    seed : int, numpy.random.Generator or None
+        The root of the configurations' streams, resolved once on the client (an int fixes
+        the result; a Generator gives one integer root drawn from it, None fresh entropy).
+    disjoint : bool
+        Draw the two samples of a pair from disjoint sets of conditions.
+    replace : bool
+        Draw with replacement.
+    grid : sequence of int, callable or None
+        The sample sizes n at which MMD_n is resampled (None: n = 2, 4, 6, ... strictly
+        below N // 2; a callable ``N -> sizes``; or a sequence of sizes).
+    n_jobs : int or None
+        Numba threads per task (None: 1; -1: all cores of the worker's machine).
+    progress : bool
+        Show a progress bar over the chunks as they finish.
+    chunk_size : int, optional
+        Configurations per task (a positive integer); default: about four chunks per worker
+        thread of the cluster.
+    null : bool
+        Also estimate the no-signal baseline (columns ``nstar_null``, ``nstar_null_lo``,
+        ``nstar_null_hi``, ``beyond_chance``); False leaves them out.
+
+    Returns
+    -------
+    polars.DataFrame
+        The frame of :func:`~genexpy_nb.analyze` with ``interval=True``: one row per
+        configuration x kernel x alpha* x delta* x method, the chunks concatenated in the
+        order of ``config_id`` (no row, the same columns, for a study without
+        configurations).
     """
     ga_kwargs = {"rep": rep, "seed": seed, "disjoint": disjoint, "replace": replace,
                  "grid": grid, "n_jobs": 1 if n_jobs is None else n_jobs, "null": null}

@@ -1,4 +1,4 @@
-"""Moved: the CD diagram's drawing is :mod:`genexpy_nb.charts.cd_figure` since 0.2.
+"""Moved: the CD diagram's drawing is ``genexpy_nb.charts.cd_figure`` since 0.2.
 
 Importing this module still works and warns (DeprecationWarning); use
 ``from genexpy_nb.charts import save_cd_diagram, cd_diagram_svg``. The two names resolve on
@@ -24,6 +24,7 @@ __all__ = sorted(_MOVED)  # resolved by __getattr__
 
 
 def __getattr__(name: str) -> Any:
+    """Return a moved name from its new module (the module's import already warned)."""
     if name in _MOVED:
         value = resolve(_MOVED[name])
         globals()[name] = value  # later lookups do not come back here

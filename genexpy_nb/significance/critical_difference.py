@@ -1,10 +1,10 @@
-"""The data of a critical-difference diagram (Demšar 2006): mean ranks, Nemenyi's critical
-difference, and the cliques of alternatives that are not significantly different.
+"""The data of a critical-difference diagram (Demšar 2006).
 
-Drawn by :func:`genexpy_nb.charts.cd_diagram` (and as PNG/SVG/PDF by
-:func:`genexpy_nb.charts.save_cd_diagram`). For a results table with missing results,
-:func:`genexpy_nb.significance.compare` applies the missing-results policy of a Study and
-gives mean ranks, tests and cliques over the same blocks.
+That is: mean ranks, Nemenyi's critical difference, and the cliques of alternatives that
+are not significantly different. Drawn by :func:`~genexpy_nb.charts.cd_diagram` (and as
+PNG/SVG/PDF by :func:`~genexpy_nb.charts.save_cd_diagram`). For a results table with
+missing results, :func:`~genexpy_nb.significance.compare` applies the missing-results
+policy of a Study and gives mean ranks, tests and cliques over the same blocks.
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ def critical_difference(
     polars.DataFrame
         One row per alternative, sorted by mean rank (best first): ``alternative,
         mean_rank, cd, alpha, n_conditions, n_alternatives, ties`` (``cd`` is Nemenyi's
-        critical difference). Draw it with
-        :func:`genexpy_nb.charts.cd_diagram`; cliques with :func:`cliques`.
+        critical difference). Draw it with :func:`~genexpy_nb.charts.cd_diagram`; cliques
+        with :func:`~genexpy_nb.significance.cliques`.
 
     Examples
     --------
@@ -168,15 +168,16 @@ def cliques(
     Parameters
     ----------
     ranks : polars.DataFrame
-        Columns ``alternative`` and ``mean_rank`` (e.g. from :func:`critical_difference`,
-        whose ``cd`` column is used when ``cd`` is None and ``pairwise`` is None).
+        Columns ``alternative`` and ``mean_rank`` (e.g. from
+        :func:`~genexpy_nb.significance.critical_difference`, whose ``cd`` column is used
+        when ``cd`` is None and ``pairwise`` is None).
     cd : float, optional
         Critical difference: i and j are not significantly different when
         ``|mean_rank_i - mean_rank_j| <= cd``.
     pairwise : polars.DataFrame, optional
         A post-hoc frame (``alternative_1, alternative_2, significant``), e.g. from
-        :func:`posthoc_conover` with ``p_adjust="holm"``: a group qualifies when none of its
-        pairs is significant. Takes precedence over ``cd``.
+        :func:`~genexpy_nb.significance.posthoc_conover` with ``p_adjust="holm"``: a group
+        qualifies when none of its pairs is significant. Takes precedence over ``cd``.
 
     Returns
     -------

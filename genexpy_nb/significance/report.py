@@ -1,16 +1,16 @@
-"""Written reports of comparisons: one small document model, rendered as Markdown, HTML
-and plain text, with every string from data escaped for its format.
+"""Written reports of comparisons: one small document model, rendered in three formats.
 
-A report is a sequence of :class:`ReportSection` objects; a section holds blocks
-(:class:`Paragraph`, :class:`Bullets`, :class:`Table`, :class:`Quote`), and a block holds
-*runs*: a plain ``str`` is text this package wrote, :class:`Data` wraps a string that came
-from the user's table (an alternative's or a column's name), :class:`Strong` emphasises a
-run. Each renderer escapes for where the text lands (``genexpy_nb._escape``): Markdown
-(:func:`~genexpy_nb._escape.markdown_text` for data), HTML (everything through
-:func:`~genexpy_nb._escape.html_text`), terminal (control characters removed).
+The formats are Markdown, HTML and plain text, with every string from data escaped for its
+format. A report is a sequence of :class:`~genexpy_nb.significance.ReportSection` objects;
+a section holds blocks (``Paragraph``, ``Bullets``, ``Table``, ``Quote``), and a block
+holds *runs*: a plain ``str`` is text this package wrote, ``Data`` wraps a string that came
+from the user's table (an alternative's or a column's name), ``Strong`` emphasises a run.
+Each renderer escapes for where the text lands (``genexpy_nb._escape``): Markdown
+(``markdown_text`` for data), HTML (everything through ``html_text``), terminal (control
+characters removed).
 
 Other analyses add their own sections to a comparison's report the same way
-(:meth:`genexpy_nb.significance.Comparison.with_section`): the Bayesian signed-rank test or
+(:meth:`~genexpy_nb.significance.Comparison.with_section`): the Bayesian signed-rank test or
 robust aggregates over the same blocks, for instance.
 """
 
@@ -84,7 +84,7 @@ class ReportSection:
     title : str
         The section's heading (our text).
     blocks : tuple
-        :class:`Paragraph`, :class:`Bullets`, :class:`Table` or :class:`Quote` objects.
+        ``Paragraph``, ``Bullets``, ``Table`` or ``Quote`` objects.
     tables : mapping of str to polars.DataFrame
         Files written beside the report by ``Comparison.save`` (name without suffix).
     latex : str, optional
@@ -103,7 +103,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def plain(text: Any) -> str:
-    """Text for a terminal: control characters (escape sequences) removed, one line."""
+    """Return text for a terminal: control characters (escape sequences) removed, one line."""
     return _CONTROL.sub("", " ".join(str(text).splitlines()))
 
 
@@ -153,8 +153,10 @@ def plain_text(run: Any) -> str:
 
 
 def latex(run: Any) -> str:
-    """A run as LaTeX text: data escaped with :func:`~genexpy_nb._escape.latex_text`, our
-    text as written (it is LaTeX already where it has to be).
+    """Return a run as LaTeX text: data escaped, our text as written.
+
+    Data is escaped with ``genexpy_nb._escape.latex_text``; the package's own text is
+    LaTeX already where it has to be.
     """
     if isinstance(run, Data):
         return latex_text(run.text)
@@ -218,7 +220,7 @@ def _text_block(b: Any) -> str:
 
 
 def render_markdown(title: Any, sections: Sequence[ReportSection]) -> str:
-    """The report as Markdown (CommonMark with pipe tables)."""
+    """Render the report as Markdown (CommonMark with pipe tables)."""
     out = [f"# {_md(title)}"]
     for s in sections:
         out.append(f"## {s.title}")
@@ -227,7 +229,7 @@ def render_markdown(title: Any, sections: Sequence[ReportSection]) -> str:
 
 
 def render_html(title: Any, sections: Sequence[ReportSection], *, level: int = 3) -> str:
-    """The report as an HTML fragment (headings from ``<h{level}>``)."""
+    """Render the report as an HTML fragment (headings from ``<h{level}>``)."""
     out = [f"<h{level}>{_html(title)}</h{level}>"]
     for s in sections:
         out.append(f"<h{level + 1}>{html_text(s.title)}</h{level + 1}>")
@@ -236,7 +238,7 @@ def render_html(title: Any, sections: Sequence[ReportSection], *, level: int = 3
 
 
 def render_text(sections: Sequence[ReportSection]) -> str:
-    """The report as plain text for a terminal."""
+    """Render the report as plain text for a terminal."""
     out = []
     for s in sections:
         out.append(s.title)

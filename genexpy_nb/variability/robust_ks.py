@@ -54,7 +54,7 @@ def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.
     Parameters
     ----------
     x_ref : array_like, shape (m,)
-        Reference sample (already clipped, see :func:`clip_gaps`).
+        Reference sample (already clipped, see :func:`~genexpy_nb.variability.clip_gaps`).
     x_cand : array_like, shape (n,)
         Candidate sample.
     alpha : float or array_like of float in [0, 1), default 0
@@ -81,7 +81,7 @@ def trimmed_ks(x_ref: Any, x_cand: Any, alpha: float | Any = 0.0) -> float | np.
     sup distance ``sup_v |F0(v) - Fn(v)|`` unless candidate values tie with ``r_(1)`` (then
     it is ``max(sup, F0(r_(1)) - Fn(r_(1)-))``, as in the reference code). Atoms in the
     reference (ties, clipped values) are smeared by the interpolation: see
-    :func:`clip_gaps`.
+    :func:`~genexpy_nb.variability.clip_gaps`.
 
     Examples
     --------
@@ -172,14 +172,14 @@ def _check_can_reject(m: int, eps: float, what: str, test_points: bool = False) 
 
 @dataclass(frozen=True)
 class RobustKSResult:
-    """Outcome of :func:`robust_ks_test`; its fields (the parameters below) are its attributes.
+    """Outcome of :func:`~genexpy_nb.variability.robust_ks_test`: the fields below, as attributes.
 
     Parameters
     ----------
     statistic : float
         The trimmed KS distance ``d_alpha`` between the reference and the candidate sample.
     threshold : float
-        The DKW threshold ``tau`` for the reference sample size (:func:`dkw_threshold`).
+        The DKW threshold ``tau`` of size m (:func:`~genexpy_nb.variability.dkw_threshold`).
     accept : bool
         ``statistic <= threshold``: the candidate is an alpha-trimming away from the
         reference distribution F0 (robust-KS paper, Section III-C).
@@ -256,9 +256,7 @@ def robust_ks_test(
     )
 
 
-# ---------------------------------------------------------------------------------------
-# alpha-hat
-# ---------------------------------------------------------------------------------------
+# ---- alpha-hat ------------------------------------------------------------------------
 
 
 def draw_bootstrap(
@@ -354,7 +352,7 @@ def check_alpha_hat_size(T: int, C: int, B: int, G: int | None = None,
     """Refuse, before any work, an alpha-hat that could say nothing or not fit in memory.
 
     ``T`` test points (reference samples of T // 2 values: at least
-    :func:`min_reference_size` for the test to ever reject), ``C`` candidates, ``B``
+    ``min_reference_size(eps)`` for the test to ever reject), ``C`` candidates, ``B``
     bootstrap draws, ``G`` levels of the grid (default ``config.ALPHA_GRID``).
     """
     G = len(config.ALPHA_GRID) if G is None else int(G)
@@ -456,11 +454,31 @@ def alpha_hat_on_cluster(
     client: Any, ref: Any, cands: Any, draws: Any, *, progress: bool, desc: str,
     chunk_size: int | None = None, **kwargs: Any,
 ) -> list[Any]:
-    """Per-chunk raw alpha-hat results of ``cands`` (rows), computed on the cluster.
+    """Compute the per-bootstrap alpha-hat results of the candidates on a Dask cluster.
 
-    The bootstrap ``draws`` are made once on the client and shared by every chunk (as the
-    local run shares them across candidates), so each candidate's numbers do not depend on
-    the chunking. Returns the chunks' results in candidate order.
+    One task per chunk of candidates, all sharing the bootstrap ``draws`` made on the client,
+    so a candidate's numbers do not depend on the chunking (``alpha_hat(..., client=)``).
+
+    Parameters
+    ----------
+    client : dask.distributed.Client, str or cluster
+        See :func:`~genexpy_nb.distributed.as_client`.
+    ref, cands : numpy.ndarray, shapes (M, T) and (C, T)
+        Clipped logit gaps of the reference models and of the candidates.
+    draws : tuple of numpy.ndarray
+        ``(idx, ref_model, ref_pos)`` of :func:`~genexpy_nb.variability.draw_bootstrap`.
+    progress, desc : bool, str
+        A progress bar over the chunks, and its label.
+    chunk_size : int, optional
+        Candidates per task (default: about four chunks per worker thread).
+    **kwargs
+        ``B, grid, exact, eps, seed, full, n_jobs`` of the local run (``n_jobs`` default 1).
+
+    Returns
+    -------
+    list
+        Per chunk, in candidate order: alpha-hat per bootstrap and candidate (grid and
+        exact), ``d0`` and the distances per level of the grid (``_AlphaHatRaw``).
     """
     if kwargs.get("n_jobs") is None:
         kwargs["n_jobs"] = 1  # one numba thread per task: the workers' threads parallelise
@@ -486,8 +504,8 @@ def alpha_hat_bootstrap(
 ) -> pl.DataFrame:
     """Per-bootstrap alpha-hat_b of every candidate, long format.
 
-    The alpha-hat of :func:`alpha_hat` is the mean of these per candidate (robust-KS paper,
-    Section IV-A); this frame shows their spread.
+    The alpha-hat of :func:`~genexpy_nb.variability.alpha_hat` is the mean of these per candidate
+    (robust-KS paper, Section IV-A); this frame shows their spread.
 
     Parameters
     ----------
@@ -504,8 +522,8 @@ def alpha_hat_bootstrap(
     eps : float in (0, 1), default 0.01
         Error probability of the DKW threshold.
     seed : int or None, default 0
-        Same seed, same result, whatever ``n_jobs``; the same draws as :func:`alpha_hat`
-        with the same seed.
+        Same seed, same result, whatever ``n_jobs``; the same draws as
+        :func:`~genexpy_nb.variability.alpha_hat` with the same seed.
     n_jobs : int, optional
         Threads (default all numba threads).
     progress : bool, default True
@@ -615,7 +633,7 @@ def alpha_hat(
         Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
     client : optional, needs ``genexpy_nb[cluster]``
         A ``dask.distributed`` Client, scheduler address, cluster object or ``"local"``
-        (:func:`genexpy_nb.distributed.as_client`): chunks of candidates become tasks on the
+        (:func:`~genexpy_nb.distributed.as_client`): chunks of candidates become tasks on the
         cluster (``n_jobs`` numba threads per task, default 1). The bootstrap draws are made
         once here and shared, so the frame is the same, bit for bit, as without a client.
 
@@ -636,7 +654,7 @@ def alpha_hat(
     ``d_alpha <= tau``, ``tau = sqrt(log(2/eps)/(T//2)) + 1/(T//2)``, or 0.5 if none.
     The draws of bootstrap b are shared by all candidates (paper's Algorithm 1).
     Gaps clipped to the bounds form atoms that cost the KS distance their mass: see
-    :func:`clip_gaps`.
+    :func:`~genexpy_nb.variability.clip_gaps`.
     Cost: O(B C T log T), parallel over (bootstrap, candidate).
 
     Examples
@@ -675,8 +693,8 @@ def trimming_curve(
 ) -> pl.DataFrame:
     """Bootstrap trimmed KS distances ``d_alpha`` over the alpha grid, for charts.
 
-    Same bootstrap as :func:`alpha_hat` (same seed, same draws); the curve of the
-    robust-KS paper's Section IV-A, whose first crossing of tau is alpha-hat.
+    Same bootstrap as :func:`~genexpy_nb.variability.alpha_hat` (same seed, same draws); the
+    curve of the robust-KS paper's Section IV-A, whose first crossing of tau is alpha-hat.
 
     Parameters
     ----------
@@ -691,8 +709,8 @@ def trimming_curve(
     eps : float in (0, 1), default 0.01
         Error probability of the DKW threshold.
     seed : int or None, default 0
-        Same seed, same result, whatever ``n_jobs``; the same draws as :func:`alpha_hat`
-        with the same seed.
+        Same seed, same result, whatever ``n_jobs``; the same draws as
+        :func:`~genexpy_nb.variability.alpha_hat` with the same seed.
     n_jobs : int, optional
         Threads (default all numba threads).
     progress : bool, default True
