@@ -325,3 +325,41 @@ def about(df: pl.DataFrame | None, levels: Mapping[str, Any] | None = None,
     """
     words = [w for w in (configuration_words(df, levels), question_words(df, question)) if w]
     return ["; ".join(words)] if words else []
+
+
+# ---- the no-signal baseline, as every chart that draws it shows it ----------------------
+
+#: the legend's name for the no-signal baseline (``nstar_null``) on every chart that draws it
+BASELINE = "no-signal baseline n*"
+NULL_FIELDS = ("nstar_null", "nstar_null_lo", "nstar_null_hi")
+
+
+def baseline_rows(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
+    """Return the no-signal baseline per group of ``keys``, or None when there is none.
+
+    The median ``nstar_null``, ``nstar_null_lo`` and ``nstar_null_hi`` over the group's
+    rows where it is defined (drawn at 1 at least, like n*); None when the frame has no
+    baseline (analysed with ``null=False``, or a method without one).
+    """
+    if not set(NULL_FIELDS) <= set(df.columns):
+        return None
+    rows = df.with_columns(pl.col(c).cast(pl.Float64) for c in NULL_FIELDS).filter(
+        pl.col("nstar_null").is_finite(), pl.col("nstar_null") > 0)
+    if rows.height == 0:
+        return None
+    return (rows.group_by(keys, maintain_order=True)
+            .agg(pl.col(c).fill_nan(None).median().clip(lower_bound=1.0) for c in NULL_FIELDS)
+            .with_columns(pl.lit(BASELINE).alias("baseline")))
+
+
+def baseline_shape() -> Any:
+    """Return a shape channel whose only value is :data:`BASELINE`: the legend entry."""
+    return ch(alt.Shape, "baseline", "N", title=None,
+              scale=alt.Scale(domain=[BASELINE], range=["triangle-down"]))
+
+
+def baseline_tip(extra: list[alt.Tooltip]) -> list[alt.Tooltip]:
+    """Return the tooltips ``extra``, then the baseline n* and the ends of its band."""
+    return [*extra, tip_of("nstar_null", "Q", title=BASELINE, format=".1f"),
+            tip_of("nstar_null_lo", "Q", title="its band: lower end", format=".1f"),
+            tip_of("nstar_null_hi", "Q", title="its band: upper end", format=".1f")]
