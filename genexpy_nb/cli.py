@@ -2,7 +2,7 @@
 
 Subcommands:
 
-- ``genexpy-nb demo`` - the main job: the example study shipped with the package, end to end
+- ``genexpy-nb demo`` - the example study shipped with the package, analysed end to end
   (analysis, planning, figures), offline;
 - ``genexpy-nb nstar TABLE ...`` - n* for every configuration of your own results table;
 - ``genexpy-nb seeds POOL.npz`` - alpha-hat, accuracy, churn and ECE of candidate models
@@ -518,7 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     d = sub.add_parser("demo", formatter_class=_Formatter,
-                       help="the main job: the shipped example study, end to end, offline",
+                       help="the shipped example study, analysed end to end, offline",
                        description="Analyse the example study shipped with the package (8 "
                                    "classifiers on 80 datasets) end to end and write tables "
                                    "and figures to a folder.")

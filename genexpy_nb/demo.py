@@ -1,4 +1,4 @@
-"""The main job: the example study shipped with the package, analysed end to end, offline.
+"""The demo: the example study shipped with the package, analysed end to end, offline.
 
 ``genexpy-nb demo --out DIR`` (or ``python -m genexpy_nb demo``) loads the results of the
 package's own benchmark (8 scikit-learn classifiers on 80 datasets, see
@@ -182,7 +182,7 @@ def worst_first(todo: pl.DataFrame) -> pl.DataFrame:
 
 def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, seed: int = 0,
              progress: bool = True) -> dict[str, pl.DataFrame]:
-    """Run the main job and write its outputs to the folder ``out_dir``; returns the frames.
+    """Run the demo and write its outputs to the folder ``out_dir``; returns the frames.
 
     The folder is complete or absent (see the module docstring); the tables are
     ``nstar.parquet`` (every estimate), ``plan.csv`` and ``nstar_vs_N.csv``, each figure is

@@ -8,7 +8,7 @@ share them.
 
 References
 ----------
-The robust KS paper (``papers/robust-ks-training-variability.txt``): eCDFs of logit gaps
+The robust-KS paper on training variability over seeds: eCDFs of logit gaps
 (Figures 1-2), alpha-hat against accuracy, churn and ECE (Tables II-V), deep ensembles of
 growing size (Table I).
 """
