@@ -103,7 +103,8 @@ def cd_diagram(
     See Also
     --------
     save_cd_diagram, cd_diagram_svg : the same picture as PNG, SVG or PDF, drawn
-        without Vega, 3-10x faster than ``save_chart(cd_diagram(...), "cd.png")``.
+        without Vega (no JavaScript engine to start), so much faster than
+        ``save_chart(cd_diagram(...), "cd.png")``.
     """
     lay = _cd_layout(
         data, alpha=alpha, higher_is_better=higher_is_better, pairwise=pairwise, order=order,

@@ -7,9 +7,9 @@
   paired), :func:`mannwhitneyu`, :func:`kruskal`.
 
 Friedman's statistic is computed here from our midranks (NumPy), not by
-``scipy.stats.friedmanchisquare``: scipy needs k >= 3 alternatives (here k >= 2), and ours is
-1.8x faster on a 20 x 5 table (benchmarks/bench_significance.py), which matters in the
-loops of :mod:`genexpy_nb.synthetic`; the tests check it equals scipy's.
+``scipy.stats.friedmanchisquare``: scipy needs k >= 3 alternatives (here k >= 2), and ours
+has less overhead per call (``benchmarks/bench_significance.py`` times both), which matters
+in the loops of the simulations; the tests check it equals scipy's.
 """
 
 from __future__ import annotations
