@@ -33,9 +33,21 @@ with kernel_routes():
     vb.ks_to_reference(rng.normal(size=(4, 30)), rng.normal(size=(3, 30)), alpha=0.1)
     ds.sample_uniform_rankings(9, 4, seed=1, method="recursive")
     ds.weak_orders(4)
+# the bootstrap and the Bayesian signed-rank test, from a long table as notebooks pass it
+from genexpy_nb import aggregates as ag, significance as sig
+from genexpy_nb._numba import aggregates as ka, bayesian as kb
+long = pl.DataFrame({"m": np.repeat(["p", "q", "r"], 10), "t": np.tile(np.repeat(["u", "v"], 5), 3),
+                     "k": np.tile(np.arange(5), 6), "s": rng.random(30)})
+kw = dict(alternatives="m", target="s", task="t", run="k", reps=5, seed=2, progress=False)
+ag.interval_estimates(long, ["iqm", "mean"], **kw)
+ag.probability_of_improvement(long, control="p", **kw)
+ag.performance_profile(long, [0.2, 0.7], **kw)
+sig.bayesian_signed_rank(rng.random(9), rng.random(9), rope=0.0, higher_is_better=False,
+                         nsamples=20, seed=3)
 fs = [core.above_bitsets, core.popcount_gram, core.rbf_rows, core.mmd_rows,
       core.first_order, kv.trimmed_ks_kernel, kd._enumerate_weak_orders,
-      kd._sample_weak_orders]
+      kd._sample_weak_orders, ka.aggregate_replicates, ka.improvement_replicates,
+      ka.profile_replicates, kb.signed_rank_samples]
 print(json.dumps({f.__name__: [sum(f.stats.cache_misses.values()),
                                sum(f.stats.cache_hits.values())] for f in fs}))
 """
@@ -53,7 +65,8 @@ def _run(args, cache):
 def test_precompile_fills_the_cache_that_later_sessions_load(tmp_path):
     first = _run(["-m", "genexpy_nb", "precompile", "--quiet"], tmp_path)
     lines = first.strip().splitlines()
-    groups = ["n* of large studies", "alpha-hat and trimmed KS", "rankings with ties"]
+    groups = ["n* of large studies", "alpha-hat and trimmed KS", "rankings with ties",
+              "bootstrap and Bayesian tests"]
     for g in groups:
         line = next(ln for ln in lines if ln.startswith(g))
         assert " compiled (" in line, first  # an empty cache: everything is compiled
