@@ -112,7 +112,7 @@ _STEPS: tuple[tuple[str, Callable[[], list]], ...] = (
     ("n* of large studies", _large_study),
     ("alpha-hat and trimmed KS", _variability),
     ("rankings with ties", _rankings),
-    ("bootstrap and Bayesian tests", _beyond_pvalues),
+    ("bootstrap, Bayesian tests", _beyond_pvalues),
 )
 
 
