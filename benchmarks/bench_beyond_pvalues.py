@@ -15,11 +15,10 @@ Run from the repository root:  PYTHONPATH=. python benchmarks/bench_beyond_pvalu
 Both packages get a warm-up call first (numba's compiling, imports), then the median of
 ``--repeat`` calls is printed for ours, of fewer calls for theirs.
 
-Measured on the 2-core development machine shared with other jobs (load average 2-4), 2026-11:
-4 aggregates at 50,000 replicates 356 ms against rliable's 87.7 s timed at 50,000 (246x;
-136x in a run timing rliable at 5,000 and scaling); probability of improvement 4,900-6,900x;
-profiles 170-230x; Bayesian signed-rank 53-64x (rope 0.01 and 0) in the quieter run, 30-47x
-under load (ours runs blocks of samples on threads, which suffer most from a busy machine).
+The figures measured on the 2-core development machine are in ``benchmarks/README.md``
+(2026-11-26: aggregates 107x at 50,000 replicates on a loaded machine, 133x quiet with
+rliable timed at 5,000 and scaled; Bayesian signed-rank 35-51x, baycomp taking 0.40-0.62 s
+here).
 """
 
 from __future__ import annotations
