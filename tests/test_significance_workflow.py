@@ -563,3 +563,23 @@ def test_functions_named_like_their_module_stay_functions():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_the_answer_tells_near_ties_apart():
+    """Two mean ranks that print alike at two decimals get as many as it takes."""
+    from types import SimpleNamespace
+
+    from genexpy_nb.significance._comparison_text import _best_runs, _rank_digits
+    from genexpy_nb.significance.report import plain_text
+
+    def res(ranks):
+        mr = pl.DataFrame({"alternative": ["a", "b", "c"], "mean_rank": ranks,
+                           "n_blocks": [10, 10, 10]})
+        return SimpleNamespace(mean_ranks=mr, best=("a",), n_missing=0, control=None,
+                               indistinguishable=["b"])
+
+    assert _rank_digits(res([1.5, 2.25, 2.25])) == 2
+    assert _rank_digits(res([10.722046, 10.722194, 14.9])) == 4
+    assert _rank_digits(res([2.0, 2.0000001, 3.0])) == 6  # at most 6
+    text = plain_text(_best_runs(res([10.722046, 10.722194, 14.9])))
+    assert "(10.7220)" in text and "b (10.7222)" in text

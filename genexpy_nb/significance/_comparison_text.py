@@ -125,20 +125,37 @@ def _policy_runs(res: Comparison) -> list:
     return out
 
 
-def _names(names: Sequence[str], ranks: Sequence[float] | None = None) -> list:
+def _names(names: Sequence[str], ranks: Sequence[float] | None = None, digits: int = 2
+           ) -> list:
     runs: list = []
     for t, a in enumerate(names):
         if t:
             runs.append(", ")
         runs.append(Data(a))
         if ranks is not None:
-            runs.append(f" ({ranks[t]:.2f})")
+            runs.append(f" ({ranks[t]:.{digits}f})")
     return runs
+
+
+def _rank_digits(res: Comparison) -> int:
+    """Return the decimals that tell the best mean rank from every other that differs.
+
+    Two decimals unless the best and another alternative would print alike (10.72 and
+    10.72 for 10.7220 and 10.7222): then as many as it takes, at most 6.
+    """
+    best = _mr(res, res.best[0])
+    others = [float(r) for r in res.mean_ranks["mean_rank"].to_list() if r != best]
+    for digits in range(2, 7):
+        shown = f"{best:.{digits}f}"
+        if all(f"{r:.{digits}f}" != shown for r in others):
+            return digits
+    return 6
 
 
 def _best_runs(res: Comparison) -> list:
     best = res.best[0]
-    runs: list = [Strong(Data(best)), f" has the best mean rank ({_mr(res, best):.2f}"]
+    dg = _rank_digits(res)
+    runs: list = [Strong(Data(best)), f" has the best mean rank ({_mr(res, best):.{dg}f}"]
     if res.n_missing:
         n_b = int(res.mean_ranks.filter(pl.col("alternative") == best)["n_blocks"][0])
         runs.append(f" over the {n_b} blocks where it has a result")
@@ -147,20 +164,23 @@ def _best_runs(res: Comparison) -> list:
         runs += [", tied with "] + _names(res.best[1:])
     if res.control is not None:
         c = res.control
-        runs += ["; against the control ", Strong(Data(c)), f" ({_mr(res, c):.2f})"]
+        runs += ["; against the control ", Strong(Data(c)), f" ({_mr(res, c):.{dg}f})"]
         if res.indistinguishable:
             runs += [", not significantly different: "]
-            runs += _names(res.indistinguishable, [_mr(res, a) for a in res.indistinguishable])
+            runs += _names(res.indistinguishable,
+                           [_mr(res, a) for a in res.indistinguishable], dg)
             sig = [a for a in res.mean_ranks["alternative"].to_list()
                    if a != c and a not in res.indistinguishable]
             if sig:
-                runs += ["; significantly different: "] + _names(sig, [_mr(res, a) for a in sig])
+                runs += ["; significantly different: "]
+                runs += _names(sig, [_mr(res, a) for a in sig], dg)
         else:
             runs.append(": every other alternative differs significantly from it")
         return runs + ["."]
     if res.indistinguishable:
         runs += ["; not significantly different from it: "]
-        runs += _names(res.indistinguishable, [_mr(res, a) for a in res.indistinguishable])
+        runs += _names(res.indistinguishable,
+                       [_mr(res, a) for a in res.indistinguishable], dg)
     else:
         runs.append("; it is significantly better than every other alternative")
     return runs + ["."]
