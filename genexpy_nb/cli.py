@@ -605,7 +605,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="How representative is a model trained with one seed? For every "
                     "candidate model: alpha-hat (trimmed KS test against a reference pool "
                     "of models trained with other seeds), accuracy, churn and ECE.\n\n"
-                    "POOL is an .npz file: a pool written by genexpy_nb.experiments (or the "
+                    "POOL is an .npz file: a pool written by genexpy_nb.seedpools (or the "
                     "name of a shipped one, e.g. cnn_digits_both.npz), or your own arrays "
                     "saved with np.savez(path, gaps=G, labels=y) - G of shape (models, test "
                     "points) holding logit gaps (logit of class 1 minus logit of class 0), "
