@@ -495,14 +495,13 @@ def _signed_rank_sample(d: np.ndarray, rope: float, prior: float, nsamples: int,
             gam = gens[b].standard_gamma(prior, size=o.shape[0])
             kb.signed_rank_samples(gens[b], prior_pos, gam, a_gt, a_ge, b_lt, b_le, zero, o)
 
-    work = 12.0 * nsamples * zs.size
-    if kb.signed_rank_samples.signatures:  # compiled or loaded: every block on the threads
-        run_blocks(blocks, len(gens), work=work, blocks_per_thread=1)
-        return out
-    with compile_note(kb.signed_rank_samples, "the Bayesian signed-rank kernel"):
-        blocks(0, 1)  # compiles (once) on the calling thread
-        run_blocks(lambda b0, b1: blocks(b0 + 1, b1 + 1), len(gens) - 1,
-                   work=work, blocks_per_thread=1)
+    first = 0
+    if not kb.signed_rank_samples.signatures:  # not compiled yet: once, on this thread
+        with compile_note(kb.signed_rank_samples, "the Bayesian signed-rank kernel"):
+            blocks(0, 1)
+        first = 1
+    run_blocks(lambda b0, b1: blocks(b0 + first, b1 + first), len(gens) - first,
+               work=12.0 * nsamples * zs.size, blocks_per_thread=1)
     return out
 
 
