@@ -445,6 +445,7 @@ def cmd_precompile(args: argparse.Namespace) -> int:
               f"({row['seconds']:.1f} s)")
     print(f"done in {time.perf_counter() - t:.1f} s: first calls in later sessions load "
           "these kernels instead of compiling them")
+    print(f"numba's cache of these kernels: {config.numba_cache_dir()}")
     return EXIT_OK
 
 

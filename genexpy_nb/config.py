@@ -20,6 +20,35 @@ FASTMATH: set[str] = {"nsz", "arcp", "contract", "afn", "reassoc"}
 #: cache compiled kernels on disk (cold start on Binder matters).
 NUMBA_CACHE: bool = os.environ.get("GENEXPY_NB_NUMBA_CACHE", "1") != "0"
 
+
+def numba_cache_dir() -> str:
+    """Return the folder where numba keeps the package's compiled kernels.
+
+    numba's own default is a ``__pycache__`` folder beside each kernel's source file, that
+    is inside the installed package. pip does not know about those files: when the package
+    is reinstalled (``pip install -e .`` over ``pip install .``, or an upgrade) it leaves
+    them behind, and the left-over folder then shadows the new installation. The kernels
+    are therefore cached in the user's cache folder instead (where the downloaded data
+    files go too), one sub-folder per installed copy of the sources; numba checks every
+    entry against the source it was compiled from. A folder you choose with numba's own
+    ``NUMBA_CACHE_DIR`` (or numba's configuration file) is used as it is.
+
+    Returns
+    -------
+    str
+        ``NUMBA_CACHE_DIR`` when set, else ``<user cache folder>/genexpy_nb/numba``
+        (``~/.cache/genexpy_nb/numba`` on Linux, ``$XDG_CACHE_HOME`` respected).
+    """
+    import sys
+
+    numba = sys.modules.get("numba")  # its configuration: the variable or its config file
+    chosen = numba.config.CACHE_DIR if numba else os.environ.get("NUMBA_CACHE_DIR")
+    if chosen:
+        return chosen
+    from platformdirs import user_cache_dir
+
+    return os.path.join(user_cache_dir("genexpy_nb"), "numba")
+
 # ---- generalizability of experimental studies ----------------------------------------
 #: default desired generalizability levels alpha* (paper Sec. 4.5)
 ALPHAS: tuple[float, ...] = (0.7, 0.8, 0.9, 0.95, 0.99)

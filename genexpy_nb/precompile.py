@@ -133,8 +133,10 @@ def precompile(progress: bool = True) -> pl.DataFrame:
     Notes
     -----
     A run in a new process after a first one finds everything in the cache and only loads
-    it. With numba's cache switched off (``GENEXPY_NB_NUMBA_CACHE=0``) nothing is kept for
-    later processes.
+    it. The cache is in the user's cache folder, not in the installed package
+    (:func:`genexpy_nb.config.numba_cache_dir` says where and why; numba's
+    ``NUMBA_CACHE_DIR`` chooses another). With numba's cache switched off
+    (``GENEXPY_NB_NUMBA_CACHE=0``) nothing is kept for later processes.
     """
     from . import _numba
 

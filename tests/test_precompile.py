@@ -101,3 +101,63 @@ def test_kernel_routes_restore_the_size_bounds():
     with pytest.raises(ValueError, match="unknown route bound"):
         with config.force_route(nope=1):
             pass
+
+
+# the first kernel compiled without NUMBA_CACHE_DIR: where numba writes it
+DEFAULT_DIR = """
+import json, sys
+from pathlib import Path
+import numba
+import genexpy_nb
+from genexpy_nb import config, distributions as ds
+from genexpy_nb.precompile import kernel_routes
+from genexpy_nb._numba import distributions as kd
+
+@numba.njit(cache=True)
+def users_own(x):
+    return x + 1
+
+users_own(1)
+with kernel_routes():
+    ds.weak_orders(3)
+print(json.dumps({"dir": config.numba_cache_dir(), "numba": numba.config.CACHE_DIR,
+                  "kernel": kd._enumerate_weak_orders.stats.cache_path,
+                  "users": users_own.stats.cache_path,
+                  "package": str(Path(genexpy_nb.__file__).parent)}))
+"""
+
+
+def test_kernels_are_cached_in_the_users_cache_folder_not_in_the_package(tmp_path):
+    """A reinstall must find no compiled file of ours in the installed package's folders."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update({"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT),
+                "GENEXPY_NB_NUMBA_CACHE": "1"})
+    script = tmp_path / "own.py"  # the user's own numba function, in the user's folder
+    script.write_text(DEFAULT_DIR)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    ours = tmp_path / "cache" / "genexpy_nb" / "numba"
+    assert got["dir"] == str(ours)
+    assert Path(got["kernel"]).parent == ours
+    assert list(Path(got["kernel"]).glob("distributions._enumerate_weak_orders-*.nbc"))
+    # numba's own settings are left as they were: the user's function is cached beside it
+    assert got["numba"] == ""
+    assert Path(got["users"]) == tmp_path / "__pycache__"
+    assert not [p for p in Path(got["package"]).rglob("*.nb[ic]")
+                if p.stat().st_mtime > script.stat().st_mtime]
+
+
+def test_a_cache_folder_the_user_chose_is_respected(monkeypatch, tmp_path):
+    from genexpy_nb import config
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    import numba
+
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    assert config.numba_cache_dir() == str(tmp_path)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert config.numba_cache_dir() == str(tmp_path / "xdg" / "genexpy_nb" / "numba")

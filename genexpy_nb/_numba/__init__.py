@@ -18,6 +18,30 @@ _BLAS = None
 _BLAS_DEPTH = 0
 
 
+def njit(**options) -> Callable:
+    """Wrap numba's ``njit``, with the disk cache in :func:`genexpy_nb.config.numba_cache_dir`.
+
+    numba picks a function's cache folder when it is decorated (from ``numba.config``'s
+    ``CACHE_DIR``, else beside the source file, inside the installed package). This sets
+    that folder for the package's kernels only, for the time of the decoration: numba
+    functions of your own keep numba's defaults. A ``NUMBA_CACHE_DIR`` you set is used as it
+    is (see :func:`genexpy_nb.config.numba_cache_dir` for why not beside the source).
+    """
+    import numba
+    from numba.core import config as numba_config
+
+    def decorate(fn: Callable) -> Callable:
+        if not options.get("cache") or numba_config.CACHE_DIR or numba_config.DISABLE_JIT:
+            return numba.njit(**options)(fn)
+        numba_config.CACHE_DIR = config.numba_cache_dir()
+        try:
+            return numba.njit(**options)(fn)
+        finally:
+            numba_config.CACHE_DIR = ""
+
+    return decorate
+
+
 def _max_threads() -> int:
     env = os.environ.get("NUMBA_NUM_THREADS")
     return max(1, int(env) if env and env.isdigit() else (os.cpu_count() or 1))

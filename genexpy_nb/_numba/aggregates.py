@@ -20,9 +20,9 @@ Vectorised NumPy on the same counts was measured 8x slower (temporaries of
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .. import config
+from . import njit
 
 # serial and nogil (the caller runs blocks of replicates on threads); no fastmath: the
 # interval ends are compared with a naive twin to 1e-12, and sums of scores may meet

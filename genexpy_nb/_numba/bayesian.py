@@ -19,9 +19,9 @@ would draw from the same Generator, in the same order), so nothing of size
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .. import config
+from . import njit
 
 # serial and nogil: the caller runs blocks of samples on threads, each block with its own
 # Generator (genexpy_nb._numba.run_blocks). fastmath without nnan/ninf (the weights are

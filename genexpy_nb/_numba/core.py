@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit
 
 from .. import config
+from . import njit
 
 _JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True}
 

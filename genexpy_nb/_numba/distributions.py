@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from .. import config
+from . import njit
 
 
 @njit(cache=config.NUMBA_CACHE, fastmath=config.FASTMATH)

@@ -19,9 +19,10 @@ Random numbers come from a counter-based generator (SplitMix64) keyed by
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .. import config
+from . import njit
 
 _JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH}
 

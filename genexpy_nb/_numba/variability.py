@@ -22,9 +22,9 @@ every test point once, every level evaluated).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .. import config
+from . import njit
 
 # serial and nogil: the callers run row blocks on threads (genexpy_nb._numba.run_blocks),
 # which compiles in a fraction of the time of a ``parallel=True`` region. No fastmath, unlike
