@@ -18,7 +18,14 @@ that format first (OWASP's output encoding; Jinja's autoescape):
   gets a leading apostrophe);
 - :func:`drawable` - every string of a chart specification without the characters the
   chart renderers cannot draw (control characters abort vl-convert's SVG renderer, line
-  separators break Vega-Lite's generated expressions).
+  separators break Vega-Lite's generated expressions);
+- :func:`terminal_text` - text printed on a terminal, on one line, without control
+  characters (an escape sequence from the data would clear the screen or set the window's
+  title) and without the Unicode controls that reorder what is displayed.
+
+Every helper for a text format also drops the control characters (NUL, ESC, the C1 range,
+the bidirectional overrides): no format displays them, and a name holding one must not
+look like another name, reorder its line or reach a terminal that prints the file.
 
 Examples
 --------
@@ -47,13 +54,50 @@ __all__ = [
     "latex_text",
     "markdown_text",
     "script_json",
+    "terminal_text",
     "xml_text",
 ]
+
+#: control characters no text output shows: C0 except tab, line feed and carriage return,
+#: DEL, the C1 range, and the bidirectional embeddings, overrides and isolates (they
+#: reorder what a reader sees, "Trojan Source"); line breaks are each helper's business
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(value: Any) -> str:
+    """``str(value)`` without the control characters that no text format shows."""
+    return _INVISIBLE.sub("", str(value))
+
+
+def terminal_text(value: Any) -> str:
+    r"""``value`` as one line for a terminal: no escape sequence, no control character.
+
+    Line breaks (``\n``, ``\r``, U+2028, U+2029 and the others Python splits lines at)
+    become spaces; tabs stay; every other control character (ESC starts the sequences
+    that clear a screen or set a window's title) and the bidirectional overrides are
+    dropped.
+
+    Parameters
+    ----------
+    value : Any
+        The text (``str(value)`` is used).
+
+    Returns
+    -------
+    str
+        One line, safe to print.
+
+    Examples
+    --------
+    >>> terminal_text("a\x1b[2Jb\x1b]0;title\x07\nc")
+    'a[2Jb]0;title c'
+    """
+    return _visible(" ".join(str(value).splitlines()))
 
 
 def html_text(value: Any) -> str:
     """``value`` as text safe in HTML element content and in quoted attribute values."""
-    return html.escape(str(value), quote=True)
+    return html.escape(_visible(value), quote=True)
 
 
 #: characters that must not appear raw in JSON inside <script>: '<' starts '</script>' and
@@ -110,7 +154,7 @@ def markdown_text(value: Any) -> str:
     become entity references. Names such as ``GPT-3``
     or ``v1.2`` stay as they are.
     """
-    text = " ".join(str(value).splitlines())
+    text = " ".join(_visible(value).splitlines())
     text = "".join(_MD_ENTITIES.get(c, c) for c in text)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
@@ -126,7 +170,7 @@ _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX))
 
 def latex_text(value: Any) -> str:
     """``value`` as literal text in LaTeX (text mode); line breaks become spaces."""
-    text = " ".join(str(value).splitlines())
+    text = " ".join(_visible(value).splitlines())
     return _LATEX_RE.sub(lambda m: _LATEX[m.group()], text)
 
 

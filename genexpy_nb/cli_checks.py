@@ -42,8 +42,14 @@ __all__ = [
 
 
 def say(msg: str = "") -> None:
-    """Print a line on stderr (notes, progress words; stdout holds the answer)."""
-    print(msg, file=sys.stderr)
+    """Print a line on stderr (notes, progress words; stdout holds the answer).
+
+    Each line goes through :func:`genexpy_nb._escape.terminal_text`: an error or a note
+    that quotes a name from the data cannot send an escape sequence to the terminal.
+    """
+    from ._escape import terminal_text
+
+    print("\n".join(terminal_text(line) for line in str(msg).split("\n")), file=sys.stderr)
 
 
 def one_line(msg: object) -> str:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from ._words import opt
-from .report import Bullets, Data, Paragraph, Quote, ReportSection, Strong, Table
+from .report import Bullets, Data, Paragraph, Quote, ReportSection, Strong, Table, as_data
 
 if TYPE_CHECKING:  # the result class imports this module
     from .comparison import Comparison
@@ -280,7 +280,9 @@ def _report(res: Comparison) -> tuple[ReportSection, ...]:
                 *res.sections,
                 ReportSection("A paragraph for a paper", (Quote(_paragraph(res)),))]
     if res.notes:
-        sections.append(ReportSection("Notes", (Bullets(tuple(res.notes)),)))
+        # a note is a Text (its names are Data runs) or, from a warning, a plain string
+        # that may embed a name: escaped as a whole
+        sections.append(ReportSection("Notes", (Bullets(tuple(as_data(m) for m in res.notes)),)))
     return tuple(sections)
 
 
@@ -305,7 +307,7 @@ def _summary_lines(res: Comparison) -> list[str]:
                                    else "given the lowest rank of their group")
         + f" ({opt('ties', res.ties)})",
     ]
-    return lines + [f"note: {m}" for m in res.notes]
+    return lines + [f"note: {_text(as_data(m))}" for m in res.notes]
 
 
 # ---- LaTeX -----------------------------------------------------------------------------

@@ -97,7 +97,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
                    "posterior probabilities that the alternative is better by more than the "
                    "rope, that the two are within it, that ", Data(ref),
                    f" is better; a decision needs a probability above {DECISION_THRESHOLD}.")),
-        Table(("alternative", "P(alternative better)", "P(rope)", f"P({ref} better)",
+        Table(("alternative", "P(alternative better)", "P(rope)", ("P(", Data(ref), " better)"),
                "decision"),
               tuple((Data(r[0]), f"{r[3]:.3f}", f"{r[4]:.3f}", f"{r[5]:.3f}", Data(r[7]))
                     for r in rows), "lrrrl"),

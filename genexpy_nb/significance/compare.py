@@ -45,6 +45,7 @@ from ._words import opt, translate
 from .comparison import Comparison
 from .corrections import P_ADJUST_METHODS, _check_p_adjust, _pairs_frame
 from .critical_difference import cliques as _cliques
+from .report import Data, Text, as_data
 
 __all__ = ["compare", "Comparison", "POSTHOC_TESTS"]
 
@@ -364,7 +365,7 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
     empty = ~(~np.isnan(values)).any(axis=0)
     if empty.any():
         gone = [a for a, e in zip(names, empty) if e]
-        notes.append(f"no result in the tested blocks, left out: {', '.join(gone)}.")
+        notes.append(Text("no result in the tested blocks, left out: ", _listed(gone), "."))
         values = values[:, ~empty]
         names = [a for a, e in zip(names, empty) if not e]
     n, k = values.shape
@@ -521,11 +522,11 @@ def _posthoc(values, oriented, names, mid, complete, *, posthoc, p_adjust, alpha
         # test); on complete blocks this is Demsar's z (and sqrt(2) z Nemenyi's q)
         stat = np.abs(mid[i] - mid[j]) / np.sqrt(_mean_rank_diff_var(oriented)[i, j])
         if posthoc == "nemenyi":
-            from scipy import stats  # studentized range: only for Nemenyi's test
+            from ._studentized import studentized_range_sf
 
             label = "Nemenyi (ranks among available)"
             stat = math.sqrt(2.0) * stat
-            p = np.clip(stats.studentized_range.sf(stat, k, np.inf), 0.0, 1.0)
+            p = studentized_range_sf(stat, k)
             return (_pairs_frame(label, names, i, j, stat, p, None, alpha,
                                  {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}),
                     None, label)
@@ -593,6 +594,15 @@ def _letters(order: list[str], cl: pl.DataFrame) -> list[str]:
     return [sep.join(ls) for ls in letters]
 
 
+def _listed(names: Sequence[str], *, quote: bool = False) -> list:
+    """Names from the data as runs, comma-separated (quoted with ``quote``)."""
+    out: list = []
+    for a in names:
+        out += [", "] if out else []
+        out += ["'", Data(a), "'"] if quote else [Data(a)]
+    return out
+
+
 def _name_words(name: str) -> list[str]:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
     return [w.lower() for w in re.split(r"[^A-Za-z]+", spaced) if w]
@@ -602,20 +612,24 @@ def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, o
            n) -> None:
     reps = [c for c in block_cols if set(_name_words(c)) & _REPLICATE_WORDS]
     if reps:
-        notes.append(
-            f"the blocks include {', '.join(repr(c) for c in reps)}: folds or seeds of one "
+        notes.append(Text(
+            "the blocks include ", _listed(reps, quote=True), ": folds or seeds of one "
             "dataset are not independent datasets, so the tests overstate the evidence; "
-            f"average them first ({opt('average_over', reps)}) to test over datasets.")
+            "average them first (", Data(opt('average_over', reps)), ") to test over "
+            "datasets."))
     rep = _replicates_of(report)
     if rep is not None:
-        parts = [f"{a} ({r} result{'s' if r != 1 else ''} over {lo if lo == hi else f'{lo}-{hi}'})"
-                 for a, r, lo, hi in rep.select("alternative", "results", "fewest_replicates",
-                                                "most_replicates").head(6).iter_rows()]
-        more = rep.height - len(parts)
-        notes.append(
-            f"averaged over fewer than {int(rep['of'][0])} replicates of "
-            f"{', '.join(avg_cols)}: {'; '.join(parts)}{f'; and {more} more' if more else ''}"
-            f" ({opt('require_complete_replicates', True)} refuses such a table).")
+        parts: list = []
+        for a, r, lo, hi in rep.select("alternative", "results", "fewest_replicates",
+                                       "most_replicates").head(6).iter_rows():
+            parts += ["; "] if parts else []
+            parts += [Data(a), f" ({r} result{'s' if r != 1 else ''} over "
+                      f"{lo if lo == hi else f'{lo}-{hi}'})"]
+        more = rep.height - 6
+        notes.append(Text(
+            f"averaged over fewer than {int(rep['of'][0])} replicates of ", _listed(avg_cols),
+            ": ", *parts, f"; and {more} more" if more > 0 else "",
+            f" ({opt('require_complete_replicates', True)} refuses such a table)."))
     if not complete:
         notes.append(
             f"{_n(int(np.isnan(values).sum()), 'missing result')} in "
@@ -627,12 +641,16 @@ def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, o
     counts = (~np.isnan(values)).sum(axis=0)
     few = sorted(((int(c), a) for a, c in zip(names, counts) if c < 0.8 * n))
     if few:
-        shown = ", ".join(f"{a} {c}" for c, a in few[:6]) + (" ..." if len(few) > 6 else "")
-        notes.append(
-            f"some mean ranks cover far fewer of the {n} blocks than others ({shown}): each "
+        shown: list = []
+        for c, a in few[:6]:
+            shown += [", "] if shown else []
+            shown += [Data(a), f" {c}"]
+        notes.append(Text(
+            f"some mean ranks cover far fewer of the {n} blocks than others (", *shown,
+            " ..." if len(few) > 6 else "", "): each "
             "is ranked on the blocks where it has a result, which may be easier or harder "
             "than the rest; the missing-results tolerances (default 0.2) leave such "
-            "alternatives out.")
+            "alternatives out."))
     if ties == "min":
         notes.append("mean ranks give tied alternatives the lowest rank of their group "
                      f"({opt('ties', 'min')}); the tests use mid-ranks, which their null "
@@ -641,4 +659,4 @@ def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, o
         notes.append(f"only {n} blocks: the chi-square p-value of {omni.test} is a rough "
                      "approximation below about 10.")
     if omni.note:
-        notes.append(f"{omni.test}: {omni.note}.")
+        notes.append(Text(f"{omni.test}: ", as_data(omni.note), "."))

@@ -16,15 +16,14 @@ robust aggregates over the same blocks, for instance.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._escape import html_text, latex_text, markdown_text
+from .._escape import html_text, latex_text, markdown_text, terminal_text
 
-__all__ = ["Data", "Strong", "Paragraph", "Bullets", "Table", "Quote", "ReportSection",
-           "render_markdown", "render_html", "render_text"]
+__all__ = ["Data", "Strong", "Text", "Paragraph", "Bullets", "Table", "Quote",
+           "ReportSection", "render_markdown", "render_html", "render_text"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,78 @@ class Strong:
     run: Any
 
 
-#: a run: our text (str), a Data string, Strong, or a sequence of runs
+class Text(str):
+    """A sentence that names data: a ``str`` (its plain text) that keeps its runs.
+
+    Notes and messages that embed names from the user's table are built as ``Text``: read
+    as a string it is the plain sentence (what a notebook shows), while every renderer
+    escapes its ``Data`` runs for its format. A plain ``str`` among the notes, which may
+    embed a name from the data, is escaped as a whole.
+
+    Parameters
+    ----------
+    *runs : str, Data, Strong or sequence of them
+        The sentence's pieces: our text, and the names from the data.
+
+    Returns
+    -------
+    Text
+        The sentence.
+
+    Examples
+    --------
+    >>> t = Text("best: ", Data("<b>x</b>"), ".")
+    >>> str(t), render_markdown("r", [ReportSection("s", (Paragraph(t),))]).splitlines()[-1]
+    ('best: <b>x</b>.', 'best: &lt;b&gt;x&lt;/b&gt;.')
+    """
+
+    runs: tuple
+
+    def __new__(cls, *runs: Any) -> Text:
+        """Join the runs' plain text; keep the runs."""
+        self = super().__new__(cls, _raw(runs))
+        self.runs = runs
+        return self
+
+    def __reduce__(self):
+        """Pickle as the runs."""
+        return (Text, self.runs)
+
+
+def _raw(run: Any) -> str:
+    """Return the plain text of a run, data as it is (a ``str``'s value)."""
+    if isinstance(run, Text):
+        return str.__str__(run)
+    if isinstance(run, Data):
+        return str(run.text)
+    if isinstance(run, Strong):
+        return _raw(run.run)
+    if isinstance(run, str):
+        return run
+    return "".join(_raw(r) for r in run)
+
+
+def as_data(run: Any) -> Any:
+    """Return ``run`` with a plain ``str`` taken as data (a ``Text`` keeps its runs).
+
+    For sentences whose origin is unknown (warnings' messages, notes): a plain string may
+    embed a name from the data, so it is escaped as a whole.
+
+    Parameters
+    ----------
+    run : str, Text or run
+        A sentence.
+
+    Returns
+    -------
+    Data or run
+    """
+    if isinstance(run, Text):
+        return run
+    return Data(run) if isinstance(run, str) else run
+
+
+#: a run: our text (str), a Data string, Strong, Text, or a sequence of runs
 Run = str | Data | Strong | Sequence
 
 
@@ -68,9 +138,9 @@ class Bullets:
 
 @dataclass(frozen=True)
 class Table:
-    """A table; ``header`` is our text, cells are runs; ``align`` is "l" or "r" per column."""
+    """A table; header and cells are runs; ``align`` is "l" or "r" per column."""
 
-    header: tuple[str, ...]
+    header: tuple
     rows: tuple[tuple, ...]
     align: str = ""
 
@@ -99,15 +169,14 @@ class ReportSection:
 
 # ---- runs ------------------------------------------------------------------------------
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-
-
 def plain(text: Any) -> str:
     """Return text for a terminal: control characters (escape sequences) removed, one line."""
-    return _CONTROL.sub("", " ".join(str(text).splitlines()))
+    return terminal_text(text)
 
 
 def _md(run: Any) -> str:
+    if isinstance(run, Text):
+        return _md(run.runs)
     if isinstance(run, Data):
         return markdown_text(run.text)
     if isinstance(run, Strong):
@@ -118,6 +187,8 @@ def _md(run: Any) -> str:
 
 
 def _html(run: Any) -> str:
+    if isinstance(run, Text):
+        return _html(run.runs)
     if isinstance(run, Data):
         return html_text(run.text)
     if isinstance(run, Strong):
@@ -128,6 +199,8 @@ def _html(run: Any) -> str:
 
 
 def _text(run: Any) -> str:
+    if isinstance(run, Text):
+        return _text(run.runs)
     if isinstance(run, Data):
         return plain(run.text)
     if isinstance(run, Strong):
@@ -158,6 +231,8 @@ def latex(run: Any) -> str:
     Data is escaped with ``genexpy_nb._escape.latex_text``; the package's own text is
     LaTeX already where it has to be.
     """
+    if isinstance(run, Text):
+        return latex(run.runs)
     if isinstance(run, Data):
         return latex_text(run.text)
     if isinstance(run, Strong):
@@ -180,7 +255,7 @@ def _md_block(b: Any) -> str:
     if isinstance(b, Table):
         align = b.align or "l" * len(b.header)
         rule = ["---:" if a == "r" else "---" for a in align]
-        lines = ["| " + " | ".join(b.header) + " |", "| " + " | ".join(rule) + " |"]
+        lines = ["| " + " | ".join(_md(h) for h in b.header) + " |", "| " + " | ".join(rule) + " |"]
         lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in b.rows]
         return "\n".join(lines)
     raise TypeError(f"not a report block: {b!r}")
@@ -197,7 +272,7 @@ def _html_block(b: Any) -> str:
         align = b.align or "l" * len(b.header)
         style = ['style="text-align:right"' if a == "r" else 'style="text-align:left"'
                  for a in align]
-        head = "".join(f"<th {s}>{html_text(h)}</th>" for h, s in zip(b.header, style))
+        head = "".join(f"<th {s}>{_html(h)}</th>" for h, s in zip(b.header, style))
         body = "".join("<tr>" + "".join(f"<td {s}>{_html(c)}</td>" for c, s in zip(row, style))
                        + "</tr>" for row in b.rows)
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -210,7 +285,7 @@ def _text_block(b: Any) -> str:
     if isinstance(b, Bullets):
         return "\n".join(f"- {_text(it)}" for it in b.items)
     if isinstance(b, Table):
-        cells = [list(b.header)] + [[_text(c) for c in row] for row in b.rows]
+        cells = [[_text(h) for h in b.header]] + [[_text(c) for c in row] for row in b.rows]
         widths = [max(len(r[j]) for r in cells) for j in range(len(b.header))]
         align = b.align or "l" * len(b.header)
         return "\n".join("  ".join(c.rjust(w) if a == "r" else c.ljust(w)
