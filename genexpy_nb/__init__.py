@@ -21,6 +21,7 @@ from .generalizability import (
     approx_terms,
     best_alternative,
     bound_nstar,
+    conclusions,
     exchange_scores,
     fit_nstar,
     mmd_quantile,
@@ -36,7 +37,7 @@ from .study import ConfigurationSample, DirectionWarning, FilterReport, Study, r
 #: Altair and ipywidgets are only imported by the parts that need them)
 _LAZY = {"significance", "distributions", "synthetic", "variability", "charts", "panels",
          "seedpools", "experiments", "distributed",
-         "example_study", "aggregates"}
+         "example_study", "aggregates", "evals"}
 
 
 #: classes loaded from their submodule on first use (the panels import ipywidgets and Altair)
@@ -52,6 +53,11 @@ _LAZY_ATTRS = {
     "read_lm_eval": "readers",
     "split_id_column": "readers",
     "wide_to_long": "readers",
+    "read_lm_eval_samples": "evals",
+    "read_inspect_log": "evals",
+    "read_eee": "evals",
+    "read_eee_instances": "evals",
+    "read_tsml_results": "evals",
 }
 
 
@@ -101,6 +107,7 @@ __all__ = [
     "bound_nstar",
     "GeneralizabilityAnalysis",
     "analyze",
+    "conclusions",
     "best_alternative",
     "score_thresholds",
     "exchange_scores",
@@ -120,4 +127,10 @@ __all__ = [
     "read_lm_eval",
     "split_id_column",
     "wide_to_long",
+    "evals",
+    "read_lm_eval_samples",
+    "read_inspect_log",
+    "read_eee",
+    "read_eee_instances",
+    "read_tsml_results",
 ]

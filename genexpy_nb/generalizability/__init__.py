@@ -73,6 +73,7 @@ from .columns import (  # noqa: F401
     _unreliable,
     concat_columns,
 )
+from .conclusions import conclusion_z, conclusions
 from .estimate import (  # noqa: F401
     FITS,
     quantile_fits,
@@ -126,6 +127,8 @@ from .run import (
 )
 
 __all__ = [
+    "conclusions",
+    "conclusion_z",
     "best_alternative",
     "exchange_scores",
     "score_thresholds",

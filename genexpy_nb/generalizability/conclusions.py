@@ -1,0 +1,680 @@
+"""Conclusions that hold up: the best alternative, the top group, every pair, the order.
+
+The paper's n* (Matteucci et al., Sec. 4) asks whether the *distribution of per-condition
+rankings* is pinned down. A researcher usually asks something else: do the study's
+*conclusions* hold — "A is the best", "A, B and C are the top three", "A beats B", "this is
+the order" — and how many more conditions (datasets, tasks) would settle the ones that do not?
+
+A conclusion is a function of a whole study. Its **aggregate ranking** is the mean over the
+study's conditions of the within-condition midranks (rank 1 = best; the ranking of a
+critical-difference diagram, with the study's direction, tie tolerance and missing-results
+policy). From it:
+
+* **best**: the alternative(s) with the lowest mean rank (two or more are "co-best");
+* **top_k**: the set of alternatives with fewer than k alternatives strictly ahead;
+* **pair** (a, b): which of the two has the lower mean rank, or neither when they are equal
+  (no tolerance on mean ranks: a truly tied pair does not "hold" as "neither" unless an
+  equivalence ``margin`` is given);
+* **order**: the whole ranking; two orders agree when their normalised Kendall distance
+  (discordant pairs, a pair tied in one order and not in the other counting 1/2, over all
+  pairs) is at most delta*.
+
+Its n-generalizability follows the paper's definition (Sec. 3) with an indicator kernel on
+whole-study conclusions: ``G(n)`` is the probability that two independent studies of n
+conditions reach the same conclusion, and ``n*`` the smallest n with ``G(m) >= alpha*`` for
+every ``m >= n``.
+
+The model (stated, and checked by simulation in ``scripts/conclusions_calibration.py``): the
+aggregate ranking of a study of n conditions is a mean of n independent per-condition midrank
+vectors, so it is close to a normal vector with the population mean ``mu`` and covariance
+``Sigma / n`` (central limit theorem). For a pair, with mean ``mu_d`` and standard deviation
+``sigma_d`` of the per-condition midrank difference, ``G(n) = p^2 + (1 - p)^2`` with
+``p = Phi(sqrt(n) mu_d / sigma_d)``, so ``n* = (z sigma_d / mu_d)^2`` with
+``z = Phi^-1((1 + sqrt(2 alpha* - 1)) / 2)`` (1.95 at alpha* = 0.95). For the best, the top-k
+and the order, ``G(n)`` is computed by Monte Carlo from the normal model, with ``mu`` and
+``Sigma`` estimated from the study (Gaussian-multiplier draws of the centred per-condition
+midranks, which keep the exact linear structure of the data: two alternatives with identical
+ranks everywhere stay identical in every draw).
+
+Intervals invert an interval for the effect rather than bootstrapping n* (whose distribution
+is heavy-tailed): for a pair the noncentral-t interval of ``mu_d / sigma_d`` gives
+``[nstar_lo, nstar_hi]``, and ``nstar_hi`` is infinite when the interval of the effect
+reaches 0 (these conditions do not separate the pair). Under the normal model, multiplying
+every effect by c divides n* by c^2 exactly, so the best, top-k and order conclusions take the
+interval of their *bottleneck* pair (the least separated pair the conclusion depends on) as
+the interval of that scale.
+
+Verdicts: "holds" (n* <= N, trusted, and the conclusion's pairs are separated by a paired
+t-test at level 1 - alpha*), "needs k more" (the estimate, never a huge n* printed as a plan:
+"unsure" when the interval of n* reaches infinity), "unsure", and "tied" (only within an
+equivalence ``margin`` of mean ranks that the user states, or when even the optimistic end of
+n* exceeds the user's ``budget`` of conditions). Pair rows are a family of many claims: by
+default they are judged together with Holm's correction over the pairs of a configuration
+(with 18 alternatives there are 153 pairs: one by one, about 7 identical pairs would be
+called settled at level 0.05). The best, top-k and order rows are single claims that need
+*every* pair they rest on to be separated (an intersection-union test), which keeps their
+error rate at 1 - alpha* with no correction.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .. import config
+from .._validation import GenexpyInputError, check_probability, check_seed, rng_from_seed
+
+__all__ = ["conclusions", "conclusion_z"]
+
+KINDS = ("best", "top_k", "pair", "order")
+#: the Monte Carlo grid: every n up to here, then geometric steps, then bisection
+_DENSE_N = 12
+_N_MAX = 10**6
+#: fewer conditions than this: the normal model of a mean is not trusted
+MIN_CONDITIONS = 5
+#: mean ranks closer than this (in rank units) are equal in a Monte Carlo draw
+_RANK_TOL = 1e-9
+
+
+def conclusion_z(alpha: float) -> float:
+    """Return the normal quantile z with ``p^2 + (1-p)^2 = alpha`` at ``p = Phi(z)``.
+
+    Parameters
+    ----------
+    alpha : float
+        The generalizability level alpha*, in (0.5, 1).
+
+    Returns
+    -------
+    float
+        ``Phi^-1((1 + sqrt(2 alpha - 1)) / 2)``; a pair conclusion needs
+        ``n* = (z sigma / mu)^2`` conditions.
+
+    Examples
+    --------
+    >>> round(conclusion_z(0.95), 4)
+    1.9486
+    """
+    from scipy.special import ndtri
+
+    return float(ndtri((1.0 + math.sqrt(2.0 * alpha - 1.0)) / 2.0))
+
+
+def _doubled_midranks(tiers: np.ndarray) -> np.ndarray:
+    """Twice the midrank (1 = best) of every alternative in every condition, as integers."""
+    t = np.asarray(tiers)
+    less = (t[:, None, :] < t[:, :, None]).sum(axis=2)
+    eq = (t[:, None, :] == t[:, :, None]).sum(axis=2)
+    return (2 * less + eq + 1).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------
+# pairs: closed form
+# ---------------------------------------------------------------------------------------
+def _pair_stats(mr2: np.ndarray, level: float, z: float) -> dict[str, np.ndarray]:
+    """Statistics of every pair (i < j) of one configuration from doubled midranks."""
+    N, na = mr2.shape
+    iu, ju = np.triu_indices(na, k=1)
+    d2 = mr2[:, iu] - mr2[:, ju]  # doubled midrank differences, exact integers
+    sum2 = d2.sum(axis=0)
+    mean = sum2 / (2.0 * N)
+    if N > 1:
+        sd = d2.std(axis=0, ddof=1) / 2.0
+    else:
+        sd = np.zeros(len(iu))
+    const = np.all(d2 == d2[:1], axis=0)  # the same difference in every condition
+    sd = np.where(const, 0.0, sd)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eff = np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0), np.sign(mean) * np.inf)
+        eff = np.where((sd == 0) & (sum2 == 0), 0.0, eff)
+        t = np.sqrt(N) * eff
+    p = _two_sided_p(t, N)
+    lo, hi = _effect_interval(t, N, level)
+    return {"i": iu, "j": ju, "sum2": sum2, "mean": mean, "sd": sd, "eff": eff, "t": t,
+            "p": p, "eff_lo": lo, "eff_hi": hi, "const": const}
+
+
+def _two_sided_p(t: np.ndarray, N: int) -> np.ndarray:
+    from scipy.special import stdtr
+
+    if N < 2:
+        return np.ones_like(t, dtype=float)
+    finite = np.isfinite(t)
+    out = np.where(finite, 2.0 * stdtr(N - 1, -np.abs(np.where(finite, t, 0.0))), 0.0)
+    return np.where(np.isnan(t), 1.0, out)
+
+
+def _effect_interval(t: np.ndarray, N: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Noncentral-t interval of the standardised effect mu/sigma (two-sided, ``level``)."""
+    from scipy.special import nctdtrinc
+
+    lo = np.full(t.shape, -np.inf)
+    hi = np.full(t.shape, np.inf)
+    if N < 2:
+        return lo, hi
+    ok = np.isfinite(t)
+    tail = (1.0 - level) / 2.0
+    if ok.any():
+        df = np.full(int(ok.sum()), float(N - 1))
+        tt = t[ok]
+        lam_lo = nctdtrinc(df, 1.0 - tail, tt)
+        lam_hi = nctdtrinc(df, tail, tt)
+        lo[ok] = lam_lo / math.sqrt(N)
+        hi[ok] = lam_hi / math.sqrt(N)
+    inf = np.isinf(t)
+    lo[inf] = np.where(t[inf] > 0, np.inf, -np.inf)
+    hi[inf] = lo[inf]
+    return lo, hi
+
+
+def _nstar_from_effect(eff: np.ndarray, z: float) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.where(np.isinf(eff), 1.0, np.maximum(1.0, (z / np.abs(eff)) ** 2))
+
+
+def _nstar_interval(lo: np.ndarray, hi: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """n* interval from an interval of the effect: infinite upper end when it reaches 0."""
+    same_sign = (lo > 0) | (hi < 0)
+    big = np.maximum(np.abs(lo), np.abs(hi))
+    small = np.where(same_sign, np.minimum(np.abs(lo), np.abs(hi)), 0.0)
+    return _nstar_from_effect(big, z), _nstar_from_effect(small, z)
+
+
+def _holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values."""
+    m = p.size
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    adj = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty_like(adj)
+    out[order] = adj
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# best, top-k, order: Monte Carlo under the normal model
+# ---------------------------------------------------------------------------------------
+class _Model:
+    """The normal model of a study's mean-rank vector, with fixed Gaussian draws."""
+
+    def __init__(self, mr2: np.ndarray, draws: int, rng: np.random.Generator) -> None:
+        N, na = mr2.shape
+        x = mr2 / 2.0
+        self.mu = x.mean(axis=0)
+        xc = x - self.mu
+        z = np.zeros((draws, na))
+        if N > 1:
+            step = max(1, 4_000_000 // max(1, draws))
+            for start in range(0, N, step):
+                stop = min(N, start + step)
+                z += rng.standard_normal((draws, stop - start)) @ xc[start:stop]
+            z /= math.sqrt(N - 1)
+        self.z = z
+        self.na = na
+
+    def means(self, n: float, sl: slice = slice(None)) -> np.ndarray:
+        return self.mu + self.z[sl] / math.sqrt(n)
+
+
+def _set_agreement(keys: np.ndarray) -> float:
+    """P(two independent draws give the same set), unbiased from the draws' keys (rows)."""
+    m = keys.shape[0]
+    _, counts = np.unique(_row_keys(keys), return_counts=True)
+    c = counts.astype(float)
+    return float((np.sum(c * c) - m) / (m * (m - 1)))
+
+
+_HASH_MULT = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _row_keys(bits: np.ndarray) -> np.ndarray:
+    """One uint64 key per row of packed bits: the bits themselves up to 64 alternatives.
+
+    Wider rows are folded with a multiplicative hash (a collision between two of the
+    draws' sets has a probability of about draws^2 / 2^64).
+    """
+    m, w = bits.shape
+    pad = (-w) % 8
+    if pad:
+        bits = np.concatenate([bits, np.zeros((m, pad), np.uint8)], axis=1)
+    words = np.ascontiguousarray(bits).view(np.uint64)
+    key = words[:, 0].copy()
+    for c in range(1, words.shape[1]):
+        key = key * _HASH_MULT + words[:, c]
+    return key
+
+
+def _top_sets(means: np.ndarray, k: int) -> np.ndarray:
+    """Rows of packed bits: the alternatives with fewer than k others strictly ahead."""
+    kth = np.partition(means, k - 1, axis=1)[:, k - 1: k]
+    return np.packbits(means <= kth + _RANK_TOL, axis=1)
+
+
+def _kendall_within(a: np.ndarray, b: np.ndarray, delta: float) -> np.ndarray:
+    """Whether the normalised Kendall distance of each row pair is at most ``delta``."""
+    na = a.shape[1]
+    iu, ju = np.triu_indices(na, k=1)
+    da = a[:, iu] - a[:, ju]
+    db = b[:, iu] - b[:, ju]
+    sa = np.where(np.abs(da) <= _RANK_TOL, 0.0, np.sign(da))
+    sb = np.where(np.abs(db) <= _RANK_TOL, 0.0, np.sign(db))
+    dist = np.abs(sa - sb).sum(axis=1) / 2.0 / iu.size
+    return dist <= delta + 1e-12
+
+
+def _agreement_fn(model: _Model, kind: str, k: int, delta: float):
+    if kind == "best":
+        return lambda n: _set_agreement(_top_sets(model.means(n), 1))
+    if kind == "top_k":
+        return lambda n: _set_agreement(_top_sets(model.means(n), k))
+    half = model.z.shape[0] // 2
+    return lambda n: float(np.mean(_kendall_within(
+        model.means(n, slice(0, half)), model.means(n, slice(half, 2 * half)), delta)))
+
+
+def _mc_nstar(G, alpha: float) -> float:
+    """Smallest n with G(m) >= alpha for every larger m on the grid, refined by bisection."""
+    grid = list(range(1, _DENSE_N + 1))
+    n = float(_DENSE_N)
+    while n < _N_MAX:
+        n = min(_N_MAX, n * 1.6)
+        grid.append(n)
+    vals = np.array([G(g) for g in grid])
+    if vals[-1] < alpha:
+        return math.inf
+    bad = np.flatnonzero(vals < alpha)
+    if bad.size == 0:
+        return 1.0
+    i = int(bad[-1])
+    lo, hi = grid[i], grid[i + 1]
+    if hi - lo <= 1:
+        return float(hi)
+    for _ in range(30):  # bisection on the crossing after the last failing grid point
+        if hi - lo <= max(0.5, 1e-3 * lo):
+            break
+        mid = 0.5 * (lo + hi)
+        if G(mid) >= alpha:
+            hi = mid
+        else:
+            lo = mid
+    return float(math.ceil(hi)) if hi < 50 else float(hi)
+
+
+# ---------------------------------------------------------------------------------------
+# rows
+# ---------------------------------------------------------------------------------------
+def _names(alts: Sequence[str], idx: Sequence[int]) -> list[str]:
+    return [str(alts[i]) for i in idx]
+
+
+def _ordered_groups(sum2: np.ndarray, alts: Sequence[str]) -> list[list[str]]:
+    """Return the alternatives in the order of their mean ranks, equal ones grouped."""
+    groups: list[list[str]] = []
+    last = None
+    for i in np.argsort(sum2, kind="stable"):
+        if last is not None and sum2[i] == last:
+            groups[-1].append(str(alts[i]))
+        else:
+            groups.append([str(alts[i])])
+        last = sum2[i]
+    return groups
+
+
+def _verdict(nstar: float, lo: float, hi: float, N: int, separated: bool, *,
+             reliable: bool, budget: float | None, equivalent: bool) -> tuple[str, int | None,
+                                                                             str]:
+    """Return the verdict in words, how many more conditions, and the reason."""
+    if not reliable:
+        return "unsure", None, (f"only {N} condition(s): the normal model of a mean needs at "
+                                f"least {MIN_CONDITIONS}")
+    if equivalent:
+        return "tied", None, "within the equivalence margin of mean ranks"
+    if math.isinf(hi):
+        return "unsure", None, ("these conditions do not separate it: the interval of n* "
+                                "reaches infinity")
+    if budget is not None and lo > budget:
+        return "tied", None, (f"even the optimistic n* ({lo:.0f}) exceeds the budget of "
+                              f"{budget:g} conditions")
+    if nstar <= N:
+        if separated:
+            return "holds", None, ""
+        return "unsure", None, ("n* <= N, but not separated by a paired t-test at level "
+                                "1 - alpha*")
+    more = int(math.ceil(nstar)) - N
+    return f"needs {more} more", more, ""
+
+
+def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
+               alpha: float, adjust: str, margin: float | None, budget: float | None,
+               reliable: bool) -> list[dict[str, Any]]:
+    nstar = _nstar_from_effect(st["eff"], z)
+    nlo, nhi = _nstar_interval(st["eff_lo"], st["eff_hi"], z)
+    p_adj = _holm(st["p"]) if adjust == "holm" else st["p"]
+    judged = "as a family (Holm)" if adjust == "holm" else "one by one"
+    rows = []
+    from scipy.special import ndtr
+
+    tcrit = _tcrit(alpha, N)
+    for q in range(st["i"].size):
+        i, j = int(st["i"][q]), int(st["j"][q])
+        s2 = st["sum2"][q]
+        a, b = (i, j) if s2 <= 0 else (j, i)
+        names = _names(alts, [a, b])
+        eff = float(st["eff"][q])
+        const_zero = bool(st["const"][q] and s2 == 0)
+        if const_zero:
+            observed = f"{names[0]} and {names[1]} tie in every condition"
+            g, ns, lo, hi = 1.0, 1.0, 1.0, 1.0
+        elif s2 == 0:
+            observed = f"neither ahead: {names[0]} and {names[1]} have equal mean ranks"
+            g, ns, lo, hi = 0.5, math.inf, float(nlo[q]), math.inf
+        else:
+            observed = f"{names[0]} ahead of {names[1]}"
+            pp = float(ndtr(math.sqrt(N) * abs(eff))) if np.isfinite(eff) else 1.0
+            g = pp * pp + (1 - pp) * (1 - pp)
+            ns, lo, hi = float(nstar[q]), float(nlo[q]), float(nhi[q])
+        equivalent = const_zero or (margin is not None and N > 1 and _within_margin(
+            float(st["mean"][q]), float(st["sd"][q]), N, margin, tcrit))
+        verdict, more, reason = _verdict(
+            ns, lo, hi, N, bool(p_adj[q] < 1 - alpha), reliable=reliable, budget=budget,
+            equivalent=equivalent)
+        if const_zero and reliable:
+            reason = f"equal ranks in all {N} conditions"
+        rows.append({"kind": "pair", "k": None, "members": names,
+                     "alternatives": f"{names[0]} vs {names[1]}", "observed": observed,
+                     "agreement": g, "nstar": ns, "nstar_lo": lo, "nstar_hi": hi,
+                     "more": more, "verdict": verdict, "reliable": reliable,
+                     "reason": reason, "p_value": float(st["p"][q]),
+                     "p_adjusted": float(p_adj[q]), "judged": judged})
+    return rows
+
+
+def _tcrit(alpha: float, N: int) -> float:
+    from scipy.special import stdtrit
+
+    return float(stdtrit(max(N - 1, 1), 1.0 - (1.0 - alpha)))
+
+
+def _within_margin(mean: float, sd: float, N: int, margin: float, tcrit: float) -> bool:
+    """Two one-sided tests: the mean-rank difference lies within +-margin."""
+    half = tcrit * sd / math.sqrt(N)
+    return (mean - half > -margin) and (mean + half < margin)
+
+
+def _bottleneck(st: dict[str, np.ndarray], inside: np.ndarray) -> int | None:
+    """Index of the least separated pair between ``inside`` and the other alternatives."""
+    cross = inside[st["i"]] != inside[st["j"]]
+    cand = np.flatnonzero(cross & ~(st["const"] & (st["sum2"] == 0)))
+    if cand.size == 0:
+        return None
+    order = cand[np.argsort(np.abs(st["t"][cand]), kind="stable")]
+    return int(order[0])
+
+
+def _scaled_interval(nstar: float, st: dict[str, np.ndarray], q: int | None, z: float
+                     ) -> tuple[float, float]:
+    if q is None:
+        return nstar, nstar
+    lo, hi = _nstar_interval(st["eff_lo"][q: q + 1], st["eff_hi"][q: q + 1], z)
+    base = float(_nstar_from_effect(st["eff"][q: q + 1], z)[0])
+    if not math.isfinite(nstar) or base <= 0:
+        return float(lo[0]), math.inf
+    return nstar * float(lo[0]) / base, nstar * float(hi[0]) / base
+
+
+def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndarray],
+             model: _Model, alts: Sequence[str], N: int, z: float, alpha: float,
+             delta: float, budget: float | None, margin: float | None, reliable: bool,
+             groups: list[list[str]]) -> dict[str, Any]:
+    G = _agreement_fn(model, kind, k or 1, delta)
+    nstar = _mc_nstar(G, alpha)
+    agree = G(max(N, 1))
+    if kind == "order":
+        P = st["i"].size
+        allowed = int(math.floor(delta * P + 1e-9))
+        q = None
+        if P:  # the least separated pair beyond those the tolerance allows to disagree
+            order = np.argsort(np.abs(st["t"]), kind="stable")
+            q = int(order[min(allowed, P - 1)])
+        unseparated = int(np.sum(st["p"] >= 1 - alpha))
+        separated = unseparated <= allowed
+        members = [a for g in groups for a in g]
+        text = " > ".join(" = ".join(g) for g in groups)
+        observed = f"order {text}"
+        judged = f"intersection-union (at most {allowed} of {P} pairs unseparated)"
+    else:
+        q = _bottleneck(st, inside)
+        cross = inside[st["i"]] != inside[st["j"]]
+        p_cross = st["p"][cross]
+        separated = bool(p_cross.size and np.all(p_cross < 1 - alpha))
+        members = _names(alts, np.flatnonzero(inside))
+        order_pos = {a: n for n, a in enumerate(a for g in groups for a in g)}
+        members.sort(key=order_pos.__getitem__)
+        text = ", ".join(members)
+        if kind == "best":
+            observed = (f"{members[0]} is the best" if len(members) == 1
+                        else f"co-best {{{text}}}")
+        else:
+            size = f" (ties make it {len(members)})" if len(members) != k else ""
+            observed = f"top {k}{size}: {{{text}}}"
+        judged = "intersection-union (every pair it rests on)"
+    lo, hi = _scaled_interval(nstar, st, q, z)
+    if math.isfinite(nstar):
+        lo, hi = min(lo, nstar), max(hi, nstar)
+    equivalent = False
+    if margin is not None and q is not None and N > 1:
+        equivalent = _within_margin(float(st["mean"][q]), float(st["sd"][q]), N, margin,
+                                    _tcrit(alpha, N))
+    verdict, more, reason = _verdict(nstar, lo, hi, N, separated, reliable=reliable,
+                                     budget=budget, equivalent=equivalent)
+    if q is not None and verdict in ("unsure", "tied") and not reason.startswith("only"):
+        a, b = _names(alts, [int(st["i"][q]), int(st["j"][q])])
+        reason += f" (least separated pair: {a} vs {b})"
+    return {"kind": kind, "k": k, "members": members, "alternatives": text,
+            "observed": observed, "agreement": agree, "nstar": nstar, "nstar_lo": lo,
+            "nstar_hi": hi, "more": more, "verdict": verdict, "reliable": reliable,
+            "reason": reason, "p_value": float(st["p"][q]) if q is not None else 0.0,
+            "p_adjusted": float(st["p"][q]) if q is not None else 0.0, "judged": judged}
+
+
+def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[int],
+                        alpha: float, delta: float, adjust: str, margin: float | None,
+                        budget: float | None, level: float, draws: int,
+                        rng: np.random.Generator) -> list[dict[str, Any]]:
+    mr2 = _doubled_midranks(np.asarray(sample.rankings))
+    N, na = mr2.shape
+    alts = sample.alternatives
+    z = conclusion_z(alpha)
+    reliable = N >= MIN_CONDITIONS
+    st = _pair_stats(mr2, level, z)
+    sum_all = mr2.sum(axis=0)
+    groups = _ordered_groups(sum_all, alts)
+    rows: list[dict[str, Any]] = []
+    need_mc = any(k in kinds for k in ("best", "top_k", "order"))
+    model = _Model(mr2, draws, rng) if need_mc else None
+    common = {"st": st, "model": model, "alts": alts, "N": N, "z": z, "alpha": alpha,
+              "delta": delta, "budget": budget, "margin": margin, "reliable": reliable,
+              "groups": groups}
+    if "best" in kinds:
+        rows.append(_set_row("best", None, sum_all == sum_all.min(), **common))
+    if "top_k" in kinds:
+        for k in top_k:
+            if k >= na:
+                continue
+            kth = np.partition(sum_all, k - 1)[k - 1]
+            rows.append(_set_row("top_k", k, sum_all <= kth, **common))
+    if "order" in kinds and na > 2:
+        rows.append(_set_row("order", None, np.ones(na, bool), **common))
+    if "pair" in kinds:
+        rows.extend(_pair_rows(st, alts, N, z, alpha, adjust, margin, budget, reliable))
+    for r in rows:
+        r["N"] = N
+    return rows
+
+
+def _check_kinds(kinds: Any) -> tuple[str, ...]:
+    if isinstance(kinds, str):
+        kinds = (kinds,)
+    out = tuple(kinds)
+    bad = [k for k in out if k not in KINDS]
+    if bad or not out:
+        raise GenexpyInputError(f"kinds: unknown {bad or 'empty'}; choose among {list(KINDS)}.")
+    return out
+
+
+def _check_top_k(top_k: Any) -> tuple[int, ...]:
+    ks = (top_k,) if isinstance(top_k, (int, np.integer)) else tuple(top_k)
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
+            raise GenexpyInputError(f"top_k must be a positive integer or a list of them, "
+                                    f"got {top_k!r}.")
+    return tuple(sorted({int(k) for k in ks}))
+
+
+def _check_options(margin: Any, budget: Any, draws: Any, adjust: Any) -> None:
+    for name, v in (("margin", margin), ("budget", budget)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))
+                              or not np.isfinite(v) or v <= 0):
+            raise GenexpyInputError(f"{name} must be a positive number or None, got {v!r}.")
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or not (
+            200 <= int(draws) <= 200_000):
+        raise GenexpyInputError(f"draws must be an integer from 200 to 200000, got {draws!r}.")
+    if adjust not in ("holm", "none"):
+        raise GenexpyInputError(f"adjust must be 'holm' (pairs judged as a family) or 'none' "
+                                f"(one by one), got {adjust!r}.")
+
+
+def conclusions(
+    study: Any,
+    *,
+    alpha: float = config.HEADLINE_ALPHA,
+    delta: float = config.HEADLINE_DELTA,
+    kinds: Sequence[str] = KINDS,
+    top_k: int | Sequence[int] = 3,
+    adjust: str = "holm",
+    margin: float | None = None,
+    budget: float | None = None,
+    level: float = 0.90,
+    draws: int = 2000,
+    seed: Any = 0,
+    config_id: Any = None,
+) -> pl.DataFrame:
+    """Say which of a study's conclusions hold, and how many conditions the others need.
+
+    The conclusions (the best alternative, the top-k set, every pair, the whole order) are
+    drawn from the study's aggregate ranking (mean within-condition midranks, as in a
+    critical-difference diagram); each gets the n-generalizability of the paper's definition
+    with an indicator kernel on whole-study conclusions: the probability ``agreement`` that
+    two independent studies of N conditions reach the same conclusion, and the number of
+    conditions ``nstar`` at which that probability reaches ``alpha``. See the module notes for
+    the model, the intervals and the verdicts.
+
+    Parameters
+    ----------
+    study : Study
+        The study (its direction, tie tolerances and missing-results policy are used as
+        they are).
+    alpha : float
+        The generalizability level alpha* (default 0.95), as in :func:`~genexpy_nb.analyze`.
+    delta : float
+        For the order: two orders agree when their normalised Kendall distance is at most
+        delta* (default 0.05).
+    kinds : sequence of str
+        Which conclusions: any of ``"best"``, ``"top_k"``, ``"pair"``, ``"order"`` (default
+        all).
+    top_k : int or sequence of int
+        The sizes of the top sets (default 3; sizes >= the number of alternatives are
+        skipped).
+    adjust : {"holm", "none"}
+        How the pair rows are judged: as a family with Holm's correction over the pairs of a
+        configuration (default), or one by one.
+    margin : float, optional
+        An equivalence margin in mean-rank units: a pair (or the bottleneck pair of the best,
+        top-k or order) whose mean-rank difference is shown to lie within +-margin (two
+        one-sided t-tests at level 1 - alpha) is "tied". Default: no margin.
+    budget : float, optional
+        The most conditions the user could run: a conclusion whose optimistic n*
+        (``nstar_lo``) exceeds it is "tied" (cannot be settled within the budget).
+    level : float
+        Level of the interval ``[nstar_lo, nstar_hi]`` (default 0.90).
+    draws : int
+        Monte Carlo draws of the normal model (best, top-k, order; default 2000).
+    seed : int or numpy.random.Generator
+        Seed of the Monte Carlo draws; the same seed gives the same frame, bit for bit.
+    config_id : int, dict or tuple, optional
+        One configuration only (as :meth:`Study.config_id` takes it); default all.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (configuration, conclusion): ``config_id``, the design factors, ``kind``
+        ("best", "top_k", "pair", "order"), ``k`` (the top-k size), ``alternatives`` (the
+        alternatives the conclusion names, as text), ``members`` (as a list), ``observed``
+        (what this study concludes, in words), ``agreement`` (estimated G at the study's
+        N), ``nstar``, ``nstar_lo``, ``nstar_hi`` (infinite when these conditions do not
+        separate it), ``N``, ``more`` (conditions still needed), ``verdict`` ("holds",
+        "needs k more", "unsure", "tied"), ``reliable``, ``reason``, ``p_value`` (the
+        paired t-test of the pair, or of the bottleneck pair), ``p_adjusted`` and ``judged``
+        (one by one, as a family, or intersection-union).
+
+    Examples
+    --------
+    >>> import polars as pl, genexpy_nb as gx
+    >>> df = pl.DataFrame({"dataset": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "model": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.9, 0.7, 0.8] * 4})
+    >>> study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
+    ...                  higher_is_better=True)
+    >>> res = gx.conclusions(study, kinds=["best"])
+    >>> res.select("observed", "verdict").row(0)
+    ('a is the best', 'holds')
+    """
+    if not hasattr(study, "samples"):
+        raise GenexpyInputError("conclusions takes a genexpy_nb.Study; build one with "
+                                "gx.Study(df, alternatives=..., target=..., generalize=..., "
+                                "higher_is_better=...).")
+    alpha = check_probability("alpha", alpha)
+    if alpha <= 0.5:
+        raise GenexpyInputError(f"alpha must be above 0.5 (two studies agree by chance half "
+                                f"the time), got {alpha}.")
+    delta = check_probability("delta", delta, low_open=False)
+    level = check_probability("level", level)
+    kinds = _check_kinds(kinds)
+    ks = _check_top_k(top_k)
+    _check_options(margin, budget, draws, adjust)
+    rng = rng_from_seed(check_seed(seed))
+    samples = ([study.sample(config_id)] if config_id is not None else list(study.samples()))
+    rows: list[dict[str, Any]] = []
+    levels: list[dict[str, Any]] = []
+    for s in samples:
+        sub = np.random.default_rng(rng.integers(0, 2**63 - 1))  # one stream per config
+        r = _configuration_rows(s, kinds=kinds, top_k=ks, alpha=alpha, delta=delta,
+                                adjust=adjust, margin=margin, budget=budget, level=level,
+                                draws=int(draws), rng=sub)
+        rows.extend(r)
+        levels.extend([{"config_id": s.config_id, **s.levels}] * len(r))
+    return _frame(rows, levels, study)
+
+
+_SCHEMA = {
+    "kind": pl.String, "k": pl.Int64, "alternatives": pl.String,
+    "members": pl.List(pl.String), "observed": pl.String, "agreement": pl.Float64,
+    "nstar": pl.Float64, "nstar_lo": pl.Float64, "nstar_hi": pl.Float64, "N": pl.Int64,
+    "more": pl.Int64, "verdict": pl.String, "reliable": pl.Boolean, "reason": pl.String,
+    "p_value": pl.Float64, "p_adjusted": pl.Float64, "judged": pl.String,
+}
+
+
+def _frame(rows: list[dict[str, Any]], levels: list[dict[str, Any]], study: Any
+           ) -> pl.DataFrame:
+    body = pl.DataFrame(rows, schema=_SCHEMA) if rows else pl.DataFrame(schema=_SCHEMA)
+    conf = study.configurations.select("config_id", *study.design)
+    ids = pl.DataFrame({"config_id": [lv["config_id"] for lv in levels]},
+                       schema={"config_id": conf.schema["config_id"]})
+    head = ids.join(conf, on="config_id", how="left", maintain_order="left")
+    return pl.concat([head, body], how="horizontal")
