@@ -59,17 +59,77 @@ def _model_name(doc: dict, folder: str) -> str:
 def _number(v: Any) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    v = float(v)
+    try:
+        v = float(v)
+    except OverflowError:  # a JSON integer of hundreds of digits
+        return None
     return v if math.isfinite(v) else None
+
+
+def _revision(doc: dict) -> str | None:
+    cfg = doc.get("config")
+    args = cfg.get("model_args") if isinstance(cfg, dict) else None
+    rev = None
+    if isinstance(args, dict):
+        rev = args.get("revision")
+    elif isinstance(args, str):
+        for part in args.split(","):
+            key, _, value = part.partition("=")
+            if key.strip() == "revision":
+                rev = value.strip()
+    return rev if isinstance(rev, str) and rev and rev != "main" else None
+
+
+def _directions(doc: dict) -> dict:
+    """``higher_is_better`` → task → metric → bool, as lm-eval 0.4 states it (0.3: none)."""
+    hib = doc.get("higher_is_better")
+    out = {}
+    if isinstance(hib, dict):
+        for task, metrics in hib.items():
+            if isinstance(metrics, dict):
+                out[str(task)] = {str(m): v for m, v in metrics.items() if isinstance(v, bool)}
+    return out
+
+
+def _task_rows(task: str, metrics: dict, fname: str, dropped: list):
+    """(metric, filter, value, stderr) of one task entry, in either layout.
+
+    0.4+: ``"acc,none"`` keys (metric, filter), ``"acc_stderr,none"`` their errors;
+    keys without a comma (alias, name, sample_len) are metadata. 0.3: plain ``"acc"`` keys
+    with ``"acc_stderr"``; every numeric key is a metric (filter ``"none"``).
+    """
+    layout_04 = any("," in str(k) for k in metrics)
+    for key, v in metrics.items():
+        metric, sep, filt = str(key).partition(",")
+        if layout_04 and not sep:
+            continue  # alias, samples count...
+        if metric.endswith("_stderr"):
+            continue  # read with their metric
+        if not layout_04:
+            if isinstance(v, str):
+                continue  # an alias or a name
+            filt = "none"
+        value = _number(v)
+        if value is None:
+            dropped.append((f"{fname}: {task} {key}",
+                            f"value {str(v)[:40]!r} is not a finite number"))
+            continue
+        se_key = f"{metric}_stderr,{filt}" if layout_04 else f"{metric}_stderr"
+        yield metric, filt, value, _number(metrics.get(se_key))
 
 
 def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
     """Read an lm-evaluation-harness output folder into a tidy frame.
 
-    lm-evaluation-harness (``lm_eval --output_path out``) writes one ``results_<time>.json``
-    per run, in a sub-folder per model. Each holds ``results`` → task → ``"metric,filter"``
-    keys (``"acc,none"``) with their standard errors (``"acc_stderr,none"``). Every such
-    file under ``path`` (searched recursively, or ``path`` itself if it is a file) is read.
+    lm-evaluation-harness 0.4+ (``lm_eval --output_path out``) writes one
+    ``results_<time>.json`` per run, in a sub-folder per model. Each holds ``results`` →
+    task → ``"metric,filter"`` keys (``"acc,none"``) with their standard errors
+    (``"acc_stderr,none"``) and a ``higher_is_better`` table. Version 0.3 wrote plain
+    ``"acc"`` / ``"acc_stderr"`` keys (filter ``"none"`` here) and no direction, in files
+    of any name (public model suites' dumps such as ``160m_step143000.json``). Every
+    ``.json`` file under ``path`` (searched recursively, or ``path`` itself if it is a
+    file) is read; files that are not results files are listed as dropped, and a path
+    that yields no result at all raises an error saying what it found.
 
     Parameters
     ----------
@@ -87,9 +147,11 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
     -------
     polars.DataFrame
         ``model``, ``task``, ``metric``, ``filter``, ``value``, ``stderr`` (null where the
-        harness gave none), one row per result; with ``return_dropped``, ``(frame, dropped)``.
-        The model is the file's ``model_name``, else ``pretrained=`` of
-        ``config.model_args``, else the name of the file's folder.
+        harness gave none), ``higher_is_better`` (as the file states it; null where it does
+        not, as in 0.3 files: state the direction yourself), one row per result; with
+        ``return_dropped``, ``(frame, dropped)``. The model is the file's ``model_name``,
+        else ``pretrained=`` of ``config.model_args``, else the name of the file's folder;
+        a ``revision=`` other than ``main`` is appended (``org/m@step143000``).
 
     Examples
     --------
@@ -101,16 +163,16 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
     ...                               "acc_stderr,none": 0.01}},
     ...     "model_name": "org/m"}))
     >>> read_lm_eval(d.parent).row(0)
-    ('org/m', 'arc_easy', 'acc', 'none', 0.5, 0.01)
+    ('org/m', 'arc_easy', 'acc', 'none', 0.5, 0.01, None)
     """
     root = Path(path).expanduser()
     if root.is_dir():
-        files = sorted(p for p in root.rglob("results*.json") if not p.is_symlink()
+        files = sorted(p for p in root.rglob("*.json") if not p.is_symlink()
                        or p.resolve().is_relative_to(root.resolve()))
         if not files:
             raise GenexpyInputError(
-                f"no results_*.json file under {str(path)!r}; give the folder lm_eval "
-                "--output_path wrote to."
+                f"no results_*.json (or other .json) file under {str(path)!r}; give the "
+                "folder lm_eval --output_path wrote to, or the folder of its results files."
             )
     else:
         files = [root]
@@ -120,7 +182,7 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
             f"{LM_EVAL_MAX_FILES} this reader accepts; give the folder of one study."
         )
     dropped: list[tuple[str, str]] = []
-    found: dict[tuple[str, str, str, str], tuple[float, float | None, str]] = {}
+    found: dict[tuple[str, str, str, str], tuple[float, float | None, str, bool | None]] = {}
     # file names carry the run's time stamp: sorted, a later run of a model replaces an
     # earlier one (and says so)
     for f in sorted(files, key=lambda p: (p.name, str(p))):
@@ -128,39 +190,51 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
         try:
             doc = json.loads(p.read_bytes())
         except (ValueError, RecursionError):
-            dropped.append((str(f), "not valid JSON"))
+            dropped.append((str(f), "not valid JSON (or not text)"))
             continue
         results = doc.get("results") if isinstance(doc, dict) else None
         if not isinstance(results, dict):
-            dropped.append((str(f), "no 'results' object: not an lm-eval results file"))
+            what = ("a JSON " + type(doc).__name__ if not isinstance(doc, dict) else
+                    "no 'results' object" if results is None else
+                    f"'results' is a {type(results).__name__}, not an object")
+            dropped.append((str(f), f"{what}: not an lm-eval results file"))
             continue
         model = _model_name(doc, f.parent.name)
+        rev = _revision(doc)
+        if rev and not model.endswith(f"@{rev}"):
+            model = f"{model}@{rev}"
+        hib = _directions(doc)
         for task, metrics in results.items():
             if not isinstance(metrics, dict):
                 dropped.append((f"{f.name}: {task}", "task entry is not an object"))
                 continue
-            for key, v in metrics.items():
-                metric, sep, filt = str(key).partition(",")
-                if not sep or metric.endswith("_stderr"):
-                    continue  # alias, samples count...; stderr keys are read with their metric
-                value = _number(v)
-                if value is None:
-                    dropped.append((f"{f.name}: {task} {key}",
-                                    f"value {str(v)[:40]!r} is not a finite number"))
-                    continue
-                se = _number(metrics.get(f"{metric}_stderr,{filt}"))
+            for metric, filt, value, se in _task_rows(str(task), metrics, f.name, dropped):
                 k = (model, str(task), metric, filt)
                 if k in found:
-                    dropped.append((f"{found[k][2]}: {task} {key} of {model}",
+                    dropped.append((f"{found[k][2]}: {task} {metric},{filt} of {model}",
                                     f"superseded by the later file {f.name}"))
-                found[k] = (value, se, f.name)
+                found[k] = (value, se, f.name, hib.get(str(task), {}).get(metric))
+    if not found:
+        raise GenexpyInputError(_nothing_read(path, len(files), dropped))
     frame = pl.DataFrame(
-        [(*k, v[0], v[1]) for k, v in found.items()],
+        [(*k, v[0], v[1], v[3]) for k, v in found.items()],
         schema={"model": pl.String, "task": pl.String, "metric": pl.String,
-                "filter": pl.String, "value": pl.Float64, "stderr": pl.Float64},
+                "filter": pl.String, "value": pl.Float64, "stderr": pl.Float64,
+                "higher_is_better": pl.Boolean},
         orient="row",
     ).sort(["model", "task", "metric", "filter"])
     return (frame, _dropped(dropped)) if return_dropped else frame
+
+
+def _nothing_read(path, n_files: int, dropped: list[tuple[str, str]]) -> str:
+    """Say that a reader found no result, and what it found instead."""
+    from collections import Counter
+
+    counts = Counter(reason for _, reason in dropped)
+    found = "; ".join(f"{n} × {reason}" for reason, n in counts.most_common(4))
+    return (f"no result read from {str(path)!r}: {n_files} file(s) looked at"
+            + (f", found {found}" if found else ", holding no task with a numeric metric")
+            + ". Give lm-evaluation-harness results files (a 'results' object of tasks).")
 
 
 def split_id_column(data: Any, column: str, *, into: tuple[str, str] = ("task", "fold"),
@@ -181,7 +255,8 @@ def split_id_column(data: Any, column: str, *, into: tuple[str, str] = ("task", 
     sep : str
         The separator (default ``"_"``).
     cast_second : bool
-        Make the second part an integer when every value is one (default True).
+        Make the second part an integer when every value is one written plainly
+        (``"3"``, not ``"03"`` or ``"+3"``: ``"t_03"`` and ``"t_3"`` stay distinct ids).
 
     Returns
     -------
@@ -218,7 +293,7 @@ def split_id_column(data: Any, column: str, *, into: tuple[str, str] = ("task", 
     second = ids.map_elements(lambda s: s.rsplit(sep, 1)[1], return_dtype=pl.String)
     if cast_second:
         as_int = second.cast(pl.Int64, strict=False)
-        if as_int.null_count() == 0:
+        if as_int.null_count() == 0 and (as_int.cast(pl.String) == second).all():
             second = as_int
     i = df.columns.index(column)
     out = df.drop(column)
@@ -264,7 +339,16 @@ def wide_to_long(data: Any, *, id_columns: str | list[str], alternatives: list[s
     if missing or not ids:
         raise GenexpyInputError(f"id_columns {missing or ids} not in the table; columns: "
                                 f"{df.columns[:20]}.")
+    if isinstance(alternatives, str):
+        alternatives = [alternatives]  # one name, not its characters
     alts = [c for c in df.columns if c not in ids] if alternatives is None else list(alternatives)
+    for what, names in (("id_columns", ids), ("alternatives", alts)):
+        twice = sorted({c for c in names if names.count(c) > 1})
+        if twice:
+            raise GenexpyInputError(f"{what} names {twice} more than once; give each once.")
+    if alternative_name == value_name:
+        raise GenexpyInputError(f"alternative_name and value_name are both {value_name!r}; "
+                                "give two different names.")
     bad = [c for c in alts if c not in df.columns or c in ids]
     if bad or not alts:
         raise GenexpyInputError(f"alternatives {bad or alts} are not value columns of the "
@@ -280,8 +364,11 @@ def wide_to_long(data: Any, *, id_columns: str | list[str], alternatives: list[s
         [pl.col(c).cast(pl.Float64) for c in alts]).unpivot(
         index=ids, on=alts, variable_name=alternative_name, value_name=value_name)
     # row-major: the rows of the wide table in order, alternatives in column order
-    long = long.with_row_index("_i").with_columns(
-        (pl.col("_i") % df.height).alias("_r")).sort(["_r", "_i"]).drop("_i", "_r")
+    # (a gather by position: no helper column that could collide with the user's names)
+    import numpy as np
+
+    order = np.arange(len(alts) * df.height).reshape(len(alts), df.height).T.ravel()
+    long = long[order]
     gone = long[value_name].is_null() | long[value_name].is_nan()
     dropped = long.filter(gone)
     out = long.filter(~gone)

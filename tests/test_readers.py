@@ -69,7 +69,11 @@ def lm_eval_folder(tmp_path):
 
 def test_lm_eval_folder_in_one_call(lm_eval_folder):
     df, dropped = read_lm_eval(lm_eval_folder, return_dropped=True)
-    assert df.columns == ["model", "task", "metric", "filter", "value", "stderr"]
+    assert df.columns == ["model", "task", "metric", "filter", "value", "stderr",
+                          "higher_is_better"]
+    # acc and acc_norm as the files state them; gsm8k is missing from their table: null
+    assert df["higher_is_better"].to_list().count(True) == 10
+    assert df.filter(pl.col("task") == "gsm8k")["higher_is_better"].null_count() == 6
     assert df.height == 16  # 6 results per pythia model (gsm8k: 2 filters), 4 of the local one
     gsm = df.filter((pl.col("task") == "gsm8k") & (pl.col("filter") == "strict-match"))
     assert gsm["metric"].unique().to_list() == ["exact_match"] and gsm["stderr"][0] == 0.004
@@ -121,8 +125,8 @@ def test_lm_eval_hostile(tmp_path, monkeypatch):
     deep = tmp_path / "results_deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
     big.unlink()
-    _, dropped = read_lm_eval(tmp_path, return_dropped=True)
-    assert dropped.height == 1
+    with pytest.raises(gx.GenexpyInputError, match="not valid JSON"):
+        read_lm_eval(tmp_path, return_dropped=True)
 
 
 def test_split_id_column():
@@ -159,3 +163,59 @@ def test_wide_to_long_matches_pandas_melt():
 def test_top_level_names():
     assert gx.read_lm_eval is read_lm_eval
     assert gx.split_id_column is split_id_column and gx.wide_to_long is wide_to_long
+
+
+def test_lm_eval_nothing_read_says_what_it_found(tmp_path):
+    """Issue 39: `{"results": []}`, a binary file, a JSON list: a clear error, no empty frame."""
+    cases = {"results_list.json": (b'{"results": []}', "'results' is a list"),
+             "results_bin.json": (bytes(range(256)) * 4, "not valid JSON"),
+             "results_arr.json": (b"[1, 2, 3]", "a JSON list")}
+    for name, (data, msg) in cases.items():
+        f = tmp_path / name
+        f.write_bytes(data)
+        with pytest.raises(gx.GenexpyInputError, match=msg):
+            read_lm_eval(f)
+        f.unlink()
+
+
+def test_lm_eval_huge_integer_is_dropped_not_overflowing(tmp_path):
+    doc = '{"results": {"t": {"acc,none": %s, "f1,none": 0.5}}, "model_name": "m"}' % ("9" * 400)
+    (tmp_path / "results_x.json").write_text(doc)
+    df, dropped = read_lm_eval(tmp_path, return_dropped=True)
+    assert df.rows() == [("m", "t", "f1", "none", 0.5, None, None)]
+    assert "not a finite number" in dropped["reason"][0]
+
+
+def test_lm_eval_03_layout(tmp_path):
+    """lm-evaluation-harness 0.3: plain "acc" keys, files of any name, no direction."""
+    d = tmp_path / "pythia-160m"
+    d.mkdir()
+    (d / "160m_step143000.json").write_text(json.dumps({
+        "results": {"arc_easy": {"acc": 0.43, "acc_stderr": 0.01, "acc_norm": 0.39,
+                                 "acc_norm_stderr": 0.01}},
+        "versions": {"arc_easy": 0},
+        "config": {"model": "hf-causal",
+                   "model_args": "pretrained=EleutherAI/pythia-160m,revision=step143000"}}))
+    df = read_lm_eval(tmp_path)
+    assert df.rows() == [
+        ("EleutherAI/pythia-160m@step143000", "arc_easy", "acc", "none", 0.43, 0.01, None),
+        ("EleutherAI/pythia-160m@step143000", "arc_easy", "acc_norm", "none", 0.39, 0.01, None)]
+
+
+def test_split_id_keeps_zero_padded_ids_distinct():
+    out = split_id_column(pl.DataFrame({"id": ["t_03", "t_3", "t_10"]}), "id")
+    assert out["fold"].to_list() == ["03", "3", "10"]
+    assert split_id_column(pl.DataFrame({"id": ["t_3", "t_10"]}), "id")["fold"].dtype == pl.Int64
+
+
+def test_wide_to_long_helper_names_and_repeats():
+    wide = pl.DataFrame({"_r": ["a", "b"], "_i": [0.1, 0.2], "abc": [0.3, 0.4]})
+    out = wide_to_long(wide, id_columns="_r")
+    assert out.rows() == [("a", "_i", 0.1), ("a", "abc", 0.3), ("b", "_i", 0.2),
+                          ("b", "abc", 0.4)]
+    assert wide_to_long(wide, id_columns="_r", alternatives="abc").rows() == [
+        ("a", "abc", 0.3), ("b", "abc", 0.4)]  # one name, not its letters
+    with pytest.raises(gx.GenexpyInputError, match="more than once"):
+        wide_to_long(wide, id_columns="_r", alternatives=["abc", "abc"])
+    with pytest.raises(gx.GenexpyInputError, match="two different names"):
+        wide_to_long(wide, id_columns="_r", alternative_name="x", value_name="x")
