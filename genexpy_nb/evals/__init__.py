@@ -1,0 +1,24 @@
+"""Evaluations of language models and agents: logs in, error bars, plans and subsets out.
+
+* readers of evaluation logs (:mod:`genexpy_nb.evals.readers`): lm-evaluation-harness
+  per-sample logs, inspect_ai logs, the Every Eval Ever schema, time-series
+  classification results files;
+* :func:`eval_noise`: the variance of the difference of two models' benchmark means split
+  into runs, items and tasks, with standard errors at other designs and a planner;
+* :func:`paired_test` and :func:`tie_groups`: paired tests of two models on the same items
+  and the leaderboard's groups of models not told apart;
+* :func:`subset_agreement`: does a subset of a benchmark's tasks reach the same
+  conclusions as the whole?
+"""
+
+from .readers import (
+    direction,
+    read_eee,
+    read_eee_instances,
+    read_inspect_log,
+    read_lm_eval_samples,
+    read_tsml_results,
+)
+
+__all__ = ["direction", "read_eee", "read_eee_instances", "read_inspect_log",
+           "read_lm_eval_samples", "read_tsml_results"]
