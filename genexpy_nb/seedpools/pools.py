@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import shutil
 import sys
 import tempfile
@@ -41,6 +42,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .._escape import markdown_text, terminal_text
 from .._validation import GenexpyInputError, check_positive_int, root_seed
 from .._version import __version__
 
@@ -460,6 +462,7 @@ def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
     if missing:
         raise GenexpyInputError(f"{p} is not a genexpy_nb pool file: missing {missing}.")
     meta = _read_meta(arrays.pop("meta"), f"pool file {p}")
+    _check_meta_types(meta, f"pool file {p}")
     _check_pool_shapes(arrays, p)
     return SeedPool(
         labels=arrays.pop("labels"), test_index=arrays.pop("test_index"), meta=meta,
@@ -482,6 +485,37 @@ def _read_meta(entry: np.ndarray, what: str) -> dict[str, Any]:
     return meta
 
 
+#: the manifest's fields of a pool's meta and the JSON types each may have (null: absent)
+_META_TYPES: dict[str, tuple[type, ...]] = {
+    "kind": (str,), "description": (str,), "command": (str,), "created": (str,),
+    "extra_seconds": (int, float), "task": (dict,), "config": (dict,), "versions": (dict,),
+}
+_CONFIG_TYPES: dict[str, tuple[type, ...]] = {"source": (str,), "epochs": (int,),
+                                              "seed": (int,)}
+_JSON_NAMES = {str: "a string", int: "a whole number", float: "a number", dict: "an object"}
+
+
+def _check_meta_types(meta: Mapping[str, Any], what: str) -> None:
+    """Refuse a meta whose manifest fields have the wrong JSON types (naming the field)."""
+    def check(key: str, value: Any, types: tuple[type, ...]) -> None:
+        if value is None:
+            return
+        ok = isinstance(value, types) and not isinstance(value, bool)
+        if ok and isinstance(value, float) and not np.isfinite(value):
+            ok = False
+        if not ok:
+            want = " or ".join(_JSON_NAMES[t] for t in types)
+            raise GenexpyInputError(
+                f"{what}: 'meta' field {key!r} must be {want} (or absent), got "
+                f"{type(value).__name__} {str(value)[:60]!r}; the file is damaged or not a "
+                "pool written by genexpy_nb.")
+
+    for key, types in _META_TYPES.items():
+        check(key, meta.get(key), types)
+    for key, types in _CONFIG_TYPES.items():
+        check(f"config.{key}", (meta.get("config") or {}).get(key), types)
+
+
 def _check_pool_shapes(arrays: Mapping[str, np.ndarray], p: Path) -> None:
     """Gaps (M, T) of numbers; labels and test_index (T,); every per-model array M rows."""
     g = arrays["gaps"]
@@ -490,6 +524,10 @@ def _check_pool_shapes(arrays: Mapping[str, np.ndarray], p: Path) -> None:
             f"pool file {p}: 'gaps' must be a 2-d array of numbers (models x test points), "
             f"got shape {g.shape} and dtype {g.dtype}.")
     M, T = g.shape
+    if M == 0 or T == 0:
+        raise GenexpyInputError(
+            f"pool file {p}: 'gaps' holds {M} models x {T} test points; a pool needs at least "
+            "one model and one test point (train the pool again, or give another file).")
     for k in ("labels", "test_index"):
         a = arrays[k]
         if a.shape != (T,) or a.dtype.kind not in "iub":
@@ -573,6 +611,16 @@ The `platform` line of each file says where it was trained.
 """
 
 
+#: text shown as a Markdown code span as it is: no backtick, pipe, markup or control
+_PLAIN_CODE = re.compile(r"[\w./:=+, -]*")
+
+
+def _code(value: Any) -> str:
+    """Return a field of a pool's meta as a code span when it is plain, else escaped."""
+    text = str(value)
+    return f"`{text}`" if _PLAIN_CODE.fullmatch(text) else markdown_text(text)
+
+
 def write_manifest(folder: str | os.PathLike) -> tuple[Path, Path]:
     """Rewrite ``POOLS.json`` and ``POOLS.md`` for every pool file in ``folder``.
 
@@ -605,6 +653,7 @@ def write_manifest(folder: str | os.PathLike) -> tuple[Path, Path]:
     jpath = folder / "POOLS.json"
     _atomic_write_text(jpath, json.dumps(manifest, indent=1, sort_keys=False) + "\n")
 
+    md = markdown_text  # every field of a pool's meta is data: escaped for Markdown
     lines = [_MD_HEAD, "## Files\n",
              "| file | kind | source | models | test points | epochs | test accuracy "
              "mean [min, max] | training time | size |",
@@ -613,8 +662,9 @@ def write_manifest(folder: str | os.PathLike) -> tuple[Path, Path]:
         a = e["test_accuracy"]
         secs = e["training_seconds"] + (e["extra_seconds"] or 0)
         lines.append(
-            f"| `{e['file']}` | {e['kind']} | {e['source_of_randomness']} | {e['n_models']} | "
-            f"{e['n_test']} | {e['epochs']} | {a['mean']:.4f} [{a['min']:.4f}, {a['max']:.4f}] "
+            f"| {_code(e['file'])} | {md(e['kind'])} | {md(e['source_of_randomness'])} | "
+            f"{e['n_models']} | {e['n_test']} | {md(e['epochs'])} | "
+            f"{a['mean']:.4f} [{a['min']:.4f}, {a['max']:.4f}] "
             f"| {secs / 60:.1f} min | {e['bytes'] / 1e6:.2f} MB |"
         )
     lines.append(
@@ -626,19 +676,19 @@ def write_manifest(folder: str | os.PathLike) -> tuple[Path, Path]:
         cfg = e["config"] or {}
         v = e["versions"] or {}
         lines += [
-            f"### `{e['file']}`\n",
-            f"{e['description']}\n",
-            f"- regenerate: `{e['command']}`",
-            f"- task: {json.dumps(e['task'], sort_keys=True)}",
-            f"- configuration: {json.dumps(cfg, sort_keys=True)}",
+            f"### {_code(e['file'])}\n",
+            f"{md(e['description'])}\n",
+            f"- regenerate: {_code(e['command'])}",
+            f"- task: {md(json.dumps(e['task'], sort_keys=True))}",
+            f"- configuration: {md(json.dumps(cfg, sort_keys=True))}",
             f"- validation accuracy mean [min, max]: {e['val_accuracy']['mean']:.4f} "
             f"[{e['val_accuracy']['min']:.4f}, {e['val_accuracy']['max']:.4f}]",
             f"- wall time: {e['training_seconds']:.1f} s for the models "
             f"({e['training_cpu_seconds']:.1f} s CPU)"
             + (f" + {e['extra_seconds']:.1f} s (backbone, features)" if e["extra_seconds"]
                else ""),
-            f"- versions: {', '.join(f'{k} {val}' for k, val in v.items())}",
-            f"- created: {e['created']}; sha256 `{e['sha256']}`\n",
+            f"- versions: {md(', '.join(f'{k} {val}' for k, val in v.items()))}",
+            f"- created: {md(e['created'])}; sha256 `{e['sha256']}`\n",
         ]
     mpath = folder / "POOLS.md"
     _atomic_write_text(mpath, "\n".join(lines))
@@ -656,7 +706,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         j, m = write_manifest(args.folder)
     except GenexpyInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return 2
-    print(f"wrote {j} and {m}")
+    print(terminal_text(f"wrote {j} and {m}"))
     return 0
