@@ -4,8 +4,9 @@ Small and moderate work runs on NumPy and compiles nothing. Large work runs on n
 kernels: the kernel matrices and MMD values of large studies (hundreds of distinct
 rankings), alpha-hat and trimmed-KS distances beyond a few hundred thousand sample
 points (100 candidates against a pool of 100 models on 897 test points, say), and always
-the stratified bootstrap of the robust aggregates and the Bayesian signed-rank test. numba
-compiles a kernel on its first call in a new installation, then keeps it in its disk cache.
+the stratified bootstrap of the robust aggregates, the Bayesian signed-rank test and the
+studentized range of Nemenyi's test. numba compiles a kernel on its first call in a new
+installation, then keeps it in its disk cache.
 That first call pays numba's own start-up (its import and the initialisation of its
 compiler) and the compiling itself: seconds, not milliseconds (the measurements are in
 ``benchmarks/README.md``).
@@ -89,7 +90,7 @@ def _rankings() -> list:
 
 
 def _beyond_pvalues() -> list:
-    """Run the stratified bootstrap of robust aggregates and the Bayesian signed-rank test."""
+    """Run the robust aggregates' bootstrap, the Bayesian signed-rank test and Nemenyi's."""
     from . import aggregates as ag
     from . import significance as sig
 
@@ -101,11 +102,13 @@ def _beyond_pvalues() -> list:
     x = rng.random(6)
     sig.bayesian_signed_rank(x, x + rng.normal(0, 0.1, 6), rope=0.01, higher_is_better=True,
                              nsamples=8, seed=0)
+    sig.posthoc_nemenyi(rng.random((4, 3)), higher_is_better=True)
     from ._numba import aggregates as ka
     from ._numba import bayesian as kb
+    from ._numba import studentized as ks
 
     return [ka.aggregate_replicates, ka.improvement_replicates, ka.profile_replicates,
-            kb.signed_rank_samples]
+            kb.signed_rank_samples, ks.range_sf]
 
 
 _STEPS: tuple[tuple[str, Callable[[], list]], ...] = (

@@ -3,7 +3,8 @@
 * :func:`posthoc_conover` (Conover–Iman after Friedman) and :func:`posthoc_nemenyi`
   (Nemenyi after Friedman): computed here from the within-condition ranks, because neither
   scipy nor statsmodels has them (scikit-posthocs has, and is the tests' oracle); the
-  studentized range distribution comes from ``scipy.stats.studentized_range``;
+  studentized range distribution is one integral for all pairs at once (the same
+  p-values as ``scipy.stats.studentized_range.sf`` to 1e-12);
 * :func:`pairwise_wilcoxon` (scipy's signed-rank test) and :func:`pairwise_corrected_ttest`
   (Nadeau–Bengio) for every pair.
 
@@ -32,6 +33,7 @@ from ._input import (
     _to_matrix,
 )
 from ._pvalues import t_sf
+from ._studentized import studentized_range_sf
 from .corrections import _check_p_adjust, _pairwise_frame
 from .paired import _check_sizes, corrected_ttest
 from .rank_tests import _friedman_core, wilcoxon
@@ -190,9 +192,7 @@ def posthoc_nemenyi(
                                {"mean_rank_1": nanv, "mean_rank_2": nanv, "n": [n] * i.size})
     _, mean_ranks, _, _, _ = _friedman_core(_orient(values, hib))
     q = np.abs(mean_ranks[i] - mean_ranks[j]) / math.sqrt(k * (k + 1.0) / (12.0 * n))
-    from scipy import stats  # heavy import (~1 s), only for Nemenyi's test
-
-    pval = np.clip(stats.studentized_range.sf(q, k, np.inf), 0.0, 1.0)
+    pval = studentized_range_sf(q, k)
     return _pairwise_frame(
         "Nemenyi (Friedman)", m.alternatives, q, pval, None, alpha,
         {"mean_rank_1": mean_ranks[i], "mean_rank_2": mean_ranks[j], "n": [n] * i.size},

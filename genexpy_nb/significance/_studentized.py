@@ -1,0 +1,98 @@
+"""Survival function of the studentized range with infinite degrees of freedom.
+
+Nemenyi's test needs ``P(Q > q)`` for the range Q of k independent standard normals at
+every pair's statistic. ``scipy.stats.studentized_range.sf(q, k, np.inf)`` integrates
+numerically once per statistic (about 0.1 ms each, 2.5 s for the 19,900 pairs of 200
+alternatives). The distribution is a one-dimensional integral (Hartley 1942)::
+
+    P(Q > q) = k * integral phi(z) [Phi(z)^(k-1) - (Phi(z) - Phi(z - q))^(k-1)] dz,
+
+so one fixed Gauss–Legendre rule serves every statistic at once: 32 nodes on each of 11
+panels of width 2 covering ``[-9, 13]`` (below -9 and above 13 the integrand is under
+1e-18; the upper end stays far enough right that the tail keeps its relative precision up
+to ``q`` of about 14, where ``P`` is below 1e-24 for any k). The part of the integrand that
+does not depend on ``q`` is computed once per k; the numba kernel
+(:mod:`genexpy_nb._numba.studentized`) then makes one pass over the nodes per distinct
+statistic. Agreement with SciPy: within 1e-12 for k from 2 to 2,000 and q from 0 to 20
+(tests/test_significance.py checks 1e-10 over that grid); with the closed form for k = 2,
+``erfc(q / 2)``, to a relative 1e-12 wherever it exceeds 1e-24.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+__all__ = ["studentized_range_sf"]
+
+#: Gauss–Legendre nodes per panel, panel width and the integration interval
+_NODES_PER_PANEL = 32
+_PANEL = 2.0
+_LO, _HI = -9.0, 13.0
+
+
+@functools.lru_cache(maxsize=32)
+def _rule(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes ``z``, ``Phi(z)`` and ``weight * k * phi(z) * Phi(z)^(k-1)`` for k groups.
+
+    Nodes whose factor underflows below 1e-300 are dropped (their terms are at most that).
+    """
+    from scipy import special
+
+    x, w = np.polynomial.legendre.leggauss(_NODES_PER_PANEL)
+    edges = np.arange(_LO, _HI + _PANEL / 2, _PANEL)
+    half = _PANEL / 2.0
+    z = np.concatenate([a + half + half * x for a in edges[:-1]])
+    wz = np.tile(half * w, edges.size - 1)
+    log_factor = (np.log(wz) + math.log(k) - 0.5 * z * z - 0.5 * math.log(2.0 * math.pi)
+                  + (k - 1.0) * special.log_ndtr(z))
+    keep = log_factor > math.log(1e-300)
+    factor = np.exp(log_factor[keep])
+    return (np.ascontiguousarray(z[keep]), np.ascontiguousarray(special.ndtr(z[keep])),
+            np.ascontiguousarray(factor))
+
+
+def studentized_range_sf(q, k: int) -> np.ndarray:
+    """``P(Q > q)`` for the range Q of ``k`` independent standard normals.
+
+    The same as ``scipy.stats.studentized_range.sf(q, k, np.inf)`` (to 1e-12), for all
+    ``q`` at once.
+
+    Parameters
+    ----------
+    q : array_like of float
+        Statistics (>= 0; NaN gives NaN, inf gives 0).
+    k : int
+        Number of groups, >= 2.
+
+    Returns
+    -------
+    numpy.ndarray
+        Probabilities in [0, 1], of the shape of ``q``.
+    """
+    if k < 2:
+        raise ValueError(f"the studentized range needs k >= 2 groups, got {k}.")
+    q = np.asarray(q, dtype=np.float64)
+    flat = np.maximum(q.ravel(), 0.0)  # P(Q > q) = 1 for q <= 0
+    uniq, inverse = np.unique(flat, return_inverse=True)
+    uniq = np.ascontiguousarray(uniq)
+    out = np.empty(uniq.size)
+    if uniq.size == 0:
+        return out[inverse].reshape(q.shape)
+    z, cdf, factor = _rule(int(k))
+    from .._numba import compile_note, run_blocks
+    from .._numba import studentized as ks
+
+    def block(r0: int, r1: int) -> None:
+        ks.range_sf(uniq, z, cdf, factor, float(k - 1), r0, r1, out)
+
+    first = 0
+    if not ks.range_sf.signatures:  # not compiled yet: once, on this thread
+        with compile_note(ks.range_sf, "the studentized range kernel"):
+            block(0, 1)
+        first = 1
+    run_blocks(lambda r0, r1: block(r0 + first, r1 + first), uniq.size - first,
+               work=40.0 * uniq.size * z.size)
+    return out[inverse].reshape(q.shape)
