@@ -11,6 +11,7 @@
   conclusions as the whole?
 """
 
+from .noise import EvalNoise, eval_noise
 from .readers import (
     direction,
     read_eee,
@@ -20,5 +21,5 @@ from .readers import (
     read_tsml_results,
 )
 
-__all__ = ["direction", "read_eee", "read_eee_instances", "read_inspect_log",
-           "read_lm_eval_samples", "read_tsml_results"]
+__all__ = ["EvalNoise", "eval_noise", "direction", "read_eee", "read_eee_instances",
+           "read_inspect_log", "read_lm_eval_samples", "read_tsml_results"]

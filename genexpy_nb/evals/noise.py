@@ -1,0 +1,655 @@
+"""Items × runs × tasks: the noise of the difference of two models' benchmark scores.
+
+The difference ``D`` of two models' benchmark means, over ``T`` tasks, ``N`` items per task
+and ``K`` runs per item, is paired on the items both models answered. Its variance splits
+into three parts (Miller 2024, "Adding error bars to evals", §2–4; eval-arena 2025; SPEC
+Part C)::
+
+    var(D) ≈ s²_task / T  +  s²_item / (T·N)  +  (s²_run,a / K_a + s²_run,b / K_b) / (T·N)
+
+* **run** (prediction noise): the variance of one model's score on one item over repeated
+  runs (seeds, sampling, epochs), estimated from the items with at least two runs; runs are
+  not paired across models, and ``K`` may differ by model;
+* **item**: the variance over items of the *expected* per-item difference (eval-arena's
+  identity: the variance of the observed per-item difference is the item part plus the run
+  part, so the item part is what is left when the run part is taken out);
+* **task**: the variance over tasks of the per-task mean difference, less what its items
+  and runs explain (only when tasks are *sampled*, "benchmarks like this one"; with tasks
+  *fixed*, "this benchmark", there is no task part).
+
+The standard error at the observed design is the direct estimate: the paired standard error
+of the per-item differences, or, with tasks sampled, the cluster-robust one with items
+clustered in tasks and the small-sample factor ``T/(T-1)`` (CR1), with ``T - 1`` degrees of
+freedom for tests and detectable effects. The three parts are method-of-moments estimates
+(a part estimated below zero is set to zero and the others keep their values); ``.se`` at
+another design uses them with the balanced formula above (``N`` = the mean items per task).
+
+With one run per item the run and item parts cannot be told apart from the outcomes alone
+(a 0/1 outcome's own noise is part of the item-to-item variance): the table then has one
+``item+run`` level, and ``.se`` refuses to predict other numbers of runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._validation import GenexpyInputError, to_polars
+
+__all__ = ["EvalNoise", "eval_noise"]
+
+#: the most models for which every pair is decomposed by default (beyond: neighbours in
+#: the leaderboard's order)
+ALL_PAIRS_MAX_MODELS = 40
+
+
+@dataclass
+class _Reduced:
+    """Per-item means, run variances and run counts, models × items (items sorted by task)."""
+
+    models: list[str]
+    mean: np.ndarray  # (A, n), NaN where the model has no result on the item
+    var: np.ndarray  # (A, n), run variance (ddof 1), NaN with fewer than 2 runs
+    runs: np.ndarray  # (A, n), int
+    task: np.ndarray  # (n,), task code
+    tasks: list[str]
+    items: list[str]
+    binary: bool
+
+
+def _check_columns(df: pl.DataFrame, names: dict[str, str | None]) -> None:
+    for role, col in names.items():
+        if col is None:
+            continue
+        if not isinstance(col, str) or col not in df.columns:
+            raise GenexpyInputError(f"{role}={col!r} is not a column of the table; columns: "
+                                    f"{df.columns[:20]}.")
+        if df[col].null_count():
+            raise GenexpyInputError(f"column {col!r} ({role}) has {df[col].null_count()} "
+                                    "null value(s); drop or fill them first.")
+    used = [c for c in names.values() if c is not None]
+    if len(set(used)) != len(used):
+        raise GenexpyInputError(f"the same column is given two roles: {names}.")
+
+
+def _reduce(df: pl.DataFrame, alternatives: str, target: str, items: str,
+            runs: str | None, tasks: str | None) -> _Reduced:
+    if not df.schema[target].is_numeric():
+        raise GenexpyInputError(f"target column {target!r} is not numeric.")
+    lf = df.lazy().select(
+        pl.col(alternatives).cast(pl.String).alias("_m"),
+        (pl.col(tasks).cast(pl.String) if tasks else pl.lit("all")).alias("_t"),
+        pl.col(items).cast(pl.String).alias("_i"),
+        *([pl.col(runs).cast(pl.String).alias("_k")] if runs else []),
+        pl.col(target).cast(pl.Float64).alias("_y"))
+    bad = lf.filter(~pl.col("_y").is_finite()).select(pl.len()).collect().item()
+    if bad:
+        raise GenexpyInputError(f"{bad} value(s) of {target!r} are not finite numbers (null, "
+                                "NaN or infinite); drop them first.")
+    key = ["_m", "_t", "_i"] + (["_k"] if runs else [])
+    dup = lf.group_by(key).agg(pl.len().alias("n")).filter(pl.col("n") > 1).select(
+        pl.len()).collect().item()
+    if dup:
+        what = "(model, task, item, run)" if runs else "(model, task, item)"
+        fix = "" if runs else " Name the column of repeated runs with runs=."
+        raise GenexpyInputError(f"{dup} {what} key(s) hold more than one row.{fix}")
+    stats = lf.group_by(["_m", "_t", "_i"]).agg(
+        pl.col("_y").mean().alias("mean"), pl.col("_y").var(ddof=1).alias("var"),
+        pl.len().alias("k"),
+        ((pl.col("_y") == 0) | (pl.col("_y") == 1)).all().alias("bin")).collect()
+    models = sorted(stats["_m"].unique().to_list())
+    if len(models) < 2:
+        raise GenexpyInputError(f"column {alternatives!r} holds {len(models)} model(s); "
+                                "the noise of a difference needs at least two.")
+    cells = stats.select("_t", "_i").unique().sort(["_t", "_i"])
+    tasks_l = cells["_t"].unique(maintain_order=True).to_list()
+    cells = cells.with_row_index("_c").with_columns(
+        pl.col("_t").replace_strict(tasks_l, list(range(len(tasks_l))),
+                                    return_dtype=pl.Int64).alias("_tc"))
+    stats = stats.join(cells, on=["_t", "_i"]).with_columns(
+        pl.col("_m").replace_strict(models, list(range(len(models))),
+                                    return_dtype=pl.Int64).alias("_mc"))
+    shape = (len(models), cells.height)
+    out = [np.full(shape, np.nan), np.full(shape, np.nan), np.zeros(shape, np.int64)]
+    r, c = stats["_mc"].to_numpy(), stats["_c"].to_numpy()
+    out[0][r, c] = stats["mean"].to_numpy()
+    out[1][r, c] = stats["var"].fill_null(np.nan).to_numpy()
+    out[2][r, c] = stats["k"].to_numpy()
+    return _Reduced(models, out[0], out[1], out[2], cells["_tc"].to_numpy(), tasks_l,
+                    cells["_i"].to_list(), bool(stats["bin"].all()))
+
+
+def _pooled_run_var(var: np.ndarray, k: np.ndarray) -> float:
+    ok = (k >= 2) & np.isfinite(var)
+    return float(var[ok].mean()) if ok.any() else math.nan
+
+
+@dataclass
+class _Pair:
+    """The estimates of one pair: what ``components`` and ``se`` are built from."""
+
+    a: str
+    b: str
+    diff: float
+    se: float
+    dof: float
+    n_items: int
+    n_tasks: int
+    k_a: float
+    k_b: float
+    run_a: float  # pooled run variance of a (NaN: not estimable)
+    run_b: float
+    parts: dict[str, float]  # contributions to var(D) at the observed design
+    d: np.ndarray = field(repr=False)  # per-item differences (shared items)
+    task: np.ndarray = field(repr=False)  # their task codes (0..n_tasks-1)
+    paired_binary: bool = False
+    single_run: bool = False
+    discordant: tuple[int, int] = (0, 0)
+
+
+def _group(values: np.ndarray, codes: np.ndarray, n: int) -> np.ndarray:
+    return np.bincount(codes, weights=values, minlength=n)
+
+
+def _within(d: np.ndarray, codes: np.ndarray, T: int):
+    """Per task: item count, mean and sample variance (ddof 1; 0 for one item)."""
+    n_t = np.bincount(codes, minlength=T).astype(float)
+    m_t = _group(d, codes, T) / n_t
+    ss = _group((d - m_t[codes]) ** 2, codes, T)
+    s2_t = np.where(n_t > 1, ss / np.maximum(n_t - 1, 1), 0.0)
+    return n_t, m_t, s2_t
+
+
+def _variances(d, r, codes, T, weighting, sampled):
+    """(direct var(D), its dof, parts at the observed design) for one pair."""
+    n = d.size
+    n_t, m_t, s2_t = _within(d, codes, T)
+    r_t = _group(r, codes, T) / n_t  # mean run noise of an item's difference, per task
+    w2_t = np.maximum(s2_t - r_t, 0.0)  # within-task variance of expected differences
+    if weighting == "items":
+        D = d.mean()
+        run = r.sum() / n**2
+        item = float((n_t * w2_t).sum()) / n**2
+        if T > 1 and sampled:
+            resid = _group(d - D, codes, T)
+            total = T / (T - 1) * float((resid**2).sum()) / n**2
+            dof = T - 1
+        elif T > 1:
+            total = float((n_t * s2_t).sum()) / n**2
+            dof = n - T
+        else:
+            total = float(d.var(ddof=1)) / n if n > 1 else math.nan
+            dof = n - 1
+    else:  # tasks equally
+        D = m_t.mean()
+        run = float((r_t / n_t).sum()) / T**2
+        item = float((w2_t / n_t).sum()) / T**2
+        if T > 1 and sampled:
+            total = float(m_t.var(ddof=1)) / T
+            dof = T - 1
+        else:
+            total = float((s2_t / n_t).sum()) / T**2
+            dof = n - T
+    task = max(total - run - item, 0.0) if (T > 1 and sampled) else 0.0
+    if not (T > 1 and sampled):  # item part: what the direct estimate leaves after runs
+        item = max(total - run, 0.0)
+    return D, total, dof, {"task": task, "item": item, "run": run}
+
+
+def _one_pair(red: _Reduced, ia: int, ib: int, weighting: str, sampled: bool) -> _Pair:
+    ok = np.isfinite(red.mean[ia]) & np.isfinite(red.mean[ib])
+    if ok.sum() < 2:
+        raise GenexpyInputError(f"models {red.models[ia]!r} and {red.models[ib]!r} share "
+                                f"{int(ok.sum())} item(s); a paired comparison needs two.")
+    d = red.mean[ia, ok] - red.mean[ib, ok]
+    ka, kb = red.runs[ia, ok], red.runs[ib, ok]
+    va, vb = red.var[ia, ok], red.var[ib, ok]
+    run_a, run_b = _pooled_run_var(va, ka), _pooled_run_var(vb, kb)
+    single = math.isnan(run_a) or math.isnan(run_b)
+    if single:
+        r = np.zeros_like(d)
+    else:
+        r = (np.where(ka >= 2, va, run_a) / ka) + (np.where(kb >= 2, vb, run_b) / kb)
+        r = np.nan_to_num(r)
+    used = np.unique(red.task[ok])
+    codes = np.searchsorted(used, red.task[ok])
+    T = used.size
+    D, total, dof, parts = _variances(d, r, codes, T, weighting, sampled)
+    if single:
+        parts = {"task": parts["task"], "item+run": parts["item"] + parts["run"]}
+    both_once = bool((ka == 1).all() and (kb == 1).all())
+    disc = (int(((red.mean[ia, ok] == 1) & (red.mean[ib, ok] == 0)).sum()),
+            int(((red.mean[ia, ok] == 0) & (red.mean[ib, ok] == 1)).sum()))
+    return _Pair(red.models[ia], red.models[ib], float(D), math.sqrt(max(total, 0.0)),
+                 float(dof), int(d.size), int(T), float(ka.mean()), float(kb.mean()), run_a,
+                 run_b, parts, d, codes, paired_binary=red.binary and both_once,
+                 single_run=single, discordant=disc)
+
+
+def _pairs(red: _Reduced, pairs, order: list[str]) -> list[tuple[int, int]]:
+    idx = {m: i for i, m in enumerate(red.models)}
+    if pairs is None:
+        if len(order) <= ALL_PAIRS_MAX_MODELS:
+            return [(idx[a], idx[b]) for i, a in enumerate(order) for b in order[i + 1:]]
+        return [(idx[a], idx[b]) for a, b in zip(order, order[1:])]
+    out = []
+    for p in pairs:
+        if (not isinstance(p, (tuple, list)) or len(p) != 2
+                or any(str(m) not in idx for m in p) or str(p[0]) == str(p[1])):
+            raise GenexpyInputError(f"pairs must be (model, model) of two different models "
+                                    f"of the table, got {p!r}; models: {red.models[:10]}.")
+        out.append((idx[str(p[0])], idx[str(p[1])]))
+    return out
+
+
+def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
+               runs: str | None = None, tasks: str | None = None,
+               weighting: str = "items", tasks_sampled: bool = True,
+               higher_is_better: bool | None = None, pairs: list | None = None
+               ) -> EvalNoise:
+    """Split the noise of the difference of two models' benchmark means into runs, items, tasks.
+
+    Parameters
+    ----------
+    data : polars / pandas DataFrame
+        Per-item results: one row per model, item (and run); never modified.
+    alternatives : str
+        The column naming the model.
+    target : str
+        The per-item result: 0/1 correctness or a score.
+    items : str
+        The column naming the item (question, sample); pairs are formed on items both models
+        answered (an item missing for one model is left out of that pair only).
+    runs : str, optional
+        The column naming the repeated run (seed, sample, epoch) of an item. Runs are not
+        paired across models: their number may differ by model and by item.
+    tasks : str, optional
+        The column naming the task an item belongs to (items are then identified within
+        their task).
+    weighting : {"items", "tasks"}
+        How the benchmark mean weighs its parts: every item equally (the mean over all
+        items) or every task equally (the mean of the task means). The variance formulas
+        follow the choice.
+    tasks_sampled : bool
+        True: the tasks are a sample of the tasks the conclusion is about ("benchmarks like
+        this one"): the task part counts, with cluster-robust standard errors and ``T - 1``
+        degrees of freedom. False: the benchmark's own tasks are the population ("this
+        benchmark"): no task part.
+    higher_is_better : bool, optional
+        The direction of ``target``, needed by :meth:`EvalNoise.tie_groups`. Default: the
+        table's ``higher_is_better`` column when it has one value (the readers write it).
+    pairs : list of (str, str), optional
+        The pairs to decompose. Default: every pair with at most 40 models, else each model
+        against the next in the leaderboard's order.
+
+    Returns
+    -------
+    EvalNoise
+        ``.components`` (pair, level, variance, share), ``.summary`` (one row per pair),
+        ``.se``, ``.mde``, ``.plan``, ``.paired_test`` and ``.tie_groups``.
+
+    Examples
+    --------
+    >>> import numpy as np, polars as pl
+    >>> rng = np.random.default_rng(0)
+    >>> df = pl.DataFrame({"model": np.repeat(["a", "b"], 200),
+    ...                    "item": np.tile(np.arange(200), 2),
+    ...                    "correct": rng.integers(0, 2, 400)})
+    >>> noise = eval_noise(df, alternatives="model", target="correct", items="item")
+    >>> noise.components["level"].to_list()
+    ['item+run']
+    """
+    df = to_polars(data)
+    _check_columns(df, {"alternatives": alternatives, "target": target, "items": items,
+                        "runs": runs, "tasks": tasks})
+    if weighting not in ("items", "tasks"):
+        raise GenexpyInputError(f"weighting must be 'items' or 'tasks', got {weighting!r}.")
+    if higher_is_better is None and "higher_is_better" in df.columns:
+        vals = df["higher_is_better"].drop_nulls().unique().to_list()
+        higher_is_better = bool(vals[0]) if len(vals) == 1 and not df[
+            "higher_is_better"].null_count() else None
+    red = _reduce(df, alternatives, target, items, runs, tasks)
+    means = np.nanmean(red.mean, axis=1)
+    sign = -1.0 if higher_is_better is False else 1.0
+    order = [red.models[i] for i in np.argsort(-sign * means, kind="stable")]
+    done = [_one_pair(red, ia, ib, weighting, bool(tasks_sampled))
+            for ia, ib in _pairs(red, pairs, order)]
+    return EvalNoise(done, red, weighting, bool(tasks_sampled) and tasks is not None,
+                     higher_is_better, dict(zip(red.models, means.tolist())))
+
+
+class EvalNoise:
+    """The noise budget of a benchmark's pairwise differences (see :func:`eval_noise`).
+
+    Parameters
+    ----------
+    pairs : list
+        The per-pair estimates (internal).
+    reduced : object
+        The per-item reduction of the table (internal).
+    weighting : str
+        ``"items"`` or ``"tasks"``.
+    tasks_sampled : bool
+        Whether the task part counts.
+    higher_is_better : bool or None
+        The direction of the scores.
+    means : dict
+        Each model's mean over its items.
+    """
+
+    def __init__(self, pairs: list, reduced: Any, weighting: str, tasks_sampled: bool,
+                 higher_is_better: bool | None, means: dict):
+        self._pairs = {(p.a, p.b): p for p in pairs}
+        self._red = reduced
+        self.weighting = weighting
+        self.tasks_sampled = tasks_sampled
+        self.higher_is_better = higher_is_better
+        self.means = means
+        self.notes: list[str] = []
+        if any(p.single_run for p in pairs):
+            self.notes.append(
+                "one run per item for at least one model: the run and item parts cannot be "
+                "separated from the outcomes alone (their sum is the 'item+run' level); log "
+                "two or more runs of some items to predict the effect of more runs.")
+        if self.tasks_sampled and pairs and min(p.n_tasks for p in pairs) < 10:
+            self.notes.append(
+                f"few tasks ({min(p.n_tasks for p in pairs)}): the cluster-robust standard "
+                "errors use the small-sample factor T/(T-1) and T-1 degrees of freedom, and "
+                "remain rough.")
+
+    def __repr__(self) -> str:
+        """Return a one-line description."""
+        return (f"EvalNoise({len(self._pairs)} pair(s), weighting={self.weighting!r}, "
+                f"tasks_sampled={self.tasks_sampled})")
+
+    def _pair(self, a: str, b: str) -> tuple[_Pair, float]:
+        if (a, b) in self._pairs:
+            return self._pairs[(a, b)], 1.0
+        if (b, a) in self._pairs:
+            return self._pairs[(b, a)], -1.0
+        if a in self._red.models and b in self._red.models and a != b:
+            ia, ib = self._red.models.index(a), self._red.models.index(b)
+            p = _one_pair(self._red, ia, ib, self.weighting, self.tasks_sampled)
+            self._pairs[(a, b)] = p
+            return p, 1.0
+        raise GenexpyInputError(f"({a!r}, {b!r}) is not a pair of two models of the table; "
+                                f"models: {self._red.models[:10]}.")
+
+    @property
+    def components(self) -> pl.DataFrame:
+        """Return the tidy noise budget: one row per pair and level.
+
+        Returns
+        -------
+        polars.DataFrame
+            ``pair`` ("a − b"), ``a``, ``b``, ``level`` (task, item, run, or item+run where
+            they cannot be separated), ``variance`` (its part of var(D) at the observed
+            design), ``share`` (of the parts' sum).
+        """
+        rows = []
+        for p in self._pairs.values():
+            tot = sum(p.parts.values())
+            for level, v in p.parts.items():
+                if level == "task" and not self.tasks_sampled:
+                    continue
+                rows.append((f"{p.a} − {p.b}", p.a, p.b, level, v,
+                             v / tot if tot > 0 else math.nan))
+        return pl.DataFrame(rows, schema={"pair": pl.String, "a": pl.String, "b": pl.String,
+                                          "level": pl.String, "variance": pl.Float64,
+                                          "share": pl.Float64}, orient="row")
+
+    @property
+    def summary(self) -> pl.DataFrame:
+        """Return one row per pair: the difference, its standard error and the design.
+
+        Returns
+        -------
+        polars.DataFrame
+            ``a``, ``b``, ``diff`` (mean of a − mean of b on their shared items, weighted as
+            chosen), ``se``, ``dof``, ``n_items``, ``n_tasks``, ``runs_a``, ``runs_b`` (mean
+            runs per item).
+        """
+        return pl.DataFrame(
+            [(p.a, p.b, p.diff, p.se, p.dof, p.n_items, p.n_tasks, p.k_a, p.k_b)
+             for p in self._pairs.values()],
+            schema={"a": pl.String, "b": pl.String, "diff": pl.Float64, "se": pl.Float64,
+                    "dof": pl.Float64, "n_items": pl.Int64, "n_tasks": pl.Int64,
+                    "runs_a": pl.Float64, "runs_b": pl.Float64}, orient="row")
+
+    def _units(self, p: _Pair) -> tuple[float, float, float, float]:
+        """Per-unit variances (task, item, run of a, run of b) of the balanced formula."""
+        T, n = p.n_tasks, p.n_items
+        task = p.parts.get("task", 0.0) * T if self.tasks_sampled else 0.0
+        item = (p.parts.get("item", 0.0) + p.parts.get("item+run", 0.0)) * n
+        return task, item, p.run_a, p.run_b
+
+    def se(self, a: str, b: str, runs: Any = None, items: int | None = None,
+           tasks: int | None = None) -> float:
+        """Return the standard error of the difference of a's and b's means at a design.
+
+        Parameters
+        ----------
+        a, b : str
+            The two models.
+        runs : int or (int, int), optional
+            Runs per item (both models, or a's and b's). None: as observed.
+        items : int, optional
+            Items per task (with no tasks column: items in all). None: as observed.
+        tasks : int, optional
+            Number of tasks. None: as observed.
+
+        Returns
+        -------
+        float
+            With every argument None, the direct estimate at the observed design; else the
+            balanced formula ``s²_task/T + s²_item/(T·N) + (s²_run,a/K_a + s²_run,b/K_b)/(T·N)``
+            with the estimated parts.
+        """
+        p, _ = self._pair(a, b)
+        if runs is None and items is None and tasks is None:
+            return p.se
+        return math.sqrt(self._var_at(p, runs, items, tasks))
+
+    def _design(self, p: _Pair, runs, items, tasks):
+        if runs is None:
+            ka, kb = p.k_a, p.k_b
+        elif isinstance(runs, (tuple, list)) and len(runs) == 2:
+            ka, kb = runs
+        else:
+            ka = kb = runs
+        for name, v in (("runs", ka), ("runs", kb), ("items", items), ("tasks", tasks)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.ndarray))
+                                  or not np.all(np.asarray(v) >= 1)):
+                raise GenexpyInputError(f"{name} must be a number >= 1, got {v!r}.")
+        if p.single_run and runs is not None and not (np.all(np.asarray(ka) == p.k_a)
+                                                      and np.all(np.asarray(kb) == p.k_b)):
+            raise GenexpyInputError(
+                "one run per item: the run and item parts cannot be separated from the "
+                "outcomes alone, so the effect of more runs is unknown; log two or more runs "
+                "of some items (or leave runs=None).")
+        T = p.n_tasks if tasks is None else tasks
+        N = p.n_items / p.n_tasks if items is None else items
+        return ka, kb, N, T
+
+    def _var_at(self, p: _Pair, runs, items, tasks):
+        ka, kb, N, T = self._design(p, runs, items, tasks)
+        task, item, ra, rb = self._units(p)
+        run = 0.0 if p.single_run else ra / ka + rb / kb
+        return task / T + (item + run) / (np.asarray(T) * N) if self.tasks_sampled else (
+            (item + run) / (np.asarray(T) * N))
+
+    def mde(self, a: str, b: str, *, alpha: float = 0.05, power: float = 0.8,
+            runs: Any = None, items: int | None = None, tasks: int | None = None) -> float:
+        """Return the minimum detectable effect of a two-sided test at a design.
+
+        Parameters
+        ----------
+        a, b : str
+            The two models.
+        alpha : float
+            The test's level.
+        power : float
+            The probability of detecting a true difference of that size.
+        runs, items, tasks : optional
+            The design, as in :meth:`se` (None: as observed).
+
+        Returns
+        -------
+        float
+            ``(t_{1-alpha/2} + t_{power}) · se`` with the pair's degrees of freedom (normal
+            quantiles beyond 1000).
+        """
+        from scipy import stats
+
+        for name, v in (("alpha", alpha), ("power", power)):
+            if not (isinstance(v, float) and 0 < v < 1):
+                raise GenexpyInputError(f"{name} must be a number in (0, 1), got {v!r}.")
+        p, _ = self._pair(a, b)
+        dof = p.dof if tasks is None or not self.tasks_sampled else tasks - 1
+        q = stats.t(dof) if 1 <= dof < 1000 else stats.norm()
+        return float((q.ppf(1 - alpha / 2) + q.ppf(power)) * self.se(a, b, runs, items, tasks))
+
+    def plan(self, a: str, b: str, *, target_se: float, cost: dict | None = None,
+             max_factor: int = 20, max_runs: int = 64) -> pl.DataFrame:
+        """Return the cheapest designs whose standard error reaches ``target_se``.
+
+        Parameters
+        ----------
+        a, b : str
+            The two models.
+        target_se : float
+            The standard error to reach.
+        cost : dict, optional
+            ``{"tasks": c_T, "items": c_N, "runs": c_K}``: the cost of a new task, of an
+            item (per task) and of one run of one model on one item. The design's cost is
+            ``c_T·T + c_N·T·N + c_K·T·N·(K_a + K_b)``. Default ``{"runs": 1}``: the number
+            of model calls.
+        max_factor : int
+            Tasks and items per task are searched up to this multiple of the observed ones.
+        max_runs : int
+            Runs per item are searched up to this number.
+
+        Returns
+        -------
+        polars.DataFrame
+            Up to 5 designs (``tasks``, ``items`` per task, ``runs``, ``se``, ``cost``),
+            cheapest first; empty when none in the searched range reaches the target. More
+            tasks appear only when the tasks are sampled; more runs only when the run part
+            could be estimated.
+        """
+        if not isinstance(target_se, (int, float)) or not target_se > 0:
+            raise GenexpyInputError(f"target_se must be a positive number, got {target_se!r}.")
+        cost = {"runs": 1.0} if cost is None else dict(cost)
+        unknown = set(cost) - {"tasks", "items", "runs"}
+        if unknown or any(not isinstance(v, (int, float)) or v < 0 for v in cost.values()):
+            raise GenexpyInputError("cost must map 'tasks', 'items', 'runs' to non-negative "
+                                    f"numbers, got {cost!r}.")
+        p, _ = self._pair(a, b)
+        n_per = p.n_items / p.n_tasks
+        T0 = p.n_tasks
+        Ts = np.unique(np.round(np.geomspace(T0, T0 * max_factor, 40))) if (
+            self.tasks_sampled) else np.array([T0])
+        Ns = np.unique(np.round(np.geomspace(1, n_per * max_factor, 60)))
+        Ks = np.arange(1, max_runs + 1) if not p.single_run else np.array([round(p.k_a)])
+        T, N, K = (g.ravel() for g in np.meshgrid(Ts, Ns, Ks, indexing="ij"))
+        task, item, ra, rb = self._units(p)
+        run = 0.0 if p.single_run else (ra + rb) / K
+        var = (task / T if self.tasks_sampled else 0.0) + (item + run) / (T * N)
+        total = (cost.get("tasks", 0.0) * T + cost.get("items", 0.0) * T * N
+                 + cost.get("runs", 0.0) * T * N * 2 * K)
+        ok = np.sqrt(var) <= target_se
+        out = pl.DataFrame({"tasks": T[ok].astype(np.int64), "items": N[ok].astype(np.int64),
+                            "runs": K[ok].astype(np.int64), "se": np.sqrt(var[ok]),
+                            "cost": total[ok]})
+        return out.sort(["cost", "se"]).head(5)
+
+    def paired_test(self, a: str, b: str) -> dict:
+        """Test whether two models' benchmark means differ, paired on their shared items.
+
+        Parameters
+        ----------
+        a, b : str
+            The two models.
+
+        Returns
+        -------
+        dict
+            ``a``, ``b``, ``diff``, ``se``, ``statistic``, ``dof``, ``pvalue``, ``method``:
+            McNemar's exact test for 0/1 outcomes of one run each without sampled tasks;
+            with sampled tasks the cluster-robust t test (items clustered in tasks, CR1,
+            ``T - 1`` degrees of freedom); otherwise the paired t test on the per-item
+            differences (averaged over runs).
+        """
+        from scipy import stats
+
+        p, sign = self._pair(a, b)
+        diff = sign * p.diff
+        if p.paired_binary and not self.tasks_sampled:
+            from ..significance import mcnemar
+
+            b_, c_ = p.discordant if sign > 0 else p.discordant[::-1]
+            if b_ + c_ == 0:
+                return {"a": a, "b": b, "diff": diff, "se": p.se, "statistic": 0.0,
+                        "dof": math.nan, "pvalue": 1.0, "method": "McNemar exact (no "
+                        "discordant item)"}
+            res = mcnemar(table=[[0, b_], [c_, 0]])
+            return {"a": a, "b": b, "diff": diff, "se": p.se, "statistic": float(res.statistic),
+                    "dof": math.nan, "pvalue": float(res.pvalue), "method": "McNemar exact"}
+        t = diff / p.se if p.se > 0 else (0.0 if diff == 0 else math.copysign(math.inf, diff))
+        pv = float(2 * stats.t.sf(abs(t), p.dof)) if p.dof >= 1 else math.nan
+        method = ("cluster-robust t (items in tasks, CR1)" if self.tasks_sampled
+                  else "paired t on per-item differences")
+        return {"a": a, "b": b, "diff": diff, "se": p.se, "statistic": t, "dof": p.dof,
+                "pvalue": pv, "method": method}
+
+    def tie_groups(self, *, alpha: float = 0.05, p_adjust: str = "holm") -> pl.DataFrame:
+        """Group the leaderboard into models that the paired test cannot tell apart.
+
+        Parameters
+        ----------
+        alpha : float
+            The level of the paired tests.
+        p_adjust : str
+            Correction of each group leader's comparisons for multiplicity (statsmodels'
+            names; ``"holm"`` by default).
+
+        Returns
+        -------
+        polars.DataFrame
+            ``model``, ``mean``, ``rank`` (1 = best), ``group`` (1 = tied with the best),
+            ``pvalue`` (adjusted, against the group's leader; null for the leader). The
+            leader of each group is the best model not yet grouped; the group holds the
+            models whose difference from it is not significant.
+        """
+        from ..significance import adjust_pvalues
+
+        if self.higher_is_better is None:
+            raise GenexpyInputError("tie groups need the direction of the scores: pass "
+                                    "higher_is_better= to eval_noise.")
+        sign = 1.0 if self.higher_is_better else -1.0
+        order = sorted(self.means, key=lambda m: -sign * self.means[m])
+        group, pval = {}, {}
+        g = 0
+        while len(group) < len(order):
+            g += 1
+            rest = [m for m in order if m not in group]
+            lead, others = rest[0], rest[1:]
+            group[lead] = g
+            if not others:
+                break
+            raw = np.array([self.paired_test(lead, m)["pvalue"] for m in others])
+            adj = adjust_pvalues(raw, p_adjust, alpha=alpha) if len(raw) > 1 else raw
+            for m, pv in zip(others, adj):
+                if not pv < alpha:
+                    group[m] = g
+                    pval[m] = float(pv)
+        return pl.DataFrame({"model": order, "mean": [self.means[m] for m in order],
+                             "rank": list(range(1, len(order) + 1)),
+                             "group": [group[m] for m in order],
+                             "pvalue": [pval.get(m) for m in order]},
+                            schema={"model": pl.String, "mean": pl.Float64, "rank": pl.Int64,
+                                    "group": pl.Int64, "pvalue": pl.Float64})
