@@ -39,23 +39,6 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
     >/dev/null 2>&1 || echo "chromium could not be installed: tests/test_browser.py will fail"
 fi
 
-# A non-editable install (the README's main job) leaves numba's cache files in
-# site-packages/genexpy_nb/_numba/__pycache__ when pip removes the package; the folder left
-# behind (no __init__.py) would then be imported as an empty namespace package from
-# notebooks/, shadowing the editable install. Uninstall and remove what is left.
-"$VPY" -m pip uninstall -q -y genexpy_nb >/dev/null 2>&1 || true
-"$VPY" - <<'EOF'
-import shutil
-import sysconfig
-from pathlib import Path
-
-for key in ("purelib", "platlib"):
-    stale = Path(sysconfig.get_paths()[key]) / "genexpy_nb"
-    if stale.is_dir():  # the package is uninstalled: whatever is here is a leftover
-        shutil.rmtree(stale)
-        print(f"removed leftovers of a previous install: {stale}")
-EOF
-
 # torch (the [train] extra, for tests/test_experiments.py and notebooks 03/04) is installed
 # first and pinned, so that pip takes the CPU build that lies on this machine's disk
 # (/opt/wheels, found through pip's find-links) instead of downloading a CUDA build. On a
@@ -65,6 +48,21 @@ EOF
 # torch stays pinned here: the test oracle timm pulls torchvision, whose newest release would
 # otherwise replace this torch (torchvision 0.28 is the release built for torch 2.13)
 "$VPY" -m pip install -q -e ".[test,train,browser,cluster,docs]" "torch==2.13.0"
+
+# numba keeps the compiled kernels in the user's cache folder (~/.cache/genexpy_nb/numba), not
+# in the installed package, so pip replaces the main job's install with this editable one and
+# leaves nothing behind (tests/test_install_paths.py). Environments made by earlier versions,
+# which cached beside the sources, may hold such a left-over folder (no __init__.py): removed.
+"$VPY" - <<'EOF'
+import shutil
+import sysconfig
+from pathlib import Path
+
+stale = Path(sysconfig.get_paths()["purelib"]) / "genexpy_nb"
+if stale.is_dir() and not (stale / "__init__.py").exists():
+    shutil.rmtree(stale)
+    print(f"removed the left-over folder of an earlier install: {stale}")
+EOF
 
 # the fast part once more with numba's JIT off, so that the kernels' Python source is what
 # runs (and what coverage sees): same assertions against the same naive twins
