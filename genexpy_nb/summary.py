@@ -26,6 +26,7 @@ import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -199,6 +200,8 @@ class _Tables:
             The heading, each table and the closing lines, separated by blank lines.
         """
         parts = [terminal_text(self.heading)] + [t.to_text() for t in self.tables]
+        lead = getattr(self, "conclusions", None)
+        parts = [lead.to_text()] + parts if lead is not None else parts
         return "\n\n".join(parts + ["\n".join(terminal_text(f) for f in self.footer)]
                            if self.footer else parts)
 
@@ -211,6 +214,8 @@ class _Tables:
             The heading, each table and the closing lines, separated by blank lines.
         """
         parts = [markdown_text(self.heading)] + [t.to_markdown() for t in self.tables]
+        lead = getattr(self, "conclusions", None)
+        parts = [lead.to_markdown()] + parts if lead is not None else parts
         parts += ["  \n".join(markdown_text(f) for f in self.footer)] if self.footer else []
         return "\n\n".join(parts)
 
@@ -219,7 +224,9 @@ class _Tables:
 
     def _repr_html_(self) -> str:
         foot = "".join(f"<p>{html_text(f)}</p>" for f in self.footer)
-        return (f"<div><p>{html_text(self.heading)}</p>"
+        lead = getattr(self, "conclusions", None)
+        first = lead.to_html() + "<hr>" if lead is not None else ""
+        return (first + f"<div><p>{html_text(self.heading)}</p>"
                 + "<br>".join(t.to_html() for t in self.tables) + foot + "</div>")
 
     def __str__(self) -> str:
@@ -307,6 +314,9 @@ class NstarSummary:
     footer : list of str
         The lines below them (what the no-signal baseline and "(chance)" mean, where the
         full frame was written).
+    conclusions : ConclusionsSummary, optional
+        The study's conclusions (:func:`~genexpy_nb.conclusions_summary`), shown first when
+        given.
     """
 
     frame: pl.DataFrame
@@ -317,6 +327,7 @@ class NstarSummary:
     tables: list[Table]
     heading: str
     footer: list[str]
+    conclusions: Any = None
 
     def counts(self) -> dict[str, int]:
         """Count the rows that generalize, need more conditions, or are unsure.
@@ -447,7 +458,8 @@ def _summary_footer(has_null: bool, methods: list[str], n_rows: int,
 
 def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                   delta: float = config.HEADLINE_DELTA, *, method: str | None = None,
-                  max_rows: int = 25, where: str | None = None) -> NstarSummary:
+                  max_rows: int = 25, where: str | None = None, conclusions: Any = None,
+                  unit: str = "condition") -> NstarSummary:
     """Summarise the answer of :func:`~genexpy_nb.analyze` in one table per research question.
 
     Parameters
@@ -465,12 +477,20 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         conditions first; the others are counted below the table.
     where : str, optional
         Where the full frame was written (said below the tables), if anywhere.
+    conclusions : polars.DataFrame or ConclusionsSummary, optional
+        The frame of :func:`~genexpy_nb.conclusions` for the same study (or its
+        :func:`~genexpy_nb.conclusions_summary`): the summary then leads with the study's
+        conclusions (the best, the top group, the pairs, the order) and puts the paper's
+        n* under the question it answers, with a sentence on why the two can differ.
+    unit : str, default "condition"
+        What a condition is called in the sentences ("dataset", "task").
 
     Returns
     -------
     NstarSummary
         ``print`` it or display it in a notebook; ``.frame`` is ``frame``, ``.rows`` the
-        selected rows with a ``verdict`` column, ``.to_text()``, ``.to_markdown()``.
+        selected rows with a ``verdict`` column, ``.conclusions`` the conclusions' summary
+        (or None), ``.to_text()``, ``.to_markdown()``.
     """
     df = to_polars(frame, "frame")
     need = {"config_id", "kernel_label", "alpha", "delta", "method", "nstar", "N",
@@ -506,8 +526,21 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                "conditions each configuration needs for its conclusions to generalize; N: "
                "the conditions it has.")
     footer = _summary_footer(has_null, methods, df.height, where)
+    lead = None
+    if conclusions is not None:
+        from .summary_conclusions import WHY_CHANCE, ConclusionsSummary, conclusions_summary
+
+        lead = (conclusions if isinstance(conclusions, ConclusionsSummary)
+                else conclusions_summary(conclusions, unit=unit, alpha=alpha))
+        heading = (f"How consistent are the per-{unit} rankings? (the paper's n*, Sec. 4) "
+                   f"n* at alpha* = {alpha:g}, delta* = {delta:g}, {what}: the number of "
+                   f"{unit}s for two independent studies to agree on each research question "
+                   f"(a property of the per-{unit} rankings, not of the conclusions above); "
+                   f"N: the {unit}s each configuration has.")
+        footer.insert(len(footer) - (1 if where else 0), WHY_CHANCE.format(
+            unit=unit, units=f"{unit}s"))
     return NstarSummary(frame=frame, rows=sel, alpha=alpha, delta=delta, method=method,
-                        tables=tables, heading=heading, footer=footer)
+                        tables=tables, heading=heading, footer=footer, conclusions=lead)
 
 
 # ---- seeds ------------------------------------------------------------------------------
