@@ -6,7 +6,9 @@
 #   GENEXPY_NB_DATA_DIR=../shared/data bash scripts/docs.sh
 #
 # Like scripts/test.sh it installs what it needs into .venv (created if missing): the package
-# editable with the `docs` extra (Sphinx, MyST-NB, numpydoc, sphinx-book-theme), `train`
+# editable with the `docs` extra (Sphinx, MyST-NB, numpydoc, sphinx-book-theme; pytest and
+# Playwright for the check of the built site, and Chromium when run as root on
+# Debian/Ubuntu), `train`
 # (torch: notebooks 03/04 and the API pages of the training code) and `cluster` (dask).
 # Executed notebooks are cached in docs/_build/.notebook_cache (keyed on each notebook's code
 # and the package's source), so a second build executes only what changed. Warnings fail the
@@ -46,6 +48,15 @@ if [ "${GENEXPY_NB_DOCS_INSTALL:-1}" != "0" ]; then
   # elsewhere); tests/test_docs_site.py keeps the two pins equal
   "$VPY" -m pip install -q "torch==2.13.0"
   "$VPY" -m pip install -q -e ".[docs,train,cluster]" "torch==2.13.0"
+  # Chromium for the browser part of the check (as in scripts/test.sh): installed when this
+  # runs as root on Debian/Ubuntu; elsewhere that part is skipped (apt-get install chromium)
+  if [ "${GENEXPY_NB_DOCS_CHECK:-1}" != "0" ] && ! command -v chromium >/dev/null 2>&1 \
+      && ! command -v chromium-browser >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
+      && command -v apt-get >/dev/null 2>&1; then
+    echo "installing chromium (apt-get) for the check of the built site ..."
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+      >/dev/null 2>&1 || echo "chromium could not be installed: the browser check is skipped"
+  fi
 fi
 
 # the checkout's package, whatever else is installed (also in the notebooks' kernels)

@@ -18,6 +18,7 @@ running the tests (a path file), and the numba cache is a fresh folder of its ow
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -154,3 +155,35 @@ def test_the_setups_in_any_order_leave_a_working_command(tmp_path):
     cache = tmp_path / "cache" / "genexpy_nb" / "numba"
     assert len({p.parent for p in cache.rglob("*.nbi")}) >= 2
     assert not list(env.clone.rglob("*.nbi"))
+
+
+def test_the_documentation_build_installs_what_its_check_imports():
+    """``bash scripts/docs.sh`` alone installs ``.[docs,train,cluster]`` and then runs
+    tests/test_docs_site.py: every module that check imports must come with those extras
+    (it once failed after the whole build for want of pytest)."""
+    import ast
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    from packaging.requirements import Requirement
+
+    with open(ROOT / "pyproject.toml", "rb") as fh:
+        project = tomllib.load(fh)["project"]
+    docs = (ROOT / "scripts" / "docs.sh").read_text()
+    extras = re.search(r'pip install -q -e "\.\[([a-z,]+)\]"', docs)[1].split(",")
+    reqs = project["dependencies"] + [r for e in extras
+                                      for r in project["optional-dependencies"][e]]
+    names = {Requirement(r).name.lower().replace("_", "-") for r in reqs}
+    tree = ast.parse((ROOT / "tests" / "test_docs_site.py").read_text())
+    tops = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+            for a in n.names}
+    tops |= {n.module.split(".")[0] for n in ast.walk(tree)
+             if isinstance(n, ast.ImportFrom) and n.module and not n.level}
+    local = {p.stem for p in (ROOT / "docs" / "_ext").glob("*.py")} | {"genexpy_nb"}
+    dists = packages_distributions()
+    third = {t for t in tops - local - set(sys.stdlib_module_names)}
+    assert third, "found no import in tests/test_docs_site.py"
+    for mod in sorted(third):
+        assert {d.lower().replace("_", "-") for d in dists.get(mod, [mod])} & names, (
+            f"tests/test_docs_site.py imports {mod}, which scripts/docs.sh's extras "
+            f"({', '.join(extras)}) do not install")
