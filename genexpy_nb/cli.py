@@ -49,6 +49,12 @@ from .cli_checks import (
     require_options,
     say,
 )
+from .cli_conclusions import (
+    add_conclusion_options,
+    answer_thresholds,
+    conclusions_out,
+    write_conclusions,
+)
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: an unexpected error (a bug): one line and a hint, the traceback with --debug
@@ -75,29 +81,6 @@ def _coerce_held(df, held: list[tuple[str, str]]) -> dict:
         else:
             out[col] = level
     return out
-
-
-def _summary_thresholds(args: argparse.Namespace) -> tuple[float, float]:
-    """Choose alpha* and delta* of the printed answer.
-
-    The headline ones (0.95, 0.05) when computed, else the nearest computed value; one given
-    explicitly must be among the computed ones (checked before the analysis runs).
-    """
-
-    def pick(given, grid, headline, flag, grid_flag):
-        if given is None:
-            return min(grid, key=lambda v: (abs(v - headline), v))
-        if not any(abs(given - v) < 1e-12 for v in grid):
-            raise GenexpyInputError(
-                f"{flag} {given:g} is not among the computed values ({grid_flag} "
-                f"{','.join(f'{v:g}' for v in grid)}): add it to {grid_flag} or choose one "
-                "of them.")
-        return given
-
-    return (pick(args.summary_alpha, args.alpha, config.HEADLINE_ALPHA, "--summary-alpha",
-                 "--alpha"),
-            pick(args.summary_delta, args.delta, config.HEADLINE_DELTA, "--summary-delta",
-                 "--delta"))
 
 
 def _figure_dir(path: str | None, inputs: list[str], out: str) -> Path | None:
@@ -166,7 +149,8 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
     out = check_out_file(args.out, inputs=[args.results])
     figures = _figure_dir(args.figures, [args.results], args.out)
-    s_alpha, s_delta = _summary_thresholds(args)
+    s_alpha, s_delta = answer_thresholds(args)
+    concl_path = conclusions_out(args, out)
     df = read_table(args.results)
     held = args.held_constant or []
     require_options(df, {"--alternatives": [args.alternatives], "--target": [args.target],
@@ -205,6 +189,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
              f"{len(kernels)} research question{'s' if len(kernels) != 1 else ''} in "
              f"{time.perf_counter() - t0:.1f} s")
     write_frame(res, out)
+    lead = write_conclusions(study, args, concl_path, s_alpha, s_delta)
     from .summary import nstar_summary
 
     methods = res["method"].unique().to_list()
@@ -216,10 +201,15 @@ def cmd_nstar(args: argparse.Namespace) -> int:
                                   if m in methods), args.quiet)
     if not args.quiet:
         if only_bound:
+            if lead is not None:
+                print(lead.to_text())
             say(f"note: only the distribution-free bound was computed (--methods bound): a "
                  f"worst case, never a verdict; wrote {res.height} rows to {out}")
         else:
-            print(nstar_summary(res, s_alpha, s_delta, where=str(out)).to_text())
+            from .summary_conclusions import condition_word
+
+            print(nstar_summary(res, s_alpha, s_delta, where=str(out), conclusions=lead,
+                                unit=condition_word(study)).to_text())
     return EXIT_OK
 
 
@@ -536,8 +526,8 @@ def build_parser() -> argparse.ArgumentParser:
         "precompile", formatter_class=_Formatter,
         help="compile the numerical kernels once, after installing",
         description="Compile the numba kernels that large studies and large alpha-hat "
-                    "calls use into numba's disk cache (about 11 s, once per "
-                    "installation), so that no first call in a notebook pauses to compile. "
+                    "calls use into numba's disk cache (10-20 s on a quiet machine, "
+                    "once per installation), so that no first call in a notebook pauses to compile. "
                     "Smaller work runs on NumPy and needs none of this.")
     pc.add_argument("--quiet", action="store_true", help="no progress bar")
     pc.set_defaults(func=cmd_precompile)
@@ -597,6 +587,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--figures", default=None, metavar="DIR",
                    help="also write the charts to this folder: n* by alpha* and by delta*, "
                         "the deficits n* - N; each as .html (opens offline), .png, .svg")
+    add_conclusion_options(q)
     q.add_argument("--quiet", action="store_true", help="print nothing but errors")
     q.set_defaults(func=cmd_nstar)
 

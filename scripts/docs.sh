@@ -61,7 +61,7 @@ fi
 
 # the checkout's package, whatever else is installed (also in the notebooks' kernels)
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-# compile the numerical kernels into the checkout's numba cache first (about 12 s, once): the
+# compile the numerical kernels into numba's cache first (10-20 s quiet, once): the
 # notebooks then show no compile notes and do not each pay for compiling
 "$VPY" -m genexpy_nb precompile --quiet
 start=$(date +%s)
