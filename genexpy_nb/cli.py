@@ -527,7 +527,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="compile the numerical kernels once, after installing",
         description="Compile the numba kernels that large studies and large alpha-hat "
                     "calls use into numba's disk cache (10-20 s on a quiet machine, "
-                    "once per installation), so that no first call in a notebook pauses to compile. "
+                    "once per installation), so that no first call in a notebook pauses to "
+                    "compile. "
                     "Smaller work runs on NumPy and needs none of this.")
     pc.add_argument("--quiet", action="store_true", help="no progress bar")
     pc.set_defaults(func=cmd_precompile)
