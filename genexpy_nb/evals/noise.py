@@ -61,66 +61,75 @@ class _Reduced:
     binary: bool
 
 
-def _check_columns(df: pl.DataFrame, names: dict[str, str | None]) -> None:
+def _check_columns(lf: pl.LazyFrame, names: dict[str, str | None]) -> None:
+    schema = lf.collect_schema()
     for role, col in names.items():
-        if col is None:
-            continue
-        if not isinstance(col, str) or col not in df.columns:
+        if col is not None and (not isinstance(col, str) or col not in schema):
             raise GenexpyInputError(f"{role}={col!r} is not a column of the table; columns: "
-                                    f"{df.columns[:20]}.")
-        if df[col].null_count():
-            raise GenexpyInputError(f"column {col!r} ({role}) has {df[col].null_count()} "
-                                    "null value(s); drop or fill them first.")
+                                    f"{list(schema)[:20]}.")
     used = [c for c in names.values() if c is not None]
     if len(set(used)) != len(used):
         raise GenexpyInputError(f"the same column is given two roles: {names}.")
+    if not schema[names["target"]].is_numeric():
+        raise GenexpyInputError(f"target column {names['target']!r} is not numeric.")
+    keys = [c for r, c in names.items() if c is not None and r != "target"]
+    counts = lf.select([pl.col(c).null_count().alias(c) for c in keys]
+                       + [(~pl.col(names["target"]).cast(pl.Float64).is_finite()).sum()
+                          .alias("__gx_bad")]).collect().row(0, named=True)
+    for role, col in names.items():
+        if col is not None and role != "target" and counts[col]:
+            raise GenexpyInputError(f"column {col!r} ({role}) has {counts[col]} null "
+                                    "value(s); drop or fill them first.")
+    nulls = lf.select(pl.col(names["target"]).null_count()).collect().item()
+    if counts["__gx_bad"] or nulls:
+        raise GenexpyInputError(f"{counts['_bad'] + nulls} value(s) of {names['target']!r} "
+                                "are not finite numbers (null, NaN or infinite); drop them "
+                                "first.")
 
 
-def _reduce(df: pl.DataFrame, alternatives: str, target: str, items: str,
+def _codes(stats: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, int]:
+    """Give each distinct value of ``cols`` a code, in sorted order (column ``_code``)."""
+    uniq = stats.select(cols).unique().sort(cols).with_row_index("__gx_code")
+    return uniq, uniq.height
+
+
+def _reduce(lf: pl.LazyFrame, alternatives: str, target: str, items: str,
             runs: str | None, tasks: str | None) -> _Reduced:
-    if not df.schema[target].is_numeric():
-        raise GenexpyInputError(f"target column {target!r} is not numeric.")
-    lf = df.lazy().select(
-        pl.col(alternatives).cast(pl.String).alias("_m"),
-        (pl.col(tasks).cast(pl.String) if tasks else pl.lit("all")).alias("_t"),
-        pl.col(items).cast(pl.String).alias("_i"),
-        *([pl.col(runs).cast(pl.String).alias("_k")] if runs else []),
-        pl.col(target).cast(pl.Float64).alias("_y"))
-    bad = lf.filter(~pl.col("_y").is_finite()).select(pl.len()).collect().item()
-    if bad:
-        raise GenexpyInputError(f"{bad} value(s) of {target!r} are not finite numbers (null, "
-                                "NaN or infinite); drop them first.")
-    key = ["_m", "_t", "_i"] + (["_k"] if runs else [])
+    """Per (model, task, item): mean, run variance, run count; streamed, never row by row."""
+    task_col = tasks or "__gx_t"
+    if tasks is None:
+        lf = lf.with_columns(pl.lit(0).alias("__gx_t"))
+    key = [alternatives, task_col, items] + ([runs] if runs else [])
     dup = lf.group_by(key).agg(pl.len().alias("n")).filter(pl.col("n") > 1).select(
-        pl.len()).collect().item()
+        pl.len()).collect(engine="streaming").item()
     if dup:
         what = "(model, task, item, run)" if runs else "(model, task, item)"
         fix = "" if runs else " Name the column of repeated runs with runs=."
         raise GenexpyInputError(f"{dup} {what} key(s) hold more than one row.{fix}")
-    stats = lf.group_by(["_m", "_t", "_i"]).agg(
-        pl.col("_y").mean().alias("mean"), pl.col("_y").var(ddof=1).alias("var"),
-        pl.len().alias("k"),
-        ((pl.col("_y") == 0) | (pl.col("_y") == 1)).all().alias("bin")).collect()
-    models = sorted(stats["_m"].unique().to_list())
-    if len(models) < 2:
-        raise GenexpyInputError(f"column {alternatives!r} holds {len(models)} model(s); "
-                                "the noise of a difference needs at least two.")
-    cells = stats.select("_t", "_i").unique().sort(["_t", "_i"])
-    tasks_l = cells["_t"].unique(maintain_order=True).to_list()
-    cells = cells.with_row_index("_c").with_columns(
-        pl.col("_t").replace_strict(tasks_l, list(range(len(tasks_l))),
-                                    return_dtype=pl.Int64).alias("_tc"))
-    stats = stats.join(cells, on=["_t", "_i"]).with_columns(
-        pl.col("_m").replace_strict(models, list(range(len(models))),
-                                    return_dtype=pl.Int64).alias("_mc"))
-    shape = (len(models), cells.height)
-    out = [np.full(shape, np.nan), np.full(shape, np.nan), np.zeros(shape, np.int64)]
-    r, c = stats["_mc"].to_numpy(), stats["_c"].to_numpy()
-    out[0][r, c] = stats["mean"].to_numpy()
-    out[1][r, c] = stats["var"].fill_null(np.nan).to_numpy()
-    out[2][r, c] = stats["k"].to_numpy()
-    return _Reduced(models, out[0], out[1], out[2], cells["_tc"].to_numpy(), tasks_l,
-                    cells["_i"].to_list(), bool(stats["bin"].all()))
+    y = pl.col(target).cast(pl.Float64)
+    stats = lf.group_by([alternatives, task_col, items]).agg(
+        y.mean().alias("__gx_mean"), y.var(ddof=1).alias("__gx_var"), pl.len().alias("__gx_k"),
+        ((y == 0) | (y == 1)).all().alias("__gx_bin")).collect(engine="streaming")
+    mods, n_models = _codes(stats, [alternatives])
+    if n_models < 2:
+        raise GenexpyInputError(f"column {alternatives!r} holds {n_models} model(s); the "
+                                "noise of a difference needs at least two.")
+    cells, n_cells = _codes(stats, [task_col, items])
+    task_u, _ = _codes(cells, [task_col])
+    cells = cells.join(task_u.rename({"__gx_code": "__gx_tc"}), on=task_col)
+    stats = stats.join(mods.rename({"__gx_code": "__gx_mc"}), on=alternatives).join(
+        cells.select(task_col, items, "__gx_code"), on=[task_col, items])
+    shape = (n_models, n_cells)
+    mean, var = np.full(shape, np.nan), np.full(shape, np.nan)
+    k = np.zeros(shape, np.int32)
+    r, c = stats["__gx_mc"].to_numpy(), stats["__gx_code"].to_numpy()
+    mean[r, c] = stats["__gx_mean"].to_numpy()
+    var[r, c] = stats["__gx_var"].fill_null(np.nan).to_numpy()
+    k[r, c] = stats["__gx_k"].to_numpy()
+    cells = cells.sort("__gx_code")
+    return _Reduced([str(m) for m in mods[alternatives].to_list()], mean, var, k,
+                    cells["__gx_tc"].to_numpy(), [str(t) for t in task_u[task_col].to_list()],
+                    [str(i) for i in cells[items].to_list()], bool(stats["__gx_bin"].all()))
 
 
 def _pooled_run_var(var: np.ndarray, k: np.ndarray) -> float:
@@ -255,8 +264,10 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
 
     Parameters
     ----------
-    data : polars / pandas DataFrame
-        Per-item results: one row per model, item (and run); never modified.
+    data : polars / pandas DataFrame or polars LazyFrame
+        Per-item results: one row per model, item (and run); never modified. A LazyFrame
+        (``pl.scan_parquet(...)``) is reduced by polars' streaming engine, so tables larger
+        than memory are read in bounded memory (the per-item means are models × items).
     alternatives : str
         The column naming the model.
     target : str
@@ -303,16 +314,16 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
     >>> noise.components["level"].to_list()
     ['item+run']
     """
-    df = to_polars(data)
-    _check_columns(df, {"alternatives": alternatives, "target": target, "items": items,
+    lf = data.lazy() if isinstance(data, (pl.DataFrame, pl.LazyFrame)) else (
+        to_polars(data).lazy())
+    _check_columns(lf, {"alternatives": alternatives, "target": target, "items": items,
                         "runs": runs, "tasks": tasks})
     if weighting not in ("items", "tasks"):
         raise GenexpyInputError(f"weighting must be 'items' or 'tasks', got {weighting!r}.")
-    if higher_is_better is None and "higher_is_better" in df.columns:
-        vals = df["higher_is_better"].drop_nulls().unique().to_list()
-        higher_is_better = bool(vals[0]) if len(vals) == 1 and not df[
-            "higher_is_better"].null_count() else None
-    red = _reduce(df, alternatives, target, items, runs, tasks)
+    if higher_is_better is None and "higher_is_better" in lf.collect_schema():
+        vals = lf.select(pl.col("higher_is_better").unique()).collect().to_series().to_list()
+        higher_is_better = bool(vals[0]) if len(vals) == 1 and vals[0] is not None else None
+    red = _reduce(lf, alternatives, target, items, runs, tasks)
     means = np.nanmean(red.mean, axis=1)
     sign = -1.0 if higher_is_better is False else 1.0
     order = [red.models[i] for i in np.argsort(-sign * means, kind="stable")]
