@@ -150,7 +150,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     out = check_out_file(args.out, inputs=[args.results])
     figures = _figure_dir(args.figures, [args.results], args.out)
     s_alpha, s_delta = answer_thresholds(args)
-    concl_path = conclusions_out(args, out)
+    concl_path = conclusions_out(args, out, figures)
     df = read_table(args.results)
     held = args.held_constant or []
     require_options(df, {"--alternatives": [args.alternatives], "--target": [args.target],

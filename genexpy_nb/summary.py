@@ -201,7 +201,8 @@ class _Tables:
         """
         parts = [terminal_text(self.heading)] + [t.to_text() for t in self.tables]
         lead = getattr(self, "conclusions", None)
-        parts = [lead.to_text()] + parts if lead is not None else parts
+        if lead is not None:
+            parts = [lead.to_text(), terminal_text(self.question)] + parts
         return "\n\n".join(parts + ["\n".join(terminal_text(f) for f in self.footer)]
                            if self.footer else parts)
 
@@ -215,7 +216,8 @@ class _Tables:
         """
         parts = [markdown_text(self.heading)] + [t.to_markdown() for t in self.tables]
         lead = getattr(self, "conclusions", None)
-        parts = [lead.to_markdown()] + parts if lead is not None else parts
+        if lead is not None:
+            parts = [lead.to_markdown(), f"### {markdown_text(self.question)}"] + parts
         parts += ["  \n".join(markdown_text(f) for f in self.footer)] if self.footer else []
         return "\n\n".join(parts)
 
@@ -225,7 +227,8 @@ class _Tables:
     def _repr_html_(self) -> str:
         foot = "".join(f"<p>{html_text(f)}</p>" for f in self.footer)
         lead = getattr(self, "conclusions", None)
-        first = lead.to_html() + "<hr>" if lead is not None else ""
+        first = (lead.to_html() + f"<hr><h4>{html_text(self.question)}</h4>"
+                 if lead is not None else "")
         return (first + f"<div><p>{html_text(self.heading)}</p>"
                 + "<br>".join(t.to_html() for t in self.tables) + foot + "</div>")
 
@@ -317,6 +320,8 @@ class NstarSummary:
     conclusions : ConclusionsSummary, optional
         The study's conclusions (:func:`~genexpy_nb.conclusions_summary`), shown first when
         given.
+    question : str, default ""
+        The question the tables answer, shown as their title after the conclusions.
     """
 
     frame: pl.DataFrame
@@ -328,6 +333,7 @@ class NstarSummary:
     heading: str
     footer: list[str]
     conclusions: Any = None
+    question: str = ""
 
     def counts(self) -> dict[str, int]:
         """Count the rows that generalize, need more conditions, or are unsure.
@@ -526,21 +532,22 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                "conditions each configuration needs for its conclusions to generalize; N: "
                "the conditions it has.")
     footer = _summary_footer(has_null, methods, df.height, where)
-    lead = None
+    lead, question = None, ""
     if conclusions is not None:
         from .summary_conclusions import WHY_CHANCE, ConclusionsSummary, conclusions_summary
 
         lead = (conclusions if isinstance(conclusions, ConclusionsSummary)
                 else conclusions_summary(conclusions, unit=unit, alpha=alpha))
-        heading = (f"How consistent are the per-{unit} rankings? (the paper's n*, Sec. 4) "
-                   f"n* at alpha* = {alpha:g}, delta* = {delta:g}, {what}: the number of "
+        question = f"How consistent are the per-{unit} rankings? (the paper's n*, Sec. 4)"
+        heading = (f"n* at alpha* = {alpha:g}, delta* = {delta:g}, {what}: the number of "
                    f"{unit}s for two independent studies to agree on each research question "
                    f"(a property of the per-{unit} rankings, not of the conclusions above); "
                    f"N: the {unit}s each configuration has.")
         footer.insert(len(footer) - (1 if where else 0), WHY_CHANCE.format(
             unit=unit, units=f"{unit}s"))
     return NstarSummary(frame=frame, rows=sel, alpha=alpha, delta=delta, method=method,
-                        tables=tables, heading=heading, footer=footer, conclusions=lead)
+                        tables=tables, heading=heading, footer=footer, conclusions=lead,
+                        question=question)
 
 
 # ---- seeds ------------------------------------------------------------------------------

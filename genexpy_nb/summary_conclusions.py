@@ -30,7 +30,7 @@ from ._validation import GenexpyInputError, to_polars
 from ._words import plural
 from .generalizability.conclusions import MIN_CONDITIONS
 
-__all__ = ["ConclusionsSummary", "conclusions_summary", "WHY_CHANCE"]
+__all__ = ["ConclusionsSummary", "conclusions_summary", "condition_word", "WHY_CHANCE"]
 
 #: the columns of a conclusions frame this summary reads
 _NEED = ("config_id", "kind", "k", "members", "observed", "nstar", "nstar_lo", "nstar_hi",
@@ -173,6 +173,27 @@ class ConclusionsSummary:
         return self.to_text()
 
 
+def condition_word(study: Any) -> str:
+    """Name a condition of a study as its table does ("dataset"), for the sentences.
+
+    Parameters
+    ----------
+    study : Study
+        The study.
+
+    Returns
+    -------
+    str
+        Its one generalizability factor, lowercase when the name is plain lowercase words
+        ("dataset", "task"); "condition" when it generalizes over several factors or the
+        name is not a plain word.
+    """
+    gen = list(getattr(study, "generalize", []))
+    if len(gen) == 1 and str(gen[0]).replace("_", "").isalpha() and str(gen[0]).islower():
+        return str(gen[0]).replace("_", " ")
+    return "condition"
+
+
 # ---- numbers and verdicts in words --------------------------------------------------------
 
 
@@ -224,13 +245,14 @@ def verdict_words(r: dict, w: _Words, names: Sequence[str]) -> str:
     w : _Words
         How the conditions are called and the interval's level.
     names : sequence of str
-        The configuration's alternatives (to name the pair an "unsure" rests on).
+        The configuration's alternatives, best mean rank first (to name the pair an "unsure"
+        rests on, the one ahead first).
 
     Returns
     -------
     str
         "holds (n* = ..., interval ..., with N datasets)", "needs k more datasets (...)",
-        "tied: ..." or "unsure — why".
+        "tied (why)" or "unsure (why)".
     """
     v, reason, N = r["verdict"], r["reason"] or "", r["N"]
     if v == "holds":
@@ -238,23 +260,26 @@ def verdict_words(r: dict, w: _Words, names: Sequence[str]) -> str:
     if r["more"] is not None and v.startswith("needs"):
         return f"needs {r['more']} more {w.units} ({_estimate(r, w, has=False)})"
     if v == "tied":
-        return f"tied — {reason}" if reason else "tied"
+        return f"tied ({reason})" if reason else "tied"
     if not r["reliable"]:
-        return (f"unsure — only {w.many(N)}: too few to judge (a mean rank's model needs at "
+        return (f"unsure (only {w.many(N)}: too few to judge; a mean rank's model needs at "
                 f"least {MIN_CONDITIONS})")
     pair = _ordered_pair_in(reason, names) if r["kind"] != "pair" else tuple(r["members"])
+    if pair:
+        rank = {a: i for i, a in enumerate(names)}
+        pair = tuple(sorted(pair, key=lambda a: rank.get(a, len(rank))))
     between = f" {pair[0]} from {pair[1]}" if pair else (" them" if r["kind"] == "pair"
                                                           else " what it rests on")
     if "reaches infinity" in reason:
-        return f"unsure — these {N} {w.units} do not separate{between}"
+        return f"unsure (these {N} {w.units} do not separate{between})"
     if "not separated" in reason:
         how = ("once judged with the other pairs (Holm)"
                if r["kind"] == "pair" and "Holm" in (r["judged"] or "") else
                "at the generalizability level")
-        return (f"unsure — n* ({_count(r['nstar'])}) is within the {N} {w.units}, but their "
-                f"difference{'' if pair else 's'} {'is' if pair else 'are'} not significant "
-                f"{how}: these {w.units} do not yet separate{between}")
-    return f"unsure — {reason}" if reason else "unsure"
+        return (f"unsure (n* = {_count(r['nstar'])} is within the {N} {w.units}, but the "
+                f"difference is not significant {how}: these {w.units} do not yet "
+                f"separate{between})")
+    return f"unsure ({reason})" if reason else "unsure"
 
 
 # ---- one configuration ----------------------------------------------------------------------
@@ -335,13 +360,25 @@ def _pair_sentences(pairs: list[dict], w: _Words, order: Sequence[str],
     return out
 
 
+def _mean_rank_order(rows: list[dict], names: list[str]) -> list[str]:
+    """Order the alternatives by how many pair conclusions have them ahead (no order row)."""
+    wins = dict.fromkeys(names, 0)
+    for r in rows:
+        if r["kind"] == "pair" and str(r["observed"] or "").endswith(f"ahead of "
+                                                                     f"{r['members'][1]}"):
+            wins[r["members"][0]] += 1
+    best = next((r["members"] for r in rows if r["kind"] == "best"), [])
+    return sorted(names, key=lambda a: (a not in best, -wins[a]))
+
+
 def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int) -> Section:
     first = rows[0]
     title = (", ".join(f"{c} = {first[c]}" for c in design) if design else "the whole study")
     title += f" ({w.many(first['N'])})"
     names: list[str] = list(dict.fromkeys(m for r in rows for m in (r["members"] or [])))
     order_row = next((r for r in rows if r["kind"] == "order"), None)
-    order = list(order_row["members"]) if order_row else names
+    order = list(order_row["members"]) if order_row else _mean_rank_order(rows, names)
+    names = order
     lines = [_set_sentence(r, w, names) for r in rows if r["kind"] in ("best", "top_k")]
     pairs = [r for r in rows if r["kind"] == "pair"]
     if pairs:
