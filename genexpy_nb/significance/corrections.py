@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -112,9 +110,7 @@ def _pairwise_frame(
     extra: dict[str, Any],
 ) -> pl.DataFrame:
     """All pairs ``(i, j)``, ``i < j``, in the order of ``itertools.combinations``."""
-    pairs = list(itertools.combinations(range(len(names)), 2))
-    i = np.array([a for a, _ in pairs], dtype=np.int64)
-    j = np.array([b for _, b in pairs], dtype=np.int64)
+    i, j = np.triu_indices(len(names), 1)  # row by row: the order of combinations
     return _pairs_frame(test, names, i, j, statistic, pvalue, p_adjust, alpha, extra)
 
 
@@ -136,18 +132,20 @@ def _pairs_frame(
     """
     m = len(i)
     padj, reject = _adjust(pvalue, p_adjust, alpha)
-    significant = [None if not math.isfinite(p) else bool(r) for p, r in zip(padj, reject)]
+    significant = pl.Series(reject, dtype=pl.Boolean).scatter(
+        np.flatnonzero(~np.isfinite(padj)), None)  # no verdict without a p-value
+    labels = pl.Series(list(names), dtype=pl.String)
     cols: dict[str, Any] = {
-        "test": [test] * m,
-        "alternative_1": [names[a] for a in i],
-        "alternative_2": [names[b] for b in j],
+        "test": pl.repeat(test, m, dtype=pl.String, eager=True),
+        "alternative_1": labels.gather(np.asarray(i, dtype=np.int64)),
+        "alternative_2": labels.gather(np.asarray(j, dtype=np.int64)),
         **extra,
         "statistic": np.asarray(statistic, dtype=np.float64),
         "pvalue_raw": np.asarray(pvalue, dtype=np.float64),
         "pvalue": padj,
-        "p_adjust": [p_adjust or "none"] * m,
-        "alpha": [alpha] * m,
-        "significant": pl.Series(significant, dtype=pl.Boolean),
+        "p_adjust": pl.repeat(p_adjust or "none", m, dtype=pl.String, eager=True),
+        "alpha": np.full(m, float(alpha)),
+        "significant": significant,
     }
     return pl.DataFrame(cols, schema_overrides={"test": pl.String, "alternative_1": pl.String,
                                                 "alternative_2": pl.String,
