@@ -91,7 +91,8 @@ def start_lab(folder: Path, port: int, token: str, settings: Path) -> subprocess
     log = open(settings / "lab.log", "wb")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/api/status?token={token}"
-    for _ in range(240):
+    deadline = time.monotonic() + 600  # a busy machine starts JupyterLab slowly
+    while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise SystemExit("jupyter lab exited early:\n"
                              + (settings / "lab.log").read_text(errors="replace")[-3000:])
@@ -102,7 +103,7 @@ def start_lab(folder: Path, port: int, token: str, settings: Path) -> subprocess
         except OSError:
             time.sleep(0.5)
     proc.terminate()
-    raise SystemExit("jupyter lab did not answer within 120 s")
+    raise SystemExit("jupyter lab did not answer within 600 s")
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -184,11 +185,12 @@ def check_notebook(page, port, token, rel, out: Path, timeout_s: float) -> tuple
     t0 = time.perf_counter()
     open_notebook(page, port, token, rel, timeout_s)
     res = run_all(page, timeout_s)
-    # give the frontend time to draw what the kernel sent: every chart has a canvas/svg
+    # give the frontend time to draw what the kernel sent: every chart has a canvas/svg (as
+    # long as a notebook may take: returns as soon as they are drawn, slow on a busy machine)
     try:
         page.wait_for_function(
             f"(() => {{ const s = ({_CHART_STATE_JS})(); return s.n > 0 && s.n === s.drawn; }})()",
-            timeout=30_000, polling=250)
+            timeout=timeout_s * 1000, polling=250)
     except Exception:  # reported below, with the counts
         pass
     page.wait_for_timeout(300)

@@ -170,9 +170,9 @@ def test_uncreatable_output_folder_is_checked_first(tmp_path, capsys, table):
                  ["compare", str(table / "t.csv"), *COMPARE, "--out",
                   str(tmp_path / "afile" / "sub")],
                  ["demo", "--out", str(tmp_path / "afile" / "demo")]):
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU time: the same on a busy machine
         assert main(argv) == 1
-        assert time.perf_counter() - t0 < 5  # refused before any analysis
+        assert time.process_time() - t0 < 5  # refused before any analysis
         err = capsys.readouterr().err.strip()
         assert "cannot create" in err and "\n" not in err, err
 
@@ -425,7 +425,10 @@ def test_ctrl_c_exits_130_with_one_line_and_no_output(tmp_path):
             proc.kill()
     assert rc == 130, err
     lines = [ln for ln in err.replace("\r", "\n").splitlines()
-             if ln.strip() and "alpha-hat" not in ln]
+    # (a first compile in this installation may add its note, on a busy machine before the
+    # interruption: it is not an answer)
+             if ln.strip() and "alpha-hat" not in ln
+             and not ln.startswith("genexpy_nb: preparing")]
     assert lines == ["genexpy-nb: interrupted (no output written)"], err
     assert list(tmp_path.iterdir()) == []
 

@@ -304,10 +304,10 @@ def test_crafted_cifar_batch_is_refused_quickly(tmp_path, kind):
     content = CRAFTED_CIFAR[kind]()
     assert len(content) < 1000
     (folder / "data_batch_1").write_bytes(content)
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: the same on a busy machine
     with pytest.raises(GenexpyInputError, match="data_batch_1"):
         load_cifar10_binary(folder, n_val=0)
-    assert time.perf_counter() - t < 1.0
+    assert time.process_time() - t < 1.0
 
 
 # ---- parameters bounded before work starts ----------------------------------------------
@@ -332,10 +332,10 @@ def test_rep_beyond_memory_is_refused_with_the_estimate_and_a_feasible_value():
     from genexpy_nb._validation import available_memory
 
     study = _small_study()
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: the same on a busy machine
     with pytest.raises(GenexpyInputError) as ei:
         gx.analyze(study, [gx.Jaccard(k=1)], rep=10**12, progress=False)
-    assert time.perf_counter() - t < 1.0
+    assert time.process_time() - t < 1.0
     msg = str(ei.value)
     assert msg.startswith("rep=1000000000000:") and "TB of memory" in msg
     feasible = int(re.search(r"use rep=(\d+) or less", msg).group(1))
@@ -466,10 +466,10 @@ def test_crafted_pool_file_is_refused_quickly(tmp_path, kind):
     assert len(content) < 4000
     p = tmp_path / "pool.npz"
     p.write_bytes(content)
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: the same on a busy machine
     with pytest.raises(GenexpyInputError, match=msg):
         load_pool(p)
-    assert time.perf_counter() - t < 1.0
+    assert time.process_time() - t < 1.0
 
 
 def test_folders_and_symlink_loops_named_as_files_are_clear(tmp_path):
@@ -588,10 +588,10 @@ def test_unreadable_results_files_are_named_with_the_fix(tmp_path, name):
 
     content, msg = BAD_TABLES[name]
     (tmp_path / name).write_bytes(content() if callable(content) else content)
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: the same on a busy machine
     with pytest.raises(GenexpyInputError, match=re.escape(msg)) as ei:
         read_results(tmp_path / name)
-    assert time.perf_counter() - t < 1.0
+    assert time.process_time() - t < 1.0
     assert name in str(ei.value)
 
 
