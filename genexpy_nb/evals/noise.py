@@ -87,49 +87,66 @@ def _check_columns(lf: pl.LazyFrame, names: dict[str, str | None]) -> None:
                                 "first.")
 
 
-def _codes(stats: pl.DataFrame, cols: list[str]) -> tuple[pl.DataFrame, int]:
-    """Give each distinct value of ``cols`` a code, in sorted order (column ``_code``)."""
-    uniq = stats.select(cols).unique().sort(cols).with_row_index("__gx_code")
-    return uniq, uniq.height
+#: per-item groups reduced at once (a block of models × all items): bounds the memory
+REDUCE_BLOCK_GROUPS = 500_000
+
+
+def _reduce_block(lf, alternatives, task_col, items, runs, target, block, cells_u, mods_u):
+    """Per (model, task, item) of the models in ``block``: codes, mean, variance, runs."""
+    y = pl.col(target).cast(pl.Float64)
+    extra = [pl.col(runs).n_unique().alias("__gx_nu")] if runs else []
+    stats = lf.filter(pl.col(alternatives).is_in(block)).group_by(
+        [alternatives, task_col, items]).agg(
+        y.mean().alias("__gx_mean"), y.var(ddof=1).alias("__gx_var"),
+        pl.len().alias("__gx_k"), ((y == 0) | (y == 1)).all().alias("__gx_bin"),
+        *extra).collect(engine="streaming")
+    dup = stats.filter(pl.col("__gx_k") > (pl.col("__gx_nu") if runs else 1)).height
+    if dup:
+        what = "(model, task, item)" + (" hold a run more than once" if runs else
+                                        " hold more than one row")
+        fix = "" if runs else " Name the column of repeated runs with runs=."
+        raise GenexpyInputError(f"{dup} {what}.{fix}")
+    return stats.join(mods_u, on=alternatives).join(cells_u, on=[task_col, items])
 
 
 def _reduce(lf: pl.LazyFrame, alternatives: str, target: str, items: str,
             runs: str | None, tasks: str | None) -> _Reduced:
-    """Per (model, task, item): mean, run variance, run count; streamed, never row by row."""
+    """Per (model, task, item): mean, run variance, run count.
+
+    Streamed by polars, a block of models at a time, so that only the per-item summaries
+    (models × items) are ever held, never the rows.
+    """
     task_col = tasks or "__gx_t"
     if tasks is None:
         lf = lf.with_columns(pl.lit(0).alias("__gx_t"))
-    key = [alternatives, task_col, items] + ([runs] if runs else [])
-    dup = lf.group_by(key).agg(pl.len().alias("n")).filter(pl.col("n") > 1).select(
-        pl.len()).collect(engine="streaming").item()
-    if dup:
-        what = "(model, task, item, run)" if runs else "(model, task, item)"
-        fix = "" if runs else " Name the column of repeated runs with runs=."
-        raise GenexpyInputError(f"{dup} {what} key(s) hold more than one row.{fix}")
-    y = pl.col(target).cast(pl.Float64)
-    stats = lf.group_by([alternatives, task_col, items]).agg(
-        y.mean().alias("__gx_mean"), y.var(ddof=1).alias("__gx_var"), pl.len().alias("__gx_k"),
-        ((y == 0) | (y == 1)).all().alias("__gx_bin")).collect(engine="streaming")
-    mods, n_models = _codes(stats, [alternatives])
-    if n_models < 2:
-        raise GenexpyInputError(f"column {alternatives!r} holds {n_models} model(s); the "
-                                "noise of a difference needs at least two.")
-    cells, n_cells = _codes(stats, [task_col, items])
-    task_u, _ = _codes(cells, [task_col])
-    cells = cells.join(task_u.rename({"__gx_code": "__gx_tc"}), on=task_col)
-    stats = stats.join(mods.rename({"__gx_code": "__gx_mc"}), on=alternatives).join(
-        cells.select(task_col, items, "__gx_code"), on=[task_col, items])
-    shape = (n_models, n_cells)
+    mods_u = lf.select(pl.col(alternatives).unique()).collect(engine="streaming").sort(
+        alternatives).with_row_index("__gx_mc")
+    if mods_u.height < 2:
+        raise GenexpyInputError(f"column {alternatives!r} holds {mods_u.height} model(s); "
+                                "the noise of a difference needs at least two.")
+    cells_u = lf.select(task_col, items).unique().collect(engine="streaming").sort(
+        [task_col, items]).with_row_index("__gx_code")
+    task_u = cells_u.select(task_col).unique(maintain_order=True).with_row_index("__gx_tc")
+    cells_u = cells_u.join(task_u, on=task_col).sort("__gx_code")
+    shape = (mods_u.height, cells_u.height)
     mean, var = np.full(shape, np.nan), np.full(shape, np.nan)
     k = np.zeros(shape, np.int32)
-    r, c = stats["__gx_mc"].to_numpy(), stats["__gx_code"].to_numpy()
-    mean[r, c] = stats["__gx_mean"].to_numpy()
-    var[r, c] = stats["__gx_var"].fill_null(np.nan).to_numpy()
-    k[r, c] = stats["__gx_k"].to_numpy()
-    cells = cells.sort("__gx_code")
-    return _Reduced([str(m) for m in mods[alternatives].to_list()], mean, var, k,
-                    cells["__gx_tc"].to_numpy(), [str(t) for t in task_u[task_col].to_list()],
-                    [str(i) for i in cells[items].to_list()], bool(stats["__gx_bin"].all()))
+    binary = True
+    names = mods_u[alternatives]
+    step = max(1, REDUCE_BLOCK_GROUPS // max(cells_u.height, 1))
+    for start in range(0, mods_u.height, step):
+        st = _reduce_block(lf, alternatives, task_col, items, runs, target,
+                           names.slice(start, step), cells_u.select(task_col, items,
+                                                                    "__gx_code"),
+                           mods_u)
+        r, c = st["__gx_mc"].to_numpy(), st["__gx_code"].to_numpy()
+        mean[r, c] = st["__gx_mean"].to_numpy()
+        var[r, c] = st["__gx_var"].fill_null(np.nan).to_numpy()
+        k[r, c] = st["__gx_k"].to_numpy()
+        binary = binary and bool(st["__gx_bin"].all())
+    return _Reduced([str(m) for m in names.to_list()], mean, var, k,
+                    cells_u["__gx_tc"].to_numpy(), [str(t) for t in task_u[task_col].to_list()],
+                    [str(i) for i in cells_u[items].to_list()], binary)
 
 
 def _pooled_run_var(var: np.ndarray, k: np.ndarray) -> float:
