@@ -272,3 +272,27 @@ def test_sign_test_prior_place_and_counts():
     with pytest.raises(GenexpyInputError, match="prior_place"):
         bayesian_sign_test(np.zeros(7), d, rope=0.01, higher_is_better=True,
                            prior_place="middle")
+
+
+def test_correlated_ttest_draws_its_sample_only_when_read():
+    import pickle
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(0.8, 0.02, 30)
+    y = x + rng.normal(0.004, 0.01, 30)
+    res = correlated_bayesian_ttest(x, y, rope=0.01, runs=3, higher_is_better=True, seed=7,
+                                    nsamples=1000)
+    assert not isinstance(res.__dict__["_sample"], np.ndarray)  # probabilities only: no draw
+    copy = pickle.loads(pickle.dumps(res))
+    eager = res.mean + res.scale * np.random.default_rng(7).standard_t(res.df, 1000)
+    assert np.array_equal(res.sample, eager)  # the draws an eager sample would have made
+    assert res.sample is res.sample  # drawn once
+    assert np.array_equal(copy.sample, eager)
+    # a Generator is the caller's stream: drawn from at once
+    gen = np.random.default_rng(7)
+    res_g = correlated_bayesian_ttest(x, y, rope=0.01, runs=3, higher_is_better=True,
+                                      seed=gen, nsamples=1000)
+    assert isinstance(res_g.__dict__["_sample"], np.ndarray)
+    assert np.array_equal(res_g.sample, eager)
+    with pytest.raises(GenexpyInputError, match="seed"):
+        correlated_bayesian_ttest(x, y, rope=0.01, runs=3, higher_is_better=True, seed=-1)

@@ -40,7 +40,13 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special
 
-from .._validation import REQUIRED, GenexpyInputError, check_positive_int, rng_from_seed
+from .._validation import (
+    REQUIRED,
+    GenexpyInputError,
+    check_positive_int,
+    check_seed,
+    rng_from_seed,
+)
 from .._validation import check_direction as _direction
 from ._input import _check_choice, _paired_differences
 from ._results import _degenerate, _fmt
@@ -96,7 +102,10 @@ class BayesianResult:
         The posterior sample: for the t-test, ``nsamples`` draws of the mean difference in
         favour of ``y`` (``y - x`` for scores, ``x - y`` for errors), shape ``(nsamples,)``;
         for the signed-rank and sign tests, ``nsamples`` draws of ``(left, rope, right)``
-        probabilities, shape ``(nsamples, 3)`` (each row sums to 1).
+        probabilities, shape ``(nsamples, 3)`` (each row sums to 1). The t-test's
+        probabilities are exact (Student's distribution), so its sample is drawn only when
+        it is first read (a plot, or your own use), from the seed given: the same draws
+        as if they had been made at once.
     mean, scale, df : float
         The t-test's Student posterior of the mean difference in favour of ``y``
         (location, scale, degrees of freedom); NaN for the other tests.
@@ -217,6 +226,40 @@ class BayesianResult:
         if self.note:
             parts.append(f"note={self.note!r}")
         return f"BayesianResult({', '.join(parts)})"
+
+
+def _get_sample(self: BayesianResult) -> np.ndarray:
+    """Return the posterior sample, drawn on first access where it was deferred."""
+    value = self.__dict__["_sample"]
+    if isinstance(value, _StudentDraws):
+        value = value()
+        self.__dict__["_sample"] = value  # a cache: the result stays frozen to its users
+    return value
+
+
+def _set_sample(self: BayesianResult, value: Any) -> None:
+    """Keep the sample, or the recipe to draw it (only the constructor sets it)."""
+    self.__dict__["_sample"] = value
+
+
+BayesianResult.sample = property(  # type: ignore[assignment]
+    _get_sample, _set_sample, doc="The posterior sample (see the class's Parameters).")
+
+
+@dataclass(frozen=True)
+class _StudentDraws:
+    """``nsamples`` draws of ``mean + scale * T(df)`` from ``seed``, made when called."""
+
+    mean: float
+    scale: float
+    df: float
+    nsamples: int
+    seed: int | None
+
+    def __call__(self) -> np.ndarray:
+        """Draw the sample (the same bits at every call for an integer seed)."""
+        return self.mean + self.scale * rng_from_seed(self.seed).standard_t(self.df,
+                                                                             self.nsamples)
 
 
 # ---- input ---------------------------------------------------------------------------
@@ -352,10 +395,10 @@ def correlated_bayesian_ttest(
         Training and test set sizes of one split: ``rho = n_test / (n_train + n_test)``
         (the Nadeau–Bengio correction of :func:`corrected_ttest`).
     nsamples : int
-        Size of the posterior sample kept on the result (the probabilities are exact, from
-        the Student distribution).
+        Size of the posterior sample on the result (the probabilities are exact, from the
+        Student distribution); it is drawn when first read (``res.sample``, a plot).
     seed : int, numpy Generator or None
-        For the posterior sample only.
+        For the posterior sample only (a Generator is drawn from at once).
     names : (str, str), optional
         Names of the two models, used in the interpretation and the charts.
     nan_policy : {"raise", "omit"}
@@ -424,13 +467,17 @@ def correlated_bayesian_ttest(
     scale = math.sqrt(s2 * (1.0 / J + ratio))
     df = float(J - 1)
     note = None
-    rng = rng_from_seed(seed)
+    seed = check_seed(seed)
+    sample: Any
     if scale == 0:
         note = _degenerate(func, f"all {J} differences equal {mean:.6g} (zero variance)",
                            "the posterior is a point mass at that difference")
         sample = np.full(nsamples, mean)
-    else:
-        sample = mean + scale * rng.standard_t(df, nsamples)
+    elif isinstance(seed, np.random.Generator):
+        # a Generator is the caller's stream: drawn from now, as the caller expects
+        sample = mean + scale * seed.standard_t(df, nsamples)
+    else:  # drawn when first read: the probabilities do not need it
+        sample = _StudentDraws(mean, scale, df, nsamples, _seed_value(seed))
     return BayesianResult(
         probs=_student_probs(mean, scale, df, r), test="correlated Bayesian t-test", rope=r,
         names=nm, higher_is_better=hib, n=J, sample=sample, mean=mean, scale=scale, df=df,
