@@ -761,7 +761,10 @@ def main(argv: list[str] | None = None) -> int:
         say("genexpy-nb: interrupted")
         return EXIT_INTERRUPTED
     try:
-        with command_line_words(command_flags(commands[args.command])), _export_notes():
+        from ._numba import no_compile_note
+
+        with command_line_words(command_flags(commands[args.command])), _export_notes(), \
+                no_compile_note(getattr(args, "quiet", False)):
             return args.func(args)
     except GenexpyInputError as exc:
         with command_line_words(command_flags(commands[args.command])):

@@ -163,3 +163,33 @@ def test_a_cache_folder_the_user_chose_is_respected(monkeypatch, tmp_path):
     monkeypatch.delenv("NUMBA_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert config.numba_cache_dir() == str(tmp_path / "xdg" / "genexpy_nb" / "numba")
+
+
+def test_quiet_commands_keep_the_compile_note_silent(monkeypatch):
+    """--quiet prints nothing but errors, also when a first call pauses (a busy machine)."""
+    from genexpy_nb import _numba
+
+    timers = []
+
+    class Timer:
+        def __init__(self, secs, fn, args=()):
+            timers.append((fn, args))
+            self.daemon = False
+
+        def start(self):
+            pass
+
+        def cancel(self):
+            pass
+
+    class Fresh:  # a numba function not called yet in this process
+        signatures = []
+
+    monkeypatch.setattr(_numba.threading, "Timer", Timer)
+    monkeypatch.setattr(_numba, "_NOTED", False)
+    with _numba.no_compile_note(True), _numba.compile_note(Fresh()):
+        pass
+    assert timers == []
+    with _numba.no_compile_note(False), _numba.compile_note(Fresh()):
+        pass
+    assert len(timers) == 1 and _numba._NOTED is False

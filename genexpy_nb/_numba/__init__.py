@@ -154,6 +154,21 @@ def compile_note(dispatcher, what: str = "numerical kernels") -> Iterator[None]:
         timer.cancel()
 
 
+@contextlib.contextmanager
+def no_compile_note(quiet: bool = True) -> Iterator[None]:
+    """Keep :func:`compile_note` silent inside when ``quiet`` (``--quiet``: nothing but errors).
+
+    On a busy machine even a kernel loaded from the cache can pause over a second.
+    """
+    global _NOTED
+    old = _NOTED
+    _NOTED = old or quiet
+    try:
+        yield
+    finally:
+        _NOTED = old
+
+
 def _say_compiling(what: str) -> None:
     global _NOTED
     if _NOTED:
