@@ -49,6 +49,7 @@ from typing import Any
 __all__ = [
     "csv_cell",
     "csv_safe",
+    "display_clashes",
     "drawable",
     "html_text",
     "latex_text",
@@ -93,6 +94,40 @@ def terminal_text(value: Any) -> str:
     'a[2Jb]0;title c'
     """
     return _visible(" ".join(str(value).splitlines()))
+
+
+def display_clashes(names: Any) -> list[tuple[str, str]]:
+    r"""Pairs of distinct names that every output would show alike.
+
+    The escaping helpers drop control characters and put line breaks and runs of white
+    space on one line, so ``"a\x00"`` and ``"a"``, or ``"a\u2028b"`` and ``"a b"``, would
+    be drawn with the same label; a table of results that names two alternatives so must
+    be refused (or renamed) before anything is drawn.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The names, distinct as strings.
+
+    Returns
+    -------
+    list of (str, str)
+        Each name that looks like an earlier one, with that earlier one (empty: none).
+
+    Examples
+    --------
+    >>> display_clashes(["a", "b", "a\x1b", "b\u2028c", "b c"])
+    [('a', 'a\x1b'), ('b\u2028c', 'b c')]
+    """
+    seen: dict[str, str] = {}
+    out = []
+    for name in names:
+        key = " ".join(terminal_text(name).split())
+        if key in seen and seen[key] != name:
+            out.append((seen[key], name))
+        else:
+            seen.setdefault(key, name)
+    return out
 
 
 def html_text(value: Any) -> str:

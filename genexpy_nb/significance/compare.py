@@ -329,6 +329,7 @@ def compare(
         values, names, labels, report = _study_matrix(
             df, alternatives, target, block_cols, avg_cols, hib, tol_missing_alternatives,
             tol_missing_conditions, invalid_target, require_complete_replicates)
+        _check_shown_apart(names, alternatives)
         res = _analyse(values, names, labels, report, notes, hib=hib, posthoc=posthoc,
                        p_adjust=p_adjust, alpha=alpha, ties=ties, control=control, top=top,
                        target=target, alternatives_column=alternatives,
@@ -592,6 +593,20 @@ def _letters(order: list[str], cl: pl.DataFrame) -> list[str]:
             letters[t].append(letter)
     sep = "" if len(spans) <= 26 else ","
     return [sep.join(ls) for ls in letters]
+
+
+def _check_shown_apart(names: Sequence[str], column: str) -> None:
+    """Refuse alternatives whose names every report and figure would show alike."""
+    from .._escape import display_clashes
+
+    clash = display_clashes(names)
+    if clash:
+        a, b = clash[0]
+        raise GenexpyInputError(
+            f"alternatives {a!r} and {b!r} of column {column!r} differ only by control "
+            "characters, line breaks or white space, so every table, report and figure "
+            f"would show them alike ({len(clash)} such pair(s)); rename them in the "
+            "table first.")
 
 
 def _listed(names: Sequence[str], *, quote: bool = False) -> list:
