@@ -2,7 +2,9 @@
 
 ``genexpy-nb demo --out DIR`` (or ``python -m genexpy_nb demo``) loads the results of the
 package's own benchmark (8 scikit-learn classifiers on 80 datasets, see
-:mod:`genexpy_nb.example_study`), declares the roles of its factors, runs the whole
+:mod:`genexpy_nb.example_study`), declares the roles of its factors, says first which of
+the study's conclusions hold (the winner, the top group, every pair, the order:
+:func:`genexpy_nb.conclusions`) and how many more datasets the others need, runs the whole
 generalizability analysis (every configuration x the four research questions x the 5 x 5
 (alpha*, delta*) grid, resampled estimate, closed-form approximation and bound), says which
 configurations need more datasets, simulates the study growing (the paper's Algorithm 1),
@@ -15,6 +17,7 @@ earlier demo is replaced, a folder holding other files is refused.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import textwrap
 import time
@@ -180,11 +183,41 @@ def worst_first(todo: pl.DataFrame) -> pl.DataFrame:
             .with_row_index("priority", offset=1))
 
 
+def write_conclusions(study: Study, folder: Path, *, alpha: float, delta: float,
+                      seed: int) -> pl.DataFrame:
+    """Compute the study's conclusions and write them to ``folder`` (parquet and CSV).
+
+    Parameters
+    ----------
+    study : Study
+        The study.
+    folder : pathlib.Path
+        Where ``conclusions.parquet`` and ``conclusions.csv`` are written (atomically).
+    alpha, delta : float
+        alpha* and delta* of :func:`~genexpy_nb.conclusions`.
+    seed : int
+        The seed of its Monte Carlo draws.
+
+    Returns
+    -------
+    polars.DataFrame
+        The frame of :func:`~genexpy_nb.conclusions`.
+    """
+    from ._io import write_frame
+    from .generalizability import conclusions
+
+    frame = conclusions(study, alpha=alpha, delta=delta, seed=seed)
+    write_frame(frame, folder / "conclusions.parquet")
+    write_frame(frame, folder / "conclusions.csv")
+    return frame
+
+
 def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, seed: int = 0,
              progress: bool = True) -> dict[str, pl.DataFrame]:
     """Run the demo and write its outputs to the folder ``out_dir``; returns the frames.
 
     The folder is complete or absent (see the module docstring); the tables are
+    ``conclusions.parquet`` / ``.csv`` (the study's conclusions and whether they hold),
     ``nstar.parquet`` (every estimate), ``plan.csv`` and ``nstar_vs_N.csv``, each figure is
     written as ``.html`` (opens offline), ``.png`` and ``.svg``.
     """
@@ -206,12 +239,15 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         labels = [k.label for k in ga.kernels]
         head = res.filter(pl.col("alpha") == alpha, pl.col("delta") == delta,
                           pl.col("method") == "resample")
-        _say(f"How many datasets does each configuration need for its conclusions to "
-             f"generalize? n* at alpha* = {alpha}, delta* = {delta}, for each research "
-             "question:")
+        concl = write_conclusions(study, tmp, alpha=alpha, delta=delta, seed=seed)
+        summary = nstar_summary(res, alpha, delta, conclusions=concl, unit="dataset")
+        print(summary.conclusions.to_text())
+        print()
+        _say(f"{summary.question}: n* at alpha* = {alpha}, delta* = {delta}, for each "
+             "research question:")
         for k in ga.kernels:
             print(f"  {k.label:22s} {k.question}")
-        print(nstar_summary(res, alpha, delta).to_text())
+        print(dataclasses.replace(summary, conclusions=None).to_text())
         print()
         _say("Read each table as: n* = the number of datasets needed for two independent "
              "studies of that size to reach the same answer to the question (differing by at "
@@ -257,7 +293,8 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
             _say(f"For {n_chance} of the {head.height} answers (configuration x question), n* "
                  "lies within the no-signal baseline's range (marked (chance) above): two "
                  "studies of that size would agree, but no more than if no alternative were "
-                 "better than another.")
+                 "better than another. This does not contradict the conclusions at the top: "
+                 "they answer another question (see the note below the tables).")
 
         grow = [Jaccard(k=1), Mallows()]
         sim = simulate_preliminary_study(study, grow, cfg, N0=10, rep=rep, seed=seed,
@@ -298,11 +335,12 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
     kinds = [w for w in ("png", "svg") if w in written]
     also = (f", {' and '.join('.' + k for k in kinds)} (for slides and papers)" if kinds else
             " (no .png or .svg: this machine cannot export them, as said above)")
-    _say(f"Wrote the tables (nstar.parquet, plan.csv, nstar_vs_N.csv) and the figures to "
+    _say(f"Wrote the tables (conclusions.parquet and .csv, nstar.parquet, plan.csv, "
+         f"nstar_vs_N.csv) and the figures to "
          f"{out}/ in {time.perf_counter() - t0:.0f} s. Figures, each as .html (open it in any "
          f"web browser; it works offline){also}:")
     for name, what in FIGURES.items():
         print(f"  {name}: {what}")
     first = (out / f"{next(iter(FIGURES))}.html").as_uri()
     print(f"To open one: python -m webbrowser {first}")
-    return {"nstar": res, "plan": todo, "nstar_vs_N": sim}
+    return {"conclusions": concl, "nstar": res, "plan": todo, "nstar_vs_N": sim}

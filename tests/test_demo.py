@@ -30,10 +30,11 @@ def main_job(tmp_path_factory):
 def test_main_job_end_to_end(main_job):
     out, frames, text = main_job
     names = {p.name for p in out.iterdir()}
-    assert {"nstar.parquet", "plan.csv", "nstar_vs_N.csv", MARKER} <= names
+    assert {"conclusions.parquet", "conclusions.csv", "nstar.parquet", "plan.csv",
+            "nstar_vs_N.csv", MARKER} <= names
     for stem in FIGURES:
         assert {f"{stem}.html", f"{stem}.png", f"{stem}.svg"} <= names
-    assert len(names) == 4 + 3 * len(FIGURES)  # nothing else, no temporary file
+    assert len(names) == 6 + 3 * len(FIGURES)  # nothing else, no temporary file
     res = pl.read_parquet(out / "nstar.parquet")
     assert res.height == 6 * 4 * 25 * 4  # configs x kernels x (alpha, delta) x methods
     head = res.filter(pl.col("alpha") == 0.95, pl.col("delta") == 0.05,
@@ -290,3 +291,44 @@ def test_the_verdict_check_fails_on_a_mismatch(main_job, mutate):
         text = re.sub(r"(│ 10 .*┆ )unsure(\s+│)", r"\1generalizes\2", text)
     with pytest.raises(AssertionError):
         check_printed_verdicts(text, res, todo, sim)
+
+
+# ---- the demo leads with the study's conclusions (issue 35) ------------------------------
+def check_printed_conclusions(text: str, frame: pl.DataFrame) -> int:
+    """Assert that each configuration's printed best, top group and pair counts are the
+    conclusions file's; returns how many sentences were compared."""
+    checked = 0
+    for cid in frame["config_id"].unique(maintain_order=True):
+        rows = frame.filter(pl.col("config_id") == cid)
+        r0 = rows.row(0, named=True)
+        title = f"metric = {r0['metric']}, train_size = {r0['train_size']} ({r0['N']} datasets)"
+        block = " ".join(text.split(title + "\n", 1)[1].split("\n\n", 1)[0].split())
+        best = rows.filter(pl.col("kind") == "best").row(0, named=True)
+        name = best["members"][0] if len(best["members"]) == 1 else \
+            f"co-best {{{', '.join(best['members'])}}}"
+        assert f"Best: {name} — {best['verdict']}" in block, (title, block)
+        top = rows.filter(pl.col("kind") == "top_k").row(0, named=True)
+        assert f"{{{', '.join(top['members'])}}}: {top['verdict']}" in block, (title, block)
+        pairs = rows.filter(pl.col("kind") == "pair")
+        assert f"Pairs ({pairs.height}, judged as a family, Holm): " \
+               f"{int((pairs['verdict'] == 'holds').sum())} settled" in block
+        checked += 3
+    return checked
+
+
+def test_the_demo_leads_with_its_conclusions(main_job):
+    out, frames, text = main_job
+    frame = pl.read_parquet(out / "conclusions.parquet")
+    assert frame.equals(frames["conclusions"])
+    assert pl.read_csv(out / "conclusions.csv").height == frame.height
+    assert text.index("Do the study's conclusions hold?") < text.index(
+        "How consistent are the per-dataset rankings? (the paper's n*, Sec. 4)") < text.index(
+        "research question: ")
+    assert check_printed_conclusions(text, frame) == 6 * 3
+    # why "(chance)" and the conclusions are no contradiction, said once
+    assert " ".join(text.split()).count("Why the paper's n* can be marked (chance)") == 1
+    # the check can fail: a verdict changed in the file is caught
+    wrong = frame.with_columns(pl.when(pl.col("kind") == "best").then(pl.lit("tied"))
+                               .otherwise(pl.col("verdict")).alias("verdict"))
+    with pytest.raises(AssertionError):
+        check_printed_conclusions(text, wrong)
