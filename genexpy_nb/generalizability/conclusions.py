@@ -97,7 +97,7 @@ def conclusion_z(alpha: float) -> float:
     Examples
     --------
     >>> round(conclusion_z(0.95), 4)
-    1.9486
+    1.9488
     """
     from scipy.special import ndtri
 
@@ -115,7 +115,7 @@ def _doubled_midranks(tiers: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # pairs: closed form
 # ---------------------------------------------------------------------------------------
-def _pair_stats(mr2: np.ndarray, level: float, z: float) -> dict[str, np.ndarray]:
+def _pair_stats(mr2: np.ndarray, level: float, alpha: float) -> dict[str, np.ndarray]:
     """Statistics of every pair (i < j) of one configuration from doubled midranks."""
     N, na = mr2.shape
     iu, ju = np.triu_indices(na, k=1)
@@ -127,6 +127,9 @@ def _pair_stats(mr2: np.ndarray, level: float, z: float) -> dict[str, np.ndarray
     else:
         sd = np.zeros(len(iu))
     const = np.all(d2 == d2[:1], axis=0)  # the same difference in every condition
+    # the lattice step of a sum of differences: the gcd of the gaps between the values a
+    # difference takes (a difference of +-1 only moves a sum in steps of 2)
+    span = np.gcd.reduce(np.abs(d2 - d2[:1]), axis=0) / 2.0
     sd = np.where(const, 0.0, sd)
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0), np.sign(mean) * np.inf)
@@ -134,8 +137,13 @@ def _pair_stats(mr2: np.ndarray, level: float, z: float) -> dict[str, np.ndarray
         t = np.sqrt(N) * eff
     p = _two_sided_p(t, N)
     lo, hi = _effect_interval(t, N, level)
-    return {"i": iu, "j": ju, "sum2": sum2, "mean": mean, "sd": sd, "eff": eff, "t": t,
-            "p": p, "eff_lo": lo, "eff_hi": hi, "const": const}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        span_sd = np.where(sd > 0, span / np.where(sd > 0, sd, 1.0), 0.0)
+    out = {"i": iu, "j": ju, "sum2": sum2, "mean": mean, "sd": sd, "eff": eff, "t": t,
+           "p": p, "eff_lo": lo, "eff_hi": hi, "const": const, "span_sd": span_sd}
+    out["nstar"] = _pair_nstar(np.abs(eff), span_sd, alpha)
+    out["nstar_lo"], out["nstar_hi"] = _pair_nstar_interval(lo, hi, span_sd, alpha)
+    return out
 
 
 def _two_sided_p(t: np.ndarray, N: int) -> np.ndarray:
@@ -171,17 +179,57 @@ def _effect_interval(t: np.ndarray, N: int, level: float) -> tuple[np.ndarray, n
     return lo, hi
 
 
-def _nstar_from_effect(eff: np.ndarray, z: float) -> np.ndarray:
-    with np.errstate(divide="ignore"):
-        return np.where(np.isinf(eff), 1.0, np.maximum(1.0, (z / np.abs(eff)) ** 2))
+#: the sizes n at which a pair's G(n) is evaluated: every n up to 256, then steps of ~3 %
+_PAIR_GRID = np.unique(np.concatenate([np.arange(1.0, 257.0),
+                                       np.round(np.geomspace(256.0, 1e6, 300))]))
 
 
-def _nstar_interval(lo: np.ndarray, hi: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
+def _pair_agreement(eff: np.ndarray, span_sd: np.ndarray, n: Any) -> np.ndarray:
+    """G(n) of a pair under the normal model with a continuity correction.
+
+    ``eff = |mu| / sigma`` of the per-condition midrank difference and ``span_sd`` its
+    lattice step over sigma: the sum of n differences lies on that lattice, so it is 0 (the
+    two alternatives tie in mean rank) with probability ``1 - P(> 0) - P(< 0)``, each side
+    from the normal approximation with half a step of correction. G is then
+    ``P(<0)^2 + P(=0)^2 + P(>0)^2``; for large n it tends to ``p^2 + (1-p)^2``.
+    """
+    from scipy.special import ndtr
+
+    rn = np.sqrt(n)
+    a = rn * eff
+    c = span_sd / (2.0 * rn)
+    gt = ndtr(a - c)
+    lt = ndtr(-a - c)
+    eq = np.clip(1.0 - gt - lt, 0.0, 1.0)
+    return gt * gt + lt * lt + eq * eq
+
+
+def _pair_nstar(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarray:
+    """Smallest n with G(m) >= alpha for every larger m of the grid (inf beyond 10^6)."""
+    eff = np.asarray(eff, dtype=float)
+    out = np.empty(eff.shape)
+    step = 8192
+    for start in range(0, eff.size, step):
+        e = eff[start: start + step, None]
+        g = _pair_agreement(np.where(np.isinf(e), 0.0, e), span_sd[start: start + step, None],
+                            _PAIR_GRID[None, :])
+        fail = g < alpha
+        any_fail = fail.any(axis=1)
+        last = _PAIR_GRID.size - 1 - np.argmax(fail[:, ::-1], axis=1)
+        first_ok = np.minimum(last + 1, _PAIR_GRID.size - 1)
+        n = np.where(any_fail, _PAIR_GRID[first_ok], 1.0)
+        n = np.where(any_fail & (last == _PAIR_GRID.size - 1), np.inf, n)
+        out[start: start + step] = np.where(np.isinf(e[:, 0]), 1.0, n)
+    return out
+
+
+def _pair_nstar_interval(lo: np.ndarray, hi: np.ndarray, span_sd: np.ndarray,
+                         alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """n* interval from an interval of the effect: infinite upper end when it reaches 0."""
     same_sign = (lo > 0) | (hi < 0)
     big = np.maximum(np.abs(lo), np.abs(hi))
     small = np.where(same_sign, np.minimum(np.abs(lo), np.abs(hi)), 0.0)
-    return _nstar_from_effect(big, z), _nstar_from_effect(small, z)
+    return _pair_nstar(big, span_sd, alpha), _pair_nstar(small, span_sd, alpha)
 
 
 def _holm(p: np.ndarray) -> np.ndarray:
@@ -352,12 +400,10 @@ def _verdict(nstar: float, lo: float, hi: float, N: int, separated: bool, *,
 def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
                alpha: float, adjust: str, margin: float | None, budget: float | None,
                reliable: bool) -> list[dict[str, Any]]:
-    nstar = _nstar_from_effect(st["eff"], z)
-    nlo, nhi = _nstar_interval(st["eff_lo"], st["eff_hi"], z)
+    nstar, nlo, nhi = st["nstar"], st["nstar_lo"], st["nstar_hi"]
     p_adj = _holm(st["p"]) if adjust == "holm" else st["p"]
     judged = "as a family (Holm)" if adjust == "holm" else "one by one"
     rows = []
-    from scipy.special import ndtr
 
     tcrit = _tcrit(alpha, N)
     for q in range(st["i"].size):
@@ -375,8 +421,8 @@ def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
             g, ns, lo, hi = 0.5, math.inf, float(nlo[q]), math.inf
         else:
             observed = f"{names[0]} ahead of {names[1]}"
-            pp = float(ndtr(math.sqrt(N) * abs(eff))) if np.isfinite(eff) else 1.0
-            g = pp * pp + (1 - pp) * (1 - pp)
+            g = (float(_pair_agreement(abs(eff), st["span_sd"][q], N))
+                 if np.isfinite(eff) else 1.0)
             ns, lo, hi = float(nstar[q]), float(nlo[q]), float(nhi[q])
         equivalent = const_zero or (margin is not None and N > 1 and _within_margin(
             float(st["mean"][q]), float(st["sd"][q]), N, margin, tcrit))
@@ -420,11 +466,11 @@ def _scaled_interval(nstar: float, st: dict[str, np.ndarray], q: int | None, z: 
                      ) -> tuple[float, float]:
     if q is None:
         return nstar, nstar
-    lo, hi = _nstar_interval(st["eff_lo"][q: q + 1], st["eff_hi"][q: q + 1], z)
-    base = float(_nstar_from_effect(st["eff"][q: q + 1], z)[0])
-    if not math.isfinite(nstar) or base <= 0:
-        return float(lo[0]), math.inf
-    return nstar * float(lo[0]) / base, nstar * float(hi[0]) / base
+    lo, hi = float(st["nstar_lo"][q]), float(st["nstar_hi"][q])
+    base = float(st["nstar"][q])
+    if not math.isfinite(nstar) or not math.isfinite(base):
+        return lo, math.inf
+    return nstar * lo / base, nstar * hi / base
 
 
 def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndarray],
@@ -491,7 +537,7 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
     alts = sample.alternatives
     z = conclusion_z(alpha)
     reliable = N >= MIN_CONDITIONS
-    st = _pair_stats(mr2, level, z)
+    st = _pair_stats(mr2, level, alpha)
     sum_all = mr2.sum(axis=0)
     groups = _ordered_groups(sum_all, alts)
     rows: list[dict[str, Any]] = []
