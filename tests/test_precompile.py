@@ -165,31 +165,33 @@ def test_a_cache_folder_the_user_chose_is_respected(monkeypatch, tmp_path):
     assert config.numba_cache_dir() == str(tmp_path / "xdg" / "genexpy_nb" / "numba")
 
 
-def test_quiet_commands_keep_the_compile_note_silent(monkeypatch):
-    """--quiet prints nothing but errors, also when a first call pauses (a busy machine)."""
+def test_the_compile_note_speaks_of_compiling_only(monkeypatch, capsys):
+    """A first call that compiles says so after a second; one that loads its kernel from
+    the cache says nothing, however long it takes (a busy machine); --quiet says nothing."""
+    import time
+    from collections import Counter
+    from types import SimpleNamespace
+
     from genexpy_nb import _numba
 
-    timers = []
+    def fresh(misses):  # a numba function not called yet in this process
+        return SimpleNamespace(signatures=[], stats=SimpleNamespace(cache_misses=misses))
 
-    class Timer:
-        def __init__(self, secs, fn, args=()):
-            timers.append((fn, args))
-            self.daemon = False
-
-        def start(self):
-            pass
-
-        def cancel(self):
-            pass
-
-    class Fresh:  # a numba function not called yet in this process
-        signatures = []
-
-    monkeypatch.setattr(_numba.threading, "Timer", Timer)
+    monkeypatch.setattr(_numba, "_NOTE_AFTER", 0.01)
+    monkeypatch.setattr(_numba, "_NOTE_POLL", 0.01)
     monkeypatch.setattr(_numba, "_NOTED", False)
-    with _numba.no_compile_note(True), _numba.compile_note(Fresh()):
-        pass
-    assert timers == []
-    with _numba.no_compile_note(False), _numba.compile_note(Fresh()):
-        pass
-    assert len(timers) == 1 and _numba._NOTED is False
+    with _numba.compile_note(fresh(Counter()), "k"):  # loading from the cache
+        time.sleep(0.3)
+    time.sleep(0.05)
+    assert capsys.readouterr().err == ""
+    with _numba.no_compile_note(True), _numba.compile_note(fresh(Counter(a=1)), "k"):
+        time.sleep(0.3)
+    time.sleep(0.05)
+    assert capsys.readouterr().err == "" and _numba._NOTED is False
+    misses = Counter()
+    with _numba.compile_note(fresh(misses), "the k kernel"):
+        time.sleep(0.1)
+        misses["sig"] += 1  # numba found nothing in the cache: it compiles
+        time.sleep(0.3)
+    assert "preparing the k kernel (compiled on first use" in capsys.readouterr().err
+    assert _numba._NOTED is True

@@ -135,23 +135,38 @@ def run_blocks(fn: Callable[[int, int], None], nrows: int, work: float,
 
 @contextlib.contextmanager
 def compile_note(dispatcher, what: str = "numerical kernels") -> Iterator[None]:
-    """Print a one-line note if the first call of a numba function takes over a second.
+    """Print a one-line note if the first call of a numba function compiles it for over a second.
 
     Numba compiles a function on its first call in a fresh environment (later calls, and
     later sessions through the on-disk cache, are fast); a silent pause of several
-    seconds looks like a hang, so say what is happening.
+    seconds looks like a hang, so say what is happening. A first call that loads the
+    function from the cache says nothing, however long it takes (numba's start-up alone is
+    about a second on a busy machine).
     """
-    global _NOTED
     if _NOTED or getattr(dispatcher, "signatures", True):
         yield
         return
-    timer = threading.Timer(1.0, _say_compiling, args=(what,))
-    timer.daemon = True
-    timer.start()
+    done = threading.Event()
+    threading.Thread(target=_watch, args=(dispatcher, what, done), daemon=True,
+                     name="genexpy_nb-compile-note").start()
     try:
         yield
     finally:
-        timer.cancel()
+        done.set()
+
+
+#: seconds before the note, and between two looks at whether numba compiles
+_NOTE_AFTER, _NOTE_POLL = 1.0, 0.25
+
+
+def _watch(dispatcher, what: str, done: threading.Event) -> None:
+    """Say :func:`_say_compiling` once the call has run a second and numba compiles."""
+    if done.wait(_NOTE_AFTER):
+        return
+    while not sum(getattr(getattr(dispatcher, "stats", None), "cache_misses", {}).values()):
+        if done.wait(_NOTE_POLL):  # still loading from the cache (or numba starting)
+            return
+    _say_compiling(what)
 
 
 @contextlib.contextmanager
