@@ -59,6 +59,8 @@ _LAZY_ATTRS = {
     "read_eee": "evals",
     "read_eee_instances": "evals",
     "read_tsml_results": "evals",
+    "eval_noise": "evals",
+    "subset_agreement": "evals",
 }
 
 
@@ -134,4 +136,6 @@ __all__ = [
     "read_eee",
     "read_eee_instances",
     "read_tsml_results",
+    "eval_noise",
+    "subset_agreement",
 ]

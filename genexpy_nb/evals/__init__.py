@@ -20,6 +20,8 @@ from .readers import (
     read_lm_eval_samples,
     read_tsml_results,
 )
+from .subset import SubsetAgreement, subset_agreement
 
-__all__ = ["EvalNoise", "eval_noise", "direction", "read_eee", "read_eee_instances",
-           "read_inspect_log", "read_lm_eval_samples", "read_tsml_results"]
+__all__ = ["EvalNoise", "SubsetAgreement", "eval_noise", "subset_agreement", "direction",
+           "read_eee", "read_eee_instances", "read_inspect_log", "read_lm_eval_samples",
+           "read_tsml_results"]
