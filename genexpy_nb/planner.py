@@ -56,13 +56,16 @@ def plan(
     kernel: str | None = None,
     method: str = "resample",
     on: str = "nstar",
+    kinds: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Rank configurations by their deficit n* - N: the ones to extend first come first.
 
     Parameters
     ----------
     results : polars.DataFrame
-        The tidy frame of :func:`~genexpy_nb.analyze`.
+        The tidy frame of :func:`~genexpy_nb.analyze`, or that of
+        :func:`~genexpy_nb.conclusions` (then each configuration is ranked by the most
+        conditions its conclusions need; see Notes).
     alpha, delta : float, default 0.95 and 0.05
         The thresholds alpha* and delta* to plan for (they must be in the frame).
     kernel : str, optional
@@ -76,6 +79,9 @@ def plan(
         interval: plan for the pessimistic case, so that the study is generalizable unless
         n* is above the interval) or "nstar_lo"; the interval ends exist for the resampled
         method (``analyze(..., interval=True)``, the default).
+    kinds : sequence of str, optional
+        For a conclusions frame: which conclusions to plan for (any of "best", "top_k",
+        "pair", "order"; default all). Ignored for an analysis frame.
 
     Returns
     -------
@@ -85,10 +91,22 @@ def plan(
         max(deficit, 0), generalizable, reliable (when the frame has it), verdict, the
         no-signal baseline of that kernel (when the frame has it), reason, and priority
         (1 = extend first); ``nstar``, ``nstar_ceil``, ``deficit``, ``generalizable`` are
-        computed from the column ``on``.
+        computed from the column ``on``; ``chance`` (when the frame has the no-signal
+        baseline) is true when that kernel's n* lies within the baseline's range, and the
+        ``reason`` then says that more conditions would make two studies agree, not find a
+        winner. For a conclusions frame, see Notes.
 
     Notes
     -----
+    On a conclusions frame, one row per configuration: ``conclusion`` (the one that needs
+    the most conditions, in words), ``kind``, ``nstar``, ``nstar_hi``, ``to_run`` (the
+    conditions to add for every conclusion that can be settled: the largest ``more``, or
+    from ``nstar_hi`` with ``on="nstar_hi"``), the counts ``holds``, ``needs_more``,
+    ``unsure`` and ``tied``, ``verdict`` and ``reason``. A conclusion that is "unsure"
+    (these conditions do not separate it: the interval of its n* reaches infinity) or
+    "tied" never adds to ``to_run``: more conditions may never settle it, and ``reason``
+    says so.
+
     Verdicts combine as "and" with three values (never counting an unsure verdict as a
     yes): a configuration is generalizable when it is for every kernel, not generalizable
     when it is not for some kernel, and unsure otherwise (some kernel's estimate is not to
@@ -99,6 +117,8 @@ def plan(
     if on not in ("nstar", "nstar_hi", "nstar_lo"):
         raise GenexpyInputError(f"on must be 'nstar', 'nstar_hi' or 'nstar_lo', got {on!r}.")
     df = to_polars(results, "results")
+    if {"kind", "members", "verdict", "more"} <= set(df.columns):
+        return _plan_conclusions(df, on=on, kinds=kinds)
     if on != "nstar":
         if on not in df.columns:
             raise GenexpyInputError(
@@ -172,7 +192,103 @@ def plan(
         *([pl.col("_reliable").alias("reliable")] if has_reliable else []),
         verdict.alias("verdict"), *null_cols, "reason",
     ).sort(["deficit", "N"], descending=[True, False], nulls_last=True)
+    if "beyond_chance" in out.columns:
+        out = _say_chance(out)
     return out.with_row_index("priority", offset=1)
+
+
+#: why more conditions do not help an answer at chance level
+CHANCE_NOTE = ("n* lies within the no-signal baseline's range: this question's answer is no "
+               "more consistent than if no alternative were better; more conditions would "
+               "make two studies agree, not find a winner (see gx.conclusions for whether the "
+               "study's conclusions hold)")
+
+
+def _say_chance(out: pl.DataFrame) -> pl.DataFrame:
+    """Add ``chance`` and say it in ``reason`` where conditions are to be run anyway."""
+    chance = (pl.col("beyond_chance") == False).fill_null(False)  # noqa: E712
+    note = pl.lit(CHANCE_NOTE)
+    return out.with_columns(chance.alias("chance")).with_columns(
+        pl.when(pl.col("chance") & (pl.col("to_run") > 0))
+        .then(pl.when(pl.col("reason").is_null() | (pl.col("reason") == ""))
+              .then(note).otherwise(note + pl.lit("; ") + pl.col("reason")))
+        .otherwise(pl.col("reason")).alias("reason"))
+
+
+#: columns of a conclusions frame that are not design factors
+_CONCLUSION_COLUMNS = frozenset({
+    "config_id", "kind", "k", "alternatives", "members", "observed", "agreement", "nstar",
+    "nstar_lo", "nstar_hi", "N", "more", "verdict", "reliable", "reason", "p_value",
+    "p_adjusted", "judged", "alpha", "level", "bottleneck"})
+
+
+def _conclusion_need(on: str) -> pl.Expr:
+    """Conditions still to add for one conclusion; null for unsure and tied ones."""
+    settles = pl.col("verdict").is_in(["holds"]) | pl.col("verdict").str.starts_with("needs")
+    if on == "nstar":
+        need = pl.col("more").fill_null(0)
+    else:
+        n = (pl.col(on) - 1e-9).ceil()
+        need = pl.when(n.is_finite()).then((n - pl.col("N")).clip(lower_bound=0)
+                                           .cast(pl.Int64))
+    return pl.when(settles).then(need).cast(pl.Int64)
+
+
+def _plan_conclusions(df: pl.DataFrame, *, on: str, kinds: Sequence[str] | None
+                      ) -> pl.DataFrame:
+    """Rank configurations by the most conditions their conclusions need (see :func:`plan`)."""
+    need = {"config_id", "kind", "alternatives", "nstar", "nstar_lo", "nstar_hi", "N",
+            "more", "verdict", "reason"}
+    missing = need - set(df.columns)
+    if missing:
+        raise GenexpyInputError(f"results lacks columns {sorted(missing)}: pass the frame "
+                                "returned by gx.conclusions(study).")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+        bad = sorted(set(kinds) - {"best", "top_k", "pair", "order"})
+        if bad or not kinds:
+            raise GenexpyInputError(f"kinds: unknown {bad or 'empty'}; choose among "
+                                    "['best', 'top_k', 'pair', 'order'].")
+        df = df.filter(pl.col("kind").is_in(kinds))
+    if df.height == 0:
+        raise GenexpyInputError("no conclusions to plan for: the frame is empty (or has none "
+                                f"of the kinds {kinds}).")
+    design = [c for c in df.columns if c not in _CONCLUSION_COLUMNS]
+    what = (pl.col("kind").replace({"top_k": "top group"}) + pl.lit(": ")
+            + pl.col("alternatives"))
+    rows = df.with_columns(_conclusion_need(on).alias("_need"), what.alias("conclusion"))
+    first = (rows.sort(["config_id", pl.col("_need").fill_null(-1)], descending=[False, True],
+                       maintain_order=True)
+             .group_by("config_id", maintain_order=True).first())
+    counts = rows.group_by("config_id").agg(
+        pl.col("_need").max().fill_null(0).alias("to_run"),
+        ((pl.col("verdict") == "holds") & (pl.col("_need") == 0)).sum().alias("holds"),
+        (pl.col("_need") > 0).sum().alias("needs_more"),
+        (pl.col("verdict") == "unsure").sum().alias("unsure"),
+        (pl.col("verdict") == "tied").sum().alias("tied"),
+        pl.len().alias("conclusions"))
+    out = first.select("config_id", *design, "N", "conclusion", "kind", "nstar",
+                       "nstar_hi").join(
+        counts, on="config_id", how="left")
+    verdict = (pl.when(pl.col("holds") == pl.col("conclusions")).then(pl.lit("holds"))
+               .when(pl.col("to_run") > 0)
+               .then(pl.lit("needs ") + pl.col("to_run").cast(pl.String) + pl.lit(" more"))
+               .when(pl.col("unsure") > 0).then(pl.lit("unsure"))
+               .otherwise(pl.lit("tied")))
+    unsure = pl.when(pl.col("unsure") > 0).then(
+        pl.col("unsure").cast(pl.String) + pl.lit(
+            " unsure (these conditions do not separate them): not counted in to_run, more "
+            "conditions may never settle them"))
+    tied = pl.when(pl.col("tied") > 0).then(
+        pl.col("tied").cast(pl.String) + pl.lit(" tied (within the margin or beyond the "
+                                                "budget): not counted in to_run"))
+    out = out.with_columns(
+        verdict.alias("verdict"),
+        pl.concat_str([unsure, tied], separator="; ", ignore_nulls=True).alias("reason"),
+    ).with_columns(pl.when(pl.col("to_run") > 0).then(pl.col(c)).alias(c)
+                   for c in ("conclusion", "kind", "nstar", "nstar_hi"))
+    out = out.sort(["to_run", "unsure", "config_id"], descending=[True, True, False])
+    return out.drop("conclusions").with_row_index("priority", offset=1)
 
 
 def simulate_preliminary_study(
@@ -245,7 +361,7 @@ def simulate_preliminary_study(
     total = len(sizes) * repetitions
     bar = None
     if progress and total >= 3:
-        from tqdm.auto import tqdm  # imported when shown: keeps a first call without it fast
+        from ._progress import tqdm  # imported when shown: keeps a first call without it fast
 
         bar = tqdm(total=total, desc="n* vs N", leave=False)
     for Nsub in sizes:
@@ -368,7 +484,7 @@ def run_generalizable_study(
     frames: list[pl.DataFrame] = []
     hist: list[pl.DataFrame] = []
     N = 0
-    from tqdm.auto import tqdm
+    from ._progress import tqdm
 
     bar = tqdm(total=max_conditions, desc="conditions run", disable=not progress, leave=False)
     generalizable = False
