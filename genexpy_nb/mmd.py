@@ -206,7 +206,10 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
             np.maximum(v, 0.0, out=v)
             np.sqrt(v, out=out[r0:r1])
 
-        run_blocks(block, rep, 2.0 * rep * m * m, blocks_per_thread=1)
+        # blocks of a fixed number of pairs, whatever the thread count: a BLAS product may
+        # sum a row in another order in a block of another height, and the bits of MMD_n
+        # (hence of n*) must not depend on the threads or on the machine's cores
+        run_blocks(block, rep, 2.0 * rep * m * m, block_rows=_PAIRS_PER_BLOCK)
         return out
     # large support, pairs touching a small part of it: the quadratic form over the touched
     # points only, with NumPy gathers for moderate work, a numba loop beyond
@@ -263,6 +266,10 @@ def _mmd_touched(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarray,
         np.maximum(v, 0.0, out=v)
         np.sqrt(v, out=out[r0:r1])
 
+
+#: pairs per matrix product in the dense path of :func:`mmd_from_pairs` (the default
+#: ``rep`` of 200 is two blocks; BLAS is near its rate from about 100 rows)
+_PAIRS_PER_BLOCK = 100
 
 #: entries of the gathered blocks of K at once in :func:`_mmd_touched`
 _GATHER_BLOCK = 4_000_000

@@ -107,3 +107,31 @@ def test_kernel_support_merges_equivalent_results():
     assert len(first) == 4
     first, inv, counts = Borda(0).resolve(3).support(R)
     assert len(first) == 2  # b = 3 (a0 best) or 2
+
+
+def test_dense_mmd_blocks_do_not_depend_on_the_thread_count(monkeypatch):
+    """Fixed blocks of pairs per BLAS product: the same bits at 1, 2 and 4 threads."""
+    import genexpy_nb._numba as nb
+    from genexpy_nb import config
+    from genexpy_nb._numba import threads
+    from genexpy_nb.mmd import _PAIRS_PER_BLOCK, mmd_from_pairs
+
+    monkeypatch.setattr(nb, "_max_threads", lambda: 4)
+    rng = np.random.default_rng(3)
+    m, rep, n = 60, 3 * _PAIRS_PER_BLOCK + 17, 20
+    A = rng.normal(size=(m, m))
+    K = A @ A.T / m
+    inv = rng.integers(0, m, size=150)
+    IX, IY = rng.integers(0, 150, size=(rep, n)), rng.integers(0, 150, size=(rep, n))
+    seen = []
+    real = nb._run_fixed_blocks
+    monkeypatch.setattr(nb, "_run_fixed_blocks",
+                        lambda fn, nrows, rows, nt: (seen.append((nrows, rows)),
+                                                     real(fn, nrows, rows, nt)))
+    outs = []
+    with config.force_route(parallel_min_work=0, mmd_small_m=1e9):
+        for t in (1, 2, 4):
+            with threads(t):
+                outs.append(mmd_from_pairs(K, inv, IX, IY))
+    assert seen == [(rep, _PAIRS_PER_BLOCK)] * 3  # the dense path, in fixed blocks
+    assert all(np.array_equal(outs[0], o) for o in outs[1:])

@@ -105,30 +105,54 @@ def one_blas_thread() -> Iterator[None]:
 
 def run_blocks(fn: Callable[[int, int], None], nrows: int, work: float,
                weights: Callable[[int], float] | None = None,
-               blocks_per_thread: int = 4) -> None:
+               blocks_per_thread: int = 4, block_rows: int | None = None) -> None:
     """Call ``fn(r0, r1)`` on row blocks covering ``range(nrows)``, on threads if worth it.
 
     ``fn`` must release the GIL (numba ``nogil`` kernels, NumPy) and write only its own
     rows, so the result is the same at any thread count. ``work`` is the total number of
     basic operations, to decide whether threads pay off. ``blocks_per_thread``: 4 evens
     out uneven rows; 1 keeps blocks large where each is one matrix product (BLAS runs at
-    24 GFLOP/s on 25 rows, 34 on 100 here).
+    24 GFLOP/s on 25 rows, 34 on 100 here). ``block_rows``: blocks of this many rows (the
+    last one shorter) whatever the number of threads, for an ``fn`` whose rows depend on
+    the block's shape: a BLAS product may sum a row in another order when it has more or
+    fewer rows, so blocks cut by the thread count would make the bits depend on it.
     """
     nt = n_threads() if work >= config.ROUTES.parallel_min_work else 1
+    if block_rows is not None:
+        _run_fixed_blocks(fn, nrows, max(1, int(block_rows)), nt)
+        return
     if nt <= 1 or nrows < 2:
         fn(0, nrows)
         return
+    pool = _pool(nt)
+    nblocks = min(nrows, blocks_per_thread * nt)
+    bounds = [round(i * nrows / nblocks) for i in range(nblocks + 1)]
+    futures = [pool.submit(fn, bounds[i], bounds[i + 1]) for i in range(nblocks)
+               if bounds[i + 1] > bounds[i]]
+    for f in futures:
+        f.result()
+
+
+def _pool(nt: int):
+    """Return the shared thread pool, with at least ``nt`` workers."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None or _POOL._max_workers < nt:
             from concurrent.futures import ThreadPoolExecutor
 
             _POOL = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="genexpy_nb")
-        pool = _POOL
-    nblocks = min(nrows, blocks_per_thread * nt)
-    bounds = [round(i * nrows / nblocks) for i in range(nblocks + 1)]
-    futures = [pool.submit(fn, bounds[i], bounds[i + 1]) for i in range(nblocks)
-               if bounds[i + 1] > bounds[i]]
+        return _POOL
+
+
+def _run_fixed_blocks(fn: Callable[[int, int], None], nrows: int, rows: int, nt: int) -> None:
+    """Call ``fn`` on the blocks ``[0, rows), [rows, 2 rows), ...``: on ``nt`` threads."""
+    bounds = list(range(0, nrows, rows)) + [nrows]
+    if nt <= 1 or len(bounds) <= 2:
+        for r0, r1 in zip(bounds[:-1], bounds[1:]):
+            fn(r0, r1)
+        return
+    pool = _pool(nt)
+    futures = [pool.submit(fn, r0, r1) for r0, r1 in zip(bounds[:-1], bounds[1:])]
     for f in futures:
         f.result()
 
