@@ -256,7 +256,7 @@ def map_unordered(
         When some tasks failed, after all have finished; it names the first failed item.
     """
     distributed = require_distributed()
-    from tqdm.auto import tqdm
+    from ._progress import tqdm
 
     futures: dict[Any, int] = {}
     shared_f = client.scatter(list(shared), broadcast=True, hash=False) if shared else []

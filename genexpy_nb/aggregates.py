@@ -164,7 +164,7 @@ def _on_threads(fn, rows: int, cells: int) -> None:
 
 
 def _bar(total: int, work: float, progress: bool | None, desc: str):
-    from tqdm.auto import tqdm
+    from ._progress import tqdm
 
     show = work >= _PROGRESS_WORK if progress is None else bool(progress)
     return tqdm(total=total, desc=desc, unit="replicate", disable=not show, leave=False)

@@ -405,7 +405,7 @@ def run_experiments(
     if not isinstance(record_time, bool):
         raise GenexpyInputError(f"record_time must be True or False, got {record_time!r}.")
     require_sklearn()
-    from tqdm.auto import tqdm
+    from ._progress import tqdm
 
     args = (seed, models_, metrics_, sizes_, n_folds, record_time)
     if n_jobs_ == 1 or len(idx) == 1:

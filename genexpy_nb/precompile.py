@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from . import config
+from ._progress import tqdm
 
 
 @contextlib.contextmanager

@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from . import config
 from . import significance as _sig
+from ._progress import tqdm
 from ._validation import (
     GenexpyInputError,
     Seed,

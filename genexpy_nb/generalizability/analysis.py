@@ -281,7 +281,7 @@ class GeneralizabilityAnalysis:
         with threads(n_jobs) as nthreads, one_blas_thread():
             self.n_jobs = nthreads
             if progress and len(ids) >= 2:
-                from tqdm.auto import tqdm
+                from .._progress import tqdm
 
                 ids_iter = tqdm(ids, desc="MMD distributions", unit="config", leave=False)
             else:

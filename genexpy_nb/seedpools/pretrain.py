@@ -218,7 +218,7 @@ def pretrain_vit(
                 continue
             start_epoch = len(history)
             break
-        from tqdm.auto import tqdm
+        from .._progress import tqdm
 
         bar = tqdm(total=epochs, initial=start_epoch, desc="pre-training the ViT", unit="epoch",
                    disable=not progress)

@@ -470,7 +470,7 @@ def train_pool(
     if max_new_models is not None:
         todo = todo[:max_new_models]
 
-    from tqdm.auto import tqdm
+    from .._progress import tqdm
 
     with torch_threads(n_threads), tqdm(
         total=n_models, initial=sum(1 for i in range(n_models) if i in done),

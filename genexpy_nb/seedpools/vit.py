@@ -433,8 +433,7 @@ def extract_features(
             f"the images have {X.shape[1]} channels, the backbone expects {in_channels}.")
     m_t = None if mean is None else torch.tensor(mean, dtype=torch.float32).view(1, -1, 1, 1)
     s_t = None if std is None else torch.tensor(std, dtype=torch.float32).view(1, -1, 1, 1)
-    from tqdm.auto import tqdm
-
+    from .._progress import tqdm
     from ._device import pick_device
 
     dev = pick_device(device)

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from .. import config
 from .._cluster import as_client, chunks, map_ordered, total_threads
+from .._progress import tqdm
 from .._validation import (
     GenexpyInputError,
     check_memory,
