@@ -519,7 +519,8 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
     verdicts = [verdict_text(g, d, r) for g, d, r in
                 sel.select("generalizable", "deficit", "reason").iter_rows()]
     sel = sel.with_columns(pl.Series("verdict", verdicts, dtype=pl.String))
-    # the configurations needing the most first; unsure ones after, in configuration order
+    # by the verdict (needs more, generalizes, unsure), then by n*: the configurations needing
+    # the most first (deficit, whole conditions), equal ones by n* itself, largest first
     order = sel.sort([pl.col("generalizable").is_null(), pl.col("generalizable"), "deficit",
                       "config_id"], descending=[False, False, True, False], nulls_last=True)
     tables = [_question_table(label, order.filter(pl.col("kernel_label") == label), design,

@@ -104,3 +104,22 @@ def test_seeds_summary_orders_and_counts():
 
 def test_public_and_lazy():
     assert gx.nstar_summary is nstar_summary and gx.seeds_summary is seeds_summary
+
+
+def test_rows_are_sorted_by_verdict_then_nstar():
+    """Within a verdict the rows go by n*, largest first, also where whole-condition
+    deficits tie (12.0 and 12.6 both need 13 conditions): never in configuration order."""
+    rows = []
+    for i, (nstar, deficit, gen) in enumerate([(10.4, -69, True), (12.6, -67, True),
+                                               (12.0, -67, True), (90.5, 11, False),
+                                               (12.8, -67, True), (85.0, 6, False),
+                                               (11.0, -68, True), (float("nan"), 0, None)]):
+        rows.append(dict(config_id=i, model=f"m{i}", kernel="jaccard",
+                         kernel_label="Jaccard(k=1)", alpha=0.95, delta=0.05, N=80,
+                         method="resample", nstar=nstar, generalizable=gen, deficit=deficit,
+                         reason=None if gen is not None else "unreliable: no fit"))
+    s = nstar_summary(pl.DataFrame(rows))
+    lines = s.to_text().splitlines()
+    start = lines.index(next(ln for ln in lines if set(ln) == {"-", " "})) + 1
+    body = [ln.split()[0] for ln in lines[start:start + 8]]
+    assert body == ["m3", "m5", "m4", "m1", "m2", "m6", "m0", "m7"]
