@@ -522,7 +522,8 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
     # by the verdict (needs more, generalizes, unsure), then by n*: the configurations needing
     # the most first (deficit, whole conditions), equal ones by n* itself, largest first
     order = sel.sort([pl.col("generalizable").is_null(), pl.col("generalizable"), "deficit",
-                      "config_id"], descending=[False, False, True, False], nulls_last=True)
+                      pl.col("nstar").fill_nan(None), "config_id"],
+                     descending=[False, False, True, True, False], nulls_last=True)
     tables = [_question_table(label, order.filter(pl.col("kernel_label") == label), design,
                               has_null, max_rows)
               for label in dict.fromkeys(sel.sort("config_id")["kernel_label"].to_list())]
