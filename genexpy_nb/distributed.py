@@ -38,11 +38,12 @@ from ._cluster import (
     require_distributed,
     total_threads,
 )
-from .generalizability.cluster import analyze_on_cluster
+from .generalizability.cluster import SameMachineClusterWarning, analyze_on_cluster
 from .variability.robust_ks import alpha_hat_on_cluster
 
 __all__ = [
     "ClusterTaskError",
+    "SameMachineClusterWarning",
     "alpha_hat_on_cluster",
     "analyze_on_cluster",
     "as_client",
