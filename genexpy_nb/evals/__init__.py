@@ -5,8 +5,8 @@
   classification results files;
 * :func:`eval_noise`: the variance of the difference of two models' benchmark means split
   into runs, items and tasks, with standard errors at other designs and a planner;
-* :func:`paired_test` and :func:`tie_groups`: paired tests of two models on the same items
-  and the leaderboard's groups of models not told apart;
+* its ``paired_test`` and ``tie_groups``: paired tests of two models on the same items and
+  the leaderboard's groups of models not told apart;
 * :func:`subset_agreement`: does a subset of a benchmark's tasks reach the same
   conclusions as the whole?
 """

@@ -308,7 +308,7 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
         degrees of freedom. False: the benchmark's own tasks are the population ("this
         benchmark"): no task part.
     higher_is_better : bool, optional
-        The direction of ``target``, needed by :meth:`EvalNoise.tie_groups`. Default: the
+        The direction of ``target``, needed by ``tie_groups``. Default: the
         table's ``higher_is_better`` column when it has one value (the readers write it).
     pairs : list of (str, str), optional
         The pairs to decompose. Default: every pair with at most 40 models, else each model
@@ -523,7 +523,7 @@ class EvalNoise:
         power : float
             The probability of detecting a true difference of that size.
         runs, items, tasks : optional
-            The design, as in :meth:`se` (None: as observed).
+            The design, as in ``se`` (None: as observed).
 
         Returns
         -------
