@@ -31,6 +31,7 @@ from .panel_views import (
     PANEL_METHODS,
     ChartCache,
     ChartView,
+    conclusions_html,
     fast_charts,
     fmt_cell,
     html_table,
@@ -139,6 +140,11 @@ class GeneralizabilityExplorer:
         n* of every configuration for the current question and thresholds (methods
         resample, approx, bound); ``result`` its rows for the selected configuration and
         ``ranking`` the configurations ranked by deficit (:func:`genexpy_nb.plan`).
+    conclusions : polars.DataFrame
+        The selected configuration's conclusions (:func:`genexpy_nb.conclusions`: the best,
+        the top group, every pair, the order) at the alpha* and delta* the explorer was
+        opened with, shown at the top of the panel; computed once per configuration, then
+        cached (a few hundred ms each: the sliders, which set the paper's n*, stay fast).
     charts : dict of name -> Altair chart ("ngen", "power_law", "deficit"); a chart is
         missing when it cannot be drawn (n* undefined), with the reason shown instead.
     last_update_s : float, seconds the last interaction took to refresh the panel;
@@ -181,6 +187,9 @@ class GeneralizabilityExplorer:
         self.results = pl.DataFrame()
         self.result = pl.DataFrame()
         self.ranking = pl.DataFrame()
+        self.conclusions = pl.DataFrame()
+        self._conclusions: dict[int, pl.DataFrame] = {}
+        self._conclusion_thresholds = (round(float(alpha), 9), round(float(delta), 9))
         self.charts: dict[str, alt.TopLevelMixin] = {}
         self.last_update_s = math.nan
         self.timings: dict[str, float] = {}
@@ -266,11 +275,15 @@ class GeneralizabilityExplorer:
         """Create the output widgets, connect the controls and lay out the panel."""
         self.status = widgets.HTML()
         self.progress_out = widgets.Output()
+        self.conclusions_box = widgets.HTML()
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
         self.ranking_table = widgets.HTML()
         self.views = {name: ChartView(name) for name in ("ngen", "power_law", "deficit")}
         self._update_param_visibility()
+        from .summary_conclusions import condition_word
+
+        unit = condition_word(self.study)
 
         for w in self.factor_widgets.values():
             w.observe(self._on_factor, names="value")
@@ -291,7 +304,10 @@ class GeneralizabilityExplorer:
         ])
         charts = widgets.HBox([self.views["ngen"].widget, self.views["power_law"].widget])
         self.widget = widgets.VBox([
-            controls, self.summary, self.table, charts,
+            controls, self.conclusions_box,
+            widgets.HTML(f"<b>How consistent are the per-{html.escape(unit)} rankings?</b> "
+                         "(the paper's n*, Sec. 4, for the research question above)"),
+            self.summary, self.table, charts,
             widgets.HTML("<b>Which experiments to run next</b> (configurations ranked by "
                          "deficit n* &minus; N for this question)"),
             self.views["deficit"].widget, self.ranking_table,
@@ -488,6 +504,7 @@ class GeneralizabilityExplorer:
         self._current = (ga, label, a, d)
         cid = self.config_id
         self.results, self.ranking = self._numbers(ga, label, a, d)
+        self._refresh_conclusions(cid)
         if cid is None:
             self.result = self.results.clear()
             self.summary.value = ("<p><b>No results for this combination of levels</b> "
@@ -507,6 +524,24 @@ class GeneralizabilityExplorer:
             self.ranking, ["priority", *self.study.design, "N", "nstar_ceil", "deficit",
                            "to_run", "generalizable", "reason"],
             highlight=cid, key="config_id")
+
+    def _refresh_conclusions(self, cid: int | None) -> None:
+        """Show the selected configuration's conclusions (computed once, then cached)."""
+        if cid is None:
+            self.conclusions = pl.DataFrame()
+            self.conclusions_box.value = ""
+            return
+        a, d = self._conclusion_thresholds
+        if cid not in self._conclusions:
+            from .generalizability import conclusions
+
+            self._conclusions[cid] = conclusions(self.study, alpha=a, delta=d,
+                                                 seed=self.seed, config_id=cid)
+        self.conclusions = self._conclusions[cid]
+        from .summary_conclusions import condition_word
+
+        self.conclusions_box.value = conclusions_html(
+            self.conclusions, unit=condition_word(self.study), alpha=a)
 
     def _chart_jobs(self, ga: GeneralizabilityAnalysis, label: str, cid: int | None,
                     a: float, d: float) -> tuple[list[tuple[str, tuple, Any]], str | None]:
@@ -607,10 +642,12 @@ class GeneralizabilityExplorer:
 
         Parameters
         ----------
-        what : {"nstar", "ranking"}, default "nstar"
+        what : {"nstar", "ranking", "conclusions"}, default "nstar"
             "nstar": the n* rows of the selected configuration (methods resample, approx,
             bound) for the selected question and thresholds; "ranking": all
-            configurations ranked by deficit.
+            configurations ranked by deficit; "conclusions": the selected configuration's
+            conclusions (:func:`genexpy_nb.conclusions`) at the thresholds the explorer was
+            opened with.
 
         Returns
         -------
@@ -623,11 +660,13 @@ class GeneralizabilityExplorer:
                  pl.lit(st["seed"], dtype=pl.Int64).alias("seed")]
         if what == "nstar":
             return self.result.with_columns(*extra)
-        if what == "ranking":
-            return self.ranking.with_columns(
-                pl.lit(st["alpha"]).alias("alpha"), pl.lit(st["delta"]).alias("delta"),
-                *extra)
-        raise GenexpyInputError(f"what must be 'nstar' or 'ranking', got {what!r}.")
+        if what in ("ranking", "conclusions"):
+            a, d = ((st["alpha"], st["delta"]) if what == "ranking"
+                    else self._conclusion_thresholds)
+            return (self.ranking if what == "ranking" else self.conclusions).with_columns(
+                pl.lit(a).alias("alpha"), pl.lit(d).alias("delta"), *extra)
+        raise GenexpyInputError(f"what must be 'nstar', 'ranking' or 'conclusions', got "
+                                f"{what!r}.")
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

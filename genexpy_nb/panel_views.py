@@ -321,3 +321,43 @@ def html_table(df: pl.DataFrame, columns: Sequence[str] | None = None,
     return (f"<table style='border-collapse:collapse;font-size:90%'><thead><tr>{head}</tr>"
             f"</thead><tbody>{''.join(rows)}</tbody></table>{more}")
 
+
+#: the columns of the conclusions table of the generalizability explorer
+CONCLUSION_COLUMNS = ("kind", "observed", "verdict", "nstar", "nstar_lo", "nstar_hi", "more",
+                      "reason")
+
+
+def conclusions_html(frame: pl.DataFrame, *, unit: str = "condition",
+                     alpha: float | None = None, max_rows: int = 60) -> str:
+    """Render one configuration's conclusions: the sentences, then the table of every row.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The rows of :func:`~genexpy_nb.conclusions` for one configuration.
+    unit : str, default "condition"
+        What a condition is called in the sentences ("dataset").
+    alpha : float, optional
+        alpha* the frame was computed at (said in the sentences).
+    max_rows : int, default 60
+        Rows of the table shown (the sentences count every pair).
+
+    Returns
+    -------
+    str
+        HTML, every string from the data escaped: a bold question, the sentences of
+        :func:`~genexpy_nb.conclusions_summary` and a table (kind, what the study
+        concludes, verdict, n* with its interval, conditions still needed, reason).
+    """
+    from .summary_conclusions import conclusions_summary
+
+    s = conclusions_summary(frame, unit=unit, alpha=alpha)
+    sentences = "".join(f"<li>{html.escape(ln)}</li>" for sec in s.sections
+                        for ln in sec.lines)
+    title = html.escape(s.sections[0].title) if s.sections else ""
+    return (f"<p><b>Do this configuration's conclusions hold?</b> ({title}; at alpha* = "
+            f"{fmt_cell(alpha if alpha is not None else 0.95)}, the threshold the panel was "
+            f"opened with)</p><ul>{sentences}</ul>"
+            f"<details><summary>every conclusion ({frame.height})</summary>"
+            f"{html_table(frame, list(CONCLUSION_COLUMNS), max_rows=max_rows)}</details>")
+
