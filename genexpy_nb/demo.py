@@ -301,10 +301,12 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
                                          progress=progress)
         write_frame(sim, tmp / "nstar_vs_N.csv")
         print()
+        n_questions = len(ga.kernels)
         _say(f"The study as it grows: n* estimated from its first N_sub datasets only, for "
-             f"the configuration that needs the most ({top_cfg}); it "
-             "generalizes once N_sub >= n* for both questions, if the estimate can be "
-             "trusted.")
+             f"the configuration that needs the most ({top_cfg}) and {len(grow)} of the "
+             f"{n_questions} research questions ({' and '.join(k.label for k in grow)}); it "
+             f"generalizes once N_sub >= n* for each of the {len(grow)}, if the estimate can "
+             "be trusted.")
         grown, why = growth_table(sim)
         with pl.Config(**_TABLE):
             print(grown)

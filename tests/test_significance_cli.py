@@ -217,3 +217,20 @@ def test_bayesian_rope_and_aggregates_in_the_report(tables, tmp_path, capsys):
     assert med["estimate"].item() == pytest.approx(float(np.median(x)), rel=1e-12)
     assert (agg["low"] <= agg["estimate"]).all() and (agg["estimate"] <= agg["high"]).all()
     assert (agg["high"] > agg["low"]).all()  # the blocks are resampled: intervals have width
+
+
+def test_missing_results_and_dropped_rows_are_counted_each_in_its_unit(tmp_path, capsys):
+    """1 result missing because its 3 seeds' rows had no target: never '3 of them rows'."""
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame([dict(dataset=f"d{d}", method=f"m{m}", seed=s,
+                            score=None if (d, m) == (1, 2) else float(m * 0.1 + rng.normal()))
+                       for d in range(12) for m in range(4) for s in range(3)])
+    df.write_csv(tmp_path / "t.csv")
+    assert main(["compare", str(tmp_path / "t.csv"), "--alternatives", "method", "--target",
+                 "score", "--higher-is-better", "--blocks", "dataset", "--average-over",
+                 "seed", "--invalid-target", "drop", "--figures", "", "--out",
+                 str(tmp_path / "o")]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("1 of 48 results missing (4 alternatives x 12 blocks); 3 rows of the table with "
+            "an empty, NaN or infinite target were dropped before averaging;") in text
+    assert "of them rows" not in text

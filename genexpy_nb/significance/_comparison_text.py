@@ -104,9 +104,10 @@ def _policy_runs(res: Comparison) -> list:
                 f"{rp.conditions_total} blocks)"]
     out: list = [f"{missing} of {total} results missing ({rp.alternatives_total} alternatives "
                  f"x {rp.conditions_total} blocks)"]
-    if rp.rows_invalid_target:
-        out.append(f", {rp.rows_invalid_target} of them rows with an empty, NaN or infinite "
-                   "target")
+    if rp.rows_invalid_target:  # rows of the table, not results: said apart, in its own unit
+        k = rp.rows_invalid_target
+        out.append(f"; {_n(k, 'row')} of the table with an empty, NaN or infinite target "
+                   f"{'was' if k == 1 else 'were'} dropped before averaging")
     out.append(f"; policy ({opt('tol_missing_alternatives', rp.tol_missing_alternatives)}, "
                f"{opt('tol_missing_conditions', rp.tol_missing_conditions)}): ")
     if rp.conditions_dropped or rp.alternatives_dropped:
