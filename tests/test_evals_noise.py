@@ -184,3 +184,26 @@ def test_swapping_the_models_flips_the_difference_only(T, N, K, seed):
     assert ba.summary["diff"].item() == pytest.approx(-ab.summary["diff"].item(), abs=1e-12)
     assert ba.se("b", "a") == pytest.approx(ab.se("a", "b"), abs=1e-12)
     assert (ab.components["variance"] >= 0).all()
+
+
+def test_stated_probabilities_separate_runs_from_items_with_one_run():
+    """eval-arena's estimator: with each item's probability p of a right answer, the run
+    variance of a 0/1 outcome is p (1 - p), so one run per item is enough to split."""
+    rng = np.random.default_rng(9)
+    n = 3000
+    pa, pb = rng.beta(2, 2, n), rng.beta(2, 3, n)
+    ya, yb = rng.random(n) < pa, rng.random(n) < pb
+    df = pl.DataFrame({"model": ["a"] * n + ["b"] * n, "item": np.r_[np.arange(n), np.arange(n)],
+                       "y": np.r_[ya, yb].astype(float), "p": np.r_[pa, pb]})
+    noise = eval_noise(df, alternatives="model", target="y", items="item", probability="p",
+                       pairs=[("a", "b")])
+    comp = dict(noise.components.select("level", "variance").iter_rows())
+    want_run = float((pa * (1 - pa) + pb * (1 - pb)).mean()) / n
+    assert comp["run"] == pytest.approx(want_run)
+    # the item part: the variance of the expected differences, pa - pb
+    assert comp["item"] * n == pytest.approx(np.var(pa - pb, ddof=1), rel=0.25)
+    assert noise.se("a", "b", runs=10) < noise.se("a", "b")
+    assert not noise.notes
+    with pytest.raises(gx.GenexpyInputError, match="not probabilities"):
+        eval_noise(df.with_columns(p=pl.col("p") * 2), alternatives="model", target="y",
+                   items="item", probability="p")

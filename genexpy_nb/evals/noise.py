@@ -26,7 +26,9 @@ another design uses them with the balanced formula above (``N`` = the mean items
 
 With one run per item the run and item parts cannot be told apart from the outcomes alone
 (a 0/1 outcome's own noise is part of the item-to-item variance): the table then has one
-``item+run`` level, and ``.se`` refuses to predict other numbers of runs.
+``item+run`` level, and ``.se`` refuses to predict other numbers of runs — unless the log
+gives each item's probability of a right answer (``probability=``: from per-item
+probabilities or log-likelihoods), whose Bernoulli variance ``p (1 - p)`` is the run part.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class _Reduced:
     tasks: list[str]
     items: list[str]
     binary: bool
+    var_known: bool = False  # var holds p(1 - p) from stated probabilities, for every item
 
 
 def _check_columns(lf: pl.LazyFrame, names: dict[str, str | None]) -> None:
@@ -70,8 +73,10 @@ def _check_columns(lf: pl.LazyFrame, names: dict[str, str | None]) -> None:
     used = [c for c in names.values() if c is not None]
     if len(set(used)) != len(used):
         raise GenexpyInputError(f"the same column is given two roles: {names}.")
-    if not schema[names["target"]].is_numeric():
-        raise GenexpyInputError(f"target column {names['target']!r} is not numeric.")
+    for role in ("target", "probability"):
+        col = names.get(role)
+        if col is not None and not schema[col].is_numeric():
+            raise GenexpyInputError(f"{role} column {col!r} is not numeric.")
     keys = [c for r, c in names.items() if c is not None and r != "target"]
     counts = lf.select([pl.col(c).null_count().alias(c) for c in keys]
                        + [(~pl.col(names["target"]).cast(pl.Float64).is_finite()).sum()
@@ -91,10 +96,14 @@ def _check_columns(lf: pl.LazyFrame, names: dict[str, str | None]) -> None:
 REDUCE_BLOCK_GROUPS = 500_000
 
 
-def _reduce_block(lf, alternatives, task_col, items, runs, target, block, cells_u, mods_u):
+def _reduce_block(lf, alternatives, task_col, items, runs, target, block, cells_u, mods_u,
+                  probability=None):
     """Per (model, task, item) of the models in ``block``: codes, mean, variance, runs."""
     y = pl.col(target).cast(pl.Float64)
     extra = [pl.col(runs).n_unique().alias("__gx_nu")] if runs else []
+    if probability:
+        q = pl.col(probability).cast(pl.Float64)
+        extra.append((q * (1 - q)).mean().alias("__gx_pv"))
     stats = lf.filter(pl.col(alternatives).is_in(block)).group_by(
         [alternatives, task_col, items]).agg(
         y.mean().alias("__gx_mean"), y.var(ddof=1).alias("__gx_var"),
@@ -110,7 +119,7 @@ def _reduce_block(lf, alternatives, task_col, items, runs, target, block, cells_
 
 
 def _reduce(lf: pl.LazyFrame, alternatives: str, target: str, items: str,
-            runs: str | None, tasks: str | None) -> _Reduced:
+            runs: str | None, tasks: str | None, probability: str | None = None) -> _Reduced:
     """Per (model, task, item): mean, run variance, run count.
 
     Streamed by polars, a block of models at a time, so that only the per-item summaries
@@ -138,15 +147,16 @@ def _reduce(lf: pl.LazyFrame, alternatives: str, target: str, items: str,
         st = _reduce_block(lf, alternatives, task_col, items, runs, target,
                            names.slice(start, step), cells_u.select(task_col, items,
                                                                     "__gx_code"),
-                           mods_u)
+                           mods_u, probability)
         r, c = st["__gx_mc"].to_numpy(), st["__gx_code"].to_numpy()
         mean[r, c] = st["__gx_mean"].to_numpy()
-        var[r, c] = st["__gx_var"].fill_null(np.nan).to_numpy()
+        var[r, c] = st["__gx_pv" if probability else "__gx_var"].fill_null(np.nan).to_numpy()
         k[r, c] = st["__gx_k"].to_numpy()
         binary = binary and bool(st["__gx_bin"].all())
     return _Reduced([str(m) for m in names.to_list()], mean, var, k,
                     cells_u["__gx_tc"].to_numpy(), [str(t) for t in task_u[task_col].to_list()],
-                    [str(i) for i in cells_u[items].to_list()], binary)
+                    [str(i) for i in cells_u[items].to_list()], binary,
+                    var_known=probability is not None)
 
 
 def _pooled_run_var(var: np.ndarray, k: np.ndarray) -> float:
@@ -234,12 +244,17 @@ def _one_pair(red: _Reduced, ia: int, ib: int, weighting: str, sampled: bool) ->
     d = red.mean[ia, ok] - red.mean[ib, ok]
     ka, kb = red.runs[ia, ok], red.runs[ib, ok]
     va, vb = red.var[ia, ok], red.var[ib, ok]
-    run_a, run_b = _pooled_run_var(va, ka), _pooled_run_var(vb, kb)
+    if red.var_known:  # the Bernoulli variance p(1 - p) of every item, one run or many
+        run_a, run_b = float(va.mean()), float(vb.mean())
+        ka_v, kb_v = np.maximum(ka, 2), np.maximum(kb, 2)  # "known" for every item
+    else:
+        run_a, run_b = _pooled_run_var(va, ka), _pooled_run_var(vb, kb)
+        ka_v, kb_v = ka, kb
     single = math.isnan(run_a) or math.isnan(run_b)
     if single:
         r = np.zeros_like(d)
     else:
-        r = (np.where(ka >= 2, va, run_a) / ka) + (np.where(kb >= 2, vb, run_b) / kb)
+        r = (np.where(ka_v >= 2, va, run_a) / ka) + (np.where(kb_v >= 2, vb, run_b) / kb)
         r = np.nan_to_num(r)
     used = np.unique(red.task[ok])
     codes = np.searchsorted(used, red.task[ok])
@@ -275,8 +290,8 @@ def _pairs(red: _Reduced, pairs, order: list[str]) -> list[tuple[int, int]]:
 def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
                runs: str | None = None, tasks: str | None = None,
                weighting: str = "items", tasks_sampled: bool = True,
-               higher_is_better: bool | None = None, pairs: list | None = None
-               ) -> EvalNoise:
+               higher_is_better: bool | None = None, pairs: list | None = None,
+               probability: str | None = None) -> EvalNoise:
     """Split the noise of the difference of two models' benchmark means into runs, items, tasks.
 
     Parameters
@@ -313,6 +328,12 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
     pairs : list of (str, str), optional
         The pairs to decompose. Default: every pair with at most 40 models, else each model
         against the next in the leaderboard's order.
+    probability : str, optional
+        For 0/1 outcomes: the column holding each row's probability of a 1 (from the
+        log's per-item probabilities or log-likelihoods, or the share of correct samples).
+        The run variance of a 0/1 outcome is then ``p (1 - p)`` (Bernoulli), known for every
+        item, so the run and item parts separate even with one run per item (eval-arena's
+        estimator).
 
     Returns
     -------
@@ -334,13 +355,19 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
     lf = data.lazy() if isinstance(data, (pl.DataFrame, pl.LazyFrame)) else (
         to_polars(data).lazy())
     _check_columns(lf, {"alternatives": alternatives, "target": target, "items": items,
-                        "runs": runs, "tasks": tasks})
+                        "runs": runs, "tasks": tasks, "probability": probability})
+    if probability is not None:
+        q = pl.col(probability).cast(pl.Float64)
+        bad = lf.select(((q < 0) | (q > 1) | q.is_nan()).sum()).collect().item()
+        if bad:
+            raise GenexpyInputError(f"{bad} value(s) of {probability!r} are not probabilities "
+                                    "in [0, 1].")
     if weighting not in ("items", "tasks"):
         raise GenexpyInputError(f"weighting must be 'items' or 'tasks', got {weighting!r}.")
     if higher_is_better is None and "higher_is_better" in lf.collect_schema():
         vals = lf.select(pl.col("higher_is_better").unique()).collect().to_series().to_list()
         higher_is_better = bool(vals[0]) if len(vals) == 1 and vals[0] is not None else None
-    red = _reduce(lf, alternatives, target, items, runs, tasks)
+    red = _reduce(lf, alternatives, target, items, runs, tasks, probability)
     means = np.nanmean(red.mean, axis=1)
     sign = -1.0 if higher_is_better is False else 1.0
     order = [red.models[i] for i in np.argsort(-sign * means, kind="stable")]
