@@ -535,9 +535,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser(
         "nstar", formatter_class=_Formatter,
-        help="n* for every configuration of a results table",
-        description="How many experimental conditions (datasets, ...) does each configuration "
-                    "of your study need for its conclusions to generalize?\n\nexample:\n  "
+        help="do a study's conclusions hold, and n* for every configuration",
+        description="Do your study's conclusions hold (the winner, the top group, every "
+                    "pair, the order), and how many more experimental conditions (datasets, "
+                    "...) would settle the others? Then the paper's n* per research "
+                    "question: how consistent the per-condition rankings are.\n\nexample:\n  "
                     "genexpy-nb nstar results.parquet --alternatives encoder --target cv_score "
                     "--higher-is-better \\\n    --generalize dataset --design model,tuning "
                     "--kernel jaccard:k=1 --kernel borda:OHE --out nstar.parquet")

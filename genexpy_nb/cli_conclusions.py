@@ -154,8 +154,9 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
     if path is None:
         return None
     if alpha <= 0.5:
-        say(f"note: no conclusions at alpha* = {alpha:g}: two studies agree by chance half "
-            "the time, choose --summary-alpha above 0.5")
+        if not args.quiet:
+            say(f"note: no conclusions at alpha* = {alpha:g}: two studies agree by chance "
+                "half the time, choose --summary-alpha above 0.5")
         return None
     from ._io import write_frame
     from .generalizability import conclusions

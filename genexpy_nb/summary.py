@@ -531,8 +531,9 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
             "approx": "the closed-form estimate",
             "approx_weighted": "the weighted closed-form estimate"}.get(method, method)
     heading = (f"n* at alpha* = {alpha:g}, delta* = {delta:g}, {what}: the number of "
-               "conditions each configuration needs for its conclusions to generalize; N: "
-               "the conditions it has.")
+               f"{unit}s for two independent studies to agree on each research question "
+               f"(how consistent the per-{unit} rankings are, not whether the study's "
+               f"conclusions hold); N: the {unit}s each configuration has.")
     footer = _summary_footer(has_null, methods, df.height, where)
     lead, question = None, ""
     if conclusions is not None:
@@ -541,10 +542,6 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         lead = (conclusions if isinstance(conclusions, ConclusionsSummary)
                 else conclusions_summary(conclusions, unit=unit, alpha=alpha))
         question = f"How consistent are the per-{unit} rankings? (the paper's n*, Sec. 4)"
-        heading = (f"n* at alpha* = {alpha:g}, delta* = {delta:g}, {what}: the number of "
-                   f"{unit}s for two independent studies to agree on each research question "
-                   f"(a property of the per-{unit} rankings, not of the conclusions above); "
-                   f"N: the {unit}s each configuration has.")
         footer.insert(len(footer) - (1 if where else 0), WHY_CHANCE.format(
             unit=unit, units=f"{unit}s"))
     return NstarSummary(frame=frame, rows=sel, alpha=alpha, delta=delta, method=method,
