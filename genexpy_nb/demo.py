@@ -326,7 +326,8 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
             "nstar_vs_N": ch.nstar_vs_N(sim, levels=levels),
             "ngen_curves": ch.ngen_curves(
                 ga.ngen_frame(study.sample(cfg).config_id, labels[jac]), alpha=alpha,
-                eps=ga.kernels[jac].eps(delta), levels=levels, question=labels[jac]),
+                eps=ga.kernels[jac].eps(delta), delta=delta, levels=levels,
+                question=labels[jac]),
         }
         written: set[str] = set()
         for name, chart in charts.items():

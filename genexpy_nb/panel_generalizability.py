@@ -575,12 +575,13 @@ class GeneralizabilityExplorer:
                         keep = ns[np.unique(np.linspace(0, ns.size - 1, NGEN_MAX_CURVES)
                                             .round().astype(int))]
                         ng = ng.filter(pl.col("n").is_in(keep.tolist()))
-                    return ngen_curves(ng, alpha=a, eps=eps,
+                    return ngen_curves(ng, alpha=a, eps=eps, delta=d,
                                        title=f"n-generalizability: {title}")
 
                 def power_chart():
                     return power_law_fit(
-                        ga.quantile_frame(cid, label, a), eps=eps, nstar=row["nstar"],
+                        ga.quantile_frame(cid, label, a), eps=eps, delta=d,
+                        nstar=row["nstar"],
                         b0=row["b0"], b1=row["b1"], N=sample.N,
                         title=f"alpha*-quantile of MMD_n: {title}",
                         **{c: row.get(c) for c in ("nstar_null", "nstar_null_lo",

@@ -633,3 +633,19 @@ def test_nstar_vs_N_draws_the_baseline_per_N(analysis):
     spec = nstar_vs_N(sim.drop(NULL_COLS)).to_dict()
     assert _baseline_layers(spec) == []
     assert "no-signal baseline n*" not in _legend_names(spec)
+
+
+def test_eps_star_is_shown_with_the_delta_star_it_comes_from(analysis):
+    """Texts speak of delta*, the charts' axis of eps*: given delta*, every eps* label names it."""
+    _, ga, _ = analysis
+    eps = Jaccard(k=1).eps(0.05)
+    spec = ngen_curves(ga.ngen_frame(CFG, "jaccard"), alpha=0.95, eps=eps, delta=0.05,
+                       levels=CFG).to_dict()
+    want = f"eps* = {eps:.3g} (from delta* = 0.05)"
+    assert want in " ".join(spec["title"]["subtitle"])
+    assert values(layer_with(spec, "text", x="eps"))[0]["label"] == want
+    q = pl.DataFrame({"n": [2, 4, 8, 16], "q": [0.8, 0.56, 0.4, 0.28]})
+    spec = power_law_fit(q, eps=eps, nstar=30.0, delta=0.05).to_dict()
+    assert f"n* = 30.0 at {want}" in " ".join(spec["title"]["subtitle"])
+    assert "delta*" not in " ".join(power_law_fit(q, eps=eps, nstar=30.0).to_dict()
+                                    ["title"]["subtitle"])

@@ -74,6 +74,25 @@ __all__ = [
 
 _SERIES = ["resampled q_n", "closed-form q_n (approx.)"]
 
+
+def _eps_label(eps: float, delta: float | None = None) -> str:
+    """Name the MMD threshold eps* with the similarity threshold delta* it comes from.
+
+    Parameters
+    ----------
+    eps : float
+        The MMD threshold eps* (the chart's units).
+    delta : float, optional
+        delta*, with ``eps = kernel.eps(delta)`` (the threshold every text speaks of).
+
+    Returns
+    -------
+    str
+        ``"eps* = 0.316 (from delta* = 0.05)"``, or ``"eps* = 0.316"`` without ``delta``.
+    """
+    text = f"eps* = {eps:.3g}"
+    return text if delta is None else f"{text} (from delta* = {delta:g})"
+
 # ---------------------------------------------------------------------------------------
 # Figure 1 / Figure 2 top: n-generalizability curves
 # ---------------------------------------------------------------------------------------
@@ -85,6 +104,7 @@ def ngen_curves(
     title: str | None = None,
     levels: Mapping[str, Any] | None = None,
     question: str | None = None,
+    delta: float | None = None,
 ) -> alt.LayerChart | alt.Chart:
     """n-generalizability as a function of the MMD threshold, one curve per sample size n.
 
@@ -101,6 +121,9 @@ def ngen_curves(
         title (a figure that stands alone says which configuration it shows)
     question : the research question (kernel label, e.g. ``"Jaccard(k=1)"``), shown in the
         title
+    delta : the similarity threshold delta* that eps* comes from (``eps = kernel.eps(delta)``),
+        named beside eps* wherever the chart shows it: texts speak of delta*, the chart's
+        axis is in MMD units
 
     Returns
     -------
@@ -128,8 +151,8 @@ def ngen_curves(
     tooltip = tooltip_fields(df, [*lvl, "n", "eps", "ngen", *extra])
     sub = about(None, levels, question)
     if alpha is not None and eps is not None:
-        sub.append(f"alpha* = {alpha:g}, eps* = {eps:.3g}: generalizable n are above the "
-                   "horizontal rule at the vertical one")
+        sub.append(f"alpha* = {alpha:g}, {_eps_label(eps, delta)}: generalizable n are above "
+                   "the horizontal rule at the vertical one")
     base = (
         alt.Chart(data_of(df))
         .mark_line(interpolate="step-after", strokeWidth=1.8)
@@ -156,7 +179,7 @@ def ngen_curves(
                     text=ch(alt.Text, "label", "N"))
         )
     if eps is not None:
-        et = data_of([{"eps": eps, "label": f"eps* = {eps:.3g}"}])
+        et = data_of([{"eps": eps, "label": _eps_label(eps, delta)}])
         layers.append(
             alt.Chart(et)
             .mark_rule(color="black", strokeDash=[2, 2])
@@ -189,6 +212,7 @@ def power_law_fit(
     nstar_null: float | None = None,
     nstar_null_lo: float | None = None,
     nstar_null_hi: float | None = None,
+    delta: float | None = None,
 ) -> alt.LayerChart | alt.Chart:
     """Draw the alpha*-quantiles of MMD_n against n on log-log axes, the power law and n*.
 
@@ -210,6 +234,7 @@ def power_law_fit(
         and question and its band (the columns of the same names in the frame of
         :func:`genexpy_nb.analyze`); drawn as a horizontal rule and a shaded band when
         given, nothing when None or NaN (an analysis with ``null=False``)
+    delta : the similarity threshold delta* that eps* comes from, named beside eps*
 
     Returns
     -------
@@ -289,7 +314,7 @@ def power_law_fit(
     )
     if eps is not None:
         layers.append(
-            alt.Chart(data_of([{"eps": eps, "label": f"eps* = {eps:.3g}"}]))
+            alt.Chart(data_of([{"eps": eps, "label": _eps_label(eps, delta)}]))
             .mark_rule(color="black", strokeDash=[2, 2])
             .encode(x=ch(alt.X, "eps", "Q"),
                     tooltip=[tip_of("eps", "Q", title="eps*", format=".4f")])
@@ -306,7 +331,7 @@ def power_law_fit(
         if N is not None:
             ok = N >= max(1, math.ceil(nstar - 1e-9))
             verdict = f" ({'generalizable' if ok else 'not generalizable'} with N = {N})"
-        sub.append(f"n* = {nstar:.1f} at eps* = {eps:.3g}{verdict}")
+        sub.append(f"n* = {nstar:.1f} at {_eps_label(eps, delta)}{verdict}")
     return layered(layers, heading(ttl, sub or None))
 
 
