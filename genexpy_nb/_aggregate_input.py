@@ -14,6 +14,7 @@ import polars as pl
 
 from ._validation import (
     GenexpyInputError,
+    check_score_range,
     require_columns,
     to_polars,
 )
@@ -29,6 +30,12 @@ class Scores:
 
 
 def _check_matrix(name: str, a: Any) -> np.ndarray:
+    try:
+        raw = np.asarray(a)
+    except (TypeError, ValueError):
+        raw = None
+    if raw is not None and raw.dtype.kind in "iu":  # before the cast loses the digits
+        check_score_range(raw, f"scores of {name!r}")
     try:
         m = np.array(a, dtype=np.float64)
     except (TypeError, ValueError):
@@ -50,6 +57,7 @@ def _check_matrix(name: str, a: Any) -> np.ndarray:
             f"{r}, task {t}. Every run of every task needs a finite score; drop the run from "
             "every task, or the task from every alternative."
         )
+    check_score_range(m, f"scores of {name!r}")
     return m
 
 
@@ -90,6 +98,7 @@ def _from_table(data: Any, alternatives: str, target: str, task: str,
             f"target column {target!r} has dtype {df.schema[target]}, expected numbers. "
             f"Cast it, e.g. pl.col({target!r}).cast(pl.Float64)."
         )
+    check_score_range(df[target], f"target column {target!r}")
     keys = [alternatives, task] + ([run] if run is not None else [])
     for c in keys:
         if df[c].null_count():

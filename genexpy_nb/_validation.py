@@ -47,9 +47,11 @@ def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
                 "column its own name (df.columns = [...]) or drop the copies, e.g. "
                 "df.loc[:, ~df.columns.duplicated()].")
         try:
-            return pl.from_pandas(data, include_index=False)
+            out = pl.from_pandas(data, include_index=False)
         except Exception as exc:  # pyarrow raises ArrowInvalid / ArrowTypeError / ...
             raise GenexpyInputError(_pandas_conversion_message(data, name, exc)) from None
+        _refuse_bools_among_numbers(data, out, name)
+        return out
     if mod == "pyarrow":
         out = pl.from_arrow(data)
         if isinstance(out, pl.Series):
@@ -61,6 +63,84 @@ def to_polars(data: Any, name: str = "data") -> pl.DataFrame:
         f"{name}: expected a polars, pandas or pyarrow table, got {type(data).__name__}. "
         "Convert it first, e.g. pl.DataFrame(...) or pl.read_parquet(path)."
     )
+
+
+#: the largest magnitude of a score: squares and sums of larger ones overflow to inf
+SCORE_LIMIT = 1e100
+#: integers beyond this are not all exact as float64 (neighbours become equal)
+EXACT_INT = 2**53
+
+
+def check_score_range(values: Any, what: str, *, overflow: bool = True) -> None:
+    """Refuse scores that float64 arithmetic cannot hold: overflowing or precision-losing.
+
+    Parameters
+    ----------
+    values : polars.Series or array-like of numbers
+        The scores, in their own dtype (integers before any cast to float).
+    what : str
+        How the message names them, e.g. ``"target column 'acc'"``.
+    overflow : bool
+        Also refuse magnitudes above 1e100 (False where only the order of the scores
+        matters, as in rankings within a condition).
+
+    Returns
+    -------
+    None
+        Raises :class:`GenexpyInputError` for integers above 2**53 in magnitude (neighbours
+        would become equal after the cast every test makes: ties that are not in the data)
+        or finite numbers above 1e100 in magnitude (their squares and sums overflow to inf:
+        infinite means, NaN interval ends).
+    """
+    if isinstance(values, pl.Series):
+        if values.dtype.is_integer():
+            lo, hi = values.min(), values.max()
+            _check_exact_int(0 if lo is None else max(abs(int(lo)), abs(int(hi))), what)
+            return
+        if not values.dtype.is_numeric() or not overflow:
+            return
+        arr = values.cast(pl.Float64).to_numpy()
+    else:
+        arr = np.asarray(values)
+    if arr.size == 0 or arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and not overflow):
+        return
+    if arr.dtype.kind in "iu":
+        _check_exact_int(max(abs(int(arr.min())), abs(int(arr.max()))), what)
+        return
+    finite = arr[np.isfinite(arr)]
+    big = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if big > SCORE_LIMIT:
+        scale = 10 ** np.floor(np.log10(big))
+        raise GenexpyInputError(
+            f"{what} holds values up to {big:.3g}: means, differences and variances of "
+            "numbers beyond 1e100 overflow to inf (infinite means, NaN interval ends). "
+            f"Rescale the scores first (e.g. divide them by {scale:.0e}).")
+
+
+def _check_exact_int(big: int, what: str) -> None:
+    """Refuse integer scores beyond 2**53 (not all exact as float64)."""
+    if big > EXACT_INT:
+        raise GenexpyInputError(
+            f"{what} holds integers up to {big:.3e}, above 2**53 = {EXACT_INT:,}: as the "
+            "floating-point numbers every computation uses, neighbouring integers become "
+            "equal (ties that are not in the data). Subtract a common offset or rescale "
+            "the scores (e.g. divide them by 1e6) first.")
+
+
+def _refuse_bools_among_numbers(data: Any, out: pl.DataFrame, name: str) -> None:
+    """Refuse a pandas object column of numbers holding True/False (read as 1.0/0.0)."""
+    for col, dtype in zip(data.columns, data.dtypes):
+        if getattr(dtype, "kind", "") != "O" or not out.schema[str(col)].is_numeric():
+            continue
+        kinds = data[col].map(lambda v: isinstance(v, (bool, np.bool_)))
+        if kinds.any():
+            first = data[col][kinds].iloc[0]
+            raise GenexpyInputError(
+                f"{name}: column {str(col)!r} holds numbers and {int(kinds.sum())} boolean "
+                f"value(s) (e.g. {first!r}), which would be read as 1.0 and 0.0. Fix those "
+                "cells, or make them missing: "
+                f"df[{str(col)!r}] = df[{str(col)!r}].map(lambda v: None if isinstance(v, "
+                "bool) else v).")
 
 
 def _pandas_conversion_message(data: Any, name: str, exc: Exception) -> str:

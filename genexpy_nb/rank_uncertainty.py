@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._validation import GenexpyInputError
+from ._validation import GenexpyInputError, check_seed, rng_from_seed
 
 __all__ = ["rank_probabilities", "rank_intervals", "top_group"]
 
@@ -41,9 +41,19 @@ def _doubled_midranks(tiers: np.ndarray) -> np.ndarray:
     return (2 * less + eq + 1).astype(np.int64)
 
 
+#: the most bootstrap replicates one call draws: probabilities to about ±0.001 (2000 give
+#: about ±0.01); more only costs time
+MAX_REP = 1_000_000
+
+
 def _check_rep(rep: Any) -> int:
     if isinstance(rep, bool) or not isinstance(rep, (int, np.integer)) or int(rep) < 1:
         raise GenexpyInputError(f"rep must be a positive integer (e.g. 2000), got {rep!r}.")
+    if int(rep) > MAX_REP:
+        raise GenexpyInputError(
+            f"rep={int(rep):,} is more than {MAX_REP:,} bootstrap replicates, which already "
+            "give every probability to about ±0.001; use rep=2000 (about ±0.01) to "
+            f"{MAX_REP:,}.")
     return int(rep)
 
 
@@ -99,8 +109,9 @@ def rank_probabilities(
         worst tier) are used as they are.
     rep : int
         Bootstrap replicates (default 2000).
-    seed : int
-        Seed of the resampling; the same seed gives the same frame, bit for bit.
+    seed : int, numpy.random.Generator or None
+        Seed of the resampling (an integer >= 0); the same seed gives the same frame, bit
+        for bit.
     config : int, dict or tuple, optional
         The configuration (design-factor levels) to rank; required when the study has more
         than one.
@@ -122,10 +133,22 @@ def rank_probabilities(
     [1.0, 0.0, 0.0, 1.0]
     """
     rep = _check_rep(rep)
+    rng = rng_from_seed(check_seed(seed))
     s = _configuration(study, config)
+    n, na = np.shape(s.rankings)
+    if n < 2:
+        raise GenexpyInputError(
+            f"rank probabilities need at least 2 conditions, and this configuration has {n}: "
+            "every resample would draw the same condition, so each place would get "
+            "probability 0 or 1 whatever the alternatives' real uncertainty. Add conditions "
+            "(datasets, tasks) to the study.")
+    work = rep * na * (n + na)
+    if work > 5 * 10**10:
+        raise GenexpyInputError(
+            f"rank probabilities of {na:,} alternatives over {n:,} conditions with "
+            f"rep={rep:,} take about {work:.1e} operations; lower rep (to "
+            f"{max(1, 5 * 10**10 // (na * (n + na))):,} or less) or rank fewer alternatives.")
     m = _doubled_midranks(s.rankings)
-    n, na = m.shape
-    rng = np.random.default_rng(seed)
     counts = np.zeros((na, na))
     block = max(1, 2_000_000 // max(1, n * na + na * na))
     done = 0

@@ -18,6 +18,7 @@ from ._validation import (
     GenexpyInputError,
     check_probability,
     check_reserved_names,
+    check_score_range,
     finite_mean,
     require_columns,
     to_polars,
@@ -247,6 +248,9 @@ class Study:
                 f"target column {target!r} must be numeric, got {dtype}. Convert it, e.g. "
                 f"df.with_columns(pl.col({target!r}).cast(pl.Float64))."
             )
+        # ranks within a condition need the order only: huge floats are fine, integers
+        # beyond 2**53 are not (neighbours become ties)
+        check_score_range(df[target], f"target column {target!r}", overflow=False)
         self.alternatives_col = alternatives
         self.target = target
         self.generalize = tuple(gen)

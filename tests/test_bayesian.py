@@ -197,6 +197,12 @@ def test_signed_rank_blocks_and_threads_same_bits(monkeypatch):
 @settings(max_examples=40, deadline=None)
 def test_signed_rank_invariants(d, rope, seed):
     """Ties everywhere: samples are probabilities; rope 0 has no rope; seeded."""
+    if rope == 0 and not d.any():  # identical alternatives, no rope: symmetric, and said
+        with pytest.warns(DegenerateTestWarning, match="symmetric"):
+            res = bayesian_signed_rank(np.zeros(d.size), d, rope=rope,
+                                       higher_is_better=True, nsamples=300, seed=seed)
+        assert res.probs == (0.5, 0.0, 0.5) and "symmetric" in res.note
+        return
     res = bayesian_signed_rank(np.zeros(d.size), d, rope=rope, higher_is_better=True,
                                nsamples=300, seed=seed)
     s = res.sample

@@ -637,9 +637,19 @@ def bayesian_signed_rank(
         raise GenexpyInputError(f"{func}: {d.size} dataset(s); at least 2 are needed.")
     rng = rng_from_seed(seed)
     sample = _signed_rank_sample(d, r, p, nsamples, rng)
+    probs, note = _argmax_probs(sample), None
+    if r == 0 and not np.any(d):
+        # every improvement is 0: left and right are equal in every sample (up to rounding),
+        # and argmax's ties-to-the-first would pick a side from nothing
+        probs = (0.5, 0.0, 0.5)
+        note = _degenerate(func, f"the two have the same score on all {d.size} datasets "
+                           "and rope=0", "the posterior is symmetric, probs = (0.5, 0, "
+                           "0.5); give a rope > 0 to ask whether they are practically "
+                           "equivalent")
     return BayesianResult(
-        probs=_argmax_probs(sample), test="Bayesian signed-rank", rope=r, names=nm,
+        probs=probs, test="Bayesian signed-rank", rope=r, names=nm,
         higher_is_better=hib, n=int(d.size), sample=sample, prior=p, seed=_seed_value(seed),
+        note=note,
     )
 
 

@@ -74,7 +74,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         raise GenexpyInputError(f"against={ref!r} is not one of the alternatives {alts[:20]}.")
     v = comparison.values
     j = alts.index(ref)
-    rows = []
+    rows, notes = [], []
     for i, a in enumerate(alts):
         if i == j:
             continue
@@ -87,6 +87,8 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         decision = ((f"{a} better", "practically equivalent", f"{ref} better")[k]
                     if p[k] > DECISION_THRESHOLD else "no decision")
         rows.append((a, ref, int(keep.sum()), *map(float, p), float(rope), decision))
+        if res.note:
+            notes.append(Paragraph(("Note on ", Data(a), ": ", Data(res.note), ".")))
     table = pl.DataFrame(rows, orient="row", schema={
         "alternative": pl.String, "against": pl.String, "n_blocks": pl.Int64,
         "p_alternative_better": pl.Float64, "p_rope": pl.Float64,
@@ -101,6 +103,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
                "decision"),
               tuple((Data(r[0]), f"{r[3]:.3f}", f"{r[4]:.3f}", f"{r[5]:.3f}", Data(r[7]))
                     for r in rows), "lrrrl"),
+        *notes,
     )
     return ReportSection("Bayesian comparison", blocks, {"bayesian_signed_rank": table})
 

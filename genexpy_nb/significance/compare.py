@@ -36,7 +36,13 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._validation import REQUIRED, GenexpyInputError, check_probability, to_polars
+from .._validation import (
+    REQUIRED,
+    GenexpyInputError,
+    check_probability,
+    check_score_range,
+    to_polars,
+)
 from ._comparison_text import _correction, _n
 from ._input import _orient
 from ._pvalues import norm_sf
@@ -113,6 +119,7 @@ def _check_inputs(df: pl.DataFrame, alternatives: str, target: str, blocks: tupl
         raise GenexpyInputError(
             f"{opt('target')}: column {target!r} is not numeric (dtype {df.schema[target]}); "
             "convert it, or name the numeric result column.")
+    check_score_range(df[target], f"{opt('target')}: column {target!r}")
     for c in (alternatives, *blocks, *average_over):
         n_null = df[c].null_count()
         if n_null:
