@@ -386,6 +386,9 @@ def test_deficit_heatmap_from_plan(analysis):
 
 def test_deficit_heatmap_from_results_kernels_as_columns(analysis):
     _, _, res = analysis
+    # the same study with 50 conditions fewer: cells that need more (a study where nothing
+    # needs extending gets a note instead of a table, below)
+    res = res.with_columns(pl.col("N") - 50, pl.col("deficit") + 50)
     spec = deficit_heatmap(res, alpha=0.8, delta=0.2).to_dict()
     rect = layer_with(spec, "rect")
     v = values(rect)
@@ -649,3 +652,15 @@ def test_eps_star_is_shown_with_the_delta_star_it_comes_from(analysis):
     assert f"n* = 30.0 at {want}" in " ".join(spec["title"]["subtitle"])
     assert "delta*" not in " ".join(power_law_fit(q, eps=eps, nstar=30.0).to_dict()
                                     ["title"]["subtitle"])
+
+
+def test_deficit_heatmap_says_when_nothing_needs_extending(analysis):
+    """Every cell with n* <= N: one sentence, not a table of identical blue cells."""
+    _, _, res = analysis
+    sel = res.filter(pl.col("alpha") == 0.8, pl.col("delta") == 0.2,
+                     pl.col("method") == "resample")
+    assert sel["deficit"].max() <= 0  # the fixture's study has enough conditions here
+    spare = sorted({-int(sel["deficit"].max()), -int(sel["deficit"].min())})
+    text = note_text(deficit_heatmap(res, alpha=0.8, delta=0.2).to_dict())
+    assert text.startswith(f"Nothing needs extending: n* <= N in all {sel.height} cells (")
+    assert f"{' to '.join(map(str, spare))} conditions to spare" in text

@@ -54,7 +54,7 @@ RESULT_COLUMNS: frozenset[str] = frozenset({
     "config_id", "kernel", "kernel_label", "alpha", "delta", "eps", "N", "method", "nstar",
     "nstar_ceil", "generalizable", "deficit", "b0", "b1", "r2", "reason", "priority",
     "to_run", "N_sub", "repetition", "nstar_lo", "nstar_hi", "reliable",
-    "nstar_null", "nstar_null_lo", "nstar_null_hi", "beyond_chance", "verdict",
+    "nstar_null", "nstar_null_lo", "nstar_null_hi", "beyond_chance", "verdict", "chance",
 })
 
 

@@ -104,6 +104,8 @@ def deficit_heatmap(
     table = _cell_table(df, design, xs, ys)
     if table["deficit"].null_count() == table.height:
         sub.append("n* is undefined everywhere (too few results): nothing to rank")
+    elif table["deficit"].null_count() == 0 and table["deficit"].max() <= 0:
+        return _nothing_to_extend(table, ttl, sub)
     dlo = min(int(table["deficit"].min() or 0), -1)
     dhi = max(int(table["deficit"].max() or 0), 1)
     # piecewise around 0: the largest deficit is full red, the largest surplus full blue
@@ -130,6 +132,20 @@ def deficit_heatmap(
     return layered([rect, text], heading(ttl, sub or None),
                     width=max(120, min(60 * ncols, 900)),
                     height=max(60, min(18 * nrows, 2400)), data=data_of(table))
+
+
+def _nothing_to_extend(table: pl.DataFrame, title: str, sub: list[str]) -> alt.Chart:
+    """Say that every configuration has enough conditions, instead of a table of surpluses.
+
+    The subtitle still names the configurations and the question (a figure that stands alone).
+    """
+    lo, hi = -int(table["deficit"].max()), -int(table["deficit"].min())
+    spare = f"{lo}" if lo == hi else f"{lo} to {hi}"
+    n = table.height
+    return note_of(f"Nothing needs extending: n* <= N in all {n} cells "
+                   f"({spare} conditions to spare)" if n > 1 else
+                   f"Nothing needs extending: n* <= N ({spare} conditions to spare)",
+                   title).properties(title=heading(title, sub or None))
 
 
 def _select_question(df: pl.DataFrame, *, alpha: float, delta: float, kernel: str | None,
