@@ -1,6 +1,6 @@
 """Evaluations of language models and agents: logs in, error bars, plans and subsets out.
 
-* readers of evaluation logs (:mod:`genexpy_nb.evals.readers`): lm-evaluation-harness
+* readers of evaluation logs (``genexpy_nb.evals.readers``): lm-evaluation-harness
   per-sample logs, inspect_ai logs, the Every Eval Ever schema, time-series
   classification results files;
 * :func:`eval_noise`: the variance of the difference of two models' benchmark means split
