@@ -535,8 +535,12 @@ class GeneralizabilityExplorer:
         if cid not in self._conclusions:
             from .generalizability import conclusions
 
+            self.status.value = "<i>Computing this configuration's conclusions ...</i>"
+            t0 = time.perf_counter()
             self._conclusions[cid] = conclusions(self.study, alpha=a, delta=d,
                                                  seed=self.seed, config_id=cid)
+            self.status.value = (f"Computed this configuration's conclusions in "
+                                 f"{time.perf_counter() - t0:.1f} s (cached).")
         self.conclusions = self._conclusions[cid]
         from .summary_conclusions import condition_word
 
