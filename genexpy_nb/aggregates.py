@@ -170,6 +170,23 @@ def _bar(total: int, work: float, progress: bool | None, desc: str):
     return tqdm(total=total, desc=desc, unit="replicate", disable=not show, leave=False)
 
 
+def _mc_error(reps_values: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
+    """Monte Carlo standard error of each interval end (of its percentile), per column.
+
+    Distribution-free: the p-quantile of R replicates has the spread of the order
+    statistics at ranks ``R p +- sqrt(R p (1 - p))`` (one binomial standard deviation), so
+    half their distance is the standard error (for ``basic`` intervals too: their ends
+    are the reflections).
+    """
+    R = reps_values.shape[0]
+    ends = []
+    for p in ((1.0 - c) / 2.0, 1.0 - (1.0 - c) / 2.0):
+        d = math.sqrt(p * (1.0 - p) / R)
+        a, b = np.quantile(reps_values, [max(0.0, p - d), min(1.0, p + d)], axis=0)
+        ends.append(0.5 * (b - a))
+    return ends[0], ends[1]
+
+
 def _interval(est: np.ndarray, reps_values: np.ndarray, c: float, method: str
               ) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) per column from the replicates: arch's percentile / basic intervals."""
@@ -231,29 +248,44 @@ def _check_gamma(gamma: Any) -> float:
     return g
 
 
+def _replicates_key(rng: np.random.Generator) -> np.uint64:
+    """Return the key of one alternative's replicates: one integer drawn from its stream."""
+    return np.uint64(rng.integers(0, 2**63 - 1, dtype=np.int64))
+
+
+#: replicates of the interval estimates per step of the progress bar (on the threads)
+_REPS_PER_STEP = 4096
+
+
 def _aggregate_replicates(m: np.ndarray, gamma: float, reps: int, rng: np.random.Generator,
                           task_bootstrap: bool, bar) -> np.ndarray:
-    """(reps, 4) replicates of median, IQM, mean and optimality gap of one alternative."""
+    """(reps, 4) replicates of median, IQM, mean and optimality gap of one alternative.
+
+    Replicate b draws its runs (and tasks) from the stream ``(key, b)`` inside the kernel
+    (``genexpy_nb._numba.aggregates.replicate_draws`` gives the same draws): the same
+    replicates at any thread count, in any blocks.
+    """
     from ._numba import aggregates as ka
     from ._numba import compile_note
 
     n, T = m.shape
     flat, pos, srt = _sorted_layout(m)
     clipped = np.minimum(flat, gamma)
+    clip = bool(np.any(flat > gamma))
+    order = np.empty(pos.size, dtype=np.int32)
+    order[pos] = np.arange(pos.size, dtype=np.int32)  # the cell of each sorted position
     N = flat.size
     lo = int(0.25 * N)
     hi = N - lo
+    key = _replicates_key(rng)
     out = np.empty((reps, 4))
-    r0 = 0
-    with compile_note(ka.aggregate_replicates, "the bootstrap kernels"):
-        for idx, tasks in _draws(rng, reps, n, T, task_bootstrap):
-            b = idx.shape[0]
-            o = out[r0:r0 + b]
-            _on_threads(lambda i0, i1, idx=idx, tasks=tasks, o=o: ka.aggregate_replicates(
-                flat, clipped, pos, srt, idx[i0:i1], tasks[i0:i1], lo, hi, o[i0:i1]),
-                b, N)
-            r0 += b
-            bar.update(b)
+    with compile_note(ka.bootstrap_aggregates, "the bootstrap kernels"):
+        for r0 in range(0, reps, _REPS_PER_STEP):
+            r1 = min(reps, r0 + _REPS_PER_STEP)
+            _on_threads(lambda i0, i1, r0=r0: ka.bootstrap_aggregates(
+                flat, clipped, clip, order, srt, n, T, key, task_bootstrap, lo, hi, r0 + i0,
+                r0 + i1, out), r1 - r0, N)
+            bar.update(r1 - r0)
     out[:, 3] = gamma - out[:, 3]
     return out
 
@@ -307,7 +339,9 @@ def interval_estimates(
     -------
     polars.DataFrame
         One row per (alternative, aggregate): ``alternative, aggregate, estimate, low,
-        high, confidence_level, reps, method, n_runs, n_tasks``.
+        high, confidence_level, reps, method, n_runs, n_tasks, low_mc_error,
+        high_mc_error``; the last two are the Monte Carlo standard errors of ``low`` and
+        ``high`` (how much another seed would move them: shrinks as ``1 / sqrt(reps)``).
 
     Notes
     -----
@@ -335,7 +369,8 @@ def interval_estimates(
     work = float(reps) * sum(m.size for m in sc.matrices.values())
     cols = [AGGREGATES.index(a) for a in aggs]
     rows: dict[str, list] = {k: [] for k in ("alternative", "aggregate", "estimate", "low",
-                                             "high", "n_runs", "n_tasks")}
+                                             "high", "n_runs", "n_tasks", "low_mc_error",
+                                             "high_mc_error")}
     single: list[str] = []
     with _bar(reps * len(sc.matrices), work, progress, "bootstrap") as bar:
         for name, m in sc.matrices.items():
@@ -344,6 +379,7 @@ def interval_estimates(
             rv = _aggregate_replicates(m, g, reps, _stream(seed, _key(name)), task_bootstrap,
                                        bar)[:, cols]
             lo, hi = _interval(est, rv, c, method)
+            lo_err, hi_err = _mc_error(rv, c)
             if m.shape[0] < 2 and not task_bootstrap:
                 lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
                 single.append(name)
@@ -355,6 +391,8 @@ def interval_estimates(
                 rows["high"].append(float(hi[i]))
                 rows["n_runs"].append(int(m.shape[0]))
                 rows["n_tasks"].append(int(m.shape[1]))
+                rows["low_mc_error"].append(float(lo_err[i]))
+                rows["high_mc_error"].append(float(hi_err[i]))
     _warn_single_run(single)
     k = len(rows["alternative"])
     return pl.DataFrame({
@@ -362,10 +400,12 @@ def interval_estimates(
         "estimate": rows["estimate"], "low": rows["low"], "high": rows["high"],
         "confidence_level": [c] * k, "reps": [reps] * k, "method": [method] * k,
         "n_runs": rows["n_runs"], "n_tasks": rows["n_tasks"],
+        "low_mc_error": rows["low_mc_error"], "high_mc_error": rows["high_mc_error"],
     }, schema={"alternative": pl.String, "aggregate": pl.String, "estimate": pl.Float64,
                "low": pl.Float64, "high": pl.Float64, "confidence_level": pl.Float64,
                "reps": pl.Int64, "method": pl.String, "n_runs": pl.Int64,
-               "n_tasks": pl.Int64})
+               "n_tasks": pl.Int64, "low_mc_error": pl.Float64,
+               "high_mc_error": pl.Float64})
 
 
 def _warn_single_run(names: list[str]) -> None:

@@ -107,7 +107,7 @@ def _beyond_pvalues() -> list:
     from ._numba import bayesian as kb
     from ._numba import studentized as ks
 
-    return [ka.aggregate_replicates, ka.improvement_replicates, ka.profile_replicates,
+    return [ka.bootstrap_aggregates, ka.improvement_replicates, ka.profile_replicates,
             kb.signed_rank_samples, ks.range_sf]
 
 

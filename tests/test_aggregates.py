@@ -89,16 +89,32 @@ def _same_draws(name, m, reps, seed, task_bootstrap, *keys):
     return np.concatenate(idx), np.concatenate(tasks)
 
 
+def _kernel_draws(name, m, reps, seed, task_bootstrap):
+    """The draws the interval estimates' kernel makes (its own stream per replicate)."""
+    from genexpy_nb._numba import aggregates as ka
+
+    n, T = m.shape
+    key = ag._replicates_key(ag._stream(seed, ag._key(name)))
+    idx = np.empty((reps, T, n), dtype=np.int64)
+    tasks = np.empty((reps, T), dtype=np.int64)
+    for b in range(reps):
+        ka.replicate_draws(key, b, n, T, task_bootstrap, idx[b], tasks[b])
+    return idx, tasks
+
+
 @pytest.mark.parametrize("task_bootstrap", [False, True])
 @pytest.mark.parametrize("method", ["percentile", "basic"])
-def test_intervals_equal_naive_twin(task_bootstrap, method, monkeypatch):
-    monkeypatch.setattr(ag, "_BLOCK_CELLS", 200)  # several blocks of draws
+@pytest.mark.parametrize("gamma", [0.3, 5.0])  # some scores above gamma, none
+def test_intervals_equal_naive_twin(task_bootstrap, method, gamma, monkeypatch):
+    monkeypatch.setattr(ag, "_REPS_PER_STEP", 40)  # several steps of replicates
     m = _task_effects(1, n=5, T=7)
     m[0, 0] = m[1, 0]  # a tie
-    reps, gamma, c = 150, 0.3, 0.9
+    reps, c = 150, 0.9
     out = ag.interval_estimates({"alg": m}, gamma=gamma, reps=reps, confidence_level=c,
                                 method=method, task_bootstrap=task_bootstrap, seed=4)
-    idx, tasks = _same_draws("alg", m, reps, 4, task_bootstrap)
+    idx, tasks = _kernel_draws("alg", m, reps, 4, task_bootstrap)
+    assert len({tuple(t) for t in tasks}) > 1 if task_bootstrap else (tasks == np.arange(7)).all()
+    assert np.bincount(idx.ravel(), minlength=5).min() > 0.15 * idx.size / 5  # all runs drawn
     twins = {"median": naive.naive_median_of_means, "iqm": naive.naive_iqm,
              "mean": naive.naive_mean_of_means,
              "optimality_gap": lambda x: naive.naive_optimality_gap(x, gamma)}
@@ -148,6 +164,47 @@ def test_profile_equals_naive_twin(per, monkeypatch):
         lo, hi = naive.naive_percentile_interval(0.0, vals[:, k], 0.95)
         assert out["low"][k] == pytest.approx(lo, abs=1e-12)
         assert out["high"][k] == pytest.approx(hi, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=hnp.arrays(np.float64, st.integers(1, 40),
+                    elements=st.sampled_from([-1.5, 0.0, 0.25, 0.5, 2.0, 7.0])))
+def test_median_by_selection_equals_numpy(x):
+    from genexpy_nb._numba.aggregates import _median_inplace
+
+    y = x.copy()
+    assert _median_inplace(y, x.size // 2) == np.median(x)
+    assert np.array_equal(np.sort(y), np.sort(x))  # reordered, nothing lost
+
+
+def test_interval_replicates_same_bits_at_any_thread_count_and_step(monkeypatch):
+    import genexpy_nb._numba as nb
+    from genexpy_nb import config
+    from genexpy_nb._numba import threads
+
+    monkeypatch.setattr(nb, "_max_threads", lambda: 4)
+    m = _task_effects(5, n=6, T=9)
+    outs = []
+    with config.force_route(parallel_min_work=0):
+        for t, step in ((1, 4096), (2, 7), (4, 50)):
+            monkeypatch.setattr(ag, "_REPS_PER_STEP", step)
+            with threads(t):
+                outs.append(ag.interval_estimates({"a": m, "b": m + 0.1}, reps=300, seed=2,
+                                                  task_bootstrap=True))
+    for o in outs[1:]:
+        assert o.equals(outs[0])
+
+
+def test_monte_carlo_error_of_the_interval_ends_matches_their_spread_over_seeds():
+    m = _task_effects(6, n=8, T=12)
+    runs = [ag.interval_estimates({"a": m}, ["iqm", "mean"], reps=1000, seed=s)
+            for s in range(40)]
+    for agg in ("iqm", "mean"):
+        rows = [r.filter(pl.col("aggregate") == agg) for r in runs]
+        for end in ("low", "high"):
+            spread = float(np.std([r[end][0] for r in rows], ddof=1))
+            reported = float(np.mean([r[f"{end}_mc_error"][0] for r in rows]))
+            assert 0.6 * spread < reported < 1.6 * spread, (agg, end, spread, reported)
 
 
 # ---- intervals: against rliable, within Monte Carlo error ---------------------------------

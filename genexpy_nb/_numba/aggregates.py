@@ -1,7 +1,9 @@
 """Numba kernels of the stratified bootstrap of robust aggregates (Agarwal et al. 2021).
 
-Arrays and scalars only; :mod:`genexpy_nb.aggregates` checks the input, draws the resampling
-indices with NumPy and calls these on blocks of replicates.
+Arrays and scalars only; :mod:`genexpy_nb.aggregates` checks the input and calls these on
+blocks of replicates. The interval estimates' kernel draws its own resamples from a
+counter-based stream per replicate (below); the probability of improvement and the
+performance profiles take indices drawn with NumPy.
 
 One replicate resamples the runs of every task with replacement (and, with the task
 bootstrap, the tasks too). rliable builds each resampled ``runs x tasks`` matrix and calls
@@ -28,65 +30,6 @@ from . import njit
 # interval ends are compared with a naive twin to 1e-12, and sums of scores may meet
 # any value the user's data holds
 _JIT = {"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}
-
-
-@njit(**_JIT)
-def aggregate_replicates(flat, clipped, pos, sorted_vals, idx, tasks, lo, hi, out):
-    """Median, IQM, mean and mean of clipped scores of each bootstrap replicate.
-
-    Parameters
-    ----------
-    flat : (T * n,) float64
-        Scores, task-major: ``flat[t * n + i]`` = run i of task t.
-    clipped : (T * n,) float64
-        ``min(flat, gamma)`` (the optimality gap is ``gamma - mean(clipped)``).
-    pos : (T * n,) int64
-        Position of each score in the sorted scores.
-    sorted_vals : (T * n,) float64
-        The scores, sorted.
-    idx : (B, T, n) integer
-        Drawn run of each slot (replicate, task slot, run slot).
-    tasks : (B, T) int64
-        Task drawn for each task slot (the identity without the task bootstrap).
-    lo, hi : int
-        The interquartile mean averages sorted positions ``lo .. hi - 1`` of the replicate
-        (``lo = int(0.25 * T * n)``, ``hi = T * n - lo``: scipy's ``trim_mean``).
-    out : (B, 4) float64
-        Median of the task means, IQM, mean, mean of clipped scores.
-    """
-    B, T, n = idx.shape
-    N = T * n
-    counts = np.zeros(N, dtype=np.int64)
-    tm = np.empty(T)
-    for b in range(B):
-        counts[:] = 0
-        tot = 0.0
-        totc = 0.0
-        for t in range(T):
-            base = tasks[b, t] * n
-            s = 0.0
-            for j in range(n):
-                c = base + idx[b, t, j]
-                s += flat[c]
-                totc += clipped[c]
-                counts[pos[c]] += 1
-            tm[t] = s / n
-            tot += s
-        tm.sort()  # in place: no allocation per replicate (np.median copies)
-        h = T // 2
-        out[b, 0] = tm[h] if T % 2 else 0.5 * (tm[h - 1] + tm[h])
-        cum = 0
-        acc = 0.0
-        for k in range(N):
-            c0 = cum
-            cum += counts[k]
-            a = min(max(c0, lo), hi)
-            z = min(max(cum, lo), hi)
-            if z > a:
-                acc += (z - a) * sorted_vals[k]
-        out[b, 1] = acc / (hi - lo)
-        out[b, 2] = tot / N
-        out[b, 3] = totc / N
 
 
 @njit(**_JIT)
@@ -181,3 +124,238 @@ def profile_replicates(flat, pos, idx, tasks, thr_pos, thr, per_task, out):
                 C[k + 1] = C[k] + counts[k]
             for k in range(K):
                 out[b, k] = (N - C[thr_pos[k]]) / N
+
+
+# ---- the interval estimates' bootstrap, drawing inside the kernel ----------------------------
+# A counter-based generator (SplitMix64, as the n* interval's kernel) keyed by the
+# alternative's key and the replicate's number: replicate b draws the same runs whatever
+# the blocks and the threads, and no index array of replicates x tasks x runs is drawn by
+# NumPy or held in memory (NumPy's draws were a quarter of the time). Each 64-bit output
+# gives two 32-bit uniforms, each turned into a run by Lemire's multiply-shift with its
+# rejection step (exactly uniform; the rejection has probability below n / 2^32).
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+
+
+@njit(**_JIT)
+def _mix(z):
+    """SplitMix64's output function."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(**_JIT)
+def _lemire(state, x32, k):
+    """Map the 32-bit uniform ``x32`` to a uniform integer in [0, k): (state, integer).
+
+    Lemire (2019): the high half of ``x32 * k``, rejected (and drawn afresh from the
+    stream) in the rare case that would make it biased.
+    """
+    kk = np.uint64(k)
+    m = x32 * kk
+    low = m & _LOW32
+    if low < kk:
+        thr = (_TWO32 - kk) % kk
+        while low < thr:
+            state = state + _GOLDEN
+            m = (_mix(state) >> _S32) * kk
+            low = m & _LOW32
+    return state, np.int64(m >> _S32)
+
+
+@njit(**_JIT)
+def _replicate_state(key, b):
+    """Return the generator's state at the start of replicate ``b`` of the stream ``key``."""
+    return _mix(np.uint64(key) ^ (np.uint64(b + 1) * _GOLDEN))
+
+
+@njit(**_JIT)
+def _draw_slot(state, n, T, task_bootstrap, t, runs):
+    """Draw the task of slot ``t`` (itself without the task bootstrap) and its n runs."""
+    u = t
+    if task_bootstrap:
+        state = state + _GOLDEN
+        state, u = _lemire(state, _mix(state) >> _S32, T)
+    j = 0
+    while j < n:
+        state = state + _GOLDEN
+        x = _mix(state)
+        state, runs[j] = _lemire(state, x >> _S32, n)
+        if j + 1 < n:
+            state, runs[j + 1] = _lemire(state, x & _LOW32, n)
+        j += 2
+    return state, u
+
+
+@njit(**_JIT)
+def replicate_draws(key, b, n, T, task_bootstrap, runs, tasks):
+    """Write the draws of replicate ``b``: ``tasks[t]`` and its runs ``runs[t, :]``.
+
+    Parameters
+    ----------
+    key : uint64
+        The alternative's stream.
+    b : int
+        The replicate.
+    n, T : int
+        Runs per task and tasks.
+    task_bootstrap : bool
+        Draw the task of every slot too (else slot t is task t).
+    runs : (T, n) int64
+        Receives the run drawn for each (task slot, run slot).
+    tasks : (T,) int64
+        Receives the task of each slot.
+
+    Notes
+    -----
+    The very draws :func:`bootstrap_aggregates` makes (tests compare the kernel with a
+    naive twin on them).
+    """
+    state = _replicate_state(key, b)
+    for t in range(T):
+        state, tasks[t] = _draw_slot(state, n, T, task_bootstrap, t, runs[t])
+
+
+@njit(**_JIT)
+def bootstrap_aggregates(flat, clipped, clip, order, sorted_vals, n, T, key, task_bootstrap,
+                         lo, hi, b0, b1, out):
+    """Median, IQM, mean and mean of clipped scores of replicates ``b0 .. b1 - 1``.
+
+    Parameters
+    ----------
+    flat : (T * n,) float64
+        Scores, task-major: ``flat[t * n + i]`` = run i of task t.
+    clipped : (T * n,) float64
+        ``min(flat, gamma)``.
+    clip : bool
+        Some score is above gamma (else ``clipped`` equals ``flat`` and is not read).
+    order : (T * n,) int32
+        The cell of the k-th smallest score (a stable argsort of ``flat``).
+    sorted_vals : (T * n,) float64
+        The scores, sorted (``flat[order]``).
+    n, T : int
+        Runs per task and tasks.
+    key : uint64
+        The alternative's stream (see :func:`replicate_draws`).
+    task_bootstrap : bool
+        Resample the tasks too.
+    lo, hi : int
+        The interquartile mean averages sorted positions ``lo .. hi - 1`` of the replicate
+        (``lo = int(0.25 * T * n)``, ``hi = T * n - lo``: scipy's ``trim_mean``).
+    b0, b1 : int
+        The replicates to compute.
+    out : (B, 4) float64
+        Rows ``b0 .. b1 - 1`` receive the median of the task means, the IQM, the mean and
+        the mean of the clipped scores.
+
+    Notes
+    -----
+    Per task slot the n draws are summed and counted on their cells (the task's scores
+    are contiguous: cache hits). The IQM then walks the cells in sorted order up to the
+    upper quartile only (the cumulative counts against ``lo`` and ``hi``, as the sorted
+    replicate would be cut), and the median of the task means is selected, not sorted.
+    """
+    N = T * n
+    counts = np.zeros(N, dtype=np.int32)
+    runs = np.empty(n, dtype=np.int64)
+    tm = np.empty(T)
+    h = T // 2
+    for b in range(b0, b1):
+        state = _replicate_state(key, b)
+        tot = 0.0
+        totc = 0.0
+        for t in range(T):
+            state, u = _draw_slot(state, n, T, task_bootstrap, t, runs)
+            base = u * n
+            s = 0.0
+            sc = 0.0
+            if clip:
+                for j in range(n):
+                    c = base + runs[j]
+                    s += flat[c]
+                    sc += clipped[c]
+                    counts[c] += 1
+            else:  # no score above gamma: the clipped sum is the same sum
+                for j in range(n):
+                    c = base + runs[j]
+                    s += flat[c]
+                    counts[c] += 1
+                sc = s
+            tm[t] = s / n
+            tot += s
+            totc += sc
+        out[b, 0] = _median_inplace(tm, h)
+        # branch-free: a third of the cells are not drawn (a mispredicted branch each)
+        cum = 0
+        acc = 0.0
+        k = 0
+        while cum < hi:
+            a = min(max(cum, lo), hi)
+            cum += counts[order[k]]
+            acc += (min(max(cum, lo), hi) - a) * sorted_vals[k]
+            k += 1
+        counts[:] = 0
+        out[b, 1] = acc / (hi - lo)
+        out[b, 2] = tot / N
+        out[b, 3] = totc / N
+
+
+@njit(**_JIT)
+def _median_inplace(x, h):
+    """Return the median of ``x``, reordering it in place (Hoare's selection).
+
+    The h-th smallest (``h = len(x) // 2``), averaged with the one below it when the
+    length is even (``np.median``'s value).
+    """
+    T = x.size
+    _select(x, h)
+    if T % 2:
+        return x[h]
+    below = x[0]
+    for i in range(1, h):
+        if x[i] > below:
+            below = x[i]
+    return 0.5 * (below + x[h])
+
+
+@njit(**_JIT)
+def _select(x, k):
+    """Reorder ``x`` in place so that ``x[k]`` is its k-th smallest, smaller ones before."""
+    left = 0
+    right = x.size - 1
+    while right > left:
+        mid = (left + right) // 2
+        # median of three as the pivot
+        a, b, c = x[left], x[mid], x[right]
+        if a > b:
+            a, b = b, a
+        if b > c:
+            b = c
+            if a > b:
+                b = a
+        pivot = b
+        i = left
+        j = right
+        while i <= j:
+            while x[i] < pivot:
+                i += 1
+            while x[j] > pivot:
+                j -= 1
+            if i <= j:
+                x[i], x[j] = x[j], x[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            right = j
+        elif k >= i:
+            left = i
+        else:
+            return
