@@ -6,6 +6,8 @@ import re
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
@@ -129,3 +131,32 @@ def test_nstar_summary_leads_with_the_conclusions(frame):
     md, html = led.to_markdown(), led._repr_html_()
     assert md.index("Best: A") < md.index("How consistent")
     assert html.index("Best: A") < html.index("How consistent")
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(na=st.integers(2, 5), n=st.integers(2, 12), seed=st.integers(0, 2**16),
+       ties=st.booleans())
+def test_sentences_count_every_conclusion(na, n, seed, ties):
+    """Whatever the study (ties, too few conditions, co-best), the pair counts add up to the
+    pairs, and the best and the order are said with the frame's verdicts."""
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 3, (n, na)) if ties else rng.normal(size=(n, na))
+    rows = [{"dataset": f"d{d}", "model": f"m{a}", "acc": float(scores[d, a])}
+            for d in range(n) for a in range(na)]
+    study = gx.Study(pl.DataFrame(rows), alternatives="model", target="acc",
+                     generalize="dataset", higher_is_better=True)
+    f = gx.conclusions(study, seed=0, draws=200)
+    lines = conclusions_summary(f).sentences()
+    pairs = f.filter(pl.col("kind") == "pair")
+    head = next(ln for ln in lines if ln.startswith("Pairs ("))
+    said = sum(int(x) for x in re.findall(
+        r"(\d+) (?:settled|cannot|unsure|tied|needs|need up)", head))
+    assert said == pairs.height == na * (na - 1) // 2, head
+    best = f.filter(pl.col("kind") == "best").row(0, named=True)
+    line = next(ln for ln in lines if ln.startswith("Best: "))
+    assert _verdict_in(line).split()[0] == best["verdict"].split()[0]
+    if na > 2:
+        order = f.filter(pl.col("kind") == "order").row(0, named=True)
+        line = next(ln for ln in lines if ln.startswith("Order "))
+        assert _verdict_in(line).split()[0] == order["verdict"].split()[0]
