@@ -207,3 +207,13 @@ def test_stated_probabilities_separate_runs_from_items_with_one_run():
     with pytest.raises(gx.GenexpyInputError, match="not probabilities"):
         eval_noise(df.with_columns(p=pl.col("p") * 2), alternatives="model", target="y",
                    items="item", probability="p")
+
+
+def test_boolean_correctness_and_non_numeric_target():
+    df = pl.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "item": [0, 1, 2, 3] * 2,
+                       "ok": [True, False, True, True, False, False, True, False]})
+    noise = eval_noise(df, alternatives="model", target="ok", items="item")
+    assert noise.summary["diff"].item() == pytest.approx(0.5)
+    with pytest.raises(gx.GenexpyInputError, match="not numeric"):
+        eval_noise(df.with_columns(pl.col("ok").cast(pl.String)), alternatives="model",
+                   target="ok", items="item")

@@ -75,7 +75,10 @@ def _check_columns(lf: pl.LazyFrame, names: dict[str, str | None]) -> None:
         raise GenexpyInputError(f"the same column is given two roles: {names}.")
     for role in ("target", "probability"):
         col = names.get(role)
-        if col is not None and not schema[col].is_numeric():
+        if col is None:
+            continue
+        ok = schema[col].is_numeric() or (role == "target" and schema[col] == pl.Boolean)
+        if not ok:
             raise GenexpyInputError(f"{role} column {col!r} is not numeric.")
     keys = [c for r, c in names.items() if c is not None and r != "target"]
     counts = lf.select([pl.col(c).null_count().alias(c) for c in keys]
@@ -303,7 +306,7 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
     alternatives : str
         The column naming the model.
     target : str
-        The per-item result: 0/1 correctness or a score.
+        The per-item result: 0/1 correctness (a boolean column reads as 1/0) or a score.
     items : str
         The column naming the item (question, sample); pairs are formed on items both models
         answered (an item missing for one model is left out of that pair only).
