@@ -81,6 +81,9 @@ html_theme = "sphinx_book_theme"
 html_title = f"genexpy_nb {release}"
 html_static_path = ["_static"]
 html_css_files = ["genexpy.css"]
+# opened from a file, the search lists its hits without snippets and says how to serve the
+# folder (instead of an error per hit in the console)
+html_js_files = ["genexpy_search.js"]
 html_last_updated_fmt = None
 html_copy_source = False  # no _sources/: the pages are the source (and notebooks on Binder)
 html_show_sourcelink = False

@@ -15,7 +15,13 @@ At ``builder-inited`` every ``notebooks/*.ipynb`` of the repository is
    with the Vega bundled with the site (no CDN); a panel becomes a static snapshot of its
    first state; progress bars are dropped, and so is the widget state (megabytes of
    JavaScript that would need a CDN-hosted widget manager to do anything);
-3. written to ``docs/notebooks/<name>.ipynb`` (generated, not in git) only when it changed,
+3. shown without its test pins (:func:`hide_checks`): a code cell that only checks results
+   (``assert`` statements, ``assert_*`` calls, loops of them, and names used by nothing
+   later) gets MyST-NB's ``remove-cell`` tag, and the ``assert`` statements of the other
+   cells are left out of the code shown (their outputs are those of the full cell). The
+   notebooks themselves keep every check, and the test suite runs them (nbval), as this
+   build does; polars tables show their string cells without quotes (:func:`unquote_strings`);
+4. written to ``docs/notebooks/<name>.ipynb`` (generated, not in git) only when it changed,
    so that Sphinx re-reads only what changed. MyST-NB then renders it without executing
    (``nb_execution_mode = "off"``).
 
@@ -28,11 +34,13 @@ executes every notebook, and the site check fails on a page without its charts).
 
 from __future__ import annotations
 
+import ast
 import base64
 import copy
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -239,11 +247,112 @@ def static_outputs(nb: Any) -> Any:
                 kept = {k: v for k, v in data.items() if k in RENDERED}
                 if not kept:
                     continue
+                if "text/html" in kept:
+                    kept["text/html"] = unquote_strings(_text(kept["text/html"]))
                 out["data"] = kept
             outputs.append(out)
         cell["outputs"] = outputs
     nb.metadata.pop("widgets", None)
     return nb
+
+
+# --------------------------------------------------------------------------------------
+# test pins out of the page, polars strings without quotes
+
+
+def _assert_call(node: ast.stmt) -> bool:
+    """``np.testing.assert_allclose(...)``, ``assert_frame_equal(...)``: a check as a call."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    f = node.value.func
+    name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+    return name.startswith("assert")
+
+
+def _is_check(node: ast.stmt, assignments: bool) -> bool:
+    """A statement that only checks: an assert, or a block of checks (and, in a cell of
+    checks, the assignments they use)."""
+    if isinstance(node, ast.Assert) or _assert_call(node):
+        return True
+    if assignments and isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        return True
+    if isinstance(node, ast.For | ast.While | ast.If | ast.With):
+        body = [*node.body, *getattr(node, "orelse", [])]
+        return (all(_is_check(s, True) for s in body)
+                and any(isinstance(n, ast.Assert) or _assert_call(n)
+                        for n in ast.walk(node) if isinstance(n, ast.stmt)))
+    return False
+
+
+def _names(tree: ast.AST, ctx: type) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
+
+
+def _used_later(stored: set[str], later: list[ast.Module | None]) -> bool:
+    """Whether a later cell reads one of ``stored`` before assigning it itself."""
+    pending = set(stored)
+    for tree in later:
+        if tree is None or not pending:
+            continue
+        if pending & (_names(tree, ast.Load) - _names(tree, ast.Store)):
+            return True
+        pending -= _names(tree, ast.Store)
+    return False
+
+
+def _without_checks(source: str, tree: ast.Module) -> str:
+    """The cell's code without its top-level checks (assert statements and blocks of them)."""
+    lines = source.splitlines()
+    drop = set()
+    for node in tree.body:
+        if _is_check(node, False):
+            drop.update(range(node.lineno - 1, node.end_lineno))
+    if not drop:
+        return source
+    kept = [ln for i, ln in enumerate(lines) if i not in drop]
+    out: list[str] = []
+    for ln in kept:  # no run of blank lines where checks were
+        if ln.strip() or (out and out[-1].strip()):
+            out.append(ln)
+    return "\n".join(out).strip("\n")
+
+
+def hide_checks(nb: Any) -> Any:
+    """Keep a notebook's test pins off its page (see the module's description).
+
+    Cells of checks only get the ``remove-cell`` tag; in the others, the assert statements
+    are left out of the code shown. A cell whose names a later cell reads stays whole.
+    """
+    nb = copy.deepcopy(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    trees: list[ast.Module | None] = []
+    for c in code:
+        try:
+            trees.append(ast.parse(c.source))
+        except SyntaxError:  # IPython magics: shown as they are
+            trees.append(None)
+    for i, (cell, tree) in enumerate(zip(code, trees, strict=True)):
+        if tree is None or not tree.body:
+            continue
+        if (all(_is_check(s, True) for s in tree.body)
+                and any(_is_check(s, False) for s in tree.body)
+                and not _used_later(_names(tree, ast.Store), trees[i + 1:])):
+            tags = cell.metadata.setdefault("tags", [])
+            if "remove-cell" not in tags:
+                tags.append("remove-cell")
+        else:
+            cell.source = _without_checks(cell.source, tree)
+    return nb
+
+
+_QUOTED_CELL = re.compile(r"<td>&quot;(.*?)&quot;</td>", re.S)
+
+
+def unquote_strings(html: str) -> str:
+    """A polars table's string cells without the quotes polars puts around them."""
+    if 'class="dataframe"' not in html or "<small>shape:" not in html:
+        return html
+    return _QUOTED_CELL.sub(r"<td>\1</td>", html)
 
 
 # --------------------------------------------------------------------------------------
@@ -350,7 +459,7 @@ def prepare_notebooks(app: Sphinx) -> None:
         else:  # left out while iterating: the page shows the notebook without outputs
             done = None
             _say(f"notebook {path.stem}: not executed (GENEXPY_NB_DOCS_NOTEBOOKS / _EXECUTE)")
-        page = nb if done is None else static_outputs(merge_outputs(nb, done))
+        page = hide_checks(nb if done is None else static_outputs(merge_outputs(nb, done)))
         text = nbformat.writes(page)
         target = out_dir / path.name
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
@@ -364,5 +473,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
-__all__ = ["chart_html", "static_outputs", "package_fingerprint", "notebook_key",
-           "merge_outputs", "setup"]
+__all__ = ["chart_html", "static_outputs", "hide_checks", "unquote_strings",
+           "package_fingerprint", "notebook_key", "merge_outputs", "setup"]

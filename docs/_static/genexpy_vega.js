@@ -29,6 +29,14 @@
       fail(el, err);
       return;
     }
+    // the specs are compiled for Vega 5; the bundled Vega may be newer (v6), which reads them
+    // all the same but logs "The input spec uses Vega v5, but the current version of Vega is
+    // v6" for each chart: name the bundled major version in the spec's $schema
+    var vega = window.vega || window.vegaEmbed.vega;
+    if (vega && vega.version && typeof spec.$schema === "string") {
+      spec.$schema = spec.$schema.replace(/\/v\d+(\.\d+)*\.json$/,
+                                          "/v" + vega.version.split(".")[0] + ".json");
+    }
     var target = document.createElement("div");
     target.className = "gx-vega-view";
     el.appendChild(target);
