@@ -582,8 +582,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", default="nstar.parquet",
                    help="output table (.parquet, .csv, .tsv or .json)")
     q.add_argument("--summary-alpha", type=probability, default=None, metavar="ALPHA",
-                   help="alpha* of the answer printed (one of --alpha; default: 0.95 when "
-                        "computed, else the nearest computed)")
+                   help="alpha* of the answer printed and of the conclusions (one of --alpha; "
+                        "default: 0.95 when computed, else the nearest computed)")
     q.add_argument("--summary-delta", type=float, default=None, metavar="DELTA",
                    help="delta* of the answer printed (one of --delta; default: 0.05 when "
                         "computed, else the nearest computed)")
