@@ -1,0 +1,149 @@
+"""Where users waited: Nemenyi's test, the correlated Bayesian t-test and robust aggregates.
+
+Run from the repository root:  PYTHONPATH=. python benchmarks/bench_waits.py [part ...]
+
+Parts (default: all): ``nemenyi``, ``correlated``, ``aggregates``. Every part times
+genexpy_nb and its peer *interleaved* (ours, theirs, ours, theirs, ...) after one warm-up
+call of each, and prints the medians and their ratio:
+
+* ``nemenyi``: ``posthoc_nemenyi`` against scikit-posthocs' ``posthoc_nemenyi_friedman`` on
+  k alternatives x n conditions (10 x 20 and 200 x 2,000), and the largest difference of
+  their p-values.
+* ``correlated``: 540 correlated Bayesian t-tests (baycomp's own example shape: 10 folds x
+  10 repetitions) asking only for the probabilities, against baycomp's
+  ``CorrelatedTTest.probs``.
+* ``aggregates``: IQM, median, mean and optimality gap with 95 % stratified-bootstrap
+  intervals on 20 algorithms x 50 runs x 200 tasks at 50,000 replicates, against rliable's
+  ``get_interval_estimates`` timed at ``--rliable-reps`` replicates and scaled linearly
+  (rliable is one Python call per replicate), which the output says.
+
+The figures measured on the 2-core development machine are in ``benchmarks/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+
+def interleaved(fns, repeat):
+    """Median seconds per call of each function, calls interleaved, after a warm-up each."""
+    for f in fns:
+        f()
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for t, f in zip(times, fns):
+            t0 = time.perf_counter()
+            f()
+            t.append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
+
+
+def row(name, ours, theirs, note=""):
+    """Print one line: both medians and the ratio."""
+    print(f"{name:<46}{ours * 1e3:11.1f} ms {theirs * 1e3:12.1f} ms "
+          f"{theirs / ours:8.1f}x  {note}", flush=True)
+
+
+def nemenyi(args):
+    """Nemenyi's test against scikit-posthocs."""
+    import scikit_posthocs as sp
+
+    from genexpy_nb import significance as sig
+
+    for k, n in [(10, 20), (200, 2000)]:
+        x = np.random.default_rng(k).normal(size=(n, k)) + np.linspace(0, 1, k)
+        repeat = args.repeat if k < 100 else max(1, args.repeat // 3)
+        t_ours, t_theirs = interleaved(
+            [lambda x=x: sig.posthoc_nemenyi(x, higher_is_better=False),
+             lambda x=x: sp.posthoc_nemenyi_friedman(x)], repeat)
+        i, j = np.triu_indices(k, 1)
+        ours = sig.posthoc_nemenyi(x, higher_is_better=False)["pvalue"].to_numpy()
+        diff = np.abs(ours - sp.posthoc_nemenyi_friedman(x).to_numpy()[i, j]).max()
+        row(f"Nemenyi, {k} alternatives x {n} conditions", t_ours, t_theirs,
+            f"max |p difference| {diff:.1e}")
+
+
+def correlated(args):
+    """540 correlated Bayesian t-tests, probabilities only, against baycomp."""
+    import baycomp
+
+    from genexpy_nb import significance as sig
+
+    rng = np.random.default_rng(0)
+    pairs = []
+    for _ in range(540):  # 10 x 10-fold CV of two models
+        x = rng.normal(0.8, 0.02, 100)
+        pairs.append((x, x + rng.normal(rng.normal(0, 0.01), 0.01, 100)))
+
+    def ours():
+        return [sig.correlated_bayesian_ttest(x, y, rope=0.01, runs=10,
+                                              higher_is_better=True).probs
+                for x, y in pairs]
+
+    def theirs():
+        return [baycomp.CorrelatedTTest.probs(x, y, 0.01, runs=10) for x, y in pairs]
+
+    t_ours, t_theirs = interleaved([ours, theirs], args.repeat)
+    diff = max(abs(a - b) for p, q in zip(ours(), theirs()) for a, b in zip(p, q))
+    row("correlated Bayesian t, 540 tests, probabilities", t_ours, t_theirs,
+        f"max |P difference| {diff:.1e}")
+
+
+def aggregates(args):
+    """Robust aggregates with intervals at 20 x 50 x 200 against rliable (scaled)."""
+    import oracles
+
+    from genexpy_nb import aggregates as ag
+
+    library, metrics = oracles.rliable()
+    rng = np.random.default_rng(0)
+    scores = {f"algo{i}": rng.normal(0.05 * i, 1.0, size=(50, 200)) + rng.normal(0, 1, 200)
+              for i in range(20)}
+
+    def f(x):
+        return np.array([metrics.aggregate_median(x), metrics.aggregate_iqm(x),
+                         metrics.aggregate_mean(x), metrics.aggregate_optimality_gap(x)])
+
+    ag.interval_estimates({"w": scores["algo0"][:, :5]}, reps=10, progress=False)  # warm-up
+    r_ours, r_theirs = args.reps, args.rliable_reps
+    tours, ttheirs = [], []
+    for _ in range(2):  # interleaved: ours, rliable, ours, rliable
+        t = time.perf_counter()
+        ag.interval_estimates(scores, reps=r_ours, progress=False)
+        tours.append((time.perf_counter() - t) * ag.REPS / r_ours)
+        t = time.perf_counter()
+        library.get_interval_estimates(scores, f, reps=r_theirs)
+        ttheirs.append((time.perf_counter() - t) * ag.REPS / r_theirs)
+    row("4 aggregates + CIs, 20 x 50 x 200, 50,000 replicates", statistics.median(tours),
+        statistics.median(ttheirs),
+        f"(timed at {r_ours:,} ours, {r_theirs:,} rliable, scaled to 50,000)")
+
+
+PARTS = {"nemenyi": nemenyi, "correlated": correlated, "aggregates": aggregates}
+
+
+def main(argv=None):
+    """Run the parts named on the command line (all by default)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("parts", nargs="*", choices=[*PARTS, []], default=list(PARTS))
+    ap.add_argument("--repeat", type=int, default=5, help="interleaved timed calls of each")
+    ap.add_argument("--reps", type=int, default=10_000,
+                    help="replicates our aggregates are timed at (scaled to 50,000)")
+    ap.add_argument("--rliable-reps", type=int, default=100,
+                    help="replicates rliable is timed at (scaled to 50,000)")
+    args = ap.parse_args(argv)
+    print(f"{'':<46}{'genexpy_nb':>14} {'peer':>15} {'ratio':>9}")
+    for p in args.parts or PARTS:
+        PARTS[p](args)
+
+
+if __name__ == "__main__":
+    main()
