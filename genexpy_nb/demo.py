@@ -282,6 +282,12 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
             with pl.Config(**_TABLE):
                 print(short.select("priority", *design, "N", "kernel_label", "nstar_ceil",
                                    "to_run"))
+            at_chance = int(short["chance"].sum()) if "chance" in short.columns else 0
+            if at_chance:
+                _say(f"{at_chance} of them at chance level (n* within the no-signal "
+                     "baseline's range): more datasets would make two studies agree on that "
+                     "question, not find a winner; the conclusions above say which findings "
+                     "more datasets would settle (plan.csv says so in 'reason').")
         unsure = todo.filter(pl.col("generalizable").is_null())
         if unsure.height:
             _say(f"{unsure.height} of {plural(todo.height, 'configuration')} "

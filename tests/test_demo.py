@@ -332,3 +332,23 @@ def test_the_demo_leads_with_its_conclusions(main_job):
                                .otherwise(pl.col("verdict")).alias("verdict"))
     with pytest.raises(AssertionError):
         check_printed_conclusions(text, wrong)
+
+
+def test_a_plan_at_chance_level_is_said(tmp_path, monkeypatch):
+    """Configurations to extend whose answer is at chance level are said to be (the example
+    study needs none: the plan is made to need some here)."""
+    real = demo.plan
+
+    def needy(res, **kw):
+        p = real(res, **kw)
+        return p.with_columns(pl.lit(5).alias("deficit"), pl.lit(5).alias("to_run"),
+                              pl.lit(False).alias("generalizable"),
+                              (pl.col("config_id") % 2 == 0).alias("chance"))
+
+    monkeypatch.setattr(demo, "plan", needy)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        run_demo(tmp_path / "d", rep=10, seed=0, progress=False)
+    flat = " ".join(printed.getvalue().split())
+    assert "extend them in this order" in flat
+    assert "3 of them at chance level (n* within the no-signal baseline's range)" in flat
