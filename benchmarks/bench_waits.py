@@ -133,13 +133,17 @@ PARTS = {"nemenyi": nemenyi, "correlated": correlated, "aggregates": aggregates}
 def main(argv=None):
     """Run the parts named on the command line (all by default)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("parts", nargs="*", choices=[*PARTS, []], default=list(PARTS))
+    ap.add_argument("parts", nargs="*", metavar="part",
+                    help=f"any of {', '.join(PARTS)} (default: all)")
     ap.add_argument("--repeat", type=int, default=5, help="interleaved timed calls of each")
     ap.add_argument("--reps", type=int, default=10_000,
                     help="replicates our aggregates are timed at (scaled to 50,000)")
     ap.add_argument("--rliable-reps", type=int, default=100,
                     help="replicates rliable is timed at (scaled to 50,000)")
     args = ap.parse_args(argv)
+    unknown = set(args.parts) - set(PARTS)
+    if unknown:
+        ap.error(f"unknown part(s) {sorted(unknown)}; choose from {', '.join(PARTS)}")
     print(f"{'':<46}{'genexpy_nb':>14} {'peer':>15} {'ratio':>9}")
     for p in args.parts or PARTS:
         PARTS[p](args)

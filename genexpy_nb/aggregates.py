@@ -382,6 +382,7 @@ def interval_estimates(
             lo_err, hi_err = _mc_error(rv, c)
             if m.shape[0] < 2 and not task_bootstrap:
                 lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
+                lo_err, hi_err = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
                 single.append(name)
             for i, a in enumerate(aggs):
                 rows["alternative"].append(name)

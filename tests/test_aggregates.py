@@ -56,6 +56,7 @@ def test_point_estimates_equal_rliable(rly, m, gamma):
         with pytest.warns(UserWarning, match="one run per task"):
             out = ag.interval_estimates({"a": m}, gamma=gamma, reps=2)
         assert out["low"].is_nan().all() and out["high"].is_nan().all()
+        assert out["low_mc_error"].is_nan().all() and out["high_mc_error"].is_nan().all()
     else:
         out = ag.interval_estimates({"a": m}, gamma=gamma, reps=2)
     est = dict(zip(out["aggregate"], out["estimate"], strict=True))
