@@ -390,6 +390,13 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
                    f"{opt('tol_missing_conditions')} to keep it)") if control in dropped else ""
             raise GenexpyInputError(f"{opt('control', control)}: not among the compared "
                                     f"alternatives{why}; they are {names[:20]}.")
+    if control is None and k * (k - 1) // 2 > MAX_PAIRS:
+        raise GenexpyInputError(
+            f"{k:,} alternatives make {k * (k - 1) // 2:,} pairs for the all-pairs post-hoc "
+            f"test, more than {MAX_PAIRS:,} (the tables alone would take several GB). "
+            f"Compare against one alternative with {opt('control')}=NAME "
+            f"({k - 1:,} comparisons), or keep fewer alternatives (at most "
+            f"{_most_alternatives():,}).")
     complete = not np.isnan(values).any()
     if posthoc == "auto":
         posthoc = "conover" if complete else "siegel"
@@ -600,6 +607,16 @@ def _letters(order: list[str], cl: pl.DataFrame) -> list[str]:
             letters[t].append(letter)
     sep = "" if len(spans) <= 26 else ","
     return [sep.join(ls) for ls in letters]
+
+
+#: the most pairs an all-pairs post-hoc test compares (k = 6,325 alternatives); 12.5
+#: million (k = 5,000) take about 25 s and 3 GB
+MAX_PAIRS = 20_000_000
+
+
+def _most_alternatives() -> int:
+    """Return the most alternatives whose pairs stay within MAX_PAIRS."""
+    return int((1 + math.isqrt(1 + 8 * MAX_PAIRS)) // 2)
 
 
 def _check_shown_apart(names: Sequence[str], column: str) -> None:

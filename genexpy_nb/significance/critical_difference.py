@@ -205,14 +205,24 @@ def cliques(
     if pairwise is not None:
         pw = to_polars(pairwise, "pairwise")
         require_columns(pw, ["alternative_1", "alternative_2", "significant"], "pairwise")
-        pos = {a: t for t, a in enumerate(names)}
-        sig = np.zeros((k, k), dtype=bool)
-        for a1, a2, s in pw.select("alternative_1", "alternative_2", "significant").iter_rows():
-            if a1 in pos and a2 in pos and s:
-                sig[pos[a1], pos[a2]] = sig[pos[a2], pos[a1]] = True
+        # the significant pairs as positions in the order by mean rank (vectorised: a
+        # post-hoc frame of k = 5,000 alternatives has 12.5 million rows)
+        pos = pl.DataFrame({"a": names, "i": np.arange(k, dtype=np.int64)})
+        hits = (pw.lazy().filter(pl.col("significant").fill_null(False))
+                .select(pl.col("alternative_1").cast(pl.String).alias("a1"),
+                        pl.col("alternative_2").cast(pl.String).alias("a2"))
+                .join(pos.lazy().rename({"a": "a1", "i": "i1"}), on="a1")
+                .join(pos.lazy().rename({"a": "a2", "i": "i2"}), on="a2")
+                .select(pl.min_horizontal("i1", "i2").alias("lo"),
+                        pl.max_horizontal("i1", "i2").alias("hi"))
+                .group_by("hi").agg(pl.col("lo").max()).collect())
+        # latest[j]: the last alternative before j (by mean rank) significantly different
+        # from j; [lo, hi] is a group when latest[j] < lo for every j in (lo, hi]
+        latest = np.full(k, -1, dtype=np.int64)
+        latest[hits["hi"].to_numpy()] = hits["lo"].to_numpy()
 
         def together(lo: int, hi: int) -> bool:
-            return not sig[lo:hi + 1, lo:hi + 1].any()
+            return bool(latest[hi] < lo)
     else:
         if cd is None:
             if "cd" not in ranks.columns:
@@ -230,8 +240,11 @@ def cliques(
 
     rows = []
     last_hi = 0
+    hi = 0
     for lo in range(k):
-        hi = lo
+        # a group [lo, hi] minus its first member is a group too: hi never moves back, and
+        # each step only checks the newcomer against the group (O(k) in all)
+        hi = max(hi, lo)
         while hi + 1 < k and together(lo, hi + 1):
             hi += 1
         if hi > lo and hi > last_hi:

@@ -1,0 +1,81 @@
+"""Work bounded up front: large legal input finishes (vectorised) or is refused before the
+work starts, with the size and the fix in the message.
+
+The timings of these paths are measured in ``benchmarks/``, never asserted here; the tests
+check the answers (against slow, obviously correct twins) and the refusals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from genexpy_nb import GenexpyInputError
+from genexpy_nb.significance import cliques
+
+
+def naive_cliques(names: list[str], mean_ranks: list[float], sig: set[frozenset]) -> list:
+    """Maximal runs of consecutive alternatives (by mean rank) with no significant pair."""
+    order = sorted(range(len(names)), key=lambda i: mean_ranks[i])  # stable, as polars
+    nm = [names[i] for i in order]
+    out, last_hi = [], 0
+    for lo in range(len(nm)):
+        hi = lo
+        while hi + 1 < len(nm) and not any(
+                frozenset((nm[a], nm[b])) in sig
+                for a in range(lo, hi + 2) for b in range(a + 1, hi + 2)):
+            hi += 1
+        if hi > lo and hi > last_hi:
+            out.append(nm[lo:hi + 1])
+            last_hi = hi
+    return out
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(k=st.integers(2, 9), data=st.data())
+def test_cliques_from_pairwise_equal_the_naive_twin(k, data):
+    names = [f"m{i}" for i in range(k)]
+    mr = data.draw(st.lists(st.sampled_from([1.0, 1.5, 2.0, 2.5, 3.0, 4.0]), min_size=k,
+                            max_size=k))
+    pairs = [(names[a], names[b]) for a in range(k) for b in range(a + 1, k)]
+    flags = data.draw(st.lists(st.sampled_from([True, False, None]), min_size=len(pairs),
+                               max_size=len(pairs)))
+    swap = data.draw(st.lists(st.booleans(), min_size=len(pairs), max_size=len(pairs)))
+    pw = pl.DataFrame({"alternative_1": [b if s else a for (a, b), s in zip(pairs, swap)],
+                       "alternative_2": [a if s else b for (a, b), s in zip(pairs, swap)],
+                       "significant": flags}, schema={"alternative_1": pl.String,
+                                                      "alternative_2": pl.String,
+                                                      "significant": pl.Boolean})
+    ranks = pl.DataFrame({"alternative": names, "mean_rank": mr})
+    got = cliques(ranks, pairwise=pw)["members"].to_list()
+    sig = {frozenset(p) for p, f in zip(pairs, flags) if f}
+    assert got == naive_cliques(names, mr, sig)
+
+
+def test_compare_of_many_alternatives_finishes():
+    """2,000 alternatives x 20 blocks: 2 million pairs; the groups are vectorised."""
+    from genexpy_nb.significance import compare
+
+    k, n = 2000, 20
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"d": np.repeat([f"d{i}" for i in range(n)], k),
+                       "m": np.tile([f"m{j}" for j in range(k)], n),
+                       "acc": rng.random(n * k) + np.tile(np.linspace(0, 3, k), n)})
+    res = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    assert res.posthoc.height == k * (k - 1) // 2
+    assert res.mean_ranks.height == k and res.mean_ranks["group"].null_count() == 0
+
+
+def test_compare_refuses_all_pairs_beyond_the_limit():
+    from genexpy_nb.significance import compare
+    from genexpy_nb.significance.compare import MAX_PAIRS
+
+    k = int(np.ceil(np.sqrt(2 * MAX_PAIRS))) + 2
+    df = pl.DataFrame({"d": np.repeat(["d0", "d1", "d2"], k),
+                       "m": np.tile([f"m{j}" for j in range(k)], 3),
+                       "acc": np.arange(3 * k, dtype=float)})
+    with pytest.raises(GenexpyInputError, match=r"alternatives.*pairs.*control="):
+        compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
