@@ -217,3 +217,35 @@ def test_boolean_correctness_and_non_numeric_target():
     with pytest.raises(gx.GenexpyInputError, match="not numeric"):
         eval_noise(df.with_columns(pl.col("ok").cast(pl.String)), alternatives="model",
                    target="ok", items="item")
+
+
+@pytest.mark.parametrize("weighting", ["items", "tasks"])
+@pytest.mark.parametrize("sampled", [True, False])
+@pytest.mark.parametrize("runs", [1, 3])
+@pytest.mark.parametrize("with_tasks", [True, False])
+def test_tie_groups_vectorised_tests_equal_the_pairwise_ones(weighting, sampled, runs,
+                                                            with_tasks):
+    from genexpy_nb.evals.noise import _batch_pvalues
+
+    rng = np.random.default_rng(10)
+    A, T, N = 6, 7, 9
+    ability = rng.normal(0, 0.3, A)
+    th = rng.normal(size=(T, N))
+    p = 1 / (1 + np.exp(-(ability[:, None, None] + th[None])))
+    y = rng.random((A, T, N, runs)) < p[..., None]
+    m, t, i, k = (g.ravel() for g in np.meshgrid(np.arange(A), np.arange(T), np.arange(N),
+                                                 np.arange(runs), indexing="ij"))
+    df = pl.DataFrame({"model": [f"m{j}" for j in m], "task": t, "item": i, "run": k,
+                       "y": y.ravel().astype(float)})
+    df = df.filter(~((pl.col("model") == "m2") & (pl.col("item") < 3)))  # holes
+    if not with_tasks:
+        df = df.with_columns(item=pl.col("task") * 100 + pl.col("item")).drop("task")
+    noise = eval_noise(df, alternatives="model", target="y", items="item", runs="run",
+                       tasks="task" if with_tasks else None, weighting=weighting,
+                       tasks_sampled=sampled, higher_is_better=True)
+    red = noise._red
+    for il in range(A):
+        others = np.array([j for j in range(A) if j != il])
+        got = _batch_pvalues(red, il, others, noise.weighting, noise.tasks_sampled)
+        want = [noise.paired_test(red.models[il], red.models[j])["pvalue"] for j in others]
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)

@@ -274,6 +274,71 @@ def _one_pair(red: _Reduced, ia: int, ib: int, weighting: str, sampled: bool) ->
                  single_run=single, discordant=disc)
 
 
+def _batch_direct(d, ok, H, weighting, sampled):
+    """Direct var(D) and degrees of freedom of many pairs at once (rows of ``d``).
+
+    The same estimators as :func:`_variances` (its ``total`` and ``dof``), vectorised over
+    the rows: ``d`` holds the per-item differences (0 where ``ok`` is false), ``H`` the
+    items' one-hot task matrix (sparse, items × tasks).
+    """
+    cnt = ok.sum(axis=1).astype(float)
+    n_t = np.asarray(H.T @ ok.T.astype(float)).T
+    sum_t = np.asarray(H.T @ d.T).T
+    sq_t = np.asarray(H.T @ (d * d).T).T
+    present = n_t > 0
+    T = present.sum(axis=1).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m_t = np.where(present, sum_t / np.where(present, n_t, 1), 0.0)
+        s2_t = np.where(n_t > 1, (sq_t - sum_t * m_t) / np.maximum(n_t - 1, 1), 0.0)
+        s2_t = np.maximum(s2_t, 0.0)
+        within = (np.where(present, s2_t / np.where(present, n_t, 1), 0.0)).sum(axis=1)
+        if weighting == "items":
+            D = d.sum(axis=1) / cnt
+            resid = np.where(present, sum_t - D[:, None] * n_t, 0.0)
+            clus = T / (T - 1) * (resid**2).sum(axis=1) / cnt**2
+            fixed = (n_t * s2_t).sum(axis=1) / cnt**2
+            one = ((d * d).sum(axis=1) - cnt * D**2) / (cnt - 1) / cnt
+            total = np.where(T > 1, np.where(sampled, clus, fixed), one)
+            dof = np.where(T > 1, np.where(sampled, T - 1, cnt - T), cnt - 1)
+        else:
+            D = m_t.sum(axis=1) / T
+            var_m = (np.where(present, (m_t - D[:, None]) ** 2, 0.0)).sum(axis=1) / (T - 1)
+            total = np.where((T > 1) & sampled, var_m / T, within / T**2)
+            dof = np.where((T > 1) & sampled, T - 1, cnt - T)
+    return D, np.maximum(total, 0.0), dof
+
+
+def _batch_pvalues(red: _Reduced, il: int, io: np.ndarray, weighting: str,
+                   sampled: bool) -> np.ndarray:
+    """Two-sided p-values of the paired tests of model ``il`` against each of ``io``.
+
+    The tests of :meth:`EvalNoise.paired_test`, vectorised: McNemar's exact test for 0/1
+    outcomes of one run each without sampled tasks, else the t test on the direct standard
+    error.
+    """
+    from scipy import sparse, stats
+
+    ML, MO = red.mean[il][None, :], red.mean[io]
+    ok = np.isfinite(ML) & np.isfinite(MO)
+    d = np.where(ok, np.nan_to_num(ML) - np.nan_to_num(MO), 0.0)
+    n = red.task.size
+    H = sparse.csr_matrix((np.ones(n), (np.arange(n), red.task)),
+                          shape=(n, int(red.task.max()) + 1))
+    D, total, dof = _batch_direct(d, ok, H, weighting, sampled)
+    se = np.sqrt(total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, D / se, np.where(D == 0, 0.0, np.sign(D) * np.inf))
+    p = np.where(dof >= 1, 2 * stats.t.sf(np.abs(t), np.maximum(dof, 1)), np.nan)
+    once = ~(((red.runs[il][None, :] != 1) & ok).any(axis=1)
+             | ((red.runs[io] != 1) & ok).any(axis=1))
+    if red.binary and not sampled and once.any():
+        b = ((ML == 1) & (MO == 0) & ok).sum(axis=1)
+        c = ((ML == 0) & (MO == 1) & ok).sum(axis=1)
+        exact = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(b, c), b + c, 0.5))
+        p = np.where(once, np.where(b + c == 0, 1.0, exact), p)
+    return p
+
+
 def _pairs(red: _Reduced, pairs, order: list[str]) -> list[tuple[int, int]]:
     idx = {m: i for i, m in enumerate(red.models)}
     if pairs is None:
@@ -699,7 +764,9 @@ class EvalNoise:
             group[lead] = g
             if not others:
                 break
-            raw = np.array([self.paired_test(lead, m)["pvalue"] for m in others])
+            idx = {m: i for i, m in enumerate(self._red.models)}
+            raw = _batch_pvalues(self._red, idx[lead], np.array([idx[m] for m in others]),
+                                 self.weighting, self.tasks_sampled)
             adj = adjust_pvalues(raw, p_adjust, alpha=alpha) if len(raw) > 1 else raw
             for m, pv in zip(others, adj):
                 if not pv < alpha:
