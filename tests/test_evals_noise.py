@@ -249,3 +249,28 @@ def test_tie_groups_vectorised_tests_equal_the_pairwise_ones(weighting, sampled,
         got = _batch_pvalues(red, il, others, noise.weighting, noise.tasks_sampled)
         want = [noise.paired_test(red.models[il], red.models[j])["pvalue"] for j in others]
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_lazy_parquet_input_equals_the_frame(tmp_path):
+    ya, yb = _binary(5, 12, 2, seed=11)
+    df = _long(ya, yb)
+    df.write_parquet(tmp_path / "logs.parquet")
+    kw = dict(alternatives="model", target="y", items="item", runs="run", tasks="task")
+    eager = eval_noise(df, **kw)
+    lazy = eval_noise(pl.scan_parquet(tmp_path / "logs.parquet"), **kw)
+    assert lazy.summary.equals(eager.summary)
+    assert lazy.components.equals(eager.components)
+
+
+def test_degenerate_tables_are_named():
+    one = pl.DataFrame({"model": ["a", "a"], "item": [1, 2], "y": [1.0, 0.0]})
+    with pytest.raises(gx.GenexpyInputError, match="at least two"):
+        eval_noise(one, alternatives="model", target="y", items="item")
+    holes = pl.DataFrame({"model": ["a", "b"], "item": [1, None], "y": [1.0, 0.0]})
+    with pytest.raises(gx.GenexpyInputError, match="null"):
+        eval_noise(holes, alternatives="model", target="y", items="item")
+    nan = pl.DataFrame({"model": ["a", "b"], "item": [1, 1], "y": [1.0, float("nan")]})
+    with pytest.raises(gx.GenexpyInputError, match="not finite"):
+        eval_noise(nan, alternatives="model", target="y", items="item")
+    with pytest.raises(gx.GenexpyInputError, match="two roles"):
+        eval_noise(nan, alternatives="model", target="y", items="model")

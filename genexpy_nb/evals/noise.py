@@ -90,7 +90,7 @@ def _check_columns(lf: pl.LazyFrame, names: dict[str, str | None]) -> None:
                                     "value(s); drop or fill them first.")
     nulls = lf.select(pl.col(names["target"]).null_count()).collect().item()
     if counts["__gx_bad"] or nulls:
-        raise GenexpyInputError(f"{counts['_bad'] + nulls} value(s) of {names['target']!r} "
+        raise GenexpyInputError(f"{counts['__gx_bad'] + nulls} value(s) of {names['target']!r} "
                                 "are not finite numbers (null, NaN or infinite); drop them "
                                 "first.")
 
