@@ -114,6 +114,16 @@ def _pairwise_frame(
     return _pairs_frame(test, names, i, j, statistic, pvalue, p_adjust, alpha, extra)
 
 
+def _gathered(names: Sequence[str], idx: np.ndarray) -> Any:
+    """``[names[a] for a in idx]``: a list when short, a NumPy gather when long.
+
+    A Python list costs about 0.5 us per entry, the gather a fixed millisecond or so.
+    """
+    if len(idx) <= 4096:
+        return [names[a] for a in idx]
+    return np.asarray(list(names), dtype=object)[np.asarray(idx, dtype=np.int64)]
+
+
 def _pairs_frame(
     test: str,
     names: Sequence[str],
@@ -132,18 +142,21 @@ def _pairs_frame(
     """
     m = len(i)
     padj, reject = _adjust(pvalue, p_adjust, alpha)
-    significant = pl.Series(reject, dtype=pl.Boolean).scatter(
-        np.flatnonzero(~np.isfinite(padj)), None)  # no verdict without a p-value
-    labels = pl.Series(list(names), dtype=pl.String)
+    finite = np.isfinite(padj)
+    if finite.all():
+        significant = pl.Series(reject, dtype=pl.Boolean)
+    else:  # no verdict without a p-value
+        significant = pl.Series([bool(r) if f else None for r, f in zip(reject, finite)],
+                                dtype=pl.Boolean)
     cols: dict[str, Any] = {
-        "test": pl.repeat(test, m, dtype=pl.String, eager=True),
-        "alternative_1": labels.gather(np.asarray(i, dtype=np.int64)),
-        "alternative_2": labels.gather(np.asarray(j, dtype=np.int64)),
+        "test": [test] * m,
+        "alternative_1": _gathered(names, i),
+        "alternative_2": _gathered(names, j),
         **extra,
         "statistic": np.asarray(statistic, dtype=np.float64),
         "pvalue_raw": np.asarray(pvalue, dtype=np.float64),
         "pvalue": padj,
-        "p_adjust": pl.repeat(p_adjust or "none", m, dtype=pl.String, eager=True),
+        "p_adjust": [p_adjust or "none"] * m,
         "alpha": np.full(m, float(alpha)),
         "significant": significant,
     }
