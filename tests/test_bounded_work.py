@@ -79,3 +79,12 @@ def test_compare_refuses_all_pairs_beyond_the_limit():
                        "acc": np.arange(3 * k, dtype=float)})
     with pytest.raises(GenexpyInputError, match=r"alternatives.*pairs.*control="):
         compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+
+
+def test_win_tie_loss_refuses_too_many_pairs_up_front():
+    from genexpy_nb.significance import win_tie_loss
+
+    v = np.random.default_rng(0).random((10, 400))
+    with pytest.raises(GenexpyInputError, match=r"400 alternatives make 79,800 pairs.*"
+                                                r"alternatives=\[\.\.\.\]"):
+        win_tie_loss(v, higher_is_better=True)

@@ -21,6 +21,10 @@ from .posthoc import pairwise_wilcoxon
 __all__ = ["win_tie_loss"]
 
 
+#: the most pairs win_tie_loss tests (k = 316 alternatives): one scipy Wilcoxon test each
+MAX_WIN_TIE_LOSS_PAIRS = 50_000
+
+
 def win_tie_loss(
     data: Any,
     *,
@@ -85,6 +89,14 @@ def win_tie_loss(
         )
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
                    alternatives=alternatives)
+    k = len(m.alternatives)
+    if k * (k - 1) // 2 > MAX_WIN_TIE_LOSS_PAIRS:
+        raise GenexpyInputError(
+            f"win_tie_loss: {k:,} alternatives make {k * (k - 1) // 2:,} pairs, each with its "
+            f"own Wilcoxon signed-rank test (milliseconds each), more than "
+            f"{MAX_WIN_TIE_LOSS_PAIRS:,}; choose the alternatives to compare with "
+            "alternatives=[...] (at most 316), or compare every alternative against one "
+            "with compare(..., control=NAME).")
     # the p-values: one family of all pairs, as in the pairwise post-hoc tests
     pw = pairwise_wilcoxon(m.values, p_adjust=p_adjust, alpha=alpha, nan_policy="omit",
                            alternatives=list(m.alternatives))
