@@ -88,3 +88,22 @@ def test_win_tie_loss_refuses_too_many_pairs_up_front():
     with pytest.raises(GenexpyInputError, match=r"400 alternatives make 79,800 pairs.*"
                                                 r"alternatives=\[\.\.\.\]"):
         win_tie_loss(v, higher_is_better=True)
+
+
+def test_nstar_refuses_a_kernel_matrix_that_cannot_fit_before_building_it(monkeypatch):
+    """A kernel matrix of about 3,000 distinct rankings, priced at 24 GB, against 100 MB."""
+    import genexpy_nb as gx
+    import genexpy_nb._validation as v
+
+    n, k = 3000, 8
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"d": np.repeat(np.arange(n), k), "m": np.tile(list("abcdefgh"), n),
+                       "acc": rng.random(n * k)})
+    study = gx.Study(df, alternatives="m", target="acc", generalize="d", higher_is_better=True)
+    monkeypatch.setattr(v, "available_memory", lambda: 100 * 2**20)
+    from genexpy_nb.generalizability import analysis
+
+    monkeypatch.setattr(analysis, "_GRAM_CELL_BYTES", 24.0 * 2**30 / (3000 * 3000))
+    with pytest.raises(GenexpyInputError, match=r"3,000 conditions.*kernel matrix.*at most "
+                                                r"about [\d,]+ conditions"):
+        gx.GeneralizabilityAnalysis(study, [gx.Jaccard(k=1)], rep=10, progress=False)

@@ -157,11 +157,46 @@ def check_analysis(study: Study, kernels: Sequence[Kernel], *, rep: int, seed: S
     min_N3 = min_N_for_points(grid_fn, MIN_GRID_POINTS)
     ids = (sorted(s.config_id for s in study.samples()) if configurations is None
            else [study.config_id(c) for c in configurations])
+    _check_support_memory(study, ids)
     check_rep_memory(rep, [study.sample(c).N for c in ids], grid_fn, len(kernels))
     if not (n_jobs is None or n_jobs == -1):  # as _numba.threads, which runs later
         check_positive_int("n_jobs", n_jobs)
     return AnalysisSetup(resolved, chosen_alternative, null, rep, seed, disjoint, replace, grid,
                          min_N, min_N3, ids)
+
+
+#: bytes per cell of a kernel matrix on the support while it is built (the matrix, the
+#: concordance counts and a temporary)
+_GRAM_CELL_BYTES = 24.0
+
+
+def _check_support_memory(study: Study, ids: Sequence[int]) -> None:
+    """Refuse, before any kernel matrix is built, a configuration whose matrix cannot fit.
+
+    A kernel matrix is built between the distinct rankings of a configuration's conditions
+    (at most N x N): 50,000 conditions with as many distinct rankings need about 60 GB.
+    """
+    from .._validation import MEMORY_SHARE, available_memory, size_text
+
+    worst, where = 0, None
+    for c in ids:
+        r = study.sample(c).rankings
+        m = int(np.unique(r, axis=0).shape[0]) if r.shape[0] > 2000 else int(r.shape[0])
+        if m > worst:
+            worst, where = m, c
+    need = _GRAM_CELL_BYTES * worst * worst
+    if need <= 2**30:
+        return
+    avail = available_memory()
+    if need <= MEMORY_SHARE * avail:
+        return
+    most = int(math.sqrt(MEMORY_SHARE * avail / _GRAM_CELL_BYTES))
+    raise GenexpyInputError(
+        f"configuration {where} has {worst:,} distinct rankings among its "
+        f"{study.sample(where).N:,} conditions: the kernel matrix between them would need "
+        f"about {size_text(need)} of memory, and {size_text(avail)} is available. Analyse "
+        f"at most about {most:,} conditions per configuration (sample or filter the "
+        "conditions, or split the study by a design factor).")
 
 
 def check_nstar_request(alphas, deltas, methods, *, level: float, fit: str,
