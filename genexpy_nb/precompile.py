@@ -111,11 +111,19 @@ def _beyond_pvalues() -> list:
             kb.signed_rank_samples, ks.range_sf]
 
 
+def _conclusions() -> list:
+    """Run the order conclusion's Kendall agreement (gx.conclusions)."""
+    from ._numba import conclusions as kc
+
+    return kc.signatures()
+
+
 _STEPS: tuple[tuple[str, Callable[[], list]], ...] = (
     ("n* of large studies", _large_study),
     ("alpha-hat and trimmed KS", _variability),
     ("rankings with ties", _rankings),
     ("bootstrap, Bayesian tests", _beyond_pvalues),
+    ("conclusions: the order", _conclusions),
 )
 
 

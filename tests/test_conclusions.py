@@ -253,3 +253,43 @@ def test_user_frame_untouched():
     gx.conclusions(gx.Study(df, alternatives="model", target="score", generalize="dataset",
                             higher_is_better=True))
     assert df.equals(before)
+
+
+def _kendall_naive(a, b, delta, tol=1e-9):
+    """The order agreement written out pair by pair (the kernel's slow twin)."""
+    rows, na = a.shape
+    out = np.zeros(rows, bool)
+    pairs = [(i, j) for i in range(na) for j in range(i + 1, na)]
+    for r in range(rows):
+        twice = 0
+        for i, j in pairs:
+            da, db = a[r, i] - a[r, j], b[r, i] - b[r, j]
+            sa = 0 if abs(da) <= tol else (1 if da > 0 else -1)
+            sb = 0 if abs(db) <= tol else (1 if db > 0 else -1)
+            twice += abs(sa - sb)
+        out[r] = twice / 2 / len(pairs) <= delta + 1e-12
+    return out
+
+
+@pytest.mark.parametrize("na, delta", [(2, 0.0), (5, 0.05), (8, 0.2), (12, 0.1)])
+def test_order_kernel_matches_its_naive_twin(na, delta):
+    rng = np.random.default_rng(na)
+    a = np.round(rng.standard_normal((300, na)), 1)  # rounded: ties in both orders
+    b = np.where(rng.random((300, na)) < 0.5, a, np.round(rng.standard_normal((300, na)), 1))
+    np.testing.assert_array_equal(C._kendall_within(a, b, delta), _kendall_naive(a, b, delta))
+
+
+def test_one_configuration_alone_gives_the_same_rows_and_extra_columns():
+    rng = np.random.default_rng(3)
+    frames = [_frame(rng.standard_normal((25, 4)) + np.array([0.8, 0.4, 0.0, 0.0]))
+              .with_columns(pl.lit(m).alias("metric")) for m in ("acc", "f1", "auc")]
+    st = gx.Study(pl.concat(frames), alternatives="model", target="score",
+                  generalize="dataset", design="metric", higher_is_better=True)
+    whole = gx.conclusions(st, seed=5, progress=False)
+    one = gx.conclusions(st, seed=5, config_id={"metric": "f1"})
+    assert whole.filter(pl.col("metric") == "f1").equals(one)
+    assert set(whole["alpha"]) == {0.95} and set(whole["level"]) == {0.9}
+    sets = whole.filter(pl.col("kind") != "pair")
+    assert all(len(b) == 2 for b in sets["bottleneck"])
+    pairs = whole.filter(pl.col("kind") == "pair")
+    assert pairs["bottleneck"].to_list() == pairs["members"].to_list()

@@ -66,13 +66,12 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._validation import GenexpyInputError, check_probability, check_seed, rng_from_seed
+from .._validation import GenexpyInputError, check_probability, child_seed, root_seed
 
 __all__ = ["conclusions", "conclusion_z"]
 
 KINDS = ("best", "top_k", "pair", "order")
-#: the Monte Carlo grid: every n up to here, then geometric steps, then bisection
-_DENSE_N = 12
+#: the largest study size searched for n* (beyond: infinite)
 _N_MAX = 10**6
 #: fewer conditions than this: the normal model of a mean is not trusted
 MIN_CONDITIONS = 5
@@ -142,6 +141,8 @@ def _pair_stats(mr2: np.ndarray, level: float, alpha: float) -> dict[str, np.nda
     out = {"i": iu, "j": ju, "sum2": sum2, "mean": mean, "sd": sd, "eff": eff, "t": t,
            "p": p, "eff_lo": lo, "eff_hi": hi, "const": const, "span_sd": span_sd}
     out["nstar"] = _pair_nstar(np.abs(eff), span_sd, alpha)
+    out["agreement"] = np.where(np.isfinite(eff), _pair_agreement(
+        np.where(np.isfinite(eff), np.abs(eff), 0.0), span_sd, float(max(N, 1))), 1.0)
     out["nstar_lo"], out["nstar_hi"] = _pair_nstar_interval(lo, hi, span_sd, alpha)
     return out
 
@@ -179,9 +180,9 @@ def _effect_interval(t: np.ndarray, N: int, level: float) -> tuple[np.ndarray, n
     return lo, hi
 
 
-#: the sizes n at which a pair's G(n) is evaluated: every n up to 256, then steps of ~3 %
-_PAIR_GRID = np.unique(np.concatenate([np.arange(1.0, 257.0),
-                                       np.round(np.geomspace(256.0, 1e6, 300))]))
+#: a pair whose normal-model n* is at most this gets every whole n searched (up to 4 times
+#: it): there G can dip and rise again (ties in mean rank at small n)
+_PAIR_DENSE = 128
 
 
 def _pair_agreement(eff: np.ndarray, span_sd: np.ndarray, n: Any) -> np.ndarray:
@@ -205,21 +206,41 @@ def _pair_agreement(eff: np.ndarray, span_sd: np.ndarray, n: Any) -> np.ndarray:
 
 
 def _pair_nstar(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarray:
-    """Smallest n with G(m) >= alpha for every larger m of the grid (inf beyond 10^6)."""
-    eff = np.asarray(eff, dtype=float)
-    out = np.empty(eff.shape)
-    step = 8192
-    for start in range(0, eff.size, step):
-        e = eff[start: start + step, None]
-        g = _pair_agreement(np.where(np.isinf(e), 0.0, e), span_sd[start: start + step, None],
-                            _PAIR_GRID[None, :])
-        fail = g < alpha
-        any_fail = fail.any(axis=1)
-        last = _PAIR_GRID.size - 1 - np.argmax(fail[:, ::-1], axis=1)
-        first_ok = np.minimum(last + 1, _PAIR_GRID.size - 1)
-        n = np.where(any_fail, _PAIR_GRID[first_ok], 1.0)
-        n = np.where(any_fail & (last == _PAIR_GRID.size - 1), np.inf, n)
-        out[start: start + step] = np.where(np.isinf(e[:, 0]), 1.0, n)
+    """Smallest n with G(m) >= alpha for every larger m (inf beyond 10^6 conditions).
+
+    Where the normal model's n* (no correction) is small, every whole n up to four times it
+    is searched for the last failure; elsewhere G grows with n and its crossing is found by
+    bisection (to 0.1 %) between half and four times that n*.
+    """
+    eff = np.abs(np.asarray(eff, dtype=float))
+    span_sd = np.asarray(span_sd, dtype=float)
+    z = conclusion_z(alpha)
+    with np.errstate(divide="ignore"):
+        n0 = np.where(eff > 0, (z / np.where(eff > 0, eff, 1.0)) ** 2, np.inf)
+    out = np.full(eff.shape, np.inf)
+    out[np.isinf(eff)] = 1.0
+    small = np.flatnonzero(np.isfinite(eff) & (n0 <= _PAIR_DENSE))
+    if small.size:
+        grid = np.arange(1.0, 4 * _PAIR_DENSE + 1.0)
+        for start in range(0, small.size, 2048):
+            idx = small[start: start + 2048]
+            g = _pair_agreement(eff[idx, None], span_sd[idx, None], grid[None, :])
+            fail = g < alpha
+            last = np.where(fail.any(axis=1),
+                            grid.size - 1 - np.argmax(fail[:, ::-1], axis=1), -1)
+            out[idx] = np.where(last == grid.size - 1, np.inf, grid[last + 1])
+    large = np.flatnonzero(np.isfinite(eff) & (n0 > _PAIR_DENSE) & (n0 <= _N_MAX))
+    if large.size:
+        lo, hi = 0.5 * n0[large], 4.0 * n0[large]
+        e, sp = eff[large], span_sd[large]
+        for _ in range(40):
+            mid = np.sqrt(lo * hi)
+            ok = _pair_agreement(e, sp, mid) >= alpha
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid)
+            if np.all(hi <= 1.001 * lo):
+                break
+        out[large] = np.where(hi > _N_MAX, np.inf, hi)
     return out
 
 
@@ -299,20 +320,23 @@ def _row_keys(bits: np.ndarray) -> np.ndarray:
 
 def _top_sets(means: np.ndarray, k: int) -> np.ndarray:
     """Rows of packed bits: the alternatives with fewer than k others strictly ahead."""
-    kth = np.partition(means, k - 1, axis=1)[:, k - 1: k]
+    kth = (means.min(axis=1, keepdims=True) if k == 1
+           else np.partition(means, k - 1, axis=1)[:, k - 1: k])
     return np.packbits(means <= kth + _RANK_TOL, axis=1)
 
 
 def _kendall_within(a: np.ndarray, b: np.ndarray, delta: float) -> np.ndarray:
-    """Whether the normalised Kendall distance of each row pair is at most ``delta``."""
+    """Whether the normalised Kendall distance of each row pair is at most ``delta``.
+
+    Discordant pairs count 1, a pair tied in one order and not in the other 1/2 (the
+    Mallows count of SPEC A3): ``sum |sign(a_i - a_j) - sign(b_i - b_j)| / 2``.
+    """
+    from .._numba.conclusions import kendall_within
+
     na = a.shape[1]
-    iu, ju = np.triu_indices(na, k=1)
-    da = a[:, iu] - a[:, ju]
-    db = b[:, iu] - b[:, ju]
-    sa = np.where(np.abs(da) <= _RANK_TOL, 0.0, np.sign(da))
-    sb = np.where(np.abs(db) <= _RANK_TOL, 0.0, np.sign(db))
-    dist = np.abs(sa - sb).sum(axis=1) / 2.0 / iu.size
-    return dist <= delta + 1e-12
+    out = np.zeros(a.shape[0], dtype=np.bool_)
+    return kendall_within(np.ascontiguousarray(a), np.ascontiguousarray(b), _RANK_TOL,
+                          2.0 * delta * (na * (na - 1) // 2) + 1e-9, out)
 
 
 def _agreement_fn(model: _Model, kind: str, k: int, delta: float):
@@ -326,12 +350,16 @@ def _agreement_fn(model: _Model, kind: str, k: int, delta: float):
 
 
 def _mc_nstar(G, alpha: float) -> float:
-    """Smallest n with G(m) >= alpha for every larger m on the grid, refined by bisection."""
-    grid = list(range(1, _DENSE_N + 1))
-    n = float(_DENSE_N)
-    while n < _N_MAX:
-        n = min(_N_MAX, n * 1.6)
-        grid.append(n)
+    """Smallest n with G(m) >= alpha for every larger m of a grid, refined by bisection.
+
+    The grid has steps of 3 (1, 3, 9, ... up to 10^6); between the last grid point that
+    fails and the next, the crossing is found by bisection on log n to 1 % (to the unit
+    below 100 conditions). Under the normal model G grows with n, so the refinement finds
+    the crossing itself.
+    """
+    grid = [1.0]
+    while grid[-1] < _N_MAX:
+        grid.append(min(float(_N_MAX), grid[-1] * 3.0))
     vals = np.array([G(g) for g in grid])
     if vals[-1] < alpha:
         return math.inf
@@ -340,17 +368,21 @@ def _mc_nstar(G, alpha: float) -> float:
         return 1.0
     i = int(bad[-1])
     lo, hi = grid[i], grid[i + 1]
-    if hi - lo <= 1:
-        return float(hi)
-    for _ in range(30):  # bisection on the crossing after the last failing grid point
-        if hi - lo <= max(0.5, 1e-3 * lo):
-            break
-        mid = 0.5 * (lo + hi)
+    while hi >= 100 and hi > 1.01 * lo:  # on log n, to 1 %
+        mid = math.sqrt(lo * hi)
         if G(mid) >= alpha:
             hi = mid
         else:
             lo = mid
-    return float(math.ceil(hi)) if hi < 50 else float(hi)
+    if hi < 100:  # to the unit: whole numbers of conditions
+        lo, hi = math.floor(lo), math.ceil(hi)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if G(mid) >= alpha:
+                hi = mid
+            else:
+                lo = mid
+    return float(hi)
 
 
 # ---------------------------------------------------------------------------------------
@@ -411,7 +443,6 @@ def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
         s2 = st["sum2"][q]
         a, b = (i, j) if s2 <= 0 else (j, i)
         names = _names(alts, [a, b])
-        eff = float(st["eff"][q])
         const_zero = bool(st["const"][q] and s2 == 0)
         if const_zero:
             observed = f"{names[0]} and {names[1]} tie in every condition"
@@ -421,8 +452,7 @@ def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
             g, ns, lo, hi = 0.5, math.inf, float(nlo[q]), math.inf
         else:
             observed = f"{names[0]} ahead of {names[1]}"
-            g = (float(_pair_agreement(abs(eff), st["span_sd"][q], N))
-                 if np.isfinite(eff) else 1.0)
+            g = float(st["agreement"][q])
             ns, lo, hi = float(nstar[q]), float(nlo[q]), float(nhi[q])
         equivalent = const_zero or (margin is not None and N > 1 and _within_margin(
             float(st["mean"][q]), float(st["sd"][q]), N, margin, tcrit))
@@ -436,7 +466,7 @@ def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
                      "agreement": g, "nstar": ns, "nstar_lo": lo, "nstar_hi": hi,
                      "more": more, "verdict": verdict, "reliable": reliable,
                      "reason": reason, "p_value": float(st["p"][q]),
-                     "p_adjusted": float(p_adj[q]), "judged": judged})
+                     "p_adjusted": float(p_adj[q]), "judged": judged, "bottleneck": names})
     return rows
 
 
@@ -518,14 +548,17 @@ def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndar
                                     _tcrit(alpha, N))
     verdict, more, reason = _verdict(nstar, lo, hi, N, separated, reliable=reliable,
                                      budget=budget, equivalent=equivalent)
-    if q is not None and verdict in ("unsure", "tied") and not reason.startswith("only"):
-        a, b = _names(alts, [int(st["i"][q]), int(st["j"][q])])
-        reason += f" (least separated pair: {a} vs {b})"
+    neck = _names(alts, [int(st["i"][q]), int(st["j"][q])]) if q is not None else []
+    if neck and float(st["sum2"][q]) > 0:
+        neck = neck[::-1]  # the one ahead first
+    if neck and verdict in ("unsure", "tied") and not reason.startswith("only"):
+        reason += f" (least separated pair: {neck[0]} vs {neck[1]})"
     return {"kind": kind, "k": k, "members": members, "alternatives": text,
             "observed": observed, "agreement": agree, "nstar": nstar, "nstar_lo": lo,
             "nstar_hi": hi, "more": more, "verdict": verdict, "reliable": reliable,
             "reason": reason, "p_value": float(st["p"][q]) if q is not None else 0.0,
-            "p_adjusted": float(st["p"][q]) if q is not None else 0.0, "judged": judged}
+            "p_adjusted": float(st["p"][q]) if q is not None else 0.0, "judged": judged,
+            "bottleneck": neck}
 
 
 def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[int],
@@ -609,6 +642,7 @@ def conclusions(
     draws: int = 2000,
     seed: Any = 0,
     config_id: Any = None,
+    progress: bool = True,
 ) -> pl.DataFrame:
     """Say which of a study's conclusions hold, and how many conditions the others need.
 
@@ -651,9 +685,14 @@ def conclusions(
     draws : int
         Monte Carlo draws of the normal model (best, top-k, order; default 2000).
     seed : int or numpy.random.Generator
-        Seed of the Monte Carlo draws; the same seed gives the same frame, bit for bit.
+        Seed of the Monte Carlo draws; the same seed gives the same frame, bit for bit. Each
+        configuration draws from its own stream of (seed, configuration id), so one
+        configuration's rows are the same whether it is analysed alone or with the others.
     config_id : int, dict or tuple, optional
-        One configuration only (as :meth:`Study.config_id` takes it); default all.
+        One configuration only (as :meth:`genexpy_nb.Study.config_id` takes it); default all.
+    progress : bool
+        Show a progress bar over the configurations (default True; drawn only in a notebook
+        or a terminal, and only when there are several configurations).
 
     Returns
     -------
@@ -665,8 +704,10 @@ def conclusions(
         N), ``nstar``, ``nstar_lo``, ``nstar_hi`` (infinite when these conditions do not
         separate it), ``N``, ``more`` (conditions still needed), ``verdict`` ("holds",
         "needs k more", "unsure", "tied"), ``reliable``, ``reason``, ``p_value`` (the
-        paired t-test of the pair, or of the bottleneck pair), ``p_adjusted`` and ``judged``
-        (one by one, as a family, or intersection-union).
+        paired t-test of the pair, or of the bottleneck pair), ``p_adjusted``, ``judged``
+        (one by one, as a family, or intersection-union), ``bottleneck`` (the two
+        alternatives of the least separated pair a best, top-k or order row rests on),
+        ``alpha`` and ``level``.
 
     Examples
     --------
@@ -693,15 +734,20 @@ def conclusions(
     kinds = _check_kinds(kinds)
     ks = _check_top_k(top_k)
     _check_options(margin, budget, draws, adjust)
-    rng = rng_from_seed(check_seed(seed))
+    root = root_seed(seed)
     samples = ([study.sample(config_id)] if config_id is not None else list(study.samples()))
     rows: list[dict[str, Any]] = []
     levels: list[dict[str, Any]] = []
-    for s in samples:
-        sub = np.random.default_rng(rng.integers(0, 2**63 - 1))  # one stream per config
+    from .._progress import tqdm
+
+    bar = tqdm(samples, desc="conclusions", unit="config",
+               disable=not progress or len(samples) < 2, leave=False)
+    for s in bar:
         r = _configuration_rows(s, kinds=kinds, top_k=ks, alpha=alpha, delta=delta,
                                 adjust=adjust, margin=margin, budget=budget, level=level,
-                                draws=int(draws), rng=sub)
+                                draws=int(draws), rng=child_seed(root, s.config_id))
+        for row in r:
+            row["alpha"], row["level"] = alpha, level
         rows.extend(r)
         levels.extend([{"config_id": s.config_id, **s.levels}] * len(r))
     return _frame(rows, levels, study)
@@ -713,12 +759,22 @@ _SCHEMA = {
     "nstar": pl.Float64, "nstar_lo": pl.Float64, "nstar_hi": pl.Float64, "N": pl.Int64,
     "more": pl.Int64, "verdict": pl.String, "reliable": pl.Boolean, "reason": pl.String,
     "p_value": pl.Float64, "p_adjusted": pl.Float64, "judged": pl.String,
+    "bottleneck": pl.List(pl.String), "alpha": pl.Float64, "level": pl.Float64,
 }
 
 
 def _frame(rows: list[dict[str, Any]], levels: list[dict[str, Any]], study: Any
            ) -> pl.DataFrame:
-    body = pl.DataFrame(rows, schema=_SCHEMA) if rows else pl.DataFrame(schema=_SCHEMA)
+    import pyarrow as pa
+
+    cols = {}
+    for c, t in _SCHEMA.items():
+        values = [r[c] for r in rows]
+        if c in ("members", "bottleneck"):  # one conversion per list column, not per row
+            cols[c] = pl.Series(c, pa.array(values, type=pa.list_(pa.string())))
+        else:
+            cols[c] = pl.Series(c, values, dtype=t)
+    body = pl.DataFrame(cols)
     conf = study.configurations.select("config_id", *study.design)
     ids = pl.DataFrame({"config_id": [lv["config_id"] for lv in levels]},
                        schema={"config_id": conf.schema["config_id"]})
