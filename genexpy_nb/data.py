@@ -17,6 +17,7 @@ that was searched.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +84,15 @@ def fetch_public_file(name: str) -> Path:
     if local:
         folder = Path(local).expanduser()
         path = folder.absolute() / name
+        if folder.exists() and not folder.is_dir():
+            raise DatasetUnavailableError(
+                f"{DATA_DIR_ENV}={local!r} is a file, not a folder; set it to the folder that "
+                f"holds {name}, or unset it to download the file.")
+        if path.is_dir():
+            raise DatasetUnavailableError(
+                f"{path} is a folder, not the data file {name}; {DATA_DIR_ENV}={local!r} "
+                "must be the folder that holds the file. Move or rename that folder and put "
+                f"the file there (download it from {spec.url}).")
         if not path.is_file():
             where = "" if folder.is_absolute() else (
                 f" (a relative path, resolved against the current folder {Path.cwd()}: "
@@ -92,7 +102,13 @@ def fetch_public_file(name: str) -> Path:
                 f"(download it from {spec.url}) or unset {DATA_DIR_ENV} to download it "
                 "automatically."
             )
-        digest = _sha256(path)
+        try:
+            digest = _sha256(path)
+        except OSError as exc:
+            raise DatasetUnavailableError(
+                f"{path} (in {DATA_DIR_ENV}) cannot be read ({exc.strerror or exc}); give "
+                f"yourself read permission (chmod u+r {shlex.quote(str(path))}) or unset "
+                f"{DATA_DIR_ENV} to download the file.") from None
         if digest != spec.sha256:
             raise DatasetUnavailableError(
                 f"{path} has sha256 {digest}, expected {spec.sha256}: the file is not the "

@@ -177,3 +177,33 @@ def test_alternatives_shown_alike_are_refused(twin):
     df = _long(alts=("a", twin, "c"))
     with pytest.raises(GenexpyInputError, match="show them alike"):
         compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+
+
+# ---- the data folder: a folder or an unreadable file where the data file should be -----------
+
+
+def test_data_dir_holding_a_folder_of_the_file_name(tmp_path, monkeypatch):
+    from genexpy_nb.data import DATA_DIR_ENV, fetch_public_file
+
+    (tmp_path / "encoders_results.parquet").mkdir()
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
+    with pytest.raises(GenexpyInputError, match="is a folder, not the data file"):
+        fetch_public_file("encoders_results.parquet")
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "encoders_results.parquet" / ".." / "f"))
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(GenexpyInputError, match="is a file, not a folder"):
+        fetch_public_file("encoders_results.parquet")
+
+
+def test_data_dir_with_an_unreadable_file(tmp_path, monkeypatch):
+    import genexpy_nb.data as data
+
+    (tmp_path / "encoders_results.parquet").write_bytes(b"PAR1")
+
+    def denied(path):  # as a file without read permission (root reads every file)
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(data, "_sha256", denied)
+    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
+    with pytest.raises(GenexpyInputError, match=r"cannot be read \(Permission denied\).*chmod"):
+        data.fetch_public_file("encoders_results.parquet")
