@@ -197,9 +197,41 @@ def check_output_dir(path: str | os.PathLike, *, replace: bool = True) -> Path:
             raise GenexpyInputError(
                 f"output folder {str(path)!r} exists and holds files genexpy_nb did not "
                 "write; it is never overwritten. Choose a new folder name.")
+        extra = _files_not_ours(p)
+        if extra:
+            raise GenexpyInputError(
+                f"output folder {str(path)!r} was written by genexpy_nb, but {len(extra)} "
+                f"file(s) in it were not (e.g. {extra[0]!r}); replacing the folder would "
+                "delete them, so it is left as it is. Move those files elsewhere, or choose "
+                "a new folder name.")
     parent = p.absolute().parent
     make_parent(parent, f"the output folder {str(path)!r}")
     return p
+
+
+#: the line of the marker after which the files genexpy_nb wrote are listed
+_FILES_LINE = "files written:"
+
+
+def _relative_files(folder: Path) -> list[str]:
+    """Every file under ``folder`` (links included), as paths relative to it."""
+    return sorted(q.relative_to(folder).as_posix() for q in folder.rglob("*")
+                  if q.is_file() or q.is_symlink())
+
+
+def _files_not_ours(folder: Path) -> list[str]:
+    """Files in an output folder that its marker does not list (a user's own files).
+
+    A marker without a list (written by an older version) lists nothing to check.
+    """
+    try:
+        lines = (folder / MARKER).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    if _FILES_LINE not in lines:
+        return []
+    ours = set(lines[lines.index(_FILES_LINE) + 1:]) | {MARKER}
+    return [f for f in _relative_files(folder) if f not in ours]
 
 
 def _owner() -> str:
@@ -249,7 +281,9 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
 
     - ``replace=True`` (default): it is replaced, but only if genexpy_nb wrote it (it holds
       the marker) or it is empty - a folder of the user's own files is never deleted
-      (:class:`GenexpyInputError`, checked before anything is written). The old folder
+      (:class:`GenexpyInputError`, checked before anything is written); nor is a folder
+      genexpy_nb wrote in which the user has put files of their own (the marker lists the
+      files written). The old folder
       stays intact until the new one is complete; the swap is two renames, so a crash in
       between leaves no folder at ``path`` (and the old one under ``.NAME.old-*``).
     - ``replace=False``: :class:`GenexpyInputError`.
@@ -281,8 +315,11 @@ def atomic_dir(path: str | os.PathLike, *, replace: bool = True) -> Iterator[Pat
     tmp = Path(tempfile.mkdtemp(prefix=f".{p.name}.partial-{_owner()}-", dir=p.parent))
     try:
         yield tmp
+        files = _relative_files(tmp)
         (tmp / MARKER).write_text(
-            "Written by genexpy_nb; a later run may replace this folder.\n", encoding="utf-8")
+            "Written by genexpy_nb; a later run may replace this folder (not when it holds "
+            f"files that are not listed here).\n{_FILES_LINE}\n" + "".join(
+                f"{f}\n" for f in files), encoding="utf-8")
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders
         old = None
         if p.exists():

@@ -48,6 +48,7 @@ from .cli_checks import (
     read_table,
     require_options,
     say,
+    signals_as_interrupts,
 )
 from .cli_conclusions import (
     add_conclusion_options,
@@ -766,7 +767,7 @@ def main(argv: list[str] | None = None) -> int:
         from ._numba import no_compile_note
 
         with command_line_words(command_flags(commands[args.command])), _export_notes(), \
-                no_compile_note(getattr(args, "quiet", False)):
+                no_compile_note(getattr(args, "quiet", False)), signals_as_interrupts():
             return args.func(args)
     except GenexpyInputError as exc:
         with command_line_words(command_flags(commands[args.command])):

@@ -8,7 +8,9 @@ messages in command-line words (:mod:`genexpy_nb._words`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +52,42 @@ def say(msg: str = "") -> None:
     from ._escape import terminal_text
 
     print("\n".join(terminal_text(line) for line in str(msg).split("\n")), file=sys.stderr)
+
+
+@contextlib.contextmanager
+def signals_as_interrupts() -> Iterator[None]:
+    """Make SIGTERM and SIGHUP end a command as Ctrl-C does, cleaning up after it.
+
+    ``kill`` (SIGTERM) and a closed terminal (SIGHUP) would otherwise end the process at
+    once and leave a half-written output folder behind; as a ``KeyboardInterrupt`` they
+    run every cleanup (the temporary folder is removed, the existing output is left as it
+    was). Only in the main thread (where Python delivers signals); the previous handlers
+    come back at the end.
+
+    Yields
+    ------
+    None
+    """
+    import signal
+    import threading
+
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        def interrupt(signum, frame):
+            raise KeyboardInterrupt(f"signal {signum}")
+
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                try:
+                    old[sig] = signal.signal(sig, interrupt)
+                except (ValueError, OSError):  # pragma: no cover - not settable here
+                    pass
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def one_line(msg: object) -> str:

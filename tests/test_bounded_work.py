@@ -107,3 +107,55 @@ def test_nstar_refuses_a_kernel_matrix_that_cannot_fit_before_building_it(monkey
     with pytest.raises(GenexpyInputError, match=r"3,000 conditions.*kernel matrix.*at most "
                                                 r"about [\d,]+ conditions"):
         gx.GeneralizabilityAnalysis(study, [gx.Jaccard(k=1)], rep=10, progress=False)
+
+
+# ---- signals: no partial output folder ------------------------------------------------------
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_signal_leaves_no_partial_output_folder(tmp_path, signame):
+    """The demo builds its folder under a hidden temporary name; kill it while it does."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "demo_out"
+    env = {**os.environ, "GENEXPY_NB_PROGRESS": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "genexpy_nb", "demo", "--out", str(out),
+                             "--quiet", "--rep", "200"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not list(tmp_path.glob(".demo_out.partial-*")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the demo never started its folder"
+            time.sleep(0.05)
+        proc.send_signal(getattr(signal, signame))
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "interrupted (no output written)" in err
+    assert not out.exists()
+    assert not list(tmp_path.glob(".demo_out.*")), list(tmp_path.iterdir())
+
+
+def test_a_user_file_in_an_earlier_output_folder_is_never_deleted(tmp_path):
+    from genexpy_nb._io import atomic_dir
+
+    out = tmp_path / "out"
+    with atomic_dir(out) as tmp:
+        (tmp / "a.csv").write_text("x")
+        (tmp / "sub").mkdir()
+        (tmp / "sub" / "b.csv").write_text("y")
+    with atomic_dir(out) as tmp:  # ours only: replaced
+        (tmp / "a.csv").write_text("x2")
+    assert (out / "a.csv").read_text() == "x2" and not (out / "sub").exists()
+    (out / "my notes.txt").write_text("mine")
+    with pytest.raises(GenexpyInputError, match=r"1 file\(s\) in it were not.*'my notes.txt'"):
+        with atomic_dir(out) as tmp:
+            (tmp / "a.csv").write_text("x3")
+    assert (out / "my notes.txt").read_text() == "mine" and (out / "a.csv").read_text() == "x2"
