@@ -56,7 +56,7 @@ from .columns import (
     _unreliable,
     concat_columns,
 )
-from .estimate import quantile_fits, resample_mmd, resampled_nstar
+from .estimate import quantile_fits, resample_mmd, resampled_nstar, sizes_progress
 from .fit import (
     MIN_GRID_POINTS,
     _nstar_values,
@@ -321,10 +321,16 @@ class GeneralizabilityAnalysis:
                 ids_iter = tqdm(ids, desc="MMD distributions", unit="config", leave=False)
             else:
                 ids_iter = ids
+            sizes = (sizes_progress(grid_fn(study.sample(ids[0]).N))
+                     if progress and len(ids) == 1 else None)
             for cid in ids_iter:
-                self.dists[cid] = self._compute(study.sample(cid), grid_fn)
+                self.dists[cid] = self._compute(study.sample(cid), grid_fn,
+                                                on_size=None if sizes is None else sizes.update)
+            if sizes is not None:
+                sizes.close()
 
-    def _compute(self, s: ConfigurationSample, grid_fn) -> ConfigDistributions:
+    def _compute(self, s: ConfigurationSample, grid_fn,
+                 on_size: Callable[[int], object] | None = None) -> ConfigDistributions:
         ns = grid_fn(s.N)
         rng = child_seed(self.seed, s.config_id)
         nk = len(self.kernels)
@@ -366,7 +372,7 @@ class GeneralizabilityAnalysis:
 
         out = resample_mmd(sups, s.N, ns, self.rep, rng, disjoint=self.disjoint,
                            replace=self.replace,
-                           on_pairs=None if null_sups is None else baseline)
+                           on_pairs=None if null_sups is None else baseline, on_size=on_size)
         return ConfigDistributions(s, self.kernels, ns, out, sups, null_mmd=null_out,
                                    null_supports=null_sups,
                                    null_ns=None if null_sups is None else ns[keep])
