@@ -5,9 +5,17 @@
 (function () {
   "use strict";
   if (window.location.protocol !== "file:") return;
-  if (window.DOCUMENTATION_OPTIONS) window.DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
+  // DOCUMENTATION_OPTIONS is a global const of documentation_options.js (not a property
+  // of window); searchtools.js reads SHOW_SEARCH_SUMMARY as it lists each hit
+  function noSummaries() {
+    if (typeof DOCUMENTATION_OPTIONS !== "undefined") {
+      DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
+    }
+  }
+  noSummaries();
 
   function note() {
+    noSummaries();
     var results = document.getElementById("search-results");
     if (!results || document.querySelector(".gx-search-note")) return;
     var p = document.createElement("p");

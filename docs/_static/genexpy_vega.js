@@ -29,13 +29,11 @@
       fail(el, err);
       return;
     }
-    // the specs are compiled for Vega 5; the bundled Vega may be newer (v6), which reads them
-    // all the same but logs "The input spec uses Vega v5, but the current version of Vega is
-    // v6" for each chart: name the bundled major version in the spec's $schema
-    var vega = window.vega || window.vegaEmbed.vega;
-    if (vega && vega.version && typeof spec.$schema === "string") {
-      spec.$schema = spec.$schema.replace(/\/v\d+(\.\d+)*\.json$/,
-                                          "/v" + vega.version.split(".")[0] + ".json");
+    // the specs are compiled for Vega 5 and name it in $schema; the bundled Vega is newer
+    // (v6), which draws them all the same but logs "The input spec uses Vega v5, but the
+    // current version of Vega is v6" for each chart. The mode is given (vega): no $schema
+    if (typeof spec.$schema === "string" && /\/schema\/vega\//.test(spec.$schema)) {
+      delete spec.$schema;
     }
     var target = document.createElement("div");
     target.className = "gx-vega-view";

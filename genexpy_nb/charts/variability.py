@@ -218,12 +218,13 @@ def alpha_hat_scatter(
         y=alt.Y(f"{y}:Q", title=METRIC_TITLES.get(y, y)),
         tooltip=tip,
     )
-    points = base.mark_circle(size=45, opacity=0.6, color=_BASE)
-    sel = base.transform_filter(alt.datum.selected)
-    marker = sel.mark_point(size=160, filled=True, color=_HIGHLIGHT)
-    text = sel.mark_text(align="left", dx=8, dy=-8, color=_HIGHLIGHT).encode(
-        text=alt.Text("model:N"))
-    return alt.layer(points, marker, text).properties(width=width, height=height)
+    layers = [base.mark_circle(size=45, opacity=0.6, color=_BASE)]
+    if highlight is not None:  # (a layer of no rows makes Vega warn of an infinite extent)
+        sel = base.transform_filter(alt.datum.selected)
+        layers += [sel.mark_point(size=160, filled=True, color=_HIGHLIGHT),
+                   sel.mark_text(align="left", dx=8, dy=-8, color=_HIGHLIGHT).encode(
+                       text=alt.Text("model:N"))]
+    return alt.layer(*layers).properties(width=width, height=height)
 
 
 def ensemble_size_chart(
