@@ -293,3 +293,19 @@ def test_one_configuration_alone_gives_the_same_rows_and_extra_columns():
     assert all(len(b) == 2 for b in sets["bottleneck"])
     pairs = whole.filter(pl.col("kind") == "pair")
     assert pairs["bottleneck"].to_list() == pairs["members"].to_list()
+
+
+def test_a_list_of_configurations():
+    rng = np.random.default_rng(4)
+    frames = [_frame(rng.standard_normal((12, 3))).with_columns(pl.lit(m).alias("metric"))
+              for m in ("acc", "f1", "auc")]
+    st = gx.Study(pl.concat(frames), alternatives="model", target="score",
+                  generalize="dataset", design="metric", higher_is_better=True)
+    two = gx.conclusions(st, configurations=[{"metric": "f1"}, 0])
+    assert two["metric"].unique(maintain_order=True).to_list() == ["f1", "acc"]
+    whole = gx.conclusions(st)
+    assert two.filter(pl.col("metric") == "f1").equals(whole.filter(pl.col("metric") == "f1"))
+    with pytest.raises(GenexpyInputError, match="not both"):
+        gx.conclusions(st, config_id=0, configurations=[1])
+    with pytest.raises(GenexpyInputError, match="configurations"):
+        gx.conclusions(st, configurations="acc")

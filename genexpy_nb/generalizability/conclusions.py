@@ -642,6 +642,7 @@ def conclusions(
     draws: int = 2000,
     seed: Any = 0,
     config_id: Any = None,
+    configurations: Sequence[Any] | None = None,
     progress: bool = True,
 ) -> pl.DataFrame:
     """Say which of a study's conclusions hold, and how many conditions the others need.
@@ -690,6 +691,8 @@ def conclusions(
         configuration's rows are the same whether it is analysed alone or with the others.
     config_id : int, dict or tuple, optional
         One configuration only (as :meth:`genexpy_nb.Study.config_id` takes it); default all.
+    configurations : list, optional
+        Several configurations (each as ``config_id`` takes it), in this order; default all.
     progress : bool
         Show a progress bar over the configurations (default True; drawn only in a notebook
         or a terminal, and only when there are several configurations).
@@ -735,7 +738,19 @@ def conclusions(
     ks = _check_top_k(top_k)
     _check_options(margin, budget, draws, adjust)
     root = root_seed(seed)
-    samples = ([study.sample(config_id)] if config_id is not None else list(study.samples()))
+    if config_id is not None and configurations is not None:
+        raise GenexpyInputError("give config_id (one configuration) or configurations (a list), "
+                                "not both.")
+    if config_id is not None:
+        samples = [study.sample(config_id)]
+    elif configurations is not None:
+        if isinstance(configurations, (str, bytes, dict)) or not hasattr(configurations,
+                                                                         "__iter__"):
+            raise GenexpyInputError("configurations must be a list of configurations (ids, "
+                                    "{factor: level} dicts or tuples of levels).")
+        samples = [study.sample(c) for c in configurations]
+    else:
+        samples = list(study.samples())
     rows: list[dict[str, Any]] = []
     levels: list[dict[str, Any]] = []
     from .._progress import tqdm
