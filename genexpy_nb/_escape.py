@@ -209,16 +209,20 @@ def latex_text(value: Any) -> str:
     return _LATEX_RE.sub(lambda m: _LATEX[m.group()], text)
 
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: a cell a spreadsheet may run as a formula: ``= + - @`` first (after any white space or
+#: control characters, which some spreadsheets skip), or a tab or carriage return first
+_FORMULA = r"^(?:[\s\x00-\x1f\x7f-\x9f]*[=+\-@]|[\t\r])"
+_FORMULA_RE = re.compile(_FORMULA)
 
 
 def csv_cell(value: Any) -> Any:
     """Make a text cell that a spreadsheet will show as text, never run as a formula.
 
-    Strings starting with ``= + - @``, a tab or a carriage return get a leading apostrophe
-    (OWASP's advice for CSV injection); anything else, numbers included, is returned as is.
+    Strings starting with ``= + - @`` (after any white space or control characters), a tab
+    or a carriage return get a leading apostrophe (OWASP's advice for CSV injection);
+    anything else, numbers included, is returned as is.
     """
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    if isinstance(value, str) and _FORMULA_RE.match(value):
         return "'" + value
     return value
 
@@ -235,7 +239,7 @@ def csv_safe(frame: Any) -> Any:
     for name, dtype in frame.schema.items():
         if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
             col = pl.col(name).cast(pl.String)
-            risky = col.str.contains(r"^[=+\-@\t\r]")
+            risky = col.str.contains(_FORMULA)
             exprs.append(pl.when(risky).then(pl.lit("'") + col).otherwise(col).alias(name))
     return frame.with_columns(exprs) if exprs else frame
 

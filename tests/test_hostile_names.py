@@ -94,9 +94,25 @@ def check_latex(text: str) -> None:
     corpus.check_latex(text)
 
 
+def check_delimited(text: str, sep: str) -> None:
+    """No cell a spreadsheet would run as a formula (the file parsed as CSV, so that a line
+    separator inside a quoted cell stays in its cell)."""
+    import csv
+
+    for row in csv.reader(io.StringIO(text, newline=""), delimiter=sep):
+        for cell in row:
+            if re.match(r"[\s\x00-\x1f\x7f-\x9f]*[=+\-@]|[\t\r]", cell):
+                try:
+                    float(cell)
+                except ValueError:
+                    pytest.fail(f"formula cell {cell[:60]!r}")
+
+
 def check_output(p: Path) -> None:
     """Check one written file by its format."""
     s = p.suffix.lower()
+    if s in (".csv", ".tsv"):
+        return check_delimited(p.read_text(encoding="utf-8"), "," if s == ".csv" else "\t")
     if s == ".md":
         return check_markdown(p.read_text(encoding="utf-8"))
     if s == ".tex":

@@ -278,6 +278,9 @@ def outcome(case: Case, folder: Path) -> tuple[str, str]:
     if ours and not case.warns:
         return "unexpected warning", str(ours[0].message)
     if isinstance(result, CliRun):
+        bad = _unescaped(result)
+        if bad:
+            return "unescaped", bad
         lines = result.lines()
         if result.rc == 0:
             exc = None
@@ -303,6 +306,25 @@ def outcome(case: Case, folder: Path) -> tuple[str, str]:
     if case.expect == "clear":
         return "silent", f"accepted: {str(result)[:200]}"
     return ("correct", "") if case.check(result) else ("wrong answer", str(result)[:300])
+
+
+def _unescaped(run: CliRun) -> str:
+    """What a CLI run printed or wrote unescaped for its format ('' when nothing)."""
+    import test_hostile_names as hn
+
+    try:
+        hn.check_terminal((run.out + run.err).replace("\r", ""))
+        folder = run.folder
+        if folder != Path() and folder.is_dir():
+            for p in sorted(folder.iterdir()):
+                if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in (
+                        ".md", ".tex", ".csv", ".tsv", ".svg", ".html", ".json"):
+                    hn.check_output(p)
+        elif folder != Path() and folder.is_file() and folder.suffix in (".csv", ".tsv"):
+            hn.check_output(folder)
+    except (AssertionError, pytest.fail.Exception) as exc:
+        return str(exc)[:300]
+    return ""
 
 
 # ---- the Study: factor and target columns ------------------------------------------------
@@ -953,6 +975,232 @@ correct("cli", "--version", lambda r: r.rc == 0 and "genexpy-nb" in r.out + r.er
     lambda o: cli("--version"))
 
 
+# ---- generated cases: escaping, degenerate estimates, bounded work, corners, outputs ------
+#
+# Drawn, not listed: names from the fragments of tests/test_hostile_names.py (each breaks
+# some format when written raw), sizes and values from a seeded generator. Every CLI case of
+# the sweep, these and the ones above, is also checked for what it printed (no escape
+# sequence, no control character) and for every file it wrote, by format (see outcome()).
+
+import test_hostile_names as hostile_names  # noqa: E402  (after sys.path is set)
+
+_GEN = np.random.default_rng(39)
+
+
+def _hostile_name(rng: np.random.Generator) -> str:
+    """A name of 1 to 4 fragments that shows as something (not only control characters)."""
+    while True:
+        parts = rng.choice(len(hostile_names.FRAGMENTS), size=int(rng.integers(1, 5)))
+        name = "".join(hostile_names.FRAGMENTS[i] for i in parts) + str(rng.integers(10))
+        if hostile_names.shown(name):
+            return name
+
+
+def _hostile_names(rng: np.random.Generator, k: int) -> list[str]:
+    out: list[str] = []
+    while len(out) < k:
+        n = _hostile_name(rng)
+        if hostile_names.shown(n) not in {hostile_names.shown(o) for o in out}:
+            out.append(n)
+    return out
+
+
+def _hostile_compare(o: Path, names: list[str], block: str, *extra: str) -> CliRun:
+    src = o / "in" / "r.parquet"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    hostile_names._table(names, block, "seed").write_parquet(src)
+    run = cli("compare", src, "--alternatives", "alt", "--target", "acc", "--blocks", block,
+              "--average-over", "seed", "--higher-is-better", "--tol-missing-conditions",
+              "0.5", *extra, "--out", o / "cmp")
+    run.folder = o / "cmp"
+    return run
+
+
+for _i in range(6):
+    _names = _hostile_names(_GEN, int(_GEN.integers(3, 5)))
+    _block = "fold " + _hostile_name(_GEN).replace(",", "") + " end"
+    correct("escaping", f"compare of generated names #{_i}: every file and line escaped",
+            lambda r: r.rc == 0 and (r.folder / "report.md").is_file(), warns=True)(
+        lambda o, n=_names, b=_block: _hostile_compare(
+            o, n, b, "--bayesian-rope", "0.01", "--figures", "html,svg"))
+    _ctl = _hostile_name(_GEN) + "x"
+    add_clear("escaping", f"an unknown generated --control #{_i}",
+              lambda o, n=_names, b=_block, c=_ctl: _hostile_compare(
+                  o, n, b, f"--control={c}", "--figures", ""), "--control")
+add_clear("escaping", "names shown alike are refused, not drawn with one label",
+          lambda o: _hostile_compare(o, ["a", "a\x00\u202e", "b"], "ds", "--figures", ""),
+          "show them alike", "'alt'")
+
+
+def _hostile_pool(o: Path, rng: np.random.Generator) -> str:
+    from genexpy_nb.seedpools.pools import SeedPool, save_pool, write_manifest
+
+    m, n = 2, 4
+    z = np.zeros(m, np.float32)
+    meta = {k: _hostile_name(rng) for k in ("kind", "description", "command", "created")}
+    meta.update(config={"source": _hostile_name(rng), "epochs": 1, "seed": 0},
+                task={"name": _hostile_name(rng)}, versions={"x": _hostile_name(rng)})
+    pool = SeedPool(gaps=np.ones((m, n), np.float32), labels=np.zeros(n, np.int8),
+                    test_index=np.arange(n), val_accuracy=z, test_accuracy=z,
+                    val_accuracy_curve=np.zeros((m, 1), np.float32), train_loss=np.zeros((m, 1)),
+                    wall_time_s=z, cpu_time_s=z, init_seed=np.arange(m, dtype=np.uint64),
+                    order_seed=np.arange(m, dtype=np.uint64), meta=meta)
+    name = re.sub(r"[/\x00]", "", _hostile_name(rng))[:80] or "p"
+    save_pool(pool, o / f"{name}.npz")
+    md = Path(write_manifest(o)[1]).read_text(encoding="utf-8")
+    hostile_names.check_markdown(md)
+    return md
+
+
+for _i in range(4):
+    _s = int(_GEN.integers(1 << 30))
+    correct("escaping", f"POOLS.md of a pool with generated meta fields #{_i}",
+            lambda md: "## Files" in md)(lambda o, s=_s: _hostile_pool(
+                o, np.random.default_rng(s)))
+
+
+# degenerate estimates: the symmetric or undefined answer with a warning, or a refusal
+def _identical_bayes(x):
+    from genexpy_nb.significance import bayesian_signed_rank
+
+    return bayesian_signed_rank(x, x.copy(), rope=0, higher_is_better=True, nsamples=500)
+
+
+for _i in range(3):
+    _x = _GEN.random(int(_GEN.integers(2, 30)))
+    correct("degenerate", f"Bayesian signed-rank of identical alternatives, rope 0 #{_i}",
+            lambda r: r.probs == (0.5, 0.0, 0.5) and "symmetric" in r.note, warns=True)(
+        lambda o, x=_x: _identical_bayes(x))
+    _runs = {"one": _GEN.random((1, int(_GEN.integers(2, 9))))}
+    correct("degenerate", f"intervals from one run per task are undefined #{_i}",
+            lambda f: f["low"].is_nan().all() and f["estimate"].is_finite().all(),
+            warns=True)(lambda o, r=_runs: gx.aggregates.interval_estimates(r, reps=50))
+    _n = int(_GEN.integers(1, 4))
+    _big = float(10.0 ** _GEN.integers(101, 309))
+    add_clear("degenerate", f"scores of {_big:.0e} in compare #{_i}",
+              lambda o, b=_big: gx.significance.compare(
+                  table(acc=pl.col("acc") * b), alternatives="alt", target="acc",
+                  blocks="ds", average_over="seed", higher_is_better=True), "'acc'", "Rescale")
+    _int = int(2**53 + _GEN.integers(1, 2**62))
+    add_clear("degenerate", f"integer scores above 2**53 in a Study #{_i}",
+              lambda o, b=_int: study(table(acc=pl.int_range(pl.len()) + b)), "'acc'",
+              "2**53")
+    add_clear("degenerate", f"rank probabilities of one condition #{_i}",
+              lambda o: gx.rank_probabilities(study(table(n_ds=1)), rep=10),
+              "at least 2 conditions")
+
+
+def _bool_in_pandas(row: int):
+    pdf = table().to_pandas()
+    pdf["acc"] = pdf["acc"].astype(object)
+    pdf.loc[row, "acc"] = bool(row % 2)
+    return study(pdf)
+
+
+for _row in _GEN.choice(36, size=3, replace=False):
+    add_clear("degenerate", f"a boolean in a pandas score column, row {_row}",
+              lambda o, r=int(_row): _bool_in_pandas(r), "'acc'", "boolean")
+
+# bounded work: refused before it starts, the size and the fix named
+for _rep in (10**9, 2 * 10**6):
+    add_clear("bounded", f"rank_probabilities(rep={_rep})",
+              lambda o, r=_rep: gx.rank_probabilities(study(table()), rep=r), "rep=", "rep=2000")
+for _k in (int(_GEN.integers(317, 600)), 2000):
+    add_clear("bounded", f"win_tie_loss of {_k} alternatives",
+              lambda o, k=_k: gx.significance.win_tie_loss(
+                  np.random.default_rng(k).random((5, k)), higher_is_better=True),
+              f"{_k:,} alternatives", "alternatives=[...]")
+add_clear("bounded", "performance_profile: 2,000 replicates x 100,000 thresholds",
+          lambda o: gx.aggregates.performance_profile({"a": np.random.default_rng(0).random(
+              (3, 4))}, 100_000, reps=2000), "reps=2,000", "thresholds")
+add_clear("bounded", "compare: 6,400 alternatives, all pairs",
+          lambda o: gx.significance.compare(pl.DataFrame({
+              "d": np.repeat(["d0", "d1", "d2"], 6400),
+              "m": np.tile([f"m{j}" for j in range(6400)], 3),
+              "acc": np.arange(3 * 6400, dtype=float)}), alternatives="m", target="acc",
+              blocks="d", higher_is_better=True), "6,400 alternatives", "control")
+
+# corners: clear errors, not tracebacks
+for _seed in (-1, "abc", 2.5, -(2**40)):
+    add_clear("corners", f"rank_probabilities(seed={_seed!r})",
+              lambda o, s=_seed: gx.rank_probabilities(study(table()), rep=10, seed=s), "seed")
+
+
+def _pool_with_meta(o: Path, meta: dict):
+    from genexpy_nb.seedpools.pools import load_pool
+
+    members = hostile_names._pool_members(meta=np.array(json.dumps(meta)))
+    np.savez(o / "p.npz", **members)
+    return load_pool(o / "p.npz")
+
+
+for _field in ("kind", "description", "command", "created", "config", "task", "versions",
+               "extra_seconds"):
+    _wrong = {"config": [3, "s", ["x"], True], "task": [3, "s", ["x"]],
+              "versions": [3, "s", ["x"]], "extra_seconds": ["s", ["x"], True, {"a": 1}]}
+    _pick = _wrong.get(_field, [3, ["x"], {"a": 1}, True, 2.5])
+    _bad = _pick[int(_GEN.integers(len(_pick)))]
+    add_clear("corners", f"a pool whose meta {_field!r} is {_bad!r}",
+              lambda o, f=_field, b=_bad: _pool_with_meta(o, {f: b}), f"'{_field}'")
+
+
+def _zero_models(o: Path):
+    from genexpy_nb.seedpools.pools import PER_MODEL_KEYS, load_pool
+
+    m = {k: np.zeros((0, 3) if k in ("gaps", "val_accuracy_curve") else 0, np.float32)
+         for k in PER_MODEL_KEYS}
+    m.update(labels=np.zeros(3, np.int8), test_index=np.arange(3),
+             meta=np.array(json.dumps({"config": {}})))
+    np.savez(o / "z.npz", **m)
+    return load_pool(o / "z.npz")
+
+
+add_clear("corners", "a pool of zero models", _zero_models, "0 models")
+
+
+def _data_dir(o: Path, kind: str):
+    import os
+
+    from genexpy_nb.data import DATA_DIR_ENV, fetch_public_file
+
+    target = o / "encoders_results.parquet"
+    if kind == "folder":
+        target.mkdir()
+        where = o
+    else:
+        target.write_text("x")
+        where = target
+    old = os.environ.get(DATA_DIR_ENV)
+    os.environ[DATA_DIR_ENV] = str(where)
+    try:
+        return fetch_public_file("encoders_results.parquet")
+    finally:
+        if old is None:
+            del os.environ[DATA_DIR_ENV]
+        else:
+            os.environ[DATA_DIR_ENV] = old
+
+
+add_clear("corners", "GENEXPY_NB_DATA_DIR holds a folder of the data file's name",
+          lambda o: _data_dir(o, "folder"), "is a folder")
+add_clear("corners", "GENEXPY_NB_DATA_DIR is a file", lambda o: _data_dir(o, "file"),
+          "is a file")
+
+
+# outputs: a user's file in an earlier output folder is never deleted
+def _user_file_in_old_output(o: Path):
+    first = _compare(o, "r.csv")
+    assert first.rc == 0
+    (o / "cmp" / "mine.txt").write_text("keep me")
+    run = _compare(o, "r.csv")
+    assert (o / "cmp" / "mine.txt").read_text() == "keep me"
+    return run
+
+
+add_clear("outputs", "a user's file in an earlier output folder", _user_file_in_old_output,
+          "mine.txt", "Move those files")
+
+
 # ---- the test ------------------------------------------------------------------------------
 
 
@@ -980,6 +1228,7 @@ def test_the_sweep_is_broad():
     assert len(CASES) >= 150, len(CASES)
     for g in ("cli nstar", "cli compare", "cli seeds", "cli demo", "cli precompile",
               "read_results", "load_pool", "cifar", "weights", "resume", "study", "analyze",
-              "variability", "significance"):
+              "variability", "significance", "escaping", "degenerate", "bounded", "corners",
+              "outputs"):
         assert g in groups
     print(f"\nhostile-input sweep: {len(CASES)} cases, {json.dumps(counts())}")
