@@ -302,22 +302,62 @@ def _first_line(exc: BaseException) -> str:
     return (lines[0] if lines else type(exc).__name__)[:200]
 
 
-def _read_delimited(p: Path, name: str, what: str, sep: str) -> pl.DataFrame:
+#: the largest text table read into memory to be re-encoded (UTF-16, bare CR line ends)
+_RECODE_MAX_BYTES = 1 << 30
+
+
+def _utf16(head: bytes) -> str | None:
+    """Return 'utf-16' (a byte-order mark), 'utf-16-le'/'-be' (ASCII text without), or None."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    half = len(head) // 2
+    if half >= 2:
+        if head[1::2].count(0) >= 0.9 * half and head[0::2].count(0) == 0:
+            return "utf-16-le"
+        if head[0::2].count(0) >= 0.9 * half and head[1::2].count(0) == 0:
+            return "utf-16-be"
+    return None
+
+
+def _text_source(p: Path, name: str, what: str) -> Path | bytes:
+    """Return the file, or its bytes as UTF-8 with LF line ends (UTF-16 text; bare CRs)."""
     with open(p, "rb") as fh:
         head = fh.read(1 << 16)
-    if b"\x00" in head:
-        raise GenexpyInputError(f"{what} {name!r} holds binary data, not a text table; give a "
-                                "CSV/TSV file (or a .parquet file named .parquet).")
+    enc = _utf16(head)
+    cr_only = enc is None and b"\r" in head and b"\n" not in head
+    if enc is None and not cr_only:
+        if b"\x00" in head:
+            raise GenexpyInputError(f"{what} {name!r} holds binary data, not a text table; "
+                                    "give a CSV/TSV file (or a .parquet file named .parquet).")
+        return p
+    size = p.stat().st_size
+    why = f"{enc.upper()} text" if enc else "text with bare carriage-return line ends"
+    if size > _RECODE_MAX_BYTES:
+        raise GenexpyInputError(
+            f"{what} {name!r} is {why} of {size / 1e9:.1f} GB; save it as UTF-8 with \\n line "
+            "ends (e.g. iconv -f utf-16 -t utf-8, or tr '\\r' '\\n').")
+    raw = p.read_bytes()
+    if enc:
+        try:
+            raw = raw.decode(enc).lstrip("\ufeff").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise GenexpyInputError(f"{what} {name!r} looks like {why} but does not decode "
+                                    f"({exc.reason}); save it as UTF-8.") from None
+    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _read_delimited(p: Path, name: str, what: str, sep: str) -> pl.DataFrame:
+    src = _text_source(p, name, what)
     kind = "TSV" if sep == "\t" else "CSV"
     try:
         try:
             # the types polars infers from the first rows are either right or fail to parse
             # a later row (0/1 scores, then 0.5): then the whole file decides (10x slower)
-            df = pl.read_csv(p, separator=sep)
+            df = pl.read_csv(src, separator=sep)
         except pl.exceptions.ComputeError as exc:
             if "could not parse" not in str(exc):
                 raise
-            df = pl.read_csv(p, separator=sep, infer_schema_length=None)
+            df = pl.read_csv(src, separator=sep, infer_schema_length=None)
     except pl.exceptions.NoDataError:
         raise GenexpyInputError(f"{what} {name!r}: the table is empty (no header, no rows)."
                                 ) from None

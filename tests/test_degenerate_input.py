@@ -207,3 +207,22 @@ def test_data_dir_with_an_unreadable_file(tmp_path, monkeypatch):
     monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
     with pytest.raises(GenexpyInputError, match=r"cannot be read \(Permission denied\).*chmod"):
         data.fetch_public_file("encoders_results.parquet")
+
+
+# ---- text tables: bare carriage returns, UTF-16 --------------------------------------------------
+
+
+@pytest.mark.parametrize("encode", [
+    lambda t: t.replace("\n", "\r").encode(), lambda t: t.encode("utf-16"),
+    lambda t: t.encode("utf-16-le"), lambda t: t.encode("utf-16-be"),
+    lambda t: t.replace("\n", "\r\n").encode("utf-16")], ids=[
+    "CR line ends", "UTF-16 with BOM", "UTF-16-LE", "UTF-16-BE", "UTF-16 CRLF"])
+def test_cr_only_and_utf16_tables_are_read(tmp_path, encode):
+    from genexpy_nb.data import read_results
+
+    text = "model,dataset,acc\nä,x,0.5\nb,x,0.75\n"
+    p = tmp_path / "r.csv"
+    p.write_bytes(encode(text))
+    df = read_results(p)
+    assert df.columns == ["model", "dataset", "acc"]
+    assert df.rows() == [("ä", "x", 0.5), ("b", "x", 0.75)]
