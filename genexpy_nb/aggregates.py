@@ -269,6 +269,11 @@ def _aggregate_replicates(m: np.ndarray, gamma: float, reps: int, rng: np.random
     from ._numba import compile_note
 
     n, T = m.shape
+    if n > ka.MAX_DRAW_RANGE or (task_bootstrap and T > ka.MAX_DRAW_RANGE):
+        raise GenexpyInputError(
+            f"{n:,} runs x {T:,} tasks: the bootstrap draws at most {ka.MAX_DRAW_RANGE:,} "
+            "runs per task (and tasks, with task_bootstrap=True); average the runs in "
+            "groups, or resample a subset.")
     flat, pos, srt = _sorted_layout(m)
     clipped = np.minimum(flat, gamma)
     clip = bool(np.any(flat > gamma))

@@ -410,3 +410,14 @@ def test_one_aggregate_functions_and_gamma():
                           "score": [1.0, 2.0, 3.0, 4.0]})
     out = ag.mean(frame, alternatives="algo", task="task", target="score", reps=20)
     assert out["estimate"][0] == 2.5 and out["n_runs"][0] == 2 and out["n_tasks"][0] == 2
+
+
+def test_runs_beyond_what_the_draws_serve_are_refused(monkeypatch):
+    from genexpy_nb._numba import aggregates as ka
+
+    monkeypatch.setattr(ka, "MAX_DRAW_RANGE", 4)
+    with pytest.raises(GenexpyInputError, match="runs per task"):
+        ag.interval_estimates({"a": _task_effects(0, n=5, T=3)}, reps=10)
+    ag.interval_estimates({"a": _task_effects(0, n=4, T=6)}, reps=10)  # tasks: no bootstrap
+    with pytest.raises(GenexpyInputError, match="task_bootstrap"):
+        ag.interval_estimates({"a": _task_effects(0, n=4, T=6)}, reps=10, task_bootstrap=True)

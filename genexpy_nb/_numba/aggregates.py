@@ -131,17 +131,22 @@ def profile_replicates(flat, pos, idx, tasks, thr_pos, thr, per_task, out):
 # alternative's key and the replicate's number: replicate b draws the same runs whatever
 # the blocks and the threads, and no index array of replicates x tasks x runs is drawn by
 # NumPy or held in memory (NumPy's draws were a quarter of the time). Each 64-bit output
-# gives two 32-bit uniforms, each turned into a run by Lemire's multiply-shift with its
-# rejection step (exactly uniform; the rejection has probability below n / 2^32).
+# gives three 21-bit uniforms, each turned into a run by Lemire's multiply-shift with its
+# rejection step (exactly uniform; the rejection has probability below n / 2^21, which
+# bounds the runs per task at 2^21 / 64, and the tasks under the task bootstrap).
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
-_S32 = np.uint64(32)
-_LOW32 = np.uint64(0xFFFFFFFF)
-_TWO32 = np.uint64(1 << 32)
+_BITS = np.uint64(21)
+_S22 = np.uint64(22)
+_S43 = np.uint64(43)
+_LOW21 = np.uint64((1 << 21) - 1)
+_TWO21 = np.uint64(1 << 21)
+#: the most runs per task (and tasks) the in-kernel draws serve: 1/64 of 2^21
+MAX_DRAW_RANGE = 1 << 15
 
 
 @njit(**_JIT)
@@ -153,22 +158,22 @@ def _mix(z):
 
 
 @njit(**_JIT)
-def _lemire(state, x32, k):
-    """Map the 32-bit uniform ``x32`` to a uniform integer in [0, k): (state, integer).
+def _lemire(state, x21, k):
+    """Map the 21-bit uniform ``x21`` to a uniform integer in [0, k): (state, integer).
 
-    Lemire (2019): the high half of ``x32 * k``, rejected (and drawn afresh from the
+    Lemire (2019): the high bits of ``x21 * k``, rejected (and drawn afresh from the
     stream) in the rare case that would make it biased.
     """
     kk = np.uint64(k)
-    m = x32 * kk
-    low = m & _LOW32
+    m = x21 * kk
+    low = m & _LOW21
     if low < kk:
-        thr = (_TWO32 - kk) % kk
+        thr = (_TWO21 - kk) % kk
         while low < thr:
             state = state + _GOLDEN
-            m = (_mix(state) >> _S32) * kk
-            low = m & _LOW32
-    return state, np.int64(m >> _S32)
+            m = (_mix(state) >> _S43) * kk
+            low = m & _LOW21
+    return state, np.int64(m >> _BITS)
 
 
 @njit(**_JIT)
@@ -183,15 +188,17 @@ def _draw_slot(state, n, T, task_bootstrap, t, runs):
     u = t
     if task_bootstrap:
         state = state + _GOLDEN
-        state, u = _lemire(state, _mix(state) >> _S32, T)
+        state, u = _lemire(state, _mix(state) >> _S43, T)
     j = 0
     while j < n:
         state = state + _GOLDEN
         x = _mix(state)
-        state, runs[j] = _lemire(state, x >> _S32, n)
+        state, runs[j] = _lemire(state, x >> _S43, n)
         if j + 1 < n:
-            state, runs[j + 1] = _lemire(state, x & _LOW32, n)
-        j += 2
+            state, runs[j + 1] = _lemire(state, (x >> _S22) & _LOW21, n)
+        if j + 2 < n:
+            state, runs[j + 2] = _lemire(state, x & _LOW21, n)
+        j += 3
     return state, u
 
 
@@ -259,9 +266,10 @@ def bootstrap_aggregates(flat, clipped, clip, order, sorted_vals, n, T, key, tas
     Notes
     -----
     Per task slot the n draws are summed and counted on their cells (the task's scores
-    are contiguous: cache hits). The IQM then walks the cells in sorted order up to the
-    upper quartile only (the cumulative counts against ``lo`` and ``hi``, as the sorted
-    replicate would be cut), and the median of the task means is selected, not sorted.
+    are contiguous: cache hits). The IQM is the total less the sums of the ``lo``
+    smallest and the ``T n - hi`` largest drawn scores, each walked from its end of the
+    sorted cells (as the sorted replicate would be cut), and the median of the task means
+    is selected, not sorted.
     """
     N = T * n
     counts = np.zeros(N, dtype=np.int32)
@@ -293,19 +301,27 @@ def bootstrap_aggregates(flat, clipped, clip, order, sorted_vals, n, T, key, tas
             tot += s
             totc += sc
         out[b, 0] = _median_inplace(tm, h)
-        # branch-free: a third of the cells are not drawn (a mispredicted branch each)
-        cum = 0
-        acc = 0.0
-        k = 0
-        while cum < hi:
-            a = min(max(cum, lo), hi)
-            cum += counts[order[k]]
-            acc += (min(max(cum, lo), hi) - a) * sorted_vals[k]
-            k += 1
+        # the IQM: the total less the lo smallest and the N - hi largest drawn scores, each
+        # end walked from its side of the sorted cells (half the cells of one walk)
+        low = _end_sum(counts, order, sorted_vals, lo, 0, 1)
+        high = _end_sum(counts, order, sorted_vals, N - hi, N - 1, -1)
         counts[:] = 0
-        out[b, 1] = acc / (hi - lo)
+        out[b, 1] = (tot - low - high) / (hi - lo)
         out[b, 2] = tot / N
         out[b, 3] = totc / N
+
+
+@njit(**_JIT)
+def _end_sum(counts, order, sorted_vals, need, k, step):
+    """Sum the ``need`` drawn scores at one end of the sorted cells, from cell ``k`` on."""
+    cum = 0
+    acc = 0.0
+    while cum < need:
+        c = counts[order[k]]
+        acc += min(c, need - cum) * sorted_vals[k]
+        cum += c
+        k += step
+    return acc
 
 
 @njit(**_JIT)
