@@ -309,3 +309,24 @@ def test_a_list_of_configurations():
         gx.conclusions(st, config_id=0, configurations=[1])
     with pytest.raises(GenexpyInputError, match="configurations"):
         gx.conclusions(st, configurations="acc")
+
+
+def test_pairs_the_post_hoc_test_separates_at_a_tiny_p_are_settled():
+    from genexpy_nb import significance as sig
+    from genexpy_nb.example_study import load_example_study
+
+    acc = load_example_study().filter(pl.col("metric") == "accuracy",
+                                      pl.col("train_size") == "small")
+    cmp = sig.compare(acc, alternatives="model", target="score", blocks="dataset",
+                      average_over="fold", higher_is_better=True)
+    st = gx.Study(acc, alternatives="model", target="score", generalize="dataset",
+                  average_over="fold", higher_is_better=True)
+    pairs = gx.conclusions(st, kinds=["pair"])
+    verdict = {frozenset(r["members"]): r["verdict"] for r in pairs.iter_rows(named=True)}
+    tiny = cmp.posthoc.filter(pl.col("pvalue") < 1e-6)
+    assert tiny.height >= 5
+    for r in tiny.iter_rows(named=True):
+        assert verdict[frozenset((r["alternative_1"], r["alternative_2"]))] == "holds", r
+    # and the pair the post-hoc test cannot separate from the best is not settled here either
+    best, runner_up = cmp.best[0], cmp.indistinguishable[0]
+    assert verdict[frozenset((best, runner_up))] == "unsure"
