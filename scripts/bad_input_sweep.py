@@ -3,7 +3,9 @@ classified, with the counts per outcome and the time of each crafted-file refusa
 
 Outcomes: ``clear`` (an error naming the parameter or column, and the fix), ``correct``
 (accepted, the right answer); anything else (``traceback``, ``hang``, ``silent``, ``input
-changed``, ``code ran``, ``vague error``, ``wrong answer``, ...) is a finding, listed.
+changed``, ``code ran``, ``vague error``, ``wrong answer``, ``unescaped``: a command line
+that printed a control character or wrote a file with a data string not escaped for its
+format, ...) is a finding, listed.
 
 Run from the repository root::
 
