@@ -330,3 +330,9 @@ def test_pairs_the_post_hoc_test_separates_at_a_tiny_p_are_settled():
     # and the pair the post-hoc test cannot separate from the best is not settled here either
     best, runner_up = cmp.best[0], cmp.indistinguishable[0]
     assert verdict[frozenset((best, runner_up))] == "unsure"
+
+
+def test_alternatives_equal_everywhere_are_tied_not_unsure():
+    res = gx.conclusions(_study(np.ones((6, 3))))
+    assert set(res["verdict"]) == {"tied"}
+    assert res.filter(pl.col("kind") == "best")["observed"][0] == "co-best {m0, m1, m2}"

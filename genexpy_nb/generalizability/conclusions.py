@@ -548,6 +548,11 @@ def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndar
                                     _tcrit(alpha, N))
     verdict, more, reason = _verdict(nstar, lo, hi, N, separated, reliable=reliable,
                                      budget=budget, equivalent=equivalent)
+    tied_all = bool(np.all(st["const"] & (st["sum2"] == 0)))
+    if tied_all and reliable and (kind == "order" or inside.all()):
+        # every alternative has equal results in every condition: nothing to separate
+        verdict, more, reason = "tied", None, f"equal results in all {N} conditions"
+        q = None
     neck = _names(alts, [int(st["i"][q]), int(st["j"][q])]) if q is not None else []
     if neck and float(st["sum2"][q]) > 0:
         neck = neck[::-1]  # the one ahead first
