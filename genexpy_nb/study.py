@@ -35,6 +35,20 @@ from .ranking import (
 )
 from .samples import ConfigurationSample, FilterReport
 
+
+def _check_shown_apart(names: Sequence[Any], column: str) -> None:
+    """Refuse alternatives whose names every table and figure would show alike."""
+    from ._escape import display_clashes
+
+    clash = display_clashes([str(a) for a in names])
+    if clash:
+        a, b = clash[0]
+        raise GenexpyInputError(
+            f"alternatives {a!r} and {b!r} of column {column!r} differ only by control "
+            "characters, line breaks or white space, so every table and figure would show "
+            f"them alike ({len(clash)} such pair(s)); rename them in the table first.")
+
+
 __all__ = ["Study", "ConfigurationSample", "FilterReport", "rank_scores", "tie_tolerance",
            "DirectionWarning"]
 
@@ -484,6 +498,7 @@ class Study:
         Mk = Mk[row_ok]
         kept = np.flatnonzero(keep_rows)[row_ok]
         self.alternatives = tuple(a for a, k in zip(alts, keep_alts, strict=True) if k)
+        _check_shown_apart(self.alternatives, self.alternatives_col)
         imputed = np.isnan(Mk)
         ranks = rank_scores(Mk, self.higher_is_better, rtol=self.tie_rtol, atol=self.tie_atol)
         worst = np.nanmin(Mk, axis=1) if self.higher_is_better else np.nanmax(Mk, axis=1)

@@ -226,3 +226,9 @@ def test_cr_only_and_utf16_tables_are_read(tmp_path, encode):
     df = read_results(p)
     assert df.columns == ["model", "dataset", "acc"]
     assert df.rows() == [("ä", "x", 0.5), ("b", "x", 0.75)]
+
+
+def test_a_study_refuses_alternatives_shown_alike():
+    df = _long(alts=("a", "a\u2028", "c"))
+    with pytest.raises(GenexpyInputError, match=r"'a' and 'a\\u2028' of column 'm'.*alike"):
+        gx.Study(df, alternatives="m", target="acc", generalize="d", higher_is_better=True)
