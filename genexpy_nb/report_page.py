@@ -1,0 +1,605 @@
+"""One page per study: :func:`report` and :class:`StudyReport`.
+
+The page answers, in this order: the study's conclusions and how sure they are
+(:func:`genexpy_nb.conclusions`), what to run next (:func:`genexpy_nb.plan`), the classical
+rank tests (:func:`genexpy_nb.significance.compare`: omnibus, post-hoc, CD diagram), rank
+probabilities and intervals (:func:`genexpy_nb.rank_probabilities`), the paper's n* per
+research question with its no-signal baseline (:func:`genexpy_nb.analyze`), and the data
+(what the missing-results policy dropped or imputed, every imputed result by name).
+
+Every section says which test, blocks and policy produced it; every string from the data is
+escaped for the format it lands in (HTML, Markdown, SVG); :meth:`StudyReport.save` writes
+the page (``report.html``, which opens offline: no script, no remote resource; the
+diagrams are inline SVG), ``report.md`` and the tidy tables behind every number into one
+folder, atomically.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from . import config
+from ._escape import html_text, markdown_text
+from ._validation import GenexpyInputError
+from .study import Study
+
+__all__ = ["StudyReport", "report"]
+
+#: the study's settings a frame needs (given as keyword arguments of :func:`report`)
+_ROLE_ARGS = ("alternatives", "target", "generalize", "higher_is_better")
+_STUDY_ARGS = _ROLE_ARGS + ("design", "average_over", "held_constant",
+                            "tol_missing_alternatives", "tol_missing_conditions",
+                            "invalid_target")
+
+_STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:62em;"
+          "padding:0 1em;line-height:1.4}table{border-collapse:collapse;margin:.5em 0}"
+          "td,th{padding:2px 8px;border-bottom:1px solid #ddd;vertical-align:top}"
+          "blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:1em}"
+          "p.how{color:#555;font-size:.92em;border-left:3px solid #9cf;padding-left:.6em}"
+          "svg{max-width:100%;height:auto}h2{border-bottom:2px solid #eee;margin-top:2em}")
+
+
+@dataclass(frozen=True)
+class _Section:
+    """One section of the page: heading, how it was produced, HTML and Markdown bodies."""
+
+    key: str
+    title: str
+    how: str
+    html: str
+    markdown: str
+
+
+@dataclass(frozen=True, eq=False)
+class StudyReport:
+    """The whole answer for one study, as one page (made by :func:`report`).
+
+    Displays as the page in a notebook (``_repr_html_``); :meth:`save` writes the page,
+    its Markdown and the tidy tables behind every number into one folder.
+
+    Parameters
+    ----------
+    study : Study
+        The study analysed.
+    conclusions : polars.DataFrame
+        The frame of :func:`genexpy_nb.conclusions`.
+    plan : polars.DataFrame
+        :func:`genexpy_nb.plan` of the conclusions.
+    comparisons : dict of int to Comparison
+        The classical rank tests per configuration id.
+    rank_probabilities : polars.DataFrame
+        :func:`genexpy_nb.rank_probabilities` per configuration (``config_id`` first).
+    rank_intervals : polars.DataFrame
+        :func:`genexpy_nb.rank_intervals` per configuration, with ``in_top_group``.
+    nstar : polars.DataFrame
+        The frame of :func:`genexpy_nb.analyze`.
+    failed_runs : polars.DataFrame
+        Every missing result of a kept condition and alternative, imputed as the worst
+        tier: the configuration's levels, ``condition`` and ``alternative``.
+    sections : tuple
+        The rendered sections, in the page's order.
+    alpha, delta : float
+        alpha* and delta* of the answer.
+    seed : int
+        The seed of every random procedure.
+    unit : str
+        What a condition is called ("dataset").
+    """
+
+    study: Study
+    conclusions: pl.DataFrame
+    plan: pl.DataFrame
+    comparisons: dict
+    rank_probabilities: pl.DataFrame
+    rank_intervals: pl.DataFrame
+    nstar: pl.DataFrame
+    failed_runs: pl.DataFrame
+    sections: tuple = field(repr=False)
+    alpha: float = config.HEADLINE_ALPHA
+    delta: float = config.HEADLINE_DELTA
+    seed: int = 0
+    unit: str = "condition"
+
+    @property
+    def title(self) -> str:
+        """The page's title (plain text: escape it for where it lands)."""
+        return f"{self.study.target} of {self.study.alternatives_col}: one page per study"
+
+    def answer(self) -> pl.DataFrame:
+        """Return the best alternative per configuration with its verdict.
+
+        Returns
+        -------
+        polars.DataFrame
+            The ``best`` rows of :attr:`conclusions`.
+        """
+        return self.conclusions.filter(pl.col("kind") == "best")
+
+    def to_markdown(self) -> str:
+        """Render the page as Markdown (CommonMark with pipe tables), data escaped.
+
+        Returns
+        -------
+        str
+        """
+        out = [f"# {markdown_text(self.title)}"]
+        for s in self.sections:
+            out += [f"## {s.title}", f"*{s.how}*", s.markdown]
+        return "\n\n".join(out) + "\n"
+
+    def to_html(self) -> str:
+        """Render the page's body as an HTML fragment (what a notebook shows), data escaped.
+
+        Returns
+        -------
+        str
+        """
+        toc = "".join(f"<li><a href=\"#{s.key}\">{html_text(s.title)}</a></li>"
+                      for s in self.sections)
+        body = [f"<h1>{html_text(self.title)}</h1><ol>{toc}</ol>"]
+        for s in self.sections:
+            body.append(f"<section id=\"{s.key}\"><h2>{html_text(s.title)}</h2>"
+                        f"<p class=\"how\">{html_text(s.how)}</p>{s.html}</section>")
+        return "<div class=\"genexpy-study-report\">" + "\n".join(body) + "</div>"
+
+    def _repr_html_(self) -> str:
+        return f"<style>{_STYLE}</style>" + self.to_html()
+
+    def to_page(self) -> str:
+        """Return the standalone HTML page (opens offline: nothing is loaded from anywhere).
+
+        Returns
+        -------
+        str
+        """
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<title>{html_text(self.title)}</title><style>{_STYLE}</style></head>"
+                f"<body>\n{self.to_html()}\n</body></html>\n")
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """Return the tidy tables :meth:`save` writes, by file name.
+
+        Returns
+        -------
+        dict of str to polars.DataFrame
+        """
+        return {
+            "conclusions.parquet": self.conclusions, "conclusions.csv": self.conclusions,
+            "plan.csv": self.plan, "rank_probabilities.csv": self.rank_probabilities,
+            "rank_intervals.csv": self.rank_intervals, "nstar.parquet": self.nstar,
+            "nstar.csv": self.nstar, "failed_runs.csv": self.failed_runs,
+            "data_report.csv": self.study.report.to_frame().with_columns(
+                pl.col("value").cast(pl.Int64)),
+        }
+
+    def save(self, folder: str | Path) -> list[Path]:
+        """Write the page, its Markdown and every table behind it into ``folder``, atomically.
+
+        ``report.html`` (self-contained), ``report.md``, the tables of :meth:`tables`, and
+        per configuration ``classical/config_<id>/``: the comparison's tables, its
+        ``report.md``, ``mean_ranks.tex`` and ``cd_diagram.svg``. An earlier output of
+        genexpy_nb is replaced; a folder of other files is never touched.
+
+        Parameters
+        ----------
+        folder : str or Path
+            The output folder (its parent must exist).
+
+        Returns
+        -------
+        list of Path
+            Every file written, sorted.
+        """
+        from ._io import atomic_dir, atomic_write, write_frame
+
+        with atomic_dir(folder) as tmp:
+            for name, text in (("report.html", self.to_page()),
+                               ("report.md", self.to_markdown())):
+                with atomic_write(tmp / name, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            for name, frame in self.tables().items():
+                write_frame(frame, tmp / name)
+            for cid, res in self.comparisons.items():
+                sub = tmp / "classical" / f"config_{cid}"
+                sub.mkdir(parents=True)
+                res.write_into(sub)
+                with atomic_write(sub / "cd_diagram.svg", "w", encoding="utf-8") as fh:
+                    fh.write(_cd_svg(res))
+            names = sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file())
+        return [Path(folder) / n for n in names]
+
+
+# ---- building the study ------------------------------------------------------------------
+
+
+def _as_study(data: Any, kwargs: Mapping[str, Any]) -> Study:
+    """Return the study of ``data``: itself, or a Study built from a frame and the roles given."""
+    given = {k: v for k, v in kwargs.items() if v is not None}
+    if isinstance(data, Study):
+        if given:
+            raise GenexpyInputError(
+                f"report: {', '.join(sorted(given))} given with a Study, which has its roles "
+                "and policy already; pass the table instead, or leave them out.")
+        return data
+    missing = [k for k in _ROLE_ARGS if k not in given]
+    if missing:
+        raise GenexpyInputError(
+            f"report: a table needs the roles of its columns: give {', '.join(missing)} "
+            "(as for genexpy_nb.Study), or pass a Study.")
+    return Study(data, **given)
+
+
+def _config_label(study: Study, cid: int) -> str:
+    """Return the design-factor levels of a configuration as text ("(all)" without design)."""
+    return study.sample(cid).label
+
+
+def _names_frame(study: Study) -> pl.DataFrame:
+    """config_id and the design-factor columns of the study's configurations."""
+    return study.configurations.select("config_id", *study.design)
+
+
+def _failed_runs(study: Study) -> pl.DataFrame:
+    """Every imputed (condition, alternative) pair of every configuration, by name."""
+    rows: dict[str, list] = {"config_id": [], "condition": [], "alternative": []}
+    for s in study.samples():
+        for i, j in zip(*s.imputed.nonzero()):
+            rows["config_id"].append(s.config_id)
+            rows["condition"].append(str(s.conditions[i]))
+            rows["alternative"].append(str(s.alternatives[j]))
+    frame = pl.DataFrame(rows, schema={"config_id": pl.UInt32, "condition": pl.String,
+                                       "alternative": pl.String})
+    names = _names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32))
+    return names.join(frame, on="config_id", how="inner").select(
+        "config_id", *study.design, "condition", "alternative")
+
+
+# ---- the analyses ------------------------------------------------------------------------
+
+
+def _block_column(study: Study) -> str:
+    """Name the blocks' column so that it is neither the alternatives' nor the target's."""
+    from .summary_conclusions import condition_word
+
+    name = condition_word(study)
+    while name in (study.alternatives_col, study.target):
+        name += "_"
+    return name
+
+
+def _comparison(study: Study, cid: int, *, alpha: float) -> Any:
+    """compare(...) over the configuration's conditions, the imputed results left out."""
+    from .significance.compare import compare
+
+    s = study.sample(cid)
+    keep = ~s.imputed
+    rows, cols = keep.nonzero()
+    block = _block_column(study)
+    frame = pl.DataFrame({
+        block: [str(s.conditions[i]) for i in rows],
+        study.alternatives_col: [str(s.alternatives[j]) for j in cols],
+        study.target: s.scores[rows, cols].astype(float),
+    })
+    with warnings.catch_warnings(record=True):
+        # degenerate data and the like are in the comparison's notes, shown on the page
+        warnings.simplefilter("always")
+        return compare(frame, alternatives=study.alternatives_col, target=study.target,
+                       blocks=block, higher_is_better=study.higher_is_better, alpha=alpha,
+                       tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
+
+
+def _rank_tables(study: Study, *, rep: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Rank probabilities and intervals (with the top group) of every configuration."""
+    from .rank_uncertainty import rank_intervals, rank_probabilities, top_group
+
+    probs, ivals = [], []
+    for s in study.samples():
+        p = rank_probabilities(study, rep=rep, seed=seed, config=s.config_id)
+        top = set(top_group(p))
+        iv = rank_intervals(p).with_columns(
+            pl.col("alternative").is_in(list(top)).alias("in_top_group"))
+        cid = pl.lit(s.config_id, dtype=pl.UInt32).alias("config_id")
+        probs.append(p.select(cid, pl.all()))
+        ivals.append(iv.sort("expected_rank").select(cid, pl.all()))
+    names = _names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32))
+    return (names.join(pl.concat(probs), on="config_id"),
+            names.join(pl.concat(ivals), on="config_id"))
+
+
+# ---- rendering ---------------------------------------------------------------------------
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> tuple[str, str]:
+    """Render an HTML and a Markdown table, every cell escaped for its format."""
+    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html_text(_cell(c))}</td>" for c in r) + "</tr>"
+                   for r in rows)
+    html = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    md = ["| " + " | ".join(markdown_text(h) for h in header) + " |",
+          "| " + " | ".join("---" for _ in header) + " |"]
+    md += ["| " + " | ".join(markdown_text(_cell(c)) for c in r) + " |" for r in rows]
+    return html, "\n".join(md)
+
+
+def _cell(v: Any) -> str:
+    """Format a table cell as text: floats to 3 significant digits, None as an empty cell."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "inf" if v == float("inf") else f"{v:.3g}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+def _demote(markdown: str, by: int = 2) -> str:
+    """Push every Markdown heading ``by`` levels down (sections nest under the page's)."""
+    return re.sub(r"^(#{1,6}) ", lambda m: "#" * min(6, len(m.group(1)) + by) + " ",
+                  markdown, flags=re.MULTILINE)
+
+
+def _cd_svg(res: Any) -> str:
+    """Draw the comparison's CD diagram as an SVG document (data escaped by the drawer)."""
+    from .charts.cd_figure import cd_diagram_svg
+
+    return cd_diagram_svg(res)
+
+
+def _answer_section(rep: dict, study: Study, unit: str) -> _Section:
+    from .summary_conclusions import conclusions_summary
+
+    con = rep["conclusions"]
+    summ = conclusions_summary(con, unit=unit)
+    best = con.filter(pl.col("kind") == "best")
+    rows = [[_config_label(study, r["config_id"]), _cell(r["members"]), r["verdict"],
+             _nstar_words(r), r["N"]] for r in best.iter_rows(named=True)]
+    html, md = _table(["configuration", "best", "verdict", f"n* [90 % interval] ({unit}s)",
+                       "N"], rows)
+    return _Section(
+        "answer", "The answer: do the study's conclusions hold?",
+        f"From the study's conclusions (mean within-{unit} ranks, the missing results "
+        f"imputed as the worst tier; the pairs judged as a family with Holm's correction) "
+        f"at alpha* = {rep['alpha']:g}: n* is the number of {unit}s two independent studies "
+        "need to reach the same conclusion with probability alpha*.",
+        f"<div class=\"answer-best\">{html}</div>" + summ.to_html(),
+        md + "\n\n" + _demote(summ.to_markdown()))
+
+
+def _nstar_words(r: Mapping[str, Any]) -> str:
+    """n* with its interval, as text."""
+    def num(x: Any) -> str:
+        return "-" if x is None else ("inf" if x == float("inf") else f"{x:.0f}")
+    return f"{num(r['nstar'])} [{num(r['nstar_lo'])}, {num(r['nstar_hi'])}]"
+
+
+def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
+    p = rep["plan"]
+    rows = [[r["priority"], _config_label(study, r["config_id"]), r["N"], r["conclusion"],
+             r["to_run"], r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
+    html, md = _table(["priority", "configuration", "N", "the conclusion that needs most",
+                       f"{unit}s to add", "verdict", "why"], rows)
+    lead = (f"Extend the configurations in this order: each row says how many more {unit}s "
+            "its conclusions need to hold (0: none; unsure: no number of "
+            f"{unit}s is promised, these {unit}s do not separate the alternatives).")
+    return _Section("plan", "What to run next",
+                    f"From the plan of the conclusions above (the same alpha* = "
+                    f"{rep['alpha']:g}; configurations ranked by the {unit}s their "
+                    "conclusions still need).",
+                    f"<p>{html_text(lead)}</p>{html}", f"{markdown_text(lead)}\n\n{md}")
+
+
+def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
+    html, md = [], []
+    for cid, res in rep["comparisons"].items():
+        label = _config_label(study, cid)
+        if len(rep["comparisons"]) > 1:
+            html.append(f"<h3>{html_text(label)}</h3>")
+            md.append(f"### {markdown_text(label)}")
+        html.append(f"<figure>{_cd_svg(res)}</figure>{res.to_html()}")
+        md.append(f"![CD diagram](classical/config_{cid}/cd_diagram.svg)\n\n"
+                  + _demote(res.to_markdown(), 3)
+                  + f"\n\n```latex\n{res.to_latex()}\n```")
+    return _Section(
+        "classical", "The classical tests",
+        f"Friedman's test (Skillings-Mack's where results are missing), the post-hoc test "
+        f"with Holm's correction, mean ranks and the critical-difference diagram, over the "
+        f"{unit}s the study kept, per configuration. Missing results are left out here: "
+        f"each {unit} ranks the alternatives that have a result there, while the conclusions "
+        "and n* rank a missing result last (the data section lists them), so the mean ranks "
+        "may differ where results are missing.",
+        "\n".join(html), "\n\n".join(md))
+
+
+def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
+    iv = rep["rank_intervals"]
+    html, md = [], []
+    for cid in iv["config_id"].unique(maintain_order=True).to_list():
+        part = iv.filter(pl.col("config_id") == cid)
+        rows = [[r["alternative"], r["expected_rank"], r["p_best"],
+                 f"{r['rank_low']}-{r['rank_high']}", "yes" if r["in_top_group"] else ""]
+                for r in part.iter_rows(named=True)]
+        h, m = _table(["alternative", "expected place", "P(best)", "95 % interval of places",
+                       "top group"], rows)
+        if iv["config_id"].n_unique() > 1:
+            label = _config_label(study, cid)
+            h, m = f"<h3>{html_text(label)}</h3>{h}", f"### {markdown_text(label)}\n\n{m}"
+        html.append(h)
+        md.append(m)
+    return _Section(
+        "beyond", "Beyond p-values: how sure is each place?",
+        f"Rank probabilities: the {unit}s resampled with replacement {rep['rep']} times "
+        f"(seed {rep['seed']}), the alternatives ranked by mean within-{unit} rank "
+        "(missing results last); the top group holds the alternatives whose 95 % interval "
+        "of places reaches the first.",
+        "\n".join(html), "\n\n".join(md))
+
+
+def _nstar_section(rep: dict, study: Study, unit: str) -> _Section:
+    from .summary import nstar_summary
+
+    summ = nstar_summary(rep["nstar"], rep["alpha"], rep["delta"], unit=unit)
+    return _Section(
+        "nstar", f"How consistent are the per-{unit} rankings? (the paper's n*)",
+        f"n-generalizability (Matteucci et al., Sec. 3-4): for each research question, the "
+        f"number of {unit}s n* at which two independent studies answer it alike (within "
+        f"delta* = {rep['delta']:g}) with probability alpha* = {rep['alpha']:g}, resampled "
+        f"{rep['nrep']} times per sample size (seed {rep['seed']}), with the no-signal "
+        "baseline: the n* of alternatives ranked at random. It measures how consistent the "
+        "rankings are, not which alternative wins: it can read (chance) while the winner "
+        "above holds.",
+        summ._repr_html_(), _demote(summ.to_markdown()))
+
+
+def _data_section(rep: dict, study: Study, unit: str) -> _Section:
+    r = study.report
+    h1, m1 = _table(["what the study holds", "count"], list(r.to_frame().iter_rows()))
+    extra_h, extra_m = "", ""
+    if r.alternatives_dropped:
+        text = "Alternatives dropped: " + ", ".join(r.alternatives_dropped) + "."
+        extra_h += f"<p>{html_text(text)}</p>"
+        extra_m += markdown_text(text) + "\n\n"
+    if r.short_replicates:
+        rows = [list(x) for x in r.short_replicates]
+        h, m = _table(["alternative averaged over fewer replicates", "results", "fewest",
+                       "most"], rows)
+        extra_h, extra_m = extra_h + h, extra_m + m + "\n\n"
+    failed = rep["failed_runs"]
+    if failed.height:
+        rows = [[_config_label(study, x["config_id"]), x["condition"], x["alternative"]]
+                for x in failed.iter_rows(named=True)]
+        h, m = _table(["configuration", unit, "alternative (no result)"], rows)
+        lead = (f"{failed.height} missing result(s), each imputed as the worst tier of its "
+                f"{unit} in the conclusions, the rank probabilities and n*, and left out of "
+                "the classical tests:")
+    else:
+        h, m, lead = "", "", f"No result is missing in the {unit}s and alternatives kept."
+    avg = (f" averaged over {', '.join(study.average_over)}," if study.average_over else "")
+    return _Section(
+        "data", "The data",
+        f"The study's missing-results policy (Matteucci et al., Sec. 4.1):{avg} "
+        f"{unit}s missing more than {r.tol_missing_alternatives:.0%} of the alternatives "
+        f"dropped, then alternatives missing in more than {r.tol_missing_conditions:.0%} of "
+        f"the {unit}s left, then what is still missing imputed as the worst tier.",
+        h1 + extra_h + f"<p>{html_text(lead)}</p>" + h,
+        m1 + "\n\n" + extra_m + markdown_text(lead) + ("\n\n" + m if m else ""))
+
+
+_SECTIONS = (_answer_section, _plan_section, _classical_section, _beyond_section,
+             _nstar_section, _data_section)
+
+
+# ---- the entry point ---------------------------------------------------------------------
+
+
+def report(
+    data: Any,
+    *,
+    alternatives: str | None = None,
+    target: str | None = None,
+    generalize: str | Sequence[str] | None = None,
+    higher_is_better: bool | None = None,
+    design: str | Sequence[str] | None = None,
+    average_over: str | Sequence[str] | None = None,
+    held_constant: Mapping[str, Any] | None = None,
+    tol_missing_alternatives: float | None = None,
+    tol_missing_conditions: float | None = None,
+    invalid_target: str | None = None,
+    alpha: float = config.HEADLINE_ALPHA,
+    delta: float = config.HEADLINE_DELTA,
+    kernels: Sequence[Any] | None = None,
+    rep: int = config.REP,
+    seed: int = 0,
+    progress: bool = True,
+) -> StudyReport:
+    """Analyse a study end to end and return the answer as one page.
+
+    The sections, in order: the answer (:func:`genexpy_nb.conclusions`), what to run next
+    (:func:`genexpy_nb.plan`), the classical tests
+    (:func:`genexpy_nb.significance.compare`, per configuration), rank probabilities and
+    intervals (:func:`genexpy_nb.rank_probabilities`), the paper's n* per research question
+    with its no-signal baseline (:func:`genexpy_nb.analyze`), the data (what was dropped,
+    averaged or imputed, and every imputed result by name).
+
+    Parameters
+    ----------
+    data : Study, or polars / pandas DataFrame or pyarrow Table
+        The study, or a tidy results table (never modified) with the roles below.
+    alternatives, target, generalize, higher_is_better : optional
+        The roles of a table's columns, as for :class:`~genexpy_nb.Study` (required with a
+        table, refused with a Study).
+    design, average_over, held_constant : optional
+        Design factors, replicate factors averaged first, and ``{column: level}`` filters,
+        as for :class:`~genexpy_nb.Study`.
+    tol_missing_alternatives, tol_missing_conditions, invalid_target : optional
+        The missing-results policy of :class:`~genexpy_nb.Study` (its defaults when None).
+    alpha, delta : float
+        alpha* and delta* of the answer (default 0.95 and 0.05); ``1 - alpha`` is also the
+        significance level of the classical tests.
+    kernels : sequence of Kernel, optional
+        The research questions of n* (default ``Jaccard(k=1)`` and ``Mallows()``).
+    rep : int
+        Resamples of the n* estimate and of the rank probabilities.
+    seed : int
+        Seed of every random procedure (same seed, same page).
+    progress : bool
+        Show a progress bar over the steps.
+
+    Returns
+    -------
+    StudyReport
+        Displays as the page in a notebook; ``.save(folder)`` writes it.
+
+    Examples
+    --------
+    >>> import genexpy_nb as gx
+    >>> from genexpy_nb.demo import example_study
+    >>> page = gx.report(example_study(), seed=0, progress=False)  # doctest: +SKIP
+    >>> page.save("study_report")  # doctest: +SKIP
+    """
+    from ._progress import tqdm
+    from .generalizability import analyze, conclusions
+    from .kernels import Jaccard, Mallows
+    from .planner import plan
+    from .summary_conclusions import condition_word
+
+    args = dict(alternatives=alternatives, target=target, generalize=generalize,
+                higher_is_better=higher_is_better, design=design, average_over=average_over,
+                held_constant=held_constant, tol_missing_alternatives=tol_missing_alternatives,
+                tol_missing_conditions=tol_missing_conditions, invalid_target=invalid_target)
+    study = _as_study(data, args)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise GenexpyInputError(f"seed must be an integer, got {seed!r}.")
+    kernels = list(kernels) if kernels is not None else [Jaccard(k=1), Mallows()]
+    unit = condition_word(study)
+    parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, rep=rep, nrep=rep)
+    steps = tqdm(total=5, desc="study report", disable=not progress)
+    with steps:
+        parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
+                                           progress=False)
+        parts["plan"] = plan(parts["conclusions"], alpha=alpha, delta=delta)
+        steps.update()
+        parts["comparisons"] = {s.config_id: _comparison(study, s.config_id, alpha=1 - alpha)
+                                for s in study.samples()}
+        steps.update()
+        parts["rank_probabilities"], parts["rank_intervals"] = _rank_tables(
+            study, rep=rep, seed=seed)
+        steps.update()
+        parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
+                                 methods=["resample"], rep=rep, seed=seed, progress=False)
+        steps.update()
+        parts["failed_runs"] = _failed_runs(study)
+        sections = tuple(f(parts, study, unit) for f in _SECTIONS)
+        steps.update()
+    return StudyReport(
+        study=study, conclusions=parts["conclusions"], plan=parts["plan"],
+        comparisons=parts["comparisons"], rank_probabilities=parts["rank_probabilities"],
+        rank_intervals=parts["rank_intervals"], nstar=parts["nstar"],
+        failed_runs=parts["failed_runs"], sections=sections, alpha=alpha, delta=delta,
+        seed=seed, unit=unit)
