@@ -61,6 +61,8 @@ _LAZY_ATTRS = {
     "read_tsml_results": "evals",
     "eval_noise": "evals",
     "subset_agreement": "evals",
+    "report": "report_page",
+    "StudyReport": "report_page",
 }
 
 
@@ -138,4 +140,6 @@ __all__ = [
     "read_tsml_results",
     "eval_noise",
     "subset_agreement",
+    "report",
+    "StudyReport",
 ]
