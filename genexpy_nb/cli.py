@@ -56,6 +56,7 @@ from .cli_conclusions import (
     conclusions_out,
     write_conclusions,
 )
+from .cli_report import add_report_parser
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: an unexpected error (a bug): one line and a hint, the traceback with --debug
@@ -699,7 +700,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "atomically)")
     c.add_argument("--quiet", action="store_true", help="print nothing but errors")
     c.set_defaults(func=cmd_compare)
-    for sp in (d, pc, q, s, c):  # --debug after the command too
+    for sp in (d, pc, q, s, c, add_report_parser(sub, _Formatter)):  # --debug too
         sp.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the traceback of an unexpected error (a bug)")
     return p
