@@ -21,12 +21,7 @@ import polars as pl
 from .. import config
 from .._cluster import as_client, chunks, map_ordered, total_threads
 from .._progress import tqdm
-from .._validation import (
-    GenexpyInputError,
-    check_memory,
-    check_positive_int,
-    rng_from_seed,
-)
+from .._validation import GenexpyInputError, check_memory, check_positive_int, rng_from_seed
 from ._checks import (
     as_candidates,
     as_gaps,
@@ -38,6 +33,7 @@ from ._checks import (
     check_grid,
 )
 from ._ks_rows import _buffers, _ks_rows, _upper_counts
+from ._streamed import streamed, streams
 
 #: number of progress-bar steps over the candidates (each step is one parallel kernel call)
 _PROGRESS_STEPS = 20
@@ -394,6 +390,11 @@ def _alpha_hat_raw(
             f"alpha-hat needs at least 2 test points (two halves), got T = {T}."
         )
     h = T // 2
+    if draws is None and client is None and streams(T, nb):  # bounded memory: in blocks
+        *out, last = streamed(_alpha_hat_raw, draw_bootstrap, ref, cands, B=nb, seed=seed,
+                              progress=progress, desc=desc, grid=g, exact=exact, eps=e,
+                              n_jobs=n_jobs, full=full)
+        return _AlphaHatRaw(*out, last.grid, last.tau, last.m)
     check_alpha_hat_size(T, cands.shape[0], nb, g.size, e)
     tau = dkw_threshold(h, e)
     if draws is None:
