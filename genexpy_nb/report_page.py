@@ -402,10 +402,14 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
         if len(rep["comparisons"]) > 1:
             html.append(f"<h3>{html_text(label)}</h3>")
             md.append(f"### {markdown_text(label)}")
-        html.append(f"<figure>{_cd_svg(res)}</figure>{res.to_html()}")
+        html.append(f"<figure>{_cd_svg(res)}</figure>{res.to_html()}"
+                    "<details><summary>The table in LaTeX (booktabs; also in "
+                    f"classical/config_{cid}/mean_ranks.tex)</summary>"
+                    f"<pre>{html_text(res.to_latex())}</pre></details>")
+        # the LaTeX stays in its file: a name from the data could close a code fence
         md.append(f"![CD diagram](classical/config_{cid}/cd_diagram.svg)\n\n"
                   + _demote(res.to_markdown(), 3)
-                  + f"\n\n```latex\n{res.to_latex()}\n```")
+                  + f"\n\nThe table in LaTeX: classical/config\\_{cid}/mean\\_ranks.tex")
     return _Section(
         "classical", "The classical tests",
         f"Friedman's test (Skillings-Mack's where results are missing), the post-hoc test "

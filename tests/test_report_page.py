@@ -1,0 +1,166 @@
+"""One page per study: ``gx.report`` / ``StudyReport`` and ``genexpy-nb report``."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+
+import genexpy_nb as gx
+from genexpy_nb.cli import main
+from genexpy_nb.demo import example_study
+
+#: a reference to a remote resource: src= or href= to http(s):// or a protocol-relative //
+REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
+TITLES = ["The answer: do the study's conclusions hold?", "What to run next",
+          "The classical tests", "Beyond p-values: how sure is each place?",
+          "How consistent are the per-dataset rankings? (the paper's n*)", "The data"]
+
+
+@pytest.fixture(scope="module")
+def example_page():
+    return gx.report(example_study(), seed=0, rep=60, progress=False)
+
+
+def _table(alts=("ridge", "lasso", "svr", "knn", "tree", "mlp"), n=12, missing=(), seed=0,
+           target="rmse") -> pl.DataFrame:
+    """A regressors x datasets table of errors; ``missing`` rows (dataset, alt) left out.
+
+    One missing result of 6 alternatives stays under the default tolerance (20 %): the
+    condition is kept and the result imputed.
+    """
+    rng = np.random.default_rng(seed)
+    rows = [(f"d{i}", a, float(1 + j * 0.3 + rng.normal(0, 0.4)))
+            for i in range(n) for j, a in enumerate(alts)]
+    rows = [r for r in rows if (r[0], r[1]) not in set(missing)]
+    return pl.DataFrame(rows, schema=["dataset", "model", target], orient="row")
+
+
+def _roles(**kw):
+    return dict(alternatives="model", target="rmse", generalize="dataset",
+                higher_is_better=False, **kw)
+
+
+def test_example_page_sections_and_answer(example_page, tmp_path):
+    page = example_page
+    assert [s.title for s in page.sections] == TITLES
+    best = page.conclusions.filter(pl.col("kind") == "best")
+    assert page.answer()["verdict"].to_list() == best["verdict"].to_list()
+    html = page.to_page()
+    answer_html = html[html.index('id="answer"'):html.index('id="plan"')]
+    table = answer_html[answer_html.index("<tbody>"):answer_html.index("</table>")]
+    cells = re.findall(r"<tr>(.*?)</tr>", table)
+    assert len(cells) == best.height
+    for row, r in zip(cells, best.iter_rows(named=True)):
+        tds = re.findall(r"<td>(.*?)</td>", row)
+        assert tds[1] == r["members"][0] and tds[2] == r["verdict"]
+    assert not REMOTE.search(html) and "<script" not in html
+    assert html.count("<svg") == len(page.comparisons) == len(page.study)
+    # every section says what produced it
+    assert html.count('<p class="how">') == 6
+    paths = page.save(tmp_path / "out")
+    names = {p.relative_to(tmp_path / "out").as_posix() for p in paths}
+    for f in ("report.html", "report.md", "conclusions.parquet", "conclusions.csv",
+              "nstar.parquet", "failed_runs.csv", "plan.csv", "rank_intervals.csv",
+              "classical/config_0/cd_diagram.svg", "classical/config_0/posthoc.csv",
+              "classical/config_0/mean_ranks.tex"):
+        assert f in names, f
+    saved = pl.read_parquet(tmp_path / "out" / "conclusions.parquet")
+    assert saved["verdict"].to_list() == page.conclusions["verdict"].to_list()
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert [ln[3:] for ln in md.splitlines() if ln.startswith("## ")] == TITLES
+    assert pl.read_csv(tmp_path / "out" / "failed_runs.csv").height == 0
+    assert "_repr_html_" in dir(page) and page._repr_html_().startswith("<style>")
+
+
+def test_failed_runs_listed_by_name(tmp_path):
+    missing = [("d1", "svr"), ("d5", "svr"), ("d7", "knn")]
+    df = _table(missing=missing)
+    page = gx.report(df, **_roles(), seed=1, rep=40, progress=False)
+    got = set(page.failed_runs.select("condition", "alternative").iter_rows())
+    assert got == set(missing)
+    data = page.sections[-1]
+    for d, a in missing:
+        assert re.search(rf"<td>{d}</td><td>{a}</td>", data.html)
+        assert f"| {d} | {a} |" in data.markdown
+    assert "3 missing result(s)" in data.html
+    # the classical tests rank the alternatives available in each block
+    res = page.comparisons[0]
+    assert res.n_missing == 3 and res.omnibus.test == "Skillings-Mack"
+    page.save(tmp_path / "o")
+    assert pl.read_csv(tmp_path / "o" / "failed_runs.csv").height == 3
+    assert page.study.report.cells_imputed == 3
+
+
+def test_hostile_names_escaped():
+    evil = ["<script>alert(1)</script>", "a|b*c_d", "[x](https://evil.example/p.png)",
+            "`tick` & <b>", "plain", "=cmd()"]
+    df = _table(alts=evil, missing=[("d2", evil[1])])
+    page = gx.report(df, **_roles(), seed=0, rep=30, progress=False)
+    html, md = page.to_page(), page.to_markdown()
+    assert "<script" not in html and "& <b>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&amp; &lt;b&gt;" in html
+    assert not REMOTE.search(html)
+    assert "<script>" not in md and "a|b" not in md and "a\\|b" in md and "```" not in md
+    assert not re.search(r"(?<!\\)\]\(https://evil", md) and "\\](https://evil" in md
+
+
+def test_same_seed_same_page():
+    df = _table(missing=[("d3", "lasso")])
+    a = gx.report(df, **_roles(), seed=3, rep=30, progress=False).to_markdown()
+    b = gx.report(df, **_roles(), seed=3, rep=30, progress=False).to_markdown()
+    assert a == b
+
+
+def test_bad_input_names_the_fix():
+    with pytest.raises(gx.GenexpyInputError, match="target"):
+        gx.report(_table(), alternatives="model", generalize="dataset",
+                  higher_is_better=False)
+    with pytest.raises(gx.GenexpyInputError, match="with a Study"):
+        gx.report(example_study(), target="score")
+    df = _table()
+    before = df.clone()
+    gx.report(df, **_roles(), seed=0, rep=20, progress=False)
+    assert df.equals(before)  # never mutated
+
+
+def test_cli_report_files_and_exit_codes(tmp_path, capsys):
+    path = tmp_path / "results.csv"
+    _table(missing=[("d4", "svr")]).write_csv(path)
+    out = tmp_path / "study_report"
+    args = [str(path), "--alternatives", "model", "--target", "rmse", "--generalize",
+            "dataset", "--lower-is-better", "--rep", "30", "--out", str(out)]
+    assert main(["report", *args]) == 0
+    printed = capsys.readouterr()
+    assert "Best:" in printed.out and "report.html" in printed.err
+    files = {p.name for p in out.iterdir()}
+    assert {"report.html", "report.md", "conclusions.parquet", "nstar.parquet",
+            "failed_runs.csv", "classical"} <= files
+    failed = pl.read_csv(out / "failed_runs.csv")
+    assert failed.select("condition", "alternative").rows() == [("d4", "svr")]
+    assert not REMOTE.search((out / "report.html").read_text(encoding="utf-8"))
+    # an input error: one line naming the flag; a usage error: 2
+    assert main(["report", *args[:4], "nope", *args[5:]]) == 1
+    assert "--target" in capsys.readouterr().err
+    assert main(["report", str(path), "--target", "rmse"]) == 2
+    # a folder of the user's own files is never replaced
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    assert main(["report", *args[:-1], str(mine), "--quiet"]) == 1
+    assert (mine / "notes.txt").read_text() == "keep"
+
+
+def test_cli_report_held_constant(tmp_path):
+    df = pl.concat([_table().with_columns(pl.lit(m).alias("metric")) for m in ("rmse", "mae")])
+    path = tmp_path / "r.parquet"
+    df.write_parquet(path)
+    out = tmp_path / "o"
+    assert main(["report", str(path), "--alternatives", "model", "--target", "rmse",
+                 "--generalize", "dataset", "--lower-is-better", "--held-constant",
+                 "metric=mae", "--rep", "20", "--quiet", "--out", str(out)]) == 0
+    rows = dict(pl.read_csv(out / "data_report.csv").iter_rows())
+    assert rows["rows in the input table"] == df.height
+    assert rows["rows after fixing held-constant factors"] == df.height // 2
