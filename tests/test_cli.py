@@ -60,7 +60,8 @@ COMPARE = ["--alternatives", "method", "--target", "score", "--blocks", "dataset
 def test_every_option_has_help_and_shows_its_default():
     parser = build_parser()
     subs = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subs) == {"demo", "nstar", "seeds", "compare", "precompile"}
+    assert set(subs) == {"demo", "nstar", "seeds", "compare", "precompile",
+                         "report"}
     for name, sub in subs.items():
         text = " ".join(sub.format_help().split())
         for action in sub._actions:
