@@ -142,7 +142,7 @@ def add_report_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     r.add_argument("--delta", type=float, default=config.HEADLINE_DELTA,
                    help="similarity threshold delta* of n*")
     r.add_argument("--rep", type=positive_int, default=config.REP,
-                   help="resamples of n* and of the rank probabilities")
+                   help="resampled pairs of studies per sample size of n*")
     r.add_argument("--seed", type=int, default=0, help="random seed")
     r.add_argument("--tol-missing-alternatives", type=fraction,
                    default=config.TOL_MISSING_ALTERNATIVES,

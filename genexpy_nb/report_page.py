@@ -295,6 +295,10 @@ def _comparison(study: Study, cid: int, *, alpha: float) -> Any:
                        tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
 
 
+#: resamples of the rank probabilities (those of :func:`genexpy_nb.rank_probabilities`)
+RANK_REP = 2000
+
+
 def _rank_tables(study: Study, *, rep: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Rank probabilities and intervals (with the top group) of every configuration."""
     from .rank_uncertainty import rank_intervals, rank_probabilities, top_group
@@ -438,7 +442,7 @@ def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
         md.append(m)
     return _Section(
         "beyond", "Beyond p-values: how sure is each place?",
-        f"Rank probabilities: the {unit}s resampled with replacement {rep['rep']} times "
+        f"Rank probabilities: the {unit}s resampled with replacement {RANK_REP} times "
         f"(seed {rep['seed']}), the alternatives ranked by mean within-{unit} rank "
         "(missing results last); the top group holds the alternatives whose 95 % interval "
         "of places reaches the first.",
@@ -549,7 +553,8 @@ def report(
     kernels : sequence of Kernel, optional
         The research questions of n* (default ``Jaccard(k=1)`` and ``Mallows()``).
     rep : int
-        Resamples of the n* estimate and of the rank probabilities.
+        Resampled pairs of studies per sample size of the n* estimate (the rank
+        probabilities draw 2000 resamples of the conditions).
     seed : int
         Seed of every random procedure (same seed, same page).
     progress : bool
@@ -582,7 +587,7 @@ def report(
         raise GenexpyInputError(f"seed must be an integer, got {seed!r}.")
     kernels = list(kernels) if kernels is not None else [Jaccard(k=1), Mallows()]
     unit = condition_word(study)
-    parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, rep=rep, nrep=rep)
+    parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep)
     steps = tqdm(total=5, desc="study report", disable=not progress)
     with steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
@@ -593,7 +598,7 @@ def report(
                                 for s in study.samples()}
         steps.update()
         parts["rank_probabilities"], parts["rank_intervals"] = _rank_tables(
-            study, rep=rep, seed=seed)
+            study, rep=RANK_REP, seed=seed)
         steps.update()
         parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
                                  methods=["resample"], rep=rep, seed=seed, progress=False)
