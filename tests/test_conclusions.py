@@ -19,7 +19,7 @@ from statsmodels.stats.multitest import multipletests
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
 
-C = importlib.import_module("genexpy_nb.generalizability.conclusions")
+C = importlib.import_module("genexpy_nb.generalizability._conclusion_model")
 
 
 def _frame(scores: np.ndarray, names: list[str] | None = None) -> pl.DataFrame:
