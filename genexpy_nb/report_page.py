@@ -421,7 +421,9 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
         f"{unit}s the study kept, per configuration. Missing results are left out here: "
         f"each {unit} ranks the alternatives that have a result there, while the conclusions "
         "and n* rank a missing result last (the data section lists them), so the mean ranks "
-        "may differ where results are missing.",
+        f"may differ where results are missing. The study's missing-results policy ran "
+        f"first: the tests keep every {unit} and alternative the study kept (their own "
+        "tolerances set to 1.0, as each comparison's data says).",
         "\n".join(html), "\n\n".join(md))
 
 
