@@ -38,12 +38,16 @@ _STUDY_ARGS = _ROLE_ARGS + ("design", "average_over", "held_constant",
                             "tol_missing_alternatives", "tol_missing_conditions",
                             "invalid_target")
 
-_STYLE = ("body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:62em;"
-          "padding:0 1em;line-height:1.4}table{border-collapse:collapse;margin:.5em 0}"
-          "td,th{padding:2px 8px;border-bottom:1px solid #ddd;vertical-align:top}"
-          "blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:1em}"
-          "p.how{color:#555;font-size:.92em;border-left:3px solid #9cf;padding-left:.6em}"
-          "svg{max-width:100%;height:auto}h2{border-bottom:2px solid #eee;margin-top:2em}")
+#: the page's style, every rule scoped to the report (a notebook's own page is not restyled)
+_RULES = (("", "font-family:system-ui,sans-serif;line-height:1.4"),
+          ("table", "border-collapse:collapse;margin:.5em 0"),
+          ("td, .gx-r th", "padding:2px 8px;border-bottom:1px solid #ddd;vertical-align:top"),
+          ("blockquote", "border-left:3px solid #ccc;margin-left:0;padding-left:1em"),
+          ("p.how", "color:#555;font-size:.92em;border-left:3px solid #9cf;padding-left:.6em"),
+          ("svg", "max-width:100%;height:auto"),
+          ("h2", "border-bottom:2px solid #eee;margin-top:2em"))
+_STYLE = "".join(f".gx-r {sel}".rstrip() + f"{{{rules}}}" for sel, rules in _RULES)
+_PAGE_STYLE = "body{margin:1.5em auto;max-width:62em;padding:0 1em}" + _STYLE
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,7 @@ class StudyReport:
         for s in self.sections:
             body.append(f"<section id=\"{s.key}\"><h2>{html_text(s.title)}</h2>"
                         f"<p class=\"how\">{html_text(s.how)}</p>{s.html}</section>")
-        return "<div class=\"genexpy-study-report\">" + "\n".join(body) + "</div>"
+        return "<div class=\"genexpy-study-report gx-r\">" + "\n".join(body) + "</div>"
 
     def _repr_html_(self) -> str:
         return f"<style>{_STYLE}</style>" + self.to_html()
@@ -160,7 +164,7 @@ class StudyReport:
         str
         """
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{html_text(self.title)}</title><style>{_STYLE}</style></head>"
+                f"<title>{html_text(self.title)}</title><style>{_PAGE_STYLE}</style></head>"
                 f"<body>\n{self.to_html()}\n</body></html>\n")
 
     def tables(self) -> dict[str, pl.DataFrame]:

@@ -164,3 +164,50 @@ def test_cli_report_held_constant(tmp_path):
     rows = dict(pl.read_csv(out / "data_report.csv").iter_rows())
     assert rows["rows in the input table"] == df.height
     assert rows["rows after fixing held-constant factors"] == df.height // 2
+
+
+def test_page_in_headless_chromium_offline(tmp_path):
+    """The saved page in headless Chromium with the network off: no request leaves the file,
+    no console error, every diagram drawn with a size, nothing wider than the window."""
+    import importlib.util
+    import os
+    import shutil
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    why = ("no Chromium on PATH (apt-get install chromium)" if chromium is None else
+           "playwright is not installed (pip install 'genexpy_nb[browser]')"
+           if importlib.util.find_spec("playwright") is None else None)
+    if why is not None:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail(f"the page's browser check cannot run in CI: {why}")
+        pytest.skip(why)
+    from playwright.sync_api import sync_playwright
+
+    df = _table(alts=("<i>ridge</i>", "lasso", "svr", "knn", "tree", "mlp"), n=15,
+                missing=[("d3", "svr")])
+    paths = gx.report(df, **_roles(), seed=0, rep=30, progress=False).save(tmp_path / "o")
+    page_file = next(p for p in paths if p.name == "report.html")
+    errors, remote = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium)
+        try:
+            ctx = browser.new_context(offline=True, viewport={"width": 1100, "height": 800})
+            pg = ctx.new_page()
+            pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            pg.on("pageerror", lambda e: errors.append(str(e)))
+            pg.on("request", lambda r: None if r.url.startswith("file://")
+                  else remote.append(r.url))
+            pg.goto(page_file.as_uri())
+            sizes = pg.evaluate("[...document.querySelectorAll('svg')].map(s => {"
+                                "const r = s.getBoundingClientRect(); return [r.width, "
+                                "r.height]; })")
+            sections = pg.evaluate("document.querySelectorAll('section h2').length")
+            wide = pg.evaluate("document.documentElement.scrollWidth > "
+                               "document.documentElement.clientWidth")
+            pg.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+        finally:
+            browser.close()
+    assert errors == [] and remote == []
+    assert len(sizes) == 1 and all(w > 100 and h > 50 for w, h in sizes), sizes
+    assert sections == 6 and not wide
+    assert (tmp_path / "report.png").stat().st_size > 20_000
