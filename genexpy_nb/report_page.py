@@ -573,10 +573,15 @@ def report(
 
     Examples
     --------
-    >>> import genexpy_nb as gx
-    >>> from genexpy_nb.demo import example_study
-    >>> page = gx.report(example_study(), seed=0, progress=False)  # doctest: +SKIP
-    >>> page.save("study_report")  # doctest: +SKIP
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"dataset": [f"d{i}" for i in range(12) for _ in range(3)],
+    ...                    "model": ["a", "b", "c"] * 12,
+    ...                    "acc": [0.9 - 0.1 * j + 0.02 * ((7 * i + 3 * j) % 5)
+    ...                            for i in range(12) for j in range(3)]})
+    >>> page = report(df, alternatives="model", target="acc", generalize="dataset",
+    ...               higher_is_better=True, rep=20, seed=0, progress=False)
+    >>> page.answer()["members"].to_list(), len(page.sections)
+    ([['a']], 6)
     """
     from ._progress import tqdm
     from .generalizability import analyze, conclusions
