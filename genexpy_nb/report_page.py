@@ -85,8 +85,11 @@ class StudyReport:
     nstar : polars.DataFrame
         The frame of :func:`genexpy_nb.analyze`.
     failed_runs : polars.DataFrame
-        Every missing result of a kept condition and alternative, imputed as the worst
-        tier: the configuration's levels, ``condition`` and ``alternative``.
+        Every missing or failed result by name: ``config_id`` (null for a dropped
+        condition), the configuration's levels, ``condition``, ``alternative`` and
+        ``status`` (imputed as the worst tier, condition dropped, alternative dropped, ...).
+        Given a Study instead of its table, only the imputed ones (the study keeps no
+        record of what it dropped).
     sections : tuple
         The rendered sections, in the page's order.
     alpha, delta : float
@@ -262,7 +265,55 @@ def _failed_runs(study: Study) -> pl.DataFrame:
                                        "alternative": pl.String})
     names = _names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32))
     return names.join(frame, on="config_id", how="inner").select(
-        "config_id", *study.design, "condition", "alternative")
+        "config_id", *study.design, "condition", "alternative",
+        pl.lit(_IMPUTED).alias("status"))
+
+
+_IMPUTED = "imputed as the worst tier"
+
+
+def _missing_pairs(data: Any, study: Study, imputed: pl.DataFrame) -> pl.DataFrame:
+    """Every (condition, alternative) of the table without a valid result, and its fate.
+
+    The grid is, per configuration, the conditions the table holds (after the held-constant
+    filter) times every alternative; a pair with no finite target is missing, then imputed
+    (the study kept it), or gone with its dropped condition or alternative.
+    """
+    from ._validation import to_polars
+
+    des, gen, alt = list(study.design), list(study.generalize), study.alternatives_col
+    df = study._held_constant_rows(to_polars(data, "data"))
+    cond = (pl.col(gen[0]).cast(pl.String) if len(gen) == 1 else
+            pl.concat_str([pl.col(c).cast(pl.String) for c in gen], separator=" | "))
+    base = df.select(*des, cond.alias("condition"),
+                     pl.col(alt).cast(pl.String).alias("alternative"),
+                     pl.col(study.target).cast(pl.Float64).is_finite().fill_null(False)
+                     .alias("ok"))
+    keys = [*des, "condition", "alternative"]
+    present = base.filter("ok").select(keys).unique()
+    grid = base.select(*des, "condition").unique().join(
+        base.select("alternative").unique(), how="cross")
+    missing = grid.join(present, on=keys, how="anti", nulls_equal=True)
+    kept = pl.DataFrame(
+        [(s.config_id, c) for s in study.samples() for c in s.conditions],
+        schema={"config_id": pl.UInt32, "condition": pl.String}, orient="row")
+    kept = _names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32)).join(
+        kept, on="config_id")
+    fate = (pl.when(pl.col("alternative").is_in(list(study.report.alternatives_dropped)))
+            .then(pl.lit("alternative dropped"))
+            .when(~pl.col("alternative").is_in(list(study.alternatives)))
+            .then(pl.lit("alternative has no valid result"))
+            .when(pl.col("config_id").is_null()).then(pl.lit("condition dropped"))
+            .otherwise(pl.lit(_IMPUTED)))
+    out = missing.join(kept, on=[*des, "condition"], how="left", nulls_equal=True)
+    out = out.with_columns(fate.alias("status")).select(
+        "config_id", *des, "condition", "alternative", "status")
+    n_imputed = out.filter(pl.col("status") == _IMPUTED).height
+    if n_imputed != imputed.height:  # the two readings of the policy must agree
+        raise RuntimeError(f"report: {n_imputed} imputed pairs found in the table, "
+                           f"{imputed.height} in the study.")
+    return out.sort(pl.col("status") != _IMPUTED, "config_id", "condition", "alternative",
+                    nulls_last=True)
 
 
 # ---- the analyses ------------------------------------------------------------------------
@@ -485,15 +536,21 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
                        "most"], rows)
         extra_h, extra_m = extra_h + h, extra_m + m + "\n\n"
     failed = rep["failed_runs"]
+    n_imp = failed.filter(pl.col("status") == _IMPUTED).height
     if failed.height:
-        rows = [[_config_label(study, x["config_id"]), x["condition"], x["alternative"]]
-                for x in failed.iter_rows(named=True)]
-        h, m = _table(["configuration", unit, "alternative (no result)"], rows)
-        lead = (f"{failed.height} missing result(s), each imputed as the worst tier of its "
-                f"{unit} in the conclusions, the rank probabilities and n*, and left out of "
-                "the classical tests:")
+        rows = [[", ".join(str(x[c]) for c in study.design) or "(all)", x["condition"],
+                 x["alternative"], x["status"]] for x in failed.iter_rows(named=True)]
+        h, m = _table(["configuration", unit, "alternative (no result)", "what happened"],
+                      rows)
+        lead = (f"{failed.height} missing or failed result(s), by name; {n_imp} imputed as "
+                f"the worst tier of its {unit} in the conclusions, the rank probabilities and "
+                "n*, and left out of the classical tests; the others went with their dropped "
+                f"{unit} or alternative.")
     else:
         h, m, lead = "", "", f"No result is missing in the {unit}s and alternatives kept."
+    if isinstance(rep["data"], Study):
+        lead += (f" (Given a study, not its table: only the results missing in the {unit}s "
+                 "and alternatives it kept are listed.)")
     avg = (f" averaged over {', '.join(study.average_over)}," if study.average_over else "")
     return _Section(
         "data", "The data",
@@ -598,7 +655,7 @@ def report(
         raise GenexpyInputError(f"seed must be an integer, got {seed!r}.")
     kernels = list(kernels) if kernels is not None else [Jaccard(k=1), Mallows()]
     unit = condition_word(study)
-    parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep)
+    parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data)
     steps = tqdm(total=5, desc="study report", disable=not progress)
     with steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
@@ -615,6 +672,8 @@ def report(
                                  methods=["resample"], rep=rep, seed=seed, progress=False)
         steps.update()
         parts["failed_runs"] = _failed_runs(study)
+        if not isinstance(data, Study):  # the table: also the pairs dropped, by name
+            parts["failed_runs"] = _missing_pairs(data, study, parts["failed_runs"])
         sections = tuple(f(parts, study, unit) for f in _SECTIONS)
         steps.update()
     return StudyReport(

@@ -85,13 +85,34 @@ def test_failed_runs_listed_by_name(tmp_path):
     for d, a in missing:
         assert re.search(rf"<td>{d}</td><td>{a}</td>", data.html)
         assert f"| {d} | {a} |" in data.markdown
-    assert "3 missing result(s)" in data.html
+    assert "3 missing or failed result(s), by name; 3 imputed" in data.html
+    assert set(page.failed_runs["status"]) == {"imputed as the worst tier"}
     # the classical tests rank the alternatives available in each block
     res = page.comparisons[0]
     assert res.n_missing == 3 and res.omnibus.test == "Skillings-Mack"
     page.save(tmp_path / "o")
     assert pl.read_csv(tmp_path / "o" / "failed_runs.csv").height == 3
     assert page.study.report.cells_imputed == 3
+
+
+def test_failed_runs_of_dropped_conditions_and_nan_targets_by_name():
+    """A dataset missing 2 of 6 results is dropped (tolerance 20 %), a NaN target is a failed
+    run (invalid_target="drop"): each pair is listed by name with what happened to it."""
+    df = _table(missing=[("d0", "svr"), ("d0", "knn"), ("d9", "mlp")])
+    df = df.with_columns(pl.when((pl.col("dataset") == "d4") & (pl.col("model") == "tree"))
+                         .then(float("nan")).otherwise(pl.col("rmse")).alias("rmse"))
+    page = gx.report(df, **_roles(invalid_target="drop"), seed=0, rep=20, progress=False)
+    got = {(r["condition"], r["alternative"]): r["status"]
+           for r in page.failed_runs.iter_rows(named=True)}
+    assert got == {("d0", "svr"): "condition dropped", ("d0", "knn"): "condition dropped",
+                   ("d9", "mlp"): "imputed as the worst tier",
+                   ("d4", "tree"): "imputed as the worst tier"}
+    assert page.study.report.conditions_dropped == 1
+    md = page.sections[-1].markdown
+    assert "| (all) | d0 | svr | condition dropped |" in md
+    # given the study instead of its table, only the imputed pairs can be named, and it says so
+    page2 = gx.report(page.study, seed=0, rep=20, progress=False)
+    assert page2.failed_runs.height == 2 and "only the results missing" in page2.sections[-1].html
 
 
 def test_hostile_names_escaped():
