@@ -1,0 +1,129 @@
+"""``genexpy-nb report`` as a whole process: the shipped example and an 18 x 104 table.
+
+Run from the repository root:  PYTHONPATH=. python benchmarks/bench_report.py [--repeat N]
+
+Each run is a fresh interpreter (``python -m genexpy_nb report ...``), so the times include
+starting Python, importing, reading the table, the whole analysis (conclusions, plan, rank
+tests per configuration, rank probabilities, n*) and writing the folder - what a user waits
+for. Two tables:
+
+- **example**: the study shipped with the package (8 classifiers x 80 datasets x 6
+  configurations, 5 folds averaged);
+- **18 x 104**: 18 alternatives on 104 datasets, one configuration, a few failed runs
+  (absent rows), generated here (seeded).
+
+With autorank installed (``pip install genexpy_nb[bench]``) the script also times what an
+autorank user runs on the 18 x 104 table (``autorank`` + ``create_report`` +
+``latex_table`` + ``plot_stats`` saved as PNG, the datasets with a failed run dropped) and
+prints the ratio of the medians; note that ``report`` computes much more than those four
+calls (the conclusions' n*, the paper's n*, rank probabilities). The minimum and median
+wall times are printed with the load average: run it on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+ROOT = Path(__file__).resolve().parent.parent
+
+AUTORANK = r'''
+import sys, warnings
+import matplotlib
+matplotlib.use("Agg")
+import pandas as pd
+import matplotlib.pyplot as plt
+from autorank import autorank, create_report, latex_table, plot_stats
+path, alt, target, block, out = sys.argv[1:6]
+df = pd.read_csv(path)
+wide = df.pivot_table(index=block, columns=alt, values=target).dropna()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    res = autorank(wide, alpha=0.05, verbose=False, order="descending")
+    create_report(res)
+    latex_table(res)
+    plot_stats(res)
+plt.savefig(out + "/cd.png")
+'''
+
+
+def _table_18x104(path: Path) -> None:
+    """18 alternatives x 104 datasets of accuracies, 6 failed runs left out (seeded)."""
+    rng = np.random.default_rng(0)
+    skill = np.linspace(0.0, 0.08, 18)
+    rows = [(f"ds{i:03d}", f"method_{j:02d}",
+             float(np.clip(0.7 + skill[j] + rng.normal(0, 0.05), 0, 1)))
+            for i in range(104) for j in range(18)]
+    drop = {(f"ds{i:03d}", "method_03") for i in (5, 17, 40)} | {
+        (f"ds{i:03d}", "method_11") for i in (2, 60, 99)}
+    rows = [r for r in rows if (r[0], r[1]) not in drop]
+    pl.DataFrame(rows, schema=["dataset", "model", "accuracy"], orient="row").write_csv(path)
+
+
+def _time(cmd: list[str], env: dict) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    took = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+    return took
+
+
+def main() -> None:
+    """Time the contenders and print the table of times."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        from genexpy_nb.example_study import load_example_study
+
+        load_example_study().write_csv(tmp / "example.csv")
+        _table_18x104(tmp / "t18x104.csv")
+        py = [sys.executable, "-m", "genexpy_nb", "report"]
+        runs = {
+            "report, example (8 x 80 x 6 configurations)": py + [
+                str(tmp / "example.csv"), "--alternatives", "model", "--target", "score",
+                "--generalize", "dataset", "--design", "metric,train_size",
+                "--average-over", "fold", "--higher-is-better", "--quiet",
+                "--out", str(tmp / "o1")],
+            "report, 18 x 104": py + [
+                str(tmp / "t18x104.csv"), "--alternatives", "model", "--target",
+                "accuracy", "--generalize", "dataset", "--higher-is-better", "--quiet",
+                "--out", str(tmp / "o2")],
+        }
+        if importlib.util.find_spec("autorank") is not None:
+            (tmp / "ar").mkdir()
+            (tmp / "ar.py").write_text(AUTORANK)
+            runs["autorank 4 calls, 18 x 104"] = [
+                sys.executable, str(tmp / "ar.py"), str(tmp / "t18x104.csv"), "model",
+                "accuracy", "dataset", str(tmp / "ar")]
+        times: dict[str, list[float]] = {k: [] for k in runs}
+        for _ in range(args.repeat):
+            for name, cmd in runs.items():
+                times[name].append(_time(cmd, env))
+    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores, "
+          f"{args.repeat} runs each")
+    for name, ts in times.items():
+        print(f"{name:48s} min {min(ts):6.2f} s   median {statistics.median(ts):6.2f} s")
+    ar = times.get("autorank 4 calls, 18 x 104")
+    if ar:
+        ratio = statistics.median(times["report, 18 x 104"]) / statistics.median(ar)
+        print(f"report / autorank on 18 x 104 (medians): {ratio:.2f}")
+    else:
+        print("autorank is not installed (pip install genexpy_nb[bench]): no ratio")
+
+
+if __name__ == "__main__":
+    main()
