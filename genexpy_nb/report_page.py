@@ -98,6 +98,9 @@ class StudyReport:
         The seed of every random procedure.
     unit : str
         What a condition is called ("dataset").
+    replicate_spread : polars.DataFrame or None
+        With replicates (``average_over``) and the table given: per configuration, the
+        runs per result, the spread over runs, the spread over conditions and their ratio.
     """
 
     study: Study
@@ -113,6 +116,7 @@ class StudyReport:
     delta: float = config.HEADLINE_DELTA
     seed: int = 0
     unit: str = "condition"
+    replicate_spread: pl.DataFrame | None = None
 
     @property
     def title(self) -> str:
@@ -184,7 +188,8 @@ class StudyReport:
             "nstar.csv": self.nstar, "failed_runs.csv": self.failed_runs,
             "data_report.csv": self.study.report.to_frame().with_columns(
                 pl.col("value").cast(pl.Int64)),
-        }
+        } | ({} if self.replicate_spread is None else
+             {"replicate_spread.csv": self.replicate_spread})
 
     def save(self, folder: str | Path) -> list[Path]:
         """Write the page, its Markdown and every table behind it into ``folder``, atomically.
@@ -314,6 +319,45 @@ def _missing_pairs(data: Any, study: Study, imputed: pl.DataFrame) -> pl.DataFra
                            f"{imputed.height} in the study.")
     return out.sort(pl.col("status") != _IMPUTED, "config_id", "condition", "alternative",
                     nulls_last=True)
+
+
+def _replicate_spread(data: Any, study: Study) -> pl.DataFrame | None:
+    """Spread over replicates against spread over conditions, per configuration.
+
+    Per (configuration, alternative): the median over conditions of the standard deviation
+    over replicates (conditions with at least two), and the standard deviation over
+    conditions of the alternative's mean relative to the condition's mean over the
+    alternatives (the condition's difficulty removed); then per configuration the medians
+    over the alternatives and their ratio. None without replicates (``average_over``).
+    """
+    from ._validation import to_polars
+
+    if not study.average_over:
+        return None
+    des, gen, alt, t = list(study.design), list(study.generalize), study.alternatives_col, \
+        study.target
+    df = study._held_constant_rows(to_polars(data, "data")).filter(
+        pl.col(t).cast(pl.Float64).is_finite().fill_null(False),
+        pl.col(alt).cast(pl.String).is_in(list(study.alternatives)))
+    cell = df.group_by([*des, *gen, alt]).agg(
+        pl.col(t).cast(pl.Float64).std().alias("sd"), pl.col(t).cast(pl.Float64).mean()
+        .alias("mean"), pl.len().alias("n"))
+    # each result relative to its condition's mean over the alternatives: the condition's
+    # difficulty is not a difference between the alternatives
+    cell = cell.with_columns((pl.col("mean") - pl.col("mean").mean().over([*des, *gen]))
+                             .alias("relative"))
+    per_alt = cell.group_by([*des, alt]).agg(
+        pl.col("sd").filter(pl.col("n") >= 2).median().alias("seed_sd"),
+        pl.col("relative").std().alias("condition_sd"),
+        pl.col("n").median().alias("replicates"))
+    out = per_alt.group_by(des or pl.lit(0).alias("__all__")).agg(
+        pl.col("replicates").median(), pl.col("seed_sd").median(),
+        pl.col("condition_sd").median())
+    out = out.with_columns((pl.col("seed_sd") / pl.col("condition_sd")).alias("ratio"))
+    names = _names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32))
+    if des:
+        return names.join(out, on=des, how="inner").sort("config_id")
+    return names.join(out.drop("__all__"), how="cross")
 
 
 # ---- the analyses ------------------------------------------------------------------------
@@ -447,11 +491,28 @@ def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
     lead = (f"Extend the configurations in this order: each row says how many more {unit}s "
             "its conclusions need to hold (0: none; unsure: no number of "
             f"{unit}s is promised, these {unit}s do not separate the alternatives).")
-    return _Section("plan", "What to run next",
-                    f"From the plan of the conclusions above (the same alpha* = "
-                    f"{rep['alpha']:g}; configurations ranked by the {unit}s their "
-                    "conclusions still need).",
-                    f"<p>{html_text(lead)}</p>{html}", f"{markdown_text(lead)}\n\n{md}")
+    html, md = f"<p>{html_text(lead)}</p>{html}", f"{markdown_text(lead)}\n\n{md}"
+    how = (f"From the plan of the conclusions above (the same alpha* = {rep['alpha']:g}; "
+           f"configurations ranked by the {unit}s their conclusions still need).")
+    spread = rep.get("replicate_spread")
+    if spread is not None and spread.height:
+        reps = ", ".join(study.average_over)
+        rows = [[_config_label(study, r["config_id"]), r["replicates"], r["seed_sd"],
+                 r["condition_sd"], r["ratio"]] for r in spread.iter_rows(named=True)]
+        h, m = _table(["configuration", f"runs per result ({reps})",
+                       f"spread over {reps}", f"spread over {unit}s", "ratio"], rows)
+        text = (f"More runs or more {unit}s? The spread of a result over its runs ({reps}: "
+                f"the median standard deviation) against the spread over {unit}s of each "
+                f"alternative's result relative to the {unit}'s mean over the alternatives "
+                f"(the {unit}'s difficulty removed), medians over the alternatives. Where "
+                f"the ratio is small, each {unit}'s result is already sharp and more "
+                f"{unit}s help more than more runs; where it nears 1 or more, the runs' "
+                f"noise is as large as the differences between {unit}s, and more runs "
+                f"sharpen each {unit}'s result.")
+        html += f"<p>{html_text(text)}</p>{h}"
+        md += f"\n\n{markdown_text(text)}\n\n{m}"
+        how += f" The spread over {reps} from the table's runs."
+    return _Section("plan", "What to run next", how, html, md)
 
 
 def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
@@ -674,6 +735,7 @@ def report(
         parts["failed_runs"] = _failed_runs(study)
         if not isinstance(data, Study):  # the table: also the pairs dropped, by name
             parts["failed_runs"] = _missing_pairs(data, study, parts["failed_runs"])
+            parts["replicate_spread"] = _replicate_spread(data, study)
         sections = tuple(f(parts, study, unit) for f in _SECTIONS)
         steps.update()
     return StudyReport(
@@ -681,4 +743,4 @@ def report(
         comparisons=parts["comparisons"], rank_probabilities=parts["rank_probabilities"],
         rank_intervals=parts["rank_intervals"], nstar=parts["nstar"],
         failed_runs=parts["failed_runs"], sections=sections, alpha=alpha, delta=delta,
-        seed=seed, unit=unit)
+        seed=seed, unit=unit, replicate_spread=parts.get("replicate_spread"))

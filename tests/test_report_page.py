@@ -115,6 +115,27 @@ def test_failed_runs_of_dropped_conditions_and_nan_targets_by_name():
     assert page2.failed_runs.height == 2 and "only the results missing" in page2.sections[-1].html
 
 
+def test_replicate_spread_against_numpy():
+    """Spread over seeds (median SD) against spread over datasets of the results relative
+    to the dataset's mean (median over alternatives): the page's numbers, by NumPy."""
+    rng = np.random.default_rng(5)
+    alts, ds = ["a", "b", "c", "d", "e", "f"], [f"d{i}" for i in range(10)]
+    rows = [(d, a, s, float(i * 0.5 + j * 0.1 + rng.normal(0, 0.2)))
+            for i, d in enumerate(ds) for j, a in enumerate(alts) for s in range(3)]
+    df = pl.DataFrame(rows, schema=["dataset", "model", "seed", "rmse"], orient="row")
+    page = gx.report(df, **_roles(average_over="seed"), seed=0, rep=20, progress=False)
+    x = np.array([r[3] for r in rows]).reshape(len(ds), len(alts), 3)
+    seed_sd = np.median(np.median(x.std(axis=2, ddof=1), axis=0))
+    means = x.mean(axis=2)
+    cond_sd = np.median((means - means.mean(axis=1, keepdims=True)).std(axis=0, ddof=1))
+    got = page.replicate_spread.row(0, named=True)
+    assert got["seed_sd"] == pytest.approx(seed_sd) and got["replicates"] == 3
+    assert got["condition_sd"] == pytest.approx(cond_sd)
+    assert got["ratio"] == pytest.approx(seed_sd / cond_sd)
+    assert "More runs or more datasets?" in page.sections[1].html
+    assert "replicate_spread.csv" in page.tables()
+
+
 def test_hostile_names_escaped():
     evil = ["<script>alert(1)</script>", "a|b*c_d", "[x](https://evil.example/p.png)",
             "`tick` & <b>", "plain", "=cmd()"]
