@@ -506,7 +506,7 @@ def check_input_file(path: str | os.PathLike, what: str = "file", *,
 NPZ_MAX_BYTES = 4 * 2**30
 #: a member that inflates more than this many times, to more than NPZ_BOMB_MIN_BYTES, is
 #: refused as a compression bomb (real arrays of floats compress 1-10x)
-NPZ_MAX_RATIO = 1000
+NPZ_MAX_RATIO = 200
 NPZ_BOMB_MIN_BYTES = 64 * 2**20
 
 

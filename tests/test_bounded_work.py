@@ -159,3 +159,14 @@ def test_a_user_file_in_an_earlier_output_folder_is_never_deleted(tmp_path):
         with atomic_dir(out) as tmp:
             (tmp / "a.csv").write_text("x3")
     assert (out / "my notes.txt").read_text() == "mine" and (out / "a.csv").read_text() == "x2"
+
+
+def test_an_npz_member_that_inflates_hugely_is_refused_before_it_is_read(tmp_path):
+    """80 MB of zeros compress about 1000 times: refused from the archive's directory."""
+    from genexpy_nb._io import read_npz
+
+    p = tmp_path / "bomb.npz"
+    np.savez_compressed(p, gaps=np.zeros((10, 1_000_000)), labels=np.zeros(10, np.int8))
+    assert p.stat().st_size < 1_000_000
+    with pytest.raises(GenexpyInputError, match=r"'gaps' inflates from .* \(more than 200"):
+        read_npz(p, "pool file")
