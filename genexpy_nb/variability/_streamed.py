@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._progress import tqdm
-from .._validation import child_seed, root_seed
+from .._validation import check_memory, child_seed, root_seed
 
 #: draws of the bootstrap held at once (bytes) before the bootstrap runs in blocks
 STREAM_BYTES: float = 2**30
@@ -98,6 +98,11 @@ def streamed(raw: Callable[..., Any], draw: Callable[..., tuple], ref: np.ndarra
     """
     root = root_seed(seed)
     M, T = ref.shape
+    C, G = cands.shape[0], int(np.size(kwargs.get("grid", ())))
+    # the draws are made in blocks, but the per-draw results of all B draws are kept:
+    # (B, C) x 3 and (B, C, G), checked before the first block
+    check_memory("B", B, per_unit=16.0 * C * (3 + G),
+                 what=f"alpha-hat's results for {C} candidate(s) over B draws")
     size = block_size(T)
     parts = []
     last = None
