@@ -249,7 +249,9 @@ def test_replacing_an_earlier_output_is_said(tmp_path, capsys):
         assert main(["nstar", str(src), *_NSTAR, "--out", str(tmp_path / "n.csv")]) == 0
         assert main(["compare", str(src), *_COMPARE, "--out", str(tmp_path / "cmp")]) == 0
     err = capsys.readouterr().err
-    assert err.count("it is replaced when the command succeeds") == 2, err
+    # nstar's table, the conclusions written beside it, and compare's folder
+    assert err.count("it is replaced when the command succeeds") == 3, err
+    assert "--conclusions-out" in err and "conclusions.csv" in err
     assert "'--out' " not in err
 
 
