@@ -6,16 +6,21 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parent.parent
 
 # Property tests are judged by what they assert, never by how long an example takes: no
 # deadline and no "too slow" health check by default, so that a busy machine (other jobs on
 # the cores) cannot fail them. A test's own @settings still choose its number of examples.
-settings.register_profile("genexpy_nb", deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("genexpy_nb")
+# (Hypothesis comes with the test extra; the documentation build's site check runs without it.)
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # bash scripts/docs.sh alone: the docs extra, no property tests
+    pass
+else:
+    settings.register_profile("genexpy_nb", deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("genexpy_nb")
 
 
 def _data_dir() -> Path | None:
