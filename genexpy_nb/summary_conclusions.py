@@ -264,7 +264,12 @@ def verdict_words(r: dict, w: _Words, names: Sequence[str]) -> str:
     if not r["reliable"]:
         return (f"unsure (only {w.many(N)}: too few to judge; a mean rank's model needs at "
                 f"least {MIN_CONDITIONS})")
-    pair = _ordered_pair_in(reason, names) if r["kind"] != "pair" else tuple(r["members"])
+    if r["kind"] == "pair":
+        pair = tuple(r["members"])
+    elif r.get("bottleneck") and "(least separated pair: " in reason:
+        pair = tuple(r["bottleneck"])  # the frame names it: no need to read the reason
+    else:  # a frame without the column (written by an earlier version): read the reason
+        pair = _ordered_pair_in(reason, names)
     if pair:
         rank = {a: i for i, a in enumerate(names)}
         pair = tuple(sorted(pair, key=lambda a: rank.get(a, len(rank))))
