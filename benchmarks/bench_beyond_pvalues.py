@@ -4,7 +4,7 @@ Run from the repository root:  PYTHONPATH=. python benchmarks/bench_beyond_pvalu
 
 * **Aggregates**: median, IQM, mean and optimality gap with 95 % stratified-bootstrap
   intervals at rliable's default 50,000 replicates, on 5 algorithms x 10 runs x 20 tasks
-  (the setting of rliable's examples): ``genexpy_nb.aggregates.interval_estimates``
+  (the setting of rliable's examples): ``genexpy_nb.aggregates.estimates.interval_estimates``
   against ``rliable.library.get_interval_estimates`` with rliable's four metrics. rliable
   takes about a minute and a half here; ``--rliable-reps N`` times it at N replicates and
   scales to 50,000 (it is linear in the replicates: every replicate is a Python call),

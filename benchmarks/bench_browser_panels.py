@@ -35,7 +35,7 @@ CELLS = [
     "import json, time\n"
     "import numpy as np\n"
     "import genexpy_nb as gx\n"
-    "from genexpy_nb.example_study import load_example_study\n"
+    "from genexpy_nb.example.study import load_example_study\n"
     "from genexpy_nb.seedpools import load_pool\n"
     "from genexpy_nb import variability as vb",
     "df = load_example_study()\n"

@@ -198,7 +198,7 @@ def bench_per_value(rate: float) -> None:
     from threadpoolctl import threadpool_limits
 
     import genexpy_nb as gx
-    from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
+    from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
 
     print(f"\nper MMD value (one-thread DGEMM rate {rate / 1e9:.1f} GFLOP/s; limit = "
           "2 m^2 flops at that rate)")

@@ -20,8 +20,8 @@ import numpy as np
 
 import genexpy_nb as gx
 from genexpy_nb._numba import nstar as nb
-from genexpy_nb.example_study import load_example_study
-from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
+from genexpy_nb.example.study import load_example_study
+from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
 
 
 def best(fn, repeat=3):

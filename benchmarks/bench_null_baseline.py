@@ -21,7 +21,7 @@ import os
 import time
 
 import genexpy_nb as gx
-from genexpy_nb.example_study import load_example_study
+from genexpy_nb.example.study import load_example_study
 
 
 def timed(fn) -> float:

@@ -95,7 +95,7 @@ def bench_builders(panel: GeneralizabilityExplorer) -> None:
     """Each chart builder on the panel's current frames: build, and build + MIME bundle
     (what a slider move pays per chart when its inputs changed)."""
     from genexpy_nb.charts import deficit_heatmap, ngen_curves, nstar_boxplots, power_law_fit
-    from genexpy_nb.panel_views import NGEN_EPS_POINTS, NGEN_MAX_CURVES, mimebundle
+    from genexpy_nb.panels.views import NGEN_EPS_POINTS, NGEN_MAX_CURVES, mimebundle
 
     ga, label, a, d = panel._current
     cid = panel.config_id

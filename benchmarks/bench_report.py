@@ -87,7 +87,7 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        from genexpy_nb.example_study import load_example_study
+        from genexpy_nb.example.study import load_example_study
 
         load_example_study().write_csv(tmp / "example.csv")
         _table_18x104(tmp / "t18x104.csv")

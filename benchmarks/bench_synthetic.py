@@ -1,4 +1,4 @@
-"""Timings of the known-distribution experiments (genexpy_nb.synthetic) against naive twins.
+"""Timings of the known-distribution experiments (generalizability.synthetic) vs naive twins.
 
 Run from the repository root:  PYTHONPATH=. python benchmarks/bench_synthetic.py
 Prints median wall times and the speed-up over tests/naive.py, then the cost of the two
@@ -20,7 +20,7 @@ import naive
 
 from genexpy_nb import Borda, Jaccard, Mallows
 from genexpy_nb import synthetic as syn
-from genexpy_nb.distributions import uniform_distribution
+from genexpy_nb.generalizability.distributions import uniform_distribution
 
 
 def timeit(fn, repeat=3):

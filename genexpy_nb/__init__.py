@@ -12,6 +12,7 @@ Quick start::
 """
 
 from ._io import atomic_dir, atomic_write, write_frame
+from ._lazy import install_moved_modules, lazy_exports
 from ._validation import GenexpyInputError
 from ._version import __version__
 from .data import load_bigbench, load_encoders, read_results
@@ -28,20 +29,28 @@ from .generalizability import (
     ngen,
     score_thresholds,
 )
-from .kernels import RBF, Borda, Jaccard, Kernel, Mallows, parse_kernel
-from .mmd import mmd, mmd_distribution
-from .planner import plan, run_generalizable_study, simulate_preliminary_study
+from .generalizability.kernels import RBF, Borda, Jaccard, Kernel, Mallows, parse_kernel
+from .generalizability.mmd import mmd, mmd_distribution
+from .generalizability.planner import plan, run_generalizable_study, simulate_preliminary_study
 from .study import ConfigurationSample, DirectionWarning, FilterReport, Study, rank_scores
 
+install_moved_modules()  # old module paths (genexpy_nb.kernels, ...) import, with a warning
+
 #: submodules loaded on first use, so that ``import genexpy_nb`` stays fast (scipy.stats,
-#: Altair and ipywidgets are only imported by the parts that need them)
-_LAZY = {"significance", "distributions", "synthetic", "variability", "charts", "panels",
-         "seedpools", "experiments", "distributed",
-         "example_study", "aggregates", "evals"}
-
-
-#: classes loaded from their submodule on first use (the panels import ipywidgets and Altair)
-_LAZY_ATTRS = {
+#: Altair and ipywidgets are only imported by the parts that need them); classes and
+#: functions loaded from their submodule on first use (the panels import ipywidgets and Altair)
+_LAZY = {
+    "significance": "<module>",
+    "distributions": "<module>:generalizability.distributions",
+    "synthetic": "<module>:generalizability.synthetic",
+    "variability": "<module>",
+    "charts": "<module>",
+    "panels": "<module>",
+    "seedpools": "<module>",
+    "distributed": "<module>",
+    "example": "<module>",
+    "aggregates": "<module>",
+    "evals": "<module>",
     "GeneralizabilityExplorer": "panels",
     "SeedVariabilityExplorer": "panels",
     "nstar_summary": "summary",
@@ -65,21 +74,7 @@ _LAZY_ATTRS = {
     "StudyReport": "report_page",
 }
 
-
-def __getattr__(name: str):
-    import importlib
-
-    if name in _LAZY:
-        return importlib.import_module(f".{name}", __name__)
-    if name in _LAZY_ATTRS:
-        value = getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
-        globals()[name] = value  # later lookups do not come back here
-        return value
-    raise AttributeError(f"module 'genexpy_nb' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY | set(_LAZY_ATTRS))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -109,7 +109,7 @@ def _write_nstar_figures(res, folder: Path, alpha: float, delta: float, method: 
     """
     from ._io import atomic_dir
     from .charts import generalizability as ch
-    from .planner import plan
+    from .generalizability.planner import plan
 
     charts = {}
     if res["alpha"].n_unique() > 1:
@@ -164,7 +164,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
                    *csv_list(args.average_over)])
 
     from .generalizability import analyze
-    from .kernels import Jaccard, Mallows
+    from .generalizability.kernels import Jaccard, Mallows
     from .study import Study
 
     kernels = args.kernel or [Jaccard(k=1), Mallows()]
@@ -389,7 +389,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Run ``genexpy-nb demo``: the worked example (:func:`~genexpy_nb.demo.run_demo`).
+    """Run ``genexpy-nb demo``: the worked example (:func:`~genexpy_nb.example.demo.run_demo`).
 
     Parameters
     ----------
@@ -402,7 +402,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         The exit code: 0 (errors are raised; :func:`main` turns them into exit codes).
     """
     check_out_dir(args.out)
-    from .demo import run_demo
+    from .example.demo import run_demo
 
     run_demo(out_dir=Path(args.out), rep=args.rep, seed=args.seed, progress=not args.quiet)
     return EXIT_OK

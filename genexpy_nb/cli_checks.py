@@ -167,7 +167,7 @@ def level_pair(text: str) -> tuple[str, str]:
 
 def kernel_question(text: str):
     """Argparse type: a research question such as jaccard:k=2."""
-    from .kernels import parse_kernel
+    from .generalizability.kernels import parse_kernel
 
     try:
         return parse_kernel(text)

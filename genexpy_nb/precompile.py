@@ -45,7 +45,7 @@ def kernel_routes() -> Iterator[None]:
 def _large_study() -> list:
     """n* of a tiny study on the kernels of large ones (every kernel, every method)."""
     from .generalizability import analyze
-    from .kernels import RBF, Borda, Jaccard, Mallows
+    from .generalizability.kernels import RBF, Borda, Jaccard, Mallows
     from .study import Study
 
     rng = np.random.default_rng(0)
@@ -80,7 +80,7 @@ def _variability() -> list:
 
 def _rankings() -> list:
     """All rankings with ties of a few items, and uniform draws from them."""
-    from . import distributions as ds
+    from .generalizability import distributions as ds
 
     ds.weak_orders(3)
     ds.sample_uniform_rankings(5, 3, seed=0, method="recursive")

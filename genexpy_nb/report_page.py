@@ -703,8 +703,8 @@ def report(
     """
     from ._progress import tqdm
     from .generalizability import analyze, conclusions
-    from .kernels import Jaccard, Mallows
-    from .planner import plan
+    from .generalizability.kernels import Jaccard, Mallows
+    from .generalizability.planner import plan
     from .summary_conclusions import condition_word
 
     args = dict(alternatives=alternatives, target=target, generalize=generalize,

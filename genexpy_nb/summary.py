@@ -7,7 +7,8 @@ table each.
 thresholds (alpha* = 0.95, delta* = 0.05 by default) and gives, per research question, every
 configuration's n* with its interval, N, the no-signal baseline (when the frame has it) and
 the verdict in words. The verdicts are the frame's own (``generalizable``, ``reliable``,
-``deficit``, ``reason``; the same rule as ``genexpy_nb.planner.verdict_word``): nothing
+``deficit``, ``reason``; the same rule as
+``genexpy_nb.generalizability.planner.verdict_word``): nothing
 here decides anew. The object displays as that short summary in a notebook and keeps the
 full frame in ``.frame``::
 
@@ -35,7 +36,7 @@ from ._escape import html_text, markdown_text
 from ._validation import GenexpyInputError, to_polars
 from ._words import plural
 from .generalizability import NSTAR_SCHEMA, NULL_COLUMNS
-from .planner import verdict_word
+from .generalizability.planner import verdict_word
 
 __all__ = ["NstarSummary", "SeedsSummary", "Table", "nstar_summary", "seeds_summary"]
 
@@ -267,7 +268,7 @@ def verdict_text(generalizable: bool | None, deficit: int | None,
 
     "generalizes", "needs k more" (k = the frame's ``deficit``, the conditions to add), or
     "unsure: reason" (the frame's null verdict, an estimate not to be trusted or undefined,
-    with its reason, as :func:`genexpy_nb.planner.verdict_word` words it).
+    with its reason, as :func:`genexpy_nb.generalizability.planner.verdict_word` words it).
 
     Parameters
     ----------

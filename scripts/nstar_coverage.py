@@ -4,7 +4,8 @@ For each setting (na alternatives, N preliminary results, kernel), ``--studies``
 studies of N rankings are drawn i.i.d. from the uniform distribution over the rankings with
 ties of na alternatives; on each the package's estimate n̂* is computed and several
 candidate intervals are built from resamplings of the N conditions. The true n* of the
-distribution comes from :func:`genexpy_nb.synthetic.true_nstar_frame` (Monte Carlo, many
+distribution comes from :func:`genexpy_nb.generalizability.synthetic.true_nstar_frame` (Monte
+Carlo, many
 pairs). An interval covers when the true n* lies in ``[ceil(lo), ceil(hi)]`` (n* is an
 integer; the estimate is the continuous crossing of the fitted power law, whose ceiling is
 the first integer n reaching alpha*).
@@ -48,7 +49,6 @@ from scipy.stats import norm
 from genexpy_nb import Borda, Jaccard, Mallows
 from genexpy_nb._numba import nstar as _nb
 from genexpy_nb._validation import child_seed
-from genexpy_nb.distributions import uniform_distribution
 from genexpy_nb.generalizability import (
     INTERVAL_B,
     SLOPE_ALPHAS,
@@ -59,7 +59,8 @@ from genexpy_nb.generalizability import (
     default_grid,
     power_law_fit,
 )
-from genexpy_nb.synthetic import _resolve_kernels, true_nstar_frame
+from genexpy_nb.generalizability.distributions import uniform_distribution
+from genexpy_nb.generalizability.synthetic import _resolve_kernels, true_nstar_frame
 
 THRESHOLDS = ((0.95, 0.05), (0.9, 0.1), (0.99, 0.05))
 CANDIDATES = ("package", "boot_pct", "boot_basic", "boot_bc", "sub_half", "cf_pct", "cf_basic",

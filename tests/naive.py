@@ -365,7 +365,8 @@ def sample_weak_orders(na, u, perm):
 def pmf_mmd_samples(rankings, probs, kfun, n, rep, seed):
     """MMD_n of ``rep`` pairs of i.i.d. samples of size n from the pmf, from the definition.
 
-    The same random draws as genexpy_nb.synthetic: generator SeedSequence([seed, n]); for
+    The same random draws as genexpy_nb.generalizability.synthetic: generator
+    SeedSequence([seed, n]); for
     n <= M (rankings of P) the two samples of every pair as indices (one Generator.choice
     call of shape (rep, 2, n)); for n > M, count vectors (Generator.multinomial, shape
     (rep, 2)) expanded into samples.

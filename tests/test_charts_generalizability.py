@@ -18,8 +18,8 @@ from genexpy_nb.charts import (
     save_chart,
 )
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
-from genexpy_nb.kernels import Jaccard, Mallows
-from genexpy_nb.planner import plan, simulate_preliminary_study
+from genexpy_nb.generalizability.kernels import Jaccard, Mallows
+from genexpy_nb.generalizability.planner import plan, simulate_preliminary_study
 from genexpy_nb.study import Study
 
 

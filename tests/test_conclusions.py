@@ -313,7 +313,7 @@ def test_a_list_of_configurations():
 
 def test_pairs_the_post_hoc_test_separates_at_a_tiny_p_are_settled():
     from genexpy_nb import significance as sig
-    from genexpy_nb.example_study import load_example_study
+    from genexpy_nb.example.study import load_example_study
 
     acc = load_example_study().filter(pl.col("metric") == "accuracy",
                                       pl.col("train_size") == "small")

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from genexpy_nb import _gram, config
-from genexpy_nb.kernels import RBF, Jaccard, Mallows
-from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
+from genexpy_nb.generalizability.kernels import RBF, Jaccard, Mallows
+from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
 
-mmod = importlib.import_module("genexpy_nb.mmd")  # the module (the package exports mmd())
+mmod = importlib.import_module("genexpy_nb.generalizability.mmd")  # the module, not mmd()
 
 
 def _force_numba(monkeypatch):

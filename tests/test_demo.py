@@ -5,10 +5,10 @@ import re
 import polars as pl
 import pytest
 
-import genexpy_nb.demo as demo
+import genexpy_nb.example.demo as demo
 from genexpy_nb._io import MARKER
 from genexpy_nb._validation import GenexpyInputError
-from genexpy_nb.demo import FIGURES, example_study, run_demo
+from genexpy_nb.example.demo import FIGURES, example_study, run_demo
 
 
 def test_example_study_roles():

@@ -1,4 +1,4 @@
-"""Tests of genexpy_nb.distributions: weak orders, sampling from a pmf, uniform sampling."""
+"""Tests of generalizability.distributions: weak orders, sampling from a pmf, uniform sampling."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ import pytest
 import genexpy_nb as gx
 from genexpy_nb.evals import subset_agreement
 from genexpy_nb.evals.subset import _mmd_to_full
-from genexpy_nb.kernels import Jaccard
-from genexpy_nb.mmd import mmd
+from genexpy_nb.generalizability.kernels import Jaccard
+from genexpy_nb.generalizability.mmd import mmd
 
 
 @pytest.fixture(scope="module")

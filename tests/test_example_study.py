@@ -13,7 +13,7 @@ pytest.importorskip("sklearn", reason="the example study runs scikit-learn model
 
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.data import shipped_path
-from genexpy_nb.example_study import (
+from genexpy_nb.example.study import (
     FACTOR_ROLES,
     METADATA_KEY,
     METRICS,
@@ -301,7 +301,7 @@ def test_shipped_file_is_reproduced(full_condition_1):
 
     meta = json.loads(pl.read_parquet_metadata(shipped_path(SHIPPED_FILE))[METADATA_KEY])
     assert meta["seed"] == 0 and meta["conditions"] == 80
-    assert meta["command"].startswith("python -m genexpy_nb.example_study")
+    assert meta["command"].startswith("python -m genexpy_nb.example.study")
     if meta["scikit-learn"] != sklearn.__version__:
         pytest.skip(f"shipped with scikit-learn {meta['scikit-learn']}, "
                     f"running {sklearn.__version__}")

@@ -21,7 +21,7 @@ from genexpy_nb.generalizability import (
     mmd_quantile,
     ngen,
 )
-from genexpy_nb.kernels import RBF, Borda, Jaccard, Mallows
+from genexpy_nb.generalizability.kernels import RBF, Borda, Jaccard, Mallows
 from genexpy_nb.study import Study
 
 
@@ -235,7 +235,7 @@ def test_bad_kernels_and_seed():
 def test_plan_never_counts_an_unsure_verdict_as_true():
     """Verdicts combine as a three-valued "and" (issue 31): a configuration whose driving
     kernel is generalizable but another kernel's estimate is unsure is unsure, not true."""
-    from genexpy_nb.planner import plan, verdict_word
+    from genexpy_nb.generalizability.planner import plan, verdict_word
 
     rows = []
     for cid, (ga, gb, rb) in enumerate([(True, None, False), (True, False, True),

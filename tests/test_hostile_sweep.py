@@ -492,7 +492,7 @@ correct("study", "rankings invariant to row order", _same_rankings)(
 
 
 def _mmd(x, y, k=None):
-    from genexpy_nb.mmd import mmd
+    from genexpy_nb.generalizability.mmd import mmd
 
     return mmd(np.asarray(x), np.asarray(y), k or gx.Mallows().resolve(3))
 
@@ -512,12 +512,14 @@ add_clear("mmd", "Jaccard on negative tiers",
 add_clear("mmd", "non-integer tiers", lambda o: _mmd([[0, 0.5, 2]], [[0, 1, 2]]), "integer")
 add_clear("mmd", "rankings of the wrong width", lambda o: _mmd([[0, 1]], [[0, 1]]), "3")
 add_clear("mmd", "mmd_distribution on an empty sample",
-          lambda o: __import__("genexpy_nb.mmd", fromlist=["x"]).mmd_distribution(
+          lambda o: __import__("genexpy_nb.generalizability.mmd", fromlist=["x"]).mmd_distribution(
               np.zeros((0, 3), int), gx.Mallows().resolve(3), 1), "empty")
 add_clear("mmd", "draw_pairs with n > N/2",
-          lambda o: __import__("genexpy_nb.mmd", fromlist=["x"]).draw_pairs(10, 6, 5), "n")
+          lambda o: __import__("genexpy_nb.generalizability.mmd",
+                               fromlist=["x"]).draw_pairs(10, 6, 5), "n")
 add_clear("mmd", "draw_pairs with rep = 10**12",
-          lambda o: __import__("genexpy_nb.mmd", fromlist=["x"]).draw_pairs(10, 2, 10**12),
+          lambda o: __import__("genexpy_nb.generalizability.mmd",
+                               fromlist=["x"]).draw_pairs(10, 2, 10**12),
           "rep")
 add_clear("kernel", "Jaccard k=0", lambda o: gx.Jaccard(k=0), "k")
 add_clear("kernel", "Jaccard k=1.5", lambda o: gx.Jaccard(k=1.5), "k")

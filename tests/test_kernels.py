@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from strategies import ranking_samples
 
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.kernels import RBF, Borda, Jaccard, Mallows, parse_kernel
+from genexpy_nb.generalizability.kernels import RBF, Borda, Jaccard, Mallows, parse_kernel
 from genexpy_nb.study import rank_scores
 
 

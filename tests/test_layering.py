@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from genexpy_nb._lazy import MOVED_MODULES
+
 PKG = Path(__file__).resolve().parents[1] / "genexpy_nb"
 MAX_LINES = 800
 
@@ -39,11 +41,11 @@ CHARTS_ENGINE_ALLOWED = {
 
 #: what charts may import from the package besides each other
 CHART_DEPS = {"genexpy_nb._escape", "genexpy_nb._io", "genexpy_nb._validation",
-              "genexpy_nb.config", "genexpy_nb._words"}
-#: the seed-pool package (its old name is kept as an alias while users move)
-SEED_POOLS = ("genexpy_nb.seedpools", "genexpy_nb.experiments")
+              "genexpy_nb.config", "genexpy_nb._words", "genexpy_nb._lazy"}
+#: the seed-pool package
+SEED_POOLS = ("genexpy_nb.seedpools",)
 BOTTOM = ("genexpy_nb.config", "genexpy_nb._validation", "genexpy_nb._escape",
-          "genexpy_nb._codes", "genexpy_nb._progress")
+          "genexpy_nb._codes", "genexpy_nb._progress", "genexpy_nb._lazy")
 
 
 def _modules() -> dict[str, Path]:
@@ -199,18 +201,27 @@ def test_no_module_over_800_lines():
     assert not long, sorted(long)
 
 
-def test_the_old_seed_pool_name_warns_and_is_the_same_package():
+@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
+def test_an_old_module_path_warns_and_is_the_same_module(old):
     import importlib
     import sys
 
+    new = importlib.import_module(MOVED_MODULES[old])
+    for name in [m for m in sys.modules if m == old or m.startswith(old + ".")]:
+        del sys.modules[name]
+    with pytest.warns(DeprecationWarning, match=MOVED_MODULES[old].replace(".", r"\.")):
+        got = importlib.import_module(old)
+    assert got is new
+    assert got.__spec__.name == MOVED_MODULES[old]  # its relative imports resolve
+
+
+def test_a_module_below_an_old_package_path_is_the_new_one():
+    import importlib
+
     import genexpy_nb.seedpools.pools as new
 
-    for name in [m for m in sys.modules if m.startswith("genexpy_nb.experiments")]:
-        del sys.modules[name]
-    with pytest.warns(DeprecationWarning, match="genexpy_nb.seedpools"):
-        old = importlib.import_module("genexpy_nb.experiments")
-    assert old.load_pool is new.load_pool
-    old_pools = importlib.import_module("genexpy_nb.experiments.pools")
+    with pytest.warns(DeprecationWarning):
+        old_pools = importlib.import_module("genexpy_nb.experiments.pools")
     assert old_pools is new
     from genexpy_nb.experiments.pools import pool_seeds
 

@@ -7,8 +7,14 @@ from hypothesis import given, settings
 from strategies import ranking_samples
 
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.kernels import RBF, Borda, Jaccard, Mallows
-from genexpy_nb.mmd import draw_pairs, kernel_support, mmd, mmd_distribution, mmd_from_pairs
+from genexpy_nb.generalizability.kernels import RBF, Borda, Jaccard, Mallows
+from genexpy_nb.generalizability.mmd import (
+    draw_pairs,
+    kernel_support,
+    mmd,
+    mmd_distribution,
+    mmd_from_pairs,
+)
 
 NAIVE = {
     "jaccard": lambda k: (lambda r, s: naive.jaccard(r, s, k.k)),
@@ -114,7 +120,7 @@ def test_dense_mmd_blocks_do_not_depend_on_the_thread_count(monkeypatch):
     import genexpy_nb._numba as nb
     from genexpy_nb import config
     from genexpy_nb._numba import threads
-    from genexpy_nb.mmd import _PAIRS_PER_BLOCK, mmd_from_pairs
+    from genexpy_nb.generalizability.mmd import _PAIRS_PER_BLOCK, mmd_from_pairs
 
     monkeypatch.setattr(nb, "_max_threads", lambda: 4)
     rng = np.random.default_rng(3)

@@ -26,11 +26,11 @@ from genexpy_nb.generalizability import (
     lin_z,
     power_law_fit,
 )
-from genexpy_nb.kernels import Borda, Jaccard, Mallows
-from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
-from genexpy_nb.planner import plan
+from genexpy_nb.generalizability.kernels import Borda, Jaccard, Mallows
+from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
+from genexpy_nb.generalizability.planner import plan
+from genexpy_nb.generalizability.synthetic import estimate_nstar_from_sample
 from genexpy_nb.study import Study
-from genexpy_nb.synthetic import estimate_nstar_from_sample
 
 
 def random_study(N, na=4, seed=0, configs=("c",)):

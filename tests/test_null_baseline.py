@@ -16,7 +16,7 @@ from genexpy_nb.generalizability import (
     _null_sizes,
     exchange_scores,
 )
-from genexpy_nb.mmd import draw_pairs, kernel_support, mmd_from_pairs
+from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
 
 
 def scores_study(scores, design=None):

@@ -12,8 +12,8 @@ import pytest
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError, panel_views, panels
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
-from genexpy_nb.panel_views import fmt_cell
 from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer
+from genexpy_nb.panels.views import fmt_cell
 
 
 @pytest.fixture(autouse=True)
@@ -434,7 +434,7 @@ def test_backend_setting_validated(monkeypatch):
 def test_headline_says_its_method_and_borda_defaults_to_the_best(panel, study):
     """Issue 26: the headline names the estimate it uses and says the bound row is a worst
     case; Borda's a* defaults to the best on average, as Borda() does everywhere."""
-    from genexpy_nb.panel_generalizability import HEADLINE_NOTE
+    from genexpy_nb.panels.generalizability import HEADLINE_NOTE
 
     assert "resampled estimate" in panel.summary.value
     assert "worst case" in panel.summary.value and "never the verdict" in HEADLINE_NOTE
@@ -449,7 +449,7 @@ def test_headline_says_its_method_and_borda_defaults_to_the_best(panel, study):
 def test_headline_shows_the_no_signal_baseline(panel, study):
     """The baseline n* beside n*, and 'no more consistent than chance' exactly when the
     frame's beyond_chance is false (issue 31)."""
-    from genexpy_nb.panel_generalizability import baseline_html
+    from genexpy_nb.panels.generalizability import baseline_html
 
     seen = set()
     for family in ("jaccard", "mallows"):

@@ -7,7 +7,10 @@ import pytest
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.charts.paper_figures import generalizability_example, nstar_by_parameter
-from genexpy_nb.sensitivity import default_parameter_grid, nstar_by_kernel_parameter
+from genexpy_nb.generalizability.sensitivity import (
+    default_parameter_grid,
+    nstar_by_kernel_parameter,
+)
 
 
 def _rows(chart):

@@ -138,7 +138,7 @@ def _cli(folder: Path, names: list[str], title: str) -> list[Path]:
 
 
 def _panels_table(folder: Path, names: list[str], title: str) -> list[Path]:
-    from genexpy_nb.panel_views import html_table
+    from genexpy_nb.panels.views import html_table
 
     df = pl.DataFrame({names[0]: names, "value": np.arange(len(names), dtype=float)})
     page = folder / "table.html"

@@ -9,7 +9,7 @@ import pytest
 
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.planner import CHANCE_NOTE
+from genexpy_nb.generalizability.planner import CHANCE_NOTE
 
 
 def _row(cid, level, kind, alts, verdict, nstar, lo, hi, more=None, N=50):

@@ -271,7 +271,7 @@ def test_ece_and_churn_lie_in_unit_interval(g, seed, bins):
        st.sampled_from([np.int8, np.int64, np.uint8, bool]), st.integers(0, 2**32 - 1))
 def test_unique_rows_is_numpy_unique_on_rows(N, d, top, dtype, seed):
     """The packed unique of rows gives np.unique(axis=0)'s classes, in its order."""
-    from genexpy_nb.kernels import unique_rows
+    from genexpy_nb.generalizability.kernels import unique_rows
 
     rng = np.random.default_rng(seed)
     hi = 2 if dtype is bool else min(top, np.iinfo(dtype).max) + 1

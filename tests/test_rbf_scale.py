@@ -12,8 +12,8 @@ from hypothesis.extra import numpy as hnp
 
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.example_study import load_example_study
-from genexpy_nb.kernels import RBF, parse_kernel, rbf_degeneracy, score_spread
+from genexpy_nb.example.study import load_example_study
+from genexpy_nb.generalizability.kernels import RBF, parse_kernel, rbf_degeneracy, score_spread
 
 
 def table(scores, target="score"):

@@ -10,7 +10,7 @@ import pytest
 
 import genexpy_nb as gx
 from genexpy_nb.cli import main
-from genexpy_nb.demo import example_study
+from genexpy_nb.example.demo import example_study
 
 #: a reference to a remote resource: src= or href= to http(s):// or a protocol-relative //
 REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)

@@ -11,9 +11,9 @@ from polars.testing import assert_frame_equal
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
 from genexpy_nb._validation import SEED_MEANING, check_seed, rng_from_seed, root_seed
-from genexpy_nb.example_study import describe_conditions
-from genexpy_nb.mmd import draw_pairs
-from genexpy_nb.synthetic import estimate_nstar_from_sample
+from genexpy_nb.example.study import describe_conditions
+from genexpy_nb.generalizability.mmd import draw_pairs
+from genexpy_nb.generalizability.synthetic import estimate_nstar_from_sample
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "0", True, [1]])

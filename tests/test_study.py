@@ -302,7 +302,7 @@ def test_study_rankings_invariant_to_affine_rescaling_with_noise():
 # ---------------- rankings given directly ------------------------------------------------
 def test_negative_ranks_and_empty_samples_refused():
     from genexpy_nb import Jaccard, Mallows
-    from genexpy_nb.mmd import mmd, mmd_distribution
+    from genexpy_nb.generalizability.mmd import mmd, mmd_distribution
 
     k = Mallows().resolve(3)
     with pytest.raises(GenexpyInputError, match="negative tiers"):

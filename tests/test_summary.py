@@ -6,7 +6,7 @@ import pytest
 
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.planner import verdict_word
+from genexpy_nb.generalizability.planner import verdict_word
 from genexpy_nb.summary import nstar_summary, seeds_summary, verdict_text
 
 

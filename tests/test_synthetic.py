@@ -1,4 +1,4 @@
-"""Tests of genexpy_nb.synthetic: true n* of a known P, n̂*_N, significance vs generalizability."""
+"""Tests of generalizability.synthetic: true n* of a known P, n̂*_N, significance vs ngen."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from genexpy_nb import (
     Study,
 )
 from genexpy_nb import synthetic as syn
-from genexpy_nb.distributions import sample_rankings, uniform_distribution
-from genexpy_nb.mmd import draw_pairs
+from genexpy_nb.generalizability.distributions import sample_rankings, uniform_distribution
+from genexpy_nb.generalizability.mmd import draw_pairs
 
 R3, P3 = uniform_distribution(3)  # 13 rankings with ties of 3 alternatives
 TWO = np.array([[0, 1, 2, 3, 4], [1, 0, 2, 3, 4]])  # the paper's Appendix A

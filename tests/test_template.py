@@ -65,7 +65,7 @@ def test_template_has_one_config_cell_and_no_outputs():
         if c.cell_type == "code":
             assert not c.outputs and c.execution_count is None
     # no other cell names the example's alternatives
-    from genexpy_nb.example_study import load_example_study
+    from genexpy_nb.example.study import load_example_study
 
     names = set(load_example_study()["model"].unique().to_list())
     for c in nb.cells:

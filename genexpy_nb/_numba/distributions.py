@@ -1,4 +1,6 @@
-"""Numba kernels of :mod:`genexpy_nb.distributions`: weak orders (rankings with ties).
+"""Numba kernels of :mod:`genexpy_nb.generalizability.distributions`: weak orders.
+
+Rankings with ties.
 
 A ranking is an int64 vector ``r`` of length ``na``; ``r[a]`` is the tier of alternative
 ``a``, 0 = best, tiers dense (0, 1, 2, ... without gaps).

@@ -4,7 +4,8 @@ One call computes, for ``B`` replicates of a preliminary study (the study itself
 bootstrap resample of its conditions, or a subsample of them), the alpha-quantiles of the
 resampled MMD_n distribution (paper Sec. 4.5, the "realistic" mode: two disjoint samples of size n
 drawn without replacement) at every n of a grid. It exists because the same computation
-through :func:`genexpy_nb.mmd.draw_pairs` / :func:`~genexpy_nb.mmd.mmd_from_pairs` costs a
+through :func:`genexpy_nb.generalizability.mmd.draw_pairs` /
+:func:`~genexpy_nb.generalizability.mmd.mmd_from_pairs` costs a
 numpy sort of ``(rep, N)`` random keys and an ``(rep, m) @ (m, m)`` product per n, with
 Python overhead per n; here a pair costs ``O(n + t^2)`` with ``t <= 2n`` the number of
 distinct kernel classes the pair touches, and a whole batch of replicates is one call

@@ -16,55 +16,26 @@ draws), so that ``from genexpy_nb.charts import save_chart`` stays fast.
 
 from __future__ import annotations
 
-import importlib
-import importlib.abc
-import importlib.util
 import sys
 
+from .._lazy import lazy_exports, when_imported
 
-class _WhenAltairLoads(importlib.abc.MetaPathFinder):
+
+def _enable_offline(_altair: object) -> None:
     """Enable the offline renderer right after ``altair`` is imported.
 
-    The hook then leaves ``sys.meta_path``: the renderer is on whenever a chart can exist,
-    without importing Altair (2-3 s) for code that never draws one.
+    The renderer is then on whenever a chart can exist, without importing Altair (2-3 s)
+    for code that never draws one.
     """
+    offline = sys.modules.get(f"{__name__}._offline")
+    if offline is None or hasattr(offline, "enable_offline_charts"):
+        from ._offline import enable_offline_charts as enable
 
-    def find_spec(self, name, path=None, target=None):
-        if name != "altair" or "altair" in sys.modules:
-            return None
-        for finder in sys.meta_path:  # the spec the other finders give
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None:
-                break
-        else:
-            return None
-        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        run, hook = spec.loader.exec_module, self
-
-        def exec_module(module):
-            run(module)
-            if hook in sys.meta_path:
-                sys.meta_path.remove(hook)
-            offline = sys.modules.get(f"{__name__}._offline")
-            if offline is None or hasattr(offline, "enable_offline_charts"):
-                from ._offline import enable_offline_charts as enable
-
-                enable()
-            # else _offline itself is importing Altair: it enables the renderer at its end
-
-        spec.loader.exec_module = exec_module  # this spec's own loader object
-        return spec
+        enable()
+    # else _offline itself is importing Altair: it enables the renderer at its end
 
 
-if "altair" in sys.modules:
-    from ._offline import enable_offline_charts as _enable
-
-    _enable()
-elif not any(isinstance(f, _WhenAltairLoads) for f in sys.meta_path):
-    sys.meta_path.insert(0, _WhenAltairLoads())
+when_imported("altair", _enable_offline)
 
 #: names of the offline renderer, from :mod:`._offline` (imported on first use)
 _OFFLINE = ("RENDERER_NAME", "enable_offline_charts", "offline_renderer", "to_vega")
@@ -113,19 +84,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _OFFLINE:
-        value = getattr(importlib.import_module("._offline", __name__), name)
-        globals()[name] = value
-        return value
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-        globals()[name] = value  # later look-ups skip this function
-        return value
-    if name in set(_WHERE.values()):  # a submodule, e.g. charts.variability
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'genexpy_nb.charts' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {**dict.fromkeys(_OFFLINE, "_offline"), **_WHERE,
+     **dict.fromkeys(set(_WHERE.values()), "<module>")},  # a submodule, e.g. charts.variability
+    globals())

@@ -1,7 +1,8 @@
 """Charts of generalizability (paper Figures 1-4): pure functions from tidy frames to Altair.
 
 Every builder takes one of the tidy polars frames of :mod:`genexpy_nb.generalizability` or
-:mod:`genexpy_nb.planner` (pandas and arrow are accepted too), validates its columns, and
+:mod:`genexpy_nb.generalizability.planner` (pandas and arrow are accepted too), validates its
+columns, and
 returns an Altair chart whose data is embedded as explicit inline values, so
 ``chart.to_dict()`` and saving work without a notebook renderer, and no Altair row limit
 applies. Empty or degenerate input (no rows, every n* undefined, every quantile 0) gives a

@@ -1,12 +1,11 @@
 """Charts of the experiments on known distributions (paper Figures 5 and 6).
 
 =============================  ==============================================  ==========
-builder                        input frame                                     paper
+builder                        input frame (``generalizability.synthetic``)    paper
 =============================  ==============================================  ==========
-:func:`nstar_ratio_boxplots`   ``genexpy_nb.synthetic.preliminary_nstar``  Figure 5
-                               joined with the true n* (a ``ratio`` column)
-:func:`ngen_by_significance`   :func:`genexpy_nb.synthetic                     Figure 6
-                               .significance_vs_generalizability`
+:func:`nstar_ratio_boxplots`   ``preliminary_nstar`` joined with the           Figure 5
+                               true n* (a ``ratio`` column)
+:func:`ngen_by_significance`   ``significance_vs_generalizability``            Figure 6
 =============================  ==============================================  ==========
 
 Box statistics are computed here (Tukey: box = quartiles, whiskers = the most extreme values
@@ -82,8 +81,8 @@ def nstar_ratio_boxplots(
     Parameters
     ----------
     frame : tidy frame with columns ``N``, ``kernel_label`` and ``ratio`` (n̂*_N / n*), one
-        row per preliminary study, e.g. ``genexpy_nb.synthetic.preliminary_nstar``
-        joined with ``genexpy_nb.synthetic.true_nstar_frame``
+        row per preliminary study, e.g. ``genexpy_nb.generalizability.synthetic.preliminary_nstar``
+        joined with ``genexpy_nb.generalizability.synthetic.true_nstar_frame``
     band : the shaded band of acceptable ratios (default [0.5, 2]: within a factor 2)
     title : chart title
 
@@ -145,7 +144,7 @@ def ngen_by_significance(frame: Any, *, n_gen: int | None = None, title: str | N
 
     Parameters
     ----------
-    frame : ``genexpy_nb.synthetic.significance_vs_generalizability`` (columns
+    frame : ``genexpy_nb.generalizability.synthetic.significance_vs_generalizability`` (columns
         ``ci_significant``, ``best``, ``ngen``)
     n_gen : the n of the n-generalizability, for the axis title
     title : chart title

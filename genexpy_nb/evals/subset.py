@@ -139,7 +139,7 @@ def subset_agreement(study: Any, subset: Sequence[Any], *, kernels: Sequence[Any
         (``size``, ``kernel``, ``q``).
     """
     from ..generalizability.conclusions import conclusions
-    from ..kernels import Jaccard, Mallows
+    from ..generalizability.kernels import Jaccard, Mallows
 
     if not hasattr(study, "samples"):
         raise GenexpyInputError("subset_agreement takes a genexpy_nb.Study.")

@@ -25,8 +25,6 @@ from .._validation import (
     child_seed,
     root_seed,
 )
-from ..kernels import Borda, Kernel, rbf_degeneracy
-from ..mmd import MODES, kernel_support, mmd_from_pairs
 from ..study import ConfigurationSample, Study
 from .baseline import (
     _NULL_DENSE_MAX,
@@ -62,6 +60,8 @@ from .fit import (
     _nstar_values,
 )
 from .interval import INTERVAL_LEVEL
+from .kernels import Borda, Kernel, rbf_degeneracy
+from .mmd import MODES, kernel_support, mmd_from_pairs
 from .ngen import min_N_for_points, min_N_for_two_points, mmd_quantile, ngen, resolve_grid
 from .questions import _default_alternative, check_question, score_thresholds
 
@@ -423,7 +423,7 @@ class GeneralizabilityAnalysis:
     def _degenerate(self, cd: ConfigDistributions, q: int) -> str | None:
         """Say why the kernel matrix of kernel ``q`` cannot discriminate on this configuration.
 
-        RBF only (``genexpy_nb.kernels.rbf_degeneracy``); None when it can.
+        RBF only (``genexpy_nb.generalizability.kernels.rbf_degeneracy``); None when it can.
         """
         if q not in cd.degenerate:
             why = None
@@ -532,7 +532,8 @@ class GeneralizabilityAnalysis:
         Trust rules, the same for every method: fewer than ``min_N3`` conditions (the
         fewest for a power law through three sample sizes; 14 with the default grid) make
         the closed forms as unreliable as the resampled fit, so N = 2 never gives a verdict;
-        a degenerate RBF kernel matrix (``genexpy_nb.kernels.rbf_degeneracy``) makes
+        a degenerate RBF kernel matrix (``genexpy_nb.generalizability.kernels.rbf_degeneracy``)
+        makes
         every method's n* unreliable; the distribution-free bound is a worst case, never the
         verdict (``reliable`` false, ``generalizable`` null, the reason says so).
 

@@ -13,12 +13,12 @@ import numpy as np
 from .._validation import (
     child_seed,
 )
-from ..kernels import Kernel
-from ..mmd import kernel_support
 from ..study import ConfigurationSample
 from .closed_form import _ndtri
 from .fit import power_law_fit
 from .interval import _closed_form_log_sd, _prediction_se
+from .kernels import Kernel
+from .mmd import kernel_support
 
 #: level of the band [nstar_null_lo, nstar_null_hi] of the no-signal baseline
 NULL_LEVEL: float = 0.99

@@ -13,8 +13,8 @@ from .._validation import (
     GenexpyInputError,
     check_probability,
 )
-from ..kernels import Kernel
-from ..mmd import support
+from .kernels import Kernel
+from .mmd import support
 
 #: the reason given by the distribution-free bound (it is never the verdict)
 BOUND_REASON = ("distribution-free worst case (Proposition C.4, after Gretton et al. 2012): "

@@ -4,7 +4,7 @@ The resampled MMD_n of one sample of N results, the power-law fit of its quantil
 the interval of n*.
 
 :class:`~genexpy_nb.GeneralizabilityAnalysis` calls it for every configuration, and the
-simulations of :mod:`genexpy_nb.synthetic` (the preliminary study, the ground-truth
+simulations of :mod:`genexpy_nb.generalizability.synthetic` (the preliminary study, the ground-truth
 experiments) for every sample they draw, so that the two cannot drift apart.
 """
 
@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..mmd import draw_pairs, mmd_from_pairs
 from .fit import NStarFit, _fits_from_quantiles, _resampled_quantile_curves, power_law_fit
 from .interval import _nstar_interval
+from .mmd import draw_pairs, mmd_from_pairs
 from .ngen import mmd_quantile
 
 __all__ = ["FITS", "quantile_fits", "resample_mmd", "resampled_nstar", "sizes_progress"]

@@ -13,9 +13,9 @@ from .._validation import (
     GenexpyInputError,
     as_float_grid,
 )
-from ..kernels import Kernel
 from ..study import Study
 from .columns import _distinct
+from .kernels import Kernel
 
 
 def check_question(kernels: Sequence[Kernel], na: int) -> None:
@@ -77,7 +77,7 @@ def best_alternative(study: Study) -> str:
 
 def _default_alternative(kernel: Kernel, study: Study) -> Kernel:
     """``Borda()`` with a* left out -> Borda of the study's best alternative on average."""
-    from ..kernels import Borda
+    from .kernels import Borda
 
     if isinstance(kernel, Borda) and kernel.alternative is None:
         import dataclasses
@@ -117,7 +117,7 @@ def score_thresholds(study: Study, deltas: float | Sequence[float] = config.DELT
     >>> score_thresholds(study, 0.05)["meaning"][0]  # doctest: +SKIP
     'scores agree within 0.022 RMS per alternative (0.22 x the spread 0.1 of cv_score)'
     """
-    from ..kernels import RBF
+    from .kernels import RBF
 
     if not isinstance(study, Study):
         raise GenexpyInputError("study must be a genexpy_nb.Study.")

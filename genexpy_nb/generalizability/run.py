@@ -8,13 +8,13 @@ import polars as pl
 
 from .. import config
 from .._validation import GenexpyInputError, Seed, root_seed
-from ..kernels import Kernel
 from ..study import Study
 from .analysis import GeneralizabilityAnalysis
 from .baseline import NULL_LEVEL
 from .cluster import analyze_on_cluster
 from .columns import METHODS
 from .interval import INTERVAL_LEVEL
+from .kernels import Kernel
 
 
 def analyze(

@@ -27,9 +27,7 @@ Names that need torch are imported on first use; without torch they raise
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from .._lazy import lazy_exports
 from ._torch import MissingOptionalDependency
 from .pools import SOURCES, SeedPool, load_pool, pool_seeds, save_pool, write_manifest
 from .tasks import (
@@ -67,14 +65,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    mod = _TORCH_NAMES.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_TORCH_NAMES))
+__getattr__, __dir__ = lazy_exports(__name__, _TORCH_NAMES, globals())

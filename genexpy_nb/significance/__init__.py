@@ -82,8 +82,7 @@ classification learning algorithms. Neural Computation 10(7); Alpaydin, E. (1999
 
 from __future__ import annotations
 
-import importlib
-
+from .._lazy import lazy_exports
 from .._validation import REQUIRED
 
 #: public name -> submodule that defines it. Submodules are imported on first use: the
@@ -146,11 +145,6 @@ _WHERE = {
     "bayesian_section": "beyond_sections",
     "aggregates_section": "beyond_sections",
 }
-
-#: names that moved to :mod:`genexpy_nb.charts` (drawing is not statistics); still
-#: importable from here, with a DeprecationWarning
-_MOVED = {"save_cd_diagram": "genexpy_nb.charts.save_cd_diagram",
-          "cd_diagram_svg": "genexpy_nb.charts.cd_diagram_svg"}
 
 __all__ = [
     "P_ADJUST_METHODS",
@@ -220,20 +214,4 @@ from .compare import compare  # noqa: E402
 from .critical_difference import critical_difference  # noqa: E402
 from .mcnemar import mcnemar  # noqa: E402
 
-
-def __getattr__(name: str):
-    if name in _WHERE:
-        module = importlib.import_module(f".{_WHERE[name]}", __name__)
-        for other, where in _WHERE.items():  # later look-ups skip this function
-            if where == _WHERE[name]:
-                globals()[other] = getattr(module, other)
-        return globals()[name]
-    if name in _MOVED:
-        from ._deprecated import moved
-
-        return moved(name, _MOVED[name])
-    raise AttributeError(f"module 'genexpy_nb.significance' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -12,9 +12,9 @@ Two panels, both thin: they compose the public API and the chart builders of
   eCDFs of logit gaps (candidate, reference function, ensemble), and alpha-hat against
   accuracy / churn / ECE with the candidate highlighted.
 
-The two explorers live in :mod:`genexpy_nb.panel_generalizability` and
-:mod:`genexpy_nb.panel_seeds`, the chart transport (:class:`ChartView`, the backends) in
-:mod:`genexpy_nb.panel_views`; all are importable from here.
+The two explorers live in :mod:`genexpy_nb.panels.generalizability` and
+:mod:`genexpy_nb.panels.seeds`, the chart transport (:class:`ChartView`, the backends) in
+:mod:`genexpy_nb.panels.views`; all are importable from here.
 
 Both expose their widget as ``panel.widget`` (and display themselves in Jupyter), keep the
 current charts in ``panel.charts`` (plain Altair objects: ``chart.to_dict()``) and export
@@ -36,9 +36,9 @@ its distributions are computed once, with progress shown, and cached by kernel l
 
 from __future__ import annotations
 
-from .panel_generalizability import GeneralizabilityExplorer
-from .panel_seeds import SeedVariabilityExplorer, thin_ecdf_frame
-from .panel_views import (
+from .generalizability import GeneralizabilityExplorer
+from .seeds import SeedVariabilityExplorer, thin_ecdf_frame
+from .views import (
     ChartView,
     chart_backend,
 )

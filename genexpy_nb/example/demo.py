@@ -2,7 +2,7 @@
 
 ``genexpy-nb demo --out DIR`` (or ``python -m genexpy_nb demo``) loads the results of the
 package's own benchmark (8 scikit-learn classifiers on 80 datasets, see
-:mod:`genexpy_nb.example_study`), declares the roles of its factors, says first which of
+:mod:`genexpy_nb.example.study`), declares the roles of its factors, says first which of
 the study's conclusions hold (the winner, the top group, every pair, the order:
 :func:`genexpy_nb.conclusions`) and how many more datasets the others need, runs the whole
 generalizability analysis (every configuration x the four research questions x the 5 x 5
@@ -25,14 +25,14 @@ from pathlib import Path
 
 import polars as pl
 
-from . import config
-from ._words import plural
-from .example_study import load_example_study
-from .generalizability import GeneralizabilityAnalysis
-from .kernels import RBF, Borda, Jaccard, Mallows
-from .planner import plan, simulate_preliminary_study
-from .study import Study
-from .summary import nstar_summary, study_words, verdict_text
+from .. import config
+from .._words import plural
+from ..generalizability import GeneralizabilityAnalysis
+from ..generalizability.kernels import RBF, Borda, Jaccard, Mallows
+from ..generalizability.planner import plan, simulate_preliminary_study
+from ..study import Study
+from ..summary import nstar_summary, study_words, verdict_text
+from .study import load_example_study
 
 #: the roles of the example study's columns
 ROLES = dict(alternatives="model", target="score", generalize="dataset",
@@ -117,7 +117,8 @@ def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     Parameters
     ----------
     sim : polars.DataFrame
-        The frame of :func:`~genexpy_nb.planner.simulate_preliminary_study`: n* of the
+        The frame of
+        :func:`~genexpy_nb.generalizability.planner.simulate_preliminary_study`: n* of the
         study's first ``N_sub`` conditions, per subset size, question and repetition
         (columns ``N_sub``, ``kernel_label``, ``nstar``, ``nstar_ceil``, ``generalizable``,
         ``reason`` and, when present, ``beyond_chance``).
@@ -203,8 +204,8 @@ def write_conclusions(study: Study, folder: Path, *, alpha: float, delta: float,
     polars.DataFrame
         The frame of :func:`~genexpy_nb.conclusions`.
     """
-    from ._io import write_frame
-    from .generalizability import conclusions
+    from .._io import write_frame
+    from ..generalizability import conclusions
 
     frame = conclusions(study, alpha=alpha, delta=delta, seed=seed)
     write_frame(frame, folder / "conclusions.parquet")
@@ -221,7 +222,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
     ``nstar.parquet`` (every estimate), ``plan.csv`` and ``nstar_vs_N.csv``, each figure is
     written as ``.html`` (opens offline), ``.png`` and ``.svg``.
     """
-    from ._io import atomic_dir, check_output_dir, write_frame
+    from .._io import atomic_dir, check_output_dir, write_frame
 
     out = check_output_dir(out_dir).absolute()  # refused before anything runs
     t0 = time.perf_counter()
@@ -321,7 +322,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         if any("(chance)" in cell for row in grown.rows() for cell in row):
             _say("(chance): as above, n* within the no-signal baseline's range.")
 
-        from .charts import generalizability as ch  # Altair is imported only here
+        from ..charts import generalizability as ch  # Altair is imported only here
 
         jac = ga.kernel_index("jaccard")
         levels = dict(zip(design, cfg))

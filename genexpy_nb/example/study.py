@@ -37,7 +37,7 @@ extra); :func:`load_example_study`, which reads the results shipped with the pac
 
 Run as a module to regenerate the shipped table::
 
-    python -m genexpy_nb.example_study --conditions 80 --seed 0 --out data/example_study.parquet
+    python -m genexpy_nb.example.study --conditions 80 --seed 0 --out data/example_study.parquet
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._validation import GenexpyInputError, Seed, check_positive_int, require_columns, to_polars
-from .example_conditions import (
+from .._validation import GenexpyInputError, Seed, check_positive_int, require_columns, to_polars
+from .conditions import (
     KEY_CATALOGUE,
     MAX_ROWS,
     REAL_EVERY,
@@ -140,7 +140,7 @@ TARGET: str = "score"
 #: name of the shipped results table in ``data/``
 SHIPPED_FILE: str = "example_study.parquet"
 #: key of the parquet key-value metadata holding how a results file was produced (JSON)
-METADATA_KEY: str = "genexpy_nb.example_study"
+METADATA_KEY: str = "genexpy_nb.example.study"
 _KEY_SPLIT = 2  # the CV folds of condition i
 _KEY_SMALL = 3  # the "small" training subsample of (i, fold)
 _KEY_MODEL = 4  # the random_state of (i, fold, model)
@@ -405,7 +405,7 @@ def run_experiments(
     if not isinstance(record_time, bool):
         raise GenexpyInputError(f"record_time must be True or False, got {record_time!r}.")
     require_sklearn()
-    from ._progress import tqdm
+    from .._progress import tqdm
 
     args = (seed, models_, metrics_, sizes_, n_folds, record_time)
     if n_jobs_ == 1 or len(idx) == 1:
@@ -605,7 +605,7 @@ class ExperimentRunner:
 def load_example_study() -> pl.DataFrame:
     """Load the results of the example study shipped with the package (80 conditions, seed 0).
 
-    Produced by ``python -m genexpy_nb.example_study --conditions 80 --seed 0 --out
+    Produced by ``python -m genexpy_nb.example.study --conditions 80 --seed 0 --out
     data/example_study.parquet`` (see ``data/MANIFEST.md``); 80 datasets (21 real,
     59 synthetic) x 2 training sizes x 3 folds x 8 models x 3 metrics = 11,520 rows with the
     columns of :data:`SCHEMA`. Needs no scikit-learn.
@@ -616,14 +616,14 @@ def load_example_study() -> pl.DataFrame:
         Roles: :data:`FACTOR_ROLES`, alternatives :data:`ALTERNATIVES`, target
         :data:`TARGET` (higher is better).
     """
-    from .data import shipped_path
+    from ..data import shipped_path
 
     return pl.read_parquet(shipped_path(SHIPPED_FILE))
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m genexpy_nb.example_study",
+        prog="python -m genexpy_nb.example.study",
         description="Run the example study (scikit-learn classifiers on a seeded stream of "
         "small datasets) and write the tidy results to a parquet file.",
     )
@@ -648,7 +648,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     import sklearn
 
     provenance = {
-        "command": "python -m genexpy_nb.example_study " + " ".join(
+        "command": "python -m genexpy_nb.example.study " + " ".join(
             argv if argv is not None else sys.argv[1:]
         ),
         "conditions": args.conditions,
@@ -658,7 +658,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         "numpy": np.__version__,
         "polars": pl.__version__,
     }
-    from ._io import atomic_write
+    from .._io import atomic_write
 
     with atomic_write(args.out) as fh:  # a temporary name, renamed when complete
         df.write_parquet(

@@ -22,13 +22,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from ._codes import unique_rows
+from .._codes import unique_rows
+from .._validation import GenexpyInputError, check_positive_int
 from ._gram import (  # the kernel matrices' NumPy/BLAS computations
     _borda_counts,
     _mallows_gram,
     _rbf_gram,
 )
-from ._validation import GenexpyInputError, check_positive_int
 
 __all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS",
            "score_spread", "rbf_degeneracy", "RBF_SCALES"]
@@ -130,7 +130,7 @@ class Kernel:
         self._need_resolved()
         X = self._coerce(X, "X")
         Y = X if Y is None else self._coerce(Y, "Y")
-        from ._numba import one_blas_thread  # small products: a multi-threaded BLAS stalls
+        from .._numba import one_blas_thread  # small products: a multi-threaded BLAS stalls
 
         with one_blas_thread():
             return self._gram(X, Y)
@@ -485,7 +485,8 @@ class RBF(Kernel):
     ``scale`` says what that scale is:
 
     * ``"spread"`` (default, unit-free): each configuration's scores are divided by their
-      spread ``s`` (``genexpy_nb.kernels.score_spread``): ``s^2`` is half the median, over
+      spread ``s`` (``genexpy_nb.generalizability.kernels.score_spread``): ``s^2`` is half the
+      median, over
       the pairs of conditions, of the mean squared difference of their score vectors. delta*
       is then a mean squared difference in units of ``s^2``: on a configuration,
       delta* = 0.05 means "the scores agree within ``sqrt(0.05) s = 0.22 s`` RMS per alternative"

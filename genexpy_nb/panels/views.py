@@ -1,8 +1,8 @@
 """How the panels show their charts and tables.
 
 The chart transport (:class:`ChartView`, the backends of :func:`chart_backend`), the chart
-cache and the shared helpers of :mod:`genexpy_nb.panel_generalizability` and
-:mod:`genexpy_nb.panel_seeds`. Users import the panels from :mod:`genexpy_nb.panels`.
+cache and the shared helpers of :mod:`genexpy_nb.panels.generalizability` and
+:mod:`genexpy_nb.panels.seeds`. Users import the panels from :mod:`genexpy_nb.panels`.
 
 Charts are shown in :class:`ipywidgets.Output` widgets by setting their ``outputs`` to the
 chart compiled to a Vega spec (``application/vnd.vega.v5+json``, see :data:`CHART_BACKEND`),
@@ -22,8 +22,8 @@ import ipywidgets as widgets
 import numpy as np
 import polars as pl
 
-from ._validation import GenexpyInputError
-from .kernels import RBF, Borda, Jaccard, Kernel, Mallows
+from .._validation import GenexpyInputError
+from ..generalizability.kernels import RBF, Borda, Jaccard, Kernel, Mallows
 
 __all__ = ["ChartView", "chart_backend"]
 
@@ -76,7 +76,7 @@ def vega_bundle(chart: alt.TopLevelMixin) -> dict:
 
     See :func:`genexpy_nb.charts.offline_renderer`; whatever Altair renderer is active.
     """
-    from .charts._offline import offline_renderer
+    from ..charts._offline import offline_renderer
 
     spec = chart.to_dict(validate=False, context={"pre_transform": False})
     return offline_renderer(spec)[0]
@@ -349,7 +349,7 @@ def conclusions_html(frame: pl.DataFrame, *, unit: str = "condition",
         :func:`~genexpy_nb.conclusions_summary` and a table (kind, what the study
         concludes, verdict, n* with its interval, conditions still needed, reason).
     """
-    from .summary_conclusions import conclusions_summary
+    from ..summary_conclusions import conclusions_summary
 
     s = conclusions_summary(frame, unit=unit, alpha=alpha)
     sentences = "".join(f"<li>{html.escape(ln)}</li>" for sec in s.sections

@@ -17,9 +17,9 @@ import ipywidgets as widgets
 import numpy as np
 import polars as pl
 
-from . import config
-from ._validation import GenexpyInputError
-from .panel_views import (
+from .. import config
+from .._validation import GenexpyInputError
+from .views import (
     CHART_CACHE_SIZE,
     TRIM_GRID,
     VAR_METRICS,
@@ -84,8 +84,8 @@ class SeedVariabilityExplorer:
         alphas: Sequence[float] | None = None,
         progress: bool = True,
     ) -> None:
-        from . import variability as vb
-        from ._validation import to_polars
+        from .. import variability as vb
+        from .._validation import to_polars
 
         self._vb = vb
         self.B, self.eps, self.seed, self.clip = B, eps, seed, clip
@@ -216,7 +216,7 @@ class SeedVariabilityExplorer:
             + "</p>")
 
     def _refresh_charts(self) -> None:
-        from .charts.variability import alpha_hat_scatter, ecdf_chart, trimmed_distance_chart
+        from ..charts.variability import alpha_hat_scatter, ecdf_chart, trimmed_distance_chart
 
         i = int(self.candidate.value)
         a = float(self.alpha.value)
@@ -279,6 +279,6 @@ def thin_ecdf_frame(frame: pl.DataFrame) -> pl.DataFrame:
     polars.DataFrame
         The rows kept for drawing.
     """
-    from .charts.variability import thin_ecdf
+    from ..charts.variability import thin_ecdf
 
     return thin_ecdf(frame)

@@ -5,7 +5,7 @@ interleaved with synthetic ones).
 
 Condition ``i`` of seed ``s`` is always the same dataset: every random choice is drawn from
 ``numpy.random.SeedSequence([s, ..., i, ...])``. The study that runs models on them is
-:mod:`genexpy_nb.example_study`.
+:mod:`genexpy_nb.example.study`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._validation import GenexpyInputError, Seed, check_positive_int, root_seed
+from .._validation import GenexpyInputError, Seed, check_positive_int, root_seed
 
 __all__ = ["KEY_CATALOGUE", "MAX_ROWS", "REAL_EVERY", "Condition", "check_conditions",
            "check_seed", "describe_conditions", "int_seed", "make_condition",

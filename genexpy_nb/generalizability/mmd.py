@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import config
-from ._codes import unique_rows
-from ._validation import GenexpyInputError, check_memory, check_positive_int, rng_from_seed
+from .. import config
+from .._codes import unique_rows
+from .._validation import GenexpyInputError, check_memory, check_positive_int, rng_from_seed
 from .kernels import Kernel
 
 __all__ = ["mmd", "support", "kernel_support", "draw_pairs", "mmd_distribution", "mmd_from_pairs",
@@ -124,8 +124,8 @@ def _first_order(U: np.ndarray, k: int) -> np.ndarray:
                 or (k < N and np.any(vals[:, k:].min(axis=1) <= top[:, -1]))):
             return np.argsort(U, axis=1)[:, :k]
         return np.take_along_axis(part[:, :k], sel, axis=1)
-    from ._numba import compile_note, run_blocks
-    from ._numba import core as _core
+    from .._numba import compile_note, run_blocks
+    from .._numba import core as _core
 
     out = np.empty((rep, k), dtype=np.int64)
     ok = [True]
@@ -184,7 +184,7 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
     if m <= r.mmd_small_m or k >= m * dense_from:
         # dense count vectors and one BLAS product per block of pairs (C K, then row-wise
         # dots): near the machine's flop rate, and no compiled kernel for small supports
-        from ._numba import run_blocks
+        from .._numba import run_blocks
 
         # the support index of every point of every pair, offset by its pair's row (one
         # gather); then one weighted bincount gives the count differences (+1 for x, -1 for
@@ -216,8 +216,8 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
     if rep * k * k <= config.ROUTES.mmd_gather_max_work:
         _mmd_touched(K, inv, IX, IY, out)
         return out
-    from ._numba import compile_note, run_blocks
-    from ._numba import core as _core
+    from .._numba import compile_note, run_blocks
+    from .._numba import core as _core
 
     with compile_note(_core.mmd_rows):
         run_blocks(lambda r0, r1: _core.mmd_rows(K, inv, IX, IY, r0, r1, out), rep,
@@ -322,7 +322,8 @@ def mmd_distribution(
     rep : int, default ``config.REP`` (200)
         Number of resampled pairs of samples.
     disjoint, replace : bool, default True, False
-        Resampling mode, see ``genexpy_nb.mmd.draw_pairs`` (the default is the paper's "realistic"
+        Resampling mode, see ``genexpy_nb.generalizability.mmd.draw_pairs`` (the default is the
+        paper's "realistic"
         mode: two disjoint samples drawn without replacement).
     seed : int, numpy.random.Generator or None, default 0
         The same seed gives the same values.
@@ -338,7 +339,7 @@ def mmd_distribution(
     Examples
     --------
     >>> import numpy as np
-    >>> from genexpy_nb.kernels import Jaccard
+    >>> from genexpy_nb.generalizability.kernels import Jaccard
     >>> sample = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [0, 1, 2]] * 5)
     >>> values = mmd_distribution(sample, Jaccard(k=1).resolve(3), n=4, rep=50, seed=0)
     >>> values.shape, bool((values >= 0).all())
@@ -351,7 +352,7 @@ def mmd_distribution(
         raise GenexpyInputError("sample is empty (0 results); MMD_n needs observed results.")
     K, inv, _ = kernel_support(kernel, sample)
     IX, IY = draw_pairs(sample.shape[0], n, rep, disjoint=disjoint, replace=replace, seed=seed)
-    from ._numba import one_blas_thread, threads
+    from .._numba import one_blas_thread, threads
 
     with threads(n_jobs), one_blas_thread():
         return mmd_from_pairs(K, inv, IX, IY)

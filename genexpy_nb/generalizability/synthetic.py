@@ -18,7 +18,7 @@ of estimated, and the package's estimate can be checked against it:
   a sample versus its n-generalizability.
 
 Distributions over rankings (the uniform one over all weak orders, sampling from a pmf) are
-in :mod:`genexpy_nb.distributions`.
+in :mod:`genexpy_nb.generalizability.distributions`.
 
 References
 ----------
@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from . import config
-from . import significance as _sig
-from ._progress import tqdm
-from ._validation import (
+from .. import config
+from .. import significance as _sig
+from .._progress import tqdm
+from .._validation import (
     GenexpyInputError,
     Seed,
     as_float_grid,
@@ -50,13 +50,13 @@ from ._validation import (
     root_seed,
     to_polars,
 )
+from . import INTERVAL_LEVEL, MIN_GRID_POINTS, check_question, ngen
 from .distributions import check_pmf, check_rankings
-from .generalizability import INTERVAL_LEVEL, MIN_GRID_POINTS, check_question, ngen
-from .generalizability.estimate import resample_mmd, resampled_nstar
-from .generalizability.fit import nstar_ceil
-from .generalizability.ngen import min_N_for_points, min_N_for_two_points, resolve_grid
+from .estimate import resample_mmd, resampled_nstar
+from .fit import nstar_ceil
 from .kernels import Jaccard, Kernel
 from .mmd import draw_pairs, kernel_support, mmd_from_pairs
+from .ngen import min_N_for_points, min_N_for_two_points, resolve_grid
 
 __all__ = [
     "MAX_SUPPORT",
@@ -217,7 +217,8 @@ def mmd_distribution_from_pmf(
     ``n <= M`` is drawn as n indices into the rankings of P (``Generator.choice`` with
     ``p=probs``; both samples of every pair in one call of shape ``(rep, 2, n)``) and the
     pair's MMD comes from the support form ``w' K w``,
-    ``w = (cx - cy) / n`` (paper Sec. 4.3, :func:`genexpy_nb.mmd.mmd_from_pairs`). A larger sample
+    ``w = (cx - cy) / n`` (paper Sec. 4.3,
+    :func:`genexpy_nb.generalizability.mmd.mmd_from_pairs`). A larger sample
     is drawn directly as its count vector on the rankings of P, ``Multinomial(n, probs)``,
     which has the same distribution and costs O(M) whatever n (one call of shape
     ``(rep, 2)``). Draws are made in blocks of rows to bound memory; the values do not
@@ -377,7 +378,7 @@ def true_nstar(
     Examples
     --------
     >>> from genexpy_nb import Jaccard
-    >>> from genexpy_nb.distributions import uniform_distribution
+    >>> from genexpy_nb.generalizability.distributions import uniform_distribution
     >>> R, p = uniform_distribution(3)
     >>> t = true_nstar(R, p, Jaccard(k=1), 0.95, 0.2, rep=500)
     >>> t.nstar_low <= t.nstar <= t.nstar_high
@@ -547,7 +548,7 @@ def preliminary_nstar(
     """n̂*_N from ``repetitions`` preliminary studies of N results drawn from P (paper Sec. 5.3).
 
     For every N in ``Ns`` and every repetition: draw N rankings i.i.d. from P
-    (:func:`~genexpy_nb.distributions.sample_rankings`) and estimate n* from them
+    (:func:`~genexpy_nb.generalizability.distributions.sample_rankings`) and estimate n* from them
     (:func:`estimate_nstar_from_sample`). Compare with :func:`true_nstar_frame` to get the
     ratio n̂*_N / n* of the paper's Figure 5.
 
@@ -688,7 +689,8 @@ def significance_vs_generalizability(
     -----
     Vectorized: the kernel matrix is built once on the support of P; the samples are index
     vectors into it, and the MMD pairs of all samples come from one call of
-    :func:`~genexpy_nb.mmd.draw_pairs` and one of :func:`~genexpy_nb.mmd.mmd_from_pairs`.
+    :func:`~genexpy_nb.generalizability.mmd.draw_pairs` and one of
+    :func:`~genexpy_nb.generalizability.mmd.mmd_from_pairs`.
     The tests depend on a sample only through its multiset of rankings, so they are run
     once per distinct multiset (for the paper's two-ranking P, at most n + 1 times).
     """

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from . import config as _config
-from ._validation import GenexpyInputError
-from .generalizability import GeneralizabilityAnalysis
+from .. import config as _config
+from .._validation import GenexpyInputError
+from ..study import Study
+from . import GeneralizabilityAnalysis
 from .kernels import RBF, Borda, Jaccard, Mallows
-from .study import Study
 
 __all__ = ["nstar_by_kernel_parameter", "default_parameter_grid"]
 

@@ -52,13 +52,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._aggregate_input import Scores, score_matrices, scores_from
-from ._validation import (
+from .._validation import (
     GenexpyInputError,
     check_positive_int,
     check_probability,
     child_seed,
 )
+from ._input import Scores, score_matrices, scores_from
 
 __all__ = [
     "AGGREGATES",
@@ -158,13 +158,13 @@ def _on_threads(fn, rows: int, cells: int) -> None:
 
     Each call writes its own rows: the same bits at any thread count.
     """
-    from ._numba import run_blocks
+    from .._numba import run_blocks
 
     run_blocks(fn, rows, work=6.0 * rows * cells, blocks_per_thread=1)
 
 
 def _bar(total: int, work: float, progress: bool | None, desc: str):
-    from ._progress import tqdm
+    from .._progress import tqdm
 
     show = work >= _PROGRESS_WORK if progress is None else bool(progress)
     return tqdm(total=total, desc=desc, unit="replicate", disable=not show, leave=False)
@@ -265,8 +265,8 @@ def _aggregate_replicates(m: np.ndarray, gamma: float, reps: int, rng: np.random
     (``genexpy_nb._numba.aggregates.replicate_draws`` gives the same draws): the same
     replicates at any thread count, in any blocks.
     """
-    from ._numba import aggregates as ka
-    from ._numba import compile_note
+    from .._numba import aggregates as ka
+    from .._numba import compile_note
 
     n, T = m.shape
     if n > ka.MAX_DRAW_RANGE or (task_bootstrap and T > ka.MAX_DRAW_RANGE):
@@ -596,8 +596,8 @@ def probability_of_improvement(
     if len(names) < 2:
         raise GenexpyInputError("probability_of_improvement needs at least 2 alternatives.")
     plist = _pair_list(names, pairs, control)
-    from ._numba import aggregates as ka
-    from ._numba import compile_note
+    from .._numba import aggregates as ka
+    from .._numba import compile_note
 
     T = len(sc.tasks)
     work = float(reps) * sum(sc.matrices[a].size + sc.matrices[b].size for a, b in plist)
@@ -720,8 +720,8 @@ def performance_profile(
     reps, c, method = _check_common(reps, confidence_level, method)
     sc = scores_from(data, alternatives, target, task, run)
     thr = _thresholds(thresholds, sc)
-    from ._numba import aggregates as ka
-    from ._numba import compile_note
+    from .._numba import aggregates as ka
+    from .._numba import compile_note
 
     per_task = per == "task"
     if reps * thr.size > MAX_PROFILE_CELLS:

@@ -13,7 +13,8 @@ enumeration (exact recursive sampling) for any ``na``. The uniform distribution 
 
 Examples
 --------
->>> from genexpy_nb.distributions import fubini, weak_orders, sample_uniform_rankings
+>>> from genexpy_nb.generalizability.distributions import (
+...     fubini, weak_orders, sample_uniform_rankings)
 >>> fubini(3)
 13
 >>> weak_orders(2)
@@ -33,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from ._numba.distributions import _enumerate_weak_orders, _sample_weak_orders
-from ._validation import GenexpyInputError, check_positive_int, rng_from_seed
+from .._numba.distributions import _enumerate_weak_orders, _sample_weak_orders
+from .._validation import GenexpyInputError, check_positive_int, rng_from_seed
 
 __all__ = [
     "MAX_ENUMERATE_NA",

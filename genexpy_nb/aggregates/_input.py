@@ -1,4 +1,4 @@
-"""The input of :mod:`genexpy_nb.aggregates`: a long results table or rliable's dict of arrays.
+"""The input of :mod:`genexpy_nb.aggregates.estimates`: a long table or rliable's dict.
 
 The input is checked and turned into one (runs, tasks) score matrix per alternative.
 """
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._validation import (
+from .._validation import (
     GenexpyInputError,
     check_score_range,
     require_columns,

@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from . import config
-from ._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
-from .generalizability import (
+from .. import config
+from .._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
+from ..study import Study
+from . import (
     BEYOND_CHANCE,
     NSTAR_CEIL,
     NSTAR_SCHEMA,
@@ -23,7 +24,6 @@ from .generalizability import (
     concat_columns,
 )
 from .kernels import Kernel
-from .study import Study
 
 __all__ = ["plan", "verdict_word", "simulate_preliminary_study", "run_generalizable_study",
            "LiveStudyResult"]
@@ -361,7 +361,7 @@ def simulate_preliminary_study(
     total = len(sizes) * repetitions
     bar = None
     if progress and total >= 3:
-        from ._progress import tqdm  # imported when shown: keeps a first call without it fast
+        from .._progress import tqdm  # imported when shown: keeps a first call without it fast
 
         bar = tqdm(total=total, desc="n* vs N", leave=False)
     for Nsub in sizes:
@@ -484,7 +484,7 @@ def run_generalizable_study(
     frames: list[pl.DataFrame] = []
     hist: list[pl.DataFrame] = []
     N = 0
-    from ._progress import tqdm
+    from .._progress import tqdm
 
     bar = tqdm(total=max_conditions, desc="conditions run", disable=not progress, leave=False)
     generalizable = False

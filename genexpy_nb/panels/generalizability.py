@@ -16,12 +16,14 @@ import ipywidgets as widgets
 import numpy as np
 import polars as pl
 
-from . import config
-from ._validation import GenexpyInputError, check_positive_int
-from ._words import plural
-from .generalizability import GeneralizabilityAnalysis, best_alternative
-from .kernels import RBF, Borda, Jaccard, Kernel, Mallows
-from .panel_views import (
+from .. import config
+from .._validation import GenexpyInputError, check_positive_int
+from .._words import plural
+from ..generalizability import GeneralizabilityAnalysis, best_alternative
+from ..generalizability.kernels import RBF, Borda, Jaccard, Kernel, Mallows
+from ..generalizability.planner import plan
+from ..study import Study
+from .views import (
     ALPHA_RANGE,
     CHART_CACHE_SIZE,
     DELTA_RANGE,
@@ -37,8 +39,6 @@ from .panel_views import (
     html_table,
     with_payload,
 )
-from .planner import plan
-from .study import Study
 
 __all__ = ["GeneralizabilityExplorer", "HEADLINE_NOTE"]
 
@@ -281,7 +281,7 @@ class GeneralizabilityExplorer:
         self.ranking_table = widgets.HTML()
         self.views = {name: ChartView(name) for name in ("ngen", "power_law", "deficit")}
         self._update_param_visibility()
-        from .summary_conclusions import condition_word
+        from ..summary_conclusions import condition_word
 
         unit = condition_word(self.study)
 
@@ -533,7 +533,7 @@ class GeneralizabilityExplorer:
             return
         a, d = self._conclusion_thresholds
         if cid not in self._conclusions:
-            from .generalizability import conclusions
+            from ..generalizability import conclusions
 
             self.status.value = "<i>Computing this configuration's conclusions ...</i>"
             t0 = time.perf_counter()
@@ -542,7 +542,7 @@ class GeneralizabilityExplorer:
             self.status.value = (f"Computed this configuration's conclusions in "
                                  f"{time.perf_counter() - t0:.1f} s (cached).")
         self.conclusions = self._conclusions[cid]
-        from .summary_conclusions import condition_word
+        from ..summary_conclusions import condition_word
 
         self.conclusions_box.value = conclusions_html(
             self.conclusions, unit=condition_word(self.study), alpha=a)
@@ -555,7 +555,7 @@ class GeneralizabilityExplorer:
         what the frontend gets of it); the reason is why the configuration's own charts
         cannot be drawn (None when they can).
         """
-        from .charts.generalizability import deficit_heatmap, ngen_curves, power_law_fit
+        from ..charts.generalizability import deficit_heatmap, ngen_curves, power_law_fit
 
         results, ranking = self._numbers(ga, label, a, d)
         jobs: list[tuple[str, tuple, Any]] = []

@@ -2,14 +2,14 @@
 
 Borda counts, Mallows' discordant pairs as concordance products (BLAS on 0/1 matrices or popcounts
 on bit matrices), RBF's squared distances (exact on integer scores). The kernel classes of
-:mod:`genexpy_nb.kernels` call them.
+:mod:`genexpy_nb.generalizability.kernels` call them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import config
+from .. import config
 
 
 def _borda_counts(R: np.ndarray, a_star: int) -> np.ndarray:
@@ -70,8 +70,8 @@ def _concordant_blas(X: np.ndarray, Y: np.ndarray, sym: bool) -> np.ndarray:
 def _concordant_bits(X: np.ndarray, Y: np.ndarray, sym: bool) -> np.ndarray:
     """P (see :func:`_mallows_gram`) from bit matrices and popcounts (numba, on threads)."""
     na = X.shape[1]
-    from ._numba import compile_note, run_blocks
-    from ._numba import core as _core
+    from .._numba import compile_note, run_blocks
+    from .._numba import core as _core
 
     # P = sum over alternatives a of |below_x(a) & below_y(a)|: a product of bit matrices
     # (rankings x (alternative, word)), taken in chunks of alternatives of at most
@@ -152,8 +152,8 @@ def _rbf_gram(X: np.ndarray, Y: np.ndarray, gamma: float) -> np.ndarray:
             out[r0 : r0 + rows] = np.einsum("ija,ija->ij", d, d)
         np.multiply(out, -gamma, out=out)
         return np.exp(out, out=out)
-    from ._numba import compile_note, run_blocks
-    from ._numba import core as _core
+    from .._numba import compile_note, run_blocks
+    from .._numba import core as _core
 
     out = np.empty((X.shape[0], Y.shape[0]))
     work = X.shape[0] * Y.shape[0] * X.shape[1] * (0.5 if sym else 1.0)

@@ -1,0 +1,33 @@
+"""Robust aggregates of benchmark results (Agarwal et al., NeurIPS 2021), with intervals.
+
+The interquartile mean, mean, median, optimality gap, probability of improvement and
+performance profiles of runs x tasks results, each with a stratified-bootstrap interval
+(:mod:`genexpy_nb.aggregates.estimates`); a long table or rliable's ``{name: runs x tasks}``
+dict is read in one place (:mod:`genexpy_nb.aggregates._input`).
+"""
+
+from __future__ import annotations
+
+from .estimates import (
+    AGGREGATES,
+    interval_estimates,
+    iqm,
+    mean,
+    median,
+    optimality_gap,
+    performance_profile,
+    probability_of_improvement,
+    score_matrices,
+)
+
+__all__ = [
+    "AGGREGATES",
+    "iqm",
+    "mean",
+    "median",
+    "optimality_gap",
+    "probability_of_improvement",
+    "performance_profile",
+    "interval_estimates",
+    "score_matrices",
+]
