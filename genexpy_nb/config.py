@@ -1,7 +1,9 @@
 """Numerical policy of genexpy_nb: one place for tolerances, default grids and numba flags.
 
-Every ``@njit`` kernel in :mod:`genexpy_nb._numba` takes its flags from here, except that the
-trimmed-KS kernel is compiled without fastmath (see there).
+Every kernel in :mod:`genexpy_nb._numba` is compiled by one of its two decorators,
+:func:`~genexpy_nb._numba.jit_fast` (the :data:`FASTMATH` flags below) or
+:func:`~genexpy_nb._numba.jit_exact` (strict IEEE arithmetic: the trimmed-KS, aggregates,
+studentized-range and conclusions kernels, see there); both cache as :data:`NUMBA_CACHE` says.
 """
 
 from __future__ import annotations

@@ -42,6 +42,60 @@ def njit(**options) -> Callable:
     return decorate
 
 
+def _flagged(base: dict, fn: Callable | None, options: dict) -> Callable:
+    """Decorate ``fn`` (or return the decorator) with ``base`` flags updated by ``options``."""
+    decorate = njit(**{**base, **options})
+    return decorate if fn is None else decorate(fn)
+
+
+def jit_exact(fn: Callable | None = None, **options) -> Callable | Callable[[Callable], Callable]:
+    """Compile a kernel with strict IEEE arithmetic: cached, ``nogil``, no fastmath.
+
+    The one place (with :func:`jit_fast`) that says a kernel's numba flags, after
+    Datashader's ``ngjit``. For kernels compared bit for bit or to 1e-12 with a NumPy route
+    or a naive twin, and those whose ties are exact comparisons. Use it bare
+    (``@jit_exact``) or with numba options that add to or override these
+    (``@jit_exact(parallel=True)``).
+
+    Parameters
+    ----------
+    fn : callable, optional
+        The function to compile (bare decorator use).
+    **options
+        Further numba ``njit`` options.
+
+    Returns
+    -------
+    callable
+        The compiled dispatcher, or the decorator when ``fn`` is not given.
+    """
+    return _flagged({"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}, fn,
+                    options)
+
+
+def jit_fast(fn: Callable | None = None, **options) -> Callable | Callable[[Callable], Callable]:
+    """Compile a kernel with :data:`genexpy_nb.config.FASTMATH`: cached, ``nogil``.
+
+    The flag set leaves out ``nnan``/``ninf`` (kernels may see NaN or inf in user data), as
+    STUMPY's ``STUMPY_FASTMATH_FLAGS``. Use it bare (``@jit_fast``) or with numba options
+    that add to or override these (``@jit_fast(nogil=False, parallel=True)``).
+
+    Parameters
+    ----------
+    fn : callable, optional
+        The function to compile (bare decorator use).
+    **options
+        Further numba ``njit`` options.
+
+    Returns
+    -------
+    callable
+        The compiled dispatcher, or the decorator when ``fn`` is not given.
+    """
+    return _flagged({"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True},
+                    fn, options)
+
+
 def _max_threads() -> int:
     env = os.environ.get("NUMBA_NUM_THREADS")
     return max(1, int(env) if env and env.isdigit() else (os.cpu_count() or 1))

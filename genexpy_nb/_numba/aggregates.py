@@ -23,16 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import config
-from . import njit
+from . import jit_exact
 
+# flags: jit_exact (the one place of numba flags: genexpy_nb._numba)
 # serial and nogil (the caller runs blocks of replicates on threads); no fastmath: the
 # interval ends are compared with a naive twin to 1e-12, and sums of scores may meet
 # any value the user's data holds
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}
 
 
-@njit(**_JIT)
+@jit_exact
 def improvement_replicates(ny, pos_y, below, upto, idx_x, idx_y, out):
     """Probability of improvement ``P(X > Y)`` (ties count half) of each replicate.
 
@@ -72,7 +71,7 @@ def improvement_replicates(ny, pos_y, below, upto, idx_x, idx_y, out):
         out[b] = acc / T
 
 
-@njit(**_JIT)
+@jit_exact
 def profile_replicates(flat, pos, idx, tasks, thr_pos, thr, per_task, out):
     """Compute each replicate's performance profile: the fraction of scores above each threshold.
 
@@ -149,7 +148,7 @@ _TWO21 = np.uint64(1 << 21)
 MAX_DRAW_RANGE = 1 << 15
 
 
-@njit(**_JIT)
+@jit_exact
 def _mix(z):
     """SplitMix64's output function."""
     z = (z ^ (z >> _S30)) * _M1
@@ -157,7 +156,7 @@ def _mix(z):
     return z ^ (z >> _S31)
 
 
-@njit(**_JIT)
+@jit_exact
 def _lemire(state, x21, k):
     """Map the 21-bit uniform ``x21`` to a uniform integer in [0, k): (state, integer).
 
@@ -176,13 +175,13 @@ def _lemire(state, x21, k):
     return state, np.int64(m >> _BITS)
 
 
-@njit(**_JIT)
+@jit_exact
 def _replicate_state(key, b):
     """Return the generator's state at the start of replicate ``b`` of the stream ``key``."""
     return _mix(np.uint64(key) ^ (np.uint64(b + 1) * _GOLDEN))
 
 
-@njit(**_JIT)
+@jit_exact
 def _draw_slot(state, n, T, task_bootstrap, t, runs):
     """Draw the task of slot ``t`` (itself without the task bootstrap) and its n runs."""
     u = t
@@ -202,7 +201,7 @@ def _draw_slot(state, n, T, task_bootstrap, t, runs):
     return state, u
 
 
-@njit(**_JIT)
+@jit_exact
 def replicate_draws(key, b, n, T, task_bootstrap, runs, tasks):
     """Write the draws of replicate ``b``: ``tasks[t]`` and its runs ``runs[t, :]``.
 
@@ -231,7 +230,7 @@ def replicate_draws(key, b, n, T, task_bootstrap, runs, tasks):
         state, tasks[t] = _draw_slot(state, n, T, task_bootstrap, t, runs[t])
 
 
-@njit(**_JIT)
+@jit_exact
 def bootstrap_aggregates(flat, clipped, clip, order, sorted_vals, n, T, key, task_bootstrap,
                          lo, hi, b0, b1, out):
     """Median, IQM, mean and mean of clipped scores of replicates ``b0 .. b1 - 1``.
@@ -311,7 +310,7 @@ def bootstrap_aggregates(flat, clipped, clip, order, sorted_vals, n, T, key, tas
         out[b, 3] = totc / N
 
 
-@njit(**_JIT)
+@jit_exact
 def _end_sum(counts, order, sorted_vals, need, k, step):
     """Sum the ``need`` drawn scores at one end of the sorted cells, from cell ``k`` on."""
     cum = 0
@@ -324,7 +323,7 @@ def _end_sum(counts, order, sorted_vals, need, k, step):
     return acc
 
 
-@njit(**_JIT)
+@jit_exact
 def _median_inplace(x, h):
     """Return the median of ``x``, reordering it in place (Hoare's selection).
 
@@ -342,7 +341,7 @@ def _median_inplace(x, h):
     return 0.5 * (below + x[h])
 
 
-@njit(**_JIT)
+@jit_exact
 def _select(x, k):
     """Reorder ``x`` in place so that ``x[k]`` is its k-th smallest, smaller ones before."""
     left = 0

@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import config
-from . import njit
+from . import jit_fast
 
+# flags: jit_fast (the one place of numba flags: genexpy_nb._numba)
 # serial and nogil: the caller runs blocks of samples on threads, each block with its own
 # Generator (genexpy_nb._numba.run_blocks). fastmath without nnan/ninf (the weights are
 # positive and finite): it lets the two reductions per sample be reassociated, which
 # removes their floating-point add latency chain (about a third of the time); the naive
 # twin in tests/naive.py agrees to 1e-12.
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True}
 
 
-@njit(**_JIT)
+@jit_fast
 def signed_rank_samples(rng, prior_pos, prior_draws, a_gt, a_ge, b_lt, b_le, rope_zero, out):
     """Posterior samples ``out[s] = (left, rope, right)`` of the Bayesian signed-rank test.
 

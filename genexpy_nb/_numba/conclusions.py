@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import config
-from . import njit
+from . import jit_exact
 
+# flags: jit_exact (the one place of numba flags: genexpy_nb._numba)
 # serial (called once per study size on a few thousand rows); no fastmath: ties are exact
 # comparisons within a tolerance
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}
 
 
-@njit(**_JIT)
+@jit_exact
 def kendall_within(a, b, tol, limit2, out):
     """Write into ``out[r]`` whether rows ``a[r]`` and ``b[r]`` are within the distance.
 

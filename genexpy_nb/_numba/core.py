@@ -15,10 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .. import config
-from . import njit
-
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True}
+from . import jit_fast
 
 if numba.config.DISABLE_JIT:  # the pure-Python path of the test suite
 
@@ -41,7 +38,7 @@ else:
         return types.uint64(types.uint64), codegen
 
 
-@njit(**_JIT)
+@jit_fast
 def above_bitsets(R, O, a0, a1, A):
     """Fill the rows of A with the sets of alternatives ranked strictly below each one.
 
@@ -76,7 +73,7 @@ def above_bitsets(R, O, a0, a1, A):
             p = q
 
 
-@njit(**_JIT)
+@jit_fast
 def popcount_gram(AX, AY, sym, b0, b1, out):
     """Add the popcounts of the bitwise AND of rows of AX and AY to ``out``.
 
@@ -155,7 +152,7 @@ def popcount_gram(AX, AY, sym, b0, b1, out):
                 out[i + 3, j + 3] += s33
 
 
-@njit(**_JIT)
+@jit_fast
 def rbf_rows(X, Y, gamma, sym, r0, r1, out):
     """Rows r0..r1 of the RBF matrix ``exp(-gamma ||x_i - y_j||^2)`` (upper triangle if sym)."""
     na = X.shape[1]
@@ -170,7 +167,7 @@ def rbf_rows(X, Y, gamma, sym, r0, r1, out):
             out[i, j] = np.exp(-gamma * s)
 
 
-@njit(**_JIT)
+@jit_fast
 def mmd_rows(K, inv, IX, IY, r0, r1, out):
     """MMD of the pairs r0..r1: ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3).
 
@@ -232,7 +229,7 @@ def mmd_rows(K, inv, IX, IY, r0, r1, out):
         out[r] = np.sqrt(v) if v > 0.0 else 0.0
 
 
-@njit(**_JIT)
+@jit_fast
 def first_order(U, k, r0, r1, out):
     """``argsort(U[r], axis=1)[:k]`` for rows r0..r1 of uniforms in [0, 1), in O(N) per row.
 

@@ -12,11 +12,10 @@ import math
 
 import numpy as np
 
-from .. import config
-from . import njit
+from . import jit_fast
 
 
-@njit(cache=config.NUMBA_CACHE, fastmath=config.FASTMATH)
+@jit_fast(nogil=False)
 def _enumerate_weak_orders(na, count):
     """All ``count`` (= Fubini(na)) rankings with ties of ``na`` alternatives, lexicographic.
 
@@ -63,7 +62,7 @@ def _enumerate_weak_orders(na, count):
     return out
 
 
-@njit(cache=config.NUMBA_CACHE, fastmath=config.FASTMATH)
+@jit_fast(nogil=False)
 def _sample_weak_orders(log_fubini, u, perm):
     """Exactly uniform rankings with ties, without enumerating them.
 

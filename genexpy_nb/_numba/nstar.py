@@ -22,10 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .. import config
-from . import njit
-
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH}
+from . import jit_fast
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -42,14 +39,14 @@ MODE_BOOTSTRAP = 1  # N conditions drawn with replacement
 MODE_SUBSAMPLE = 2  # msub conditions drawn without replacement
 
 
-@njit(**_JIT)
+@jit_fast(nogil=False)
 def _mix(z):
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
 
 
-@njit(**_JIT)
+@jit_fast(nogil=False)
 def _below(state, k):
     """Draw a uniform integer in [0, k) from a SplitMix64 stream: (new state, integer)."""
     state = state + _GOLDEN
@@ -58,7 +55,7 @@ def _below(state, k):
     return state, (v if v < k else k - 1)
 
 
-@njit(**_JIT, parallel=True)
+@jit_fast(nogil=False, parallel=True)
 def resampled_quantiles(K, inv, ns, rep, qidx, B, mode, msub, seed):
     """alpha-quantiles of MMD_n for ``B`` replicates of a preliminary study.
 

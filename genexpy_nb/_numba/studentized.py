@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import math
 
-from .. import config
-from . import njit
+from . import jit_exact
 
+# flags: jit_exact (the one place of numba flags: genexpy_nb._numba)
 # serial and nogil (the caller runs blocks of statistics on threads); no fastmath: the
 # p-values are compared with SciPy's to 1e-10 and the tails need log1p/expm1 as written
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}
 
 
-@njit(**_JIT)
+@jit_exact
 def range_sf(q, nodes, cdf_nodes, weights, m, r0, r1, out):
     """Survival function ``P(Q > q[i])`` of the studentized range, for ``r0 <= i < r1``.
 

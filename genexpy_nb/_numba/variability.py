@@ -23,18 +23,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import config
-from . import njit
+from . import jit_exact
 
+# flags: jit_exact (the one place of numba flags: genexpy_nb._numba)
 # serial and nogil: the callers run row blocks on threads (genexpy_nb._numba.run_blocks),
 # which compiles in a fraction of the time of a ``parallel=True`` region. No fastmath, unlike
 # the other kernels: strict IEEE arithmetic does the very operations of the NumPy route that
 # small inputs take (genexpy_nb.variability._trimmed_numpy), so both routes give the same
 # bits and no result depends on the route a call took (measured: not slower here).
-_JIT = {"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}
 
 
-@njit(**_JIT)
+@jit_exact
 def trimmed_ks_kernel(rs, cnts, cands, order, mult, grid, tau, amax, exact, xtol, full,
                       t0, t1, x, f0, fn, up, a_grid, a_exact, d0, d_grid):
     """Compute trimmed KS distances and alpha-hat per draw and candidate.
