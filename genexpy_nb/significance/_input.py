@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .._roles import alias, renamed
 from .._validation import GenexpyInputError, require_columns, to_polars
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
@@ -155,6 +156,26 @@ def _array_matrix(data, alternatives, name) -> _Matrix:
     else:
         names = tuple(str(j) for j in range(k))
     return _Matrix(np.ascontiguousarray(values), names, None)
+
+
+def _roles(where: str, target: str | None, blocks: str | None, alternatives: Any,
+           order: Sequence[Any] | None, y_col: str | None, block_col: str | None,
+           group_col: str | None) -> tuple[Any, Any, Any, Any]:
+    """Return ``(y_col, block_col, group_col, order)`` from the roles a caller named.
+
+    ``target``, ``blocks``, ``alternatives`` (columns) with scikit-posthocs' ``y_col``,
+    ``block_col``, ``group_col`` as their aliases; ``order``, the list of alternatives (a list
+    passed to ``alternatives=``, the old way, is taken as ``order`` with a
+    DeprecationWarning).
+    """
+    if alternatives is not None and not isinstance(alternatives, str):
+        order = renamed("alternatives", alternatives, "order", order, where,
+                        advice="a list passed to alternatives= is the order of the "
+                               "alternatives now: pass the levels as order=...")
+        alternatives = None
+    return (alias("target", target, "y_col", y_col, where),
+            alias("blocks", blocks, "block_col", block_col, where),
+            alias("alternatives", alternatives, "group_col", group_col, where), order)
 
 
 def _is_frame(data: Any) -> bool:

@@ -25,10 +25,10 @@ from .._validation import (
     to_polars,
 )
 from .._validation import check_direction as _direction
-from ._input import _check_choice, _complete_rows, _orient, _to_matrix
+from ._input import _check_choice, _complete_rows, _orient, _roles, _to_matrix
 from ._ranks import min_rank_rows, rank_rows
 
-__all__ = ["nemenyi_cd", "critical_difference", "cliques"]
+__all__ = ["nemenyi_cd", "critical_difference", "cliques", "group_letters"]
 
 
 def _studentized_range_q(k: int, alpha: float) -> float:
@@ -75,10 +75,13 @@ def critical_difference(
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "raise",
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
     ties: str = "average",
 ) -> pl.DataFrame:
     """Mean ranks and Nemenyi's critical difference: the data of a CD diagram.
@@ -121,8 +124,10 @@ def critical_difference(
     alpha = check_probability("alpha", alpha)
     _check_choice("ties", ties, ("average", "min"))
     hib = _direction(higher_is_better, "critical_difference")
+    y_col, block_col, group_col, order = _roles(
+        "critical_difference", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives)
+                   alternatives=order)
     try:
         values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     except GenexpyInputError as exc:
@@ -258,3 +263,49 @@ def cliques(
     )
 
 
+
+
+def group_letters(order: Sequence[str], cliques: pl.DataFrame) -> list[str]:
+    """Return the group letters of the alternatives: those sharing a letter are one clique.
+
+    The compact letter display of the mean-rank tables: each clique (no significant
+    difference between any two of its members) gets a letter, left to right (``a`` ..
+    ``z``, ``aa``, ``ab``, ...); an alternative in no clique gets a letter of its own.
+
+    Parameters
+    ----------
+    order : sequence of str
+        The alternatives, best mean rank first.
+    cliques : polars.DataFrame
+        From :func:`cliques` on the same alternatives (column ``members``: each a run of
+        consecutive alternatives of ``order``).
+
+    Returns
+    -------
+    list of str
+        The letters of each alternative of ``order``, e.g. ``"ab"`` for one in the first
+        two groups; with more than 26 groups, letters are separated by commas.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, 0.71],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> ranks = critical_difference(scores, higher_is_better=True)
+    >>> group_letters(ranks["alternative"].to_list(), cliques(ranks))
+    ['a', 'ab', 'b']
+    """
+    pos = {a: t for t, a in enumerate(order)}
+    spans = [(pos[m[0]], pos[m[-1]]) for m in cliques["members"].to_list()]
+    covered = {t for lo, hi in spans for t in range(lo, hi + 1)}
+    spans += [(t, t) for t in range(len(order)) if t not in covered]
+    spans.sort()
+    letters: list[list[str]] = [[] for _ in order]
+    for g, (lo, hi) in enumerate(spans):
+        letter, g2 = "", g
+        while g2 >= 0:  # a..z, aa, ab, ...
+            letter = chr(ord("a") + g2 % 26) + letter
+            g2 = g2 // 26 - 1
+        for t in range(lo, hi + 1):
+            letters[t].append(letter)
+    sep = "" if len(spans) <= 26 else ","
+    return [sep.join(ls) for ls in letters]

@@ -15,7 +15,7 @@ import polars as pl
 
 from .._validation import REQUIRED, GenexpyInputError, check_probability
 from .._validation import check_direction as _direction
-from ._input import _to_matrix
+from ._input import _roles, _to_matrix
 from .posthoc import pairwise_wilcoxon
 
 __all__ = ["win_tie_loss"]
@@ -32,10 +32,13 @@ def win_tie_loss(
     p_adjust: str | None = "holm",
     alpha: float = 0.05,
     tie_tolerance: float = 0.0,
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
 ) -> pl.DataFrame:
     """Wins, ties and losses of every alternative against every other, over the conditions.
 
@@ -87,8 +90,10 @@ def win_tie_loss(
         raise GenexpyInputError(
             f"tie_tolerance must be a finite number >= 0 (score units), got {tie_tolerance!r}."
         )
+    y_col, block_col, group_col, order = _roles(
+        "win_tie_loss", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives)
+                   alternatives=order)
     k = len(m.alternatives)
     if k * (k - 1) // 2 > MAX_WIN_TIE_LOSS_PAIRS:
         raise GenexpyInputError(

@@ -32,6 +32,7 @@ from ._input import (
     _nan_1d,
     _orient,
     _paired_differences,
+    _roles,
     _to_matrix,
 )
 from ._pvalues import chi2_sf, f_sf
@@ -49,10 +50,13 @@ def rank_within_conditions(
     data: Any,
     *,
     higher_is_better: bool = REQUIRED,
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
 ) -> pl.DataFrame:
     """Midranks of the alternatives within each condition (1 = best; ties share the mean).
 
@@ -62,18 +66,20 @@ def rank_within_conditions(
         See the module's Conventions. Missing values get rank null and do not count.
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or tiers (0/1 = best).
-    y_col, block_col, group_col : str, optional
+    target, blocks, alternatives : str, optional
         Long input: the column of the values, of the conditions (datasets) and of the
-        alternatives (models); see the module's Conventions. Wide input: ``block_col`` names
+        alternatives (models); see the module's Conventions. Wide input: ``blocks`` names
         the column that labels the conditions (kept first in the result).
-    alternatives : sequence, optional
+    order : sequence, optional
         The alternatives to rank, in this order (default: all, in the order of the input).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
 
     Returns
     -------
     polars.DataFrame
-        One Float64 column of ranks per alternative, one row per condition (plus
-        ``block_col`` first, if given).
+        One Float64 column of ranks per alternative, one row per condition (plus the
+        ``blocks`` column first, if given).
 
     Examples
     --------
@@ -89,8 +95,11 @@ def rank_within_conditions(
     └─────┴─────┴─────┘
     """
     hib = _direction(higher_is_better, "rank_within_conditions")
+    y_col, block_col, group_col, order = _roles(
+        "rank_within_conditions", target, blocks, alternatives, order, y_col, block_col,
+        group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives, min_conditions=1)
+                   alternatives=order, min_conditions=1)
     ranks, _, _ = _rank_rows(_orient(m.values, hib))
     out = pl.DataFrame({a: ranks[:, j] for j, a in enumerate(m.alternatives)}).fill_nan(None)
     if block_col is not None and m.conditions is not None:
@@ -119,10 +128,13 @@ def friedman(
     *,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "propagate",
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
 ) -> FriedmanResult:
     """Run Friedman's test of whether the alternatives have the same distribution of ranks.
 
@@ -135,8 +147,10 @@ def friedman(
         ``mean_ranks`` (1 = best); the test itself does not depend on it.
     nan_policy : {"propagate", "raise", "omit"}
         "omit" drops conditions with a missing value (see :func:`skillings_mack`).
-    y_col, block_col, group_col, alternatives
+    target, blocks, alternatives, order
         Long input / labels / selection, see the module's Conventions.
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
 
     Returns
     -------
@@ -163,8 +177,10 @@ def friedman(
     (4.5, (1.25, 2.0, 2.75))
     """
     hib = _direction(higher_is_better, "friedman")
+    y_col, block_col, group_col, order = _roles(
+        "friedman", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives)
+                   alternatives=order)
     values, n_dropped, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
     nan = math.nan
@@ -208,10 +224,13 @@ def skillings_mack(
     data: Any,
     *,
     higher_is_better: bool = REQUIRED,
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
 ) -> SkillingsMackResult:
     """Skillings–Mack test: Friedman's test when alternatives are missing on some conditions.
 
@@ -255,8 +274,10 @@ def skillings_mack(
     (8.063, 0.0177, 2)
     """
     hib = _direction(higher_is_better, "skillings_mack")
+    y_col, block_col, group_col, order = _roles(
+        "skillings_mack", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives)
+                   alternatives=order)
     ranks, counts, _ = _rank_rows(_orient(m.values, hib))
     a, sigma, n_used = _skillings_mack_parts(ranks, counts)
     k = m.values.shape[1]
@@ -430,15 +451,17 @@ def mannwhitneyu(
 def kruskal(
     *samples: Any,
     data: Any = None,
+    target: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
     nan_policy: str = "propagate",
 ) -> SignificanceResult:
     """Kruskal–Wallis H test on k independent samples (``scipy.stats.kruskal``).
 
-    Give the samples as positional arguments, or ``data``: a long table (``y_col``,
-    ``group_col``) or a wide one (one column per group; NaN/null padding is dropped with
+    Give the samples as positional arguments, or ``data``: a long table (``target``,
+    ``alternatives``) or a wide one (one column per group; NaN/null padding is dropped with
     ``nan_policy="omit"``). When all values are equal H is 0/0 (scipy: NaN); the result is
     then ``statistic = 0, pvalue = 1`` with a :class:`DegenerateTestWarning` and a ``note``.
 
@@ -447,12 +470,14 @@ def kruskal(
     *samples : array_like, 1-d
         The k >= 2 independent samples, one per group (model), of any lengths.
     data : table, optional
-        Instead of ``samples``: a long table (with ``y_col`` and ``group_col``) or a wide
-        one (one column per group).
-    y_col, group_col : str, optional
+        Instead of ``samples``: a long table (with ``target`` and ``alternatives``) or a
+        wide one (one column per group).
+    target, alternatives : str, optional
         Long ``data``: the column of the values and the column naming the group.
-    alternatives : sequence, optional
+    order : sequence, optional
         With ``data``: the groups to compare, in this order (default: all).
+    y_col, group_col : str, optional
+        Aliases of ``target`` and ``alternatives`` (scikit-posthocs' names).
     nan_policy : {"propagate", "raise", "omit"}, default "propagate"
         "propagate": a missing value gives a NaN result; "raise": an error; "omit": missing
         values are dropped.
@@ -472,7 +497,9 @@ def kruskal(
     if data is not None:
         if samples:
             raise GenexpyInputError("kruskal: give either samples or data=..., not both.")
-        alts = _names(alternatives)
+        y_col, _, group_col, order = _roles("kruskal", target, None, alternatives, order,
+                                            y_col, None, group_col)
+        alts = _names(order)
         if y_col is not None or group_col is not None:
             if y_col is None or group_col is None:
                 raise GenexpyInputError("kruskal: long input needs both y_col and group_col.")
