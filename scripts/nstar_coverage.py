@@ -49,16 +49,9 @@ from scipy.stats import norm
 from genexpy_nb import Borda, Jaccard, Mallows
 from genexpy_nb._numba import nstar as _nb
 from genexpy_nb._validation import child_seed
-from genexpy_nb.generalizability import (
-    INTERVAL_B,
-    SLOPE_ALPHAS,
-    _closed_form_spread,
-    _interval,
-    _prediction_se,
-    _trust_reason,
-    default_grid,
-    power_law_fit,
-)
+from genexpy_nb.generalizability import INTERVAL_B, SLOPE_ALPHAS, default_grid, power_law_fit
+from genexpy_nb.generalizability.fit import _trust_reason
+from genexpy_nb.generalizability.interval import _closed_form_spread, _interval, _prediction_se
 from genexpy_nb.generalizability.distributions import uniform_distribution
 from genexpy_nb.generalizability.synthetic import _resolve_kernels, true_nstar_frame
 

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from genexpy_nb import _gram, config
+from genexpy_nb import config
+from genexpy_nb.generalizability import _gram
 from genexpy_nb.generalizability.kernels import RBF, Jaccard, Mallows
 from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
 

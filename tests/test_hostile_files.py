@@ -344,7 +344,7 @@ def test_rep_beyond_memory_is_refused_with_the_estimate_and_a_feasible_value():
     assert 2 <= feasible < 10**12
     # the feasible value is accepted by the same check (no work done here)
     from genexpy_nb._validation import check_rep_memory
-    from genexpy_nb.generalizability import _resolve_grid
+    from genexpy_nb.generalizability.ngen import _resolve_grid
 
     assert check_rep_memory(feasible, [20], lambda n: _resolve_grid(None, n, True, False),
                             1) == feasible

@@ -19,13 +19,13 @@ from genexpy_nb.generalizability import (
     R2_MIN,
     SLOPE_BAND,
     GeneralizabilityAnalysis,
-    _closed_form_spread,
-    _fits_from_quantiles,
     approx_terms,
     fit_nstar,
     lin_z,
     power_law_fit,
 )
+from genexpy_nb.generalizability.fit import _fits_from_quantiles
+from genexpy_nb.generalizability.interval import _closed_form_spread
 from genexpy_nb.generalizability.kernels import Borda, Jaccard, Mallows
 from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
 from genexpy_nb.generalizability.planner import plan
@@ -290,7 +290,7 @@ def test_encoder_study_nstar_monotone_in_alpha(public_data_dir):
        a=st.floats(0.0, 0.5), rounded=st.booleans())
 def test_interval_quantiles_equal_numpy_bit_for_bit(n, A, seed, a, rounded):
     """The interval's percentiles: NumPy's linear quantile, written out (ties included)."""
-    from genexpy_nb.generalizability import _quantiles0
+    from genexpy_nb.generalizability.interval import _quantiles0
 
     x = np.random.default_rng(seed).normal(size=(n, A)) * 7.0
     if rounded:

@@ -8,14 +8,9 @@ import pytest
 
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.generalizability import (
-    NULL_COLUMNS,
-    NULL_KEY,
-    _count_differences,
-    _nstar_values,
-    _null_sizes,
-    exchange_scores,
-)
+from genexpy_nb.generalizability import NULL_COLUMNS, NULL_KEY, exchange_scores
+from genexpy_nb.generalizability.baseline import _count_differences, _null_sizes
+from genexpy_nb.generalizability.fit import _nstar_values
 from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
 
 

@@ -9,9 +9,9 @@ from test_panels import REP, make_study
 
 import genexpy_nb as gx
 import genexpy_nb.generalizability as gen
-from genexpy_nb import panel_views
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
 from genexpy_nb.panels import GeneralizabilityExplorer
+from genexpy_nb.panels import views as panel_views
 
 
 @pytest.fixture(autouse=True)

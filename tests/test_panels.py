@@ -10,9 +10,10 @@ import polars as pl
 import pytest
 
 import genexpy_nb as gx
-from genexpy_nb import GenexpyInputError, panel_views, panels
+from genexpy_nb import GenexpyInputError, panels
 from genexpy_nb.generalizability import GeneralizabilityAnalysis
 from genexpy_nb.panels import GeneralizabilityExplorer, SeedVariabilityExplorer
+from genexpy_nb.panels import views as panel_views
 from genexpy_nb.panels.views import fmt_cell
 
 

@@ -6,6 +6,9 @@ of the grid, is computed once by :class:`GeneralizabilityAnalysis` and cached; n
 
 The engine, one job per module:
 
+* ``kernels``: the research questions as kernels on rankings (Borda, Jaccard, Mallows, RBF),
+  and ``_gram`` their kernel matrices on arrays;
+* ``mmd``: MMD between samples of rankings, and its resampled distribution MMD_n;
 * ``columns``: the columns of the n* frame and the expressions of its verdicts;
 * ``ngen``: n-generalizability, quantiles of MMD_n, the grid of sample sizes;
 * ``fit``: the power-law fit, n* from it and its trust rules;
@@ -17,7 +20,13 @@ The engine, one job per module:
 * ``questions``: vacuous questions refused, a* of Borda, score thresholds;
 * ``analysis``: the cached analysis, :class:`GeneralizabilityAnalysis`;
 * ``cluster``: its configurations as tasks on a Dask cluster;
-* ``run``: :func:`analyze`, the whole study in one call.
+* ``run``: :func:`analyze`, the whole study in one call;
+* ``conclusions``: the study's conclusions (the winner, the top group, every pair, the
+  order) with their n*;
+* ``planner``: which configurations to extend first, and n* as a study grows;
+* ``sensitivity``: how the kernels' parameters move n*;
+* ``distributions`` and ``synthetic``: distributions over rankings with ties, and the
+  experiments on a known distribution (the true n*).
 
 References
 ----------
@@ -36,24 +45,16 @@ from .analysis import (  # noqa: F401
     nstar_frame,
 )
 from .baseline import (  # noqa: F401
-    _NULL_DENSE_MAX,
     NULL_B,
     NULL_KEY,
     NULL_LEVEL,
     NULL_THIN_FROM,
     NULL_WIDEN,
-    _baseline_support,
-    _count_differences,
-    _exchange_permutations,
-    _null_band,
-    _null_sizes,
     exchange_scores,
 )
 from .closed_form import (  # noqa: F401
     BOUND_REASON,
     ApproxTerms,
-    _approx_C,
-    _ndtri,
     approx_nstar,
     approx_quantile,
     approx_terms,
@@ -69,8 +70,6 @@ from .columns import (  # noqa: F401
     NSTAR_CEIL,
     NSTAR_SCHEMA,
     NULL_COLUMNS,
-    _distinct,
-    _unreliable,
     concat_columns,
 )
 from .conclusions import conclusion_z, conclusions
@@ -86,10 +85,6 @@ from .fit import (  # noqa: F401
     SLOPE_ALPHAS,
     SLOPE_BAND,
     NStarFit,
-    _fits_from_quantiles,
-    _nstar_values,
-    _resampled_quantile_curves,
-    _trust_reason,
     fit_nstar,
     nstar_ceil,
     power_law_fit,
@@ -97,18 +92,8 @@ from .fit import (  # noqa: F401
 from .interval import (  # noqa: F401
     INTERVAL_B,
     INTERVAL_LEVEL,
-    _closed_form_deviations,
-    _closed_form_log_sd,
-    _closed_form_spread,
-    _interval,
-    _nstar_interval,
-    _prediction_se,
-    _quantiles0,
 )
 from .ngen import (  # noqa: F401
-    _min_N_for_points,
-    _min_N_for_two_points,
-    _resolve_grid,
     default_grid,
     min_N_for_points,
     min_N_for_two_points,
@@ -117,7 +102,6 @@ from .ngen import (  # noqa: F401
     resolve_grid,
 )
 from .questions import (  # noqa: F401
-    _default_alternative,
     best_alternative,
     check_question,
     score_thresholds,
