@@ -44,12 +44,20 @@ MOVED_MODULES: dict[str, str] = {
     "genexpy_nb.planner": "genexpy_nb.generalizability.planner",
     "genexpy_nb.sensitivity": "genexpy_nb.generalizability.sensitivity",
     "genexpy_nb.synthetic": "genexpy_nb.generalizability.synthetic",
+    "genexpy_nb.cli_checks": "genexpy_nb.cli._checks",
+    "genexpy_nb.cli_conclusions": "genexpy_nb.cli.nstar",
+    "genexpy_nb.cli_report": "genexpy_nb.cli.report",
 }
 
 #: old dotted name of a function or class -> its new dotted name
 MOVED_NAMES: dict[str, str] = {
     "genexpy_nb.significance.save_cd_diagram": "genexpy_nb.charts.save_cd_diagram",
     "genexpy_nb.significance.cd_diagram_svg": "genexpy_nb.charts.cd_diagram_svg",
+    "genexpy_nb.cli.cmd_demo": "genexpy_nb.cli.demo.cmd_demo",
+    "genexpy_nb.cli.cmd_precompile": "genexpy_nb.cli.precompile.cmd_precompile",
+    "genexpy_nb.cli.cmd_nstar": "genexpy_nb.cli.nstar.cmd_nstar",
+    "genexpy_nb.cli.cmd_seeds": "genexpy_nb.cli.seeds.cmd_seeds",
+    "genexpy_nb.cli.cmd_compare": "genexpy_nb.cli.compare.cmd_compare",
 }
 
 

@@ -438,11 +438,12 @@ def test_ctrl_c_exits_130_with_one_line_and_no_output(tmp_path):
 def test_unexpected_error_is_one_line_with_a_hint(tmp_path, capsys, monkeypatch, table):
     """A bug of ours: exit 3, one line saying so and how to see the traceback (--debug)."""
     import genexpy_nb.cli as cli
+    import genexpy_nb.cli.seeds as seeds_command
 
     def boom(args):
         raise RuntimeError("kaboom\nsecond line")
 
-    monkeypatch.setattr(cli, "cmd_seeds", boom)
+    monkeypatch.setattr(seeds_command, "cmd_seeds", boom)
     monkeypatch.delenv("GENEXPY_NB_DEBUG", raising=False)
     argv = ["seeds", "x.npz", "--out", str(tmp_path / "s.csv")]
     assert cli.main(argv) == 3

@@ -1,8 +1,9 @@
-"""The command line's checks and argument types (:mod:`genexpy_nb.cli`).
+"""The command line's checks and argument types (:mod:`genexpy_nb.cli`), and its exit codes.
 
 Option values parsed with a clear message, output paths checked before any work (never an
-input, a replacement said), tables read with every failure a one-line error, and the
-messages in command-line words (:mod:`genexpy_nb._words`).
+input, a replacement said), tables read with every failure a one-line error, the columns a
+command's options name checked before the analysis runs, and the messages in command-line
+words (:mod:`genexpy_nb._words`). Formerly ``genexpy_nb.cli_checks``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._validation import GenexpyInputError
+from .._validation import GenexpyInputError
 
 if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
     import polars as pl
 
 __all__ = [
+    "EXIT_OK",
+    "EXIT_INPUT",
+    "EXIT_USAGE",
+    "EXIT_INTERRUPTED",
+    "EXIT_BUG",
     "say",
     "one_line",
     "caller_words",
@@ -40,7 +46,13 @@ __all__ = [
     "check_out_file",
     "check_out_dir",
     "read_table",
+    "check_role_columns",
+    "held_levels",
 ]
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: an unexpected error (a bug): one line and a hint, the traceback with --debug
+EXIT_BUG = 3
 
 
 def say(msg: str = "") -> None:
@@ -49,7 +61,7 @@ def say(msg: str = "") -> None:
     Each line goes through :func:`genexpy_nb._escape.terminal_text`: an error or a note
     that quotes a name from the data cannot send an escape sequence to the terminal.
     """
-    from ._escape import terminal_text
+    from .._escape import terminal_text
 
     print("\n".join(terminal_text(line) for line in str(msg).split("\n")), file=sys.stderr)
 
@@ -100,7 +112,7 @@ def caller_words(msg: object) -> str:
 
     ``--rep 10``, not ``rep=10`` (:mod:`genexpy_nb._words`).
     """
-    from ._words import translate
+    from .._words import translate
 
     return translate(one_line(msg))
 
@@ -167,7 +179,7 @@ def level_pair(text: str) -> tuple[str, str]:
 
 def kernel_question(text: str):
     """Argparse type: a research question such as jaccard:k=2."""
-    from .generalizability.kernels import parse_kernel
+    from ..generalizability.kernels import parse_kernel
 
     try:
         return parse_kernel(text)
@@ -243,7 +255,7 @@ def fraction(text: str) -> float:
 
 def check_parent(p: Path, option: str) -> None:
     """Check that the folder of an output file exists (created now if needed) and is writable."""
-    from ._io import make_parent
+    from .._io import make_parent
 
     make_parent(p.expanduser().absolute().parent, f"{option} {str(p)!r}")
 
@@ -257,7 +269,7 @@ def check_out_file(path: str, option: str = "--out", inputs: list[str] = ()) -> 
     It must have a supported suffix, lie in a folder that can be written and be none of the
     ``inputs``; replacing an existing file is said on the terminal.
     """
-    from ._io import check_frame_path, check_not_input
+    from .._io import check_frame_path, check_not_input
 
     p = check_frame_path(path, option)
     check_not_input(p, inputs, option)
@@ -273,7 +285,7 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
     It must be writable, hold none of the ``inputs`` and not be a folder of the user's own
     files; replacing one written by an earlier run is said on the terminal.
     """
-    from ._io import check_not_input, check_output_dir
+    from .._io import check_not_input, check_output_dir
 
     check_not_input(path, inputs, option, folder=True)
     p = check_output_dir(path)
@@ -291,7 +303,7 @@ def read_table(path: str) -> pl.DataFrame:
 
     Every failure is a clear error (:func:`genexpy_nb.data.read_results`).
     """
-    from .data import read_results
+    from ..data import read_results
 
     return read_results(path)
 
@@ -313,6 +325,62 @@ def require_options(df, columns: dict[str, list[str]]) -> None:
             raise GenexpyInputError(
                 f"{option}: column(s) {missing} not in the table; its columns are "
                 f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
+
+
+def check_role_columns(df, args: argparse.Namespace) -> None:
+    """Check the columns of the table roles (``nstar``, ``report``) before the analysis runs.
+
+    Every column an option names is in the table (:func:`require_options`), and the factor
+    columns name a level in every row (:func:`no_nulls`).
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        The results table.
+    args : argparse.Namespace
+        The parsed arguments of a command with the options of
+        :func:`genexpy_nb.cli._options.add_table_roles`.
+    """
+    held = args.held_constant or []
+    require_options(df, {"--alternatives": [args.alternatives], "--target": [args.target],
+                         "--generalize": csv_list(args.generalize),
+                         "--design": csv_list(args.design),
+                         "--average-over": csv_list(args.average_over),
+                         "--held-constant": [c for c, _ in held]})
+    no_nulls(df, [args.alternatives, *csv_list(args.generalize), *csv_list(args.design),
+                  *csv_list(args.average_over)])
+
+
+def held_levels(df, held: list[tuple[str, str]]) -> dict:
+    """Cast the levels typed on the command line (strings) to their column's type.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        The results table.
+    held : list of (str, str)
+        The ``--held-constant COLUMN=LEVEL`` pairs.
+
+    Returns
+    -------
+    dict
+        ``{column: level}``, a numeric column's level as a number (an error otherwise).
+    """
+    out = {}
+    for col, level in held:
+        if col in df.columns and df.schema[col].is_numeric():
+            try:
+                out[col] = df.schema[col].to_python()(level)
+            except (TypeError, ValueError, AttributeError):
+                try:
+                    out[col] = float(level)
+                except ValueError:
+                    raise GenexpyInputError(
+                        f"--held-constant {col}={level}: column {col!r} is numeric, and "
+                        f"{level!r} is not a number.") from None
+        else:
+            out[col] = level
+    return out
 
 
 def direction(args: argparse.Namespace) -> bool:

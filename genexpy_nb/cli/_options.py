@@ -1,0 +1,250 @@
+"""The command line's option groups, written once and shared by the subcommands.
+
+A subcommand's parser is built from these groups (dask's ``cli.py`` shares its options the
+same way): the results table and its roles (``--alternatives``, ``--target``, the direction,
+``--generalize``, ``--design``, ``--average-over``, ``--held-constant``), the
+missing-results policy (``--tol-missing-*``, ``--invalid-target``), the research questions
+(``--kernel``), and the options most commands have (``--rep``, ``--seed``, ``--n-jobs``,
+``--quiet``, ``--debug``). A group takes the words of a command where they differ (a
+"block" in ``compare``, a "condition" elsewhere), so each ``--help`` reads as before.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import config
+from ._checks import (
+    add_direction,
+    fraction,
+    kernel_question,
+    level_pair,
+    positive_int,
+)
+
+__all__ = [
+    "HelpFormatter",
+    "add_direction",
+    "add_results",
+    "add_table_roles",
+    "add_alternatives_target",
+    "add_factors",
+    "add_missing_policy",
+    "add_kernel",
+    "add_rep",
+    "add_seed",
+    "add_n_jobs",
+    "add_quiet",
+    "add_debug",
+    "INVALID_TARGET_HELP",
+]
+
+#: ``--invalid-target``'s words in ``nstar`` (``report`` and ``compare`` say more)
+INVALID_TARGET_HELP = "rows with a null/NaN/inf target: refuse, or drop them"
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Show each option's default after its help; keep paragraphs and example lines.
+
+    Descriptions are wrapped by paragraph; example lines (indented by two spaces) stay as is.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if ("%(default)" not in text and not action.required and action.default is not None
+                and action.default is not argparse.SUPPRESS and action.option_strings
+                and action.nargs != 0):  # flags (store_true/false) have no value to show
+            default = action.default
+            if isinstance(default, (list, tuple)):
+                default = ",".join(map(str, default))
+            if default == "":
+                default = "none"
+            text += f" (default: {default})"
+        return text
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        out = []
+        for para in text.split("\n\n"):
+            lines = para.split("\n")
+            head = [ln for ln in lines if not ln.startswith("  ")]
+            keep = [ln for ln in lines if ln.startswith("  ")]
+            if head:
+                out.append(textwrap.fill(" ".join(head), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+            out.extend(indent + ln for ln in keep)
+            out.append("")
+        return "\n".join(out).rstrip()
+
+
+# ---- the results table and its roles ---------------------------------------------------
+
+
+def add_results(p: argparse.ArgumentParser) -> None:
+    """Add the positional results table (``RESULTS``).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
+    p.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
+
+
+def add_alternatives_target(p: argparse.ArgumentParser) -> None:
+    """Add ``--alternatives`` (the compared methods' column) and ``--target`` (the result).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
+    p.add_argument("--alternatives", required=True, help="column of the compared methods")
+    p.add_argument("--target", required=True, help="numeric result column")
+
+
+def add_factors(p: argparse.ArgumentParser) -> None:
+    """Add the factors of a study: ``--generalize``, ``--design``, ``--average-over``, and more.
+
+    ``--held-constant`` is the last.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
+    p.add_argument("--generalize", required=True,
+                   help="generalizability factor(s), comma-separated (e.g. dataset)")
+    p.add_argument("--design", default="", help="design factors, comma-separated")
+    p.add_argument("--average-over", default="",
+                   help="stochastic factors averaged out first (e.g. seed,fold)")
+    p.add_argument("--held-constant", action="append", metavar="COLUMN=LEVEL", type=level_pair,
+                   help="fix a factor to one level (repeatable)")
+
+
+def add_table_roles(p: argparse.ArgumentParser) -> None:
+    """Add the table and every role of a study (``nstar``, ``report``).
+
+    ``RESULTS``, ``--alternatives``, ``--target``, ``--higher-is-better`` /
+    ``--lower-is-better`` (required), then :func:`add_factors`.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
+    add_results(p)
+    add_alternatives_target(p)
+    add_direction(p)
+    add_factors(p)
+
+
+def add_missing_policy(p: argparse.ArgumentParser, unit: str = "condition",
+                       complete_note: str = "",
+                       invalid_help: str = INVALID_TARGET_HELP) -> None:
+    """Add the missing-results policy: ``--tol-missing-*`` and ``--invalid-target``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    unit : str, default "condition"
+        What a row of the rankings is called in the command's words (``"block"``).
+    complete_note : str, default ""
+        Appended to the help of ``--tol-missing-alternatives`` (e.g. what 0 means).
+    invalid_help : str
+        The help of ``--invalid-target``.
+    """
+    p.add_argument("--tol-missing-alternatives", type=fraction,
+                   default=config.TOL_MISSING_ALTERNATIVES,
+                   help=f"drop a {unit} missing more than this share of the alternatives"
+                        f"{complete_note}")
+    p.add_argument("--tol-missing-conditions", type=fraction,
+                   default=config.TOL_MISSING_CONDITIONS,
+                   help=f"then drop an alternative missing in more than this share of the "
+                        f"{unit}s")
+    p.add_argument("--invalid-target", choices=["raise", "drop"], default="raise",
+                   help=invalid_help)
+
+
+# ---- the analysis ----------------------------------------------------------------------
+
+
+def add_kernel(p: argparse.ArgumentParser, help: str) -> None:
+    """Add ``--kernel``, the repeatable research question of n*.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    help : str
+        The option's help in the command's words.
+    """
+    p.add_argument("--kernel", action="append", type=kernel_question, metavar="QUESTION",
+                   help=help)
+
+
+def add_rep(p: argparse.ArgumentParser,
+            help: str = "resampled pairs of studies per sample size") -> None:
+    """Add ``--rep``, the resampled pairs of studies per sample size of n*.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    help : str
+        The option's help.
+    """
+    p.add_argument("--rep", type=positive_int, default=config.REP, help=help)
+
+
+def add_seed(p: argparse.ArgumentParser, help: str = "random seed") -> None:
+    """Add ``--seed``, the random seed (default 0).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    help : str
+        The option's help.
+    """
+    p.add_argument("--seed", type=int, default=0, help=help)
+
+
+def add_n_jobs(p: argparse.ArgumentParser) -> None:
+    """Add ``--n-jobs``, the threads (default: all cores).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
+    p.add_argument("--n-jobs", type=positive_int, default=None,
+                   help="threads (default: all cores)")
+
+
+def add_quiet(p: argparse.ArgumentParser,
+              help: str = "print nothing but errors") -> None:
+    """Add ``--quiet``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    help : str
+        What it leaves out, in the command's words.
+    """
+    p.add_argument("--quiet", action="store_true", help=help)
+
+
+def add_debug(p: argparse.ArgumentParser) -> None:
+    """Add a subcommand's ``--debug`` (the top-level one is the default: given either way).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    """
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help="show the traceback of an unexpected error (a bug)")

@@ -1,0 +1,66 @@
+"""``genexpy-nb demo``: the example study shipped with the package, analysed end to end.
+
+Analysis, planning and figures, offline (:func:`genexpy_nb.example.demo.run_demo`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ._checks import EXIT_OK, check_out_dir
+from ._options import add_quiet, add_rep, add_seed
+
+__all__ = ["add_parser", "cmd_demo"]
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run ``genexpy-nb demo``: the worked example (:func:`~genexpy_nb.example.demo.run_demo`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of the command.
+
+    Returns
+    -------
+    int
+        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
+        exit codes).
+    """
+    check_out_dir(args.out)
+    from ..example.demo import run_demo
+
+    run_demo(out_dir=Path(args.out), rep=args.rep, seed=args.seed, progress=not args.quiet)
+    return EXIT_OK
+
+
+def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
+    """Add the ``demo`` subcommand to the command line's subparsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of ``genexpy-nb``.
+    formatter : type
+        The help formatter of every subcommand.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The subcommand's parser.
+    """
+    d = sub.add_parser("demo", formatter_class=formatter,
+                       help="the shipped example study, analysed end to end, offline",
+                       description="Analyse the example study shipped with the package (8 "
+                                   "classifiers on 80 datasets) end to end and write tables "
+                                   "and figures to a folder.")
+    d.add_argument("--out", default="genexpy_demo",
+                   help="output folder (written atomically; a folder written by an earlier "
+                        "run is replaced, a folder of other files is never touched)")
+    add_rep(d)
+    add_seed(d)
+    add_quiet(d, help="no progress bars")
+    d.set_defaults(func=cmd_demo)
+    return d

@@ -1,0 +1,75 @@
+"""``genexpy-nb precompile``: compile the numba kernels into numba's disk cache, once.
+
+:func:`genexpy_nb.precompile.precompile`, with one line per group of kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from .. import config
+from ._checks import EXIT_OK
+from ._options import add_quiet
+
+__all__ = ["add_parser", "cmd_precompile"]
+
+
+def cmd_precompile(args: argparse.Namespace) -> int:
+    """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of the command.
+
+    Returns
+    -------
+    int
+        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
+        exit codes).
+    """
+    from ..precompile import precompile
+
+    t = time.perf_counter()
+    res = precompile(progress=not args.quiet)
+    for row in res.iter_rows(named=True):
+        how = (f"{row['compiled']} compiled" if row["compiled"] else
+               f"{row['from_cache']} already in the cache" if row["from_cache"] else
+               "already loaded")
+        nf = row["functions"]
+        print(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
+              f"({row['seconds']:.1f} s)")
+    print(f"done in {time.perf_counter() - t:.1f} s: first calls in later sessions load "
+          "these kernels instead of compiling them")
+    print(f"numba's cache of these kernels: {config.numba_cache_dir()}")
+    return EXIT_OK
+
+
+def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
+    """Add the ``precompile`` subcommand to the command line's subparsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of ``genexpy-nb``.
+    formatter : type
+        The help formatter of every subcommand.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The subcommand's parser.
+    """
+    pc = sub.add_parser(
+        "precompile", formatter_class=formatter,
+        help="compile the numerical kernels once, after installing",
+        description="Compile the numba kernels that large studies and large alpha-hat "
+                    "calls use into numba's disk cache (10-20 s on a quiet machine, "
+                    "once per installation), so that no first call in a notebook pauses to "
+                    "compile. "
+                    "Smaller work runs on NumPy and needs none of this.")
+    add_quiet(pc, help="no progress bar")
+    pc.set_defaults(func=cmd_precompile)
+    return pc
