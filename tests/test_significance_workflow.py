@@ -68,12 +68,12 @@ def test_complete_blocks_are_friedman_and_conover_bit_for_bit():
     df = _table(seed=1)
     res = _cmp(df)
     x, names = _wide(df)
-    fr = sig.friedman(x, higher_is_better=True, alternatives=names)
+    fr = sig.friedman(x, higher_is_better=True, order=names)
     assert res.omnibus.test == "Friedman" and res.posthoc_test == "conover"
     assert (res.omnibus.statistic, res.omnibus.pvalue) == (fr.statistic, fr.pvalue)
-    post = sig.posthoc_conover(x, p_adjust="holm", higher_is_better=True, alternatives=names)
+    post = sig.posthoc_conover(x, p_adjust="holm", higher_is_better=True, order=names)
     assert res.posthoc.equals(post)
-    cd = sig.critical_difference(x, higher_is_better=True, alternatives=names)
+    cd = sig.critical_difference(x, higher_is_better=True, order=names)
     got = res.mean_ranks.select("alternative", "mean_rank")
     assert got.equals(cd.select("alternative", "mean_rank"))
     assert res.mean_ranks["mean_rank"].to_numpy().tobytes() == np.sort(
@@ -89,12 +89,12 @@ def test_nemenyi_bars_and_table_come_from_the_same_critical_difference():
     res = _cmp(df, posthoc="nemenyi", p_adjust="bonferroni")
     x, names = _wide(df)
     assert res.posthoc.equals(sig.posthoc_nemenyi(x, higher_is_better=True,
-                                                  alternatives=names))
+                                                  order=names))
     assert res.cd == sig.nemenyi_cd(6, 40, 0.05)
     assert (res.mean_ranks["cd"] == res.cd).all()
     assert res.mean_ranks["test"][0] == "Nemenyi (Friedman), no correction"
     assert res.p_adjust_used is None
-    cd = sig.critical_difference(x, higher_is_better=True, alternatives=names)
+    cd = sig.critical_difference(x, higher_is_better=True, order=names)
     assert res.cliques.equals(sig.cliques(cd))
     # Nemenyi's significance is |difference of mean ranks| > CD
     mr = dict(res.mean_ranks.select("alternative", "mean_rank").iter_rows())
@@ -191,7 +191,7 @@ def test_missing_results_use_every_block_consistently():
     res = _cmp(df, tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
     x, names = _wide(df)
     assert res.omnibus.test == "Skillings-Mack" and res.posthoc_test == "siegel"
-    sm = sig.skillings_mack(x, higher_is_better=True, alternatives=names)
+    sm = sig.skillings_mack(x, higher_is_better=True, order=names)
     assert (res.omnibus.statistic, res.omnibus.pvalue) == (sm.statistic, sm.pvalue)
     # the same blocks everywhere
     assert res.n_blocks == 60 == res.omnibus.n and res.n_missing == int(np.isnan(x).sum())
@@ -213,27 +213,42 @@ def test_missing_results_use_every_block_consistently():
 def test_pairwise_forms_for_missing_results_reduce_to_the_complete_tests():
     """On complete blocks the z and Nemenyi forms for missing results are Demsar's z-test
     and Nemenyi's test (the same numbers up to rounding)."""
-    from genexpy_nb.significance.compare import _posthoc
+    from genexpy_nb.significance.posthoc import _nemenyi_available_q, _siegel_castellan_z
 
     df = _table(seed=6)
     x, names = _wide(df)
     mid = np.asarray(sig.friedman(x, higher_is_better=True).mean_ranks)
-    for test in ("siegel", "nemenyi"):
-        full, _, _ = _posthoc(x, -x, names, mid, True, posthoc=test, p_adjust="holm",
-                              alpha=0.05, hib=True, control=None)
-        sm, _, label = _posthoc(x, -x, names, mid, False, posthoc=test, p_adjust="holm",
-                                alpha=0.05, hib=True, control=None)
-        assert "ranks among available" in label
-        for col in ("statistic", "pvalue_raw", "pvalue"):
-            np.testing.assert_allclose(sm[col].to_numpy(), full[col].to_numpy(), rtol=1e-9,
-                                       atol=1e-15)
+    i, j = np.triu_indices(len(names), 1)
+    full = sig.posthoc_siegel_castellan(x, higher_is_better=True, p_adjust="holm")
+    assert full["test"][0] == "Siegel-Castellan z (Friedman)"
+    np.testing.assert_array_equal(full["mean_rank_1"].to_numpy(), mid[i])
+    # the form for missing results, forced on complete blocks
+    z = np.abs(mid[i] - mid[j]) / np.sqrt(_var_diff(-x)[i, j])
+    np.testing.assert_allclose(z, full["statistic"].to_numpy(), rtol=1e-9)
+    z_full, _, _, _ = _siegel_castellan_z(x, -x)
+    np.testing.assert_allclose(z_full, full["statistic"].to_numpy(), rtol=0)
+    nem = sig.posthoc_nemenyi(x, higher_is_better=True)
+    q, p, _ = _nemenyi_available_q(x, -x)
+    miss = sig.posthoc_nemenyi_missing(x, higher_is_better=True)
+    assert miss["test"][0] == "Nemenyi (ranks among available)"
+    for got in (q, miss["statistic"].to_numpy()):
+        np.testing.assert_allclose(got, nem["statistic"].to_numpy(), rtol=1e-9, atol=1e-15)
+    for got in (p, miss["pvalue"].to_numpy()):
+        np.testing.assert_allclose(got, nem["pvalue"].to_numpy(), rtol=1e-9, atol=1e-15)
+
+
+def _var_diff(oriented):
+    from genexpy_nb.significance._ranks import mean_rank_diff_var
+
+    return mean_rank_diff_var(oriented)
 
 
 def test_pairwise_z_is_standard_normal_under_the_null():
     """The variance the pairwise z uses is exact: permuting results within blocks (the
     null), the difference of mean ranks has the variance computed, for every pair, with
     many missing results."""
-    from genexpy_nb.significance.compare import _mean_rank_diff_var, _mean_ranks_available
+    from genexpy_nb.significance._ranks import mean_rank_diff_var as _mean_rank_diff_var
+    from genexpy_nb.significance._ranks import mean_ranks_available as _mean_ranks_available
 
     rng = np.random.default_rng(7)
     x = rng.random((30, 5))
@@ -569,7 +584,7 @@ def test_the_answer_tells_near_ties_apart():
     """Two mean ranks that print alike at two decimals get as many as it takes."""
     from types import SimpleNamespace
 
-    from genexpy_nb.significance._comparison_text import _best_runs, _rank_digits
+    from genexpy_nb.significance.comparison import _best_runs, _rank_digits
     from genexpy_nb.significance.report import plain_text
 
     def res(ranks):

@@ -7,15 +7,19 @@ One file per family, each readable on its own:
   and scipy's :func:`wilcoxon` (signed-rank; two models over datasets), :func:`mannwhitneyu`,
   :func:`kruskal`;
 * ``posthoc`` — all pairs after Friedman: :func:`posthoc_conover` (Conover–Iman),
-  :func:`posthoc_nemenyi`, and :func:`pairwise_wilcoxon`, :func:`pairwise_corrected_ttest`;
+  :func:`posthoc_nemenyi`, :func:`posthoc_siegel_castellan` (Demšar's z-test of mean
+  ranks, also with missing results), :func:`posthoc_nemenyi_missing` (Nemenyi's test of
+  mean ranks among the available alternatives), and :func:`pairwise_wilcoxon`,
+  :func:`pairwise_corrected_ttest`;
 * ``compare`` — the whole comparison of alternatives over blocks from a tidy results
   table: :func:`compare` (the missing-results policy of a Study, the omnibus test, a
   post-hoc test and its correction, mean ranks, the CD data) returning a
   :class:`Comparison` with its written report (Markdown, HTML, LaTeX, files);
   ``genexpy-nb compare`` runs it;
 * ``critical_difference`` — the data of a CD diagram: :func:`nemenyi_cd`,
-  :func:`critical_difference`, :func:`cliques` (drawn by :func:`genexpy_nb.charts.cd_diagram`,
-  and as PNG, SVG or PDF by :func:`genexpy_nb.charts.save_cd_diagram`);
+  :func:`critical_difference`, :func:`cliques`, :func:`group_letters` (the groups' letters;
+  drawn by :func:`genexpy_nb.charts.cd_diagram`, and as PNG, SVG or PDF by
+  :func:`genexpy_nb.charts.save_cd_diagram`);
 * ``report`` — the document model of written reports (:class:`ReportSection`), for
   sections added to a comparison's report;
 * ``paired`` — two models on shared CV splits: the Nadeau–Bengio
@@ -41,10 +45,13 @@ Conventions
 -----------
 * **Inputs.** Tests over conditions take a *wide* table (one row per condition, one column
   per alternative: a polars/pandas frame, a 2-d NumPy array or a list of rows) or a *long*
-  tidy table with ``y_col`` (the value), ``block_col`` (the condition) and ``group_col``
-  (the alternative), as scikit-posthocs does. In a wide frame ``block_col`` names the column
-  that labels the conditions; ``alternatives`` selects and orders the alternatives (or
-  names the columns of an array). Two-model tests take 1-d arrays.
+  tidy table with ``target`` (the value), ``blocks`` (the condition) and ``alternatives``
+  (the alternative), the words of :class:`~genexpy_nb.Study` and :func:`compare`;
+  scikit-posthocs' ``y_col``, ``block_col`` and ``group_col`` are their aliases. In a wide
+  frame ``blocks`` names the column that labels the conditions; ``order`` selects and
+  orders the alternatives (or names the columns of an array; a list passed to
+  ``alternatives=``, the old way, still works with a DeprecationWarning). Two-model tests
+  take 1-d arrays.
 * **Direction.** Every function that ranks within conditions requires
   ``higher_is_better=True`` (scores such as accuracy) or ``False`` (errors, losses, ranks);
   there is no default, because a wrong direction silently makes the worst alternative the
@@ -111,12 +118,15 @@ _WHERE = {
     # post-hoc
     "posthoc_conover": "posthoc",
     "posthoc_nemenyi": "posthoc",
+    "posthoc_siegel_castellan": "posthoc",
+    "posthoc_nemenyi_missing": "posthoc",
     "pairwise_wilcoxon": "posthoc",
     "pairwise_corrected_ttest": "posthoc",
     # critical difference and the comparison workflow
     "nemenyi_cd": "critical_difference",
     "critical_difference": "critical_difference",
     "cliques": "critical_difference",
+    "group_letters": "critical_difference",
     "compare": "compare",
     "Comparison": "comparison",
     "POSTHOC_TESTS": "compare",
@@ -174,12 +184,15 @@ __all__ = [
     # post-hoc
     "posthoc_conover",
     "posthoc_nemenyi",
+    "posthoc_siegel_castellan",
+    "posthoc_nemenyi_missing",
     "pairwise_wilcoxon",
     "pairwise_corrected_ttest",
     # critical difference
     "nemenyi_cd",
     "critical_difference",
     "cliques",
+    "group_letters",
     # paired model comparisons
     "corrected_ttest",
     "repeated_kfold_splits",

@@ -110,3 +110,60 @@ def skillings_mack_parts(ranks: np.ndarray, counts: np.ndarray
     sigma = -lam
     np.fill_diagonal(sigma, lam.sum(axis=1))
     return a, sigma, int(used.sum())
+
+
+def mean_ranks_available(oriented: np.ndarray, method: str = "average") -> np.ndarray:
+    """Return the mean rank of each alternative over the blocks where it has a result.
+
+    In each block its rank r among the s alternatives present is put on the 1..k scale as
+    ``1 + (r - 1)(k - 1)/(s - 1)``: under the null every alternative then expects
+    (k + 1)/2, so a block with fewer alternatives neither favours nor penalises those
+    present.
+
+    Parameters
+    ----------
+    oriented : float64 array, shape (n, k)
+        Smaller = better (rank 1), NaN where a result is missing; every block has at
+        least two results.
+    method : {"average", "min"}
+        Ranks of tied alternatives: mid-ranks, or the lowest rank of their group.
+
+    Returns
+    -------
+    float64 array, shape (k,)
+    """
+    ranks = rank_rows(oriented)[0] if method == "average" else min_rank_rows(oriented)
+    n, k = oriented.shape
+    s = (~np.isnan(oriented)).sum(axis=1).astype(np.float64)[:, None]
+    scaled = 1.0 + (ranks - 1.0) * (k - 1.0) / (s - 1.0)
+    obs = ~np.isnan(scaled)
+    return np.where(obs, scaled, 0.0).sum(axis=0) / obs.sum(axis=0)
+
+
+def mean_rank_diff_var(oriented: np.ndarray) -> np.ndarray:
+    """Null variance of the difference of two mean ranks among the available alternatives.
+
+    In a block with s results, ranks are a uniform permutation of 1..s under the null;
+    put on the 1..k scale (times c = (k - 1)/(s - 1)) each has variance c^2 (s^2 - 1)/12
+    and two have covariance -c^2 (s + 1)/12. The mean rank of j weighs its blocks by 1/n_j.
+
+    Parameters
+    ----------
+    oriented : float64 array, shape (n, k)
+        NaN where a result is missing; every block has at least two results.
+
+    Returns
+    -------
+    float64 array, shape (k, k)
+        ``Var(m_j - m_l)`` (no tie correction: conservative with ties).
+    """
+    n, k = oriented.shape
+    obs = (~np.isnan(oriented)).astype(np.float64)
+    s = obs.sum(axis=1)
+    c2 = ((k - 1.0) / (s - 1.0)) ** 2
+    var_i = c2 * (s * s - 1.0) / 12.0
+    cov_i = -c2 * (s + 1.0) / 12.0
+    w = obs / obs.sum(axis=0)
+    var = (w * w).T @ var_i
+    cov = w.T @ (w * cov_i[:, None])
+    return var[:, None] + var[None, :] - 2.0 * cov

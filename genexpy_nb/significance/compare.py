@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from .. import config
+from .._roles import alias
 from .._validation import (
     REQUIRED,
     GenexpyInputError,
@@ -43,14 +44,15 @@ from .._validation import (
     check_score_range,
     to_polars,
 )
-from ._comparison_text import _correction, _n
+from .._words import plural
 from ._input import _orient
-from ._pvalues import norm_sf
-from ._ranks import min_rank_rows, rank_rows
+from ._pairs import correction_words, pairs_frame
+from ._ranks import mean_ranks_available
 from ._words import opt, translate
 from .comparison import Comparison
-from .corrections import P_ADJUST_METHODS, _check_p_adjust, _pairs_frame
+from .corrections import P_ADJUST_METHODS
 from .critical_difference import cliques as _cliques
+from .critical_difference import group_letters
 from .report import Data, Text, as_data
 
 __all__ = ["compare", "Comparison", "POSTHOC_TESTS"]
@@ -209,7 +211,7 @@ def compare(
     *,
     alternatives: str,
     target: str,
-    blocks: str | Sequence[str],
+    blocks: str | Sequence[str] | None = None,
     higher_is_better: bool = REQUIRED,
     average_over: str | Sequence[str] | None = None,
     posthoc: str = "auto",
@@ -222,6 +224,7 @@ def compare(
     ties: str = "average",
     control: str | None = None,
     top: int | None = None,
+    generalize: str | Sequence[str] | None = None,
 ) -> Comparison:
     """Compare alternatives over blocks: omnibus rank test, post-hoc test, mean ranks, CD.
 
@@ -236,6 +239,7 @@ def compare(
         Numeric result column.
     blocks : str or list of str
         Column(s) whose levels are the blocks (datasets, tasks); several are combined.
+        Required (under this name or its alias ``generalize``).
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or run times.
     average_over : str or list of str, optional
@@ -274,6 +278,9 @@ def compare(
     top : int, optional
         The CD diagram shows the ``top`` best alternatives (and the control), the rest
         summarised in one line; the tables keep all.
+    generalize : str or list of str, optional
+        Alias of ``blocks`` (the name :class:`~genexpy_nb.Study` and
+        :func:`~genexpy_nb.report` use).
 
     Returns
     -------
@@ -306,6 +313,7 @@ def compare(
     if not isinstance(alternatives, str) or not isinstance(target, str):
         raise GenexpyInputError(f"{opt('alternatives')} and {opt('target')} must each name "
                                 "one column.")
+    blocks = alias("blocks", blocks, "generalize", generalize, "compare")
     block_cols = _as_columns("blocks", blocks, required=True)
     avg_cols = _as_columns("average_over", average_over, required=False)
     _check_choice("posthoc", posthoc, POSTHOC_TESTS)
@@ -314,7 +322,6 @@ def compare(
     if p_adjust is not None and p_adjust not in P_ADJUST_METHODS:
         raise GenexpyInputError(f"{opt('p_adjust')} must be one of "
                                 f"{', '.join(P_ADJUST_METHODS)} or none; got {p_adjust!r}.")
-    p_adjust = _check_p_adjust(p_adjust)
     try:
         alpha = check_probability("alpha", alpha)
     except GenexpyInputError:
@@ -367,7 +374,7 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
     obs = ~np.isnan(values)
     thin = obs.sum(axis=1) < 2
     if thin.any():
-        notes.append(f"{_n(int(thin.sum()), 'block')} with fewer than two results left out "
+        notes.append(f"{plural(int(thin.sum()), 'block')} with fewer than two results left out "
                      "(they rank nothing).")
         values, labels = values[~thin], [b for b, t in zip(labels, thin) if not t]
     empty = ~(~np.isnan(values)).any(axis=0)
@@ -415,15 +422,15 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
 
     oriented = _orient(values, hib)
     if complete:
-        omni = friedman(values, higher_is_better=hib, alternatives=names)
+        omni = friedman(values, higher_is_better=hib, order=names)
         mid = np.asarray(omni.mean_ranks)
     else:
-        omni = skillings_mack(values, higher_is_better=hib, alternatives=names)
-        mid = _mean_ranks_available(oriented, "average")
-    mean_rank = mid if ties == "average" else _mean_ranks_available(oriented, "min")
+        omni = skillings_mack(values, higher_is_better=hib, order=names)
+        mid = mean_ranks_available(oriented, "average")
+    mean_rank = mid if ties == "average" else mean_ranks_available(oriented, "min")
     n_obs = (~np.isnan(values)).sum(axis=0)
 
-    post, cd, label = _posthoc(values, oriented, names, mid, complete, posthoc=posthoc,
+    post, cd, label = _posthoc(values, names, mid, complete, posthoc=posthoc,
                                p_adjust=p_adjust, alpha=alpha, hib=hib, control=control)
     frame = pl.DataFrame({"alternative": names, "mean_rank": mean_rank,
                           "n_blocks": n_obs.astype(np.int64)},
@@ -436,13 +443,13 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
         group_col = None
     elif cd is not None:
         cl = _cliques(frame, cd=cd)
-        group_col = _letters(order, cl)
+        group_col = group_letters(order, cl)
     else:
         cl = _cliques(frame, pairwise=post)
-        group_col = _letters(order, cl)
+        group_col = group_letters(order, cl)
     if group_col is not None:
         frame = frame.with_columns(pl.Series("group", group_col, dtype=pl.String))
-    test_words = f"{label}, {_correction(None if posthoc == 'nemenyi' else p_adjust)}"
+    test_words = f"{label}, {correction_words(None if posthoc == 'nemenyi' else p_adjust)}"
     frame = frame.with_columns(
         pl.lit(cd, dtype=pl.Float64).alias("cd"), pl.lit(test_words).alias("test"),
         pl.lit(None if posthoc == "nemenyi" else p_adjust, dtype=pl.String).alias("p_adjust"),
@@ -467,97 +474,45 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
         values=values, policy=report, replicates=_replicates_of(report), notes=tuple(notes))
 
 
-def _mean_ranks_available(oriented: np.ndarray, method: str) -> np.ndarray:
-    """Return the mean rank of each alternative over the blocks where it has a result.
-
-    In each block its rank r among the s alternatives present is put on the 1..k scale as
-    1 + (r - 1)(k - 1)/(s - 1).
-    """
-    ranks = rank_rows(oriented)[0] if method == "average" else min_rank_rows(oriented)
-    n, k = oriented.shape
-    s = (~np.isnan(oriented)).sum(axis=1).astype(np.float64)[:, None]
-    scaled = 1.0 + (ranks - 1.0) * (k - 1.0) / (s - 1.0)
-    obs = ~np.isnan(scaled)
-    return np.where(obs, scaled, 0.0).sum(axis=0) / obs.sum(axis=0)
-
-
-def _mean_rank_diff_var(oriented: np.ndarray) -> np.ndarray:
-    """Null variance of the difference of two mean ranks among the available alternatives.
-
-    In a block with s results, ranks are a uniform permutation of 1..s under the null;
-    put on the 1..k scale (times c = (k - 1)/(s - 1)) each has variance c^2 (s^2 - 1)/12
-    and two have covariance -c^2 (s + 1)/12. The mean rank of j weighs its blocks by 1/n_j.
-    Returns the (k, k) matrix Var(m_j - m_l) (no tie correction: conservative with ties).
-    """
-    n, k = oriented.shape
-    obs = (~np.isnan(oriented)).astype(np.float64)
-    s = obs.sum(axis=1)
-    c2 = ((k - 1.0) / (s - 1.0)) ** 2
-    var_i = c2 * (s * s - 1.0) / 12.0
-    cov_i = -c2 * (s + 1.0) / 12.0
-    w = obs / obs.sum(axis=0)
-    var = (w * w).T @ var_i
-    cov = w.T @ (w * cov_i[:, None])
-    return var[:, None] + var[None, :] - 2.0 * cov
-
-
-def _posthoc(values, oriented, names, mid, complete, *, posthoc, p_adjust, alpha, hib,
-             control):
+def _posthoc(values, names, mid, complete, *, posthoc, p_adjust, alpha, hib, control):
     """(pairwise frame, Nemenyi's CD or None, the test's name)."""
-    from .posthoc import posthoc_conover, posthoc_nemenyi
+    from .posthoc import (
+        posthoc_conover,
+        posthoc_nemenyi,
+        posthoc_nemenyi_missing,
+        posthoc_siegel_castellan,
+    )
 
     n, k = values.shape
+    if complete and posthoc == "nemenyi":
+        from .critical_difference import nemenyi_cd
+
+        return (posthoc_nemenyi(values, alpha=alpha, higher_is_better=hib,
+                                order=names), nemenyi_cd(k, n, alpha),
+                "Nemenyi (Friedman)")
+    if posthoc == "nemenyi":  # results missing: mean ranks among the available ones
+        return (posthoc_nemenyi_missing(values, alpha=alpha, higher_is_better=hib,
+                                        order=names), None,
+                "Nemenyi (ranks among available)")
+    test = posthoc_conover if posthoc == "conover" else posthoc_siegel_castellan
+    if control is None:
+        post = test(values, p_adjust=p_adjust, alpha=alpha, higher_is_better=hib,
+                    order=names)
+        return post, None, post["test"][0]
+    # against one control: the k - 1 pairs with it, corrected as their own family
+    raw = test(values, p_adjust=None, alpha=alpha, higher_is_better=hib, order=names)
+    stat, p = raw["statistic"].to_numpy(), raw["pvalue_raw"].to_numpy()
+    label = raw["test"][0]
     i, j = np.triu_indices(k, 1)
     both = (~np.isnan(values)).astype(np.float64)
     n_both = (both.T @ both)[i, j].astype(np.int64)
-    cd = None
-    if complete and posthoc == "conover":
-        label = "Conover-Iman (Friedman)"
-        if control is None:
-            return (posthoc_conover(values, p_adjust=p_adjust, alpha=alpha,
-                                    higher_is_better=hib, alternatives=names), None, label)
-        raw = posthoc_conover(values, p_adjust=None, alpha=alpha, higher_is_better=hib,
-                              alternatives=names)
-        stat, p = raw["statistic"].to_numpy(), raw["pvalue_raw"].to_numpy()
-    elif complete and posthoc == "nemenyi":
-        from .critical_difference import nemenyi_cd
-
-        label = "Nemenyi (Friedman)"
-        cd = nemenyi_cd(k, n, alpha)
-        return (posthoc_nemenyi(values, alpha=alpha, higher_is_better=hib,
-                                alternatives=names), cd, label)
-    elif complete:  # the z-test of mean ranks (Demsar 2006, Sec. 3.2.2)
-        label = "Siegel-Castellan z (Friedman)"
-        stat = np.abs(mid[i] - mid[j]) / math.sqrt(k * (k + 1.0) / (6.0 * n))
-        p = np.minimum(2.0 * norm_sf(stat), 1.0)
-    else:
-        # the difference of two mean ranks (each over the blocks where the alternative has
-        # a result, ranks among the s present on the 1..k scale) over its exact standard
-        # deviation when every block's results are exchangeable (the null of the omnibus
-        # test); on complete blocks this is Demsar's z (and sqrt(2) z Nemenyi's q)
-        stat = np.abs(mid[i] - mid[j]) / np.sqrt(_mean_rank_diff_var(oriented)[i, j])
-        if posthoc == "nemenyi":
-            from ._studentized import studentized_range_sf
-
-            label = "Nemenyi (ranks among available)"
-            stat = math.sqrt(2.0) * stat
-            p = studentized_range_sf(stat, k)
-            return (_pairs_frame(label, names, i, j, stat, p, None, alpha,
-                                 {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}),
-                    None, label)
-        label = "Siegel-Castellan z (ranks among available)"
-        p = np.minimum(2.0 * norm_sf(stat), 1.0)
-    if control is None:
-        return (_pairs_frame(label, names, i, j, stat, p, p_adjust, alpha,
-                             {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}),
-                None, label)
     c = names.index(control)
     sel = np.flatnonzero((i == c) | (j == c))
     other = np.where(i[sel] == c, j[sel], i[sel])
     ci = np.full(other.size, c)
-    return (_pairs_frame(label, names, ci, other, stat[sel], p[sel], p_adjust, alpha,
-                         {"mean_rank_1": mid[ci], "mean_rank_2": mid[other],
-                          "n": n_both[sel]}), None, label)
+    return (pairs_frame(label, names, ci, other, stat[sel], p[sel], p_adjust, alpha,
+                        {"mean_rank_1": mid[ci], "mean_rank_2": mid[other],
+                         "n": n_both[sel]}), None, label)
 
 
 def _control_group(frame: pl.DataFrame, post: pl.DataFrame, control: str):
@@ -584,29 +539,6 @@ def _control_group(frame: pl.DataFrame, post: pl.DataFrame, control: str):
                                     "rank_high": pl.Float64, "size": pl.Int64,
                                     "members": pl.List(pl.String)}, orient="row")
     return cl, vs
-
-
-def _letters(order: list[str], cl: pl.DataFrame) -> list[str]:
-    """Return the group letters of the alternatives in ``order``.
-
-    Alternatives sharing a letter are in one clique (no significant difference between any
-    two of them); an alternative in no clique gets its own.
-    """
-    pos = {a: t for t, a in enumerate(order)}
-    spans = [(pos[m[0]], pos[m[-1]]) for m in cl["members"].to_list()]
-    covered = {t for lo, hi in spans for t in range(lo, hi + 1)}
-    spans += [(t, t) for t in range(len(order)) if t not in covered]
-    spans.sort()
-    letters: list[list[str]] = [[] for _ in order]
-    for g, (lo, hi) in enumerate(spans):
-        letter, g2 = "", g
-        while g2 >= 0:  # a..z, aa, ab, ...
-            letter = chr(ord("a") + g2 % 26) + letter
-            g2 = g2 // 26 - 1
-        for t in range(lo, hi + 1):
-            letters[t].append(letter)
-    sep = "" if len(spans) <= 26 else ","
-    return [sep.join(ls) for ls in letters]
 
 
 #: the most pairs an all-pairs post-hoc test compares (k = 6,325 alternatives); 12.5
@@ -671,7 +603,7 @@ def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, o
             f" ({opt('require_complete_replicates', True)} refuses such a table)."))
     if not complete:
         notes.append(
-            f"{_n(int(np.isnan(values).sum()), 'missing result')} in "
+            f"{plural(int(np.isnan(values).sum()), 'missing result')} in "
             f"{int(np.isnan(values).any(axis=1).sum())} of {n} blocks: each block ranks the "
             "alternatives that have a result there "
             "(Skillings–Mack); mean ranks are over the blocks where an alternative has a "

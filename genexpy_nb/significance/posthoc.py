@@ -23,23 +23,26 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import REQUIRED, check_probability
+from .._validation import REQUIRED, GenexpyInputError, check_probability
 from .._validation import check_direction as _direction
 from ._input import (
     _NAN_POLICIES,
     _check_choice,
     _complete_rows,
     _orient,
+    _roles,
     _to_matrix,
 )
-from ._pvalues import t_sf
+from ._pairs import pairwise_frame as _pairwise_frame
+from ._pvalues import norm_sf, t_sf
+from ._ranks import mean_rank_diff_var, mean_ranks_available
 from ._studentized import studentized_range_sf
-from .corrections import _check_p_adjust, _pairwise_frame
+from .corrections import _check_p_adjust
 from .paired import _check_sizes, corrected_ttest
 from .rank_tests import _friedman_core, wilcoxon
 
-__all__ = ["posthoc_conover", "posthoc_nemenyi", "pairwise_wilcoxon",
-           "pairwise_corrected_ttest"]
+__all__ = ["posthoc_conover", "posthoc_nemenyi", "posthoc_siegel_castellan",
+           "posthoc_nemenyi_missing", "pairwise_wilcoxon", "pairwise_corrected_ttest"]
 
 
 def posthoc_conover(
@@ -49,10 +52,13 @@ def posthoc_conover(
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "propagate",
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
 ) -> pl.DataFrame:
     """Conover–Iman post-hoc test after Friedman's test, for all pairs of alternatives.
 
@@ -68,7 +74,7 @@ def posthoc_conover(
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or ranks; orients the mean
         ranks (1 = best), not the p-values.
-    nan_policy, y_col, block_col, group_col, alternatives
+    nan_policy, target, blocks, alternatives, order, y_col, block_col, group_col
         See :func:`~genexpy_nb.significance.friedman`.
 
     Returns
@@ -99,8 +105,10 @@ def posthoc_conover(
     p_adjust = _check_p_adjust(p_adjust)
     alpha = check_probability("alpha", alpha)
     hib = _direction(higher_is_better, "posthoc_conover")
+    y_col, block_col, group_col, order = _roles(
+        "posthoc_conover", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives)
+                   alternatives=order)
     values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
     i, j = np.triu_indices(k, 1)
@@ -130,10 +138,13 @@ def posthoc_nemenyi(
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "propagate",
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
 ) -> pl.DataFrame:
     """Nemenyi post-hoc test after Friedman's test, for all pairs of alternatives.
 
@@ -151,11 +162,13 @@ def posthoc_nemenyi(
         ranks (1 = best), not the p-values.
     nan_policy : {"propagate", "raise", "omit"}, default "propagate"
         "omit" drops the conditions with a missing value; "propagate" gives NaN p-values.
-    y_col, block_col, group_col : str, optional
+    target, blocks, alternatives : str, optional
         Long input: the value, condition and alternative columns (see
         :func:`~genexpy_nb.significance.friedman`).
-    alternatives : sequence, optional
+    order : sequence, optional
         The alternatives to compare, in this order (default: all).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
 
     Returns
     -------
@@ -181,8 +194,10 @@ def posthoc_nemenyi(
     """
     alpha = check_probability("alpha", alpha)
     hib = _direction(higher_is_better, "posthoc_nemenyi")
+    y_col, block_col, group_col, order = _roles(
+        "posthoc_nemenyi", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives)
+                   alternatives=order)
     values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
     i, j = np.triu_indices(k, 1)
@@ -199,6 +214,233 @@ def posthoc_nemenyi(
     )
 
 
+def posthoc_siegel_castellan(
+    data: Any,
+    *,
+    p_adjust: str | None = None,
+    alpha: float = 0.05,
+    higher_is_better: bool = REQUIRED,
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
+    y_col: str | None = None,
+    block_col: str | None = None,
+    group_col: str | None = None,
+) -> pl.DataFrame:
+    """Siegel–Castellan z-test of mean ranks for all pairs, with or without missing results.
+
+    On complete conditions this is Demšar's z-test after Friedman's test; where results
+    are missing (NaN), each condition ranks the alternatives that have a result there and
+    the test compares the mean ranks among the available alternatives (the post-hoc test
+    of :func:`~genexpy_nb.significance.compare` when results are missing).
+
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+        Scores, errors or ranks of the k alternatives on n conditions; NaN (or an absent
+        row of a long table) is a missing result. Conditions with fewer than two results
+        rank nothing and are left out.
+    p_adjust : str or None, default None
+        Correction of the p-values over the k(k - 1)/2 pairs (statsmodels' names,
+        :data:`~genexpy_nb.significance.P_ADJUST_METHODS`); None reports them unadjusted.
+    alpha : float, default 0.05
+        Level for the ``significant`` column.
+    higher_is_better : bool, required
+        True for scores (accuracy), False for errors, losses or ranks; orients the mean
+        ranks (1 = best), not the p-values.
+    target, blocks, alternatives : str, optional
+        Long input: the value, condition and alternative columns (see
+        :func:`~genexpy_nb.significance.friedman`).
+    order : sequence, optional
+        The alternatives to compare, in this order (default: all).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per pair: ``test, alternative_1, alternative_2, mean_rank_1, mean_rank_2,
+        n, statistic, pvalue_raw, pvalue, p_adjust, alpha, significant``; ``n`` counts the
+        conditions where both have a result, ``test`` is ``"Siegel-Castellan z
+        (Friedman)"`` on complete conditions, else ``"Siegel-Castellan z (ranks among
+        available)"``.
+
+    Notes
+    -----
+    Complete conditions: ``z = |Rbar_j - Rbar_l| / sqrt(k (k + 1) / (6 n))`` with
+    ``Rbar`` the mean within-condition ranks (Demšar 2006, Sec. 3.2.2; Siegel and
+    Castellan 1988), p-value ``2 (1 - Phi(z))``.
+
+    Missing results: in condition i with s_i results, the rank r among them is put on the
+    1..k scale, ``1 + (r - 1)(k - 1)/(s_i - 1)``; the mean rank ``m_j`` averages it over
+    the n_j conditions where j has a result. Under the null (the results of a condition
+    are exchangeable) the scaled ranks of a condition have variance
+    ``c_i^2 (s_i^2 - 1)/12`` and covariance ``-c_i^2 (s_i + 1)/12``,
+    ``c_i = (k - 1)/(s_i - 1)``, so
+
+    ``Var(m_j - m_l) = sum_i [(w_ij^2 + w_il^2) v_i - 2 w_ij w_il c_i']``,
+    ``w_ij = 1/n_j`` where j has a result in i (else 0),
+
+    and ``z = |m_j - m_l| / sqrt(Var(m_j - m_l))`` (no tie correction: conservative with
+    ties). On complete conditions both forms give the same numbers.
+
+    References: Siegel, S. and Castellan, N. J. (1988). Nonparametric Statistics for the
+    Behavioral Sciences, 2nd ed., McGraw-Hill. Demšar, J. (2006). Statistical comparisons
+    of classifiers over multiple data sets. JMLR 7. Skillings, J. H. and Mack, G. A.
+    (1981). Technometrics 23(2), 171-177.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, float("nan")],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> res = posthoc_siegel_castellan(scores, higher_is_better=True)
+    >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
+    [('0', '1', 0.4227), ('0', '2', 0.0058), ('1', '2', 0.0534)]
+    """
+    alpha = check_probability("alpha", alpha)
+    p_adjust = _check_p_adjust(p_adjust)
+    hib = _direction(higher_is_better, "posthoc_siegel_castellan")
+    y_col, block_col, group_col, order = _roles(
+        "posthoc_siegel_castellan", target, blocks, alternatives, order, y_col, block_col,
+        group_col)
+    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
+                   alternatives=order)
+    values = _ranked_blocks(m.values, m.alternatives)
+    stat, p, mid, label = _siegel_castellan_z(values, _orient(values, hib))
+    return _pairwise_frame(label, m.alternatives, stat, p, p_adjust, alpha,
+                           _rank_columns(values, mid))
+
+
+def posthoc_nemenyi_missing(
+    data: Any,
+    *,
+    alpha: float = 0.05,
+    higher_is_better: bool = REQUIRED,
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
+    y_col: str | None = None,
+    block_col: str | None = None,
+    group_col: str | None = None,
+) -> pl.DataFrame:
+    """Nemenyi's test of mean ranks among the available alternatives (results missing).
+
+    Each condition ranks the alternatives that have a result there; all pairs of mean
+    ranks are compared with the studentized range distribution, which controls the
+    family-wise error by itself (no ``p_adjust``). The form of Nemenyi's test that
+    :func:`~genexpy_nb.significance.compare` uses when results are missing; on complete
+    conditions it gives the numbers of :func:`posthoc_nemenyi`.
+
+    Parameters
+    ----------
+    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
+        Scores, errors or ranks of the k alternatives on n conditions; NaN (or an absent
+        row of a long table) is a missing result. Conditions with fewer than two results
+        rank nothing and are left out.
+    alpha : float, default 0.05
+        Level for the ``significant`` column.
+    higher_is_better : bool, required
+        True for scores (accuracy), False for errors, losses or ranks; orients the mean
+        ranks (1 = best), not the p-values.
+    target, blocks, alternatives : str, optional
+        Long input: the value, condition and alternative columns (see
+        :func:`~genexpy_nb.significance.friedman`).
+    order : sequence, optional
+        The alternatives to compare, in this order (default: all).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per pair: ``test, alternative_1, alternative_2, mean_rank_1, mean_rank_2,
+        n, statistic, pvalue_raw, pvalue, p_adjust, alpha, significant``, ``test`` =
+        ``"Nemenyi (ranks among available)"``, ``n`` the conditions where both have a
+        result.
+
+    Notes
+    -----
+    ``q = sqrt(2) |m_j - m_l| / sqrt(Var(m_j - m_l))`` with the mean ranks among the
+    available alternatives ``m`` and the exact null variance of their difference (see
+    :func:`posthoc_siegel_castellan`); p-value = survival function of the studentized
+    range distribution (k groups, infinite dof). On complete conditions
+    ``Var(m_j - m_l) = k (k + 1) / (6 n)`` and q is Nemenyi's statistic
+    ``|Rbar_j - Rbar_l| / sqrt(k (k + 1) / (12 n))`` (Demšar 2006, Sec. 3.2.2).
+
+    References: Nemenyi, P. B. (1963). Distribution-free multiple comparisons. PhD
+    thesis, Princeton University. Demšar, J. (2006). JMLR 7. Skillings, J. H. and Mack,
+    G. A. (1981). Technometrics 23(2), 171-177.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, float("nan")],
+    ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
+    >>> res = posthoc_nemenyi_missing(scores, higher_is_better=True)
+    >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
+    [('0', '1', 0.7019), ('0', '2', 0.016), ('1', '2', 0.1298)]
+    """
+    alpha = check_probability("alpha", alpha)
+    hib = _direction(higher_is_better, "posthoc_nemenyi_missing")
+    y_col, block_col, group_col, order = _roles(
+        "posthoc_nemenyi_missing", target, blocks, alternatives, order, y_col, block_col, group_col)
+    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
+                   alternatives=order)
+    values = _ranked_blocks(m.values, m.alternatives)
+    q, p, mid = _nemenyi_available_q(values, _orient(values, hib))
+    return _pairwise_frame("Nemenyi (ranks among available)", m.alternatives, q, p, None,
+                           alpha, _rank_columns(values, mid))
+
+
+def _ranked_blocks(values: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Leave out the conditions with fewer than two results; refuse empty alternatives."""
+    values = values[(~np.isnan(values)).sum(axis=1) >= 2]
+    empty = [a for a, e in zip(names, np.isnan(values).all(axis=0)) if e]
+    if values.shape[0] < 2 or empty:
+        raise GenexpyInputError(
+            f"data: {values.shape[0]} condition(s) with at least two results"
+            + (f"; no result there for {empty[:20]}" if empty else "")
+            + ". The mean ranks need at least 2 such conditions and a result for every "
+            "alternative.")
+    return np.ascontiguousarray(values)
+
+
+def _rank_columns(values: np.ndarray, mid: np.ndarray) -> dict[str, Any]:
+    """Return the mean ranks of both alternatives of each pair and their shared conditions."""
+    i, j = np.triu_indices(values.shape[1], 1)
+    both = (~np.isnan(values)).astype(np.float64)
+    n_both = (both.T @ both)[i, j].astype(np.int64)
+    return {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}
+
+
+def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray):
+    """(z, two-sided p, mean ranks, the test's name), all pairs ``i < j``."""
+    n, k = values.shape
+    i, j = np.triu_indices(k, 1)
+    if not np.isnan(values).any():  # the z-test of mean ranks (Demsar 2006, Sec. 3.2.2)
+        mid = _friedman_core(oriented)[1]
+        stat = np.abs(mid[i] - mid[j]) / math.sqrt(k * (k + 1.0) / (6.0 * n))
+        label = "Siegel-Castellan z (Friedman)"
+    else:
+        # the difference of two mean ranks over its exact standard deviation when every
+        # block's results are exchangeable (the null of the omnibus test)
+        mid = mean_ranks_available(oriented, "average")
+        stat = np.abs(mid[i] - mid[j]) / np.sqrt(mean_rank_diff_var(oriented)[i, j])
+        label = "Siegel-Castellan z (ranks among available)"
+    return stat, np.minimum(2.0 * norm_sf(stat), 1.0), mid, label
+
+
+def _nemenyi_available_q(values: np.ndarray, oriented: np.ndarray):
+    """(q, p, mean ranks among the available alternatives), all pairs ``i < j``."""
+    k = values.shape[1]
+    i, j = np.triu_indices(k, 1)
+    mid = mean_ranks_available(oriented, "average")
+    stat = np.abs(mid[i] - mid[j]) / np.sqrt(mean_rank_diff_var(oriented)[i, j])
+    stat = math.sqrt(2.0) * stat  # on complete blocks sqrt(2) z is Nemenyi's q
+    return stat, studentized_range_sf(stat, k), mid
+
+
 def pairwise_wilcoxon(
     data: Any,
     *,
@@ -208,10 +450,13 @@ def pairwise_wilcoxon(
     correction: bool = False,
     method: str = "auto",
     nan_policy: str = "propagate",
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
 ) -> pl.DataFrame:
     """Wilcoxon signed-rank tests for all pairs of alternatives over shared conditions.
 
@@ -229,11 +474,13 @@ def pairwise_wilcoxon(
         Passed to :func:`~genexpy_nb.significance.wilcoxon` for every pair.
     nan_policy : {"propagate", "raise", "omit"}, default "propagate"
         "omit" drops, for each pair, the conditions where either value is missing.
-    y_col, block_col, group_col : str, optional
+    target, blocks, alternatives : str, optional
         Long input: the value, condition and alternative columns (see
         :func:`~genexpy_nb.significance.friedman`).
-    alternatives : sequence, optional
+    order : sequence, optional
         The alternatives to compare, in this order (default: all).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
 
     Returns
     -------
@@ -252,8 +499,10 @@ def pairwise_wilcoxon(
     p_adjust = _check_p_adjust(p_adjust)
     alpha = check_probability("alpha", alpha)
     _check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    y_col, block_col, group_col, order = _roles(
+        "pairwise_wilcoxon", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives)
+                   alternatives=order)
     if nan_policy == "raise":
         _complete_rows(m.values, "raise", "data")
     stat, pval, mdiff, ns = [], [], [], []
@@ -279,10 +528,13 @@ def pairwise_corrected_ttest(
     p_adjust: str | None = None,
     alpha: float = 0.05,
     nan_policy: str = "propagate",
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
+    order: Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
 ) -> pl.DataFrame:
     """Corrected resampled t-tests for all pairs of alternatives on shared CV splits.
 
@@ -304,10 +556,12 @@ def pairwise_corrected_ttest(
         Level for the ``significant`` column.
     nan_policy : {"propagate", "raise", "omit"}, default "propagate"
         "omit" drops, for each pair, the splits where either value is missing.
-    y_col, block_col, group_col : str, optional
+    target, blocks, alternatives : str, optional
         Long input: the value, split and alternative columns.
-    alternatives : sequence, optional
+    order : sequence, optional
         The alternatives to compare, in this order (default: all).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
 
     Returns
     -------
@@ -327,8 +581,11 @@ def pairwise_corrected_ttest(
     alpha = check_probability("alpha", alpha)
     n1, n2 = _check_sizes(n_train, n_test)
     _check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    y_col, block_col, group_col, order = _roles(
+        "pairwise_corrected_ttest", target, blocks, alternatives, order, y_col, block_col,
+        group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=alternatives)
+                   alternatives=order)
     if nan_policy == "raise":
         _complete_rows(m.values, "raise", "data")
     stat, pval, mdiff, ses, ns = [], [], [], [], []
