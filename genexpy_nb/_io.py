@@ -11,6 +11,7 @@ temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could 
 - :func:`atomic_path` - a context manager yielding a temporary *path*, for writers that
   want a file name (vl-convert, NumPy, ...);
 - :func:`atomic_dir` - a context manager yielding a temporary folder that becomes ``path``;
+- :func:`write_npz` - arrays to an ``.npz`` archive (``np.savez_compressed``), atomically;
 - :func:`write_frame` - a polars frame to ``.parquet``, ``.csv``, ``.tsv`` or ``.json``,
   chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront;
 - :func:`check_input_file` - a file to read exists, is a regular file (not a folder, a
@@ -52,6 +53,7 @@ __all__ = [
     "make_parent",
     "read_npz",
     "write_frame",
+    "write_npz",
 ]
 
 #: suffixes :func:`write_frame` understands
@@ -85,12 +87,13 @@ def _fsync_dir(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike, *, permissions: int | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it to ``path`` if the block succeeds.
 
     The temporary name keeps the suffix of ``path`` (writers that infer the format from
     the suffix still work). The parent folder is created if needed. On any exception
     (KeyboardInterrupt included) the temporary file is removed and ``path`` is untouched.
+    The file gets ``permissions`` (default ``0o666`` less the umask, as ``open`` makes it).
 
     Examples
     --------
@@ -113,7 +116,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         # the writer may have replaced the file; flush what is there to disk
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; outputs are shared
+        # mkstemp makes 0600 files; outputs are shared
+        os.chmod(tmp, 0o666 & ~_umask() if permissions is None else permissions)
         os.replace(tmp, p)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -122,7 +126,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) -> Iterator[IO]:
+def atomic_write(path: str | os.PathLike, mode: str = "wb", *, permissions: int | None = None,
+                 **open_kwargs: Any) -> Iterator[IO]:
     """Open a temporary file for writing; it replaces ``path`` when the block succeeds.
 
     On any exception inside the block the temporary file is removed and ``path`` keeps its
@@ -134,6 +139,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) 
         The file to write (its folder is created if needed).
     mode : {"wb", "w"}, default "wb"
         Binary, or text (``encoding`` then defaults to UTF-8).
+    permissions : int, optional, keyword-only
+        The file's permissions (default ``0o666`` less the umask).
     **open_kwargs
         Passed to ``open`` (``encoding``, ``newline``, ...).
 
@@ -156,9 +163,27 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs: Any) 
         raise GenexpyInputError(f"atomic_write: mode must be 'w' or 'wb', got {mode!r}.")
     if "b" not in mode:
         open_kwargs.setdefault("encoding", "utf-8")
-    with atomic_path(path) as tmp, open(tmp, mode, **open_kwargs) as fh:
+    with atomic_path(path, permissions=permissions) as tmp, open(tmp, mode, **open_kwargs) as fh:
         yield fh
         fh.flush()
+
+
+def write_npz(path: str | os.PathLike, arrays: Any, *, permissions: int | None = None) -> None:
+    """Write arrays to a compressed ``.npz`` archive (``np.savez_compressed``) atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (its folder is created if needed).
+    arrays : mapping of str to array-like
+        The arrays by member name.
+    permissions : int, optional, keyword-only
+        The file's permissions (default ``0o666`` less the umask).
+    """
+    import numpy as np
+
+    with atomic_write(path, "wb", permissions=permissions) as fh:
+        np.savez_compressed(fh, **arrays)
 
 
 def make_parent(folder: Path, what: str) -> None:

@@ -32,7 +32,6 @@ import platform
 import re
 import shutil
 import sys
-import tempfile
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ import numpy as np
 import polars as pl
 
 from .._escape import markdown_text, terminal_text
+from .._io import atomic_write, write_npz
 from .._validation import GenexpyInputError, check_positive_int, root_seed
 from .._version import __version__
 
@@ -138,33 +138,17 @@ def versions() -> dict[str, str]:
     return out
 
 
-def _mkstemp(path: Path) -> tuple[int, str]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; data files are meant to be shared
-    return fd, tmp
+#: permissions of the pool files (data files are meant to be shared)
+_PERMISSIONS = 0o644
 
 
 def _atomic_savez(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
-    fd, tmp = _mkstemp(path)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_npz(path, arrays, permissions=_PERMISSIONS)
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
-    fd, tmp = _mkstemp(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_write(path, "w", permissions=_PERMISSIONS) as fh:
+        fh.write(text)
 
 
 def check_out_path(out: str | os.PathLike) -> Path:

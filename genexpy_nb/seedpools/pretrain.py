@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .._io import atomic_path, atomic_write, write_npz
 from .._validation import GenexpyInputError, check_positive_int
 from ._torch import require_torch, torch_threads
 
@@ -44,7 +45,7 @@ F = torch.nn.functional
 
 from ._device import device_name, pick_device  # noqa: E402
 from .fractals import FractalSet, fractal_source_task  # noqa: E402
-from .pools import _atomic_savez, derive_seed, versions  # noqa: E402
+from .pools import derive_seed, versions  # noqa: E402
 from .vit import MiniViT  # noqa: E402
 
 __all__ = ["SMALL_VIT", "load_pretrained_vit", "pretrain_vit", "small_vit"]
@@ -182,7 +183,8 @@ def pretrain_vit(
                 f"{partial} holds an unfinished run with another configuration; delete it or "
                 "pass overwrite=True.")
     else:
-        cfg_file.write_text(json.dumps(config, indent=1))
+        with atomic_write(cfg_file, "w") as fh:
+            fh.write(json.dumps(config, indent=1))
 
     with torch_threads(n_threads):
         with torch.random.fork_rng(devices=[]):
@@ -246,9 +248,8 @@ def pretrain_vit(
                             "images_per_second": round(n / secs, 1)})
             ck = {"model": model.state_dict(), "opt": opt.state_dict(),
                   "history": json.dumps(history)}
-            tmp = partial / f".epoch_{e + 1:03d}.tmp"
-            torch.save(ck, tmp)
-            os.replace(tmp, partial / f"epoch_{e + 1:03d}.pt")
+            with atomic_path(partial / f"epoch_{e + 1:03d}.pt") as tmp:
+                torch.save(ck, tmp)
             for old in partial.glob("epoch_*.pt"):
                 if old.name != f"epoch_{e + 1:03d}.pt":
                     old.unlink()
@@ -281,7 +282,8 @@ def pretrain_vit(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     meta["weights_sha256"] = weights_sha256(arrays)
-    _atomic_savez(out, {**arrays, "meta": np.array(json.dumps(meta, sort_keys=True))})
+    write_npz(out, {**arrays, "meta": np.array(json.dumps(meta, sort_keys=True))},
+              permissions=0o644)  # as the pool files: data files are shared
     shutil.rmtree(partial, ignore_errors=True)
     return meta
 
