@@ -26,6 +26,14 @@ from typing import Any
 from ._validation import GenexpyInputError
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Whether two values given for one role are the same (lists compared element-wise)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # e.g. NumPy arrays of other shapes or element-wise ==
+        return list(a) == list(b)
+
+
 def alias(name: str, value: Any, alias_name: str, alias_value: Any, where: str) -> Any:
     """Return a role given under its name or under its alias (both: they must agree).
 
@@ -50,7 +58,7 @@ def alias(name: str, value: Any, alias_name: str, alias_value: Any, where: str) 
     """
     if alias_value is None:
         return value
-    if value is None or value == alias_value:
+    if value is None or _same(value, alias_value):
         return alias_value
     raise GenexpyInputError(
         f"{where}: {name}={value!r} and its alias {alias_name}={alias_value!r} name "
@@ -91,8 +99,39 @@ def renamed(old_name: str, old_value: Any, new_name: str, new_value: Any, where:
         f"{where}: {advice or f'{old_name}= is renamed; pass {new_name}=... instead'} "
         f"(the old form will be removed in version 0.4).",
         DeprecationWarning, stacklevel=stacklevel)
-    if new_value is not None and new_value != old_value:
+    if new_value is not None and not _same(new_value, old_value):
         raise GenexpyInputError(
             f"{where}: {old_name}= (old name) and {new_name}= differ; pass only "
             f"{new_name}=.")
     return old_value
+
+
+def score_roles(target: str | None, blocks: str | None, alternatives: Any,
+                y_col: str | None, block_col: str | None, group_col: str | None,
+                func: str) -> dict[str, Any]:
+    """Return the columns of scores in scikit-posthocs' names, and the list of levels.
+
+    For the CD diagrams, whose ``order=`` is the labels' order: ``alternatives`` names the
+    column of the alternatives (a string) or lists their levels (the ``order`` of
+    :func:`~genexpy_nb.significance.critical_difference`).
+
+    Parameters
+    ----------
+    target, blocks, alternatives : optional
+        The roles as the caller named them.
+    y_col, block_col, group_col : str, optional
+        Their aliases (scikit-posthocs' names).
+    func : str
+        The public function's name, for the messages.
+
+    Returns
+    -------
+    dict
+        ``y_col``, ``block_col``, ``group_col`` and ``alternatives`` (the levels or None).
+    """
+    levels = None if alternatives is None or isinstance(alternatives, str) else alternatives
+    column = alternatives if isinstance(alternatives, str) else None
+    return dict(y_col=alias("target", target, "y_col", y_col, func),
+                block_col=alias("blocks", blocks, "block_col", block_col, func),
+                group_col=alias("alternatives", column, "group_col", group_col, func),
+                alternatives=levels)

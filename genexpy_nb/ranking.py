@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from ._codes import unique_rows
-from ._validation import GenexpyInputError
+from ._validation import REQUIRED, GenexpyInputError, check_direction
 
 __all__ = ["TIE_ATOL", "TIE_FLOAT_FLOOR", "TIE_RTOL", "check_tie_tolerances", "first_rows",
            "lex_codes", "rank_scores", "sorted_codes", "tie_tolerance"]
@@ -67,7 +67,7 @@ def tie_tolerance(scores: np.ndarray, rtol: float = TIE_RTOL,
 
 def rank_scores(
     scores: np.ndarray,
-    higher_is_better: bool = True,
+    higher_is_better: bool = REQUIRED,
     *,
     rtol: float = TIE_RTOL,
     atol: float = TIE_ATOL,
@@ -102,7 +102,9 @@ def rank_scores(
     Parameters
     ----------
     scores : (N, na) or (na,) array of float, NaN = missing
-    higher_is_better : bool
+    higher_is_better : bool, required
+        True for scores (accuracy), False for errors or losses; no default (an error
+        names it when left out).
     rtol, atol : float
         Tie tolerances, see above; ``rtol`` in [0, 1), ``atol`` >= 0.
 
@@ -114,13 +116,14 @@ def rank_scores(
 
     Examples
     --------
-    >>> rank_scores(np.array([[0.9, 0.7, 0.9]]))
+    >>> rank_scores(np.array([[0.9, 0.7, 0.9]]), higher_is_better=True)
     array([[0, 1, 0]])
-    >>> rank_scores([[0.1 + 0.2, 0.3, 0.2]])
+    >>> rank_scores([[0.1 + 0.2, 0.3, 0.2]], higher_is_better=True)
     array([[0, 0, 1]])
-    >>> rank_scores([[0.1 + 0.2, 0.3, 0.2]], rtol=0, atol=0)
+    >>> rank_scores([[0.1 + 0.2, 0.3, 0.2]], higher_is_better=True, rtol=0, atol=0)
     array([[0, 1, 2]])
     """
+    higher_is_better = check_direction(higher_is_better, "rank_scores")
     rtol, atol = check_tie_tolerances(rtol, atol)
     try:
         s = np.array(scores, dtype=np.float64)

@@ -27,6 +27,7 @@ import polars as pl
 
 from . import config
 from ._escape import html_text, markdown_text
+from ._roles import alias
 from ._validation import GenexpyInputError
 from .study import Study
 
@@ -649,6 +650,7 @@ def report(
     rep: int = config.REP,
     seed: int = 0,
     progress: bool = True,
+    blocks: str | Sequence[str] | None = None,
 ) -> StudyReport:
     """Analyse a study end to end and return the answer as one page.
 
@@ -683,6 +685,8 @@ def report(
         Seed of every random procedure (same seed, same page).
     progress : bool
         Show a progress bar over the steps.
+    blocks : str or list of str, optional
+        Alias of ``generalize`` (the name of :func:`~genexpy_nb.significance.compare`).
 
     Returns
     -------
@@ -703,10 +707,11 @@ def report(
     """
     from ._progress import tqdm
     from .generalizability import analyze, conclusions
-    from .generalizability.kernels import Jaccard, Mallows
+    from .generalizability.kernels import default_questions
     from .generalizability.planner import plan
     from .summary_conclusions import condition_word
 
+    generalize = alias("generalize", generalize, "blocks", blocks, "report")
     args = dict(alternatives=alternatives, target=target, generalize=generalize,
                 higher_is_better=higher_is_better, design=design, average_over=average_over,
                 held_constant=held_constant, tol_missing_alternatives=tol_missing_alternatives,
@@ -714,7 +719,7 @@ def report(
     study = _as_study(data, args)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise GenexpyInputError(f"seed must be an integer, got {seed!r}.")
-    kernels = list(kernels) if kernels is not None else [Jaccard(k=1), Mallows()]
+    kernels = list(kernels) if kernels is not None else default_questions()
     unit = condition_word(study)
     parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data)
     steps = tqdm(total=5, desc="study report", disable=not progress)
@@ -730,7 +735,7 @@ def report(
             study, rep=RANK_REP, seed=seed)
         steps.update()
         parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
-                                 methods=["resample"], rep=rep, seed=seed, progress=False)
+                                 estimators=["resample"], rep=rep, seed=seed, progress=False)
         steps.update()
         parts["failed_runs"] = _failed_runs(study)
         if not isinstance(data, Study):  # the table: also the pairs dropped, by name

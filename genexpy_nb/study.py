@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 
 from . import config
+from ._roles import alias
 from ._validation import (
     GenexpyInputError,
     check_probability,
@@ -151,6 +152,7 @@ class Study:
     generalize : str or list of str
         Generalizability factor(s): their levels are the experimental conditions whose
         results should transfer to unseen levels (dataset, subtask). Several are combined.
+        Required (under this name or its alias ``blocks``).
     higher_is_better : bool
         True for a score (accuracy), False for an error or a loss. Required.
     design : list of str, optional
@@ -175,6 +177,9 @@ class Study:
         (runs of the stochastic factors) than the others, naming the missing ones (default
         False: average what is there, and say in ``study.report`` which alternatives had
         fewer replicates and how many).
+    blocks : str or list of str, optional
+        Alias of ``generalize`` (the name :func:`~genexpy_nb.significance.compare`, the tests
+        and the aggregates use: the conditions are the blocks results are ranked within).
 
     Notes
     -----
@@ -206,7 +211,7 @@ class Study:
         *,
         alternatives: str,
         target: str,
-        generalize: str | Sequence[str],
+        generalize: str | Sequence[str] | None = None,
         higher_is_better: bool,
         design: str | Sequence[str] | None = None,
         average_over: str | Sequence[str] | None = None,
@@ -217,7 +222,9 @@ class Study:
         tie_rtol: float = TIE_RTOL,
         tie_atol: float = TIE_ATOL,
         require_complete_replicates: bool = False,
+        blocks: str | Sequence[str] | None = None,
     ) -> None:
+        generalize = alias("generalize", generalize, "blocks", blocks, "Study")
         df = to_polars(data, "data")
         if not isinstance(higher_is_better, (bool, np.bool_)):
             raise GenexpyInputError(

@@ -346,6 +346,12 @@ def test_long_tables_equal_dicts():
     mats = ag.score_matrices(long, alternatives="algo", task="task", target="score",
                              run="seed")
     assert list(mats) == ["A", "B"] and np.array_equal(mats["B"], d["B"])
+    # blocks= is the word, rliable's task= its alias: the same frame
+    blocks_kw = {**{k: v for k, v in kw.items() if k != "task"}, "blocks": "task"}
+    assert ag.interval_estimates(long, run="seed", **blocks_kw).equals(ref)
+    with pytest.raises(GenexpyInputError, match="alias task"):
+        ag.score_matrices(long, alternatives="algo", blocks="task", task="seed",
+                          target="score")
     before = long.clone()
     ag.performance_profile(long, per="task", reps=20, **{k: v for k, v in kw.items()
                                                           if k not in ("reps",)})

@@ -90,7 +90,7 @@ def analysis():
     ga = GeneralizabilityAnalysis(study, [Jaccard(k=1), Mallows()], rep=40, seed=1,
                                   progress=False)
     res = ga.nstar(alphas=[0.8, 0.95], deltas=[0.05, 0.2],
-                   methods=["resample", "approx"])
+                   estimators=["resample", "approx"])
     return study, ga, res
 
 

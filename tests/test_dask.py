@@ -239,7 +239,7 @@ def test_analyze_on_the_cluster_is_the_local_result(cluster):
     # chunks of any size: one configuration per task, or all in one
     from genexpy_nb.distributed import analyze_on_cluster
 
-    args = {"methods": gx.generalizability.METHODS, "disjoint": True, "replace": False,
+    args = {"estimators": gx.generalizability.METHODS, "disjoint": True, "replace": False,
             "grid": None, "n_jobs": None, **kw}
     for size in (1, 100):
         assert_frame_equal(analyze_on_cluster(cluster, study, kernels, chunk_size=size,

@@ -167,7 +167,7 @@ def test_analysis_deterministic_and_subset_stable():
 def test_resampled_and_approx_agree_roughly():
     st = synthetic_study(N=80)
     ga = GeneralizabilityAnalysis(st, [Mallows()], rep=200, seed=0, progress=False)
-    res = ga.nstar(0.95, 0.05, methods=["resample", "approx"])
+    res = ga.nstar(0.95, 0.05, estimators=["resample", "approx"])
     for cfg in ("easy", "hard"):
         r = {m: v for m, v in res.filter(pl.col("cfg") == cfg)
              .select("method", "nstar").iter_rows()}
@@ -181,7 +181,7 @@ def test_n_star_one_when_all_results_agree():
     st = Study(pl.DataFrame(rows), alternatives="alt", target="s", generalize="c",
                higher_is_better=True)
     res = analyze(st, [Jaccard(1)], alphas=0.95, deltas=0.05, rep=50, progress=False,
-                  methods=["resample", "approx"])
+                  estimators=["resample", "approx"])
     assert res["nstar"].to_list() == [1.0, 1.0]
     assert res["generalizable"].all()
 
@@ -192,7 +192,7 @@ def test_too_few_results_for_grid_is_reported_not_raised():
     st = Study(pl.DataFrame(rows), alternatives="alt", target="s", generalize="c",
                higher_is_better=True)
     res = analyze(st, [Mallows()], alphas=0.95, deltas=0.05, rep=20, progress=False,
-                  methods=["resample"])
+                  estimators=["resample"])
     assert math.isnan(res["nstar"][0])
     assert res["reason"][0] == "needs at least N = 10 results for the power-law fit"
     assert res["generalizable"][0] is None
@@ -212,7 +212,7 @@ def test_frames_for_charts():
 
 @pytest.mark.parametrize("kw,match", [
     (dict(alphas=1.2), "alpha"), (dict(alphas=0.0), "alpha"),
-    (dict(deltas=2.0), "delta"), (dict(methods=["magic"]), "unknown method"),
+    (dict(deltas=2.0), "delta"), (dict(estimators=["magic"]), "unknown method"),
 ])
 def test_bad_parameters(kw, match):
     st = synthetic_study(N=12)
@@ -255,3 +255,20 @@ def test_plan_never_counts_an_unsure_verdict_as_true():
         "generalizable", "not generalizable"]
     assert verdict_word(True) == "generalizable" and verdict_word(False) == "not generalizable"
     assert verdict_word(None, "n* is undefined") == "unsure (n* is undefined)"
+
+
+
+def test_analyze_estimators_and_the_old_name_methods():
+    """estimators= names the n* estimators; methods= (0.3's name) still works, with a warning."""
+    rows = [{"c": c, "alt": a, "s": float(a == "x")} for c in range(20) for a in "xyz"]
+    st = Study(pl.DataFrame(rows), alternatives="alt", target="s", blocks="c",
+               higher_is_better=True)
+    kw = dict(alphas=0.95, deltas=0.05, rep=20, progress=False, null=False)
+    new = analyze(st, [Jaccard(1)], estimators=["approx"], **kw)
+    with pytest.warns(DeprecationWarning, match="pass estimators="):
+        old = analyze(st, [Jaccard(1)], methods=["approx"], **kw)
+    assert new.equals(old) and new["method"].to_list() == ["approx"]
+    ga = GeneralizabilityAnalysis(st, [Jaccard(1)], rep=20, progress=False, null=False)
+    with pytest.warns(DeprecationWarning, match="pass estimators="):
+        assert ga.nstar(0.95, 0.05, methods=["approx"]).equals(
+            ga.nstar(0.95, 0.05, estimators=["approx"]))

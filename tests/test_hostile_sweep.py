@@ -497,12 +497,15 @@ def _mmd(x, y, k=None):
     return mmd(np.asarray(x), np.asarray(y), k or gx.Mallows().resolve(3))
 
 
-add_clear("rank", "rank_scores with inf", lambda o: gx.rank_scores([[1.0, np.inf]]), "inf")
-add_clear("rank", "rank_scores of a 3-d array", lambda o: gx.rank_scores(np.zeros((2, 2, 2))),
+add_clear("rank", "rank_scores with inf", lambda o: gx.rank_scores([[1.0, np.inf]], True), "inf")
+add_clear("rank", "rank_scores of a 3-d array", lambda o: gx.rank_scores(np.zeros((2, 2, 2)), True),
           "matrix")
-add_clear("rank", "rank_scores of strings", lambda o: gx.rank_scores([["a", "b"]]), "numbers")
+add_clear("rank", "rank_scores of strings", lambda o: gx.rank_scores([["a", "b"]], True),
+          "numbers")
+add_clear("rank", "rank_scores without a direction", lambda o: gx.rank_scores([[1.0, 2.0]]),
+          "higher_is_better=")
 correct("rank", "rank_scores near-tie", lambda r: r.tolist() == [[0, 0, 1]])(
-    lambda o: gx.rank_scores([[0.1 + 0.2, 0.3, 0.2]]))
+    lambda o: gx.rank_scores([[0.1 + 0.2, 0.3, 0.2]], True))
 add_clear("mmd", "mmd with an empty sample",
           lambda o: _mmd(np.zeros((0, 3), int), [[0, 1, 2]]), "empty")
 add_clear("mmd", "mmd with a negative tier", lambda o: _mmd([[0, -1, 2]], [[0, 1, 2]]),
@@ -564,7 +567,7 @@ add_clear("analyze", "deltas='x'", lambda o: an(deltas="x"), "deltas")
 add_clear("analyze", "10**4 alphas x 10**4 deltas (10**8 rows)",
           lambda o: an(alphas=np.linspace(0.01, 0.99, 10**4), deltas=np.linspace(0.01, 1, 10**4)),
           "alphas x deltas=100000000", "or less")
-add_clear("analyze", "methods=['bogus']", lambda o: an(methods=["bogus"]), "bogus")
+add_clear("analyze", "estimators=['bogus']", lambda o: an(estimators=["bogus"]), "bogus")
 add_clear("analyze", "no kernel", lambda o: an(kernels=[]), "kernel")
 add_clear("analyze", "a kernel given as a string", lambda o: an(kernels=["jaccard"]),
           "parse_kernel")
@@ -579,10 +582,10 @@ add_clear("analyze", "a frame instead of a Study", lambda o: gx.analyze(table(),
 correct("analyze", "deltas=[0.05, 0.05] gives each row once",
         lambda r: r.height == r.unique(subset=["kernel_label", "alpha", "delta",
                                                "method"]).height)(
-    lambda o: an(deltas=[0.05, 0.05], alphas=[0.9, 0.9], methods=["approx", "approx"]))
+    lambda o: an(deltas=[0.05, 0.05], alphas=[0.9, 0.9], estimators=["approx", "approx"]))
 correct("analyze", "a study of 10 datasets: one row per question and estimate",
         lambda r: set(r["method"]) == {"resample"} and r.height == 2)(
-    lambda o: an(kernels=[gx.Jaccard(k=1), gx.Mallows()], methods=["resample"], alphas=[0.95],
+    lambda o: an(kernels=[gx.Jaccard(k=1), gx.Mallows()], estimators=["resample"], alphas=[0.95],
                  deltas=[0.05]))
 add_clear("plan", "plan(alpha=2)", lambda o: gx.plan(an(), alpha=2.0), "alpha")
 add_clear("plan", "plan of a frame without n*", lambda o: gx.plan(table()), "nstar")
@@ -1111,7 +1114,7 @@ for _k in (int(_GEN.integers(317, 600)), 2000):
     add_clear("bounded", f"win_tie_loss of {_k} alternatives",
               lambda o, k=_k: gx.significance.win_tie_loss(
                   np.random.default_rng(k).random((5, k)), higher_is_better=True),
-              f"{_k:,} alternatives", "alternatives=[...]")
+              f"{_k:,} alternatives", "order=[...]")
 add_clear("bounded", "performance_profile: 2,000 replicates x 100,000 thresholds",
           lambda o: gx.aggregates.performance_profile({"a": np.random.default_rng(0).random(
               (3, 4))}, 100_000, reps=2000), "reps=2,000", "thresholds")

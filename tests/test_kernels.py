@@ -22,7 +22,7 @@ def test_worked_example_4_1():
 
 
 def test_rank_scores_example_and_missing():
-    assert rank_scores(np.array([[0.9, 0.7, 0.9]])).tolist() == [[0, 1, 0]]
+    assert rank_scores(np.array([[0.9, 0.7, 0.9]]), higher_is_better=True).tolist() == [[0, 1, 0]]
     assert rank_scores(np.array([[0.9, 0.7, 0.9]]), higher_is_better=False).tolist() == [[1, 0, 1]]
     # missing -> one tier below all observed, shared; for errors too (not "fill with 0")
     x = np.array([[0.2, np.nan, 0.5, np.nan]])

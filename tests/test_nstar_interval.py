@@ -95,7 +95,7 @@ def test_joint_fit_nstar_monotone_in_alpha_and_eps(k, A, seed, e1, e2):
 def test_analysis_nstar_nondecreasing_in_alpha_nonincreasing_in_delta(N, na, seed):
     ga = GeneralizabilityAnalysis(random_study(N, na, seed), [Jaccard(1), Mallows()], rep=40,
                                   seed=seed, progress=False)
-    res = ga.nstar(methods=["resample"], interval=False).filter(pl.col("nstar").is_finite())
+    res = ga.nstar(estimators=["resample"], interval=False).filter(pl.col("nstar").is_finite())
     by_a = (res.sort("kernel", "delta", "alpha")
             .with_columns(pl.col("nstar").diff().over("kernel", "delta").alias("d")))
     assert (by_a["d"].drop_nulls() >= -1e-9).all()
@@ -106,7 +106,7 @@ def test_analysis_nstar_nondecreasing_in_alpha_nonincreasing_in_delta(N, na, see
 
 def test_separate_fit_is_the_paper_fit():
     ga = GeneralizabilityAnalysis(random_study(30), [Mallows()], rep=60, progress=False)
-    res = ga.nstar(alphas=[0.9, 0.95], deltas=0.05, methods=["resample"], fit="separate",
+    res = ga.nstar(alphas=[0.9, 0.95], deltas=0.05, estimators=["resample"], fit="separate",
                    interval=False)
     ns, x = ga.mmd_samples(0, "mallows")
     for a, got in zip([0.9, 0.95], res["nstar"], strict=True):
@@ -120,18 +120,18 @@ def test_separate_fit_is_the_paper_fit():
 def test_interval_contains_estimate_widens_with_level_and_is_deterministic():
     ga = GeneralizabilityAnalysis(random_study(30, seed=3), [Jaccard(1), Borda("a0")],
                                   rep=100, seed=1, progress=False)
-    r90 = ga.nstar(methods=["resample"])
-    r50 = ga.nstar(methods=["resample"], level=0.5)
+    r90 = ga.nstar(estimators=["resample"])
+    r50 = ga.nstar(estimators=["resample"], level=0.5)
     ok = r90.filter(pl.col("nstar").is_finite())
     assert ok.height > 0
     assert ((ok["nstar_lo"] <= ok["nstar"] + 1e-9) & (ok["nstar"] <= ok["nstar_hi"] + 1e-9)).all()
     assert ((r50["nstar_lo"] >= r90["nstar_lo"] - 1e-9)
             & (r50["nstar_hi"] <= r90["nstar_hi"] + 1e-9)).all()
-    assert r90.equals(ga.nstar(methods=["resample"]))
-    no = ga.nstar(methods=["resample"], interval=False)
+    assert r90.equals(ga.nstar(estimators=["resample"]))
+    no = ga.nstar(estimators=["resample"], interval=False)
     assert "nstar_lo" not in no.columns and no["nstar"].equals(r90["nstar"])
     # only the resampled method has an interval
-    other = ga.nstar(methods=["approx", "bound"])
+    other = ga.nstar(estimators=["approx", "bound"])
     assert other["nstar_lo"].is_null().all() or other["nstar_lo"].is_nan().all()
     with pytest.raises(GenexpyInputError, match="level"):
         ga.nstar(level=1.0)
@@ -169,7 +169,7 @@ def test_closed_form_spread_matches_eigenvalues():
 # ---- not to be trusted -----------------------------------------------------------------
 def test_two_grid_points_are_flagged_not_generalizable():
     ga = GeneralizabilityAnalysis(random_study(12), [Jaccard(1)], rep=50, progress=False)
-    res = ga.nstar(methods=["resample"])
+    res = ga.nstar(estimators=["resample"])
     assert (~res["reliable"]).all() and res["generalizable"].is_null().all()
     assert res["reason"].str.contains("2 sample sizes only").all()
     assert res["reason"].str.contains("at least N = 14").all()
@@ -274,12 +274,12 @@ def test_encoder_study_nstar_monotone_in_alpha(public_data_dir):
                      higher_is_better=True)
     ga = GeneralizabilityAnalysis(study, [Borda("OHE"), Jaccard(1), Mallows(), gx.RBF()],
                                   seed=0, progress=False)
-    res = ga.nstar(methods=["resample"], interval=False)
+    res = ga.nstar(estimators=["resample"], interval=False)
     d = (res.sort("config_id", "kernel", "delta", "alpha")
          .with_columns(pl.col("nstar").diff().over("config_id", "kernel", "delta").alias("d")))
     assert int((d["d"].drop_nulls() < 0).sum()) == 0
     # the paper's separate fits do go down (the defect this fixes)
-    sep = ga.nstar(methods=["resample"], interval=False, fit="separate")
+    sep = ga.nstar(estimators=["resample"], interval=False, fit="separate")
     d = (sep.sort("config_id", "kernel", "delta", "alpha")
          .with_columns(pl.col("nstar").diff().over("config_id", "kernel", "delta").alias("d")))
     assert int((d["d"].drop_nulls() < 0).sum()) > 0

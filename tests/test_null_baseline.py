@@ -166,7 +166,7 @@ def test_one_condition_and_degenerate_baselines():
     assert r["nstar_null"].is_nan().all() and r["beyond_chance"].is_null().all()
     # every alternative tied in every condition: exchanging changes nothing, n* = 1 both
     st = scores_study(np.ones((20, 4)))
-    r = gx.analyze(st, [gx.Mallows()], alphas=0.95, deltas=0.05, methods=["resample"],
+    r = gx.analyze(st, [gx.Mallows()], alphas=0.95, deltas=0.05, estimators=["resample"],
                    progress=False)
     row = r.row(0, named=True)
     assert row["nstar"] == row["nstar_null"] == row["nstar_null_lo"] == 1.0
@@ -189,7 +189,7 @@ def test_preliminary_study_simulation_has_the_baseline_per_size():
 # ---- validation by simulation (small; the full figures: scripts/null_baseline.py) -------
 def _headline(N, na, seed, shift, kernels):
     st = scores_study(noise(N, na, seed, shift))
-    return gx.analyze(st, kernels, alphas=0.95, deltas=0.05, methods=["resample"],
+    return gx.analyze(st, kernels, alphas=0.95, deltas=0.05, estimators=["resample"],
                       seed=seed, progress=False, interval=False)
 
 

@@ -114,7 +114,7 @@ def _cd_diagram(folder: Path, names: list[str], title: str) -> list[Path]:
 
     rng = np.random.default_rng(2)
     scores = rng.random((12, len(names))) + np.linspace(0, 1, len(names))
-    ranks = critical_difference(scores, higher_is_better=True, alternatives=names)
+    ranks = critical_difference(scores, higher_is_better=True, order=names)
     return ([save_chart(cd_diagram(ranks, title=title), folder / "cd.html")]
             + save_cd_diagram(ranks, [folder / "cd.svg", folder / "cd.png"], title=title))
 

@@ -217,8 +217,8 @@ def test_rankings_follow_their_definition(x, rtol, atol, hib):
 
 
 def test_rankings_near_tie_examples():
-    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]]).tolist() == [[0, 0, 1]]
-    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]], rtol=0, atol=0).tolist() == [[0, 1, 2]]
+    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]], True).tolist() == [[0, 0, 1]]
+    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]], True, rtol=0, atol=0).tolist() == [[0, 1, 2]]
 
 
 # ---- kernels ------------------------------------------------------------------------------

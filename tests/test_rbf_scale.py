@@ -133,7 +133,7 @@ def test_raw_option_reproduces_the_paper_s_numbers():
     assert got["approx", 0.95, 0.05][0] == pytest.approx(1.5856666141885243, **close)
     assert got["approx_weighted", 0.9, 0.05][0] == pytest.approx(1.192752129922982, **close)
     # the unit-free RBF answers another question: the scores within 0.22 of their spread
-    ours = gx.analyze(ex, [RBF()], alphas=0.95, deltas=0.05, methods=["resample"], rep=50,
+    ours = gx.analyze(ex, [RBF()], alphas=0.95, deltas=0.05, estimators=["resample"], rep=50,
                       seed=3, progress=False)
     assert (ours["nstar"] > 10 * c0.filter(pl.col("method") == "resample")["nstar"].max()
             ).all()
@@ -142,9 +142,9 @@ def test_raw_option_reproduces_the_paper_s_numbers():
 def test_raw_depends_on_the_units_ours_does_not():
     sc = np.random.default_rng(2).random((30, 5)) * 0.3 + 0.6  # accuracies
     ks = [RBF(), RBF(scale="raw")]
-    frac = gx.analyze(study(sc), ks, alphas=0.95, deltas=0.05, methods=["resample"], rep=60,
+    frac = gx.analyze(study(sc), ks, alphas=0.95, deltas=0.05, estimators=["resample"], rep=60,
                       progress=False, null=False)
-    pct = gx.analyze(study(100 * sc), ks, alphas=0.95, deltas=0.05, methods=["resample"],
+    pct = gx.analyze(study(100 * sc), ks, alphas=0.95, deltas=0.05, estimators=["resample"],
                      rep=60, progress=False, null=False)
     assert pct["nstar"][0] == pytest.approx(frac["nstar"][0], rel=1e-9)
     assert pct["nstar"][1] > 3 * frac["nstar"][1]
@@ -190,7 +190,7 @@ def grid_scores(draw):
 def test_nstar_unchanged_when_the_target_is_rescaled_or_shifted(X, c, b, hib):
     assume(np.unique(X, axis=0).shape[0] == X.shape[0])  # no two conditions alike
     ks = [gx.Jaccard(k=1), gx.Mallows(), gx.Borda("a0"), RBF()]
-    kw = dict(alphas=[0.9, 0.95], deltas=[0.05, 0.2], methods=["resample", "approx_weighted"],
+    kw = dict(alphas=[0.9, 0.95], deltas=[0.05, 0.2], estimators=["resample", "approx_weighted"],
               rep=24, seed=1, progress=False)
     a = gx.analyze(study(X, higher_is_better=hib), ks, **kw)
     b_ = gx.analyze(study(c * X + b, higher_is_better=hib), ks, **kw)
@@ -242,7 +242,7 @@ def test_duplicated_thresholds_count_once():
     st_ = study(np.random.default_rng(4).random((20, 4)))
     one = gx.analyze(st_, [gx.Jaccard(1)], alphas=0.95, deltas=0.05, rep=20, progress=False)
     two = gx.analyze(st_, [gx.Jaccard(1)], alphas=[0.95, 0.95], deltas=[0.05, 0.05],
-                     methods=["resample", "resample", "approx", "approx_weighted", "bound"],
+                     estimators=["resample", "resample", "approx", "approx_weighted", "bound"],
                      rep=20, progress=False)
     assert two.equals(one)
     ga = gx.GeneralizabilityAnalysis(st_, [gx.Jaccard(1)], rep=20, progress=False)

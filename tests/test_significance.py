@@ -171,7 +171,7 @@ def _long(x: np.ndarray, names) -> pl.DataFrame:
 def test_wide_long_pandas_numpy_agree():
     x = _matrix(5, 9, 4, ties=True)
     names = ["a", "b", "c", "d"]
-    ref = sig.friedman(x, alternatives=names, higher_is_better=False)
+    ref = sig.friedman(x, order=names, higher_is_better=False)
     wide = pl.DataFrame(
         {"dataset": [f"d{i}" for i in range(9)], **{nm: x[:, j] for j, nm in enumerate(names)}}
     )
@@ -180,7 +180,7 @@ def test_wide_long_pandas_numpy_agree():
         sig.friedman(wide, block_col="dataset", higher_is_better=False),
         sig.friedman(wide.drop("dataset"), higher_is_better=False),
         sig.friedman(wide.drop("dataset").to_pandas(), higher_is_better=False),
-        sig.friedman(x.tolist(), alternatives=names, higher_is_better=False),
+        sig.friedman(x.tolist(), order=names, higher_is_better=False),
         sig.friedman(
             long, y_col="score", block_col="dataset", group_col="model", higher_is_better=False
         ),
@@ -196,7 +196,7 @@ def test_wide_long_pandas_numpy_agree():
             y_col="score",
             block_col="dataset",
             group_col="model",
-            alternatives=names,
+            order=names,
             higher_is_better=False,
         ),
     ]
@@ -206,7 +206,7 @@ def test_wide_long_pandas_numpy_agree():
         assert_allclose(v.mean_ranks, ref.mean_ranks, rtol=1e-12)
     # alternatives selects and orders
     sub = sig.friedman(
-        wide, block_col="dataset", alternatives=["c", "a", "b"], higher_is_better=False
+        wide, block_col="dataset", order=["c", "a", "b"], higher_is_better=False
     )
     assert sub.alternatives == ("c", "a", "b")
     assert_allclose(sub.statistic, sig.friedman(x[:, [2, 0, 1]], higher_is_better=False).statistic)
@@ -302,7 +302,7 @@ def test_long_duplicates_rejected():
 
 def test_long_missing_role_rejected():
     long = _long(_matrix(12, 4, 3), ["a", "b", "c"])
-    with pytest.raises(GenexpyInputError, match="block_col"):
+    with pytest.raises(GenexpyInputError, match="blocks"):
         sig.friedman(long, y_col="score", group_col="model", higher_is_better=False)
 
 
@@ -316,13 +316,13 @@ def test_long_unknown_column_rejected():
 
 def test_wide_non_numeric_column_rejected():
     wide = pl.DataFrame({"dataset": ["x", "y", "z"], "a": [1.0, 2, 3], "b": [2.0, 1, 3]})
-    with pytest.raises(GenexpyInputError, match="block_col"):
+    with pytest.raises(GenexpyInputError, match="blocks="):
         sig.friedman(wide, higher_is_better=False)
 
 
 def test_unknown_alternative_rejected():
-    with pytest.raises(GenexpyInputError, match="alternatives"):
-        sig.friedman(np.ones((4, 3)), alternatives=["a", "b"], higher_is_better=False)
+    with pytest.raises(GenexpyInputError, match="order"):
+        sig.friedman(np.ones((4, 3)), order=["a", "b"], higher_is_better=False)
     long = _long(_matrix(13, 4, 3), ["a", "b", "c"])
     with pytest.raises(GenexpyInputError, match="not found"):
         sig.friedman(
@@ -330,7 +330,7 @@ def test_unknown_alternative_rejected():
             y_col="score",
             block_col="dataset",
             group_col="model",
-            alternatives=["a", "z"],
+            order=["a", "z"],
             higher_is_better=False,
         )
 
@@ -367,11 +367,11 @@ def test_direction_is_required_wherever_ranks_are_taken(func):
 def test_accuracy_table_ranks_the_best_model_first():
     # the case that went wrong when the direction defaulted to lower-is-better
     acc = np.array([[0.95, 0.80, 0.60], [0.91, 0.85, 0.55], [0.97, 0.70, 0.65], [0.93, 0.82, 0.61]])
-    cd = sig.critical_difference(acc, higher_is_better=True, alternatives=["good", "mid", "bad"])
+    cd = sig.critical_difference(acc, higher_is_better=True, order=["good", "mid", "bad"])
     assert cd["alternative"].to_list() == ["good", "mid", "bad"]
     assert cd["mean_rank"].to_list() == [1.0, 2.0, 3.0]
     err = sig.critical_difference(
-        1 - acc, higher_is_better=False, alternatives=["good", "mid", "bad"]
+        1 - acc, higher_is_better=False, order=["good", "mid", "bad"]
     )
     assert err["alternative"].to_list() == ["good", "mid", "bad"]
 
@@ -417,7 +417,7 @@ def test_skillings_mack_published_example():
         [4.3, 4.6, 4.4, 4.9],
         [3.5, np.nan, 3.7, 3.9],
     ]
-    res = sig.skillings_mack(y, alternatives=["A", "B", "C", "D"], higher_is_better=False)
+    res = sig.skillings_mack(y, order=["A", "B", "C", "D"], higher_is_better=False)
     assert res.statistic == pytest.approx(15.493049, abs=5e-6)
     assert res.pvalue == pytest.approx(0.001440296302, rel=1e-6)
     assert res.df == 3.0 and res.n == 9 and res.n_missing == 4
@@ -744,7 +744,7 @@ def _layer_values(spec: dict, i: int) -> list[dict]:
 def test_cd_diagram_as_data():
     x = _matrix(22, 20, 5) + np.array([0.0, 0.1, 1.5, 1.6, 3.0])
     names = ["A", "B", "C", "D", "E"]
-    frame = sig.critical_difference(x, higher_is_better=True, alternatives=names)
+    frame = sig.critical_difference(x, higher_is_better=True, order=names)
     spec = cd_diagram(frame, title="t").to_dict()
     assert len(spec["layer"]) == 9
     pts = {r["alternative"]: r["mean_rank"] for r in _layer_values(spec, 1)}
@@ -806,3 +806,30 @@ def test_public_names_are_stable():
     for name in old + sig.__all__:
         assert hasattr(sig, name), name
     assert set(old) <= set(sig.__all__)
+
+
+def test_roles_one_vocabulary_aliases_and_old_list():
+    """target/blocks/alternatives, scikit-posthocs' names as aliases, order= for the levels."""
+    long = _long(_matrix(13, 4, 3), ["a", "b", "c"])
+    new = sig.friedman(long, target="score", blocks="dataset", alternatives="model",
+                       order=["c", "a"], higher_is_better=False)
+    old = sig.friedman(long, y_col="score", block_col="dataset", group_col="model",
+                       order=["c", "a"], higher_is_better=False)
+    assert repr(new) == repr(old) and new.k == 2
+    with pytest.warns(DeprecationWarning, match=r"pass the levels as order=\.\.\."):
+        listed = sig.friedman(long, target="score", blocks="dataset", group_col="model",
+                              alternatives=["c", "a"], higher_is_better=False)
+    assert repr(listed) == repr(new)
+    with pytest.raises(GenexpyInputError, match="alias y_col"):
+        sig.friedman(long, target="score", y_col="other", blocks="dataset",
+                     alternatives="model", higher_is_better=False)
+    h = sig.kruskal(data=long, target="score", alternatives="model")
+    assert repr(h) == repr(sig.kruskal(data=long, y_col="score", group_col="model"))
+
+
+def test_compare_takes_generalize_as_the_alias_of_blocks():
+    long = _long(_matrix(13, 4, 3), ["a", "b", "c"])
+    kw = dict(alternatives="model", target="score", higher_is_better=False)
+    a = sig.compare(long, blocks="dataset", **kw)
+    b = sig.compare(long, generalize="dataset", **kw)
+    assert a.mean_ranks.equals(b.mean_ranks) and a.posthoc.equals(b.posthoc)

@@ -265,17 +265,17 @@ def test_extreme_finite_scores_rank_without_warnings():
 def test_near_ties_are_ties_and_exact_mode_is_available():
     from genexpy_nb.study import rank_scores
 
-    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]]).tolist() == [[0, 0, 1]]
-    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]], rtol=0, atol=0).tolist() == [[0, 1, 2]]
+    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]], True).tolist() == [[0, 0, 1]]
+    assert rank_scores([[0.1 + 0.2, 0.3, 0.2]], True, rtol=0, atol=0).tolist() == [[0, 1, 2]]
     # a chain of near-ties is one tier (sort, then a new tier where the gap exceeds tol)
     row = np.array([[1.0, 1.0 + 6e-10, 1.0 + 12e-10, 2.0]])
-    assert rank_scores(row, rtol=1e-9).tolist() == [[1, 1, 1, 0]]
-    assert rank_scores(row, rtol=1e-10).tolist() == [[3, 2, 1, 0]]
+    assert rank_scores(row, True, rtol=1e-9).tolist() == [[1, 1, 1, 0]]
+    assert rank_scores(row, True, rtol=1e-10).tolist() == [[3, 2, 1, 0]]
     # atol in target units
-    assert rank_scores([[0.50, 0.51, 0.9]], atol=0.02).tolist() == [[1, 1, 0]]
+    assert rank_scores([[0.50, 0.51, 0.9]], True, atol=0.02).tolist() == [[1, 1, 0]]
     for bad in (dict(rtol=-1e-9), dict(rtol=1.0), dict(atol=float("nan")), dict(atol="x")):
         with pytest.raises(GenexpyInputError, match="tie"):
-            rank_scores([[0.1, 0.2]], **bad)
+            rank_scores([[0.1, 0.2]], True, **bad)
 
 
 def test_study_rankings_invariant_to_affine_rescaling_with_noise():
@@ -463,3 +463,17 @@ def test_duplicate_rows_name_the_column_that_varies():
         Study(pl.concat([one, one]), **kw)
     with pytest.raises(GenexpyInputError, match="only their results \\('acc'\\) differ"):
         Study(df.drop("seed"), **kw)
+
+
+def test_blocks_is_an_alias_of_generalize():
+    df = pl.DataFrame({"dataset": ["d1", "d1", "d2", "d2"], "model": ["a", "b"] * 2,
+                       "acc": [0.9, 0.8, 0.7, 0.75]})
+    kw = dict(alternatives="model", target="acc", higher_is_better=True)
+    a = Study(df, generalize="dataset", **kw)
+    b = Study(df, blocks="dataset", **kw)
+    assert a.generalize == b.generalize and np.array_equal(a.sample(0).rankings,
+                                                           b.sample(0).rankings)
+    with pytest.raises(GenexpyInputError, match="alias blocks"):
+        Study(df, generalize="dataset", blocks="model", **kw)
+    with pytest.raises(GenexpyInputError, match="generalize"):
+        Study(df, **kw)

@@ -201,7 +201,7 @@ def test_estimate_matches_generalizability_analysis_on_a_one_config_study():
     np.testing.assert_array_equal(study.sample(0).rankings, X)
     ks = [Jaccard(k=1), Mallows(), Borda("0")]
     ga = GeneralizabilityAnalysis(study, ks, rep=100, seed=11, progress=False)
-    ref = ga.nstar([0.9, 0.95], [0.05, 0.2], methods=["resample"]).sort(
+    ref = ga.nstar([0.9, 0.95], [0.05, 0.2], estimators=["resample"]).sort(
         "kernel_label", "alpha", "delta")
     est = syn.estimate_nstar_from_sample(X, ks, [0.9, 0.95], [0.05, 0.2], rep=100,
                                          seed=11).sort("kernel_label", "alpha", "delta")

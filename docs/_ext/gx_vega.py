@@ -71,7 +71,7 @@ def home_figure(srcdir: Path) -> None:
                      higher_is_better=True, generalize="dataset",
                      design=["model", "tuning", "scoring"])
     res = gx.analyze(study, [gx.Mallows(), gx.Jaccard(k=1)], alphas=0.95, deltas=0.05,
-                     methods=["resample"], seed=0, progress=False)
+                     estimators=["resample"], seed=0, progress=False)
     res = res.with_columns(
         pl.concat_str("model", "tuning", "scoring", separator=" · ").alias("configuration"),
         pl.col("kernel_label").replace_strict(QUESTIONS).alias("question"),

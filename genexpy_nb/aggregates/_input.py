@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .._roles import alias
 from .._validation import (
     GenexpyInputError,
     check_score_range,
@@ -80,11 +81,11 @@ def _from_dict(data: Mapping[Any, Any]) -> Scores:
 def _from_table(data: Any, alternatives: str, target: str, task: str,
                 run: str | None) -> Scores:
     df = to_polars(data, "data")
-    for role, col in (("alternatives", alternatives), ("target", target), ("task", task)):
+    for role, col in (("alternatives", alternatives), ("target", target), ("blocks", task)):
         if not isinstance(col, str):
             raise GenexpyInputError(
                 f"{role} must name a column of the table, got {col!r}. A long table needs "
-                "alternatives=, task= and target= (and optionally run=)."
+                "alternatives=, blocks= (the task) and target= (and optionally run=)."
             )
     if run is not None and not isinstance(run, str):
         raise GenexpyInputError(f"run must name a column of the table or be None, got {run!r}.")
@@ -161,7 +162,8 @@ def _from_table(data: Any, alternatives: str, target: str, task: str,
 
 
 def scores_from(data: Any, alternatives: str | None, target: str | None, task: str | None,
-            run: str | None) -> Scores:
+            run: str | None, *, blocks: str | None = None, where: str = "scores") -> Scores:
+    task = alias("blocks", blocks, "task", task, where)
     if isinstance(data, Scores):
         return data
     table_roles = (alternatives, target, task, run)
@@ -170,11 +172,12 @@ def scores_from(data: Any, alternatives: str | None, target: str | None, task: s
     if isinstance(data, np.ndarray):
         raise GenexpyInputError(
             "scores: a single array has no name; pass {name: array of shape (runs, tasks)}, "
-            "or a long table with alternatives=, task= and target=."
+            "or a long table with alternatives=, blocks= (the task) and target=."
         )
     if alternatives is None or target is None or task is None:
         raise GenexpyInputError(
-            "a long table needs alternatives= (the column naming the algorithm), task= and "
+            "a long table needs alternatives= (the column naming the algorithm), blocks= (the "
+            "task) and "
             "target= (the score), and optionally run= (the seed); or pass "
             "{name: array of shape (runs, tasks)} as rliable takes."
         )
@@ -186,6 +189,7 @@ def score_matrices(
     *,
     alternatives: str | None = None,
     target: str | None = None,
+    blocks: str | None = None,
     task: str | None = None,
     run: str | None = None,
 ) -> dict[str, np.ndarray]:
@@ -195,14 +199,17 @@ def score_matrices(
     ----------
     data : long table or dict of arrays
         See the module docstring.
-    alternatives, target, task, run : str, optional
-        Columns of a long table.
+    alternatives, target, blocks, run : str, optional
+        Columns of a long table (``blocks``: the tasks).
+    task : str, optional
+        Alias of ``blocks`` (rliable's name).
 
     Returns
     -------
     dict of str to numpy.ndarray of shape (runs, tasks)
         Tasks in sorted order (a long table) or as given (a dict).
     """
-    return dict(scores_from(data, alternatives, target, task, run).matrices)
+    return dict(scores_from(data, alternatives, target, task, run, blocks=blocks,
+                            where="score_matrices").matrices)
 
 

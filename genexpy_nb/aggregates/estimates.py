@@ -23,8 +23,9 @@ the seed and its own name, so adding or removing an alternative changes no other
 Input, in one of two forms:
 
 * a long table (polars, pandas or pyarrow) with one row per run: ``alternatives=`` (the
-  column naming the algorithm), ``task=``, ``target=`` (the score) and optionally ``run=``
-  (the seed; without it, the rows of a task are its runs, in order);
+  column naming the algorithm), ``blocks=`` (the task; rliable's ``task=`` is its alias),
+  ``target=`` (the score) and optionally ``run=`` (the seed; without it, the rows of a task
+  are its runs, in order);
 * a dict ``{name: array of shape (runs, tasks)}``, as rliable takes.
 
 Every alternative needs the same tasks, and the same number of runs on each of its tasks
@@ -56,6 +57,7 @@ from .._validation import (
     GenexpyInputError,
     check_positive_int,
     check_probability,
+    check_seed,
     child_seed,
 )
 from ._input import Scores, score_matrices, scores_from
@@ -112,10 +114,7 @@ def _stream(seed: Any, *keys: int) -> np.random.Generator:
     """Return the Generator of one alternative (or pair): it depends on the seed and names only."""
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                             or seed < 0):
-        raise GenexpyInputError(f"seed must be a non-negative integer or None, got {seed!r}.")
-    return child_seed(seed, *keys)
+    return child_seed(check_seed(seed, accepted="a non-negative integer or None"), *keys)
 
 
 def _index_dtype(n: int):
@@ -301,6 +300,7 @@ def interval_estimates(
     *,
     alternatives: str | None = None,
     target: str | None = None,
+    blocks: str | None = None,
     task: str | None = None,
     run: str | None = None,
     gamma: float = 1.0,
@@ -321,9 +321,11 @@ def interval_estimates(
     aggregates : str or sequence of str
         Any of ``"median"``, ``"iqm"``, ``"mean"``, ``"optimality_gap"`` (default: all
         four, from the same resamples).
-    alternatives, target, task, run : str, optional
-        Columns of a long table: the algorithm, the score, the task and (optionally) the run
-        or seed.
+    alternatives, target, blocks, run : str, optional
+        Columns of a long table: the algorithm, the score, the blocks (the tasks) and
+        (optionally) the run or seed.
+    task : str, optional
+        Alias of ``blocks`` (rliable's name).
     gamma : float
         Target score of the optimality gap (rliable's default 1: normalised scores).
     reps : int
@@ -370,7 +372,8 @@ def interval_estimates(
     aggs = _check_aggregates(aggregates)
     reps, c, method = _check_common(reps, confidence_level, method)
     g = _check_gamma(gamma)
-    sc = scores_from(data, alternatives, target, task, run)
+    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
+                     where="interval_estimates")
     work = float(reps) * sum(m.size for m in sc.matrices.values())
     cols = [AGGREGATES.index(a) for a in aggs]
     rows: dict[str, list] = {k: [] for k in ("alternative", "aggregate", "estimate", "low",
@@ -552,6 +555,7 @@ def probability_of_improvement(
     control: str | None = None,
     alternatives: str | None = None,
     target: str | None = None,
+    blocks: str | None = None,
     task: str | None = None,
     run: str | None = None,
     reps: int = REPS,
@@ -570,8 +574,10 @@ def probability_of_improvement(
         The pairs to compare; default every pair of alternatives (in input order).
     control : str, optional
         Compare every other alternative (X) with this one (Y) instead.
-    alternatives, target, task, run : str, optional
-        Columns of a long table.
+    alternatives, target, blocks, run : str, optional
+        Columns of a long table (``blocks``: the tasks).
+    task : str, optional
+        Alias of ``blocks`` (rliable's name).
     reps, confidence_level, method, seed, progress
         As :func:`interval_estimates`.
 
@@ -591,7 +597,8 @@ def probability_of_improvement(
     P(Y > X)``.
     """
     reps, c, method = _check_common(reps, confidence_level, method)
-    sc = scores_from(data, alternatives, target, task, run)
+    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
+                     where="probability_of_improvement")
     names = list(sc.matrices)
     if len(names) < 2:
         raise GenexpyInputError("probability_of_improvement needs at least 2 alternatives.")
@@ -674,6 +681,7 @@ def performance_profile(
     per: str = "run",
     alternatives: str | None = None,
     target: str | None = None,
+    blocks: str | None = None,
     task: str | None = None,
     run: str | None = None,
     reps: int = PROFILE_REPS,
@@ -696,8 +704,10 @@ def performance_profile(
         ``"run"``: the fraction of all runs of all tasks above ``tau`` (rliable's score
         distribution, its default); ``"task"``: the fraction of tasks whose mean score is
         above ``tau`` (rliable's average score distribution).
-    alternatives, target, task, run : str, optional
-        Columns of a long table.
+    alternatives, target, blocks, run : str, optional
+        Columns of a long table (``blocks``: the tasks).
+    task : str, optional
+        Alias of ``blocks`` (rliable's name).
     reps : int
         Bootstrap replicates (rliable's default for profiles, 2,000).
     confidence_level, method, task_bootstrap, seed, progress
@@ -718,7 +728,8 @@ def performance_profile(
     if per not in ("run", "task"):
         raise GenexpyInputError(f"per must be 'run' or 'task', got {per!r}.")
     reps, c, method = _check_common(reps, confidence_level, method)
-    sc = scores_from(data, alternatives, target, task, run)
+    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
+                     where="performance_profile")
     thr = _thresholds(thresholds, sc)
     from .._numba import aggregates as ka
     from .._numba import compile_note

@@ -33,6 +33,7 @@ import polars as pl
 
 from .._escape import html_text
 from .._escape import xml_text as escape  # html.escape, and drops what XML forbids
+from .._roles import score_roles
 from .._validation import REQUIRED, GenexpyInputError, to_polars
 from .._validation import check_direction as _direction
 from ..significance.critical_difference import cliques, critical_difference
@@ -198,8 +199,7 @@ def _ranked_frame(
             _direction(higher_is_better, func)
             frame = critical_difference(
                 data, alpha=alpha, higher_is_better=higher_is_better, nan_policy=nan_policy,
-                y_col=y_col, block_col=block_col, group_col=group_col,
-                alternatives=alternatives,
+                y_col=y_col, block_col=block_col, group_col=group_col, order=alternatives,
             )
         cd = float(frame["cd"][0])
         alpha_used = float(frame["alpha"][0]) if "alpha" in frame.columns else alpha
@@ -551,10 +551,12 @@ def cd_diagram_svg(
     title: str | None = None,
     top: int | None = None,
     caption: str | Sequence[str] | None = None,
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
     nan_policy: str = "raise",
 ) -> str:
     """Draw the critical-difference diagram as an SVG document (text), without Vega.
@@ -597,8 +599,12 @@ def cd_diagram_svg(
         summarises the others (default: a comparison's ``top``, else all).
     caption : str or list of str, optional
         Lines under the title instead of the generated description of the test.
-    y_col, block_col, group_col, alternatives, nan_policy
-        How scores are read: as for :func:`~genexpy_nb.significance.critical_difference`.
+    target, blocks, alternatives, nan_policy
+        How scores are read: as for :func:`~genexpy_nb.significance.critical_difference`;
+        a list passed to ``alternatives`` is the alternatives' names or selection (that
+        function's ``order``; here ``order`` is the labels' order).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
 
     Returns
     -------
@@ -615,8 +621,9 @@ def cd_diagram_svg(
     """
     lay = _cd_layout(
         data, alpha=alpha, higher_is_better=higher_is_better, pairwise=pairwise, order=order,
-        colors=colors, show_ranks=show_ranks, show_cd=show_cd, y_col=y_col,
-        block_col=block_col, group_col=group_col, alternatives=alternatives,
+        colors=colors, show_ranks=show_ranks, show_cd=show_cd,
+        **score_roles(target, blocks, alternatives, y_col, block_col, group_col,
+                       "cd_diagram_svg"),
         nan_policy=nan_policy, func="cd_diagram_svg", top=top, caption=caption,
     )
     colours = _colour_list(colors, lay["names"])

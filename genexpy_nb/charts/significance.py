@@ -16,6 +16,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from .._roles import score_roles
 from .._validation import REQUIRED
 from .cd_figure import _cd_layout, cd_diagram_svg, save_cd_diagram
 from .cd_vega import _chart
@@ -39,10 +40,12 @@ def cd_diagram(
     title: str | None = None,
     top: int | None = None,
     caption: str | Sequence[str] | None = None,
+    target: str | None = None,
+    blocks: str | None = None,
+    alternatives: str | Sequence[Any] | None = None,
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
-    alternatives: Sequence[Any] | None = None,
     nan_policy: str = "raise",
 ) -> alt.LayerChart:
     """Critical-difference diagram of mean ranks with the bars of a post-hoc test.
@@ -55,8 +58,8 @@ def cd_diagram(
         its control), the result of :func:`~genexpy_nb.significance.critical_difference` (a
         frame with columns ``alternative, mean_rank, cd``), or anything that function
         accepts (wide/long table, 2-d array of conditions x alternatives), which is then
-        ranked with ``alpha``, ``higher_is_better``, ``y_col``, ``block_col``,
-        ``group_col``, ``alternatives`` and ``nan_policy``.
+        ranked with ``alpha``, ``higher_is_better``, ``target``, ``blocks``,
+        ``alternatives`` and ``nan_policy``.
     alpha : float
         Level of the critical difference (ignored for a ready frame: its ``cd`` is used).
     higher_is_better : bool, required for raw data
@@ -89,9 +92,13 @@ def cd_diagram(
     caption : str or list of str, optional
         Lines under the title instead of the generated description of the test (which
         names the post-hoc test, correction, alpha and blocks).
-    y_col, block_col, group_col, alternatives, nan_policy
+    target, blocks, alternatives, nan_policy
         Long input / labels / selection / missing values of raw data, see
-        :func:`~genexpy_nb.significance.critical_difference`.
+        :func:`~genexpy_nb.significance.critical_difference`; a list passed to
+        ``alternatives`` is the alternatives' names or selection (that function's
+        ``order``; here ``order`` is the labels' order).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
 
     Returns
     -------
@@ -108,8 +115,9 @@ def cd_diagram(
     """
     lay = _cd_layout(
         data, alpha=alpha, higher_is_better=higher_is_better, pairwise=pairwise, order=order,
-        colors=colors, show_ranks=show_ranks, show_cd=show_cd, y_col=y_col,
-        block_col=block_col, group_col=group_col, alternatives=alternatives,
+        colors=colors, show_ranks=show_ranks, show_cd=show_cd,
+        **score_roles(target, blocks, alternatives, y_col, block_col, group_col,
+                       "cd_diagram"),
         nan_policy=nan_policy, func="cd_diagram", top=top, caption=caption,
     )
     return _chart(lay, colors=colors, reverse=reverse, width=width, row_height=row_height,

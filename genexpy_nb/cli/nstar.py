@@ -122,10 +122,10 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     check_role_columns(df, args)
 
     from ..generalizability import analyze
-    from ..generalizability.kernels import Jaccard, Mallows
+    from ..generalizability.kernels import default_questions
     from ..study import Study
 
-    kernels = args.kernel or [Jaccard(k=1), Mallows()]
+    kernels = args.kernel or default_questions()
     study = Study(
         df, alternatives=args.alternatives, target=args.target,
         generalize=csv_list(args.generalize), design=csv_list(args.design),
@@ -143,7 +143,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
         say("\n".join(caller_words(ln) for ln in str(study.report).splitlines()))
     t0 = time.perf_counter()
     res = analyze(study, kernels, alphas=args.alpha, deltas=args.delta,
-                  methods=csv_list(args.methods), rep=args.rep, seed=args.seed,
+                  estimators=csv_list(args.methods), rep=args.rep, seed=args.seed,
                   n_jobs=args.n_jobs, progress=not args.quiet)
     if not args.quiet:
         say(f"analysed {len(study)} configuration{'s' if len(study) != 1 else ''} x "

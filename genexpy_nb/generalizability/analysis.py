@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 
 from .. import config
+from .._roles import renamed
 from .._validation import (
     GenexpyInputError,
     Seed,
@@ -482,7 +483,7 @@ class GeneralizabilityAnalysis:
         self,
         alphas: float | Sequence[float] = config.ALPHAS,
         deltas: float | Sequence[float] = config.DELTAS,
-        methods: Sequence[str] = METHODS,
+        estimators: Sequence[str] = METHODS,
         configurations: Sequence | None = None,
         kernels: Sequence | None = None,
         *,
@@ -491,6 +492,7 @@ class GeneralizabilityAnalysis:
         fit: str = "joint",
         null: bool | None = None,
         null_level: float = NULL_LEVEL,
+        methods: Sequence[str] | None = None,
     ) -> pl.DataFrame:
         """n* for every configuration x kernel x alpha* x delta* x method, as a tidy frame.
 
@@ -498,7 +500,8 @@ class GeneralizabilityAnalysis:
         ----------
         alphas, deltas : thresholds alpha*, delta* (every combination gets a row; a value
             given twice counts once)
-        methods : subset of :data:`~genexpy_nb.generalizability.METHODS`
+        estimators : subset of :data:`~genexpy_nb.generalizability.METHODS` (the n*
+            estimators to run; ``methods=``, the old name, still works with a warning)
         configurations, kernels : optional subsets
         interval : add ``nstar_lo``, ``nstar_hi`` for the resampled method (see Notes)
         level : level of that interval (default 0.90)
@@ -551,13 +554,17 @@ class GeneralizabilityAnalysis:
         false when within or above, null when either is undefined. Given for the resampled
         method (the verdict's); NaN for the closed forms and the bound.
         """
+        if methods is not None:  # the old name (0.3)
+            estimators = renamed("methods", methods, "estimators",
+                                 None if estimators is METHODS else estimators, "nstar",
+                                 stacklevel=3)
         if null is None:
             null = self.null
         elif null and not self.null:
             raise GenexpyInputError(
                 "this analysis was built with null=False: build it with null=True (the "
                 "default) for the no-signal baseline.")
-        cols = self._nstar_columns(alphas, deltas, methods, configurations, kernels,
+        cols = self._nstar_columns(alphas, deltas, estimators, configurations, kernels,
                                    interval=interval, level=level, fit=fit, null=bool(null),
                                    null_level=null_level)
         return self._nstar_frame(cols, interval, bool(null))

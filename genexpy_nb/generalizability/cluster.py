@@ -74,7 +74,7 @@ def _analyze_chunk(cids: list[int], study: Any, kernels: Any, ga_kwargs: dict[st
 
 
 def analyze_on_cluster(
-    client: Any, study: Any, kernels: Any, *, alphas: Any, deltas: Any, methods: Any,
+    client: Any, study: Any, kernels: Any, *, alphas: Any, deltas: Any, estimators: Any,
     rep: int, seed: int, disjoint: bool, replace: bool, grid: Any, n_jobs: int | None,
     progress: bool, chunk_size: int | None = None, null: bool = True,
 ) -> Any:
@@ -103,8 +103,8 @@ def analyze_on_cluster(
         Desired generalizability alpha* in (0, 1).
     deltas : float or sequence of float
         Similarity thresholds delta* of the kernels' questions.
-    methods : sequence of str
-        Which estimates to give, a subset of ``("resample", "approx", "approx_weighted",
+    estimators : sequence of str
+        The estimators of n* to run, a subset of ``("resample", "approx", "approx_weighted",
         "bound")``.
     rep : int
         Resampled pairs of samples per sample size (at least 2).
@@ -145,10 +145,10 @@ def analyze_on_cluster(
     """
     ga_kwargs = {"rep": rep, "seed": seed, "disjoint": disjoint, "replace": replace,
                  "grid": grid, "n_jobs": 1 if n_jobs is None else n_jobs, "null": null}
-    nstar_args = (alphas, deltas, methods)
+    nstar_args = (alphas, deltas, estimators)
     # every argument checked on the client, before anything is sent (nothing is computed)
     setup = check_analysis(study, kernels, configurations=[], **ga_kwargs)
-    check_nstar_request(alphas, deltas, methods, level=INTERVAL_LEVEL, fit="joint",
+    check_nstar_request(alphas, deltas, estimators, level=INTERVAL_LEVEL, fit="joint",
                         null_level=NULL_LEVEL, units=0)  # each task bounds its own rows
     ga_kwargs["seed"] = setup.seed  # the root, resolved once for every task
     cids = sorted(s.config_id for s in study.samples())

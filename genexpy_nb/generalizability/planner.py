@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 from .. import config
+from .._roles import renamed
 from .._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
 from ..study import Study
 from . import (
@@ -291,6 +292,10 @@ def _plan_conclusions(df: pl.DataFrame, *, on: str, kinds: Sequence[str] | None
     return out.drop("conclusions").with_row_index("priority", offset=1)
 
 
+#: the default estimators of :func:`simulate_preliminary_study`: the resampled n* only
+_RESAMPLE = ("resample",)
+
+
 def simulate_preliminary_study(
     study: Study,
     kernels: Sequence[Kernel],
@@ -299,12 +304,13 @@ def simulate_preliminary_study(
     N0: int = 10,
     alphas: float | Sequence[float] = config.HEADLINE_ALPHA,
     deltas: float | Sequence[float] = config.HEADLINE_DELTA,
-    methods: Sequence[str] = ("resample",),
+    estimators: Sequence[str] = _RESAMPLE,
     rep: int = config.REP,
     seed: int = 0,
     repetitions: int = 1,
     progress: bool = True,
     null: bool = True,
+    methods: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """n*_N as the preliminary study grows: N = N0, 2 N0, ... <= N (paper Figure 2).
 
@@ -326,8 +332,9 @@ def simulate_preliminary_study(
     alphas, deltas : float or sequence of float, default 0.95 and 0.05
         The thresholds alpha* (desired generalizability) and delta* (similarity, in the
         kernel's units; see each kernel's class); every combination gets a row.
-    methods : sequence of str, default ("resample",)
-        The n* estimators (``genexpy_nb.generalizability.METHODS``).
+    estimators : sequence of str, default ("resample",)
+        The n* estimators (``genexpy_nb.generalizability.METHODS``); ``methods=``, the old
+        name, still works with a DeprecationWarning.
     rep : int, default ``config.REP`` (200)
         Resampled pairs per MMD distribution.
     seed : int, default 0
@@ -338,6 +345,8 @@ def simulate_preliminary_study(
         tqdm progress bar (shown for 3 analyses or more).
     null : bool, default True
         Also compute the no-signal baseline of each subsample.
+    methods : sequence of str, optional
+        The old name of ``estimators`` (deprecated: it warns; removed in version 0.4).
 
     Returns
     -------
@@ -349,6 +358,10 @@ def simulate_preliminary_study(
         subsample, as in :meth:`~genexpy_nb.GeneralizabilityAnalysis.nstar`; left out with
         ``null=False``), N (all observed results), reason.
     """
+    if methods is not None:  # the old name (0.3)
+        estimators = renamed("methods", methods, "estimators",
+                             None if estimators is _RESAMPLE else estimators,
+                             "simulate_preliminary_study", stacklevel=3)
     N0 = check_positive_int("N0", N0, minimum=2)
     repetitions = check_positive_int("repetitions", repetitions)
     sample = study.sample(configuration)
@@ -373,7 +386,7 @@ def simulate_preliminary_study(
                                           progress=False, null=null)
             # the columns of every size, and one frame at the end: a frame per size cost
             # more than the analysis of that size
-            cols = ga._nstar_columns(alphas, deltas, methods)
+            cols = ga._nstar_columns(alphas, deltas, estimators)
             rows = len(cols["nstar"])
             cols["N_sub"] = np.full(rows, Nsub, dtype=np.int32)
             cols["repetition"] = np.full(rows, r, dtype=np.int32)

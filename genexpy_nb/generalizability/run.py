@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from .. import config
+from .._roles import renamed
 from .._validation import GenexpyInputError, Seed, root_seed
 from ..study import Study
 from .analysis import GeneralizabilityAnalysis
@@ -23,7 +24,7 @@ def analyze(
     *,
     alphas: float | Sequence[float] = config.ALPHAS,
     deltas: float | Sequence[float] = config.DELTAS,
-    methods: Sequence[str] = METHODS,
+    estimators: Sequence[str] = METHODS,
     rep: int = config.REP,
     seed: Seed = 0,
     disjoint: bool = True,
@@ -37,6 +38,7 @@ def analyze(
     fit: str = "joint",
     null: bool = True,
     null_level: float = NULL_LEVEL,
+    methods: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Estimate n* for the whole study in one call.
 
@@ -62,9 +64,9 @@ def analyze(
     deltas : float or sequence of float
         Similarity thresholds delta* of the kernels' questions (default 0.01, 0.05, 0.1,
         0.2, 0.3); each kernel turns delta* into its MMD threshold eps* (column ``eps``).
-    methods : sequence of str
-        Which estimates to give, a subset of ``("resample", "approx", "approx_weighted",
-        "bound")`` (default all four): ``"resample"``, the paper's estimator (MMD
+    estimators : sequence of str
+        The estimators of n* to run, a subset of ``("resample", "approx",
+        "approx_weighted", "bound")`` (default all four): ``"resample"``, the paper's estimator (MMD
         quantiles of resampled pairs of samples, a power law fitted through them,
         Sec. 4.5); ``"approx"`` and ``"approx_weighted"``, the closed form of Appendix C
         with the uniform or the probability-weighted centring of the kernel matrix;
@@ -110,6 +112,8 @@ def analyze(
         half the cost).
     null_level : float
         Level of the band of the baseline (default 0.99).
+    methods : sequence of str, optional
+        The old name of ``estimators`` (deprecated: it warns; removed in version 0.4).
 
     Returns
     -------
@@ -123,7 +127,7 @@ def analyze(
           threshold eps* of the kernel for that delta*;
         - ``N``: the number of conditions the configuration has;
         - ``method``: ``"resample"``, ``"approx"``, ``"approx_weighted"`` or ``"bound"``
-          (see ``methods``);
+          (see ``estimators``);
         - ``nstar``: the estimated n*, a real number (NaN where it is undefined, e.g.
           with a single condition); ``nstar_lo``, ``nstar_hi``: its ``level`` interval
           (resampled method only; without ``interval=True`` these columns are absent);
@@ -152,6 +156,10 @@ def analyze(
     --------
     >>> res = analyze(study, [Jaccard(k=1), Mallows()], alphas=0.95, deltas=0.05)  # doctest: +SKIP
     """
+    if methods is not None:  # the old name (0.3): the estimators, not what is compared
+        estimators = renamed("methods", methods, "estimators",
+                             None if estimators is METHODS else estimators, "analyze",
+                             stacklevel=3)
     seed = root_seed(seed)  # once: the local run and every cluster task share the root
     if client is not None:  # genexpy_nb[cluster]: chunks of configurations on the workers
         if level != INTERVAL_LEVEL or fit != "joint" or null_level != NULL_LEVEL:
@@ -159,12 +167,12 @@ def analyze(
                 "with client=, analyze uses the default level (0.9), fit ('joint') and "
                 "null_level (0.99); run without client= for other values.")
         res = analyze_on_cluster(client, study, kernels, alphas=alphas, deltas=deltas,
-                                 methods=methods, rep=rep, seed=seed, disjoint=disjoint,
+                                 estimators=estimators, rep=rep, seed=seed, disjoint=disjoint,
                                  replace=replace, grid=grid, n_jobs=n_jobs, progress=progress,
                                  null=null)
         return res if interval else res.drop("nstar_lo", "nstar_hi")
     ga = GeneralizabilityAnalysis(study, kernels, rep=rep, seed=seed, disjoint=disjoint,
                                   replace=replace, grid=grid, n_jobs=n_jobs, progress=progress,
                                   null=null)
-    return ga.nstar(alphas, deltas, methods, interval=interval, level=level, fit=fit,
+    return ga.nstar(alphas, deltas, estimators, interval=interval, level=level, fit=fit,
                     null_level=null_level)

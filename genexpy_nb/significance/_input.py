@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from .._roles import alias, renamed
-from .._validation import GenexpyInputError, require_columns, to_polars
+from .._validation import GenexpyInputError, check_choice, require_columns, to_polars
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _NAN_POLICIES = ("propagate", "raise", "omit")
@@ -30,14 +30,6 @@ class _Matrix:
     values: np.ndarray  # (n, k) float64, NaN = missing
     alternatives: tuple[str, ...]
     conditions: tuple[Any, ...] | None = field(default=None)
-
-
-def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise GenexpyInputError(
-            f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}."
-        )
-    return value
 
 
 
@@ -56,9 +48,9 @@ def _names(alternatives: Sequence[Any] | None, name: str = "alternatives") -> li
 def _long_matrix(df: pl.DataFrame, y_col, block_col, group_col, alternatives, name) -> _Matrix:
     if y_col is None or block_col is None or group_col is None:
         raise GenexpyInputError(
-            f"{name}: long (tidy) input needs all of y_col (the value), block_col (the "
-            "condition) and group_col (the alternative); got "
-            f"y_col={y_col!r}, block_col={block_col!r}, group_col={group_col!r}."
+            f"{name}: long (tidy) input needs all of target (the value), blocks (the "
+            "condition) and alternatives (the alternative's column); got "
+            f"target={y_col!r}, blocks={block_col!r}, alternatives={group_col!r}."
         )
     require_columns(df, [y_col, block_col, group_col], name)
     if not df.schema[y_col].is_numeric():
@@ -91,7 +83,7 @@ def _long_matrix(df: pl.DataFrame, y_col, block_col, group_col, alternatives, na
         unknown = [a for a in alternatives if a not in set(groups)]
         if unknown:
             raise GenexpyInputError(
-                f"alternatives: {unknown} not found in group_col={group_col!r}; "
+                f"order: {unknown} not found in the alternatives column {group_col!r}; "
                 f"available: {groups}."
             )
         groups = list(alternatives)
@@ -120,9 +112,9 @@ def _wide_frame_matrix(df: pl.DataFrame, block_col, alternatives, name) -> _Matr
     if bad:
         raise GenexpyInputError(
             f"{name}: column(s) {bad} are not numeric. In a wide table every column is an "
-            "alternative; name the column that labels the conditions with block_col=..., "
-            "select the alternatives with alternatives=[...], or pass a long table with "
-            "y_col, block_col and group_col."
+            "alternative; name the column that labels the conditions with blocks=..., "
+            "select the alternatives with order=[...], or pass a long table with "
+            "target, blocks and alternatives."
         )
     values = (
         df.select([pl.col(c).cast(pl.Float64).fill_null(float("nan")) for c in cols])
@@ -150,7 +142,7 @@ def _array_matrix(data, alternatives, name) -> _Matrix:
     if alternatives is not None:
         if len(alternatives) != k:
             raise GenexpyInputError(
-                f"alternatives: {len(alternatives)} names for a matrix with {k} columns."
+                f"order: {len(alternatives)} names for a matrix with {k} columns."
             )
         names = tuple(alternatives)
     else:
@@ -198,7 +190,7 @@ def _to_matrix(
     min_conditions: int = 2,
 ) -> _Matrix:
     """Wide or long input -> (n, k) float64 matrix with NaN for missing; checks sizes."""
-    alts = _names(alternatives)
+    alts = _names(alternatives, "order")
     if y_col is not None or group_col is not None:
         m = _long_matrix(to_polars(data, name), y_col, block_col, group_col, alts, name)
     elif _is_frame(data):
@@ -235,7 +227,7 @@ def _orient(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 def _complete_rows(values: np.ndarray, nan_policy: str, name: str, min_rows: int = 2):
     """Apply nan_policy to a matrix: returns (values, n_dropped, propagate_nan)."""
-    _check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    check_choice("nan_policy", nan_policy, _NAN_POLICIES)
     missing = np.isnan(values)
     if not missing.any():
         return values, 0, False
@@ -295,7 +287,7 @@ def _paired_differences(x: Any, y: Any, nan_policy: str,
 
 def _nan_1d(arrays: list[np.ndarray], names: list[str], nan_policy: str, paired: bool):
     """nan_policy for 1-d samples: returns (arrays, propagate_nan)."""
-    _check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    check_choice("nan_policy", nan_policy, _NAN_POLICIES)
     has = [bool(np.isnan(a).any()) for a in arrays]
     if not any(has):
         return arrays, False

@@ -100,11 +100,11 @@ def win_tie_loss(
             f"win_tie_loss: {k:,} alternatives make {k * (k - 1) // 2:,} pairs, each with its "
             f"own Wilcoxon signed-rank test (milliseconds each), more than "
             f"{MAX_WIN_TIE_LOSS_PAIRS:,}; choose the alternatives to compare with "
-            "alternatives=[...] (at most 316), or compare every alternative against one "
+            "order=[...] (at most 316), or compare every alternative against one "
             "with compare(..., control=NAME).")
     # the p-values: one family of all pairs, as in the pairwise post-hoc tests
     pw = pairwise_wilcoxon(m.values, p_adjust=p_adjust, alpha=alpha, nan_policy="omit",
-                           alternatives=list(m.alternatives))
+                           order=list(m.alternatives))
     pval = {(a, b): p for a, b, p in pw.select("alternative_1", "alternative_2",
                                                 "pvalue").iter_rows()}
     names = m.alternatives

@@ -21,12 +21,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import REQUIRED, GenexpyInputError, require_columns, to_polars
+from .._validation import REQUIRED, GenexpyInputError, check_choice, require_columns, to_polars
 from .._validation import check_direction as _direction
 from ._input import (
     _ALTERNATIVES,
     _as_1d,
-    _check_choice,
     _complete_rows,
     _names,
     _nan_1d,
@@ -369,8 +368,8 @@ def wilcoxon(
     >>> res.statistic, round(res.pvalue, 4)
     (1.0, 0.0625)
     """
-    _check_choice("alternative", alternative, _ALTERNATIVES)
-    _check_choice("zero_method", zero_method, ("wilcox", "pratt", "zsplit"))
+    check_choice("alternative", alternative, _ALTERNATIVES)
+    check_choice("zero_method", zero_method, ("wilcox", "pratt", "zsplit"))
     d, propagate = _paired_differences(
         x, y, nan_policy, mismatch="x and y must be paired (same length), got {nx} and {ny}.")
     n = int(d.size)
@@ -429,7 +428,7 @@ def mannwhitneyu(
     >>> res.statistic, round(res.pvalue, 4)
     (12.0, 0.0571)
     """
-    _check_choice("alternative", alternative, _ALTERNATIVES)
+    check_choice("alternative", alternative, _ALTERNATIVES)
     arrays, propagate = _nan_1d([_as_1d(x, "x"), _as_1d(y, "y")], ["x", "y"], nan_policy,
                                 paired=False)
     xa, ya = arrays
@@ -499,7 +498,7 @@ def kruskal(
             raise GenexpyInputError("kruskal: give either samples or data=..., not both.")
         y_col, _, group_col, order = _roles("kruskal", target, None, alternatives, order,
                                             y_col, None, group_col)
-        alts = _names(order)
+        alts = _names(order, "order")
         if y_col is not None or group_col is not None:
             if y_col is None or group_col is None:
                 raise GenexpyInputError("kruskal: long input needs both y_col and group_col.")
