@@ -44,3 +44,38 @@ def trimmed_ks_route(request):
 
     with config.force_route(ks_numpy_max_work=1e18 if request.param == "numpy" else 0):
         yield request.param
+
+
+#: the quick subset, ``pytest -m quick`` (under a minute on a laptop's two cores, collection
+#: included): the unit and property tests of the core and the house's gates, no notebook, no
+#: browser, no install, no real data. Files outside it are not even collected under
+#: ``-m quick``. CI runs the whole suite (``bash scripts/test.sh``).
+QUICK_FILES = frozenset({
+    "test_kernels.py", "test_mmd.py", "test_study.py", "test_distributions.py",
+    "test_layering.py", "test_lazy_exports.py", "test_io.py", "test_progress.py",
+    "test_rbf_scale.py", "test_win_tie_loss.py", "test_studentized.py",
+    "test_variability_metrics.py", "test_variability_errors.py", "test_readme_ci.py",
+    "test_notebooks_stored_clean.py", "test_core_paths.py",
+})
+
+
+def _quick_only(config: pytest.Config) -> bool:
+    return (config.getoption("markexpr", "") or "").strip() == "quick"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m quick``, skip collecting (importing) the files outside the quick subset."""
+    if not _quick_only(config) or collection_path.is_dir():
+        return None
+    if collection_path.suffix == ".ipynb":
+        return True
+    if collection_path.name.startswith("test_") and collection_path.suffix == ".py":
+        return collection_path.name not in QUICK_FILES
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of the quick subset ``quick``."""
+    for item in items:
+        if item.path.name in QUICK_FILES:
+            item.add_marker(pytest.mark.quick)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from genexpy_nb import GenexpyInputError
-from genexpy_nb import aggregates as ag
+from genexpy_nb.aggregates import estimates as ag
 
 
 @pytest.fixture(scope="module")

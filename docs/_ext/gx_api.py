@@ -35,9 +35,10 @@ from sphinx.application import Sphinx
 #: modules documented besides those found from the package (the cluster helpers are a plain
 #: module, not a subpackage, and not in genexpy_nb.__all__)
 EXTRA_MODULES: tuple[str, ...] = ("genexpy_nb.distributed",)
-#: subpackages that are deprecated aliases of others (importing them warns): not documented
-#: twice (``genexpy_nb.experiments`` is :mod:`genexpy_nb.seedpools` under its old name)
-ALIAS_MODULES: frozenset[str] = frozenset({"genexpy_nb.experiments"})
+#: subpackages not documented on a page of their own: the panels' explorers are documented
+#: under :mod:`genexpy_nb` (a second page for a class is a duplicate object description),
+#: and the command line has its own page (``cli.rst``)
+SKIPPED_MODULES: frozenset[str] = frozenset({"genexpy_nb.panels", "genexpy_nb.cli"})
 
 
 def documented_modules() -> list[str]:
@@ -46,12 +47,13 @@ def documented_modules() -> list[str]:
 
     mods = ["genexpy_nb"]
     for name in genexpy_nb.__all__:
-        if isinstance(getattr(genexpy_nb, name, None), types.ModuleType):
-            mods.append(f"genexpy_nb.{name}")
+        value = getattr(genexpy_nb, name, None)
+        if isinstance(value, types.ModuleType):  # under the name of its room
+            mods.append(value.__name__)
     for info in pkgutil.iter_modules(genexpy_nb.__path__):
         if info.ispkg and not info.name.startswith("_"):
             full = f"genexpy_nb.{info.name}"
-            if full in ALIAS_MODULES:
+            if full in SKIPPED_MODULES:
                 continue
             try:
                 mod = importlib.import_module(full)
