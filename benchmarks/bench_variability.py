@@ -24,7 +24,7 @@ from naive import naive_trimmed_ks
 
 from genexpy_nb import config
 from genexpy_nb.variability import alpha_hat, trimmed_ks, trimming_curve
-from genexpy_nb.variability.robust_ks import _ks_rows
+from genexpy_nb.variability._ks_rows import _ks_rows
 
 
 def _best(fn, repeat: int) -> float:

@@ -4,7 +4,7 @@ Generic: a client from what the user gave (:func:`as_client`), chunks of work
 (:func:`chunks`), and maps of a function over items on the workers, in completion order
 (:func:`map_unordered`) or in item order (:func:`map_ordered`). Nothing here knows what the
 tasks compute: each domain keeps its own adapter (``genexpy_nb.generalizability.cluster``,
-``genexpy_nb.variability.robust_ks``). Dask is imported only when a client is given.
+``genexpy_nb.variability.alpha_hat``). Dask is imported only when a client is given.
 """
 
 from __future__ import annotations

@@ -51,6 +51,10 @@ MOVED_MODULES: dict[str, str] = {
 
 #: old dotted name of a function or class -> its new dotted name
 MOVED_NAMES: dict[str, str] = {
+    # the alpha-hat engine left the robust KS test's module (0.3)
+    **{f"genexpy_nb.variability.robust_ks.{name}": f"genexpy_nb.variability.alpha_hat.{name}"
+       for name in ("alpha_hat", "alpha_hat_bootstrap", "trimming_curve", "ks_to_reference",
+                    "draw_bootstrap", "check_alpha_hat_size", "alpha_hat_on_cluster")},
     "genexpy_nb.significance.save_cd_diagram": "genexpy_nb.charts.save_cd_diagram",
     "genexpy_nb.significance.cd_diagram_svg": "genexpy_nb.charts.cd_diagram_svg",
     "genexpy_nb.cli.cmd_demo": "genexpy_nb.cli.demo.cmd_demo",

@@ -39,7 +39,7 @@ from ._cluster import (
     total_threads,
 )
 from .generalizability.cluster import SameMachineClusterWarning, analyze_on_cluster
-from .variability.robust_ks import alpha_hat_on_cluster
+from .variability.alpha_hat import alpha_hat_on_cluster
 
 __all__ = [
     "ClusterTaskError",

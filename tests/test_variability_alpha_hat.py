@@ -26,7 +26,7 @@ from genexpy_nb.variability import (
     pairwise_churn,
     trimming_curve,
 )
-from genexpy_nb.variability.robust_ks import _alpha_hat_raw
+from genexpy_nb.variability._alpha_hat_core import _alpha_hat_raw
 
 # every test here runs on both routes: NumPy (small inputs) and the numba kernel
 pytestmark = pytest.mark.usefixtures("trimmed_ks_route")

@@ -10,8 +10,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from genexpy_nb._validation import child_seed
+from genexpy_nb.variability import _alpha_hat_core as rk
 from genexpy_nb.variability import _streamed, alpha_hat
-from genexpy_nb.variability import robust_ks as rk
 
 
 def _pools(T, seed=0):

@@ -8,29 +8,34 @@ trained model of its training process?
 - :func:`accuracy`, :func:`churn`, :func:`churn_to_ensemble`, :func:`pairwise_churn`,
   :func:`ece` — the usual metrics;
 - :func:`trimmed_ks`, :func:`dkw_threshold`, :func:`min_reference_size`,
-  :func:`robust_ks_test` — the test;
+  :func:`robust_ks_test` — the test (``robust_ks``);
 - :func:`alpha_hat`, :func:`alpha_hat_bootstrap`, :func:`trimming_curve`,
-  :func:`ks_to_reference` — the trimming level alpha-hat;
+  :func:`ks_to_reference`, :func:`draw_bootstrap` — the trimming level alpha-hat
+  (``alpha_hat``);
 - :func:`candidate_report`, :func:`ensemble_study`, :func:`ensemble_summary` — the paper's
   tables;
 - :func:`alpha_hat_groups`, :func:`pairwise_churn_frame`, :func:`select_seed` — reading the
   report like Tables II-V, and the paper's seed-selection rule of thumb.
 """
 
+# alpha_hat is bound to the function, after its module (importing the module alpha_hat sets
+# the package attribute of that name to the module)
+from .alpha_hat import (
+    alpha_hat,
+    alpha_hat_bootstrap,
+    draw_bootstrap,
+    ks_to_reference,
+    trimming_curve,
+)
 from .gaps import clip_gaps, ecdf, ecdf_frame, ensemble_gaps, logit_gaps, reference_ecdf
 from .metrics import accuracy, churn, churn_to_ensemble, ece, pairwise_churn, predictions
 from .report import candidate_report, ensemble_study, ensemble_summary
 from .robust_ks import (
     RobustKSResult,
-    alpha_hat,
-    alpha_hat_bootstrap,
     dkw_threshold,
-    draw_bootstrap,
-    ks_to_reference,
     min_reference_size,
     robust_ks_test,
     trimmed_ks,
-    trimming_curve,
 )
 from .selection import alpha_hat_groups, pairwise_churn_frame, select_seed
 

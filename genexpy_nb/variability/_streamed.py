@@ -10,7 +10,7 @@ of the machine), so the same seed gives the same result everywhere; the draws di
 the unblocked ones (which would not fit), the statistic is the same.
 
 The caller passes its one-block computation (``raw``) in: this module imports nothing of
-:mod:`genexpy_nb.variability.robust_ks`.
+the alpha-hat engine (``genexpy_nb.variability._alpha_hat_core``).
 """
 
 from __future__ import annotations

@@ -20,11 +20,11 @@ from .._validation import (
     require_columns,
     to_polars,
 )
+from ._alpha_hat_core import _alpha_hat_raw, _prepare, _summary_frame
 from ._checks import ENSEMBLE_DRAWS, ENSEMBLE_SIZES, SUMMARY_LEVEL, as_gaps, as_labels
+from ._ks_rows import _ks_rows as _ks_rows_blocks
 from .metrics import ece as _ece
 from .metrics import pairwise_churn
-from .robust_ks import _alpha_hat_raw, _prepare, _summary_frame
-from .robust_ks import _ks_rows as _ks_rows_blocks
 
 
 def _ks_rows(ref: np.ndarray, rows: np.ndarray, n_jobs: int | None) -> np.ndarray:
