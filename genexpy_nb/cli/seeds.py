@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 from typing import Any
 
 from .. import config
@@ -19,66 +18,6 @@ from ._checks import EXIT_OK, check_out_file, positive_int, say
 from ._options import add_n_jobs, add_quiet, add_seed
 
 __all__ = ["add_parser", "cmd_seeds"]
-
-
-def _load_gaps(path: str, n_reference: int | None):
-    """Read (reference gaps, candidate gaps, labels, description) from a pool or a plain .npz."""
-    from .._io import read_npz
-    from ..seedpools.pools import PER_MODEL_KEYS
-
-    p = Path(path).expanduser()
-    if not p.exists() and not p.is_symlink():
-        from ..data import shipped_path
-
-        try:
-            p = shipped_path(path) if p.name == path else p
-        except GenexpyInputError:
-            pass
-        if not p.is_file():
-            raise GenexpyInputError(f"pool file {path!r} not found (neither a path nor a pool "
-                                    "shipped with the package, e.g. cnn_digits_both.npz).")
-    if p.suffix.lower() != ".npz":
-        if p.is_dir():
-            raise GenexpyInputError(f"{path!r} is a folder; give an .npz file.")
-        raise GenexpyInputError(f"{path!r}: expected an .npz file (NumPy archive).")
-    import zipfile
-
-    read_npz(p, "pool file", keys=())  # a readable archive (a clear error otherwise)
-    with zipfile.ZipFile(p) as zf:
-        files = {n[:-4] if n.endswith(".npy") else n for n in zf.namelist()}
-    if "meta" in files and set(PER_MODEL_KEYS) <= files:
-        from ..seedpools.pools import load_pool
-
-        pool = load_pool(p)
-        ref, cand = pool.split(n_reference)
-        return ref, cand, pool.labels, f"pool {p.name} ({pool.n_models} models)"
-    # read within bounds (declared shapes, compression, memory); only what is used
-    arrays = read_npz(p, "pool file", keys=("gaps", "reference", "candidates", "labels"))
-    if "labels" not in arrays:
-        raise GenexpyInputError(
-            f"{path!r} has no 'labels' array (the 0/1 test labels, for accuracy and ECE). "
-            f"Its arrays: {sorted(files)}. Save it as np.savez(f, gaps=..., labels=...) or "
-            "np.savez(f, reference=..., candidates=..., labels=...).")
-    if "reference" in arrays and "candidates" in arrays:
-        if n_reference is not None:
-            raise GenexpyInputError("--n-reference splits a 'gaps' array; this file already "
-                                    "has 'reference' and 'candidates': leave it out.")
-        return arrays["reference"], arrays["candidates"], arrays["labels"], p.name
-    if "gaps" in arrays:
-        g = arrays["gaps"]
-        if g.ndim != 2:
-            raise GenexpyInputError(f"{path!r}: 'gaps' must be a 2-d array (models x test "
-                                    f"points), got shape {g.shape}.")
-        m = g.shape[0]
-        n_ref = m // 2 if n_reference is None else n_reference
-        if not 2 <= n_ref < m:
-            raise GenexpyInputError(
-                f"--n-reference {n_ref}: the file has {m} models; the reference needs at least "
-                "2 and at least one must remain as candidate.")
-        return g[:n_ref], g[n_ref:], arrays["labels"], f"{p.name} ({m} models)"
-    raise GenexpyInputError(
-        f"{path!r} holds neither 'gaps' nor 'reference' + 'candidates' arrays (it has "
-        f"{sorted(files)}).")
 
 
 def cmd_seeds(args: argparse.Namespace) -> int:
@@ -103,7 +42,9 @@ def cmd_seeds(args: argparse.Namespace) -> int:
     from .._io import write_frame
 
     out = check_out_file(args.out, inputs=[args.pool])
-    ref, cand, labels, what = _load_gaps(args.pool, args.n_reference)
+    from ..seedpools.gaps import read_gaps
+
+    ref, cand, labels, what = read_gaps(args.pool, args.n_reference)
     from ..variability import candidate_report
     from ..variability._checks import as_candidates, as_gaps, as_labels
 
@@ -117,7 +58,7 @@ def cmd_seeds(args: argparse.Namespace) -> int:
             "every value lies in [0, 1]: these look like probabilities, not logit gaps "
             "(logit of class 1 minus logit of class 0, negative = class 0). Convert them: "
             "gaps = log(p / (1 - p)).")
-    from ..variability.robust_ks import check_alpha_hat_size
+    from ..variability.alpha_hat import check_alpha_hat_size
 
     check_alpha_hat_size(ref_checked.shape[1], cand_checked.shape[0], args.B)  # upfront
     n_ref = ref_checked.shape[0]

@@ -16,6 +16,8 @@ Optional extra ``[train]`` (PyTorch, scikit-learn) for training; reading the shi
 * :func:`load_pool` / :class:`SeedPool` — a pool: gaps (models x test points), labels,
   accuracies, seeds, metadata. Shipped pools are listed in the repository's
   ``data/POOLS.md``.
+* :func:`read_gaps` — the reference and candidate gaps and the labels of a pool or of a
+  plain ``.npz`` of your own (what ``genexpy-nb seeds`` reads).
 
 Every pool trains on a Dask cluster with ``client=`` (``--scheduler`` on the command line;
 extra ``[cluster]``): one task per model, the same pool bit for bit as serial training (see
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 from .._lazy import lazy_exports
 from ._torch import MissingOptionalDependency
+from .gaps import PoolGaps, read_gaps
 from .pools import SOURCES, SeedPool, load_pool, pool_seeds, save_pool, write_manifest
 from .tasks import (
     BinaryTask,
@@ -59,9 +62,9 @@ _TORCH_NAMES: dict[str, str] = {
 }
 
 __all__ = [
-    "SOURCES", "BinaryTask", "MissingOptionalDependency", "SeedPool", "SourceTask",
+    "SOURCES", "BinaryTask", "MissingOptionalDependency", "PoolGaps", "SeedPool", "SourceTask",
     "digits_binary_task", "digits_transfer_tasks", "download_cifar10", "load_cifar10_binary",
-    "load_pool", "pool_seeds", "save_pool", "write_manifest", *_TORCH_NAMES,
+    "load_pool", "pool_seeds", "read_gaps", "save_pool", "write_manifest", *_TORCH_NAMES,
 ]
 
 
