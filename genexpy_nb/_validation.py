@@ -241,18 +241,53 @@ SEED_MEANING = (
 Seed = int | np.integer | np.random.Generator | None
 
 
-def check_seed(seed: Any, name: str = "seed") -> int | np.random.Generator | None:
+def check_choice(name: str, value: Any, choices: Sequence[Any], *, quote: bool = True,
+                 sep: str = ",") -> Any:
+    """Check that ``value`` is one of ``choices``; the one check of a closed set of options.
+
+    Parameters
+    ----------
+    name : str
+        The option's name in the message (an argument, or a command-line option).
+    value : object
+        The value given.
+    choices : sequence
+        The values accepted.
+    quote : bool, default True, keyword-only
+        List the choices as Python values (``'a', 'b'``), else as plain words (``a, b``).
+    sep : str, default ",", keyword-only
+        What ends the list of choices before "got" (``";"`` where the list has commas of
+        its own meaning, as the comparison workflow words it).
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    GenexpyInputError
+        "<name> must be one of 'a', 'b', got 'x'." when ``value`` is not a choice.
+    """
+    if value not in choices:
+        shown = ", ".join(repr(c) if quote else str(c) for c in choices)
+        raise GenexpyInputError(f"{name} must be one of {shown}{sep} got {value!r}.")
+    return value
+
+
+def check_seed(seed: Any, name: str = "seed", *,
+               accepted: str = "a non-negative integer, a numpy.random.Generator or None"
+               ) -> int | np.random.Generator | None:
     """Check a seed (see :data:`SEED_MEANING`); the one check of every seed.
 
     An int >= 0 (returned as int), a :class:`numpy.random.Generator` or None (returned as
-    they are).
+    they are). ``accepted``: what the message says is accepted (a caller that has taken
+    Generators apart already says "a non-negative integer or None").
     """
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GenexpyInputError(
-            f"{name} must be a non-negative integer, a numpy.random.Generator or None, "
-            f"got {seed!r}.")
+        raise GenexpyInputError(f"{name} must be {accepted}, got {seed!r}.")
     return int(seed)
 
 

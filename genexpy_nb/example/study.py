@@ -54,14 +54,20 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError, Seed, check_positive_int, require_columns, to_polars
+from .._validation import (
+    GenexpyInputError,
+    Seed,
+    check_positive_int,
+    require_columns,
+    root_seed,
+    to_polars,
+)
 from .conditions import (
     KEY_CATALOGUE,
     MAX_ROWS,
     REAL_EVERY,
     Condition,
     check_conditions,
-    check_seed,
     describe_conditions,
     int_seed,
     make_condition,
@@ -211,7 +217,7 @@ def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
     }
 
 
-def _check_choice(name: str, values: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
+def _check_names(name: str, values: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
     if values is None:
         return allowed
     if isinstance(values, str):
@@ -394,10 +400,10 @@ def run_experiments(
     72
     """
     idx = check_conditions(conditions)
-    seed = check_seed(seed)
-    models_ = _check_choice("models", models, MODELS)
-    metrics_ = _check_choice("metrics", metrics, METRICS)
-    sizes_ = _check_choice("train_sizes", train_sizes, TRAIN_SIZES)
+    seed = root_seed(seed)
+    models_ = _check_names("models", models, MODELS)
+    metrics_ = _check_names("metrics", metrics, METRICS)
+    sizes_ = _check_names("train_sizes", train_sizes, TRAIN_SIZES)
     n_folds = check_positive_int("n_folds", n_folds, minimum=2)
     if n_folds > 10:
         raise GenexpyInputError(f"n_folds must be between 2 and 10, got {n_folds}.")
@@ -462,7 +468,7 @@ class ExperimentRunner:
 
     def __init__(self, n0: int = 10, seed: Seed = 0, *, start: int = 0, **run_kwargs: Any):
         self.n0 = check_positive_int("n0", n0)
-        self.seed = check_seed(seed)
+        self.seed = root_seed(seed)
         self._next = check_positive_int("start", start, minimum=0)
         allowed = {"models", "metrics", "train_sizes", "n_folds", "record_time", "progress",
                    "n_jobs"}
@@ -473,9 +479,9 @@ class ExperimentRunner:
             )
         self._run_kwargs = run_kwargs
         # validate the run arguments now rather than at the first batch
-        _check_choice("models", run_kwargs.get("models"), MODELS)
-        _check_choice("metrics", run_kwargs.get("metrics"), METRICS)
-        _check_choice("train_sizes", run_kwargs.get("train_sizes"), TRAIN_SIZES)
+        _check_names("models", run_kwargs.get("models"), MODELS)
+        _check_names("metrics", run_kwargs.get("metrics"), METRICS)
+        _check_names("train_sizes", run_kwargs.get("train_sizes"), TRAIN_SIZES)
         _check_n_jobs(run_kwargs.get("n_jobs", 1))
         self._replay: pl.DataFrame | None = None
         self._replay_keys: list[Any] = []

@@ -43,12 +43,13 @@ from scipy import special
 from .._validation import (
     REQUIRED,
     GenexpyInputError,
+    check_choice,
     check_positive_int,
     check_seed,
     rng_from_seed,
 )
 from .._validation import check_direction as _direction
-from ._input import _check_choice, _paired_differences
+from ._input import _paired_differences
 from ._results import _degenerate, _fmt
 
 __all__ = [
@@ -300,7 +301,7 @@ def _check_names(names: Sequence[Any] | None) -> tuple[str, str]:
 def _improvement(x: Any, y: Any, higher_is_better: bool, nan_policy: str,
                  func: str) -> np.ndarray:
     """Paired improvements of y over x (``y - x`` for scores, ``x - y`` for errors)."""
-    _check_choice("nan_policy", nan_policy, ("raise", "omit"))
+    check_choice("nan_policy", nan_policy, ("raise", "omit"))
     if y is None:
         raise GenexpyInputError(f"{func}: give the two models' paired scores x and y.")
     d, _ = _paired_differences(
@@ -704,7 +705,7 @@ def bayesian_sign_test(
     nm = _check_names(names)
     nsamples = _check_nsamples(nsamples)
     p = _check_prior(prior)
-    place = _check_choice("prior_place", prior_place, ("left", "rope", "right"))
+    place = check_choice("prior_place", prior_place, ("left", "rope", "right"))
     d = _improvement(x, y, hib, nan_policy, func)
     if d.size < 1:
         raise GenexpyInputError(f"{func}: no dataset to compare.")

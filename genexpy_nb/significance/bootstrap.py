@@ -17,11 +17,12 @@ from scipy import stats
 
 from .._validation import (
     GenexpyInputError,
+    check_choice,
     check_positive_int,
     check_probability,
     rng_from_seed,
 )
-from ._input import _check_choice, _paired_differences
+from ._input import _paired_differences
 from ._results import BootstrapResult, ConfidenceInterval, _degenerate
 
 __all__ = ["bootstrap_ci"]
@@ -79,12 +80,12 @@ def bootstrap_ci(
     >>> round(mean, 3), round(low, 3), round(high, 3)
     (0.02, 0.011, 0.029)
     """
-    _check_choice("method", method, ("BCa", "percentile", "basic"))
-    _check_choice("nan_policy", nan_policy, ("raise", "omit"))
+    check_choice("method", method, ("BCa", "percentile", "basic"))
+    check_choice("nan_policy", nan_policy, ("raise", "omit"))
     c = check_probability("confidence_level", confidence_level)
     n_resamples = check_positive_int("n_resamples", n_resamples, minimum=2)
     if isinstance(statistic, str):
-        _check_choice("statistic", statistic, ("mean", "median"))
+        check_choice("statistic", statistic, ("mean", "median"))
         fn = np.mean if statistic == "mean" else np.median
     elif callable(statistic):
         fn = statistic

@@ -40,6 +40,7 @@ from .._roles import alias
 from .._validation import (
     REQUIRED,
     GenexpyInputError,
+    check_choice,
     check_probability,
     check_score_range,
     to_polars,
@@ -199,13 +200,6 @@ def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, 
     return values, list(sample.alternatives), list(sample.conditions), study.report
 
 
-def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
-    if value not in choices:
-        shown = ", ".join(str(c) for c in choices)
-        raise GenexpyInputError(f"{opt(name)} must be one of {shown}; got {value!r}.")
-    return value
-
-
 def compare(
     data: Any,
     *,
@@ -316,9 +310,9 @@ def compare(
     blocks = alias("blocks", blocks, "generalize", generalize, "compare")
     block_cols = _as_columns("blocks", blocks, required=True)
     avg_cols = _as_columns("average_over", average_over, required=False)
-    _check_choice("posthoc", posthoc, POSTHOC_TESTS)
-    _check_choice("ties", ties, _TIES)
-    _check_choice("invalid_target", invalid_target, ("raise", "drop"))
+    check_choice(opt("posthoc"), posthoc, POSTHOC_TESTS, quote=False, sep=";")
+    check_choice(opt("ties"), ties, _TIES, quote=False, sep=";")
+    check_choice(opt("invalid_target"), invalid_target, ("raise", "drop"), quote=False, sep=";")
     if p_adjust is not None and p_adjust not in P_ADJUST_METHODS:
         raise GenexpyInputError(f"{opt('p_adjust')} must be one of "
                                 f"{', '.join(P_ADJUST_METHODS)} or none; got {p_adjust!r}.")

@@ -19,13 +19,14 @@ import polars as pl
 from .._validation import (
     REQUIRED,
     GenexpyInputError,
+    check_choice,
     check_positive_int,
     check_probability,
     require_columns,
     to_polars,
 )
 from .._validation import check_direction as _direction
-from ._input import _check_choice, _complete_rows, _orient, _roles, _to_matrix
+from ._input import _complete_rows, _orient, _roles, _to_matrix
 from ._ranks import min_rank_rows, rank_rows
 
 __all__ = ["nemenyi_cd", "critical_difference", "cliques", "group_letters"]
@@ -122,7 +123,7 @@ def critical_difference(
     [('0', 1.167, 1.353), ('1', 1.833, 1.353), ('2', 3.0, 1.353)]
     """
     alpha = check_probability("alpha", alpha)
-    _check_choice("ties", ties, ("average", "min"))
+    check_choice("ties", ties, ("average", "min"))
     hib = _direction(higher_is_better, "critical_difference")
     y_col, block_col, group_col, order = _roles(
         "critical_difference", target, blocks, alternatives, order, y_col, block_col, group_col)

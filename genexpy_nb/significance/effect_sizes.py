@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._validation import GenexpyInputError
-from ._input import _ALTERNATIVES, _as_1d, _check_choice, _nan_1d, _paired_differences
+from .._validation import GenexpyInputError, check_choice
+from ._input import _ALTERNATIVES, _as_1d, _nan_1d, _paired_differences
 from ._results import EffectSizeResult, _degenerate
 from .paired import _p_from_t
 
@@ -107,7 +107,7 @@ def cohens_dz(
     >>> round(cohens_dz([0.81, 0.83, 0.80, 0.86], [0.80, 0.80, 0.79, 0.82]).statistic, 3)
     1.5
     """
-    _check_choice("alternative", alternative, _ALTERNATIVES)
+    check_choice("alternative", alternative, _ALTERNATIVES)
     d = _paired(x, y, nan_policy, "cohens_dz")
     n = int(d.size)
     mean = float(d.mean())
@@ -167,7 +167,7 @@ def rank_biserial(
     >>> rank_biserial([3.0, 5.0, 4.0, 8.0], [1.0, 2.0, 6.0, 2.0]).statistic
     0.7
     """
-    _check_choice("alternative", alternative, _ALTERNATIVES)
+    check_choice("alternative", alternative, _ALTERNATIVES)
     d = _paired(x, y, nan_policy, "rank_biserial")
     nz = d[d != 0]
     n = int(d.size)
@@ -216,7 +216,7 @@ def cliffs_delta(
     >>> round(cliffs_delta([1.0, 2.0, 3.0], [1.0, 1.0, 0.0]).statistic, 4)
     0.7778
     """
-    _check_choice("alternative", alternative, _ALTERNATIVES)
+    check_choice("alternative", alternative, _ALTERNATIVES)
     if nan_policy == "propagate":
         raise GenexpyInputError("cliffs_delta: nan_policy must be 'raise' or 'omit'.")
     arrays, _ = _nan_1d([_as_1d(x, "x"), _as_1d(y, "y")], ["x", "y"], nan_policy,

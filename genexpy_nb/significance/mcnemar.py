@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._validation import GenexpyInputError
-from ._input import _check_choice
+from .._validation import GenexpyInputError, check_choice
 from ._results import McNemarResult, _degenerate
 
 __all__ = ["mcnemar", "mcnemar_table"]
@@ -121,7 +120,7 @@ def mcnemar(
     >>> round(res.pvalue, 4), round(res.pvalue_midp, 4)
     (0.0654, 0.0386)
     """
-    _check_choice("method", method, ("exact", "mid-p", "asymptotic"))
+    check_choice("method", method, ("exact", "mid-p", "asymptotic"))
     if table is not None:
         if y_true is not None or y_pred_a is not None or y_pred_b is not None:
             raise GenexpyInputError("mcnemar: give either the labels or table=..., not both.")

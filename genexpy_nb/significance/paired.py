@@ -31,10 +31,11 @@ from scipy import special
 
 from .._validation import (
     GenexpyInputError,
+    check_choice,
     check_positive_int,
     rng_from_seed,
 )
-from ._input import _ALTERNATIVES, _check_choice, _paired_differences
+from ._input import _ALTERNATIVES, _paired_differences
 from ._results import (
     CorrectedTTestResult,
     FiveByTwoCVResult,
@@ -147,7 +148,7 @@ def corrected_ttest(
     >>> round(res.variance, 6), round(res.statistic, 4)  # var = (1/4 + 10/90) * 0.05/3
     (0.006019, 3.2225)
     """
-    _check_choice("alternative", alternative, _ALTERNATIVES)
+    check_choice("alternative", alternative, _ALTERNATIVES)
     n1, n2 = _check_sizes(n_train, n_test)
     d, propagate = _paired_differences(
         x, y, nan_policy,
@@ -416,7 +417,7 @@ def paired_ttest_5x2cv(
     >>> round(paired_ttest_5x2cv(d).statistic, 4)
     0.767
     """
-    _check_choice("alternative", alternative, _ALTERNATIVES)
+    check_choice("alternative", alternative, _ALTERNATIVES)
     d = _as_5x2(a, b, "paired_ttest_5x2cv")
     s2 = _five_by_two_parts(d)
     total = float(s2.sum())

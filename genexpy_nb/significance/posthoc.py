@@ -23,11 +23,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import REQUIRED, GenexpyInputError, check_probability
+from .._validation import REQUIRED, GenexpyInputError, check_choice, check_probability
 from .._validation import check_direction as _direction
 from ._input import (
     _NAN_POLICIES,
-    _check_choice,
     _complete_rows,
     _orient,
     _roles,
@@ -498,7 +497,7 @@ def pairwise_wilcoxon(
     """
     p_adjust = _check_p_adjust(p_adjust)
     alpha = check_probability("alpha", alpha)
-    _check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    check_choice("nan_policy", nan_policy, _NAN_POLICIES)
     y_col, block_col, group_col, order = _roles(
         "pairwise_wilcoxon", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
@@ -580,7 +579,7 @@ def pairwise_corrected_ttest(
     p_adjust = _check_p_adjust(p_adjust)
     alpha = check_probability("alpha", alpha)
     n1, n2 = _check_sizes(n_train, n_test)
-    _check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    check_choice("nan_policy", nan_policy, _NAN_POLICIES)
     y_col, block_col, group_col, order = _roles(
         "pairwise_corrected_ttest", target, blocks, alternatives, order, y_col, block_col,
         group_col)
