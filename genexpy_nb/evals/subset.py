@@ -139,7 +139,7 @@ def subset_agreement(study: Any, subset: Sequence[Any], *, kernels: Sequence[Any
         (``size``, ``kernel``, ``q``).
     """
     from ..generalizability.conclusions import conclusions
-    from ..generalizability.kernels import Jaccard, Mallows
+    from ..generalizability.kernels import default_questions
 
     if not hasattr(study, "samples"):
         raise GenexpyInputError("subset_agreement takes a genexpy_nb.Study.")
@@ -150,7 +150,7 @@ def subset_agreement(study: Any, subset: Sequence[Any], *, kernels: Sequence[Any
     rng = rng_from_seed(check_seed(seed))
     if not isinstance(draws, int) or draws < 10:
         raise GenexpyInputError(f"draws must be an integer >= 10, got {draws!r}.")
-    kernels = [Jaccard(k=1), Mallows()] if kernels is None else list(kernels)
+    kernels = default_questions() if kernels is None else list(kernels)
     krows, crows, curve = [], [], []
     for s in study.samples():
         N = len(s.conditions)

@@ -28,7 +28,7 @@ import polars as pl
 from .. import config
 from .._words import plural
 from ..generalizability import GeneralizabilityAnalysis
-from ..generalizability.kernels import RBF, Borda, Jaccard, Mallows
+from ..generalizability.kernels import default_questions, paper_questions
 from ..generalizability.planner import plan, simulate_preliminary_study
 from ..study import Study
 from ..summary import nstar_summary, study_words, verdict_text
@@ -78,7 +78,7 @@ def example_kernels() -> list:
     list of Kernel
         ``Borda()``, ``Jaccard(k=1)``, ``Mallows()`` and ``RBF()``.
     """
-    return [Borda(), Jaccard(k=1), Mallows(), RBF()]
+    return paper_questions()
 
 
 def chance_count(head: pl.DataFrame) -> int:
@@ -303,7 +303,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
                  "better than another. This does not contradict the conclusions at the top: "
                  "they answer another question (see the note below the tables).")
 
-        grow = [Jaccard(k=1), Mallows()]
+        grow = default_questions()
         sim = simulate_preliminary_study(study, grow, cfg, N0=10, rep=rep, seed=seed,
                                          progress=progress)
         write_frame(sim, tmp / "nstar_vs_N.csv")

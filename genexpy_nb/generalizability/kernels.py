@@ -31,7 +31,8 @@ from ._gram import (  # the kernel matrices' NumPy/BLAS computations
 )
 
 __all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS",
-           "score_spread", "rbf_degeneracy", "RBF_SCALES"]
+           "default_questions", "paper_questions", "score_spread", "rbf_degeneracy",
+           "RBF_SCALES"]
 
 
 @dataclass(frozen=True)
@@ -782,9 +783,42 @@ def parse_kernel(text: str) -> Kernel:
     return _PARSERS[name](**kwargs)
 
 
+def default_questions() -> list[Kernel]:
+    """Return the research questions asked when none are named (the one definition).
+
+    ``Jaccard(k=1)`` (are the best alternatives the same?) and ``Mallows()`` (is the order
+    the same?): the default of :func:`~genexpy_nb.report`, ``genexpy-nb nstar``, the
+    subset search of the evals and the demo's growing study.
+
+    Returns
+    -------
+    list of Kernel
+        ``[Jaccard(k=1), Mallows()]``, new objects at each call.
+    """
+    return [Jaccard(k=1), Mallows()]
+
+
+def paper_questions(borda_alternative: str | int | None = None) -> list[Kernel]:
+    """Return the paper's four research questions (Sec. 4.2; the one definition).
+
+    Parameters
+    ----------
+    borda_alternative : str or int, optional
+        a* of the Borda question; left out, ``Borda()`` takes the study's best alternative on
+        average when it is analysed.
+
+    Returns
+    -------
+    list of Kernel
+        ``[Borda(a*), Jaccard(k=1), Mallows(), RBF()]``, new objects at each call.
+    """
+    return [Borda(borda_alternative), *default_questions(), RBF()]
+
+
 def DEFAULT_KERNELS(borda_alternative: str | int | None = None) -> list[Kernel]:
-    """Return the paper's four research questions (Borda only when an alternative is given)."""
-    ks: list[Kernel] = [Jaccard(k=1), Mallows(), RBF()]
-    if borda_alternative is not None:
-        ks.insert(0, Borda(borda_alternative))
-    return ks
+    """Return the paper's four research questions (Borda only when an alternative is given).
+
+    :func:`paper_questions` without the Borda question when ``borda_alternative`` is None.
+    """
+    ks = paper_questions(borda_alternative)
+    return ks if borda_alternative is not None else ks[1:]

@@ -20,7 +20,7 @@ from .. import config
 from .._validation import GenexpyInputError, check_positive_int
 from .._words import plural
 from ..generalizability import GeneralizabilityAnalysis, best_alternative
-from ..generalizability.kernels import RBF, Borda, Jaccard, Kernel, Mallows
+from ..generalizability.kernels import Borda, Jaccard, Kernel, paper_questions
 from ..generalizability.planner import plan
 from ..study import Study
 from .views import (
@@ -217,9 +217,10 @@ class GeneralizabilityExplorer:
                 self._register(analysis, k)
         else:
             study = self.study
-            ks = list(kernels) if kernels is not None else [
-                Jaccard(k=1), Mallows(), RBF(), Borda(best_alternative(study))]
-            ks = [self._canonical(k) for k in ks]
+            if kernels is None:  # the paper's four, Borda (a* from the data) last
+                four = paper_questions(best_alternative(study))
+                kernels = [*four[1:], four[0]]
+            ks = [self._canonical(k) for k in kernels]
             ga = GeneralizabilityAnalysis(study, ks, rep=self.rep, seed=self.seed,
                                           progress=self.progress)
             for k in ga.kernels:
