@@ -64,7 +64,11 @@ Conventions
   results (with a ``note`` saying so), ``"raise"`` raises
   :class:`~genexpy_nb.GenexpyInputError`, ``"omit"`` drops the conditions with a missing
   value (pairwise tests: the pairs with one). To use incomplete conditions instead of
-  dropping them, use :func:`skillings_mack`.
+  dropping them, use :func:`skillings_mack`. The default is one per family, stated in its
+  module: ``"propagate"`` for the rank tests, the post-hoc tests and
+  :func:`corrected_ttest` (scipy's default); ``"raise"`` for the Bayesian tests, the
+  bootstrap interval, the effect sizes and the CD data (:func:`critical_difference`, and
+  the CD diagrams of :mod:`genexpy_nb.charts`).
 * **Degenerate data** (every condition ties all alternatives, all paired differences zero,
   no discordant pair, zero variance) never gives a bare NaN: the result holds a documented
   value (``statistic = 0, pvalue = 1`` when there is no difference at all; ``±inf, 0`` when

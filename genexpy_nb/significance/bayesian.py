@@ -20,6 +20,9 @@ always "no"; the posterior answers "how probable is a difference that matters?" 
 difference the caller says matters (one accuracy point, say). There is no default rope and
 no default direction: both are the caller's statement about their scores.
 
+Missing values: ``nan_policy`` defaults to ``"raise"`` in this family; ``"omit"`` is the
+other choice (a posterior has no NaN form to propagate).
+
 References
 ----------
 Benavoli, A., Corani, G., Demšar, J. and Zaffalon, M. (2017). Time for a change: a tutorial

@@ -3,6 +3,8 @@
 A thin layer over scipy: paired differences in, BCa by default, a fixed seed, a documented
 result when all differences are equal (scipy's BCa gives NaN there).
 
+Missing values: ``nan_policy`` defaults to ``"raise"``; ``"omit"`` is the other choice.
+
 References
 ----------
 Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.

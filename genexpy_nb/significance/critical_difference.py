@@ -5,6 +5,11 @@ are not significantly different. Drawn by :func:`~genexpy_nb.charts.cd_diagram` 
 PNG/SVG/PDF by :func:`~genexpy_nb.charts.save_cd_diagram`). For a results table with
 missing results, :func:`~genexpy_nb.significance.compare` applies the missing-results
 policy of a Study and gives mean ranks, tests and cliques over the same blocks.
+
+Missing values: ``nan_policy`` defaults to ``"raise"`` here and in the diagrams drawn from
+it (:func:`~genexpy_nb.charts.cd_diagram`, :func:`~genexpy_nb.charts.cd_diagram_svg`), unlike
+:func:`~genexpy_nb.significance.friedman` and the post-hoc tests it builds on
+(``"propagate"``); ``"omit"`` and ``"propagate"`` are the other choices.
 """
 
 from __future__ import annotations

@@ -9,6 +9,11 @@ Each returns an :class:`EffectSizeResult` whose ``statistic`` is the effect size
 ``pvalue`` is that of the matching scipy test, so ``es, p = cliffs_delta(a, b)`` works.
 The p-values and U come from scipy; the effect sizes are one line each on top.
 
+Missing values: ``nan_policy`` defaults to ``"raise"`` in this family; ``"omit"`` is the
+other choice (there is no ``"propagate"``: unlike the tests they go with,
+:func:`~genexpy_nb.significance.wilcoxon` and
+:func:`~genexpy_nb.significance.mannwhitneyu`, whose default is ``"propagate"``).
+
 References
 ----------
 Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed.

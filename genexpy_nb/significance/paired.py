@@ -10,6 +10,9 @@ These tests are a few lines of arithmetic on a handful of numbers; mlxtend has t
 tests but only bundled with model fitting (and as a test-only dependency), so the formulas
 are written here and mlxtend is the tests' oracle.
 
+Missing values: ``nan_policy`` defaults to ``"propagate"`` (:func:`corrected_ttest`, as the
+rank tests and scipy); the 5×2cv tests take complete arrays and have no ``nan_policy``.
+
 References
 ----------
 Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. Machine Learning

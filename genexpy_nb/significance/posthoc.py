@@ -11,6 +11,12 @@
 Each returns a tidy polars frame, one row per pair ``(alternative_1, alternative_2)`` in the
 order of the alternatives, with raw and adjusted p-values (``p_adjust`` takes statsmodels'
 method names).
+
+Missing values: ``nan_policy`` defaults to ``"propagate"`` in this family, as in the rank
+tests (NaN p-values for the pairs concerned); ``"raise"`` and ``"omit"`` are the other
+choices. The tests of mean ranks with missing results (:func:`posthoc_siegel_castellan`,
+:func:`posthoc_nemenyi_missing`) take missing results by design and have no
+``nan_policy``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ Friedman's statistic is computed here from our midranks (NumPy), not by
 ``scipy.stats.friedmanchisquare``: scipy needs k >= 3 alternatives (here k >= 2), and ours
 has less overhead per call (``benchmarks/bench_significance.py`` times both), which matters
 in the loops of the simulations; the tests check it equals scipy's.
+
+Missing values: ``nan_policy`` defaults to ``"propagate"`` in this family, as in scipy (a
+NaN result with a ``note``); ``"raise"`` and ``"omit"`` are the other choices.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ trained model of its training process?
   tables;
 - :func:`alpha_hat_groups`, :func:`pairwise_churn_frame`, :func:`select_seed` — reading the
   report like Tables II-V, and the paper's seed-selection rule of thumb.
+
+Missing values: there is no ``nan_policy``; a NaN or infinite logit gap is an error (as
+``nan_policy="raise"``), naming the failed models or test points to remove.
 """
 
 # alpha_hat is bound to the function, after its module (importing the module alpha_hat sets
