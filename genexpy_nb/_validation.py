@@ -495,7 +495,9 @@ class _Required:
 REQUIRED: Any = _Required()
 
 
-def check_direction(higher_is_better: Any, func: str) -> bool:
+def check_direction(higher_is_better: Any, func: str, *, unit: str = "condition",
+                    options: tuple[str, str] | None = None,
+                    name: str = "higher_is_better") -> bool:
     """Check that the caller said which direction of the score is better.
 
     Parameters
@@ -505,6 +507,16 @@ def check_direction(higher_is_better: Any, func: str) -> bool:
         scores) means nothing was said.
     func : str
         The public function's name, for the message.
+    unit : str, default "condition"
+        What ranks are taken within, for the message (the comparison workflow's
+        ``"block"``).
+    options : (str, str), optional
+        The two directions as the caller writes them (``opt("higher_is_better", True)``,
+        ``opt("higher_is_better", False)``: the command line's flags there); default
+        ``func(data, higher_is_better=True)`` and ``higher_is_better=False``.
+    name : str, default "higher_is_better"
+        The option as the caller writes it, for the message about a value that is not a
+        boolean (``opt("higher_is_better")``: ``--higher-is-better`` on the command line).
 
     Returns
     -------
@@ -517,15 +529,20 @@ def check_direction(higher_is_better: Any, func: str) -> bool:
         When the direction was not given or is not a boolean.
     """
     if higher_is_better is REQUIRED:
+        if options is None:
+            how = (f", e.g. {func}(data, higher_is_better=True) for scores such as accuracy or "
+                   "AUC, higher_is_better=False for errors, losses, run times or ranks "
+                   "(1 = best). ")
+        else:
+            how = (f": {options[0]} for scores such as accuracy or AUC, {options[1]} for "
+                   "errors, losses or run times. ")
         raise GenexpyInputError(
-            f"{func}: say which direction of the score is better, e.g. "
-            f"{func}(data, higher_is_better=True) for scores such as accuracy or AUC, "
-            "higher_is_better=False for errors, losses, run times or ranks (1 = best). "
-            "Ranks (1 = best) are taken within each condition, so the direction decides "
-            "which alternative comes out best."
+            f"{func}: say which direction of the score is better{how}Ranks (1 = best) are "
+            f"taken within each {unit}, so the direction decides which alternative comes "
+            "out best."
         )
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise GenexpyInputError(
-            f"higher_is_better must be True or False, got {higher_is_better!r}."
+            f"{name} must be True or False, got {higher_is_better!r}."
         )
     return bool(higher_is_better)

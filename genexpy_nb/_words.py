@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 __all__ = ["command_line_words", "opt", "translate", "on_command_line", "PYTHON_SYNTAX",
-           "plural"]
+           "plural", "role_nouns", "noun"]
 
 _CLI: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
     "genexpy_nb_cli_words", default=None)
@@ -79,6 +79,34 @@ def command_line_words(flags: Mapping[str, str] | None = None) -> Iterator[None]
         yield
     finally:
         _CLI.reset(token)
+
+
+_NOUNS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "genexpy_nb_role_nouns", default=None)
+
+
+@contextlib.contextmanager
+def role_nouns(**nouns: str) -> Iterator[None]:
+    """Within this block, :func:`noun` names a role as the calling workflow does.
+
+    ``with role_nouns(condition="block", conditions="blocks"): Study(...)``: the comparison
+    workflow calls the Study's conditions blocks, and the Study's messages say so (the
+    caller supplies its words; no message is rewritten afterwards).
+    """
+    outer = _NOUNS.get() or {}
+    token = _NOUNS.set({**outer, **nouns})
+    try:
+        yield
+    finally:
+        _NOUNS.reset(token)
+
+
+def noun(word: str) -> str:
+    """Return ``word`` (``"condition"``, ``"conditions"``) in the caller's words.
+
+    The word itself outside :func:`role_nouns`, else what the caller named it.
+    """
+    return (_NOUNS.get() or {}).get(word, word)
 
 
 def on_command_line() -> bool:

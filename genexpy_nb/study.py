@@ -24,6 +24,7 @@ from ._validation import (
     require_columns,
     to_polars,
 )
+from ._words import noun
 from .ranking import (
     TIE_ATOL,
     TIE_RTOL,
@@ -387,7 +388,7 @@ class Study:
             stoch = ", stochastic factors" if self.average_over else ""
             raise GenexpyInputError(
                 "duplicate rows: several results share the same "
-                f"(design, condition, alternative{stoch})"
+                f"(design, {noun('condition')}, alternative{stoch})"
                 f" = {keys}. {_varying_columns(df, keys, others, self.target)} Give the "
                 "remaining factors "
                 "a role: average_over=[...] for seeds or folds, design=[...] or "
@@ -464,7 +465,8 @@ class Study:
         M[col_code, a_i] = enc.get_column(self.target).to_numpy()
         if np.count_nonzero(~np.isnan(M)) < n_results:  # two results landed in one cell
             raise GenexpyInputError(
-                "distinct levels collapse to the same (condition, alternative) once written "
+                f"distinct levels collapse to the same ({noun('condition')}, alternative) once "
+                "written "
                 f"as text (generalize={list(self.generalize)}, joined with ' | ', "
                 f"alternatives={self.alternatives_col!r}); rename the levels so that their "
                 "text forms differ (e.g. no ' | ' inside a level)."
@@ -488,7 +490,7 @@ class Study:
         Mk = M[keep_rows]
         if Mk.shape[0] == 0:
             raise GenexpyInputError(
-                "every condition misses more than tol_missing_alternatives="
+                f"every {noun('condition')} misses more than tol_missing_alternatives="
                 f"{self.tol_missing_alternatives} of the alternatives; raise the tolerance or "
                 "check the alternatives column."
             )
@@ -498,7 +500,7 @@ class Study:
             raise GenexpyInputError(
                 f"only {int(keep_alts.sum())} alternative(s) left after dropping those missing "
                 f"in more than tol_missing_conditions={self.tol_missing_conditions} of the "
-                "conditions; raise the tolerance."
+                f"{noun('conditions')}; raise the tolerance."
             )
         Mk = Mk[:, keep_alts]
         row_ok = ~np.isnan(Mk).all(axis=1)

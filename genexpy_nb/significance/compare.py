@@ -41,11 +41,12 @@ from .._validation import (
     REQUIRED,
     GenexpyInputError,
     check_choice,
+    check_direction,
     check_probability,
     check_score_range,
     to_polars,
 )
-from .._words import plural
+from .._words import plural, role_nouns
 from ._input import _orient
 from ._pairs import correction_words, pairs_frame
 from ._ranks import mean_ranks_available
@@ -190,11 +191,10 @@ def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, 
                 "cannot check replicates yet.")
         kwargs["require_complete_replicates"] = True
     try:
-        study = Study(df, **kwargs)
+        with role_nouns(condition="block", conditions="blocks"):  # its conditions: our blocks
+            study = Study(df, **kwargs)
     except GenexpyInputError as exc:
-        # the Study's words: its conditions are the blocks here
-        words = re.sub(r"(?<![\w-])condition(s?)\b", r"block\1", translate(str(exc), _PARAMS))
-        raise GenexpyInputError(words) from None
+        raise GenexpyInputError(translate(str(exc), _PARAMS)) from None
     sample = next(study.samples())
     values = np.where(sample.imputed, np.nan, sample.scores)
     return values, list(sample.alternatives), list(sample.conditions), study.report
@@ -293,17 +293,9 @@ def compare(
     >>> res.best, res.omnibus.test, res.n_blocks
     (('a',), 'Friedman', 8)
     """
-    if higher_is_better is REQUIRED:
-        raise GenexpyInputError(
-            f"compare: say which direction of the score is better: "
-            f"{opt('higher_is_better', True)} for scores such as accuracy or AUC, "
-            f"{opt('higher_is_better', False)} for errors, losses or run times. Ranks "
-            "(1 = best) are taken within each block, so the direction decides which "
-            "alternative comes out best.")
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise GenexpyInputError(f"{opt('higher_is_better')} must be True or False, got "
-                                f"{higher_is_better!r}.")
-    hib = bool(higher_is_better)
+    hib = check_direction(higher_is_better, "compare", unit="block", options=(
+        opt("higher_is_better", True), opt("higher_is_better", False)),
+        name=opt("higher_is_better"))
     if not isinstance(alternatives, str) or not isinstance(target, str):
         raise GenexpyInputError(f"{opt('alternatives')} and {opt('target')} must each name "
                                 "one column.")
