@@ -7,6 +7,8 @@ from typing import Any
 import polars as pl
 
 from .._cluster import as_client, chunks, map_ordered, total_threads
+from .._roles import renamed
+from .._validation import GenexpyInputError
 from .analysis import (
     GeneralizabilityAnalysis,
     check_analysis,
@@ -74,9 +76,9 @@ def _analyze_chunk(cids: list[int], study: Any, kernels: Any, ga_kwargs: dict[st
 
 
 def analyze_on_cluster(
-    client: Any, study: Any, kernels: Any, *, alphas: Any, deltas: Any, estimators: Any,
+    client: Any, study: Any, kernels: Any, *, alphas: Any, deltas: Any, estimators: Any = None,
     rep: int, seed: int, disjoint: bool, replace: bool, grid: Any, n_jobs: int | None,
-    progress: bool, chunk_size: int | None = None, null: bool = True,
+    progress: bool, chunk_size: int | None = None, null: bool = True, methods: Any = None,
 ) -> Any:
     """Run :func:`~genexpy_nb.analyze` with the configurations mapped over a Dask cluster.
 
@@ -128,6 +130,8 @@ def analyze_on_cluster(
     null : bool
         Also estimate the no-signal baseline (columns ``nstar_null``, ``nstar_null_lo``,
         ``nstar_null_hi``, ``beyond_chance``); False leaves them out.
+    methods : sequence of str, optional
+        The old name of ``estimators`` (deprecated: it warns; removed in version 0.4).
 
     Returns
     -------
@@ -143,6 +147,12 @@ def analyze_on_cluster(
         When every worker runs on this machine (``client="local"``, a ``LocalCluster``):
         the run without ``client=`` is faster there, with the same numbers.
     """
+    if methods is not None:  # the old name (0.3)
+        estimators = renamed("methods", methods, "estimators", estimators,
+                             "analyze_on_cluster", stacklevel=3)
+    if estimators is None:
+        raise GenexpyInputError("analyze_on_cluster: pass the n* estimators to run, e.g. "
+                                "estimators=['resample'].")
     ga_kwargs = {"rep": rep, "seed": seed, "disjoint": disjoint, "replace": replace,
                  "grid": grid, "n_jobs": 1 if n_jobs is None else n_jobs, "null": null}
     nstar_args = (alphas, deltas, estimators)
