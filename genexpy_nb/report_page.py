@@ -340,18 +340,21 @@ def _replicate_spread(data: Any, study: Study) -> pl.DataFrame | None:
     df = study._held_constant_rows(to_polars(data, "data")).filter(
         pl.col(t).cast(pl.Float64).is_finite().fill_null(False),
         pl.col(alt).cast(pl.String).is_in(list(study.alternatives)))
-    cell = df.group_by([*des, *gen, alt]).agg(
+    # sorted, and groups kept in order: the sums behind every mean and standard deviation
+    # run in one order, so the same data give the same bits (polars' hash grouping does not)
+    df = df.sort([*des, *gen, alt, *study.average_over])
+    cell = df.group_by([*des, *gen, alt], maintain_order=True).agg(
         pl.col(t).cast(pl.Float64).std().alias("sd"), pl.col(t).cast(pl.Float64).mean()
         .alias("mean"), pl.len().alias("n"))
     # each result relative to its condition's mean over the alternatives: the condition's
     # difficulty is not a difference between the alternatives
     cell = cell.with_columns((pl.col("mean") - pl.col("mean").mean().over([*des, *gen]))
                              .alias("relative"))
-    per_alt = cell.group_by([*des, alt]).agg(
+    per_alt = cell.group_by([*des, alt], maintain_order=True).agg(
         pl.col("sd").filter(pl.col("n") >= 2).median().alias("seed_sd"),
         pl.col("relative").std().alias("condition_sd"),
         pl.col("n").median().alias("replicates"))
-    out = per_alt.group_by(des or pl.lit(0).alias("__all__")).agg(
+    out = per_alt.group_by(des or pl.lit(0).alias("__all__"), maintain_order=True).agg(
         pl.col("replicates").median(), pl.col("seed_sd").median(),
         pl.col("condition_sd").median())
     out = out.with_columns((pl.col("seed_sd") / pl.col("condition_sd")).alias("ratio"))
