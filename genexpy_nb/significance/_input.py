@@ -9,6 +9,7 @@ matrix with NaN for missing values here; two-sample tests get 1-d float arrays.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -303,3 +304,15 @@ def _nan_1d(arrays: list[np.ndarray], names: list[str], nan_policy: str, paired:
         return [a[keep] for a in arrays], False
     return [a[~np.isnan(a)] for a in arrays], False
 
+
+def check_sizes(n_train: float, n_test: float) -> tuple[float, float]:
+    """Return the training and test set sizes of a resampled t-test as floats, checked."""
+    try:
+        n1, n2 = float(n_train), float(n_test)
+    except (TypeError, ValueError):
+        raise GenexpyInputError("n_train and n_test must be numbers (set sizes).") from None
+    if not (math.isfinite(n1) and n1 > 0):
+        raise GenexpyInputError(f"n_train must be a finite number > 0, got {n_train!r}.")
+    if not (math.isfinite(n2) and n2 >= 0):
+        raise GenexpyInputError(f"n_test must be a finite number >= 0, got {n_test!r}.")
+    return n1, n2

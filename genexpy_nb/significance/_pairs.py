@@ -13,6 +13,27 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .._validation import GenexpyInputError
+
+#: multiple-testing corrections accepted by ``p_adjust`` (statsmodels' ``multipletests``)
+P_ADJUST_METHODS: tuple[str, ...] = (
+    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
+    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky",
+)
+
+
+def check_p_adjust(p_adjust: str | None) -> str | None:
+    """Return ``p_adjust`` if it is None or one of statsmodels' names; else refuse it."""
+    if p_adjust is None:
+        return None
+    if not isinstance(p_adjust, str) or p_adjust not in P_ADJUST_METHODS:
+        raise GenexpyInputError(
+            f"p_adjust={p_adjust!r} is not a known correction. Use None (no correction) or "
+            f"one of statsmodels' names: {', '.join(P_ADJUST_METHODS)}."
+        )
+    return p_adjust
+
+
 #: how the written reports name each correction (statsmodels' name -> words)
 _CORRECTION = {
     None: "no", "bonferroni": "Bonferroni's", "sidak": "Šidák's", "holm-sidak": "Holm–Šidák",

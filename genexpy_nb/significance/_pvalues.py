@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = ["chi2_sf", "f_sf", "t_sf", "norm_sf"]
+__all__ = ["chi2_sf", "f_sf", "t_sf", "norm_sf", "t_pvalue"]
 
 
 def chi2_sf(x, df):
@@ -34,3 +34,12 @@ def t_sf(x, df):
 def norm_sf(x):
     """``P(Z > x)`` for a standard normal Z (= ``stats.norm.sf``)."""
     return special.ndtr(-np.asarray(x, dtype=np.float64))
+
+
+def t_pvalue(t: float, df: float, alternative: str) -> float:
+    """p-value of Student's t with ``df`` degrees of freedom: two-sided, greater or less."""
+    if alternative == "two-sided":
+        return float(min(2.0 * special.stdtr(df, -abs(t)), 1.0))
+    if alternative == "greater":
+        return float(special.stdtr(df, -t))
+    return float(special.stdtr(df, t))

@@ -10,6 +10,8 @@ tie counts integers.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._codes import run_ends
@@ -167,3 +169,17 @@ def mean_rank_diff_var(oriented: np.ndarray) -> np.ndarray:
     var = (w * w).T @ var_i
     cov = w.T @ (w * cov_i[:, None])
     return var[:, None] + var[None, :] - 2.0 * cov
+
+
+def friedman_core(values: np.ndarray):
+    """(chi2, mean_ranks, rank_sums, sum_r2, ties_total) on complete oriented values."""
+    ranks, _, ties = rank_rows(values)
+    n, k = ranks.shape
+    rank_sums = ranks.sum(axis=0)
+    centred = rank_sums - n * (k + 1) / 2.0
+    c = 1.0 - ties.sum() / (n * k * (k * k - 1.0))
+    if c <= 1e-12:
+        chi2 = math.nan  # every condition ties all alternatives: undefined (caller decides)
+    else:
+        chi2 = 12.0 / (n * k * (k + 1.0)) * float(np.sum(centred**2)) / c
+    return chi2, rank_sums / n, rank_sums, float(np.sum(ranks**2)), ranks

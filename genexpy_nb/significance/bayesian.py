@@ -458,9 +458,9 @@ def correlated_bayesian_ttest(
                 "needs k >= 2.")
         ratio = 1.0 / (k - 1.0)  # rho / (1 - rho) with rho = 1/k
     elif n_train is not None and n_test is not None:
-        from .paired import _check_sizes
+        from ._input import check_sizes
 
-        n1, n2 = _check_sizes(n_train, n_test)
+        n1, n2 = check_sizes(n_train, n_test)
         ratio = n2 / n1  # rho / (1 - rho) with rho = n2 / (n1 + n2)
     else:
         raise GenexpyInputError(

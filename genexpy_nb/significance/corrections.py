@@ -12,27 +12,11 @@ import numpy as np
 
 from .._validation import GenexpyInputError, check_probability
 from ._input import _as_1d
+from ._pairs import P_ADJUST_METHODS
 from ._pairs import adjust as _adjust
+from ._pairs import check_p_adjust as _check_p_adjust
 
 __all__ = ["P_ADJUST_METHODS", "adjust_pvalues"]
-
-#: multiple-testing corrections accepted by ``p_adjust`` (statsmodels' ``multipletests``)
-P_ADJUST_METHODS: tuple[str, ...] = (
-    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky",
-)
-
-
-def _check_p_adjust(p_adjust: str | None) -> str | None:
-    if p_adjust is None:
-        return None
-    if not isinstance(p_adjust, str) or p_adjust not in P_ADJUST_METHODS:
-        raise GenexpyInputError(
-            f"p_adjust={p_adjust!r} is not a known correction. Use None (no correction) or "
-            f"one of statsmodels' names: {', '.join(P_ADJUST_METHODS)}."
-        )
-    return p_adjust
-
 
 def adjust_pvalues(
     pvalues: Sequence[float] | np.ndarray, method: str = "holm", *, alpha: float = 0.05

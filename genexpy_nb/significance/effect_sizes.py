@@ -33,8 +33,8 @@ from scipy import stats
 
 from .._validation import GenexpyInputError, check_choice
 from ._input import _ALTERNATIVES, _as_1d, _nan_1d, _paired_differences
+from ._pvalues import t_pvalue
 from ._results import EffectSizeResult, _degenerate
-from .paired import _p_from_t
 
 __all__ = ["cohens_dz", "rank_biserial", "cliffs_delta"]
 
@@ -133,7 +133,7 @@ def cohens_dz(
     dz = mean / float(d.std(ddof=1))
     # the paired t-test's p-value: t = d_z sqrt(n) on n - 1 dof (as scipy.stats.ttest_1samp,
     # tested; scipy.special directly, ~100x cheaper per call)
-    p = _p_from_t(dz * math.sqrt(n), float(n - 1), alternative)
+    p = t_pvalue(dz * math.sqrt(n), float(n - 1), alternative)
     return EffectSizeResult(statistic=dz, pvalue=p, test="Cohen's d_z (paired)",
                             df=float(n - 1), n=n, k=2, alternative=alternative,
                             magnitude=_cohen_label(dz))

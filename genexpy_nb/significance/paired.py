@@ -39,6 +39,8 @@ from .._validation import (
     rng_from_seed,
 )
 from ._input import _ALTERNATIVES, _paired_differences
+from ._input import check_sizes as _check_sizes
+from ._pvalues import t_pvalue as _p_from_t
 from ._results import (
     CorrectedTTestResult,
     FiveByTwoCVResult,
@@ -58,26 +60,6 @@ __all__ = [
 # p-values from scipy.special's distribution functions: the same numbers as scipy.stats'
 # t.sf / f.sf / chi2.sf / binom.cdf (tested), without their ~0.1-0.5 ms of per-call overhead,
 # so that these tests take microseconds (benchmarks/bench_significance.py)
-
-
-def _p_from_t(t: float, df: float, alternative: str) -> float:
-    if alternative == "two-sided":
-        return float(min(2.0 * special.stdtr(df, -abs(t)), 1.0))
-    if alternative == "greater":
-        return float(special.stdtr(df, -t))
-    return float(special.stdtr(df, t))
-
-
-def _check_sizes(n_train: float, n_test: float) -> tuple[float, float]:
-    try:
-        n1, n2 = float(n_train), float(n_test)
-    except (TypeError, ValueError):
-        raise GenexpyInputError("n_train and n_test must be numbers (set sizes).") from None
-    if not (math.isfinite(n1) and n1 > 0):
-        raise GenexpyInputError(f"n_train must be a finite number > 0, got {n_train!r}.")
-    if not (math.isfinite(n2) and n2 >= 0):
-        raise GenexpyInputError(f"n_test must be a finite number >= 0, got {n_test!r}.")
-    return n1, n2
 
 
 def _corrected_t(d: np.ndarray, n1: float, n2: float, alternative: str):

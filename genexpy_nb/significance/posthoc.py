@@ -38,13 +38,15 @@ from ._input import (
     _roles,
     _to_matrix,
 )
+from ._input import check_sizes as _check_sizes
+from ._pairs import check_p_adjust as _check_p_adjust
 from ._pairs import pairwise_frame as _pairwise_frame
 from ._pvalues import norm_sf, t_sf
+from ._ranks import friedman_core as _friedman_core
 from ._ranks import mean_rank_diff_var, mean_ranks_available
 from ._studentized import studentized_range_sf
-from .corrections import _check_p_adjust
-from .paired import _check_sizes, corrected_ttest
-from .rank_tests import _friedman_core, wilcoxon
+from .paired import corrected_ttest
+from .rank_tests import wilcoxon
 
 __all__ = ["posthoc_conover", "posthoc_nemenyi", "posthoc_siegel_castellan",
            "posthoc_nemenyi_missing", "pairwise_wilcoxon", "pairwise_corrected_ttest"]

@@ -38,6 +38,7 @@ from ._input import (
     _to_matrix,
 )
 from ._pvalues import chi2_sf, f_sf
+from ._ranks import friedman_core as _friedman_core
 from ._ranks import rank_rows as _rank_rows
 from ._ranks import skillings_mack_parts as _skillings_mack_parts
 from ._results import FriedmanResult, SignificanceResult, SkillingsMackResult, _degenerate
@@ -109,20 +110,6 @@ def rank_within_conditions(
             block_col, *m.alternatives
         )
     return out
-
-
-def _friedman_core(values: np.ndarray):
-    """(chi2, mean_ranks, rank_sums, sum_r2, ties_total) on complete oriented values."""
-    ranks, _, ties = _rank_rows(values)
-    n, k = ranks.shape
-    rank_sums = ranks.sum(axis=0)
-    centred = rank_sums - n * (k + 1) / 2.0
-    c = 1.0 - ties.sum() / (n * k * (k * k - 1.0))
-    if c <= 1e-12:
-        chi2 = math.nan  # every condition ties all alternatives: undefined (caller decides)
-    else:
-        chi2 = 12.0 / (n * k * (k + 1.0)) * float(np.sum(centred**2)) / c
-    return chi2, rank_sums / n, rank_sums, float(np.sum(ranks**2)), ranks
 
 
 def friedman(
