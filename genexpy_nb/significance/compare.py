@@ -64,7 +64,6 @@ __all__ = ["compare", "Comparison", "POSTHOC_TESTS"]
 #: are missing)
 POSTHOC_TESTS: tuple[str, ...] = ("auto", "conover", "nemenyi", "siegel")
 _TIES = ("average", "min")
-_FORMATS = ("csv", "parquet", "tsv", "json")
 
 #: words in a block column's name that mean a replicate (folds, seeds), not a dataset
 _REPLICATE_WORDS = frozenset({
