@@ -301,7 +301,8 @@ def test_shipped_file_is_reproduced(full_condition_1):
 
     meta = json.loads(pl.read_parquet_metadata(shipped_path(SHIPPED_FILE))[METADATA_KEY])
     assert meta["seed"] == 0 and meta["conditions"] == 80
-    assert meta["command"].startswith("python -m genexpy_nb.example.study")
+    # made as "python -m genexpy_nb.example_study" (the old path of genexpy_nb.example.study)
+    assert meta["command"].startswith("python -m genexpy_nb.example_study")
     if meta["scikit-learn"] != sklearn.__version__:
         pytest.skip(f"shipped with scikit-learn {meta['scikit-learn']}, "
                     f"running {sklearn.__version__}")

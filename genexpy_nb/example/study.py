@@ -145,8 +145,9 @@ ALTERNATIVES: str = "model"
 TARGET: str = "score"
 #: name of the shipped results table in ``data/``
 SHIPPED_FILE: str = "example_study.parquet"
-#: key of the parquet key-value metadata holding how a results file was produced (JSON)
-METADATA_KEY: str = "genexpy_nb.example.study"
+#: key of the parquet key-value metadata holding how a results file was produced (JSON); the
+#: module's name when the shipped file was made, kept so that old and new files read alike
+METADATA_KEY: str = "genexpy_nb.example_study"
 _KEY_SPLIT = 2  # the CV folds of condition i
 _KEY_SMALL = 3  # the "small" training subsample of (i, fold)
 _KEY_MODEL = 4  # the random_state of (i, fold, model)
