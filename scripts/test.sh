@@ -39,7 +39,7 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
     >/dev/null 2>&1 || echo "chromium could not be installed: tests/test_browser.py will fail"
 fi
 
-# torch (the [train] extra, for tests/test_experiments.py and notebooks 03/04) is installed
+# torch (the [train] extra, for tests/seedpools/test_experiments.py and notebooks 03/04) is installed
 # first and pinned, so that pip takes the CPU build that lies on this machine's disk
 # (/opt/wheels, found through pip's find-links) instead of downloading a CUDA build. On a
 # plain machine with only PyPI the same line installs PyPI's default build of that version.
@@ -67,8 +67,8 @@ EOF
 # the fast part once more with numba's JIT off, so that the kernels' Python source is what
 # runs (and what coverage sees): same assertions against the same naive twins
 NUMBA_DISABLE_JIT=1 "$VPY" -m pytest -p no:cacheprovider -q \
-    tests/test_kernels.py tests/test_mmd.py tests/test_generalizability.py \
-    tests/test_variability_ks.py
+    tests/generalizability/test_kernels.py tests/generalizability/test_mmd.py tests/generalizability/test_generalizability.py \
+    tests/variability/test_variability_ks.py
 # the documentation site (scripts/docs.sh: every notebook executed, warnings are errors),
 # built before the suite so that tests/test_docs_site.py checks it; GENEXPY_NB_DOCS=0 skips
 # it (the check then skips too, except in CI)

@@ -53,7 +53,7 @@ def trimmed_ks_route(request):
 QUICK_FILES = frozenset({
     "test_kernels.py", "test_mmd.py", "test_study.py", "test_distributions.py",
     "test_layering.py", "test_lazy_exports.py", "test_io.py", "test_progress.py",
-    "test_rbf_scale.py", "test_win_tie_loss.py", "test_studentized.py",
+    "test_rbf_scale.py", "test_studentized.py",
     "test_variability_metrics.py", "test_variability_errors.py", "test_readme_ci.py",
     "test_notebooks_stored_clean.py", "test_core_paths.py",
 })

@@ -86,7 +86,7 @@ def test_win_tie_loss_refuses_too_many_pairs_up_front():
 
     v = np.random.default_rng(0).random((10, 400))
     with pytest.raises(GenexpyInputError, match=r"400 alternatives make 79,800 pairs.*"
-                                                r"alternatives=\[\.\.\.\]"):
+                                                r"order=\[\.\.\.\]"):
         win_tie_loss(v, higher_is_better=True)
 
 

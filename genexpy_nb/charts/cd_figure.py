@@ -6,7 +6,7 @@ JSON-schema validation, the Vega-Lite compiler and Vega, all run by vl-convert i
 JavaScript engine that is slow to start in each process. The diagram itself is a few dozen
 lines, circles and labels, so :func:`~genexpy_nb.charts.cd_diagram_svg` writes them as SVG
 itself - the layout, fonts and colours of the Vega chart, from the same geometry
-(``_cd_layout``, used by both; tests/test_cd_figure.py checks every point and label against
+(``_cd_layout``, used by both; tests/charts/test_cd_figure.py checks every point and label against
 Vega's) - and :func:`~genexpy_nb.charts.save_cd_diagram` rasterizes that SVG with
 vl-convert's resvg, no JavaScript engine. HTML is a page holding the same SVG (native
 tooltips on the points), so it opens offline. This module imports neither Altair nor

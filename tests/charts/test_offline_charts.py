@@ -11,7 +11,7 @@ import polars as pl
 from genexpy_nb import charts
 from genexpy_nb.charts._offline import VEGA_MIME, enable_offline_charts, offline_renderer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _chart():

@@ -43,7 +43,7 @@ def test_test_script_makes_a_relative_data_dir_absolute(tmp_path):
     import subprocess
     from pathlib import Path
 
-    script = Path(__file__).resolve().parent.parent / "scripts" / "test.sh"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "test.sh"
     head = script.read_text().split('cd "$(dirname "$0")/.."')[0]  # the part before the cd
     (tmp_path / "d").mkdir()
     out = subprocess.run(["bash", "-c", head + 'echo "$GENEXPY_NB_DATA_DIR"'], cwd=tmp_path,

@@ -21,7 +21,7 @@ import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
 from genexpy_nb._words import PYTHON_SYNTAX, command_line_words, opt, translate
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import test_hostile_sweep as hs
 
 #: code that writes an input file (``np.savez(path, gaps=..., labels=...)``) is the only way

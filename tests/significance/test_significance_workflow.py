@@ -34,7 +34,7 @@ from genexpy_nb.significance._ranks import min_rank_rows
 from genexpy_nb.significance._words import command_line_words
 from genexpy_nb.significance.report import Data, Paragraph, ReportSection, Table
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NAMES = [f"m{j}" for j in range(6)]
 
 

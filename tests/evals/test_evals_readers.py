@@ -17,7 +17,7 @@ from genexpy_nb.evals import (
     read_tsml_results,
 )
 
-DATA = Path(__file__).parent / "data" / "evals"
+DATA = Path(__file__).parents[1] / "data" / "evals"
 
 
 def test_lm_eval_03_folder_of_a_public_model_suite():

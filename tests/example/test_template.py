@@ -14,7 +14,7 @@ import nbformat
 import numpy as np
 import polars as pl
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "notebooks" / "template_your_benchmark.ipynb"
 
 CONFIG = '''

@@ -30,7 +30,7 @@ from genexpy_nb.seedpools import (
     pool_seeds,
 )
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
 
 
