@@ -487,6 +487,11 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
                       "pairs would be called settled by chance alone.")
     elif judged:
         footer.append("Pairs are judged one by one (no correction for the number of pairs).")
+    if judged and (df["kind"] != "pair").any():
+        footer.append("The best, the top group and the order are each one claim: it holds only "
+                      "when every pair it rests on is separated, each pair at alpha* with no "
+                      "correction (an intersection-union test). So a best can hold while its "
+                      "pair with the runner-up, judged among all the pairs, is not settled.")
     if where:
         footer.append(f"All conclusions ({plural(df.height, 'row')}): {where}")
     return ConclusionsSummary(frame=frame, sections=sections, heading=heading, footer=footer)

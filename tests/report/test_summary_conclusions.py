@@ -71,6 +71,13 @@ def test_pair_counts_are_the_frames(frame):
     assert "A ahead of" in text and "Holm's correction" in text
 
 
+def test_the_footer_says_how_single_claims_and_pairs_are_judged(frame):
+    text = conclusions_summary(frame).to_text(width=0)
+    assert "intersection-union" in text and "Holm's correction" in text
+    pairs_only = frame.filter(pl.col("kind") == "pair")
+    assert "intersection-union" not in conclusions_summary(pairs_only).to_text(width=0)
+
+
 def test_unsure_names_the_pair_it_rests_on():
     f = gx.conclusions(_study(), kinds=["top_k", "pair"], top_k=2, seed=0)
     row = f.filter(pl.col("kind") == "top_k").row(0, named=True)
