@@ -15,6 +15,10 @@ Run it before and after a change, then compare the two folders::
     ...                                           # the change
     python scripts/record_outputs.py --out /tmp/after
     python scripts/record_outputs.py --compare /tmp/before /tmp/after
+    python scripts/record_outputs.py --compare /tmp/before /tmp/after --unordered
+
+(``--unordered``: texts compared as sorted lines, for tables whose rows come from an unordered
+grouping.) Record into folders whose paths have the same length: printed text wraps paths.
 
 The comparison masks what legitimately differs between two runs: the output folders' own
 paths, elapsed-time figures ("in 3.2 s"), memory addresses and the HTML ids that Altair draws
@@ -124,10 +128,26 @@ _MASKS = [
 def _mask(text: str) -> str:
     for rx, rep in _MASKS:
         text = rx.sub(rep, text)
-    return text
+    # a cell's printed text may come in one stream message or several (timing): compared as
+    # one text, without the stream labels and the blank lines between messages
+    text = re.sub(r"(?m)^\[\d+\] (stdout|stderr): ", "", text)
+    return re.sub(r"\n\s*\n", "\n", text)
 
 
-def _compare(a: Path, b: Path) -> int:
+def _unordered(text: str) -> str:
+    """The lines sorted, and the items of a printed dict sorted: the order of a table's rows
+    or a dict's keys from an unordered grouping is not part of the answer."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"^(.*)\{(.*)\}\s*$", line)
+        if m and ":" in m.group(2):
+            items = sorted(x.strip() for x in m.group(2).split(","))
+            line = m.group(1) + "{" + ",".join(items) + "}"
+        out.append(line)
+    return "\n".join(sorted(out))
+
+
+def _compare(a: Path, b: Path, unordered: bool = False) -> int:
     fa = {p.relative_to(a) for p in a.rglob("*") if p.is_file()}
     fb = {p.relative_to(b) for p in b.rglob("*") if p.is_file()}
     bad = 0
@@ -140,6 +160,8 @@ def _compare(a: Path, b: Path) -> int:
             continue
         try:
             tx, ty = _mask(x.decode()), _mask(y.decode())
+            if unordered:
+                tx, ty = _unordered(tx), _unordered(ty)
         except UnicodeDecodeError:
             print(f"DIFFERENT (binary): {rel}  {hashlib.sha256(x).hexdigest()[:12]} "
                   f"{hashlib.sha256(y).hexdigest()[:12]}")
@@ -161,9 +183,11 @@ def main() -> int:
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     ap.add_argument("--only", nargs="*", help="commands or notebooks whose name contains these")
     ap.add_argument("--no-notebooks", action="store_true")
+    ap.add_argument("--unordered", action="store_true",
+                    help="compare texts as sorted lines (rows printed from an unordered grouping)")
     args = ap.parse_args()
     if args.compare:
-        return _compare(*args.compare)
+        return _compare(*args.compare, unordered=args.unordered)
     if args.out is None:
         ap.error("--out or --compare is required")
     args.out.mkdir(parents=True, exist_ok=True)
