@@ -2,8 +2,10 @@
 
 The page answers, in this order: the study's conclusions and how sure they are
 (:func:`genexpy_nb.conclusions`), what to run next (:func:`genexpy_nb.plan`), the classical
-rank tests (:func:`genexpy_nb.significance.compare`: omnibus, post-hoc, CD diagram), rank
-probabilities and intervals (:func:`genexpy_nb.rank_probabilities`), the paper's n* per
+rank tests (:func:`genexpy_nb.significance.compare`: omnibus, post-hoc, CD diagram), beyond
+p-values (rank probabilities and intervals, :func:`genexpy_nb.rank_probabilities`; robust
+aggregates with bootstrap intervals; the Bayesian signed-rank test against the best with the
+rope the user states), the paper's n* per
 research question with its no-signal baseline (:func:`genexpy_nb.analyze`), and the data
 (what the missing-results policy dropped or imputed, every imputed result by name).
 
@@ -102,6 +104,16 @@ class StudyReport:
     replicate_spread : polars.DataFrame or None
         With replicates (``average_over``) and the table given: per configuration, the
         runs per result, the spread over runs, the spread over conditions and their ratio.
+    aggregates : polars.DataFrame or None
+        Robust aggregates (IQM, mean, median) with bootstrap intervals per configuration
+        (``config_id`` first; the frame of
+        :func:`genexpy_nb.aggregates.estimates.interval_estimates`), on the raw scores.
+    bayesian : polars.DataFrame or None
+        With a ``rope``: the Bayesian signed-rank test of every alternative against the
+        best, per configuration (``config_id`` first; the table of
+        :func:`genexpy_nb.significance.bayesian_section`); None without a rope.
+    rope : float or None
+        Half-width of the region of practical equivalence, in the target's units.
     """
 
     study: Study
@@ -118,6 +130,9 @@ class StudyReport:
     seed: int = 0
     unit: str = "condition"
     replicate_spread: pl.DataFrame | None = None
+    aggregates: pl.DataFrame | None = None
+    bayesian: pl.DataFrame | None = None
+    rope: float | None = None
 
     @property
     def title(self) -> str:
@@ -190,7 +205,9 @@ class StudyReport:
             "data_report.csv": self.study.report.to_frame().with_columns(
                 pl.col("value").cast(pl.Int64)),
         } | ({} if self.replicate_spread is None else
-             {"replicate_spread.csv": self.replicate_spread})
+             {"replicate_spread.csv": self.replicate_spread}) | (
+            {} if self.aggregates is None else {"aggregates.csv": self.aggregates}) | (
+            {} if self.bayesian is None else {"bayesian_signed_rank.csv": self.bayesian})
 
     def save(self, folder: str | Path) -> list[Path]:
         """Write the page, its Markdown and every table behind it into ``folder``, atomically.
@@ -420,6 +437,61 @@ def _rank_tables(study: Study, *, rep: int, seed: int) -> tuple[pl.DataFrame, pl
             names.join(pl.concat(ivals), on="config_id"))
 
 
+#: bootstrap resamples of the robust aggregates on the page
+AGG_REP = 2000
+#: posterior samples of each Bayesian signed-rank test on the page (Monte Carlo error of a
+#: probability at most 0.005)
+BAYES_SAMPLES = 10_000
+
+
+def _check_rope(rope: Any) -> float | None:
+    """Return the rope as a float (None stays None), or raise naming the parameter."""
+    if rope is None:
+        return None
+    ok = isinstance(rope, (int, float)) and not isinstance(rope, bool)
+    if not ok or not (float(rope) >= 0 and float(rope) < float("inf")):
+        raise GenexpyInputError(
+            f"rope must be a finite number >= 0 in the target's units (the smallest "
+            f"difference that matters, e.g. rope=0.01 for accuracy), got {rope!r}.")
+    return float(rope)
+
+
+def _beyond_p_values(study: Study, comparisons: Mapping[int, Any], *, rope: float | None,
+                     seed: int) -> tuple[dict, dict]:
+    """Robust aggregates and (with a rope) the Bayesian test, per configuration.
+
+    Each runs on its configuration's comparison (the same blocks as the classical tests,
+    the imputed results left out); a configuration where one cannot run gets the reason.
+    """
+    from .significance.beyond_sections import aggregates_section, bayesian_section
+
+    aggs: dict[int, Any] = {}
+    bayes: dict[int, Any] = {}
+    for cid, res in comparisons.items():
+        try:
+            aggs[cid] = aggregates_section(res, reps=AGG_REP, seed=seed)
+        except GenexpyInputError as exc:  # fewer than 2 complete blocks
+            aggs[cid] = str(exc)
+        if rope is not None:
+            try:
+                bayes[cid] = bayesian_section(res, rope=rope, nsamples=BAYES_SAMPLES,
+                                              seed=seed)
+            except GenexpyInputError as exc:
+                bayes[cid] = str(exc)
+    return aggs, bayes
+
+
+def _section_frame(study: Study, parts: Mapping[int, Any], name: str) -> pl.DataFrame | None:
+    """Stack the named table of every configuration's section, ``config_id`` and levels first."""
+    frames = [sec.tables[name].select(pl.lit(cid, dtype=pl.UInt32).alias("config_id"),
+                                      pl.all())
+              for cid, sec in parts.items() if not isinstance(sec, str)]
+    if not frames:
+        return None
+    names = _names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32))
+    return names.join(pl.concat(frames), on="config_id")
+
+
 # ---- rendering ---------------------------------------------------------------------------
 
 
@@ -548,8 +620,23 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
 
 
 def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
+    from .significance.report import render_blocks
+
     iv = rep["rank_intervals"]
-    html, md = [], []
+    several = iv["config_id"].n_unique() > 1
+    rope = rep.get("rope")
+    avg = f", averaged over {', '.join(study.average_over)}" if study.average_over else ""
+    scores = (f"raw scores of {study.target} (as the table holds them{avg}; not normalised "
+              f"per {unit}: the rope and the aggregates are in the target's units)")
+    if rope is None:
+        lead = (f"The Bayesian signed-rank test needs a region of practical equivalence (the "
+                f"smallest difference in {study.target} that matters), which only you can "
+                f"say: give it as gx.report(..., rope=R) or genexpy-nb report --bayesian-rope "
+                f"R, in the target's units. No rope is assumed.")
+    else:
+        lead = (f"The Bayesian signed-rank test of every alternative against the best uses "
+                f"the rope you gave: ±{rope:g} in the target's units.")
+    html, md = [f"<p>{html_text(lead)}</p>"], [markdown_text(lead)]
     for cid in iv["config_id"].unique(maintain_order=True).to_list():
         part = iv.filter(pl.col("config_id") == cid)
         rows = [[r["alternative"], r["expected_rank"], r["p_best"],
@@ -557,17 +644,38 @@ def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
                 for r in part.iter_rows(named=True)]
         h, m = _table(["alternative", "expected place", "P(best)", "95 % interval of places",
                        "top group"], rows)
-        if iv["config_id"].n_unique() > 1:
+        if several:
             label = _config_label(study, cid)
-            h, m = f"<h3>{html_text(label)}</h3>{h}", f"### {markdown_text(label)}\n\n{m}"
-        html.append(h)
-        md.append(m)
+            html.append(f"<h3>{html_text(label)}</h3>")
+            md.append(f"### {markdown_text(label)}")
+        html.append(f"<h4>How sure is each place?</h4>{h}")
+        md.append(f"#### How sure is each place?\n\n{m}")
+        for title, sec in ((f"Bayesian signed-rank test against the best (rope ±{rope:g})"
+                            if rope is not None else None, rep["bayesian"].get(cid)),
+                           ("Robust aggregates", rep["aggregates"].get(cid))):
+            if title is None or sec is None:
+                continue
+            if isinstance(sec, str):  # the reason it could not run
+                h, m = f"<p>{html_text(sec)}</p>", markdown_text(sec)
+            else:
+                h, m = render_blocks(sec.blocks, "html"), render_blocks(sec.blocks, "markdown")
+            html.append(f"<h4>{html_text(title)}</h4>{h}")
+            md.append(f"#### {markdown_text(title)}\n\n{m}")
+    files = "aggregates.csv" + (", bayesian_signed_rank.csv" if rope is not None else "")
     return _Section(
-        "beyond", "Beyond p-values: how sure is each place?",
+        "beyond", "Beyond p-values: how sure is each place, and by how much?",
         f"Rank probabilities: the {unit}s resampled with replacement {RANK_REP} times "
         f"(seed {rep['seed']}), the alternatives ranked by mean within-{unit} rank "
         "(missing results last); the top group holds the alternatives whose 95 % interval "
-        "of places reaches the first.",
+        f"of places reaches the first. The robust aggregates (IQM, mean, median; Agarwal et "
+        f"al. 2021) and the Bayesian signed-rank test (Benavoli et al. 2017) run on the "
+        f"{scores}, over the {unit}s of the classical tests with the imputed results left "
+        f"out: the aggregates over the {unit}s where every alternative has a result, with "
+        f"95 % intervals from {AGG_REP} bootstrap resamples of those {unit}s (one result "
+        f"per {unit}: the stratified bootstrap resamples the {unit}s), the Bayesian test "
+        f"over the {unit}s where both alternatives of a pair have one ({BAYES_SAMPLES} "
+        f"posterior samples, seed {rep['seed']}). Every number is in rank_intervals.csv, "
+        f"{files}.",
         "\n".join(html), "\n\n".join(md))
 
 
@@ -654,14 +762,16 @@ def report(
     seed: int = 0,
     progress: bool = True,
     blocks: str | Sequence[str] | None = None,
+    rope: float | None = None,
 ) -> StudyReport:
     """Analyse a study end to end and return the answer as one page.
 
     The sections, in order: the answer (:func:`genexpy_nb.conclusions`), what to run next
     (:func:`genexpy_nb.plan`), the classical tests
     (:func:`genexpy_nb.significance.compare`, per configuration), rank probabilities and
-    intervals (:func:`genexpy_nb.rank_probabilities`), the paper's n* per research question
-    with its no-signal baseline (:func:`genexpy_nb.analyze`), the data (what was dropped,
+    intervals (:func:`genexpy_nb.rank_probabilities`) with robust aggregates and, given a
+    ``rope``, the Bayesian signed-rank test against the best, the paper's n* per research
+    question with its no-signal baseline (:func:`genexpy_nb.analyze`), the data (what was dropped,
     averaged or imputed, and every imputed result by name).
 
     Parameters
@@ -690,6 +800,11 @@ def report(
         Show a progress bar over the steps.
     blocks : str or list of str, optional
         Alias of ``generalize`` (the name of :func:`~genexpy_nb.significance.compare`).
+    rope : float, optional
+        Half-width of the region of practical equivalence of the Bayesian signed-rank test
+        (Benavoli et al. 2017), in the target's units (raw scores): the smallest difference
+        that matters. Without it the page runs no Bayesian test and says how to ask for one
+        (no default: only the user knows what difference matters).
 
     Returns
     -------
@@ -722,9 +837,11 @@ def report(
     study = _as_study(data, args)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise GenexpyInputError(f"seed must be an integer, got {seed!r}.")
+    rope = _check_rope(rope)
     kernels = list(kernels) if kernels is not None else default_questions()
     unit = condition_word(study)
-    parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data)
+    parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data,
+                            rope=rope)
     steps = tqdm(total=5, desc="study report", disable=not progress)
     with steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
@@ -736,6 +853,8 @@ def report(
         steps.update()
         parts["rank_probabilities"], parts["rank_intervals"] = _rank_tables(
             study, rep=RANK_REP, seed=seed)
+        parts["aggregates"], parts["bayesian"] = _beyond_p_values(
+            study, parts["comparisons"], rope=rope, seed=seed)
         steps.update()
         parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
                                  estimators=["resample"], rep=rep, seed=seed, progress=False)
@@ -751,4 +870,6 @@ def report(
         comparisons=parts["comparisons"], rank_probabilities=parts["rank_probabilities"],
         rank_intervals=parts["rank_intervals"], nstar=parts["nstar"],
         failed_runs=parts["failed_runs"], sections=sections, alpha=alpha, delta=delta,
-        seed=seed, unit=unit, replicate_spread=parts.get("replicate_spread"))
+        seed=seed, unit=unit, replicate_spread=parts.get("replicate_spread"),
+        aggregates=_section_frame(study, parts["aggregates"], "aggregates"),
+        bayesian=_section_frame(study, parts["bayesian"], "bayesian_signed_rank"), rope=rope)

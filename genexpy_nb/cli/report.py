@@ -64,7 +64,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         tol_missing_alternatives=args.tol_missing_alternatives,
         tol_missing_conditions=args.tol_missing_conditions,
         invalid_target=args.invalid_target, alpha=args.alpha, delta=args.delta,
-        kernels=args.kernel, rep=args.rep, seed=args.seed, progress=not args.quiet)
+        kernels=args.kernel, rep=args.rep, seed=args.seed, progress=not args.quiet,
+        rope=args.bayesian_rope)
     paths = page.save(out)
     if not args.quiet:
         from ..summary_conclusions import conclusions_summary
@@ -110,6 +111,11 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     r.add_argument("--delta", type=float, default=config.HEADLINE_DELTA,
                    help="similarity threshold delta* of n*")
     add_rep(r, help="resampled pairs of studies per sample size of n*")
+    r.add_argument("--bayesian-rope", type=float, default=None, metavar="R",
+                   help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
+                        "alternative against the best, with a region of practical "
+                        "equivalence of +-R in the target's units (raw scores); without it "
+                        "the page runs no Bayesian test")
     add_seed(r)
     add_missing_policy(r, invalid_help="rows with a null/NaN/inf target (failed runs): refuse, "
                                        "or drop them (they then count as missing results, "

@@ -23,7 +23,7 @@ from typing import Any
 from .._escape import html_text, latex_text, markdown_text, terminal_text
 
 __all__ = ["Data", "Strong", "Text", "Paragraph", "Bullets", "Table", "Quote",
-           "ReportSection", "render_markdown", "render_html", "render_text"]
+           "ReportSection", "render_markdown", "render_html", "render_text", "render_blocks"]
 
 
 @dataclass(frozen=True)
@@ -319,3 +319,27 @@ def render_text(sections: Sequence[ReportSection]) -> str:
         out.append(s.title)
         out.extend(_text_block(b) for b in s.blocks)
     return "\n".join(out)
+
+
+def render_blocks(blocks: Sequence[Any], format: str) -> str:
+    """Render blocks without a heading, data escaped (for pages that nest them).
+
+    Parameters
+    ----------
+    blocks : sequence of Paragraph, Bullets, Table or Quote
+        A section's blocks.
+    format : {"html", "markdown", "text"}
+        Where the text lands.
+
+    Returns
+    -------
+    str
+        The blocks, separated by blank lines (Markdown, text) or one after another (HTML).
+
+    Examples
+    --------
+    >>> render_blocks([Paragraph(["best: ", Data("<b>")])], "html")
+    '<p>best: &lt;b&gt;</p>'
+    """
+    render = {"html": _html_block, "markdown": _md_block, "text": _text_block}[format]
+    return ("" if format == "html" else "\n\n").join(render(b) for b in blocks)

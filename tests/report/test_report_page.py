@@ -15,7 +15,7 @@ from genexpy_nb.example.demo import example_study
 #: a reference to a remote resource: src= or href= to http(s):// or a protocol-relative //
 REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
 TITLES = ["The answer: do the study's conclusions hold?", "What to run next",
-          "The classical tests", "Beyond p-values: how sure is each place?",
+          "The classical tests", "Beyond p-values: how sure is each place, and by how much?",
           "How consistent are the per-dataset rankings? (the paper's n*)", "The data"]
 
 
@@ -149,6 +149,45 @@ def test_hostile_names_escaped():
     assert not re.search(r"(?<!\\)\]\(https://evil", md) and "\\](https://evil" in md
 
 
+def test_beyond_p_values_with_a_rope_against_the_sections(tmp_path):
+    """The page's Bayesian test and aggregates are the comparison's sections, every number
+    in a tidy file; hostile names escaped in both formats."""
+    from genexpy_nb.significance.beyond_sections import aggregates_section, bayesian_section
+
+    evil = ["<script>x</script>", "a|b*c", "ok", "`t` & <b>"]
+    df = _table(alts=evil, n=14, missing=[("d2", "ok")])
+    page = gx.report(df, **_roles(), seed=4, rep=20, progress=False, rope=0.1)
+    res = page.comparisons[0]
+    want_b = bayesian_section(res, rope=0.1, nsamples=10_000, seed=4).tables[
+        "bayesian_signed_rank"]
+    want_a = aggregates_section(res, reps=2000, seed=4).tables["aggregates"]
+    assert page.bayesian.drop("config_id").equals(want_b)
+    assert page.aggregates.drop("config_id").equals(want_a)
+    assert want_a["n_tasks"].unique().to_list() == [13]  # complete datasets only
+    page.save(tmp_path / "o")
+    got = pl.read_csv(tmp_path / "o" / "bayesian_signed_rank.csv")
+    assert got["p_rope"].to_list() == pytest.approx(want_b["p_rope"].to_list())
+    assert pl.read_csv(tmp_path / "o" / "aggregates.csv").height == want_a.height
+    html, md = page.to_page(), page.to_markdown()
+    beyond = html[html.index('id="beyond"'):html.index('id="nstar"')]
+    assert "rope ±0.1" in beyond and "raw scores of rmse" in beyond
+    assert "Robust aggregates" in beyond and "<script" not in beyond
+    assert "&lt;script&gt;" in beyond and "&amp; &lt;b&gt;" in beyond
+    mb = md[md.index("## Beyond"):md.index("## How consistent")]
+    assert "a\\|b\\*c" in mb and "<script>" not in mb and "rope ±0.1" in mb
+
+
+def test_beyond_p_values_without_a_rope_says_how_to_give_one(example_page):
+    beyond = next(s for s in example_page.sections if s.key == "beyond")
+    assert "--bayesian-rope R" in beyond.markdown and "rope=R" in beyond.markdown
+    assert example_page.bayesian is None and example_page.rope is None
+    assert "bayesian_signed_rank.csv" not in example_page.tables()
+    assert example_page.aggregates["config_id"].n_unique() == len(example_page.study)
+    for bad in (-1.0, float("nan"), True, "0.1"):
+        with pytest.raises(gx.GenexpyInputError, match="rope"):
+            gx.report(_table(), **_roles(), rope=bad, progress=False)
+
+
 def test_same_seed_same_page():
     df = _table(missing=[("d3", "lasso")])
     a = gx.report(df, **_roles(), seed=3, rep=30, progress=False).to_markdown()
@@ -174,7 +213,7 @@ def test_cli_report_files_and_exit_codes(tmp_path, capsys):
     out = tmp_path / "study_report"
     args = [str(path), "--alternatives", "model", "--target", "rmse", "--generalize",
             "dataset", "--lower-is-better", "--rep", "30", "--out", str(out)]
-    assert main(["report", *args]) == 0
+    assert main(["report", *args, "--bayesian-rope", "0.05"]) == 0
     printed = capsys.readouterr()
     assert "Best:" in printed.out and "report.html" in printed.err
     files = {p.name for p in out.iterdir()}
@@ -182,6 +221,7 @@ def test_cli_report_files_and_exit_codes(tmp_path, capsys):
             "failed_runs.csv", "classical"} <= files
     failed = pl.read_csv(out / "failed_runs.csv")
     assert failed.select("condition", "alternative").rows() == [("d4", "svr")]
+    assert pl.read_csv(out / "bayesian_signed_rank.csv")["rope"].unique().to_list() == [0.05]
     assert not REMOTE.search((out / "report.html").read_text(encoding="utf-8"))
     # an input error: one line naming the flag; a usage error: 2
     assert main(["report", *args[:4], "nope", *args[5:]]) == 1
