@@ -29,6 +29,7 @@ __all__ = [
     "add_table_roles",
     "add_alternatives_target",
     "add_factors",
+    "add_held_constant",
     "add_missing_policy",
     "add_kernel",
     "add_rep",
@@ -119,6 +120,17 @@ def add_factors(p: argparse.ArgumentParser) -> None:
     p.add_argument("--design", default="", help="design factors, comma-separated")
     p.add_argument("--average-over", default="",
                    help="stochastic factors averaged out first (e.g. seed,fold)")
+    add_held_constant(p)
+
+
+def add_held_constant(p: argparse.ArgumentParser) -> None:
+    """Add ``--held-constant COLUMN=LEVEL`` (repeatable): keep the rows at one level.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
     p.add_argument("--held-constant", action="append", metavar="COLUMN=LEVEL", type=level_pair,
                    help="fix a factor to one level (repeatable)")
 

@@ -18,6 +18,7 @@ from ._checks import (
     check_out_dir,
     csv_list,
     direction,
+    held_levels,
     positive_int,
     probability,
     read_table,
@@ -26,6 +27,7 @@ from ._checks import (
 from ._options import (
     add_alternatives_target,
     add_direction,
+    add_held_constant,
     add_missing_policy,
     add_quiet,
     add_results,
@@ -60,7 +62,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             tol_missing_conditions=args.tol_missing_conditions,
             invalid_target=args.invalid_target,
             require_complete_replicates=args.require_complete_replicates, ties=args.ties,
-            control=args.control, top=args.top)
+            control=args.control, top=args.top,
+            held_constant=held_levels(df, args.held_constant or []) or None,
+            missing=args.missing)
         if args.bayesian_rope is not None or args.aggregates:
             from ..significance.beyond_sections import aggregates_section, bayesian_section
 
@@ -98,9 +102,10 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
         help="rank tests over blocks: omnibus test, post-hoc tests, CD diagram, report",
         description="Is any alternative better than another across the blocks (datasets, "
                     "tasks)? The missing-results policy of nstar first (the same "
-                    "--tol-missing-* and --invalid-target), then Friedman's test (or "
-                    "Skillings-Mack's when results are missing: each block ranks the "
-                    "alternatives that have a result there), a post-hoc test with its "
+                    "--tol-missing-*, --invalid-target and --missing: a failed run is the "
+                    "worst of its block), then Friedman's test (or Skillings-Mack's with "
+                    "--missing available: each block ranks the alternatives that have a "
+                    "result there), a post-hoc test with its "
                     "correction, mean ranks and a critical-difference diagram, all over the "
                     "same blocks. Prints the answer; writes the tables, report.md (a "
                     "paragraph a paper can quote), mean_ranks.tex (booktabs) and the "
@@ -115,6 +120,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     add_direction(c)
     c.add_argument("--average-over", default="",
                    help="replicate columns averaged first (e.g. seed,fold), comma-separated")
+    add_held_constant(c)
     c.add_argument("--require-complete-replicates", action="store_true",
                    help="refuse results averaged over fewer replicates than the others")
     c.add_argument("--posthoc", choices=["auto", "conover", "nemenyi", "siegel"],
@@ -142,6 +148,13 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     add_missing_policy(c, unit="block", complete_note=" (0: complete blocks only)",
                        invalid_help="rows with an empty/NaN/inf target (failed runs): refuse, "
                                     "or drop them (they then count as missing results)")
+    c.add_argument("--missing", choices=["study", "drop-block", "available"],
+                   default="study",
+                   help="a result still missing after the tolerances (a failed run): the worst "
+                        "tier of its block, as nstar (study); leave its block out "
+                        "(drop-block); or rank among the available alternatives, "
+                        "Skillings-Mack (available). Said at the top of the answer; the "
+                        "failed pairs are in failed_results")
     c.add_argument("--top", type=positive_int, default=None, metavar="K",
                    help="the diagram draws the K best alternatives, the rest summarised "
                         "(default: all)")

@@ -10,16 +10,32 @@ compare`` is this function and :func:`genexpy_nb.charts.save_comparison`.
 tolerances, flags and default for NaN scores as ``genexpy-nb nstar``): blocks missing
 more than ``tol_missing_alternatives`` of the alternatives are dropped, then alternatives
 missing in more than ``tol_missing_conditions`` of the remaining blocks. What is still
-missing is handled by one method, everywhere: **ranks among the available alternatives**
-(Skillings & Mack 1981). Each block ranks the alternatives that have a result there; the
-omnibus test is Skillings–Mack's; an alternative's mean rank is the mean, over the blocks
-where it has a result, of its rank among the s alternatives present put on the 1..k scale
-(``1 + (r - 1)(k - 1)/(s - 1)``: under the null every alternative then expects
-(k + 1)/2, so a block with fewer alternatives neither favours nor penalises those
-present); the post-hoc tests compare these mean ranks, divided by the exact standard
-deviation of their difference under the omnibus test's null. On complete blocks all of
-this is Friedman's test, the usual mean ranks (bit for bit) and Demšar's z-test (or
-Nemenyi's). Only complete blocks instead: ``tol_missing_alternatives=0``.
+missing is handled by one method, everywhere, chosen by ``missing`` and said at the top of
+every output (the failed (block, alternative) pairs are listed by name in
+``failed_results``):
+
+* ``"study"`` (default, as n*; paper Sec. 4.1): a missing result is the **worst tier** of
+  its block, one below every result there: a failed run loses. The blocks are complete,
+  so the tests are Friedman's and Conover–Iman's.
+* ``"drop-block"``: blocks with a missing result are left out (complete blocks only).
+* ``"available"``: **ranks among the available alternatives** (Skillings & Mack 1981).
+  Each block ranks the alternatives that have a result there; the omnibus test is
+  Skillings–Mack's; an alternative's mean rank is the mean, over the blocks where it has a
+  result, of its rank among the s alternatives present put on the 1..k scale
+  (``1 + (r - 1)(k - 1)/(s - 1)``: under the null every alternative then expects
+  (k + 1)/2, so a block with fewer alternatives neither favours nor penalises those
+  present); the post-hoc tests compare these mean ranks, divided by the exact standard
+  deviation of their difference under the omnibus test's null. On complete blocks all of
+  this is Friedman's test, the usual mean ranks (bit for bit) and Demšar's z-test (or
+  Nemenyi's).
+
+**Near-ties are ties.** The rank tests rank the Study's tiers, not the raw scores: two
+scores of a block within the Study's tie tolerance (``tie_rtol`` of the block's score
+range, ``tie_atol``, at least 64 float epsilons of its largest score;
+:func:`genexpy_nb.ranking.rank_scores`) share a rank, so the same results averaged in
+another order give the same statistics. ``tie_rtol=0, tie_atol=0`` ranks by exact
+equality. Ranks are within a block, so the rank tests are unchanged by any rescaling of a
+block's scores.
 """
 
 from __future__ import annotations
@@ -28,7 +44,7 @@ import inspect
 import math
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -47,7 +63,7 @@ from .._validation import (
     to_polars,
 )
 from .._words import plural, role_nouns
-from ._input import _orient
+from ..ranking import TIE_ATOL, TIE_RTOL, check_tie_tolerances
 from ._pairs import correction_words, pairs_frame
 from ._ranks import mean_ranks_available
 from ._words import opt, translate
@@ -57,12 +73,15 @@ from .critical_difference import cliques as _cliques
 from .critical_difference import group_letters
 from .report import Data, Text, as_data
 
-__all__ = ["compare", "Comparison", "POSTHOC_TESTS"]
+__all__ = ["compare", "Comparison", "MISSING_POLICIES", "POSTHOC_TESTS"]
 
 #: post-hoc tests of :func:`compare` ("auto": Conover-Iman on complete blocks, the
 #: Siegel-Castellan z-test of mean ranks among the available alternatives when results
 #: are missing)
 POSTHOC_TESTS: tuple[str, ...] = ("auto", "conover", "nemenyi", "siegel")
+#: what :func:`compare` does with the results still missing after the tolerances: the
+#: Study's worst tier (as ``nstar``), drop their blocks, or rank among the available ones
+MISSING_POLICIES: tuple[str, ...] = ("study", "drop-block", "available")
 _TIES = ("average", "min")
 
 #: words in a block column's name that mean a replicate (folds, seeds), not a dataset
@@ -76,7 +95,7 @@ _REPLICATE_WORDS = frozenset({
 _PARAMS = ("alternatives", "target", "blocks", "average_over", "higher_is_better",
            "posthoc", "p_adjust", "alpha", "tol_missing_alternatives",
            "tol_missing_conditions", "invalid_target", "require_complete_replicates", "ties",
-           "control", "top")
+           "control", "top", "held_constant", "missing", "tie_rtol", "tie_atol")
 
 
 # ---- the workflow ----------------------------------------------------------------------
@@ -170,11 +189,43 @@ def _replicates_of(report: Any) -> pl.DataFrame | None:
     return frame()
 
 
-def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, tol_cond,
-                  invalid_target, require_complete_replicates):
-    """Apply the Study's missing-results policy to the table.
+def _held_rows(df: pl.DataFrame, held: Mapping[str, Any] | None,
+               roles: Sequence[str]) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Keep the rows at each held-constant level, as :class:`~genexpy_nb.Study` does.
 
-    Returns (values with NaN, names, block labels, the Study's report).
+    Returns the kept rows (for the checks before the Study) and the levels as a dict.
+    """
+    if held is None:
+        return df, {}
+    if not isinstance(held, Mapping):
+        raise GenexpyInputError(f"{opt('held_constant', placeholder='COLUMN=LEVEL')}: give a "
+                                "mapping {column: level}, got " f"{type(held).__name__}.")
+    held = dict(held)
+    for col, level in held.items():
+        if col not in df.columns:
+            raise GenexpyInputError(f"{opt('held_constant', placeholder='COLUMN=LEVEL')}: "
+                                    f"column {col!r} not in the table; its columns are "
+                                    f"{df.columns[:20]}.")
+        if col in roles:
+            raise GenexpyInputError(f"{opt('held_constant', placeholder='COLUMN=LEVEL')}: "
+                                    f"column {col!r} has another role already; hold constant "
+                                    "a column that is none of the alternatives, target, "
+                                    "blocks or replicates.")
+        levels = df.get_column(col).unique().to_list()
+        if level not in levels:
+            raise GenexpyInputError(
+                f"{opt('held_constant', placeholder='COLUMN=LEVEL')}: level {level!r} not "
+                f"found in column {col!r}; its levels are {levels[:10]}"
+                f"{' ...' if len(levels) > 10 else ''}.")
+        df = df.filter(pl.col(col) == level)
+    return df, held
+
+
+def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, tol_cond,
+                  invalid_target, require_complete_replicates, held, tie_tols):
+    """Apply the Study's missing-results policy and tie tolerances to the table.
+
+    Returns (values with NaN, the Study's tiers, names, block labels, the Study's report).
     """
     from ..study import Study
 
@@ -182,7 +233,8 @@ def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, 
         alternatives=alternatives, target=target, generalize=list(blocks),
         higher_is_better=hib, average_over=list(average_over) or None,
         tol_missing_alternatives=tol_alt, tol_missing_conditions=tol_cond,
-        invalid_target=invalid_target)
+        invalid_target=invalid_target, held_constant=held or None,
+        tie_rtol=tie_tols[0], tie_atol=tie_tols[1])
     if require_complete_replicates:
         if not _study_supports("require_complete_replicates"):  # pragma: no cover
             raise GenexpyInputError(
@@ -196,7 +248,35 @@ def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, 
         raise GenexpyInputError(translate(str(exc), _PARAMS)) from None
     sample = next(study.samples())
     values = np.where(sample.imputed, np.nan, sample.scores)
-    return values, list(sample.alternatives), list(sample.conditions), study.report
+    return (values, np.asarray(sample.rankings), list(sample.alternatives),
+            list(sample.conditions), study.report)
+
+
+def _failed_pairs(df: pl.DataFrame, alternatives: str, target: str, blocks: Sequence[str],
+                  labels: Sequence[str], names: Sequence[str], missing: str) -> pl.DataFrame:
+    """Every (block, alternative) without a result, by name, and what the analysis did.
+
+    ``df``: the rows kept (held-constant levels) before averaging; a failed run is a row
+    with an empty, NaN or infinite target or an absent row.
+    """
+    block = (pl.col(blocks[0]).cast(pl.String) if len(blocks) == 1 else
+             pl.concat_str([pl.col(c).cast(pl.String) for c in blocks], separator=" | "))
+    tgt = pl.col(target).cast(pl.Float64)
+    cells = df.select(block.alias("block"), pl.col(alternatives).cast(pl.String)
+                      .alias("alternative"), (tgt.is_not_null() & tgt.is_finite()).alias("ok"))
+    have = cells.filter(pl.col("ok")).select("block", "alternative").unique()
+    grid = cells.select("block").unique().join(cells.select("alternative").unique(),
+                                               how="cross")
+    failed = grid.join(have, on=["block", "alternative"], how="anti").sort("block",
+                                                                           "alternative")
+    tested, kept = set(labels), set(names)
+    fate = {"study": "counted as the worst tier of its block",
+            "drop-block": "its block left out of the tests",
+            "available": "ranked among the available alternatives of its block"}[missing]
+    out = [("block dropped by the missing-results tolerance" if b not in tested else
+            "alternative dropped by the missing-results tolerance" if a not in kept else fate)
+           for b, a in failed.iter_rows()]
+    return failed.with_columns(pl.Series("handled", out, dtype=pl.String))
 
 
 def compare(
@@ -218,6 +298,10 @@ def compare(
     control: str | None = None,
     top: int | None = None,
     generalize: str | Sequence[str] | None = None,
+    held_constant: Mapping[str, Any] | None = None,
+    missing: str = "study",
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> Comparison:
     """Compare alternatives over blocks: omnibus rank test, post-hoc test, mean ranks, CD.
 
@@ -274,6 +358,17 @@ def compare(
     generalize : str or list of str, optional
         Alias of ``blocks`` (the name :class:`~genexpy_nb.Study` and
         :func:`~genexpy_nb.report` use).
+    held_constant : dict, optional
+        ``{column: level}``: keep the rows at this level of each column (e.g.
+        ``{"metric": "accuracy"}`` in a table of several metrics), as
+        :class:`~genexpy_nb.Study`'s ``held_constant``.
+    missing : {"study", "drop-block", "available"}
+        A result still missing after the tolerances (a failed run): the worst tier of its
+        block (default, the Study's policy, as n*), its block left out, or ranks among the
+        available alternatives (Skillings–Mack). See the module's text.
+    tie_rtol, tie_atol : float
+        The Study's tie tolerances (defaults 1e-9 of a block's score range, 0): scores
+        within them share a rank in every rank test; ``0, 0`` ranks by exact equality.
 
     Returns
     -------
@@ -319,21 +414,32 @@ def compare(
                       ("tol_missing_conditions", tol_missing_conditions)):
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol <= 1:
             raise GenexpyInputError(f"{opt(name)} must be a number in [0, 1], got {tol!r}.")
+    check_choice(opt("missing"), missing, MISSING_POLICIES, quote=False, sep=";")
+    try:
+        tie_tols = check_tie_tolerances(tie_rtol, tie_atol)
+    except GenexpyInputError:
+        raise GenexpyInputError(f"{opt('tie_rtol')} must lie in [0, 1) and {opt('tie_atol')} "
+                                f"be a finite number >= 0, got {tie_rtol!r} and {tie_atol!r} "
+                                "(0 and 0 rank by exact equality).") from None
     df = to_polars(data, "data")
-    _check_inputs(df, alternatives, target, block_cols, avg_cols, invalid_target)
+    kept, held = _held_rows(df, held_constant, (alternatives, target, *block_cols, *avg_cols))
+    _check_inputs(kept, alternatives, target, block_cols, avg_cols, invalid_target)
 
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        values, names, labels, report = _study_matrix(
+        values, tiers, names, labels, report = _study_matrix(
             df, alternatives, target, block_cols, avg_cols, hib, tol_missing_alternatives,
-            tol_missing_conditions, invalid_target, require_complete_replicates)
+            tol_missing_conditions, invalid_target, require_complete_replicates, held,
+            tie_tols)
         _check_shown_apart(names, alternatives)
-        res = _analyse(values, names, labels, report, notes, hib=hib, posthoc=posthoc,
+        failed = _failed_pairs(kept, alternatives, target, block_cols, labels, names, missing)
+        res = _analyse(values, tiers, names, labels, report, notes, hib=hib, posthoc=posthoc,
                        p_adjust=p_adjust, alpha=alpha, ties=ties, control=control, top=top,
                        target=target, alternatives_column=alternatives,
                        block_cols=block_cols, avg_cols=avg_cols,
-                       tols=(tol_missing_alternatives, tol_missing_conditions))
+                       tols=(tol_missing_alternatives, tol_missing_conditions),
+                       missing=missing, held=held, failed=failed, tie_tols=tie_tols)
     from ._results import DegenerateTestWarning
 
     seen: dict[str, None] = {}
@@ -350,24 +456,56 @@ def compare(
 # ---- the analysis ----------------------------------------------------------------------
 
 
-def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, alpha, ties,
-             control, top, target, alternatives_column, block_cols, avg_cols,
-             tols) -> Comparison:
-    from .rank_tests import friedman, skillings_mack
+def _policy_matrices(values, tiers, missing):
+    """Apply ``missing`` to the tested matrix.
 
-    # blocks where fewer than two alternatives have a result carry no information
+    Returns (values, tiers as floats, NaN where a result stays missing; kept blocks).
+    The tiers are the Study's (its tie tolerance: scores within it share a tier), so the
+    rank tests rank near-ties as ties; a missing result is the Study's worst tier.
+    """
     obs = ~np.isnan(values)
+    ranked = tiers.astype(np.float64)
+    if missing == "study":
+        return values, ranked, np.ones(values.shape[0], dtype=bool)
+    if missing == "drop-block":
+        keep = obs.all(axis=1)
+        return values[keep], ranked[keep], keep
+    return values, np.where(obs, ranked, np.nan), np.ones(values.shape[0], dtype=bool)
+
+
+def _usable(values, tiers, labels, names, missing, notes):
+    """Apply ``missing``, then leave out blocks ranking nothing and alternatives without result.
+
+    Returns (values, tiers as floats with NaN where still missing, block labels, names).
+    """
+    values, ranked, keep = _policy_matrices(values, tiers, missing)
+    if not keep.all():
+        notes.append(f"{plural(int((~keep).sum()), 'block')} with a missing result left out "
+                     f"({opt('missing', 'drop-block')}).")
+        labels = [b for b, k in zip(labels, keep) if k]
+    # blocks where fewer than two alternatives have a result carry no information
+    obs = ~np.isnan(ranked)
     thin = obs.sum(axis=1) < 2
     if thin.any():
         notes.append(f"{plural(int(thin.sum()), 'block')} with fewer than two results left out "
                      "(they rank nothing).")
-        values, labels = values[~thin], [b for b, t in zip(labels, thin) if not t]
-    empty = ~(~np.isnan(values)).any(axis=0)
+        values, ranked = values[~thin], ranked[~thin]
+        labels = [b for b, t in zip(labels, thin) if not t]
+    empty = ~(~np.isnan(ranked)).any(axis=0)
     if empty.any():
         gone = [a for a, e in zip(names, empty) if e]
         notes.append(Text("no result in the tested blocks, left out: ", _listed(gone), "."))
-        values = values[:, ~empty]
+        values, ranked = values[:, ~empty], ranked[:, ~empty]
         names = [a for a, e in zip(names, empty) if not e]
+    return values, ranked, labels, names
+
+
+def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adjust, alpha,
+             ties, control, top, target, alternatives_column, block_cols, avg_cols,
+             tols, missing, held, failed, tie_tols) -> Comparison:
+    from .rank_tests import friedman, skillings_mack
+
+    values, ranked, labels, names = _usable(values, tiers, labels, names, missing, notes)
     n, k = values.shape
     if k < 2 or n < 2:
         raise GenexpyInputError(
@@ -389,34 +527,37 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
             f"Compare against one alternative with {opt('control')}=NAME "
             f"({k - 1:,} comparisons), or keep fewer alternatives (at most "
             f"{_most_alternatives():,}).")
-    complete = not np.isnan(values).any()
+    complete = not np.isnan(ranked).any()
     if posthoc == "auto":
         posthoc = "conover" if complete else "siegel"
     if posthoc == "conover" and not complete:
         raise GenexpyInputError(
-            f"Conover's test needs complete blocks, and {int(np.isnan(values).sum())} "
+            f"Conover's test needs complete blocks, and {int(np.isnan(ranked).sum())} "
             "results are missing after the missing-results policy. Use "
             f"{opt('posthoc', 'siegel')} or {opt('posthoc', 'nemenyi')} (their forms for missing "
-            "results use every block), or keep only complete blocks with "
-            f"{opt('tol_missing_alternatives', 0)}.")
+            "results use every block), count a missing result as a loss with "
+            f"{opt('missing', 'study')}, or keep only complete blocks with "
+            f"{opt('missing', 'drop-block')}.")
     if posthoc == "nemenyi" and control is not None:
         raise GenexpyInputError(
             f"Nemenyi's test compares all pairs; against one control use "
             f"{opt('posthoc', 'siegel')} (Demšar's z-test; with {opt('p_adjust', 'bonferroni')} "
             f"it is the Bonferroni–Dunn test) or {opt('posthoc', 'conover')}.")
 
-    oriented = _orient(values, hib)
+    # the tests rank the Study's tiers (0 = best; equal within the tie tolerance), not the
+    # raw scores: the same ranks, with float noise a tie
+    oriented = ranked
     if complete:
-        omni = friedman(values, higher_is_better=hib, order=names)
+        omni = friedman(ranked, higher_is_better=False, order=names)
         mid = np.asarray(omni.mean_ranks)
     else:
-        omni = skillings_mack(values, higher_is_better=hib, order=names)
+        omni = skillings_mack(ranked, higher_is_better=False, order=names)
         mid = mean_ranks_available(oriented, "average")
     mean_rank = mid if ties == "average" else mean_ranks_available(oriented, "min")
-    n_obs = (~np.isnan(values)).sum(axis=0)
+    n_obs = (~np.isnan(ranked)).sum(axis=0)
 
-    post, cd, label = _posthoc(values, names, mid, complete, posthoc=posthoc,
-                               p_adjust=p_adjust, alpha=alpha, hib=hib, control=control)
+    post, cd, label = _posthoc(ranked, names, mid, complete, posthoc=posthoc,
+                               p_adjust=p_adjust, alpha=alpha, hib=False, control=control)
     frame = pl.DataFrame({"alternative": names, "mean_rank": mean_rank,
                           "n_blocks": n_obs.astype(np.int64)},
                          schema={"alternative": pl.String, "mean_rank": pl.Float64,
@@ -448,7 +589,12 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
         "alternative_1", "alternative_2", "significant").iter_rows() if not s}
     indist = tuple(a for a in order if a in not_sig)
 
-    _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, omni, tols, n)
+    _notes(notes, report, ranked, names, block_cols, avg_cols, ties, complete, omni, tols, n)
+    n_imputed = int((np.isnan(values) & ~np.isnan(ranked)).sum())
+    if n_imputed:
+        notes.insert(0, f"{plural(n_imputed, 'missing result')}, each counted as the "
+                        "worst tier of its block (a failed run loses to every result of the "
+                        f"block; the missing-results policy of nstar, {opt('missing', 'study')}).")
     return Comparison(
         omnibus=omni, posthoc=post, mean_ranks=frame, cliques=cl, cd=cd, best=best,
         indistinguishable=indist, control=control, posthoc_test=posthoc, posthoc_label=label,
@@ -456,7 +602,9 @@ def _analyse(values, names, labels, report, notes, *, hib, posthoc, p_adjust, al
         target=target, alternatives_column=alternatives_column,
         blocks_columns=tuple(block_cols), average_over=tuple(avg_cols),
         higher_is_better=hib, alternatives=tuple(names), blocks=tuple(labels),
-        values=values, policy=report, replicates=_replicates_of(report), notes=tuple(notes))
+        values=values, policy=report, replicates=_replicates_of(report), notes=tuple(notes),
+        missing=missing, held_constant=held, failed=failed,
+        tie_tolerance=tie_tols)
 
 
 def _posthoc(values, names, mid, complete, *, posthoc, p_adjust, alpha, hib, control):

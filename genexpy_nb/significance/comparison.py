@@ -117,6 +117,17 @@ class Comparison:
         blocks, degenerate data).
     sections : tuple of ReportSection
         Extra report sections (see :meth:`with_section`).
+    missing : {"study", "drop-block", "available"}
+        What the tests did with a result still missing after the tolerances: the worst
+        tier of its block (the Study's policy, as n*), its block left out, or ranks among
+        the available alternatives (Skillings–Mack).
+    held_constant : dict
+        The levels the table was restricted to (``{column: level}``).
+    failed : polars.DataFrame or None
+        Every (block, alternative) without a result, by name, and how it was handled.
+    tie_tolerance : (float, float) or None
+        The Study's tie tolerances (rtol of a block's score range, atol): scores within it
+        share a rank in every rank test.
     """
 
     omnibus: SignificanceResult
@@ -145,6 +156,10 @@ class Comparison:
     replicates: pl.DataFrame | None = field(repr=False)
     notes: tuple[str, ...] = ()
     sections: tuple[ReportSection, ...] = ()
+    missing: str = "available"
+    held_constant: dict = field(default_factory=dict)
+    failed: pl.DataFrame | None = field(default=None, repr=False)
+    tie_tolerance: tuple[float, float] | None = None
 
     # ---- sizes --------------------------------------------------------------------------
     @property
@@ -339,6 +354,8 @@ class Comparison:
                "missing_results": _policy_frame(self)}
         if self.replicates is not None and self.replicates.height:
             out["replicates"] = self.replicates
+        if self.failed is not None and self.failed.height:
+            out["failed_results"] = self.failed
         for s in self.sections:
             for name, frame in s.tables.items():
                 if name in out:
@@ -473,8 +490,7 @@ def _policy_frame(res: Comparison) -> pl.DataFrame:
          "remaining blocks)", len(rp.alternatives_dropped)),
         ("blocks tested", res.n_blocks),
         ("alternatives compared", res.k),
-        ("missing results in the tested blocks (ranked among the available alternatives)",
-         res.n_missing),
+        (f"missing results in the tested blocks ({_handled(res)})", res.n_missing),
     ]
     return pl.DataFrame({"item": [r[0] for r in rows], "value": [int(r[1]) for r in rows]})
 
@@ -505,8 +521,33 @@ def _policy_runs(res: Comparison) -> list:
         out.append("nothing dropped")
     out.append(f"; {plural(res.n_missing, 'missing result')} "
                f"{'remains' if res.n_missing == 1 else 'remain'} in the {res.n_blocks} tested "
-               "blocks" + (": ranked among the available alternatives (Skillings–Mack)"
-                           if res.n_missing else ""))
+               "blocks" + (f": {_handled(res)}" if res.n_missing else ""))
+    return out
+
+
+def _handled(res: Comparison) -> str:
+    """How the tests treat a result still missing after the tolerances (``missing``)."""
+    return {"study": "each counted as the worst tier of its block (it loses to every "
+                     "result there), as the n* analysis does",
+            "drop-block": "their blocks left out",
+            }.get(res.missing, "ranked among the available alternatives (Skillings–Mack)")
+
+
+def _policy_line(res: Comparison) -> str:
+    """Return the choices behind every number: failed runs, ties, held-constant levels."""
+    words = {"study": "count as the worst tier of their block",
+             "drop-block": "drop their block",
+             "available": "are left out of their block's ranking: ranks among the available "
+                          "alternatives, Skillings–Mack"}[res.missing]
+    out = f"failed or missing runs {words} ({opt('missing', res.missing)})"
+    if res.tie_tolerance is not None:
+        rtol, atol = res.tie_tolerance
+        out += (f"; scores of a block within {rtol:g} of its score range"
+                + (f" or {atol:g}" if atol else "") + " of each other are tied in every "
+                "rank test")
+    if res.held_constant:
+        out += "; held constant: " + ", ".join(f"{c} = {v}" for c, v in
+                                               res.held_constant.items())
     return out
 
 
@@ -582,7 +623,9 @@ def _paragraph(res: Comparison) -> list:
     runs.append(")")
     if res.n_missing:
         runs.append(f"; {plural(res.n_missing, 'result')} {'was' if res.n_missing == 1 else 'were'}"
-                    " missing and each block ranked the alternatives that had one")
+                    + (" missing and each block ranked the alternatives that had one"
+                       if res.missing == "available" else
+                       " missing, each counted as the worst result of its block"))
     rp = res.policy
     if rp.conditions_dropped or rp.alternatives_dropped:
         runs.append(f", after excluding {plural(rp.conditions_dropped, 'block')} and "
@@ -661,7 +704,8 @@ def _report(res: Comparison) -> tuple[ReportSection, ...]:
     how = "averaged" if res.ties == "average" else "given the lowest rank"
     data_items.append(f"mean ranks with ties {how} ({opt('ties', res.ties)})")
     data = ReportSection("Data", (Bullets(tuple(data_items)),))
-    sections = [ReportSection("Answer", (answer,)), data, omni, post, ranks,
+    policy = Paragraph([as_data("Policy: " + _policy_line(res) + ".")])
+    sections = [ReportSection("Answer", (answer, policy)), data, omni, post, ranks,
                 *res.sections,
                 ReportSection("A paragraph for a paper", (Quote(_paragraph(res)),))]
     if res.notes:
@@ -674,8 +718,9 @@ def _report(res: Comparison) -> tuple[ReportSection, ...]:
 def _summary_lines(res: Comparison) -> list[str]:
     om = res.omnibus
     lines = [
+        "policy: " + _policy_line(res),
         f"{om.test} test over {res.n_blocks} blocks x {res.k} alternatives"
-        + (f" ({plural(res.n_missing, 'missing result')} ranked among the available alternatives)"
+        + (f" ({plural(res.n_missing, 'missing result')} {_handled(res)})"
            if res.n_missing else "")
         + f": chi2({om.df:g}) = {om.statistic:.4g}, p = {_p(om.pvalue)} -> "
         + ("the alternatives differ" if res.significant else "no significant difference")
@@ -705,7 +750,7 @@ def _latex_p(p: float) -> str:
 def _latex(res: Comparison, *, label: str | None, caption: str | None) -> str:
     om = res.omnibus
     ctrl = res.control is not None
-    show_blocks = res.n_missing > 0
+    show_blocks = res.n_missing > 0 and res.missing == "available"
     cols = ["Alternative", "Mean rank"] + (["Blocks"] if show_blocks else [])
     cols.append("$p$ vs.\\ control" if ctrl else ("Group"))
     align = "l" + "r" * (len(cols) - 1 - (0 if ctrl else 1)) + ("" if ctrl else "l")
@@ -747,6 +792,9 @@ def _latex(res: Comparison, *, label: str | None, caption: str | None) -> str:
         if show_blocks:
             cap.append(f" {plural(res.n_missing, 'result')} missing: ranks among the available "
                        "alternatives (Skillings--Mack); Blocks: where each has a result.")
+        elif res.n_missing:
+            cap.append(f" {plural(res.n_missing, 'result')} missing, each counted as the "
+                       "worst of its block.")
         caption = latex(cap).replace("χ", "chi").replace("α", r"$\alpha$")
     if label is None:
         label = "tab:compare-" + (re.sub(r"[^A-Za-z0-9]+", "-", res.target).strip("-")

@@ -61,9 +61,11 @@ def test_failed_runs_are_refused_in_flags_then_dropped_and_reported(tables, tmp_
     assert not re.search(r"\b[a-z_]+=", err), err
     assert not out.exists()
     assert main(["compare", str(tables / "failed.csv"), *ARGS, "--invalid-target", "drop",
-                 "--out", str(out)]) == 0
+                 "--missing", "available", "--out", str(out)]) == 0
     cap = capsys.readouterr()
-    lines = cap.out.splitlines()
+    assert cap.out.splitlines()[0].startswith(
+        "policy: failed or missing runs are left out of their block's ranking")
+    lines = cap.out.splitlines()[1:]
     # which test, over how many blocks; post-hoc and correction; the best and its group
     assert lines[0].startswith("Skillings-Mack test over 60 blocks x 8 alternatives "
                                "(5 missing results ranked among the available")
@@ -141,8 +143,8 @@ def test_folds_as_blocks_get_a_note_and_quiet_prints_nothing(tables, tmp_path, c
 
 ERRORS = [
     (["--target", "accuracyy"], "--target: column(s) ['accuracyy'] not in the table"),
-    (["--posthoc", "conover", "--invalid-target", "drop", "--tol-missing-alternatives", "1"],
-     "--posthoc siegel"),
+    (["--posthoc", "conover", "--invalid-target", "drop", "--tol-missing-alternatives", "1",
+      "--missing", "available"], "--posthoc siegel"),
     (["--control", "zz", "--invalid-target", "drop"], "--control zz"),
     (["--control", "alg1", "--posthoc", "nemenyi", "--invalid-target", "drop"],
      "--posthoc siegel"),
@@ -176,7 +178,8 @@ def test_a_shell_sees_the_answer_on_stdout(tables, tmp_path):
                            str(tables / "ok.csv"), *ARGS, "--out", str(tmp_path / "s")],
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[2].startswith("best: alg7")
+    assert proc.stdout.splitlines()[0].startswith("policy: ")
+    assert proc.stdout.splitlines()[3].startswith("best: alg7")
     assert proc.stderr.startswith("wrote ")
 
 

@@ -188,7 +188,8 @@ def _naive_pair_z(x, hib=True):
 
 def test_missing_results_use_every_block_consistently():
     df = _table(n=60, seed=5, missing=0.08)
-    res = _cmp(df, tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
+    res = _cmp(df, tol_missing_alternatives=1.0, tol_missing_conditions=1.0,
+               missing="available")
     x, names = _wide(df)
     assert res.omnibus.test == "Skillings-Mack" and res.posthoc_test == "siegel"
     sm = sig.skillings_mack(x, higher_is_better=True, order=names)
@@ -207,7 +208,7 @@ def test_missing_results_use_every_block_consistently():
     both = (~np.isnan(x)).astype(int)
     assert res.posthoc["n"].to_list() == [(both[:, a] * both[:, b]).sum() for a, b in zip(i, j)]
     with pytest.raises(GenexpyInputError, match="Conover's test needs complete blocks"):
-        _cmp(df, tol_missing_alternatives=1.0, posthoc="conover")
+        _cmp(df, tol_missing_alternatives=1.0, posthoc="conover", missing="available")
 
 
 def test_pairwise_forms_for_missing_results_reduce_to_the_complete_tests():
@@ -318,9 +319,13 @@ def test_nan_scores_are_refused_as_by_the_study_unless_dropped():
     with command_line_words(), pytest.raises(GenexpyInputError) as e:
         _cmp(df)
     assert "--invalid-target drop" in str(e.value) and "=" not in str(e.value)
-    res = _cmp(df, invalid_target="drop")
+    res = _cmp(df, invalid_target="drop", missing="available")
     assert res.policy.rows_invalid_target == 1 and res.n_missing == 1
     assert res.omnibus.test == "Skillings-Mack"
+    # the default: the failed run is the worst of its block (as n*), Friedman's test
+    res = _cmp(df, invalid_target="drop")
+    assert res.n_missing == 1 and res.omnibus.test == "Friedman"
+    assert res.failed.rows() == [("d003", "m1", "counted as the worst tier of its block")]
 
 
 def test_blocks_of_several_columns_and_folds_get_a_note():
@@ -401,7 +406,8 @@ def test_report_names_the_test_the_winner_and_quotes_numbers_from_the_data():
     assert f"$\\chi^2({om.df:g}) = {om.statistic:.2f}$" in tex
     assert tex.count(" \\\\\n") == 7  # header + 6 alternatives
     s = res.summary()
-    assert s.splitlines()[0].startswith("Friedman test over 40 blocks x 6 alternatives")
+    assert s.splitlines()[0].startswith("policy: failed or missing runs count as the worst")
+    assert s.splitlines()[1].startswith("Friedman test over 40 blocks x 6 alternatives")
     assert "post-hoc: Conover–Iman" in s and f"best: {res.best[0]}" in s
 
 
@@ -479,7 +485,12 @@ def _error_cases():
         (df, dict(control="zz")),
         (df, dict(control="m1", posthoc="nemenyi")),
         (sparse, dict(tol_missing_alternatives=1.0, tol_missing_conditions=1.0,
-                      posthoc="conover")),
+                      posthoc="conover", missing="available")),
+        (df, dict(missing="impute")),
+        (df, dict(held_constant={"zz": 1})),
+        (df, dict(held_constant={"dataset": "d001"})),
+        (df, dict(held_constant=["acc"])),
+        (df, dict(tie_rtol=-1.0)),
         (sparser, dict(tol_missing_alternatives=0.0)),
         (sparse, dict(tol_missing_conditions=0.0, tol_missing_alternatives=0.5)),
         (df, dict(tol_missing_conditions=1.5)),
@@ -551,7 +562,8 @@ def test_moved_drawing_names_still_import_with_a_deprecation_warning(tmp_path):
 
 def test_scores_frame_and_json_tables(tmp_path):
     df = _table(seed=16, missing=0.05)
-    res = _cmp(df, tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
+    res = _cmp(df, tol_missing_alternatives=1.0, tol_missing_conditions=1.0,
+               missing="available")
     sf = res.scores_frame()
     assert sf.height == res.n_blocks * res.k
     assert sf["score"].null_count() == res.n_missing
