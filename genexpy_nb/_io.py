@@ -18,6 +18,8 @@ temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could 
   device, a pipe or a symlink loop) and is not larger than the reader accepts;
 - :func:`read_npz` - the arrays of an ``.npz`` archive, every member's declared shape
   checked against its size, the memory and the compression ratio before it is read;
+- :func:`file_sha256` - the SHA-256 of a file's bytes (pooch's ``file_hash``), the one
+  hashing of files read (public data files, weights files, pools in a manifest);
 - :func:`js_engine_problem` - why vl-convert's JavaScript engine (SVG, PNG, PDF, the
   inlined Vega bundle) cannot start in this process, or None;
 - :func:`check_not_input` - no output replaces an input: refuses an output file that is one
@@ -49,6 +51,7 @@ __all__ = [
     "check_input_file",
     "check_not_input",
     "check_output_dir",
+    "file_sha256",
     "js_engine_problem",
     "make_parent",
     "read_npz",
@@ -677,6 +680,24 @@ class ExportSkippedWarning(UserWarning):
     def __init__(self, what: str, reason: str) -> None:
         super().__init__(f"{what}: {reason}.")
         self.what, self.reason = what, reason
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """Return the SHA-256 of a file's bytes, as lowercase hex.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, read in chunks (pooch's ``file_hash``).
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
+    import pooch
+
+    return pooch.file_hash(str(path), alg="sha256")
 
 
 #: a tiny conversion that starts vl-convert's JavaScript engine (V8)

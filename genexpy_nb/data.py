@@ -23,6 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ._io import file_sha256
 from ._validation import GenexpyInputError
 
 DATA_DIR_ENV = "GENEXPY_NB_DATA_DIR"
@@ -62,12 +63,6 @@ class DatasetUnavailableError(GenexpyInputError):
     """A public data file could neither be found locally nor downloaded."""
 
 
-def _sha256(path: Path) -> str:
-    import pooch
-
-    return pooch.file_hash(str(path), alg="sha256")
-
-
 def fetch_public_file(name: str) -> Path:
     """Local path of a public data file: from ``$GENEXPY_NB_DATA_DIR``, else pooch's cache.
 
@@ -103,7 +98,7 @@ def fetch_public_file(name: str) -> Path:
                 "automatically."
             )
         try:
-            digest = _sha256(path)
+            digest = file_sha256(path)
         except OSError as exc:
             raise DatasetUnavailableError(
                 f"{path} (in {DATA_DIR_ENV}) cannot be read ({exc.strerror or exc}); give "

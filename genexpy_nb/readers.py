@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from ._io import check_input_file
+from ._lm_eval_results import directions, model_name
 from ._validation import GenexpyInputError, to_polars
 
 __all__ = ["read_lm_eval", "split_id_column", "wide_to_long"]
@@ -36,24 +37,6 @@ _DROPPED_SCHEMA = {"item": pl.String, "reason": pl.String}
 
 def _dropped(rows: list[tuple[str, str]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=_DROPPED_SCHEMA, orient="row")
-
-
-def _model_name(doc: dict, folder: str) -> str:
-    name = doc.get("model_name")
-    if isinstance(name, str) and name.strip():
-        return name
-    cfg = doc.get("config")
-    args = cfg.get("model_args") if isinstance(cfg, dict) else None
-    if isinstance(args, dict):
-        pre = args.get("pretrained") or args.get("model")
-        if isinstance(pre, str) and pre:
-            return pre
-    elif isinstance(args, str):
-        for part in args.split(","):
-            key, _, value = part.partition("=")
-            if key.strip() in ("pretrained", "model") and value.strip():
-                return value.strip()
-    return folder
 
 
 def _number(v: Any) -> float | None:
@@ -78,17 +61,6 @@ def _revision(doc: dict) -> str | None:
             if key.strip() == "revision":
                 rev = value.strip()
     return rev if isinstance(rev, str) and rev and rev != "main" else None
-
-
-def _directions(doc: dict) -> dict:
-    """``higher_is_better`` → task → metric → bool, as lm-eval 0.4 states it (0.3: none)."""
-    hib = doc.get("higher_is_better")
-    out = {}
-    if isinstance(hib, dict):
-        for task, metrics in hib.items():
-            if isinstance(metrics, dict):
-                out[str(task)] = {str(m): v for m, v in metrics.items() if isinstance(v, bool)}
-    return out
 
 
 def _task_rows(task: str, metrics: dict, fname: str, dropped: list):
@@ -199,11 +171,11 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
                     f"'results' is a {type(results).__name__}, not an object")
             dropped.append((str(f), f"{what}: not an lm-eval results file"))
             continue
-        model = _model_name(doc, f.parent.name)
+        model = model_name(doc, f.parent.name)
         rev = _revision(doc)
         if rev and not model.endswith(f"@{rev}"):
             model = f"{model}@{rev}"
-        hib = _directions(doc)
+        hib = directions(doc)
         for task, metrics in results.items():
             if not isinstance(metrics, dict):
                 dropped.append((f"{f.name}: {task}", "task entry is not an object"))

@@ -50,9 +50,9 @@ from genexpy_nb import Borda, Jaccard, Mallows
 from genexpy_nb._numba import nstar as _nb
 from genexpy_nb._validation import child_seed
 from genexpy_nb.generalizability import INTERVAL_B, SLOPE_ALPHAS, default_grid, power_law_fit
-from genexpy_nb.generalizability.fit import _trust_reason
-from genexpy_nb.generalizability.interval import _closed_form_spread, _interval, _prediction_se
 from genexpy_nb.generalizability.distributions import uniform_distribution
+from genexpy_nb.generalizability.fit import _trust_reason
+from genexpy_nb.generalizability.interval import _closed_form_spread, _interval, prediction_se
 from genexpy_nb.generalizability.synthetic import _resolve_kernels, true_nstar_frame
 
 THRESHOLDS = ((0.95, 0.05), (0.9, 0.1), (0.99, 0.05))
@@ -187,7 +187,7 @@ def run_setting(na, N, kernels, R, p, truth, studies, B, rep, level, seed, boot_
                 Qt = Qh.T
                 rows_ = np.ones(len(alphas), dtype=bool)
                 b1p, b0p, _ = power_law_fit(ns, Qt, rows_)
-                sep = _prediction_se(ns, Qt, rows_, float(b1p), b0p, np.log(eps))
+                sep = prediction_se(ns, Qt, rows_, float(b1p), b0p, np.log(eps))
                 sep = sep[a_rows, np.arange(len(ths))]
             else:
                 lh = np.full(len(ths), np.nan)

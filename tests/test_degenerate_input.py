@@ -203,7 +203,7 @@ def test_data_dir_with_an_unreadable_file(tmp_path, monkeypatch):
     def denied(path):  # as a file without read permission (root reads every file)
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(data, "_sha256", denied)
+    monkeypatch.setattr(data, "file_sha256", denied)
     monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
     with pytest.raises(GenexpyInputError, match=r"cannot be read \(Permission denied\).*chmod"):
         data.fetch_public_file("encoders_results.parquet")

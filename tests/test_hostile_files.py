@@ -148,13 +148,13 @@ def test_pool_file_with_a_pickled_object_is_refused(tmp_path):
 
 def test_weights_file_with_a_pickled_object_is_refused(tmp_path):
     torch = pytest.importorskip("torch")
-    from genexpy_nb.seedpools.vit import _read_state
+    from genexpy_nb.seedpools.vit import read_state
 
     marker = tmp_path / "PWNED"
     p = tmp_path / "w.pt"
     torch.save({"w": torch.zeros(2), "evil": _WritesMarker(marker)}, p)
     with pytest.raises(GenexpyInputError, match="could not read weights"):
-        _read_state(p)
+        read_state(p)
     assert not marker.exists()
 
 
@@ -513,7 +513,7 @@ def test_resuming_a_pool_with_damaged_files(tmp_path):
 
 def test_truncated_and_damaged_weights_are_clear(tmp_path):
     torch = pytest.importorskip("torch")
-    from genexpy_nb.seedpools.vit import _read_state
+    from genexpy_nb.seedpools.vit import read_state
 
     p = tmp_path / "w.pt"
     torch.save({"w": torch.zeros(100)}, p)
@@ -521,10 +521,10 @@ def test_truncated_and_damaged_weights_are_clear(tmp_path):
     for content in (good[: len(good) // 2], b"", b"\x00" * 64):
         p.write_bytes(content)
         with pytest.raises(GenexpyInputError, match="could not read weights"):
-            _read_state(p)
+            read_state(p)
     (tmp_path / "d.pt").mkdir()
     with pytest.raises(GenexpyInputError, match="is a folder"):
-        _read_state(tmp_path / "d.pt")
+        read_state(tmp_path / "d.pt")
 
 
 # ---- results tables: types from the whole file, every unreadable file named ---------------

@@ -780,9 +780,9 @@ correct("cifar", "a good folder reads", lambda t: t.X_test.shape[1:] == (3, 32, 
 
 
 def weights(name):
-    from genexpy_nb.seedpools.vit import _read_state
+    from genexpy_nb.seedpools.vit import read_state
 
-    return _read_state(F(name))
+    return read_state(F(name))
 
 
 add_clear("weights", "a truncated weights file", lambda o: weights("w_trunc.pt"),

@@ -232,37 +232,9 @@ def _private_imports() -> set[tuple[str, str, str]]:
 
 
 #: private names of public modules still imported by a sibling: each entry is a seam to cut
-#: (move the name into a ``_helper.py`` module, or make it public); remove it when it is gone
-P = "genexpy_nb."
-PRIVATE_IMPORTS_TO_CUT: set[tuple[str, str, str]] = {
-    (f"{P}charts.cd_figure", f"{P}charts.cd_vega", "_chart"),
-    (f"{P}charts.significance", f"{P}charts.cd_figure", "_cd_layout"),
-    (f"{P}charts.significance", f"{P}charts.cd_vega", "_chart"),
-    (f"{P}evals.readers", f"{P}readers", "_directions"),
-    (f"{P}evals.readers", f"{P}readers", "_model_name"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.baseline", "_NULL_DENSE_MAX"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.baseline", "_baseline_support"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.baseline", "_count_differences"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.baseline", "_exchange_permutations"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.baseline", "_null_band"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.baseline", "_null_sizes"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.columns", "_unreliable"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.fit", "_nstar_values"),
-    (f"{P}generalizability.analysis", f"{P}generalizability.questions", "_default_alternative"),
-    (f"{P}generalizability.baseline", f"{P}generalizability.closed_form", "_ndtri"),
-    (f"{P}generalizability.baseline", f"{P}generalizability.interval", "_closed_form_log_sd"),
-    (f"{P}generalizability.baseline", f"{P}generalizability.interval", "_prediction_se"),
-    (f"{P}generalizability.estimate", f"{P}generalizability.fit", "_fits_from_quantiles"),
-    (f"{P}generalizability.estimate", f"{P}generalizability.fit", "_resampled_quantile_curves"),
-    (f"{P}generalizability.estimate", f"{P}generalizability.interval", "_nstar_interval"),
-    (f"{P}generalizability.interval", f"{P}generalizability.closed_form", "_ndtri"),
-    (f"{P}generalizability.questions", f"{P}generalizability.columns", "_distinct"),
-    (f"{P}seedpools.backbones", f"{P}data", "_sha256"),
-    (f"{P}seedpools.backbones", f"{P}seedpools.vit", "_read_state"),
-    (f"{P}seedpools.pools", f"{P}data", "_sha256"),
-    (f"{P}seedpools.pretrain", f"{P}seedpools.pools", "_read_meta"),
-    (f"{P}seedpools.pretrain", f"{P}seedpools.pools", "_read_partial_config"),
-}
+#: (move the name into a ``_helper.py`` module, or make it public); remove it when it is gone.
+#: Empty: the last 27 were cut in issue 36 (an entry added here needs its reason).
+PRIVATE_IMPORTS_TO_CUT: set[tuple[str, str, str]] = set()
 
 
 def test_no_private_name_of_a_public_module_is_imported_by_a_sibling():

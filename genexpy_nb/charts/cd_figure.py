@@ -6,7 +6,7 @@ JSON-schema validation, the Vega-Lite compiler and Vega, all run by vl-convert i
 JavaScript engine that is slow to start in each process. The diagram itself is a few dozen
 lines, circles and labels, so :func:`~genexpy_nb.charts.cd_diagram_svg` writes them as SVG
 itself - the layout, fonts and colours of the Vega chart, from the same geometry
-(``_cd_layout``, used by both; tests/charts/test_cd_figure.py checks every point and label against
+(``cd_layout``, used by both; tests/charts/test_cd_figure.py checks every point and label against
 Vega's) - and :func:`~genexpy_nb.charts.save_cd_diagram` rasterizes that SVG with
 vl-convert's resvg, no JavaScript engine. HTML is a page holding the same SVG (native
 tooltips on the points), so it opens offline. This module imports neither Altair nor
@@ -330,7 +330,7 @@ def _cd_rows(cd: float | None, alpha_used: float, show_cd: bool | None,
     }]
 
 
-def _cd_layout(
+def cd_layout(
     data: Any, *, alpha: float, higher_is_better: Any, pairwise: pl.DataFrame | None,
     order: Sequence[str] | None, colors: Any, show_ranks: bool, show_cd: bool | None,
     y_col: str | None, block_col: str | None, group_col: str | None,
@@ -340,7 +340,16 @@ def _cd_layout(
     """Return the geometry of a CD diagram in data units, shared by the Vega and SVG drawing.
 
     x is the mean rank; y grows downwards (0 = the axis line, negative = above it, the
-    label rows below the clique bars).
+    label rows below the clique bars). The one layout behind both drawings:
+    :func:`~genexpy_nb.charts.cd_vega.layout_chart` draws it with Vega, this module writes
+    it as SVG. The keyword arguments are those of :func:`cd_diagram_svg`.
+
+    Returns
+    -------
+    dict
+        ``names`` (the alternatives drawn), ``k``, ``x_max``, ``items`` (the points and
+        labels), ``cliques`` and ``cd_rows`` (the bars), ``caption`` (its lines),
+        ``control``, ``y_min`` and ``y_max``.
     """
     res, frame, cd, control, top, alpha_used = _ranked_frame(
         data, alpha=alpha, higher_is_better=higher_is_better, y_col=y_col,
@@ -619,7 +628,7 @@ def cd_diagram_svg(
     >>> svg.startswith("<svg") and "CD = " in svg and "Nemenyi" in svg
     True
     """
-    lay = _cd_layout(
+    lay = cd_layout(
         data, alpha=alpha, higher_is_better=higher_is_better, pairwise=pairwise, order=order,
         colors=colors, show_ranks=show_ranks, show_cd=show_cd,
         **score_roles(target, blocks, alternatives, y_col, block_col, group_col,
@@ -630,12 +639,12 @@ def cd_diagram_svg(
     if colours is None:  # a scheme this module does not list: let Vega draw it
         import vl_convert as vlc
 
-        from .cd_vega import _chart
+        from .cd_vega import layout_chart
         from .export import vega_lite_spec as _spec
         from .export import vl_version as _vl_version
 
-        chart = _chart(lay, colors=colors, reverse=reverse, width=width,
-                       row_height=row_height, title=title)
+        chart = layout_chart(lay, colors=colors, reverse=reverse, width=width,
+                             row_height=row_height, title=title)
         return vlc.vegalite_to_svg(_spec(chart), vl_version=_vl_version())
     return _svg(lay, colours, reverse=reverse, width=width, row_height=row_height, title=title)
 

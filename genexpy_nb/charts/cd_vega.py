@@ -14,7 +14,7 @@ import altair as alt
 
 
 def _color_encoding(colors: str | Mapping[str, str] | None, names: list[str]):
-    """Altair colour encoding (``colors`` already checked by ``_cd_layout``)."""
+    """Altair colour encoding (``colors`` already checked by ``cd_layout``)."""
     if colors is None:
         return alt.value("black")
     if isinstance(colors, str):
@@ -25,9 +25,32 @@ def _color_encoding(colors: str | Mapping[str, str] | None, names: list[str]):
                      legend=None)
 
 
-def _chart(lay: dict, *, colors: Any, reverse: bool, width: int, row_height: int,
-           title: str | None) -> alt.LayerChart:
-    """Return the Altair chart of a layout from :func:`~genexpy_nb.charts.cd_figure._cd_layout`."""
+def layout_chart(lay: dict, *, colors: Any, reverse: bool, width: int, row_height: int,
+                 title: str | None) -> alt.LayerChart:
+    """Return the Altair chart of a layout from :func:`~genexpy_nb.charts.cd_figure.cd_layout`.
+
+    The Vega drawing of the geometry that :func:`~genexpy_nb.charts.cd_figure.cd_diagram_svg`
+    writes as SVG: :func:`~genexpy_nb.charts.cd_diagram` calls it, and so does the SVG
+    writer for colour schemes that only Vega knows.
+
+    Parameters
+    ----------
+    lay : dict
+        The layout, as :func:`~genexpy_nb.charts.cd_figure.cd_layout` returns it.
+    colors : str, mapping or None
+        A Vega colour scheme, a colour per alternative, or None (black); already checked.
+    reverse : bool
+        Whether the best mean rank is drawn on the right.
+    width, row_height : int
+        The chart's width and the height of one label row, in pixels.
+    title : str or None
+        The chart's title.
+
+    Returns
+    -------
+    altair.LayerChart
+        The diagram.
+    """
     names, k, items = lay["names"], lay["x_max"], lay["items"]
     clique_rows, cd_rows = lay["cliques"], lay["cd_rows"]
     y_min, y_max = lay["y_min"], lay["y_max"]

@@ -18,8 +18,8 @@ import polars as pl
 
 from .._roles import score_roles
 from .._validation import REQUIRED
-from .cd_figure import _cd_layout, cd_diagram_svg, save_cd_diagram
-from .cd_vega import _chart
+from .cd_figure import cd_diagram_svg, cd_layout, save_cd_diagram
+from .cd_vega import layout_chart
 
 __all__ = ["cd_diagram", "cd_diagram_svg", "save_cd_diagram"]
 
@@ -113,12 +113,12 @@ def cd_diagram(
         without Vega (no JavaScript engine to start), so much faster than
         ``save_chart(cd_diagram(...), "cd.png")``.
     """
-    lay = _cd_layout(
+    lay = cd_layout(
         data, alpha=alpha, higher_is_better=higher_is_better, pairwise=pairwise, order=order,
         colors=colors, show_ranks=show_ranks, show_cd=show_cd,
         **score_roles(target, blocks, alternatives, y_col, block_col, group_col,
                        "cd_diagram"),
         nan_policy=nan_policy, func="cd_diagram", top=top, caption=caption,
     )
-    return _chart(lay, colors=colors, reverse=reverse, width=width, row_height=row_height,
-                  title=title)
+    return layout_chart(lay, colors=colors, reverse=reverse, width=width,
+                        row_height=row_height, title=title)

@@ -175,9 +175,9 @@ def _lm_eval_sidecar(f: Path) -> tuple[str | None, dict]:
         return None, {}
     if not isinstance(doc, dict):
         return None, {}
-    from ..readers import _directions, _model_name
+    from .._lm_eval_results import directions, model_name
 
-    return _model_name(doc, f.parent.name), _directions(doc)
+    return model_name(doc, f.parent.name), directions(doc)
 
 
 def read_lm_eval_samples(path: str | os.PathLike, *, model: str | None = None) -> pl.DataFrame:

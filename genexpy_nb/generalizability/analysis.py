@@ -28,15 +28,15 @@ from .._validation import (
 )
 from ..study import ConfigurationSample, Study
 from .baseline import (
-    _NULL_DENSE_MAX,
+    NULL_DENSE_MAX,
     NULL_KEY,
     NULL_LEVEL,
-    _baseline_support,
-    _count_differences,
-    _exchange_permutations,
-    _null_band,
-    _null_sizes,
+    baseline_support,
+    count_differences,
+    exchange_permutations,
     exchange_scores,
+    null_band,
+    null_sizes,
 )
 from .closed_form import (
     BOUND_REASON,
@@ -52,19 +52,19 @@ from .columns import (
     NSTAR_CEIL,
     NSTAR_SCHEMA,
     NULL_COLUMNS,
-    _unreliable,
     concat_columns,
+    unreliable,
 )
 from .estimate import quantile_fits, resample_mmd, resampled_nstar, sizes_progress
 from .fit import (
     MIN_GRID_POINTS,
-    _nstar_values,
+    nstar_values,
 )
 from .interval import INTERVAL_LEVEL
 from .kernels import Borda, Kernel, rbf_degeneracy
 from .mmd import MODES, kernel_support, mmd_from_pairs
 from .ngen import min_N_for_points, min_N_for_two_points, mmd_quantile, ngen, resolve_grid
-from .questions import _default_alternative, check_question, score_thresholds
+from .questions import check_question, default_alternative, score_thresholds
 
 
 @dataclass
@@ -140,7 +140,7 @@ def check_analysis(study: Study, kernels: Sequence[Kernel], *, rep: int, seed: S
     # Borda() with a* left out: a* is the best alternative on average, chosen from the
     # data; the baseline chooses it again, from the exchanged scores
     chosen_alternative = [isinstance(k, Borda) and k.alternative is None for k in kernels]
-    kernels = [_default_alternative(k, study) for k in kernels]
+    kernels = [default_alternative(k, study) for k in kernels]
     resolved = [k.resolve(study.na, study.alternatives) for k in kernels]
     check_question(resolved, study.na)
     labels = [k.label for k in resolved]
@@ -345,25 +345,25 @@ class GeneralizabilityAnalysis:
             # unit (its spread), so that delta* means the same threshold in the target's
             # units for the study and its baseline (a spread of the exchanged scores would be
             # larger wherever an alternative stands out, and hide it)
-            P = _exchange_permutations(s, self.seed)
-            null_sups = [_baseline_support(k, np.take_along_axis(s.data_for(k), P, axis=1)
+            P = exchange_permutations(s, self.seed)
+            null_sups = [baseline_support(k, np.take_along_axis(s.data_for(k), P, axis=1)
                                            if k.on == "scores" else s0.data_for(k))
                          for k in self.null_kernels]
-            keep = _null_sizes(ns.size)
+            keep = null_sizes(ns.size)
             slot = np.full(ns.size, -1)
             slot[keep] = np.arange(keep.size)
             null_out = np.empty((nk, keep.size, self.rep))
             # small studies: every kernel's matrix on the N conditions, and the count
             # differences of a pair computed once for all kernels (few NumPy calls per n)
             dense = ([K[inv][:, inv] for K, inv, _ in null_sups]
-                     if s.N <= _NULL_DENSE_MAX else None)
+                     if s.N <= NULL_DENSE_MAX else None)
 
         def baseline(j: int, n: int, IX: np.ndarray, IY: np.ndarray) -> None:
             # the baseline reuses the pairs of the study (common random numbers)
             if slot[j] < 0:
                 return
             if dense is not None:
-                C = _count_differences(IX, IY, s.N)
+                C = count_differences(IX, IY, s.N)
                 for q, Kc in enumerate(dense):
                     v = np.einsum("ri,ri->r", C @ Kc, C) / float(n * n)
                     null_out[q, slot[j], :] = np.sqrt(np.maximum(v, 0.0))
@@ -444,7 +444,7 @@ class GeneralizabilityAnalysis:
         labels = [k.label for k in self.kernels]
         names = [k.name for k in self.kernels]
         if isinstance(kernel, Kernel):
-            kernel = _default_alternative(kernel, self.study)
+            kernel = default_alternative(kernel, self.study)
             key = kernel.resolve(self.study.na, self.study.alternatives).label
             if key in labels:
                 return labels.index(key)
@@ -637,7 +637,7 @@ class GeneralizabilityAnalysis:
                                                min_N3)
                     rows.update(baseline.get((cid, q), {}))
                     if degenerate:
-                        rows["reason"] = [_unreliable(r, degenerate) for r in rows["reason"]]
+                        rows["reason"] = [unreliable(r, degenerate) for r in rows["reason"]]
                         rows["reliable"] = np.zeros(A.size, dtype=bool)
                     block(cid, q, N, "resample", **rows)
                 for m, centring in (("approx", "uniform"), ("approx_weighted", "weighted")):
@@ -695,7 +695,7 @@ class GeneralizabilityAnalysis:
                    "is a verdict")
         for why in (few, degenerate):
             if why:
-                reason = [_unreliable(r, why) for r in reason]
+                reason = [unreliable(r, why) for r in reason]
                 reliable[:] = False
         return {"nstar": [v for v, _ in vals], "reason": reason, "reliable": reliable}
 
@@ -733,14 +733,14 @@ class GeneralizabilityAnalysis:
         out: dict = {}
         if cd.null_mmd is not None:
             ns0 = cd.null_ns
-            nst0, Q0, rows0, pfit0 = _nstar_values(ns0, cd.null_mmd[q], a_arr, eps, fit)
+            nst0, Q0, rows0, pfit0 = nstar_values(ns0, cd.null_mmd[q], a_arr, eps, fit)
             if Q0 is None:
                 lo0 = hi0 = np.full((na_, nd_), np.nan)
             else:
                 K0, inv0, _ = cd.null_supports[q]
                 counts0 = np.bincount(inv0, minlength=K0.shape[0]).astype(np.float64)
                 rng0 = child_seed(self.seed, cd.sample.config_id, NULL_KEY, 1 + q)
-                lo0, hi0 = _null_band(ns0, Q0, rows0, nst0, eps, K0, counts0, a_arr, rng0,
+                lo0, hi0 = null_band(ns0, Q0, rows0, nst0, eps, K0, counts0, a_arr, rng0,
                                       null_level, joint=fit == "joint", pfit=pfit0)
             out["null0"] = nst0.ravel()
             out["null_lo"] = lo0.ravel()

@@ -2,6 +2,11 @@
 
 The baseline is the study with its scores exchanged among the alternatives within each
 condition.
+
+The analysis builds the baseline from :func:`exchange_permutations` (the permutations of
+:func:`exchange_scores`), :func:`baseline_support` and :func:`count_differences` (the dense
+path, up to :data:`NULL_DENSE_MAX` conditions), on the sizes :func:`null_sizes` keeps, and
+reads its band with :func:`null_band`.
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ from .._validation import (
     child_seed,
 )
 from ..study import ConfigurationSample
-from .closed_form import _ndtri
+from ._normal import ndtri
 from .fit import power_law_fit
-from .interval import _closed_form_log_sd, _prediction_se
+from .interval import closed_form_log_sd, prediction_se
 from .kernels import Kernel
 from .mmd import kernel_support
 
@@ -39,25 +44,25 @@ NULL_B: int = 100
 NULL_THIN_FROM: int = 8
 
 
-def _null_sizes(k: int) -> np.ndarray:
+def null_sizes(k: int) -> np.ndarray:
     """Positions in a grid of ``k`` sizes that the baseline resamples."""
     if k < NULL_THIN_FROM:
         return np.arange(k)
     return np.arange(k - 1, -1, -2)[::-1]
 
 
-def _null_band(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
-               eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
-               rng: np.random.Generator, level: float, joint: bool = True,
-               pfit: tuple | None = None, widen: float = NULL_WIDEN
-               ) -> tuple[np.ndarray, np.ndarray]:
+def null_band(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
+              eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+              rng: np.random.Generator, level: float, joint: bool = True,
+              pfit: tuple | None = None, widen: float = NULL_WIDEN
+              ) -> tuple[np.ndarray, np.ndarray]:
     """``(nstar_null_lo, nstar_null_hi)``, each (A, d), around the baseline ``nst`` (A, d).
 
     On the log scale, ``log nst -/+ widen z sqrt(sd^2 + se^2)``: ``sd`` how much the
-    closed-form n* moves when the conditions are resampled (:func:`_closed_form_log_sd`,
+    closed-form n* moves when the conditions are resampled (:func:`closed_form_log_sd`,
     :data:`NULL_B` resamples), ``se`` the standard error of the fitted line at ``log eps*``
-    (:func:`_prediction_se`), ``z`` the normal quantile of ``level``: the sampling and the
-    fit parts of the interval of n* (:func:`_nstar_interval`), the first from fewer
+    (:func:`prediction_se`), ``z`` the normal quantile of ``level``: the sampling and the
+    fit parts of the interval of n* (:func:`nstar_interval`), the first from fewer
     resamples, summarised by a standard deviation.
     """
     na_, nd_ = nst.shape
@@ -69,19 +74,19 @@ def _null_band(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
     x0 = np.log(eps)
     if joint:
         b1, b0, _ = power_law_fit(ns, Q, rows) if pfit is None else pfit
-        se = _prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
+        se = prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
         degenerate = np.any(Q[:na_] <= 0, axis=1)
     else:
         se = np.full((na_, nd_), np.nan)
         degenerate = np.any(Q <= 0, axis=1)
         for i in range(na_):
             b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
-            se[i] = _prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+            se[i] = prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
     from .._numba import one_blas_thread  # many small products: one thread is faster
 
     with one_blas_thread():
-        sd = _closed_form_log_sd(K, counts, alphas, NULL_B, rng)
-    z = float(_ndtri(1.0 - (1.0 - level) / 2.0))
+        sd = closed_form_log_sd(K, counts, alphas, NULL_B, rng)
+    z = float(ndtri(1.0 - (1.0 - level) / 2.0))
     fit = np.where(np.isfinite(se), se, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         w = widen * z * np.sqrt(sd[:, None] ** 2 + fit**2)
@@ -94,7 +99,7 @@ def _null_band(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
     return lo, hi
 
 
-def _exchange_permutations(sample: ConfigurationSample, seed: int) -> np.ndarray:
+def exchange_permutations(sample: ConfigurationSample, seed: int) -> np.ndarray:
     """(N, na): row i is the order in which condition i's results are exchanged."""
     rng = child_seed(seed, sample.config_id, NULL_KEY)
     return np.argsort(rng.random(sample.rankings.shape), axis=1)
@@ -124,7 +129,7 @@ def exchange_scores(sample: ConfigurationSample, seed: int = 0) -> Configuration
         A new sample with the same configuration id, levels, alternatives and conditions,
         whose rankings, scores and imputed flags are permuted within each condition.
     """
-    P = _exchange_permutations(sample, seed)
+    P = exchange_permutations(sample, seed)
 
     def take(a):
         return np.ascontiguousarray(np.take_along_axis(np.asarray(a), P, axis=1))
@@ -138,10 +143,10 @@ def exchange_scores(sample: ConfigurationSample, seed: int = 0) -> Configuration
 
 #: up to this many conditions the baseline's MMD_n values come from the kernel matrices on
 #: the conditions themselves, with the count differences of each pair shared by the kernels
-_NULL_DENSE_MAX: int = 128
+NULL_DENSE_MAX: int = 128
 
 
-def _count_differences(IX: np.ndarray, IY: np.ndarray, N: int) -> np.ndarray:
+def count_differences(IX: np.ndarray, IY: np.ndarray, N: int) -> np.ndarray:
     """(rep, N): +1 for each condition of the first sample of a pair, -1 of the second."""
     rep, n = IX.shape
     idx = np.concatenate((IX, IY), axis=1) + (np.arange(rep, dtype=np.int64) * N)[:, None]
@@ -149,8 +154,8 @@ def _count_differences(IX: np.ndarray, IY: np.ndarray, N: int) -> np.ndarray:
     return np.bincount(idx.ravel(), weights=w, minlength=rep * N).reshape(rep, N)
 
 
-def _baseline_support(kernel: Kernel, data: np.ndarray
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def baseline_support(kernel: Kernel, data: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the support (K, inverse, counts) of the exchanged results.
 
     On the kernel's classes for kernels that merge results (Jaccard, Borda: few classes),

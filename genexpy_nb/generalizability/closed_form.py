@@ -22,18 +22,6 @@ BOUND_REASON = ("distribution-free worst case (Proposition C.4, after Gretton et
                 " an upper bound, not an estimate of n*, and never the verdict")
 
 
-def _ndtri(p: float) -> float:
-    """Return the standard normal quantile.
-
-    The standard library's (Wichura's AS241, within 1e-15 of ``scipy.special.ndtri``)
-    rather than scipy's: importing ``scipy.special`` took most of the time of the first
-    analysis in a fresh process.
-    """
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf(p)
-
-
 def lin_z(alpha: float) -> float:
     """Invert Lin's approximation of the normal CDF: ``z(alpha)`` (paper App. C step 5).
 

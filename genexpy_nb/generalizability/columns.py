@@ -1,4 +1,9 @@
-"""The columns of the n* frame and the expressions that derive its verdict columns."""
+"""The columns of the n* frame and the expressions that derive its verdict columns.
+
+With the two rules the analysis applies to its values: a grid of thresholds asks each
+question once (:func:`distinct`), and a reason of distrust adds to the others
+(:func:`unreliable`).
+"""
 
 from __future__ import annotations
 
@@ -45,7 +50,7 @@ NSTAR_CEIL = (pl.when(pl.col("nstar").is_finite())
               .then((pl.col("nstar") - 1e-9).ceil().clip(lower_bound=1).cast(pl.Int64)))
 
 
-def _distinct(values: np.ndarray) -> np.ndarray:
+def distinct(values: np.ndarray) -> np.ndarray:
     """Return a grid of thresholds with every value once, in the order given.
 
     ``deltas=[0.05, 0.05]`` asks one question, not two: one row each.
@@ -53,7 +58,7 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return np.asarray(list(dict.fromkeys(values.tolist())), dtype=np.float64)
 
 
-def _unreliable(reason: str | None, why: str) -> str:
+def unreliable(reason: str | None, why: str) -> str:
     """``reason`` with one more cause of distrust: ``"unreliable: a; b"``."""
     if not reason:
         return f"unreliable: {why}"

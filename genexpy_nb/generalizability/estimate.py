@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .fit import NStarFit, _fits_from_quantiles, _resampled_quantile_curves, power_law_fit
-from .interval import _nstar_interval
+from .fit import NStarFit, fits_from_quantiles, power_law_fit, resampled_quantile_curves
+from .interval import nstar_interval
 from .mmd import draw_pairs, mmd_from_pairs
 from .ngen import mmd_quantile
 
@@ -85,18 +85,18 @@ def quantile_fits(ns: np.ndarray, mmd: np.ndarray, a_arr: np.ndarray, eps: np.nd
     na_ = a_arr.size
     pfit = None
     if not ns.size:
-        fits = _fits_from_quantiles(ns, np.zeros((na_, 0)), np.ones(na_, dtype=bool),
+        fits = fits_from_quantiles(ns, np.zeros((na_, 0)), np.ones(na_, dtype=bool),
                                     eps, min_N, min_N3)
         return fits, None, None, None
     if fit == "joint":
-        Q, rows = _resampled_quantile_curves(mmd, a_arr)
+        Q, rows = resampled_quantile_curves(mmd, a_arr)
         if ns.size >= 2:  # shared by the fits and the interval
             pfit = power_law_fit(ns, Q, rows)
-        fits = _fits_from_quantiles(ns, Q, rows, eps, min_N, min_N3, pfit=pfit)[:na_]
+        fits = fits_from_quantiles(ns, Q, rows, eps, min_N, min_N3, pfit=pfit)[:na_]
     else:
         Q = np.atleast_2d(mmd_quantile(mmd, a_arr))
         rows = np.ones(na_, dtype=bool)
-        fits = [_fits_from_quantiles(ns, Q[i:i + 1], rows[:1], eps, min_N, min_N3)[0]
+        fits = [fits_from_quantiles(ns, Q[i:i + 1], rows[:1], eps, min_N, min_N3)[0]
                 for i in range(na_)]
     return fits, Q, rows, pfit
 
@@ -125,7 +125,7 @@ def resampled_nstar(ns: np.ndarray, mmd: np.ndarray, a_arr: np.ndarray, eps: np.
             lo = hi = np.full((na_, nd_), np.nan)
         else:
             counts = np.bincount(inv, minlength=K.shape[0]).astype(np.float64)
-            lo, hi = _nstar_interval(ns, Q, rows, nst, eps, K, counts, a_arr, rng, level,
+            lo, hi = nstar_interval(ns, Q, rows, nst, eps, K, counts, a_arr, rng, level,
                                      joint=fit == "joint", pfit=pfit)
         out["lo"] = lo.ravel()
         out["hi"] = hi.ravel()

@@ -1,6 +1,8 @@
 """The power-law fit of the MMD_n quantiles, n* from it and the rules that flag it.
 
-Paper Theorem 4.1 and Algorithm 1.
+Paper Theorem 4.1 and Algorithm 1. The estimator (``estimate``) and the analysis fit every
+alpha* at once with :func:`fits_from_quantiles` (or only its values, :func:`nstar_values`)
+on the curves of :func:`resampled_quantile_curves`; :func:`fit_nstar` fits one curve.
 """
 
 from __future__ import annotations
@@ -146,9 +148,9 @@ def _trust_reason(npts: int, b1: float, r2: float, min_N3: int | None) -> str | 
     return "unreliable: " + "; ".join(why)
 
 
-def _nstar_values(ns: np.ndarray, mmd: np.ndarray, alphas: np.ndarray, eps: np.ndarray,
-                  fit: str = "joint"):
-    """Compute the values of n* that :func:`_fits_from_quantiles` gives (A, d).
+def nstar_values(ns: np.ndarray, mmd: np.ndarray, alphas: np.ndarray, eps: np.ndarray,
+                 fit: str = "joint"):
+    """Compute the values of n* that :func:`fits_from_quantiles` gives (A, d).
 
     Without the fit objects, for MMD_n samples (k, rep): returns (values, Q, rows, pfit)
     as the fits use them.
@@ -160,7 +162,7 @@ def _nstar_values(ns: np.ndarray, mmd: np.ndarray, alphas: np.ndarray, eps: np.n
             None, None
     x0 = np.log(eps)
     if fit == "joint":
-        Q, rows = _resampled_quantile_curves(mmd, alphas)
+        Q, rows = resampled_quantile_curves(mmd, alphas)
         pfit = power_law_fit(ns, Q, rows)
         b1 = np.full(na_, float(pfit[0]))
         b0 = pfit[1][:na_]
@@ -181,10 +183,10 @@ def _nstar_values(ns: np.ndarray, mmd: np.ndarray, alphas: np.ndarray, eps: np.n
     return out, Q, rows, pfit
 
 
-def _fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
-                         eps: np.ndarray, min_N: int | None = None,
-                         min_N3: int | None = None, pfit: tuple | None = None
-                         ) -> list[list[NStarFit]]:
+def fits_from_quantiles(ns: np.ndarray, Q: np.ndarray, slope_rows: np.ndarray,
+                        eps: np.ndarray, min_N: int | None = None,
+                        min_N3: int | None = None, pfit: tuple | None = None
+                        ) -> list[list[NStarFit]]:
     """Fit n* for every row of ``Q`` (A, k) and every eps: ``out[a][d]``.
 
     ``pfit``: the result of ``power_law_fit(ns, Q, slope_rows)`` when the caller has it.
@@ -244,11 +246,11 @@ def fit_nstar(ns: np.ndarray, qs: np.ndarray, eps: float | np.ndarray,
     """
     ns = np.asarray(ns, dtype=np.float64)
     qs = np.asarray(qs, dtype=np.float64).reshape(1, -1)
-    return _fits_from_quantiles(ns, qs, np.ones(1, dtype=bool), eps, min_N)[0]
+    return fits_from_quantiles(ns, qs, np.ones(1, dtype=bool), eps, min_N)[0]
 
 
-def _resampled_quantile_curves(mmd: np.ndarray, alphas: np.ndarray
-                               ) -> tuple[np.ndarray, np.ndarray]:
+def resampled_quantile_curves(mmd: np.ndarray, alphas: np.ndarray
+                              ) -> tuple[np.ndarray, np.ndarray]:
     """Quantile curves for the requested alphas and the slope alphas: (Q (A, k), slope rows)."""
     ref = np.asarray(SLOPE_ALPHAS, dtype=np.float64)
     extra = ref[~np.isin(ref, alphas)]

@@ -1,6 +1,9 @@
 """The interval [nstar_lo, nstar_hi] of the resampled n*.
 
-Its resampling part and its sampling part (closed-form spread of the quantiles).
+Its resampling part and its sampling part (closed-form spread of the quantiles):
+:func:`nstar_interval` adds them; the band of the no-signal baseline (``baseline``) reuses
+the fit part, :func:`prediction_se`, and a summary of the sampling part,
+:func:`closed_form_log_sd`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import config
-from .closed_form import _ndtri, lin_z
+from ._normal import ndtri
+from .closed_form import lin_z
 from .fit import power_law_fit
 
 #: default level of the interval [nstar_lo, nstar_hi]
@@ -21,8 +25,8 @@ INTERVAL_LEVEL: float = 0.90
 INTERVAL_B: int = 200
 
 
-def _prediction_se(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, b1: float,
-                   b0: np.ndarray, x0: np.ndarray) -> np.ndarray:
+def prediction_se(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, b1: float,
+                  b0: np.ndarray, x0: np.ndarray) -> np.ndarray:
     """OLS standard error of the predicted log n* of the joint fit: (A, d).
 
     ``var(b0_a + b1 x0) = s^2 (1/k + (x0 - xbar_a)^2 / Sxx)``, with ``s^2`` the residual
@@ -128,7 +132,7 @@ def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float,
     no-signal baseline, see :meth:`GeneralizabilityAnalysis.nstar`).
     """
     a = (1.0 - level) / 2.0
-    z = float(_ndtri(1.0 - a))
+    z = float(ndtri(1.0 - a))
     ok = np.isfinite(lhat)
     dev = np.where(np.isneginf(dev), -50.0, dev)  # a resample where n* = 1: far below
     dev = np.where(np.isposinf(dev), 50.0, dev)
@@ -150,11 +154,11 @@ def _interval(lhat: np.ndarray, dev: np.ndarray, se: np.ndarray, level: float,
     return np.where(ok, lo, np.nan), np.where(ok, hi, np.nan)
 
 
-def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
-                    eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
-                    rng: np.random.Generator, level: float, joint: bool = True,
-                    pfit: tuple | None = None, widen: float = 1.0
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
+                   eps: np.ndarray, K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+                   rng: np.random.Generator, level: float, joint: bool = True,
+                   pfit: tuple | None = None, widen: float = 1.0
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """``(nstar_lo, nstar_hi)``, each (A, d), for the estimates ``nst`` (A, d).
 
     ``Q`` holds the quantile curves the fit used (the requested alphas first, then the
@@ -171,14 +175,14 @@ def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.nda
     x0 = np.log(eps)
     if joint:
         b1, b0, _ = power_law_fit(ns, Q, rows) if pfit is None else pfit
-        se = _prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
+        se = prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
         degenerate = np.any(Q[:na_] <= 0, axis=1)
     else:
         se = np.full((na_, nd_), np.nan)
         degenerate = np.any(Q <= 0, axis=1)
         for i in range(na_):
             b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
-            se[i] = _prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+            se[i] = prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
     dev = _closed_form_spread(K, counts, alphas, INTERVAL_B, rng)
     with np.errstate(divide="ignore"):
         llo, lhi = _interval(np.log(nst), dev, se, level, widen)
@@ -192,8 +196,8 @@ def _nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.nda
     return lo, hi
 
 
-def _closed_form_log_sd(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
-                        B: int, rng: np.random.Generator) -> np.ndarray:
+def closed_form_log_sd(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,
+                       B: int, rng: np.random.Generator) -> np.ndarray:
     """Estimate how much the closed-form ``log n*`` moves when the conditions are resampled.
 
     The N conditions are resampled with replacement; returns a standard deviation (A,).

@@ -1,4 +1,8 @@
-"""The research question: vacuous kernels refused, a* of Borda, score thresholds."""
+"""The research question: vacuous kernels refused, a* of Borda, score thresholds.
+
+:func:`default_alternative` resolves ``Borda()`` without a* to the best alternative on
+average, as the analysis asks it.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from .._validation import (
     as_float_grid,
 )
 from ..study import Study
-from .columns import _distinct
+from .columns import distinct
 from .kernels import Kernel
 
 
@@ -75,7 +79,7 @@ def best_alternative(study: Study) -> str:
     return str(study.alternatives[int(np.argmin(total / max(count, 1)))])
 
 
-def _default_alternative(kernel: Kernel, study: Study) -> Kernel:
+def default_alternative(kernel: Kernel, study: Study) -> Kernel:
     """``Borda()`` with a* left out -> Borda of the study's best alternative on average."""
     from .kernels import Borda
 
@@ -127,7 +131,7 @@ def score_thresholds(study: Study, deltas: float | Sequence[float] = config.DELT
             f"score_thresholds is about the RBF question (on scores); got {k!r}. The "
             "ranking kernels' delta* is a fraction already (of discordant pairs, ...).")
     k = k.resolve(study.na, study.alternatives)
-    d_arr = _distinct(as_float_grid("deltas", deltas))
+    d_arr = distinct(as_float_grid("deltas", deltas))
     for d in d_arr:
         k.check_delta(float(d))
     cids = (sorted(smp.config_id for smp in study.samples()) if configurations is None

@@ -42,9 +42,9 @@ from .vit import (  # noqa: E402
     VIT_PRESETS,
     VIT_STD,
     MiniViT,
-    _read_state,
     is_hf_vit_state,
     load_weights,
+    read_state,
 )
 
 DEFAULT_BACKBONE_EPOCHS = 30
@@ -312,14 +312,14 @@ def paper_backbone(
         if not path.is_file():
             raise GenexpyInputError(
                 f"weights must be 'timm' or a checkpoint file; {str(path)!r} not found.")
-        from ..data import _sha256 as file_sha256
+        from .._io import file_sha256
 
         digest = file_sha256(path)
         if sha256 is not None and digest != str(sha256).strip().lower():
             raise GenexpyInputError(
                 f"{path} has sha256 {digest}, expected {sha256}: not the file you meant "
                 "(damaged or replaced); it was not read.")
-        state = _read_state(path)
+        state = read_state(path)
         is_hf = weights_format == "hf" or (weights_format == "auto" and is_hf_vit_state(state))
         if isinstance(arch, str):
             if arch not in VIT_PRESETS:

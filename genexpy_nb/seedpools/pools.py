@@ -45,6 +45,7 @@ from .._escape import markdown_text, terminal_text
 from .._io import atomic_write, write_npz
 from .._validation import GenexpyInputError, check_positive_int, root_seed
 from .._version import __version__
+from ._pool_files import read_meta, read_partial_config
 
 #: the sources of randomness of a pool (robust-KS paper Sec. V)
 SOURCES: tuple[str, ...] = ("init", "order", "both")
@@ -183,7 +184,7 @@ class PartialPool:
         """Create the folder, or check that an existing one has the same configuration."""
         cfg_path = self.dir / "config.json"
         if cfg_path.is_file():
-            old = _read_partial_config(cfg_path)
+            old = read_partial_config(cfg_path)
             if _comparable(old) != _comparable(self.config):
                 diff = sorted(
                     k for k in set(old) | set(self.config)
@@ -243,23 +244,6 @@ class PartialPool:
     def remove(self) -> None:
         """Delete the folder (after the pool file has been written)."""
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def _read_partial_config(cfg_path: Path) -> dict[str, Any]:
-    """Read the configuration of an unfinished run; a damaged file says how to start again."""
-    try:
-        old = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise GenexpyInputError(
-            f"{cfg_path} (the configuration of an unfinished run) is damaged ({exc}); delete "
-            f"the folder {cfg_path.parent} (or pass overwrite=True / --overwrite) to start "
-            "again.") from None
-    if not isinstance(old, dict):
-        raise GenexpyInputError(
-            f"{cfg_path} (the configuration of an unfinished run) holds a "
-            f"{type(old).__name__}, not a JSON object; delete the folder {cfg_path.parent} "
-            "(or pass overwrite=True / --overwrite) to start again.")
-    return old
 
 
 def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -445,28 +429,13 @@ def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
     missing = [k for k in (*PER_MODEL_KEYS, "labels", "test_index", "meta") if k not in arrays]
     if missing:
         raise GenexpyInputError(f"{p} is not a genexpy_nb pool file: missing {missing}.")
-    meta = _read_meta(arrays.pop("meta"), f"pool file {p}")
+    meta = read_meta(arrays.pop("meta"), f"pool file {p}")
     _check_meta_types(meta, f"pool file {p}")
     _check_pool_shapes(arrays, p)
     return SeedPool(
         labels=arrays.pop("labels"), test_index=arrays.pop("test_index"), meta=meta,
         name=p.name, **{k: arrays[k] for k in PER_MODEL_KEYS},
     )
-
-
-def _read_meta(entry: np.ndarray, what: str) -> dict[str, Any]:
-    """Read the JSON object of a file's ``meta`` entry; a clear error for anything else."""
-    if entry.ndim != 0 or entry.dtype.kind not in "US":
-        raise GenexpyInputError(f"{what}: 'meta' must be one JSON string, got an array of "
-                                f"shape {entry.shape} and dtype {entry.dtype}.")
-    try:
-        meta = json.loads(str(entry))
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise GenexpyInputError(f"{what}: unreadable 'meta' entry ({exc}).") from None
-    if not isinstance(meta, dict):
-        raise GenexpyInputError(f"{what}: 'meta' must be a JSON object ({{...}}), got a "
-                                f"{type(meta).__name__}; the file is damaged or not a pool.")
-    return meta
 
 
 #: the manifest's fields of a pool's meta and the JSON types each may have (null: absent)
@@ -528,7 +497,7 @@ def _check_pool_shapes(arrays: Mapping[str, np.ndarray], p: Path) -> None:
 
 
 def _sha256(path: Path) -> str:
-    from ..data import _sha256 as file_sha256  # pooch.file_hash: one hashing helper
+    from .._io import file_sha256  # pooch.file_hash: one hashing helper
 
     return file_sha256(path)
 

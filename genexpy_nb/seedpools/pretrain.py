@@ -176,9 +176,9 @@ def pretrain_vit(
     partial.mkdir(parents=True, exist_ok=True)
     cfg_file = partial / "config.json"
     if cfg_file.is_file():
-        from .pools import _read_partial_config
+        from ._pool_files import read_partial_config
 
-        if _read_partial_config(cfg_file) != json.loads(json.dumps(config)):
+        if read_partial_config(cfg_file) != json.loads(json.dumps(config)):
             raise GenexpyInputError(
                 f"{partial} holds an unfinished run with another configuration; delete it or "
                 "pass overwrite=True.")
@@ -296,7 +296,7 @@ def read_backbone_file(path_or_name: str | os.PathLike = SHIPPED_BACKBONE
     the one recorded in ``meta``.
     """
     from .._io import read_npz
-    from .pools import _read_meta
+    from ._pool_files import read_meta
 
     p = Path(path_or_name).expanduser()
     if not p.exists() and not p.is_symlink():
@@ -306,7 +306,7 @@ def read_backbone_file(path_or_name: str | os.PathLike = SHIPPED_BACKBONE
     arrays = read_npz(p, "backbone file")
     if "meta" not in arrays:
         raise GenexpyInputError(f"{p} is not a genexpy_nb backbone file (no 'meta' entry).")
-    meta = _read_meta(arrays.pop("meta"), f"backbone file {p}")
+    meta = read_meta(arrays.pop("meta"), f"backbone file {p}")
     if meta.get("weights_sha256") != weights_sha256(arrays):
         raise GenexpyInputError(
             f"{p}: the weights do not match the sha256 recorded in the file; it is damaged or "

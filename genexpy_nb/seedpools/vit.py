@@ -268,7 +268,28 @@ def convert_hf_vit(state: Mapping[str, Any]) -> dict[str, Any]:
 MAX_WEIGHTS_BYTES = 8 * 2**30
 
 
-def _read_state(path: Path) -> dict[str, Any]:
+def read_state(path: Path) -> dict[str, Any]:
+    """Read a weights file into a state dict, running none of its code.
+
+    Used by :func:`load_weights` and by the backbones' loader
+    (:mod:`genexpy_nb.seedpools.backbones`).
+
+    Parameters
+    ----------
+    path : Path
+        A ``torch.save`` file (read with ``weights_only=True``) or a ``.safetensors`` file,
+        at most :data:`MAX_WEIGHTS_BYTES`.
+
+    Returns
+    -------
+    dict
+        Parameter name -> tensor.
+
+    Raises
+    ------
+    GenexpyInputError
+        The file is missing, too large, damaged, or holds Python objects besides tensors.
+    """
     from .._io import check_input_file
 
     check_input_file(path, "weights file", max_bytes=MAX_WEIGHTS_BYTES)
@@ -339,7 +360,7 @@ def load_weights(
         path = Path(weights).expanduser()
         if not path.is_file():
             raise GenexpyInputError(f"weights file {str(path)!r} not found.")
-        state = _read_state(path)
+        state = read_state(path)
     is_hf = weights_format == "hf" or (weights_format == "auto" and is_hf_vit_state(state))
     if is_hf:
         state = convert_hf_vit(state)

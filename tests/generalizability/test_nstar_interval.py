@@ -24,7 +24,7 @@ from genexpy_nb.generalizability import (
     lin_z,
     power_law_fit,
 )
-from genexpy_nb.generalizability.fit import _fits_from_quantiles
+from genexpy_nb.generalizability.fit import fits_from_quantiles
 from genexpy_nb.generalizability.interval import _closed_form_spread
 from genexpy_nb.generalizability.kernels import Borda, Jaccard, Mallows
 from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
@@ -64,7 +64,7 @@ def test_joint_fit_leaves_out_rows_with_a_zero_quantile():
     Q = np.vstack([np.array([0.0, 0.1, 0.1, 0.1]), 0.7 * ns**-0.5])
     b1, b0, _ = power_law_fit(ns, Q)
     assert b1 == pytest.approx(-2.0) and math.isnan(b0[0])
-    fits = _fits_from_quantiles(ns, Q, np.ones(2, dtype=bool), [0.1])
+    fits = fits_from_quantiles(ns, Q, np.ones(2, dtype=bool), [0.1])
     assert fits[0][0].nstar == 1.0 and "agree" in fits[0][0].reason
     assert fits[1][0].nstar == pytest.approx((0.7 / 0.1) ** 2)
 
@@ -80,7 +80,7 @@ def test_joint_fit_nstar_monotone_in_alpha_and_eps(k, A, seed, e1, e2):
     base = rng.uniform(0.3, 1.2) * ns**rng.uniform(-0.8, -0.2) * rng.lognormal(0, 0.1, k)
     Q = base[None, :] * np.cumprod(rng.uniform(1.0, 1.4, (A, k)), axis=0)  # up in alpha
     eps = np.sort([e1, e2])
-    fits = _fits_from_quantiles(ns, Q, np.ones(A, dtype=bool), eps)
+    fits = fits_from_quantiles(ns, Q, np.ones(A, dtype=bool), eps)
     n = np.array([[f.nstar for f in row] for row in fits])
     if np.isnan(n).any():  # slope >= 0: undefined for every alpha alike
         assert np.isnan(n).all()

@@ -9,8 +9,8 @@ import pytest
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.generalizability import NULL_COLUMNS, NULL_KEY, exchange_scores
-from genexpy_nb.generalizability.baseline import _count_differences, _null_sizes
-from genexpy_nb.generalizability.fit import _nstar_values
+from genexpy_nb.generalizability.baseline import count_differences, null_sizes
+from genexpy_nb.generalizability.fit import nstar_values
 from genexpy_nb.generalizability.mmd import draw_pairs, kernel_support, mmd_from_pairs
 
 
@@ -132,7 +132,7 @@ def test_dense_baseline_mmd_equals_the_support_form():
     k = gx.Mallows().resolve(5)
     K, inv, _ = kernel_support(k, X)
     IX, IY = draw_pairs(30, 7, 50, seed=1)
-    C = _count_differences(IX, IY, 30)
+    C = count_differences(IX, IY, 30)
     assert (C.sum(axis=1) == 0).all() and (np.abs(C).sum(axis=1) == 14).all()
     Kc = K[inv][:, inv]
     dense = np.sqrt(np.maximum(np.einsum("ri,ri->r", C @ Kc, C) / 49.0, 0.0))
@@ -141,9 +141,9 @@ def test_dense_baseline_mmd_equals_the_support_form():
 
 
 def test_null_grid_thinning():
-    assert _null_sizes(4).tolist() == [0, 1, 2, 3]
-    assert _null_sizes(8).tolist() == [1, 3, 5, 7]
-    assert _null_sizes(9).tolist() == [0, 2, 4, 6, 8]  # the largest size always kept
+    assert null_sizes(4).tolist() == [0, 1, 2, 3]
+    assert null_sizes(8).tolist() == [1, 3, 5, 7]
+    assert null_sizes(9).tolist() == [0, 2, 4, 6, 8]  # the largest size always kept
 
 
 def test_vectorised_values_equal_the_fits():
@@ -156,7 +156,7 @@ def test_vectorised_values_equal_the_fits():
         for fit in ("joint", "separate"):
             fits, *_ = ga._quantile_fits(cd.null_ns, cd.null_mmd[q], a, eps, fit, ga.min_N3)
             ref = np.array([[f.nstar for f in r] for r in fits])
-            got = _nstar_values(cd.null_ns, cd.null_mmd[q], a, eps, fit)[0]
+            got = nstar_values(cd.null_ns, cd.null_mmd[q], a, eps, fit)[0]
             np.testing.assert_allclose(got, ref, rtol=1e-12, equal_nan=True)
 
 
