@@ -527,8 +527,7 @@ def _policy_runs(res: Comparison) -> list:
 
 def _handled(res: Comparison) -> str:
     """How the tests treat a result still missing after the tolerances (``missing``)."""
-    return {"study": "each counted as the worst tier of its block (it loses to every "
-                     "result there), as the n* analysis does",
+    return {"study": "each counted as the worst tier of its block, as in n*",
             "drop-block": "their blocks left out",
             }.get(res.missing, "ranked among the available alternatives (Skillings–Mack)")
 
