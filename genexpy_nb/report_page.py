@@ -397,6 +397,7 @@ def _block_column(study: Study) -> str:
 def _comparison(study: Study, cid: int, *, alpha: float) -> Any:
     """compare(...) over the configuration's conditions, the imputed results left out."""
     from .significance.compare import compare
+    from .significance.paper_table import paper_table_section
 
     s = study.sample(cid)
     keep = ~s.imputed
@@ -410,9 +411,11 @@ def _comparison(study: Study, cid: int, *, alpha: float) -> Any:
     with warnings.catch_warnings(record=True):
         # degenerate data and the like are in the comparison's notes, shown on the page
         warnings.simplefilter("always")
-        return compare(frame, alternatives=study.alternatives_col, target=study.target,
-                       blocks=block, higher_is_better=study.higher_is_better, alpha=alpha,
-                       tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
+        res = compare(frame, alternatives=study.alternatives_col, target=study.target,
+                      blocks=block, higher_is_better=study.higher_is_better, alpha=alpha,
+                      tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
+    # the table a paper can use: on the page, in report.md and mean_ranks.tex
+    return res.with_section(paper_table_section(res))
 
 
 #: resamples of the rank probabilities (those of :func:`genexpy_nb.rank_probabilities`)

@@ -19,9 +19,22 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError
-from .report import Data, Paragraph, ReportSection, Table
+from .report import Data, Paragraph, ReportSection, Table, plain
 
-__all__ = ["bayesian_section", "aggregates_section"]
+__all__ = ["bayesian_section", "aggregates_section", "summary_lines"]
+
+
+def _scores(comparison: Any) -> tuple[np.ndarray, str]:
+    """Return the comparison's scores for these sections and their words.
+
+    Its ``scores_used`` (raw, or min-max normalised per block, as ``compare``'s
+    ``normalize`` chose) and the words a reader needs.
+    """
+    v = getattr(comparison, "scores_used", comparison.values)
+    if getattr(comparison, "normalize", "none") == "minmax":
+        return v, ("scores min-max normalised per block (0 = its lowest result, 1 = its "
+                   "highest)")
+    return v, "raw scores, in the target's units"
 
 
 def _check_comparison(comparison: Any) -> None:
@@ -72,7 +85,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
     ref = against if against is not None else (comparison.control or comparison.best[0])
     if ref not in alts:
         raise GenexpyInputError(f"against={ref!r} is not one of the alternatives {alts[:20]}.")
-    v = comparison.values
+    v, units = _scores(comparison)
     j = alts.index(ref)
     rows, notes = [], []
     for i, a in enumerate(alts):
@@ -95,7 +108,8 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         "p_against_better": pl.Float64, "rope": pl.Float64, "decision": pl.String})
     blocks = (
         Paragraph(("Bayesian signed-rank test (Benavoli et al. 2017) of each alternative "
-                   "against ", Data(ref), f", region of practical equivalence ±{rope:g}: "
+                   "against ", Data(ref), f", region of practical equivalence ±{rope:g} "
+                   f"on {units}: "
                    "posterior probabilities that the alternative is better by more than the "
                    "rope, that the two are within it, that ", Data(ref),
                    f" is better; a decision needs a probability above {DECISION_THRESHOLD}.")),
@@ -146,7 +160,7 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
     from .. import aggregates as ag
 
     _check_comparison(comparison)
-    v = comparison.values
+    v, units = _scores(comparison)
     keep = ~np.isnan(v).any(axis=1)
     if keep.sum() < 2:
         raise GenexpyInputError("aggregates need at least 2 blocks with every result.")
@@ -158,11 +172,91 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
     blocks = (
         Paragraph((f"Aggregates over the {int(keep.sum())} complete blocks with "
                    f"{confidence_level:.0%} bootstrap intervals ({reps} resamples of the "
-                   f"blocks; Agarwal et al. 2021); {direction} is better. IQM: the mean of "
-                   "the middle half of the scores.",)),
+                   f"blocks; Agarwal et al. 2021) of {units}; {direction} is better. IQM: "
+                   "the mean of the middle half of the scores.",)),
         Table(("alternative", "aggregate", "estimate", "interval"),
               tuple((Data(r["alternative"]), r["aggregate"], f"{r['estimate']:.4g}",
                      f"[{r['low']:.4g}, {r['high']:.4g}]")
                     for r in table.iter_rows(named=True)), "llrl"),
     )
     return ReportSection("Robust aggregates", blocks, {"aggregates": table})
+
+
+def _names_text(names: list[str]) -> str:
+    return ", ".join(plain(n) for n in names) if names else "none"
+
+
+def _bayes_line(res: Any, b: pl.DataFrame) -> str:
+    ref = b["against"][0]
+    rope = float(b["rope"][0])
+    worse = b.filter(pl.col("decision") == f"{ref} better")["alternative"].to_list()
+    better = [r["alternative"] for r in b.iter_rows(named=True)
+              if r["decision"] == f"{r['alternative']} better"]
+    same = b.filter(pl.col("decision") == "practically equivalent")["alternative"].to_list()
+    open_ = b.filter(pl.col("decision") == "no decision")["alternative"].to_list()
+    line = (f"Bayesian signed-rank against {plain(ref)} (rope +-{rope:g} in the target's "
+            f"units, raw scores; a decision needs P > 0.95): {plain(ref)} better than "
+            f"{len(worse)} of {b.height}; practically equivalent: {_names_text(same)}; "
+            f"no decision: {_names_text(open_)}")
+    if better:
+        line += f"; better than {plain(ref)}: {_names_text(better)}"
+    return line
+
+
+def _aggregates_line(res: Any, a: pl.DataFrame) -> str:
+    iqm = a.filter(pl.col("aggregate") == "iqm")
+    if not iqm.height:
+        iqm = a.filter(pl.col("aggregate") == a["aggregate"][0])
+    what = iqm["aggregate"][0].upper() if iqm["aggregate"][0] == "iqm" else iqm["aggregate"][0]
+    iqm = iqm.sort("estimate", descending=res.higher_is_better, maintain_order=True)
+    top = [f"{plain(r['alternative'])} {r['estimate']:.4g} [{r['low']:.4g}, {r['high']:.4g}]"
+           for r in iqm.head(3).iter_rows(named=True)]
+    first = iqm["alternative"][0]
+    agree = ("the same as the best mean rank" if first == res.best[0] else
+             f"the best mean rank is {plain(res.best[0])}'s")
+    return (f"{what} over the {int(iqm['n_tasks'][0])} complete blocks (raw scores; "
+            f"{iqm['confidence_level'][0]:.0%} bootstrap intervals), best first: "
+            + "; ".join(top) + (" ..." if iqm.height > 3 else "")
+            + f" ({'highest' if res.higher_is_better else 'lowest'}: {plain(first)}, "
+            f"{agree})")
+
+
+def summary_lines(comparison: Any) -> list[str]:
+    """Return the printed lines of the sections beyond p-values a comparison holds.
+
+    One line per section: for the Bayesian signed-rank test (:func:`bayesian_section`),
+    the best's decisions by count and the alternatives practically equivalent to it or
+    undecided; for the aggregates (:func:`aggregates_section`), the three best IQMs with
+    their intervals and whether the IQM's best is the best mean rank. Names from the data
+    are made safe for a terminal. ``genexpy-nb compare`` prints them after the answer.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        With the sections added (``comparison.with_section(...)``).
+
+    Returns
+    -------
+    list of str
+        Empty when it holds neither section.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from genexpy_nb.significance import compare
+    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "m": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
+    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    >>> cmp = cmp.with_section(aggregates_section(cmp, reps=200))
+    >>> summary_lines(cmp)[0].split(" [")[0]
+    'IQM over the 8 complete blocks (raw scores; 95% bootstrap intervals), best first: a 0.875'
+    """
+    _check_comparison(comparison)
+    out = []
+    for sec in comparison.sections:
+        if "bayesian_signed_rank" in sec.tables and sec.tables["bayesian_signed_rank"].height:
+            out.append(_bayes_line(comparison, sec.tables["bayesian_signed_rank"]))
+        if "aggregates" in sec.tables and sec.tables["aggregates"].height:
+            out.append(_aggregates_line(comparison, sec.tables["aggregates"]))
+    return out

@@ -33,6 +33,7 @@ from scipy import stats
 
 from .._validation import GenexpyInputError, check_choice
 from ._input import _ALTERNATIVES, _as_1d, _nan_1d, _paired_differences
+from ._magnitude import romano_label
 from ._pvalues import t_pvalue
 from ._results import EffectSizeResult, _degenerate
 
@@ -44,10 +45,8 @@ def _cohen_label(d: float) -> str:
     return "negligible" if a < 0.2 else "small" if a < 0.5 else "medium" if a < 0.8 else "large"
 
 
-def _romano_label(r: float) -> str:
-    a = abs(r)
-    return ("negligible" if a < 0.147 else "small" if a < 0.33 else "medium" if a < 0.474
-            else "large")
+#: Romano et al. (2006), shared with the paper table (significance.paper_table)
+_romano_label = romano_label
 
 
 def _paired(x: Any, y: Any, nan_policy: str, func: str) -> np.ndarray:
