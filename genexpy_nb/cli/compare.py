@@ -65,15 +65,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
             control=args.control, top=args.top,
             held_constant=held_levels(df, args.held_constant or []) or None,
             missing=args.missing)
-        if args.bayesian_rope is not None or args.aggregates:
-            from ..significance.beyond_sections import aggregates_section, bayesian_section
+        from ..significance.beyond_sections import (
+            aggregates_section,
+            bayesian_section,
+            summary_lines,
+        )
+        from ..significance.paper_table import paper_table_section
 
-            if args.bayesian_rope is not None:
-                res = res.with_section(bayesian_section(res, rope=args.bayesian_rope))
-            if args.aggregates:
-                res = res.with_section(aggregates_section(res))
+        res = res.with_section(paper_table_section(res))
+        if args.bayesian_rope is not None:
+            res = res.with_section(bayesian_section(res, rope=args.bayesian_rope))
+        if args.aggregates:
+            res = res.with_section(aggregates_section(res))
         if not args.quiet:
-            print(res.summary())
+            print("\n".join([res.summary(), *summary_lines(res)]))
         from ..charts.cd_figure import save_comparison
 
         paths = save_comparison(res, out, figures=figs, format=args.format)
@@ -108,8 +113,11 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                     "result there), a post-hoc test with its "
                     "correction, mean ranks and a critical-difference diagram, all over the "
                     "same blocks. Prints the answer; writes the tables, report.md (a "
-                    "paragraph a paper can quote), mean_ranks.tex (booktabs) and the "
-                    "diagram.\n\nexample:\n  genexpy-nb compare results.csv --alternatives "
+                    "paragraph a paper can quote, a table a paper can use), mean_ranks.tex "
+                    "(booktabs: the mean ranks, then per alternative the mean rank, median "
+                    "and MAD of the score, Cliff's delta against the best with its "
+                    "magnitude, the groups and the CD) and the diagram.\n\nexample:\n  "
+                    "genexpy-nb compare results.csv --alternatives "
                     "model --target accuracy --blocks dataset \\\n    --average-over seed "
                     "--higher-is-better --out comparison")
     add_results(c)
