@@ -609,17 +609,29 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
         md.append(f"![CD diagram](classical/config_{cid}/cd_diagram.svg)\n\n"
                   + _demote(res.to_markdown(), 3)
                   + f"\n\nThe table in LaTeX: classical/config\\_{cid}/mean\\_ranks.tex")
+    if _classical_missing(rep) == "study":
+        missing = (f"A missing result counts as the worst tier of its {unit}, as in the "
+                   "conclusions and n* (the data section lists them by name).")
+    else:
+        missing = (f"Missing results are left out here: each {unit} ranks the alternatives "
+                   "that have a result there, while the conclusions and n* rank a missing "
+                   "result last (the data section lists them), so the mean ranks may differ "
+                   "where results are missing.")
     return _Section(
         "classical", "The classical tests",
-        f"Friedman's test (Skillings-Mack's where results are missing), the post-hoc test "
-        f"with Holm's correction, mean ranks and the critical-difference diagram, over the "
-        f"{unit}s the study kept, per configuration. Missing results are left out here: "
-        f"each {unit} ranks the alternatives that have a result there, while the conclusions "
-        "and n* rank a missing result last (the data section lists them), so the mean ranks "
-        f"may differ where results are missing. The study's missing-results policy ran "
-        f"first: the tests keep every {unit} and alternative the study kept (their own "
-        "tolerances set to 1.0, as each comparison's data says).",
+        f"Friedman's test (Skillings-Mack's where results are missing and left out), the "
+        f"post-hoc test with Holm's correction, mean ranks, the critical-difference diagram "
+        f"and a table a paper can use, over the {unit}s the study kept, per configuration. "
+        f"{missing} The study's missing-results policy ran first: the tests keep every "
+        f"{unit} and alternative the study kept (their own tolerances set to 1.0, as each "
+        "comparison's data says).",
         "\n".join(html), "\n\n".join(md))
+
+
+def _classical_missing(rep: Mapping[str, Any]) -> str:
+    """How the classical tests treated a missing result ("study": the worst tier)."""
+    return next((getattr(r, "missing", "available") for r in rep["comparisons"].values()),
+                "available")
 
 
 def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
@@ -718,10 +730,13 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
                  x["alternative"], x["status"]] for x in failed.iter_rows(named=True)]
         h, m = _table(["configuration", unit, "alternative (no result)", "what happened"],
                       rows)
+        where = ("the classical tests, the conclusions, the rank probabilities and n*"
+                 if _classical_missing(rep) == "study" else
+                 "the conclusions, the rank probabilities and n*, and left out of the "
+                 "classical tests")
         lead = (f"{failed.height} missing or failed result(s), by name; {n_imp} imputed as "
-                f"the worst tier of its {unit} in the conclusions, the rank probabilities and "
-                "n*, and left out of the classical tests; the others went with their dropped "
-                f"{unit} or alternative.")
+                f"the worst tier of its {unit} in {where}; the others went with their "
+                f"dropped {unit} or alternative.")
     else:
         h, m, lead = "", "", f"No result is missing in the {unit}s and alternatives kept."
     if isinstance(rep["data"], Study):

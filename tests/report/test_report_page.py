@@ -86,10 +86,13 @@ def test_failed_runs_listed_by_name(tmp_path):
         assert re.search(rf"<td>{d}</td><td>{a}</td>", data.html)
         assert f"| {d} | {a} |" in data.markdown
     assert "3 missing or failed result(s), by name; 3 imputed" in data.html
+    assert "worst tier of its dataset in the classical tests, the conclusions" in data.html
     assert set(page.failed_runs["status"]) == {"imputed as the worst tier"}
-    # the classical tests rank the alternatives available in each block
+    # the classical tests count a missing result as the worst tier, as the conclusions do
     res = page.comparisons[0]
-    assert res.n_missing == 3 and res.omnibus.test == "Skillings-Mack"
+    assert res.n_missing == 3 and res.missing == "study" and res.omnibus.test == "Friedman"
+    classical = next(s for s in page.sections if s.key == "classical")
+    assert "counts as the worst tier of its dataset, as in the conclusions" in classical.how
     page.save(tmp_path / "o")
     assert pl.read_csv(tmp_path / "o" / "failed_runs.csv").height == 3
     assert page.study.report.cells_imputed == 3
