@@ -64,7 +64,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             require_complete_replicates=args.require_complete_replicates, ties=args.ties,
             control=args.control, top=args.top,
             held_constant=held_levels(df, args.held_constant or []) or None,
-            missing=args.missing)
+            missing=args.missing, normalize=args.normalize)
         from ..significance.beyond_sections import (
             aggregates_section,
             bayesian_section,
@@ -146,7 +146,8 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     c.add_argument("--bayesian-rope", type=float, default=None, metavar="R",
                    help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
                         "alternative against the best (or --control), with a region of "
-                        "practical equivalence of +-R in the target's units")
+                        "practical equivalence of +-R on the scores --normalize chose "
+                        "(target units, or 0-1 per block)")
     c.add_argument("--aggregates", action="store_true",
                    help="also IQM, mean and median per alternative with bootstrap intervals "
                         "over the blocks (Agarwal et al. 2021)")
@@ -163,6 +164,11 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                         "(drop-block); or rank among the available alternatives, "
                         "Skillings-Mack (available). Said at the top of the answer; the "
                         "failed pairs are in failed_results")
+    c.add_argument("--normalize", choices=["auto", "none", "minmax"], default="auto",
+                   help="scores of --aggregates, --bayesian-rope and the effect sizes: raw, "
+                        "or min-max normalised per block (0 = its lowest, 1 = its highest); "
+                        "auto normalises when the blocks' score ranges differ by more than a "
+                        "factor of 100. Said in the answer; the rank tests are scale-free")
     c.add_argument("--top", type=positive_int, default=None, metavar="K",
                    help="the diagram draws the K best alternatives, the rest summarised "
                         "(default: all)")

@@ -73,7 +73,8 @@ from .critical_difference import cliques as _cliques
 from .critical_difference import group_letters
 from .report import Data, Text, as_data
 
-__all__ = ["compare", "Comparison", "MISSING_POLICIES", "POSTHOC_TESTS"]
+__all__ = ["compare", "Comparison", "MISSING_POLICIES", "NORMALIZE", "POSTHOC_TESTS",
+           "SCALE_RATIO"]
 
 #: post-hoc tests of :func:`compare` ("auto": Conover-Iman on complete blocks, the
 #: Siegel-Castellan z-test of mean ranks among the available alternatives when results
@@ -82,6 +83,11 @@ POSTHOC_TESTS: tuple[str, ...] = ("auto", "conover", "nemenyi", "siegel")
 #: what :func:`compare` does with the results still missing after the tolerances: the
 #: Study's worst tier (as ``nstar``), drop their blocks, or rank among the available ones
 MISSING_POLICIES: tuple[str, ...] = ("study", "drop-block", "available")
+#: the scores of the aggregates, the Bayesian rope and the effect sizes: raw, min-max
+#: normalised per block, or chosen from the blocks' score ranges ("auto")
+NORMALIZE: tuple[str, ...] = ("auto", "none", "minmax")
+#: "auto" normalises when the blocks' score ranges (max - min) differ by more than this
+SCALE_RATIO: float = 100.0
 _TIES = ("average", "min")
 
 #: words in a block column's name that mean a replicate (folds, seeds), not a dataset
@@ -95,7 +101,8 @@ _REPLICATE_WORDS = frozenset({
 _PARAMS = ("alternatives", "target", "blocks", "average_over", "higher_is_better",
            "posthoc", "p_adjust", "alpha", "tol_missing_alternatives",
            "tol_missing_conditions", "invalid_target", "require_complete_replicates", "ties",
-           "control", "top", "held_constant", "missing", "tie_rtol", "tie_atol")
+           "control", "top", "held_constant", "missing", "tie_rtol", "tie_atol",
+           "normalize")
 
 
 # ---- the workflow ----------------------------------------------------------------------
@@ -300,6 +307,7 @@ def compare(
     generalize: str | Sequence[str] | None = None,
     held_constant: Mapping[str, Any] | None = None,
     missing: str = "study",
+    normalize: str = "auto",
     tie_rtol: float = TIE_RTOL,
     tie_atol: float = TIE_ATOL,
 ) -> Comparison:
@@ -366,6 +374,14 @@ def compare(
         A result still missing after the tolerances (a failed run): the worst tier of its
         block (default, the Study's policy, as n*), its block left out, or ranks among the
         available alternatives (Skillings–Mack). See the module's text.
+    normalize : {"auto", "none", "minmax"}
+        The scores of the aggregates, the Bayesian test's rope and the effect sizes
+        (:attr:`Comparison.scores_used`): raw, or min-max normalised per block (0 = the
+        block's lowest result, 1 = its highest, as rliable's papers normalise; Agarwal et
+        al. 2021). "auto" normalises when the blocks' score ranges (max - min) differ by more
+        than :data:`SCALE_RATIO` (100): raw scores would let the widest blocks decide. Every
+        output says which scores and why. The rank tests use ranks within a block, which no
+        rescaling of a block changes.
     tie_rtol, tie_atol : float
         The Study's tie tolerances (defaults 1e-9 of a block's score range, 0): scores
         within them share a rank in every rank test; ``0, 0`` ranks by exact equality.
@@ -415,6 +431,7 @@ def compare(
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol <= 1:
             raise GenexpyInputError(f"{opt(name)} must be a number in [0, 1], got {tol!r}.")
     check_choice(opt("missing"), missing, MISSING_POLICIES, quote=False, sep=";")
+    check_choice(opt("normalize"), normalize, NORMALIZE, quote=False, sep=";")
     try:
         tie_tols = check_tie_tolerances(tie_rtol, tie_atol)
     except GenexpyInputError:
@@ -450,7 +467,33 @@ def compare(
             if not issubclass(w.category, DegenerateTestWarning):  # in the test's note
                 seen[msg] = None
     extra = tuple(m for m in seen if m not in res.notes)
-    return replace(res, notes=res.notes + extra) if extra else res
+    res = replace(res, notes=res.notes + extra) if extra else res
+    return replace(res, **_scales(res.values, normalize))
+
+
+def _scales(values: np.ndarray, normalize: str) -> dict[str, str]:
+    """Choose the scores of the aggregates, the rope and the effect sizes, and say why.
+
+    Returns the Comparison's ``normalize`` ("none" or "minmax") and ``normalize_reason``.
+    """
+    obs = ~np.isnan(values)
+    hi = np.where(obs, values, -np.inf).max(axis=1)
+    lo = np.where(obs, values, np.inf).min(axis=1)
+    spread = (hi - lo)[obs.sum(axis=1) >= 2]
+    pos = spread[spread > 0]
+    ratio = float(pos.max() / pos.min()) if pos.size else 1.0
+    said = f"the blocks' score ranges (max - min) differ by a factor of {ratio:.3g}"
+    if normalize != "auto":
+        return {"normalize": normalize,
+                "normalize_reason": f"as asked ({opt('normalize', normalize)}); {said}"}
+    if ratio > SCALE_RATIO:
+        return {"normalize": "minmax",
+                "normalize_reason": f"{said}, more than {SCALE_RATIO:g}: raw scores would let "
+                                    f"the widest blocks decide ({opt('normalize', 'none')} "
+                                    "keeps them)"}
+    return {"normalize": "none",
+            "normalize_reason": f"{said}, at most {SCALE_RATIO:g} "
+                                f"({opt('normalize', 'minmax')} normalises them)"}
 
 
 # ---- the analysis ----------------------------------------------------------------------

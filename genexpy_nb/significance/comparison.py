@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -128,6 +129,10 @@ class Comparison:
     tie_tolerance : (float, float) or None
         The Study's tie tolerances (rtol of a block's score range, atol): scores within it
         share a rank in every rank test.
+    normalize : {"none", "minmax"}
+        The scores of the aggregates, the Bayesian rope and the effect sizes
+        (:attr:`scores_used`); ``normalize_reason`` says why.
+    normalize_reason : str
     """
 
     omnibus: SignificanceResult
@@ -160,12 +165,37 @@ class Comparison:
     held_constant: dict = field(default_factory=dict)
     failed: pl.DataFrame | None = field(default=None, repr=False)
     tie_tolerance: tuple[float, float] | None = None
+    normalize: str = "none"
+    normalize_reason: str = ""
 
     # ---- sizes --------------------------------------------------------------------------
     @property
     def n_blocks(self) -> int:
         """Blocks tested (after the missing-results policy)."""
         return int(self.values.shape[0])
+
+    @property
+    def scores_used(self) -> np.ndarray:
+        """Return the scores of the aggregates, the Bayesian rope and the effect sizes.
+
+        ``values`` (raw, target units) or, with ``normalize == "minmax"``, min-max
+        normalised per block: ``(x - min_b) / (max_b - min_b)`` over the block's results
+        (0 = its lowest result, 1 = its highest; the direction is kept; a block whose
+        results are all equal gets 0.5). NaN where a result is missing.
+
+        Returns
+        -------
+        numpy.ndarray, shape (blocks, alternatives)
+        """
+        v = self.values
+        if self.normalize != "minmax":
+            return v
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows
+            lo = np.nanmin(v, axis=1, keepdims=True)
+            width = np.nanmax(v, axis=1, keepdims=True) - lo
+        safe = np.where(width > 0, width, 1.0)
+        return np.where(width > 0, (v - lo) / safe, np.where(np.isnan(v), np.nan, 0.5))
 
     @property
     def k(self) -> int:
@@ -544,6 +574,12 @@ def _policy_line(res: Comparison) -> str:
         out += (f"; scores of a block within {rtol:g} of its score range"
                 + (f" or {atol:g}" if atol else "") + " of each other are tied in every "
                 "rank test")
+    if res.normalize_reason:
+        out += ("; aggregates, Bayesian rope and effect sizes on "
+                + ("scores min-max normalised per block (0 = its lowest, 1 = its highest)"
+                   if res.normalize == "minmax" else "raw scores")
+                + f": {res.normalize_reason}; the rank tests rank within blocks, unchanged "
+                "by any rescaling of a block")
     if res.held_constant:
         out += "; held constant: " + ", ".join(f"{c} = {v}" for c, v in
                                                res.held_constant.items())

@@ -182,3 +182,66 @@ def test_failed_runs_cli(tmp_path, capsys):
     assert main([*argv, "--missing", "available", "--out", str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out
     assert "Skillings-Mack" in out.splitlines()[1]
+
+
+# ---- scales ------------------------------------------------------------------------------
+
+
+def _mixed_scales():
+    """RMSE-like errors from 0.1 to 10^4: block b's scores are about 10^(b % 6 - 1)."""
+    rng = np.random.default_rng(8)
+    n, k = 30, 5
+    scale = 10.0 ** (np.arange(n) % 6 - 1)
+    x = scale[:, None] * (1 + 0.1 * np.arange(k) + rng.normal(0, 0.05, (n, k)))
+    return _long(x), x
+
+
+def test_mixed_scales_normalise_the_aggregates_and_say_so():
+    df, x = _mixed_scales()
+    res = _cmp(df, higher_is_better=False)
+    assert res.normalize == "minmax" and "more than 100" in res.normalize_reason
+    u = res.scores_used
+    lo, hi = x.min(axis=1, keepdims=True), x.max(axis=1, keepdims=True)
+    np.testing.assert_allclose(u, (x - lo) / (hi - lo), rtol=0, atol=1e-15)
+    assert np.array_equal(res.values, x)  # the raw scores are kept
+    line = res.summary().splitlines()[0]
+    assert "min-max normalised per block" in line and "scale-free" not in line
+    assert "unchanged by any rescaling of a block" in line
+    raw = _cmp(df, higher_is_better=False, normalize="none")
+    assert raw.normalize == "none" and raw.scores_used is raw.values
+    assert "raw scores" in raw.summary().splitlines()[0] and "as asked" in raw.normalize_reason
+    # the rank tests do not change with the choice
+    assert raw.omnibus.statistic == res.omnibus.statistic
+    from genexpy_nb.significance.beyond_sections import aggregates_section, bayesian_section
+
+    agg = aggregates_section(res, reps=200).tables["aggregates"]
+    assert agg["estimate"].max() <= 1.0
+    assert "min-max normalised" in res.with_section(aggregates_section(
+        res, reps=200)).to_markdown()
+    bay = res.with_section(bayesian_section(res, rope=0.01, nsamples=500)).to_markdown()
+    assert "±0.01 on scores min-max normalised per block" in bay
+
+
+def test_one_scale_stays_raw_and_all_equal_blocks_are_the_middle():
+    x = _rounded(seed=9)
+    res = _cmp(_long(x))
+    assert res.normalize == "none" and res.scores_used is res.values
+    assert "at most 100" in res.normalize_reason
+    x[0] = 0.8
+    res = _cmp(_long(x), normalize="minmax")
+    assert (res.scores_used[res.blocks.index("d000")] == 0.5).all()
+    assert np.nanmin(res.scores_used) == 0.0 and np.nanmax(res.scores_used) == 1.0
+    with pytest.raises(GenexpyInputError, match="normalize"):
+        _cmp(_long(x), normalize="zscore")
+
+
+def test_cli_normalize(tmp_path, capsys):
+    df, _ = _mixed_scales()
+    df.write_csv(tmp_path / "s.csv")
+    argv = ["compare", str(tmp_path / "s.csv"), "--alternatives", "model", "--target", "acc",
+            "--blocks", "dataset", "--lower-is-better", "--figures", "", "--aggregates"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "min-max normalised per block" in first and "--normalize none" in first
+    assert main([*argv, "--normalize", "none", "--out", str(tmp_path / "b")]) == 0
+    assert "raw scores: as asked (--normalize none)" in capsys.readouterr().out

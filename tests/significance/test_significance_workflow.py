@@ -443,7 +443,7 @@ def test_with_section_adds_text_tables_and_latex(tmp_path):
     md = more.to_markdown()
     assert md.index("## Bayesian signed-rank") < md.index("## A paragraph for a paper")
     assert "bayes" in more.tables() and more.to_latex().rstrip().endswith("% bayes table")
-    assert "Bayesian" not in res.to_markdown()  # a copy
+    assert "## Bayesian" not in res.to_markdown()  # a copy
     assert "bayes.csv" in [p.name for p in more.save(tmp_path / "o")]
     with pytest.raises(GenexpyInputError):
         res.with_section("text")
