@@ -194,8 +194,8 @@ def _bayes_line(res: Any, b: pl.DataFrame) -> str:
               if r["decision"] == f"{r['alternative']} better"]
     same = b.filter(pl.col("decision") == "practically equivalent")["alternative"].to_list()
     open_ = b.filter(pl.col("decision") == "no decision")["alternative"].to_list()
-    line = (f"Bayesian signed-rank against {plain(ref)} (rope +-{rope:g} in the target's "
-            f"units, raw scores; a decision needs P > 0.95): {plain(ref)} better than "
+    line = (f"Bayesian signed-rank against {plain(ref)} (rope +-{rope:g} on "
+            f"{_scores(res)[1]}; a decision needs P > 0.95): {plain(ref)} better than "
             f"{len(worse)} of {b.height}; practically equivalent: {_names_text(same)}; "
             f"no decision: {_names_text(open_)}")
     if better:
@@ -214,7 +214,7 @@ def _aggregates_line(res: Any, a: pl.DataFrame) -> str:
     first = iqm["alternative"][0]
     agree = ("the same as the best mean rank" if first == res.best[0] else
              f"the best mean rank is {plain(res.best[0])}'s")
-    return (f"{what} over the {int(iqm['n_tasks'][0])} complete blocks (raw scores; "
+    return (f"{what} over the {int(iqm['n_tasks'][0])} complete blocks ({_scores(res)[1]}; "
             f"{iqm['confidence_level'][0]:.0%} bootstrap intervals), best first: "
             + "; ".join(top) + (" ..." if iqm.height > 3 else "")
             + f" ({'highest' if res.higher_is_better else 'lowest'}: {plain(first)}, "
@@ -249,8 +249,8 @@ def summary_lines(comparison: Any) -> list[str]:
     ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
     >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
     >>> cmp = cmp.with_section(aggregates_section(cmp, reps=200))
-    >>> summary_lines(cmp)[0].split(" [")[0]
-    'IQM over the 8 complete blocks (raw scores; 95% bootstrap intervals), best first: a 0.875'
+    >>> summary_lines(cmp)[0].split(";")[0]
+    "IQM over the 8 complete blocks (raw scores, in the target's units"
     """
     _check_comparison(comparison)
     out = []

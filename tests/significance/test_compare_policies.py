@@ -245,3 +245,20 @@ def test_cli_normalize(tmp_path, capsys):
     assert "min-max normalised per block" in first and "--normalize none" in first
     assert main([*argv, "--normalize", "none", "--out", str(tmp_path / "b")]) == 0
     assert "raw scores: as asked (--normalize none)" in capsys.readouterr().out
+
+
+def test_printed_lines_of_the_rope_and_the_aggregates_say_which_scores():
+    from genexpy_nb.significance.beyond_sections import (
+        aggregates_section,
+        bayesian_section,
+        summary_lines,
+    )
+
+    df, _ = _mixed_scales()
+    for normalize, words in (("auto", "min-max normalised per block"),
+                             ("none", "raw scores, in the target's units")):
+        res = _cmp(df, higher_is_better=False, normalize=normalize)
+        more = res.with_section(bayesian_section(res, rope=0.01, nsamples=500)).with_section(
+            aggregates_section(res, reps=200))
+        lines = summary_lines(more)
+        assert len(lines) == 2 and all(words in ln for ln in lines), lines
