@@ -195,7 +195,7 @@ def _cli_table(folder: Path, name: str = "r.csv") -> Path:
 
 
 _NSTAR = ["--alternatives", "method", "--target", "score", "--higher-is-better",
-          "--generalize", "dataset", "--rep", "20", "--quiet", "--methods", "approx"]
+          "--generalize", "dataset", "--rep", "20", "--quiet", "--estimators", "approx"]
 _COMPARE = ["--alternatives", "method", "--target", "score", "--blocks", "dataset",
             "--higher-is-better", "--figures", ""]
 

@@ -238,7 +238,7 @@ def test_cli_outputs_escape_generated_names(names, block, control):
             assert "--control" in printed
         rc, printed = _run("nstar", str(src), "--alternatives", "alt", "--target", "acc",
                            "--higher-is-better", "--generalize", block, "--average-over",
-                           "seed\x1b[2J|", "--rep", "10", "--methods", "approx",
+                           "seed\x1b[2J|", "--rep", "10", "--estimators", "approx",
                            "--out", str(t / "n.csv"))
         assert rc == 0, printed
         check_terminal(printed.replace("\r", ""))

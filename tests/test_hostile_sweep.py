@@ -854,7 +854,7 @@ add_clear("cli nstar", "--alpha 2", lambda o: _nstar(o, "r.csv", "--alpha", "2")
 add_clear("cli nstar", "--delta x", lambda o: _nstar(o, "r.csv", "--delta", "x"), "--delta")
 add_clear("cli nstar", "--kernel bogus", lambda o: _nstar(o, "r.csv", "--kernel", "bogus"),
           "--kernel")
-add_clear("cli nstar", "--methods bogus", lambda o: _nstar(o, "r.csv", "--methods", "bogus"),
+add_clear("cli nstar", "--estimators bogus", lambda o: _nstar(o, "r.csv", "--estimators", "bogus"),
           "bogus")
 add_clear("cli nstar", "--target absent", lambda o: cli(
     "nstar", F("r.csv"), *NSTAR, "--target", "nope", "--out", o / "n.csv"), "'nope'")
@@ -885,9 +885,9 @@ for _bad, _msg in (("x.csv", "is a folder"), ("loop.csv", "loops back"),
     add_clear("cli nstar", f"results path {_bad}", lambda o, b=_bad: _nstar(o, b), _msg)
 correct("cli nstar", "a good table", lambda r: r.rc == 0 and pl.read_csv(
     r.folder).height > 0)(lambda o: (lambda r: (setattr(r, "folder", o / "n.csv"), r)[1])(
-        _nstar(o, "r.csv", "--methods", "approx")))
+        _nstar(o, "r.csv", "--estimators", "approx")))
 correct("cli nstar", "names that are payloads", lambda r: r.rc == 0)(
-    lambda o: _nstar(o, "payload.csv", "--methods", "approx"))
+    lambda o: _nstar(o, "payload.csv", "--estimators", "approx"))
 
 # compare
 add_clear("cli compare", "--out is its input", lambda o: cli(

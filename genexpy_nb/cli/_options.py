@@ -7,6 +7,10 @@ missing-results policy (``--tol-missing-*``, ``--invalid-target``), the research
 (``--kernel``), and the options most commands have (``--rep``, ``--seed``, ``--n-jobs``,
 ``--quiet``, ``--debug``). A group takes the words of a command where they differ (a
 "block" in ``compare``, a "condition" elsewhere), so each ``--help`` reads as before.
+
+One vocabulary for the roles: ``--generalize`` (``nstar``, ``report``) and ``--blocks``
+(``compare``) name the same role, the column(s) whose levels are the conditions, and each
+command accepts the other word as an unlisted alias (:func:`add_alias`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ __all__ = [
     "add_direction",
     "add_results",
     "add_table_roles",
+    "add_alias",
     "add_alternatives_target",
+    "add_blocks",
     "add_factors",
     "add_held_constant",
     "add_missing_policy",
@@ -79,6 +85,35 @@ class HelpFormatter(argparse.HelpFormatter):
         return "\n".join(out).rstrip()
 
 
+def add_alias(p: argparse.ArgumentParser, action: argparse.Action, *aliases: str) -> None:
+    """Let ``p`` accept ``aliases`` as further option strings of ``action``, unlisted.
+
+    The action keeps its own option strings, so ``--help``, the usage line and argparse's
+    messages ("the following arguments are required: --generalize") name only the documented
+    word; an alias given on the command line fills the same destination and counts for
+    ``required``. ``--blocks=X`` works as ``--blocks X``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    action : argparse.Action
+        What ``p.add_argument`` returned for the documented option.
+    *aliases : str
+        The other words, e.g. ``"--blocks"``; none may be an option of ``p`` already.
+
+    Raises
+    ------
+    ValueError
+        An alias is an option of ``p`` already.
+    """
+    known = p._option_string_actions  # argparse's table of option strings (3.11-3.13)
+    for alias in aliases:
+        if alias in known:
+            raise ValueError(f"{alias} is an option of {p.prog} already")
+        known[alias] = action
+
+
 # ---- the results table and its roles ---------------------------------------------------
 
 
@@ -115,12 +150,29 @@ def add_factors(p: argparse.ArgumentParser) -> None:
     p : argparse.ArgumentParser
         The command's parser.
     """
-    p.add_argument("--generalize", required=True,
-                   help="generalizability factor(s), comma-separated (e.g. dataset)")
+    generalize = p.add_argument(
+        "--generalize", required=True,
+        help="generalizability factor(s), comma-separated (e.g. dataset)")
+    add_alias(p, generalize, "--blocks")
     p.add_argument("--design", default="", help="design factors, comma-separated")
     p.add_argument("--average-over", default="",
                    help="stochastic factors averaged out first (e.g. seed,fold)")
     add_held_constant(p)
+
+
+def add_blocks(p: argparse.ArgumentParser) -> None:
+    """Add ``--blocks`` (``compare``'s word for ``--generalize``, also accepted).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
+    blocks = p.add_argument(
+        "--blocks", required=True,
+        help="column(s) defining a block, comma-separated (e.g. dataset; folds as blocks are "
+             "not independent datasets: average them instead)")
+    add_alias(p, blocks, "--generalize")
 
 
 def add_held_constant(p: argparse.ArgumentParser) -> None:

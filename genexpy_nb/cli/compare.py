@@ -26,6 +26,7 @@ from ._checks import (
 )
 from ._options import (
     add_alternatives_target,
+    add_blocks,
     add_direction,
     add_held_constant,
     add_missing_policy,
@@ -122,9 +123,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                     "--higher-is-better --out comparison")
     add_results(c)
     add_alternatives_target(c)
-    c.add_argument("--blocks", required=True,
-                   help="column(s) defining a block, comma-separated (e.g. dataset; folds "
-                        "as blocks are not independent datasets: average them instead)")
+    add_blocks(c)
     add_direction(c)
     c.add_argument("--average-over", default="",
                    help="replicate columns averaged first (e.g. seed,fold), comma-separated")

@@ -36,6 +36,7 @@ from ._checks import (
 )
 from ._options import (
     INVALID_TARGET_HELP,
+    add_alias,
     add_kernel,
     add_missing_policy,
     add_n_jobs,
@@ -143,7 +144,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
         say("\n".join(caller_words(ln) for ln in str(study.report).splitlines()))
     t0 = time.perf_counter()
     res = analyze(study, kernels, alphas=args.alpha, deltas=args.delta,
-                  estimators=csv_list(args.methods), rep=args.rep, seed=args.seed,
+                  estimators=csv_list(args.estimators), rep=args.rep, seed=args.seed,
                   n_jobs=args.n_jobs, progress=not args.quiet)
     if not args.quiet:
         say(f"analysed {len(study)} configuration{'s' if len(study) != 1 else ''} x "
@@ -164,7 +165,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
         if only_bound:
             if lead is not None:
                 print(lead.to_text())
-            say(f"note: only the distribution-free bound was computed (--methods bound): a "
+            say(f"note: only the distribution-free bound was computed (--estimators bound): a "
                  f"worst case, never a verdict; wrote {res.height} rows to {out}")
         else:
             from ..summary_conclusions import condition_word
@@ -362,9 +363,10 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                    help="desired generalizability alpha*, comma-separated")
     q.add_argument("--delta", type=number_list, default=list(config.DELTAS),
                    help="similarity threshold delta*, comma-separated")
-    q.add_argument("--methods", default="resample,approx,bound",
-                   help="estimates of n*: resample, approx, approx_weighted, bound "
-                        "(comma-separated)")
+    estimators = q.add_argument(
+        "--estimators", default="resample,approx,bound",
+        help="estimates of n*: resample, approx, approx_weighted, bound (comma-separated)")
+    add_alias(q, estimators, "--methods")  # 0.1's name, still accepted
     add_rep(q)
     add_seed(q)
     add_n_jobs(q)

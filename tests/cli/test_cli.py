@@ -296,7 +296,7 @@ def test_nstar_summary_thresholds(tmp_path, capsys, table):
     assert not (tmp_path / "n.csv").exists()
     # by default: the headline ones when computed, else the nearest computed
     rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--alpha", "0.8,0.9", "--delta", "0.1",
-               "--methods", "approx", "--rep", "10", "--out", str(tmp_path / "n.csv")])
+               "--estimators", "approx", "--rep", "10", "--out", str(tmp_path / "n.csv")])
     cap = capsys.readouterr()
     assert rc == 0, cap.err
     assert "n* at alpha* = 0.9, delta* = 0.1, the closed-form estimate" in cap.out

@@ -13,7 +13,7 @@ from genexpy_nb.cli import main
 
 NSTAR = ["--alternatives", "method", "--target", "score", "--higher-is-better",
          "--generalize", "dataset", "--design", "metric", "--average-over", "seed",
-         "--methods", "approx", "--kernel", "jaccard:k=1"]
+         "--estimators", "approx", "--kernel", "jaccard:k=1"]
 
 
 @pytest.fixture(scope="module")

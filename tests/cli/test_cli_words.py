@@ -70,7 +70,7 @@ def tables(tmp_path_factory):
 
 
 NSTAR = ["--alternatives", "alt", "--target", "acc", "--higher-is-better", "--generalize",
-         "ds", "--rep", "5", "--methods", "approx", "--quiet"]
+         "ds", "--rep", "5", "--estimators", "approx", "--quiet"]
 COMPARE = ["--alternatives", "alt", "--target", "acc", "--higher-is-better", "--blocks", "ds",
            "--figures", "", "--quiet"]
 
