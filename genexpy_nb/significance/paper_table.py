@@ -52,6 +52,19 @@ def _check(comparison: Any) -> None:
         raise GenexpyInputError("comparison must be the result of significance.compare(...).")
 
 
+def _scores(comparison: Any) -> np.ndarray:
+    """Return the scores of the effect sizes: ``scores_used`` (raw, or normalised per block)."""
+    return getattr(comparison, "scores_used", comparison.values)
+
+
+def _score_words(comparison: Any) -> str:
+    """Say which scores the median, MAD and Cliff's delta are of (compare's ``normalize``)."""
+    if getattr(comparison, "normalize", "none") == "minmax":
+        return ("scores min-max normalised per block (0 = its lowest result, 1 = its "
+                "highest)")
+    return "raw scores"
+
+
 def _oriented_delta(best: np.ndarray, other: np.ndarray, higher_is_better: bool
                           ) -> float:
     """Return Cliff's delta of ``best`` against ``other``, positive when ``best`` is better.
@@ -87,11 +100,14 @@ def paper_table(comparison: Any) -> pl.DataFrame:
     polars.DataFrame
         Best first: ``alternative, mean_rank, n_blocks, median, mad`` (the median and the
         unscaled median absolute deviation ``median(|x - median(x)|)`` of the scores over
-        the blocks where the alternative has a result), ``against`` (the best alternative),
+        the blocks where the alternative has a result; the scores are the comparison's
+        ``scores_used``: raw, or min-max normalised per block when ``compare``'s
+        ``normalize`` chose it, as ``scores`` says), ``against`` (the best alternative),
         ``cliffs_delta`` (of ``against`` over this alternative, positive when ``against``
         is better; null on its own row), ``magnitude`` (Romano et al. 2006), then
         ``group`` (letters) or ``pvalue_vs_control`` and ``significant_vs_control``, and
-        ``cd`` (Nemenyi's critical difference, null when the test has none).
+        ``cd`` (Nemenyi's critical difference, null when the test has none) and ``scores``
+        ("raw" or "minmax").
 
     Examples
     --------
@@ -106,7 +122,7 @@ def paper_table(comparison: Any) -> pl.DataFrame:
     ('b', 0.8, 1.0, 'large')
     """
     _check(comparison)
-    v = comparison.values
+    v = _scores(comparison)
     alts = list(comparison.alternatives)
     ref = comparison.best[0]
     best = v[:, alts.index(ref)]
@@ -128,7 +144,9 @@ def paper_table(comparison: Any) -> pl.DataFrame:
                if c in mr.columns]
     return mr.select("alternative", "mean_rank", "n_blocks").join(
         stats, on="alternative", how="left", maintain_order="left").with_columns(
-        mr.select(*letters)).with_columns(pl.lit(comparison.cd, dtype=pl.Float64).alias("cd"))
+        mr.select(*letters)).with_columns(pl.lit(comparison.cd, dtype=pl.Float64).alias("cd"),
+                      pl.lit("minmax" if getattr(comparison, "normalize", "none") == "minmax"
+                             else "raw").alias("scores"))
 
 
 def _num(x: float | None, spec: str) -> str:
@@ -192,7 +210,8 @@ def paper_table_section(comparison: Any) -> ReportSection:
     ref = table["against"][0]
     lo, mid, hi = ROMANO_THRESHOLDS
     notes = ["Median and MAD (median absolute deviation from the median, unscaled) of ",
-             Data(res.target), " over the blocks where each alternative has a result; "
+             Data(res.target), f" ({_score_words(res)}) over the blocks where each "
+             "alternative has a result; "
              "Cliff's δ (Cliff 1993) of ", Data(ref), " against each alternative over those "
              "scores, positive when ", Data(ref), " is better; magnitude after Romano et al. "
              f"(2006): |δ| < {lo} negligible, < {mid} small, < {hi} medium, else large. "
@@ -215,12 +234,14 @@ def _latex_table(res: Any, table: pl.DataFrame) -> str:
         mr = f"{r['mean_rank']:.2f}"
         if r["alternative"] in res.best:
             mr = r"\textbf{" + mr + "}"
-        delta = ("---" if r["cliffs_delta"] is None else f"${r['cliffs_delta']:+.2f}$")
+        # no "$" in a row: math through \ensuremath (a row's specials are all escaped)
+        delta = ("---" if r["cliffs_delta"] is None else
+                 f"\\ensuremath{{{r['cliffs_delta']:+.2f}}}")
         if ctrl:
             p = r["pvalue_vs_control"]
             tail = ("control" if r["alternative"] == res.control else
-                    ("$<0.001$" if p < 1e-3 else f"{p:.3f}")
-                    + (r"$^{*}$" if r["significant_vs_control"] else ""))
+                    (r"\ensuremath{<}0.001" if p < 1e-3 else f"{p:.3f}")
+                    + (r"\textsuperscript{*}" if r["significant_vs_control"] else ""))
         else:
             tail = r["group"]
         cells = [name, mr, _num(r["median"], ".4g"), _num(r["mad"], ".4g"), delta,
@@ -231,10 +252,11 @@ def _latex_table(res: Any, table: pl.DataFrame) -> str:
     cd = (f"CD $= {res.cd:.3f}$ (Nemenyi, $\\alpha = {res.alpha:g}$)" if res.cd is not None
           else "no single CD: groups join runs of alternatives no pair of which differs "
                f"significantly ($\\alpha = {res.alpha:g}$)")
-    last = r"$p$ vs.\ control ($^{*}$ significant)" if ctrl else "Group"
+    last = r"\emph{p} vs.\ control (\textsuperscript{*} significant)" if ctrl else "Group"
     cap = latex([f"Mean rank (MR, 1 = best) over {res.n_blocks} blocks; median and MAD "
                  "(median absolute deviation, unscaled) of ", Data(res.target),
-                 f" ({hib} is better) where each alternative has a result; Cliff's "
+                 f" ({_score_words(res)}; {hib} is better) where each alternative has a "
+                 "result; Cliff's "
                  "$\\delta$ of ", Data(ref), " against each alternative (positive: ",
                  Data(ref), " better), magnitude after Romano et al.\\ (2006): "
                  f"$|\\delta| < {lo}$ negligible, $< {mid}$ small, $< {hi}$ medium, else "
@@ -249,7 +271,7 @@ def _latex_table(res: Any, table: pl.DataFrame) -> str:
         f"  \\label{{{label}}}",
         "  \\begin{tabular}{lrrrrll}" if not ctrl else "  \\begin{tabular}{lrrrrlr}",
         "    \\toprule",
-        f"    Alternative & MR & Median & MAD & $\\delta$ & Magnitude & {last} \\\\",
+        f"    Alternative & MR & Median & MAD & \\ensuremath{{\\delta}} & Magnitude & {last} \\\\",
         "    \\midrule",
         *lines,
         "    \\bottomrule",

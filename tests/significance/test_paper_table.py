@@ -101,6 +101,29 @@ def test_hostile_names_escaped_in_markdown_and_latex(tmp_path):
     assert (tmp_path / "o" / "mean_ranks.tex").read_text().count("\\begin{tabular}") == 2
 
 
+def test_normalised_scores_when_compare_normalises():
+    """Blocks on scales 0.1 to 10^4: the table's numbers are of the min-max normalised
+    scores, as compare's normalize says, and the notes say so."""
+    names = ["m0", "m1", "m2"]
+    df = _frame(names, n=8, seed=9).with_columns(
+        pl.col("err") * 10.0 ** (pl.col("dataset").str.slice(1).cast(pl.Int64) % 6 - 1))
+    res = compare(df, alternatives="model", target="err", blocks="dataset",
+                  higher_is_better=False, normalize="minmax")
+    w = df.pivot(on="model", index="dataset", values="err").sort("dataset")
+    v = w.select(names).to_numpy()
+    norm = (v - v.min(axis=1, keepdims=True)) / np.ptp(v, axis=1, keepdims=True)
+    t = paper_table(res)
+    for r in t.iter_rows(named=True):
+        x = norm[:, names.index(r["alternative"])]
+        assert r["median"] == pytest.approx(np.median(x), abs=1e-12)
+        assert r["mad"] == pytest.approx(stats.median_abs_deviation(x), abs=1e-12)
+    assert t["scores"].unique().to_list() == ["minmax"]
+    sec = paper_table_section(res)
+    assert "min-max normalised per block" in sec.latex
+    assert paper_table(compare(df, alternatives="model", target="err", blocks="dataset",
+                               higher_is_better=False, normalize="none"))["scores"][0] == "raw"
+
+
 def test_cd_value_and_control():
     names = ["m0", "m1", "m2", "m3"]
     df = _frame(names, n=12, seed=5)
