@@ -107,7 +107,8 @@ class StudyReport:
     aggregates : polars.DataFrame or None
         Robust aggregates (IQM, mean, median) with bootstrap intervals per configuration
         (``config_id`` first; the frame of
-        :func:`genexpy_nb.aggregates.estimates.interval_estimates`), on the raw scores.
+        :func:`genexpy_nb.aggregates.estimates.interval_estimates`), on the scores the page
+        names (raw, or normalised per condition).
     bayesian : polars.DataFrame or None
         With a ``rope``: the Bayesian signed-rank test of every alternative against the
         best, per configuration (``config_id`` first; the table of
@@ -628,6 +629,30 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
         "\n".join(html), "\n\n".join(md))
 
 
+def _scores_words(rep: Mapping[str, Any], study: Study, unit: str) -> str:
+    """Say which scores the aggregates and the Bayesian test ran on, and why.
+
+    Each configuration's comparison chose (``compare``'s ``normalize="auto"``): raw scores,
+    or min-max normalised per condition where the conditions' score ranges differ by
+    orders of magnitude.
+    """
+    avg = f", averaged over {', '.join(study.average_over)}" if study.average_over else ""
+    norm = [cid for cid, r in rep["comparisons"].items()
+            if getattr(r, "normalize", "none") == "minmax"]
+    raw = (f"raw scores of {study.target} (as the table holds them{avg}; in the target's "
+           "units)")
+    if not norm:
+        return (f"{raw}, as the {unit}s' score ranges differ by less than the factor that "
+                "calls for normalising (each comparison's Answer says by how much)")
+    minmax = (f"scores min-max normalised per {unit} (0 = its lowest result, 1 = its "
+              f"highest; Agarwal et al. 2021), as the {unit}s' score ranges differ by "
+              "orders of magnitude (each comparison's Answer says by how much)")
+    if len(norm) == len(rep["comparisons"]):
+        return minmax
+    labels = "; ".join(_config_label(study, c) for c in norm)
+    return f"{minmax} in {labels}, and on the {raw} elsewhere"
+
+
 def _classical_missing(rep: Mapping[str, Any]) -> str:
     """How the classical tests treated a missing result ("study": the worst tier)."""
     return next((getattr(r, "missing", "available") for r in rep["comparisons"].values()),
@@ -640,9 +665,7 @@ def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
     iv = rep["rank_intervals"]
     several = iv["config_id"].n_unique() > 1
     rope = rep.get("rope")
-    avg = f", averaged over {', '.join(study.average_over)}" if study.average_over else ""
-    scores = (f"raw scores of {study.target} (as the table holds them{avg}; not normalised "
-              f"per {unit}: the rope and the aggregates are in the target's units)")
+    scores = _scores_words(rep, study, unit)
     if rope is None:
         lead = (f"The Bayesian signed-rank test needs a region of practical equivalence (the "
                 f"smallest difference in {study.target} that matters), which only you can "
@@ -650,7 +673,8 @@ def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
                 f"R, in the target's units. No rope is assumed.")
     else:
         lead = (f"The Bayesian signed-rank test of every alternative against the best uses "
-                f"the rope you gave: ±{rope:g} in the target's units.")
+                f"the rope you gave: ±{rope:g} on the scores below (in the target's units "
+                f"where raw, in fractions of a {unit}'s range where normalised).")
     html, md = [f"<p>{html_text(lead)}</p>"], [markdown_text(lead)]
     for cid in iv["config_id"].unique(maintain_order=True).to_list():
         part = iv.filter(pl.col("config_id") == cid)
@@ -820,7 +844,9 @@ def report(
         Alias of ``generalize`` (the name of :func:`~genexpy_nb.significance.compare`).
     rope : float, optional
         Half-width of the region of practical equivalence of the Bayesian signed-rank test
-        (Benavoli et al. 2017), in the target's units (raw scores): the smallest difference
+        (Benavoli et al. 2017), on the scores each configuration's comparison uses (raw, in
+        the target's units; or min-max normalised per condition where the conditions' score
+        ranges differ by orders of magnitude, as the page says): the smallest difference
         that matters. Without it the page runs no Bayesian test and says how to ask for one
         (no default: only the user knows what difference matters).
 

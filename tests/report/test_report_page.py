@@ -180,6 +180,17 @@ def test_beyond_p_values_with_a_rope_against_the_sections(tmp_path):
     assert "a\\|b\\*c" in mb and "<script>" not in mb and "rope ±0.1" in mb
 
 
+def test_beyond_p_values_on_mixed_scales_says_normalised():
+    """Datasets on scales 0.1 to 10^4: the comparison normalises, and the page says so."""
+    df = _table(n=12).with_columns(
+        pl.col("rmse") * 10.0 ** (pl.col("dataset").str.slice(1).cast(pl.Int64) % 6 - 1))
+    page = gx.report(df, **_roles(), seed=0, rep=20, progress=False, rope=0.05)
+    assert page.comparisons[0].normalize == "minmax"
+    beyond = next(s for s in page.sections if s.key == "beyond")
+    assert "min-max normalised per dataset" in beyond.how and "raw" not in beyond.how
+    assert page.bayesian["rope"].unique().to_list() == [0.05]
+
+
 def test_beyond_p_values_without_a_rope_says_how_to_give_one(example_page):
     beyond = next(s for s in example_page.sections if s.key == "beyond")
     assert "--bayesian-rope R" in beyond.markdown and "rope=R" in beyond.markdown
