@@ -65,7 +65,8 @@ def scenario(obs, big, tau, sig, mu, studies, mc, rng):
     ratios = []
     for _ in range(studies):
         noise = eval_noise(table(*draw(*obs, tau, sig, mu, rng)), alternatives="model",
-                           target="correct", items="item", runs="run", tasks="task")
+                           target="correct", items="item", runs="run", tasks="task",
+                           higher_is_better=True)
         T1, N1, K1 = big
         ratios.append(noise.se("a", "b", runs=K1, items=N1, tasks=T1) / truth)
     return np.array(ratios), truth

@@ -355,6 +355,18 @@ def _pairs(red: _Reduced, pairs, order: list[str]) -> list[tuple[int, int]]:
     return out
 
 
+def _refuse_unknown_direction(target: str, column_values: list | None) -> None:
+    """Raise: the leaderboard's order (the default pairs) needs the direction of ``target``."""
+    why = ("the table has no higher_is_better column" if column_values is None else
+           f"the table's higher_is_better column holds {sorted(column_values, key=str)}")
+    raise GenexpyInputError(
+        f"eval_noise orders the models by their mean {target!r} to choose and orient the "
+        f"pairs (the better model first), and the direction of {target!r} is not known "
+        f"({why}): pass higher_is_better=True (accuracy, pass rate) or "
+        "higher_is_better=False (error, loss), or name the pairs with pairs=[(a, b), ...]. "
+        "There is no default direction.")
+
+
 def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
                runs: str | None = None, tasks: str | None = None,
                weighting: str = "items", tasks_sampled: bool = True,
@@ -391,11 +403,14 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
         degrees of freedom. False: the benchmark's own tasks are the population ("this
         benchmark"): no task part.
     higher_is_better : bool, optional
-        The direction of ``target``, needed by ``tie_groups``. Default: the
-        table's ``higher_is_better`` column when it has one value (the readers write it).
+        The direction of ``target``: it orders the leaderboard (which pairs are formed,
+        and which model of a pair is ``a``) and ``tie_groups``. Default: the table's
+        ``higher_is_better`` column when it has one value (the readers write it). There is
+        no default direction: without either, ``eval_noise`` refuses unless ``pairs``
+        names the pairs (and then ``tie_groups`` refuses).
     pairs : list of (str, str), optional
         The pairs to decompose. Default: every pair with at most 40 models, else each model
-        against the next in the leaderboard's order.
+        against the next in the leaderboard's order (both need the direction).
     probability : str, optional
         For 0/1 outcomes: the column holding each row's probability of a 1 (from the
         log's per-item probabilities or log-likelihoods, or the share of correct samples).
@@ -416,7 +431,8 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
     >>> df = pl.DataFrame({"model": np.repeat(["a", "b"], 200),
     ...                    "item": np.tile(np.arange(200), 2),
     ...                    "correct": rng.integers(0, 2, 400)})
-    >>> noise = eval_noise(df, alternatives="model", target="correct", items="item")
+    >>> noise = eval_noise(df, alternatives="model", target="correct", items="item",
+    ...                    higher_is_better=True)
     >>> noise.components["level"].to_list()
     ['item+run']
     """
@@ -432,9 +448,12 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
                                     "in [0, 1].")
     if weighting not in ("items", "tasks"):
         raise GenexpyInputError(f"weighting must be 'items' or 'tasks', got {weighting!r}.")
+    vals = None
     if higher_is_better is None and "higher_is_better" in lf.collect_schema():
         vals = lf.select(pl.col("higher_is_better").unique()).collect().to_series().to_list()
         higher_is_better = bool(vals[0]) if len(vals) == 1 and vals[0] is not None else None
+    if higher_is_better is None and pairs is None:
+        _refuse_unknown_direction(target, vals)
     red = _reduce(lf, alternatives, target, items, runs, tasks, probability)
     means = np.nanmean(red.mean, axis=1)
     sign = -1.0 if higher_is_better is False else 1.0

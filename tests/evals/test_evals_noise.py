@@ -58,7 +58,7 @@ def test_clustered_se_equals_statsmodels_cluster_ols():
 
     ya, yb = _binary(8, 15, 1, seed=3)
     noise = eval_noise(_long(ya, yb), alternatives="model", target="y", items="item",
-                       tasks="task")
+                       tasks="task", higher_is_better=True)
     d = (ya.astype(float) - yb).ravel()
     groups = np.repeat(np.arange(8), 15)
     fit = sm.OLS(d, np.ones_like(d)).fit(cov_type="cluster", cov_kwds={"groups": groups})
@@ -77,11 +77,11 @@ def test_tasks_weighted_equally_and_fixed_tasks():
         d=pl.col("a") - pl.col("b"))
     m_t = dd.group_by("task").agg(pl.col("d").mean())["d"].to_numpy()
     nt = eval_noise(df, alternatives="model", target="y", items="item", tasks="task",
-                    weighting="tasks")
+                    weighting="tasks", higher_is_better=True)
     assert nt.summary["diff"].item() == pytest.approx(m_t.mean())
     assert nt.se("a", "b") == pytest.approx(m_t.std(ddof=1) / np.sqrt(m_t.size))
     fixed = eval_noise(df, alternatives="model", target="y", items="item", tasks="task",
-                       tasks_sampled=False)
+                       tasks_sampled=False, higher_is_better=True)
     g = dd.group_by("task").agg(n=pl.len(), s2=pl.col("d").var(ddof=1))
     want = (g["n"] * g["s2"]).sum() / dd.height**2
     assert fixed.se("a", "b") == pytest.approx(np.sqrt(want))
@@ -93,7 +93,8 @@ def test_runs_part_and_unequal_runs_by_model():
     ya, yb = _binary(1, 200, 6, seed=5)
     df = _long(ya, yb).drop("task")
     df = df.filter((pl.col("model") == "a") | (pl.col("run") < 2))  # K_a = 6, K_b = 2
-    noise = eval_noise(df, alternatives="model", target="y", items="item", runs="run")
+    noise = eval_noise(df, alternatives="model", target="y", items="item", runs="run",
+                       higher_is_better=True)
     va = ya[0].astype(float).var(axis=1, ddof=1).mean()
     vb = yb[0, :, :2].astype(float).var(axis=1, ddof=1).mean()
     comp = dict(noise.components.select("level", "variance").iter_rows())
@@ -114,9 +115,9 @@ def test_missing_items_pair_on_shared_items_and_input_untouched():
     before = pdf.copy()
     holes = df.filter(~((pl.col("model") == "b") & (pl.col("item") < 3)))
     got = eval_noise(holes.to_pandas(), alternatives="model", target="y", items="item",
-                     runs="run", tasks="task")
+                     runs="run", tasks="task", higher_is_better=True)
     want = eval_noise(df.filter(pl.col("item") >= 3), alternatives="model", target="y",
-                      items="item", runs="run", tasks="task")
+                      items="item", runs="run", tasks="task", higher_is_better=True)
     for col in ("diff", "se", "n_items", "n_tasks", "runs_a", "runs_b"):
         assert got.summary[col].item() == pytest.approx(want.summary[col].item()), col
     assert got.summary["n_items"].item() == 4 * 27
@@ -126,7 +127,7 @@ def test_missing_items_pair_on_shared_items_and_input_untouched():
 def test_plan_reaches_the_target_and_mde():
     ya, yb = _binary(30, 20, 3, seed=7)
     noise = eval_noise(_long(ya, yb), alternatives="model", target="y", items="item",
-                       runs="run", tasks="task")
+                       runs="run", tasks="task", higher_is_better=True)
     target = noise.se("a", "b") / 2
     plans = noise.plan("a", "b", target_se=target, cost={"tasks": 50, "runs": 1})
     assert plans.height >= 1 and (plans["se"] <= target).all()
@@ -157,20 +158,22 @@ def test_tie_groups_separate_a_clearly_better_model():
     groups = dict(zip(g["model"], g["group"]))
     assert groups["best"] == groups["twin"] == 1 and groups["weak"] == 2
     with pytest.raises(gx.GenexpyInputError, match="direction"):
-        eval_noise(df, alternatives="model", target="y", items="item").tie_groups()
+        eval_noise(df, alternatives="model", target="y", items="item",
+                   pairs=[("best", "twin")]).tie_groups()
 
 
 def test_bad_input_is_named():
     df = pl.DataFrame({"model": ["a", "a", "b"], "item": [1, 1, 1], "y": [1.0, 0.0, 1.0]})
     with pytest.raises(gx.GenexpyInputError, match="runs="):
-        eval_noise(df, alternatives="model", target="y", items="item")
+        eval_noise(df, alternatives="model", target="y", items="item", higher_is_better=True)
     with pytest.raises(gx.GenexpyInputError, match="'nope'"):
-        eval_noise(df, alternatives="model", target="nope", items="item")
+        eval_noise(df, alternatives="model", target="nope", items="item", higher_is_better=True)
     with pytest.raises(gx.GenexpyInputError, match="share 1 item"):
         eval_noise(df.unique(["model", "item"]), alternatives="model", target="y",
-                   items="item")
+                   items="item", higher_is_better=True)
     with pytest.raises(gx.GenexpyInputError, match="weighting"):
-        eval_noise(df, alternatives="model", target="y", items="item", weighting="x")
+        eval_noise(df, alternatives="model", target="y", items="item", weighting="x",
+                   higher_is_better=True)
 
 
 @settings(max_examples=25, deadline=None)
@@ -206,17 +209,17 @@ def test_stated_probabilities_separate_runs_from_items_with_one_run():
     assert not noise.notes
     with pytest.raises(gx.GenexpyInputError, match="not probabilities"):
         eval_noise(df.with_columns(p=pl.col("p") * 2), alternatives="model", target="y",
-                   items="item", probability="p")
+                   items="item", probability="p", higher_is_better=True)
 
 
 def test_boolean_correctness_and_non_numeric_target():
     df = pl.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "item": [0, 1, 2, 3] * 2,
                        "ok": [True, False, True, True, False, False, True, False]})
-    noise = eval_noise(df, alternatives="model", target="ok", items="item")
+    noise = eval_noise(df, alternatives="model", target="ok", items="item", higher_is_better=True)
     assert noise.summary["diff"].item() == pytest.approx(0.5)
     with pytest.raises(gx.GenexpyInputError, match="not numeric"):
         eval_noise(df.with_columns(pl.col("ok").cast(pl.String)), alternatives="model",
-                   target="ok", items="item")
+                   target="ok", items="item", higher_is_better=True)
 
 
 @pytest.mark.parametrize("weighting", ["items", "tasks"])
@@ -256,8 +259,8 @@ def test_lazy_parquet_input_equals_the_frame(tmp_path):
     df = _long(ya, yb)
     df.write_parquet(tmp_path / "logs.parquet")
     kw = dict(alternatives="model", target="y", items="item", runs="run", tasks="task")
-    eager = eval_noise(df, **kw)
-    lazy = eval_noise(pl.scan_parquet(tmp_path / "logs.parquet"), **kw)
+    eager = eval_noise(df, **kw, higher_is_better=True)
+    lazy = eval_noise(pl.scan_parquet(tmp_path / "logs.parquet"), **kw, higher_is_better=True)
     assert lazy.summary.equals(eager.summary)
     assert lazy.components.equals(eager.components)
 
@@ -265,12 +268,41 @@ def test_lazy_parquet_input_equals_the_frame(tmp_path):
 def test_degenerate_tables_are_named():
     one = pl.DataFrame({"model": ["a", "a"], "item": [1, 2], "y": [1.0, 0.0]})
     with pytest.raises(gx.GenexpyInputError, match="at least two"):
-        eval_noise(one, alternatives="model", target="y", items="item")
+        eval_noise(one, alternatives="model", target="y", items="item", higher_is_better=True)
     holes = pl.DataFrame({"model": ["a", "b"], "item": [1, None], "y": [1.0, 0.0]})
     with pytest.raises(gx.GenexpyInputError, match="null"):
-        eval_noise(holes, alternatives="model", target="y", items="item")
+        eval_noise(holes, alternatives="model", target="y", items="item", higher_is_better=True)
     nan = pl.DataFrame({"model": ["a", "b"], "item": [1, 1], "y": [1.0, float("nan")]})
     with pytest.raises(gx.GenexpyInputError, match="not finite"):
-        eval_noise(nan, alternatives="model", target="y", items="item")
+        eval_noise(nan, alternatives="model", target="y", items="item", higher_is_better=True)
     with pytest.raises(gx.GenexpyInputError, match="two roles"):
-        eval_noise(nan, alternatives="model", target="y", items="model")
+        eval_noise(nan, alternatives="model", target="y", items="model", higher_is_better=True)
+
+
+def test_no_default_direction():
+    """The leaderboard's order needs the direction: refused, never assumed high-first."""
+    ya, yb = _binary(1, 50, 1, seed=2)
+    df = _long(ya, yb).drop("task", "run")
+    kw = dict(alternatives="model", target="y", items="item")
+    with pytest.raises(gx.GenexpyInputError,
+                       match=r"higher_is_better=True .* no default direction") as err:
+        eval_noise(df, **kw)
+    assert "no higher_is_better column" in str(err.value)
+    for vals in ([True, False], [None, None]):
+        mixed = df.with_columns(higher_is_better=pl.Series(vals * (df.height // 2),
+                                                           dtype=pl.Boolean))
+        with pytest.raises(gx.GenexpyInputError, match="higher_is_better column holds"):
+            eval_noise(mixed, **kw)
+    # stated, by the argument or by the readers' column: the same answer; lower-is-better
+    # flips the pair's orientation
+    high = eval_noise(df, **kw, higher_is_better=True)
+    col = eval_noise(df.with_columns(higher_is_better=pl.lit(True)), **kw)
+    assert col.summary.equals(high.summary)
+    low = eval_noise(df, **kw, higher_is_better=False)
+    assert low.summary["a"].item() == high.summary["b"].item()
+    assert low.summary["diff"].item() == -high.summary["diff"].item()
+    # pairs named: no order needed; tie groups still need the direction
+    named = eval_noise(df, **kw, pairs=[("a", "b")])
+    assert named.higher_is_better is None
+    with pytest.raises(gx.GenexpyInputError, match="direction"):
+        named.tie_groups()
