@@ -577,7 +577,9 @@ def _code(value: Any) -> str:
 def write_manifest(folder: str | os.PathLike) -> tuple[Path, Path]:
     """Rewrite ``POOLS.json`` and ``POOLS.md`` for every pool file in ``folder``.
 
-    Files of ``folder`` that are not pool files are skipped.
+    Files of ``folder`` that are not pool files are skipped, and so are hidden files (a name
+    starting with ``.``): the temporary ``.NAME.XXXX.tmp.npz`` of a write that a crash left
+    behind is never listed as a pool, even when it holds a complete one.
 
     Parameters
     ----------
@@ -594,6 +596,8 @@ def write_manifest(folder: str | os.PathLike) -> tuple[Path, Path]:
         raise GenexpyInputError(f"folder {str(folder)!r} does not exist.")
     entries = []
     for p in sorted(folder.glob("*.npz")):
+        if p.name.startswith("."):
+            continue
         try:
             pool = load_pool(p)
         except GenexpyInputError:

@@ -412,6 +412,20 @@ def test_cli_trains_resumes_and_writes_the_manifest(tmp_path, capsys):
     assert "--cifar-dir" in capsys.readouterr().err
 
 
+def test_the_manifest_skips_hidden_temporary_files(tmp_path, tiny_task):
+    import shutil
+
+    from genexpy_nb.seedpools.pools import write_manifest
+
+    _pool(tmp_path / "p.npz", tiny_task, n_models=2)
+    # what a crash between writing and renaming leaves: a complete pool under a hidden name
+    shutil.copy(tmp_path / "p.npz", tmp_path / ".p.k3j9x0.tmp.npz")
+    write_manifest(tmp_path)
+    files = json.loads((tmp_path / "POOLS.json").read_text())["files"]
+    assert [e["file"] for e in files] == ["p.npz"]
+    assert ".tmp" not in (tmp_path / "POOLS.md").read_text()
+
+
 def test_cnn_pool_on_cifar_shaped_images(tmp_path):
     _write_cifar(tmp_path / "c", n_per_batch=30)
     task = load_cifar10_binary(tmp_path / "c", n_val=2)
