@@ -101,7 +101,7 @@ from .ngen import (  # noqa: F401
     ngen,
     resolve_grid,
 )
-from .questions import (  # noqa: F401
+from .questions import (
     best_alternative,
     check_question,
     score_thresholds,
