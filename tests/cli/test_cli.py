@@ -332,7 +332,7 @@ def test_compare_end_to_end(tmp_path, capsys, table):
 def test_compare_with_missing_results_uses_skillings_mack(tmp_path, capsys, table):
     out = tmp_path / "cmp"
     assert main(["compare", str(table / "missing.csv"), *COMPARE, "--figures", "",
-                 "--format", "parquet", "--out", str(out)]) == 0
+                 "--format", "parquet", "--missing", "available", "--out", str(out)]) == 0
     omni = pl.read_parquet(out / "omnibus.parquet")
     assert omni["test"].item() == "Skillings-Mack"
     assert omni["n_missing"].item() == 1
@@ -342,6 +342,14 @@ def test_compare_with_missing_results_uses_skillings_mack(tmp_path, capsys, tabl
     assert omni["n_blocks"].item() == 30
     assert dict(ranks.select("alternative", "n_blocks").iter_rows())["M2"] == 29
     assert "Skillings-Mack" in capsys.readouterr().out
+    # the default (issue 37): the failed run is the worst of its block, as nstar
+    assert main(["compare", str(table / "missing.csv"), *COMPARE, "--figures", "",
+                 "--format", "parquet", "--out", str(tmp_path / "study")]) == 0
+    omni = pl.read_parquet(tmp_path / "study" / "omnibus.parquet")
+    assert omni["test"].item() == "Friedman" and omni["n_missing"].item() == 1
+    failed = pl.read_parquet(tmp_path / "study" / "failed_results.parquet")
+    assert failed.height == 1 and failed["alternative"].item() == "M2"
+    assert capsys.readouterr().out.startswith("policy: failed or missing runs count as the worst")
 
 
 def test_seeds_from_arrays_and_pool(tmp_path, capsys):
