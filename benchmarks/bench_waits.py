@@ -115,7 +115,7 @@ def aggregates(args):
     ag.interval_estimates({"w": scores["algo0"][:, :5]}, reps=10, progress=False)  # warm-up
     r_ours, r_theirs = args.reps, args.rliable_reps
     tours, ttheirs = [], []
-    for _ in range(2):  # interleaved: ours, rliable, ours, rliable
+    for _ in range(3):  # interleaved: ours, rliable, ours, rliable, ours, rliable
         t = time.perf_counter()
         ag.interval_estimates(scores, reps=r_ours, progress=False)
         tours.append((time.perf_counter() - t) * ag.REPS / r_ours)
@@ -124,7 +124,9 @@ def aggregates(args):
         ttheirs.append((time.perf_counter() - t) * ag.REPS / r_theirs)
     row("4 aggregates + CIs, 20 x 50 x 200, 50,000 replicates", statistics.median(tours),
         statistics.median(ttheirs),
-        f"(timed at {r_ours:,} ours, {r_theirs:,} rliable, scaled to 50,000)")
+        f"(timed at {r_ours:,} ours, {r_theirs:,} rliable, scaled to 50,000; runs: ours "
+        + ", ".join(f"{t:.0f}" for t in tours) + " s, rliable "
+        + ", ".join(f"{t:.0f}" for t in ttheirs) + " s)")
 
 
 PARTS = {"nemenyi": nemenyi, "correlated": correlated, "aggregates": aggregates}

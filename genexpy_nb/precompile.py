@@ -97,6 +97,9 @@ def _beyond_pvalues() -> list:
     rng = np.random.default_rng(0)
     runs = {"a": rng.random((3, 4)), "b": rng.random((3, 4))}  # runs x tasks per method
     ag.interval_estimates(runs, reps=4, seed=0, progress=False)
+    # the task bootstrap on more than 255 cells counts draws in int32 (above: uint8)
+    ag.interval_estimates({"a": rng.random((2, 130))}, reps=2, seed=0, progress=False,
+                          task_bootstrap=True)
     ag.probability_of_improvement(runs, reps=4, seed=0, progress=False)
     ag.performance_profile(runs, [0.25, 0.5], reps=4, seed=0, progress=False)
     x = rng.random(6)

@@ -17,8 +17,13 @@ Every interval is a **stratified bootstrap**: each replicate resamples, with rep
 the runs *within* each task (the tasks are fixed: the interval says how much the aggregate
 would move with other seeds on the same tasks); ``task_bootstrap=True`` also resamples the
 tasks. Percentile intervals by default (as rliable), ``method="basic"`` as an option.
-Seeded: the same seed gives the same bits, and each alternative's resamples depend only on
-the seed and its own name, so adding or removing an alternative changes no other's interval.
+Seeded: the same seed gives the same bits. The interval estimates resample every
+alternative of a shape (runs x tasks) with the same draws, as rliable does with a fixed
+``random_state`` (drawn once per replicate for all of them: the cost per alternative is
+then its sums, not the drawing), so an alternative's interval depends on the seed and its
+own scores only, and adding or removing an alternative changes no other's interval; the
+probability of improvement and the performance profiles draw per pair and per alternative
+(the seed and the names).
 
 Input, in one of two forms:
 
@@ -248,50 +253,83 @@ def _check_gamma(gamma: Any) -> float:
 
 
 def _replicates_key(rng: np.random.Generator) -> np.uint64:
-    """Return the key of one alternative's replicates: one integer drawn from its stream."""
+    """Return the key of one stream of replicates: one integer drawn from its Generator."""
     return np.uint64(rng.integers(0, 2**63 - 1, dtype=np.int64))
+
+
+def _intervals_key(seed: Any) -> np.uint64:
+    """Return the key of the interval estimates' draws: it depends on the seed only.
+
+    Every alternative of a shape (runs x tasks) is resampled with the same draws, as
+    rliable's with a fixed ``random_state``; so an alternative's interval depends on the
+    seed and its own scores, whatever other alternatives are in the call.
+    """
+    return _replicates_key(_stream(seed, _key("interval_estimates")))
 
 
 #: replicates of the interval estimates per step of the progress bar (on the threads)
 _REPS_PER_STEP = 4096
+#: most replicate values held at once (replicates x alternatives x 4): alternatives per call
+_REPLICATE_CELLS = 1 << 24
 
 
-def _aggregate_replicates(m: np.ndarray, gamma: float, reps: int, rng: np.random.Generator,
+def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np.uint64,
                           task_bootstrap: bool, bar) -> np.ndarray:
-    """(reps, 4) replicates of median, IQM, mean and optimality gap of one alternative.
+    """(reps, A, 4) replicates of median, IQM, mean and optimality gap of A alternatives.
 
-    Replicate b draws its runs (and tasks) from the stream ``(key, b)`` inside the kernel
+    The A score matrices have one shape (runs x tasks) and share the draws: replicate b
+    draws its runs (and tasks) from the stream ``(key, b)`` inside the kernel
     (``genexpy_nb._numba.aggregates.replicate_draws`` gives the same draws): the same
     replicates at any thread count, in any blocks.
     """
     from .._numba import aggregates as ka
     from .._numba import compile_note
 
-    n, T = m.shape
+    n, T = ms[0].shape
     if n > ka.MAX_DRAW_RANGE or (task_bootstrap and T > ka.MAX_DRAW_RANGE):
         raise GenexpyInputError(
             f"{n:,} runs x {T:,} tasks: the bootstrap draws at most {ka.MAX_DRAW_RANGE:,} "
             "runs per task (and tasks, with task_bootstrap=True); average the runs in "
             "groups, or resample a subset.")
-    flat, pos, srt = _sorted_layout(m)
-    clipped = np.minimum(flat, gamma)
-    clip = bool(np.any(flat > gamma))
-    order = np.empty(pos.size, dtype=np.int32)
-    order[pos] = np.arange(pos.size, dtype=np.int32)  # the cell of each sorted position
-    N = flat.size
+    A = len(ms)
+    N = n * T
+    scores = np.empty((N, A))
+    orders = np.empty((A, N), dtype=np.int32)
+    srts = np.empty((A, N))
+    for i, m in enumerate(ms):
+        flat, pos, srt = _sorted_layout(m)
+        scores[:, i] = flat
+        orders[i, pos] = np.arange(N, dtype=np.int32)  # the cell of each sorted position
+        srts[i] = srt
+    clipped = np.minimum(scores, gamma)
+    clip = bool(np.any(scores > gamma))
     lo = int(0.25 * N)
     hi = N - lo
-    key = _replicates_key(rng)
-    out = np.empty((reps, 4))
+    out = np.empty((reps, A, 4))
+    most = n * T if task_bootstrap else n  # the most draws of one cell in a replicate
+    counts_like = np.zeros(N, dtype=np.uint8 if most <= 255 else np.int32)
     with compile_note(ka.bootstrap_aggregates, "the bootstrap kernels"):
         for r0 in range(0, reps, _REPS_PER_STEP):
             r1 = min(reps, r0 + _REPS_PER_STEP)
             _on_threads(lambda i0, i1, r0=r0: ka.bootstrap_aggregates(
-                flat, clipped, clip, order, srt, n, T, key, task_bootstrap, lo, hi, r0 + i0,
-                r0 + i1, out), r1 - r0, N)
-            bar.update(r1 - r0)
-    out[:, 3] = gamma - out[:, 3]
+                scores, clipped, clip, orders, srts, n, T, key, task_bootstrap, lo, hi,
+                r0 + i0, r0 + i1, out, counts_like), r1 - r0, N * A)
+            bar.update((r1 - r0) * A)
+    out[:, :, 3] = gamma - out[:, :, 3]
     return out
+
+
+def _one_interval(m: np.ndarray, rv: np.ndarray, aggs: list[str], gamma: float, c: float,
+                  method: str, task_bootstrap: bool) -> tuple[np.ndarray, ...]:
+    """(estimate, low, high, low MC error, high MC error) of one alternative's aggregates."""
+    point = _point(m, gamma)
+    est = np.array([point[a] for a in aggs])
+    lo, hi = _interval(est, rv, c, method)
+    lo_err, hi_err = _mc_error(rv, c)
+    if m.shape[0] < 2 and not task_bootstrap:  # one run: nothing to resample
+        lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
+        lo_err, hi_err = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
+    return est, lo, hi, lo_err, hi_err
 
 
 def interval_estimates(
@@ -380,28 +418,35 @@ def interval_estimates(
                                              "high", "n_runs", "n_tasks", "low_mc_error",
                                              "high_mc_error")}
     single: list[str] = []
+    key = _intervals_key(seed)
+    shapes: dict[tuple[int, int], list[str]] = {}
+    for name, m in sc.matrices.items():
+        shapes.setdefault(m.shape, []).append(name)
+    per_call = max(1, min(64, _REPLICATE_CELLS // (4 * reps)))  # alternatives per kernel
+    found: dict[str, tuple[np.ndarray, ...]] = {}
     with _bar(reps * len(sc.matrices), work, progress, "bootstrap") as bar:
-        for name, m in sc.matrices.items():
-            point = _point(m, g)
-            est = np.array([point[a] for a in aggs])
-            rv = _aggregate_replicates(m, g, reps, _stream(seed, _key(name)), task_bootstrap,
-                                       bar)[:, cols]
-            lo, hi = _interval(est, rv, c, method)
-            lo_err, hi_err = _mc_error(rv, c)
-            if m.shape[0] < 2 and not task_bootstrap:
-                lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
-                lo_err, hi_err = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
-                single.append(name)
-            for i, a in enumerate(aggs):
-                rows["alternative"].append(name)
-                rows["aggregate"].append(a)
-                rows["estimate"].append(float(est[i]))
-                rows["low"].append(float(lo[i]))
-                rows["high"].append(float(hi[i]))
-                rows["n_runs"].append(int(m.shape[0]))
-                rows["n_tasks"].append(int(m.shape[1]))
-                rows["low_mc_error"].append(float(lo_err[i]))
-                rows["high_mc_error"].append(float(hi_err[i]))
+        for names in shapes.values():  # the same draws for every alternative of a shape
+            for i0 in range(0, len(names), per_call):
+                part = names[i0:i0 + per_call]
+                rvs = _aggregate_replicates([sc.matrices[nm] for nm in part], g, reps, key,
+                                            task_bootstrap, bar)
+                for i, nm in enumerate(part):
+                    found[nm] = _one_interval(sc.matrices[nm], rvs[:, i, cols], aggs, g, c,
+                                              method, task_bootstrap)
+    for name, m in sc.matrices.items():
+        est, lo, hi, lo_err, hi_err = found[name]
+        if m.shape[0] < 2 and not task_bootstrap:
+            single.append(name)
+        for i, a in enumerate(aggs):
+            rows["alternative"].append(name)
+            rows["aggregate"].append(a)
+            rows["estimate"].append(float(est[i]))
+            rows["low"].append(float(lo[i]))
+            rows["high"].append(float(hi[i]))
+            rows["n_runs"].append(int(m.shape[0]))
+            rows["n_tasks"].append(int(m.shape[1]))
+            rows["low_mc_error"].append(float(lo_err[i]))
+            rows["high_mc_error"].append(float(hi_err[i]))
     _warn_single_run(single)
     k = len(rows["alternative"])
     return pl.DataFrame({

@@ -91,11 +91,15 @@ def _same_draws(name, m, reps, seed, task_bootstrap, *keys):
 
 
 def _kernel_draws(name, m, reps, seed, task_bootstrap):
-    """The draws the interval estimates' kernel makes (its own stream per replicate)."""
+    """The draws the interval estimates' kernel makes (its own stream per replicate).
+
+    The same for every alternative of a shape (the name is not used: the draws depend on
+    the seed only).
+    """
     from genexpy_nb._numba import aggregates as ka
 
     n, T = m.shape
-    key = ag._replicates_key(ag._stream(seed, ag._key(name)))
+    key = ag._intervals_key(seed)
     idx = np.empty((reps, T, n), dtype=np.int64)
     tasks = np.empty((reps, T), dtype=np.int64)
     for b in range(reps):
@@ -176,6 +180,39 @@ def test_median_by_selection_equals_numpy(x):
     y = x.copy()
     assert _median_inplace(y, x.size // 2) == np.median(x)
     assert np.array_equal(np.sort(y), np.sort(x))  # reordered, nothing lost
+
+
+def test_intervals_with_counts_beyond_a_byte_equal_naive_twin():
+    # the task bootstrap on 2 x 130 cells: a cell may be drawn more than 255 times, so the
+    # kernel counts in int32 (uint8 elsewhere)
+    m = _task_effects(7, n=2, T=130)
+    reps, c = 60, 0.9
+    out = ag.interval_estimates({"alg": m}, reps=reps, confidence_level=c,
+                                task_bootstrap=True, seed=5)
+    idx, tasks = _kernel_draws("alg", m, reps, 5, True)
+    twins = {"median": naive.naive_median_of_means, "iqm": naive.naive_iqm,
+             "mean": naive.naive_mean_of_means,
+             "optimality_gap": lambda x: naive.naive_optimality_gap(x, 1.0)}
+    for row in out.iter_rows(named=True):
+        f = twins[row["aggregate"]]
+        vals = [f(naive.naive_resample(m, idx[b], tasks[b])) for b in range(reps)]
+        lo, hi = naive.naive_percentile_interval(f(m), vals, c)
+        assert row["low"] == pytest.approx(lo, abs=1e-12)
+        assert row["high"] == pytest.approx(hi, abs=1e-12)
+
+
+def test_an_alternatives_interval_depends_on_the_seed_and_its_scores_only():
+    # every alternative of a shape is resampled with the same draws (rliable with a fixed
+    # random_state): its interval is the same alone, under another name, or with others of
+    # its shape or of another shape in the call
+    a, b, c = _task_effects(1, n=6, T=9), _task_effects(2, n=6, T=9), _task_effects(3, 4, 9)
+    both = ag.interval_estimates({"a": a, "b": b, "c": c}, reps=300, seed=8)
+    for name, m in (("a", a), ("b", b), ("c", c)):
+        alone = ag.interval_estimates({"other name": m}, reps=300, seed=8)
+        mine = both.filter(pl.col("alternative") == name)
+        assert mine.drop("alternative").equals(alone.drop("alternative"))
+    twice = ag.interval_estimates({"a": a, "copy": a.copy()}, reps=300, seed=8)
+    assert twice["low"][:4].to_list() == twice["low"][4:].to_list()
 
 
 def test_interval_replicates_same_bits_at_any_thread_count_and_step(monkeypatch):
