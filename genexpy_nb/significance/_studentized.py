@@ -17,7 +17,8 @@ bound of the whole) is below 1e-20: the absolute error stays below 1e-17, far un
 p-values of about 1e-8). That part is computed once per k; the numba kernel
 (:mod:`genexpy_nb._numba.studentized`) then makes one pass over the nodes per distinct
 statistic. Agreement with SciPy: within 1e-12 for k from 2 to 2,000 and q from 0 to 20
-(tests/significance/test_studentized.py checks 1e-10 over that grid); with the closed form for k = 2,
+(tests/significance/test_studentized.py checks 1e-10 over that grid); with the closed form for
+k = 2,
 ``erfc(q / 2)``, to 1e-17.
 """
 
