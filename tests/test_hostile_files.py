@@ -657,7 +657,8 @@ def test_exports_under_an_address_space_limit_write_what_they_can(tmp_path):
     assert "compare 0" in proc.stdout
     assert sorted(p.name for p in (tmp_path / "cmp").iterdir() if p.suffix) == [
         "cd_diagram.html", "cd_diagram.png", "cd_diagram.svg", "mean_ranks.csv",
-        "mean_ranks.tex", "missing_results.csv", "omnibus.csv", "posthoc.csv", "report.md"]
+        "mean_ranks.tex", "missing_results.csv", "omnibus.csv", "paper_table.csv",
+        "posthoc.csv", "report.md"]
     # the demo (it aborted with SIGTRAP and left a .demo.partial-* folder): the tables and
     # the HTML figures written, PNG and SVG skipped with a note giving the reason
     assert "demo 0" in proc.stdout
