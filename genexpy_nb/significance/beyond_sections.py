@@ -169,11 +169,19 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
                                   confidence_level=confidence_level, task_bootstrap=True,
                                   progress=False)
     direction = "higher" if comparison.higher_is_better else "lower"
+    n_all = int(v.shape[0])
+    why = ""
+    if keep.sum() < n_all:  # the rank tests use every block: say why these use fewer
+        how = ("count them as losses" if getattr(comparison, "missing", "") == "study" else
+               "use the blocks where they ran")
+        why = (f" The {n_all - int(keep.sum())} blocks with a failed run are left out here "
+               f"(a failed run has no score to average); the rank tests {how} over all "
+               f"{n_all} blocks.")
     blocks = (
         Paragraph((f"Aggregates over the {int(keep.sum())} complete blocks with "
                    f"{confidence_level:.0%} bootstrap intervals ({reps} resamples of the "
                    f"blocks; Agarwal et al. 2021) of {units}; {direction} is better. IQM: "
-                   "the mean of the middle half of the scores.",)),
+                   "the mean of the middle half of the scores." + why,)),
         Table(("alternative", "aggregate", "estimate", "interval"),
               tuple((Data(r["alternative"]), r["aggregate"], f"{r['estimate']:.4g}",
                      f"[{r['low']:.4g}, {r['high']:.4g}]")
@@ -214,7 +222,10 @@ def _aggregates_line(res: Any, a: pl.DataFrame) -> str:
     first = iqm["alternative"][0]
     agree = ("the same as the best mean rank" if first == res.best[0] else
              f"the best mean rank is {plain(res.best[0])}'s")
-    return (f"{what} over the {int(iqm['n_tasks'][0])} complete blocks ({_scores(res)[1]}; "
+    n_all = int(res.values.shape[0])
+    of = f" of {n_all}" if int(iqm["n_tasks"][0]) < n_all else ""
+    return (f"{what} over the {int(iqm['n_tasks'][0])}{of} complete blocks "
+            f"({_scores(res)[1]}; "
             f"{iqm['confidence_level'][0]:.0%} bootstrap intervals), best first: "
             + "; ".join(top) + (" ..." if iqm.height > 3 else "")
             + f" ({'highest' if res.higher_is_better else 'lowest'}: {plain(first)}, "

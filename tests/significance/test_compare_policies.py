@@ -262,3 +262,14 @@ def test_printed_lines_of_the_rope_and_the_aggregates_say_which_scores():
             aggregates_section(res, reps=200))
         lines = summary_lines(more)
         assert len(lines) == 2 and all(words in ln for ln in lines), lines
+
+
+def test_aggregates_say_why_they_use_fewer_blocks_than_the_rank_tests():
+    from genexpy_nb.significance.beyond_sections import aggregates_section, summary_lines
+
+    res = _cmp(_failing())
+    more = res.with_section(aggregates_section(res, reps=200))
+    md = more.to_markdown()
+    assert "Aggregates over the 26 complete blocks" in md
+    assert "the rank tests count them as losses over all 30 blocks" in md
+    assert "over the 26 of 30 complete blocks" in summary_lines(more)[0]
