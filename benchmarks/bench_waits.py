@@ -102,6 +102,7 @@ def aggregates(args):
     import oracles
 
     from genexpy_nb import aggregates as ag
+    from genexpy_nb.aggregates.estimates import REPS
 
     library, metrics = oracles.rliable()
     rng = np.random.default_rng(0)
@@ -118,10 +119,10 @@ def aggregates(args):
     for _ in range(3):  # interleaved: ours, rliable, ours, rliable, ours, rliable
         t = time.perf_counter()
         ag.interval_estimates(scores, reps=r_ours, progress=False)
-        tours.append((time.perf_counter() - t) * ag.REPS / r_ours)
+        tours.append((time.perf_counter() - t) * REPS / r_ours)
         t = time.perf_counter()
         library.get_interval_estimates(scores, f, reps=r_theirs)
-        ttheirs.append((time.perf_counter() - t) * ag.REPS / r_theirs)
+        ttheirs.append((time.perf_counter() - t) * REPS / r_theirs)
     row("4 aggregates + CIs, 20 x 50 x 200, 50,000 replicates", statistics.median(tours),
         statistics.median(ttheirs),
         f"(timed at {r_ours:,} ours, {r_theirs:,} rliable, scaled to 50,000; runs: ours "

@@ -266,11 +266,11 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
     out : (B, A, 4) float64
         Rows ``b0 .. b1 - 1`` receive, per alternative, the median of the task means, the
         IQM, the mean and the mean of the clipped scores.
-    counts_like : (T * n,) uint8 or int32
-        Zeros of the dtype that counts the draws of each cell: uint8 where no cell can be
-        drawn more than 255 times in a replicate (n <= 255 without the task bootstrap),
-        so the walks read counts that stay in the first-level cache (1.5x faster on
-        50 x 200), else int32.
+    counts_like : (T * n, R) uint8 or int32
+        Zeros of the shape and dtype of the draws' counts of a batch of R replicates:
+        uint8 where no cell can be drawn more than 255 times in a replicate (n <= 255
+        without the task bootstrap), so the walks read counts that stay in cache, else
+        int32. R does not change the results (each replicate's sums are its own).
 
     Notes
     -----
@@ -282,65 +282,112 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
     ``T n - hi`` largest drawn scores, each walked from its end of that alternative's
     sorted cells (as the sorted replicate would be cut); the median of the task means is
     selected, not sorted. The drawing is shared by the A alternatives; what is left per
-    alternative is the slot sums, the two walks and the selection.
+    alternative is the slot sums, the two walks and the selection. The walks go by
+    batches of R replicates: each alternative's sorted positions well before the cut
+    (all but about ``4 sqrt(T n)`` of each end) are read once for the batch, with the
+    batch's counts of each cell side by side, and each replicate walks only the rest.
     """
     N = T * n
     A = scores.shape[1]
-    counts = np.zeros_like(counts_like)
+    R = counts_like.shape[1]
+    counts = np.zeros_like(counts_like)  # (cell, replicate of the batch)
     runs = np.empty(n, dtype=np.int64)
     cnt = np.zeros(n, dtype=np.int64)
     acc = np.empty(A)
     accc = np.empty(A)
-    tot = np.empty(A)
+    tot = np.empty((A, R))
     totc = np.empty(A)
     tm = np.empty((A, T))
     h = T // 2
-    for b in range(b0, b1):
-        state = _replicate_state(key, b)
-        tot[:] = 0.0
-        totc[:] = 0.0
-        for t in range(T):
-            state, u = _draw_slot(state, n, T, task_bootstrap, t, runs)
-            base = u * n
-            for j in range(n):
-                cnt[runs[j]] += 1
-            acc[:] = 0.0
-            accc[:] = 0.0
-            for j in range(n):
-                c = cnt[j]
-                if c:
-                    counts[base + j] += c
-                    row = scores[base + j]
-                    for a in range(A):
-                        acc[a] += c * row[a]
-                    if clip:
-                        rowc = clipped[base + j]
+    window = 4 * int(np.sqrt(N)) + 32  # about 9 standard deviations of the cut's position
+    cum = np.empty(R, dtype=np.int64)
+    part = np.empty(R)
+    low = np.empty(R)
+    for r0 in range(b0, b1, R):
+        nr = min(R, b1 - r0)
+        for r in range(nr):
+            b = r0 + r
+            state = _replicate_state(key, b)
+            tot[:, r] = 0.0
+            totc[:] = 0.0
+            for t in range(T):
+                state, u = _draw_slot(state, n, T, task_bootstrap, t, runs)
+                base = u * n
+                for j in range(n):
+                    cnt[runs[j]] += 1
+                acc[:] = 0.0
+                accc[:] = 0.0
+                for j in range(n):
+                    c = cnt[j]
+                    if c:
+                        counts[base + j, r] += c
+                        row = scores[base + j]
                         for a in range(A):
-                            accc[a] += c * rowc[a]
-                    cnt[j] = 0
+                            acc[a] += c * row[a]
+                        if clip:
+                            rowc = clipped[base + j]
+                            for a in range(A):
+                                accc[a] += c * rowc[a]
+                        cnt[j] = 0
+                for a in range(A):
+                    tm[a, t] = acc[a] / n
+                    tot[a, r] += acc[a]
+                    totc[a] += accc[a] if clip else acc[a]
             for a in range(A):
-                tm[a, t] = acc[a] / n
-                tot[a] += acc[a]
-                totc[a] += accc[a] if clip else acc[a]
+                out[b, a, 0] = _median_inplace(tm[a], h)
+                out[b, a, 2] = tot[a, r] / N
+                out[b, a, 3] = totc[a] / N
+        # the IQM of the batch: per alternative, the total less the lo smallest and the
+        # N - hi largest drawn scores; the bulk of each end (well before its cut) is read
+        # once for all the batch's replicates, the rest walked per replicate
         for a in range(A):
-            out[b, a, 0] = _median_inplace(tm[a], h)
-            # the IQM: the total less the lo smallest and the N - hi largest drawn scores,
-            # each end walked from its side of the sorted cells (half the cells of one walk)
-            low = _end_sum(counts, orders[a], sorted_vals[a], lo, 0, 1)
-            high = _end_sum(counts, orders[a], sorted_vals[a], N - hi, N - 1, -1)
-            out[b, a, 1] = (tot[a] - low - high) / (hi - lo)
-            out[b, a, 2] = tot[a] / N
-            out[b, a, 3] = totc[a] / N
-        counts[:] = 0
+            order = orders[a]
+            vals = sorted_vals[a]
+            _ends(counts, order, vals, lo, window, nr, 1, cum, part, low)
+            _ends(counts, order, vals, N - hi, window, nr, -1, cum, part, out[r0:, a, 1])
+            for r in range(nr):
+                out[r0 + r, a, 1] = (tot[a, r] - low[r] - out[r0 + r, a, 1]) / (hi - lo)
+        counts[:, :nr] = 0
 
 
 @jit_exact
-def _end_sum(counts, order, sorted_vals, need, k, step):
-    """Sum the ``need`` drawn scores at one end of the sorted cells, from cell ``k`` on."""
-    cum = 0
+def _ends(counts, order, vals, need, window, nr, step, cum, part, res):
+    """Write the sum of each batch replicate's ``need`` smallest or largest drawn scores.
+
+    ``res[r]``: replicate r of the batch (``counts[:, r]``); ``step`` 1: the smallest,
+    -1: the largest. The positions before ``need - window`` from the end are summed for
+    the whole batch in one pass (a replicate's cut lies within a few ``sqrt(N)`` of
+    ``need``); each replicate then walks on to its cut. A replicate whose cut lies inside
+    that bulk (its count there reaches ``need``) walks the whole end instead: the same
+    sum either way.
+    """
+    N = order.size
+    m = max(0, need - window)  # positions in the bulk
+    cum[:nr] = 0
+    part[:nr] = 0.0
+    k = 0 if step > 0 else N - 1
+    for _ in range(m):
+        o = order[k]
+        v = vals[k]
+        for r in range(nr):
+            c = counts[o, r]
+            cum[r] += c
+            part[r] += c * v
+        k += step
+    for r in range(nr):
+        if cum[r] >= need:  # the cut is inside the bulk: walk the whole end
+            res[r] = _walk_col(counts, order, vals, need, 0 if step > 0 else N - 1, step,
+                               0, r)
+        else:
+            res[r] = part[r] + _walk_col(counts, order, vals, need, k, step, cum[r], r)
+
+
+@jit_exact
+def _walk_col(counts, order, sorted_vals, need, k, step, cum, r):
+    """Sum replicate r's drawn scores from sorted position ``k`` on until ``need``."""
     acc = 0.0
     while cum < need:
-        c = counts[order[k]]
+        c = counts[order[k], r]
         acc += min(c, need - cum) * sorted_vals[k]
         cum += c
         k += step

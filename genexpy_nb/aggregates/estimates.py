@@ -269,6 +269,8 @@ def _intervals_key(seed: Any) -> np.uint64:
 
 #: replicates of the interval estimates per step of the progress bar (on the threads)
 _REPS_PER_STEP = 4096
+#: most bytes of the draws' counts of one batch of replicates (per thread)
+_BATCH_BYTES = 1 << 20
 #: most replicate values held at once (replicates x alternatives x 4): alternatives per call
 _REPLICATE_CELLS = 1 << 24
 
@@ -307,7 +309,9 @@ def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np
     hi = N - lo
     out = np.empty((reps, A, 4))
     most = n * T if task_bootstrap else n  # the most draws of one cell in a replicate
-    counts_like = np.zeros(N, dtype=np.uint8 if most <= 255 else np.int32)
+    dtype = np.uint8 if most <= 255 else np.int32
+    batch = max(1, min(32, _BATCH_BYTES // (N * np.dtype(dtype).itemsize)))
+    counts_like = np.zeros((N, batch), dtype=dtype)  # the draws' counts of a batch
     with compile_note(ka.bootstrap_aggregates, "the bootstrap kernels"):
         for r0 in range(0, reps, _REPS_PER_STEP):
             r1 = min(reps, r0 + _REPS_PER_STEP)

@@ -201,6 +201,29 @@ def test_intervals_with_counts_beyond_a_byte_equal_naive_twin():
         assert row["high"] == pytest.approx(hi, abs=1e-12)
 
 
+@pytest.mark.parametrize("task_bootstrap", [False, True])
+def test_intervals_on_a_thousand_cells_equal_naive_twin(task_bootstrap):
+    # 50 x 20 cells: the kernel sums the bulk of each end of the sorted scores for a batch
+    # of replicates at once and walks on; with the task bootstrap and strong task effects
+    # some replicates' cuts fall inside that bulk (checked below) and walk the whole end
+    m = _task_effects(11, n=50, T=20, spread=3.0)
+    reps, c = 80, 0.9
+    out = ag.interval_estimates({"alg": m}, ["iqm"], reps=reps, confidence_level=c,
+                                task_bootstrap=task_bootstrap, seed=6)
+    idx, tasks = _kernel_draws("alg", m, reps, 6, task_bootstrap)
+    vals = [naive.naive_iqm(naive.naive_resample(m, idx[b], tasks[b])) for b in range(reps)]
+    lo, hi = naive.naive_percentile_interval(naive.naive_iqm(m), vals, c)
+    assert out["low"][0] == pytest.approx(lo, abs=1e-12)
+    assert out["high"][0] == pytest.approx(hi, abs=1e-12)
+    N = m.size
+    need = N // 4
+    bulk = need - (4 * int(np.sqrt(N)) + 32)  # sorted positions summed for the batch
+    cut = np.sort(m.T.ravel())[bulk]
+    inside = [(naive.naive_resample(m, idx[b], tasks[b]) < cut).sum() >= need
+              for b in range(reps)]
+    assert any(inside) if task_bootstrap else not any(inside)
+
+
 def test_an_alternatives_interval_depends_on_the_seed_and_its_scores_only():
     # every alternative of a shape is resampled with the same draws (rliable with a fixed
     # random_state): its interval is the same alone, under another name, or with others of
