@@ -540,3 +540,29 @@ def rank_probabilities(tiers, rep, seed):
             for place in range(better, better + tied):
                 out[a][place] += 1 / tied / rep
     return np.array(out)
+
+
+def win_tie_loss(x, higher_is_better, tie_tolerance=0.0):
+    """Win / tie / loss of every ordered pair, with loops and one scipy Wilcoxon per pair.
+
+    Returns ``{(i, j): (wins, ties, losses, n, mean_difference, raw p-value)}``; a pair whose
+    shared differences are all zero has p = 1 (no evidence of any difference).
+    """
+    from scipy import stats
+
+    n, k = x.shape
+    out = {}
+    for i, j in itertools.permutations(range(k), 2):
+        d = [x[r, i] - x[r, j] for r in range(n)
+             if not (math.isnan(x[r, i]) or math.isnan(x[r, j]))]
+        wins = ties = losses = 0
+        for v in d:
+            if abs(v) <= tie_tolerance:
+                ties += 1
+            elif (v > 0) == higher_is_better:
+                wins += 1
+            else:
+                losses += 1
+        p = 1.0 if not any(v != 0 for v in d) else float(stats.wilcoxon(d).pvalue)
+        out[i, j] = (wins, ties, losses, len(d), sum(d) / len(d), p)
+    return out

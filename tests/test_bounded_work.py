@@ -81,13 +81,35 @@ def test_compare_refuses_all_pairs_beyond_the_limit():
         compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
 
 
-def test_win_tie_loss_refuses_too_many_pairs_up_front():
-    from genexpy_nb.significance import win_tie_loss
+def test_win_tie_loss_refuses_too_many_pairs_up_front(monkeypatch):
+    """The bound (5,000,000 pairs) is checked before any pair is computed."""
+    from genexpy_nb.significance import pairwise_views, win_tie_loss
 
-    v = np.random.default_rng(0).random((10, 400))
-    with pytest.raises(GenexpyInputError, match=r"400 alternatives make 79,800 pairs.*"
+    v = np.random.default_rng(0).random((2, 3200))
+    with pytest.raises(GenexpyInputError, match=r"3,200 alternatives make 5,118,400 pairs.*"
                                                 r"order=\[\.\.\.\]"):
         win_tie_loss(v, higher_is_better=True)
+
+    def never(*args, **kwargs):
+        raise AssertionError("computed before refusing")
+
+    monkeypatch.setattr(pairwise_views, "_pair_stats", never)
+    v = np.random.default_rng(0).random((30, 2600))  # 3,378,700 pairs x 30 differences
+    with pytest.raises(GenexpyInputError, match=r"101,361,000 paired differences.*"
+                                                r"100,000,000 differences"):
+        win_tie_loss(v, higher_is_better=True)
+
+
+@pytest.mark.slow
+def test_win_tie_loss_at_2000_alternatives_finishes():
+    """2,000 alternatives x 10 conditions: 1,999,000 pairs, vectorised (about half a minute)."""
+    from genexpy_nb.significance import win_tie_loss
+
+    v = np.round(np.random.default_rng(1).random((10, 2000)), 2)  # ties: every p-value branch
+    res = win_tie_loss(v, higher_is_better=True, progress=False)
+    assert res.height == 2000 * 1999
+    assert (res["wins"] + res["ties"] + res["losses"] == 10).all()
+    assert res["pvalue"].is_between(0, 1).all()
 
 
 def test_nstar_refuses_a_kernel_matrix_that_cannot_fit_before_building_it(monkeypatch):

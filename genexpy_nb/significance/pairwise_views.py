@@ -7,22 +7,35 @@ one cell per ordered pair of alternatives, over the shared conditions.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from .._progress import tqdm
 from .._validation import REQUIRED, GenexpyInputError, check_probability
 from .._validation import check_direction as _direction
 from ._input import _roles, _to_matrix
-from .posthoc import pairwise_wilcoxon
+from ._pairs import adjust, check_p_adjust
+from ._results import DegenerateTestWarning
+from ._signed_rank import signed_rank_pvalues
 
 __all__ = ["win_tie_loss"]
 
 
-#: the most pairs win_tie_loss tests (k = 316 alternatives): one scipy Wilcoxon test each
-MAX_WIN_TIE_LOSS_PAIRS = 50_000
+#: the most pairs win_tie_loss tests (k = 3,162 alternatives), vectorised: 2,000
+#: alternatives (1,999,000 pairs) over 10 conditions take about half a minute on one core
+MAX_WIN_TIE_LOSS_PAIRS = 5_000_000
+#: the most paired differences (pairs x conditions) it computes
+MAX_WIN_TIE_LOSS_CELLS = 100_000_000
+#: bytes of the result per pair (two rows: names, counts, floats)
+_BYTES_PER_PAIR = 200
+#: paired differences computed at a time (about 32 MB of float64 per array)
+_CHUNK_CELLS = 1 << 22
+#: pairs above which the bar is drawn
+_BAR_PAIRS = 20_000
 
 
 def win_tie_loss(
@@ -39,6 +52,7 @@ def win_tie_loss(
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
+    progress: bool = True,
 ) -> pl.DataFrame:
     """Wins, ties and losses of every alternative against every other, over the conditions.
 
@@ -48,6 +62,11 @@ def win_tie_loss(
     two-sided Wilcoxon signed-rank p-value of the pair (scipy's, zero differences dropped),
     corrected over the k (k − 1) / 2 pairs by ``p_adjust``. The frame has both orders of each
     pair, so ``pivot`` gives the matrix.
+
+    The pairs are computed at once, in blocks of about four million paired differences (the
+    p-values are scipy's, computed vectorised), and the work is bounded up front: at most
+    5,000,000 pairs and 100,000,000 paired differences (2,000 alternatives over 10 conditions
+    take about half a minute).
 
     Parameters
     ----------
@@ -66,6 +85,8 @@ def win_tie_loss(
     y_col, block_col, group_col, alternatives
         Long input and the choice of alternatives, as in
         :func:`~genexpy_nb.significance.friedman`.
+    progress : bool, default True
+        Draw a progress bar over the blocks of pairs when there are more than 20,000 pairs.
 
     Returns
     -------
@@ -82,6 +103,7 @@ def win_tie_loss(
     """
     hib = _direction(higher_is_better, "win_tie_loss")
     alpha = check_probability("alpha", alpha)
+    p_adjust = check_p_adjust(p_adjust)
     try:
         tol = float(tie_tolerance)
     except (TypeError, ValueError):
@@ -94,37 +116,104 @@ def win_tie_loss(
         "win_tie_loss", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
                    alternatives=order)
-    k = len(m.alternatives)
-    if k * (k - 1) // 2 > MAX_WIN_TIE_LOSS_PAIRS:
+    n, k = m.values.shape
+    _check_work(k, n)
+    stats = _pair_stats(m.values, hib, tol, progress)
+    _check_pairs(stats, m.alternatives)
+    padj, _ = adjust(stats["pvalue"], p_adjust, alpha)
+    return _ordered_frame(m.alternatives, stats, padj, alpha)
+
+
+def _check_work(k: int, n: int) -> None:
+    """Refuse, before any work, a table whose pairs would not fit the time and memory bound."""
+    pairs = k * (k - 1) // 2
+    if pairs > MAX_WIN_TIE_LOSS_PAIRS or pairs * n > MAX_WIN_TIE_LOSS_CELLS:
         raise GenexpyInputError(
-            f"win_tie_loss: {k:,} alternatives make {k * (k - 1) // 2:,} pairs, each with its "
-            f"own Wilcoxon signed-rank test (milliseconds each), more than "
-            f"{MAX_WIN_TIE_LOSS_PAIRS:,}; choose the alternatives to compare with "
-            "order=[...] (at most 316), or compare every alternative against one "
-            "with compare(..., control=NAME).")
-    # the p-values: one family of all pairs, as in the pairwise post-hoc tests
-    pw = pairwise_wilcoxon(m.values, p_adjust=p_adjust, alpha=alpha, nan_policy="omit",
-                           order=list(m.alternatives))
-    pval = {(a, b): p for a, b, p in pw.select("alternative_1", "alternative_2",
-                                                "pvalue").iter_rows()}
-    names = m.alternatives
-    v = m.values
-    rows = []
-    for i, a in enumerate(names):
-        for j, b in enumerate(names):
-            if i == j:
-                continue
-            keep = ~(np.isnan(v[:, i]) | np.isnan(v[:, j]))
-            d = v[keep, i] - v[keep, j]
-            better = d if hib else -d
-            tie = np.abs(d) <= tol
-            n = int(d.size)
-            p = pval.get((a, b), pval.get((b, a)))
-            rows.append((a, b, int(((better > 0) & ~tie).sum()), int(tie.sum()),
-                         int(((better < 0) & ~tie).sum()), n,
-                         float(d.mean()) if n else float("nan"), p,
-                         bool(p is not None and np.isfinite(p) and p < alpha)))
-    return pl.DataFrame(rows, orient="row", schema={
+            f"win_tie_loss: {k:,} alternatives make {pairs:,} pairs over {n:,} conditions "
+            f"({pairs * n:,} paired differences); the bound is {MAX_WIN_TIE_LOSS_PAIRS:,} pairs "
+            f"and {MAX_WIN_TIE_LOSS_CELLS:,} differences (about a minute and "
+            f"{_BYTES_PER_PAIR * MAX_WIN_TIE_LOSS_PAIRS / 2**30:.1f} GiB for the result). "
+            "Choose the alternatives to compare with order=[...], or compare every "
+            "alternative against one with compare(..., control=NAME).")
+
+
+def _pair_stats(v: np.ndarray, hib: bool, tol: float, progress: bool) -> dict[str, np.ndarray]:
+    """Wins, ties, losses, n, mean difference and raw p-value of every pair i < j.
+
+    The pairs are in the order of ``itertools.combinations``; they are computed over blocks
+    of rows i (at most about ``_CHUNK_CELLS`` differences at a time), so memory stays bounded.
+    """
+    n, k = v.shape
+    ii, jj = np.triu_indices(k, 1)
+    npairs = ii.size
+    out = {"wins": np.empty(npairs, np.int64), "ties": np.empty(npairs, np.int64),
+           "losses": np.empty(npairs, np.int64), "n": np.empty(npairs, np.int64),
+           "mean_difference": np.empty(npairs), "pvalue": np.empty(npairs)}
+    step = max(1, _CHUNK_CELLS // max(n, 1))
+    bounds = range(0, npairs, step)
+    vt = np.ascontiguousarray(v.T)  # (k, n): one alternative's scores per row
+    bar = tqdm(bounds, desc="win/tie/loss pairs", unit="block",
+               disable=not progress or npairs <= _BAR_PAIRS)
+    for lo in bar:
+        sl = slice(lo, min(lo + step, npairs))
+        d = vt[ii[sl]] - vt[jj[sl]]  # (pairs, n); NaN where either is missing
+        ok = ~np.isnan(d)
+        better = d if hib else -d
+        tie = np.abs(d) <= tol
+        cnt = ok.sum(axis=1)
+        out["wins"][sl] = ((better > 0) & ~tie).sum(axis=1)
+        out["ties"][sl] = tie.sum(axis=1)
+        out["losses"][sl] = ((better < 0) & ~tie).sum(axis=1)
+        out["n"][sl] = cnt
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["mean_difference"][sl] = np.where(ok, d, 0.0).sum(axis=1) / cnt
+        out["pvalue"][sl] = signed_rank_pvalues(d)
+    return out
+
+
+def _check_pairs(stats: dict[str, np.ndarray], names: Sequence[str]) -> None:
+    """Refuse pairs with no shared condition; warn once for pairs that never differ."""
+    ii, jj = np.triu_indices(len(names), 1)
+    empty = np.flatnonzero(stats["n"] == 0)
+    if empty.size:
+        a, b = names[ii[empty[0]]], names[jj[empty[0]]]
+        raise GenexpyInputError(
+            f"win_tie_loss: {empty.size:,} pair(s) of alternatives share no condition with "
+            f"a score for both (the first: {a!r} and {b!r}); choose the alternatives with "
+            "order=[...] or fill in the missing scores.")
+    flat = np.flatnonzero(np.isnan(stats["pvalue"]))
+    if flat.size:  # every shared difference is zero: no evidence of a difference
+        stats["pvalue"][flat] = 1.0
+        warnings.warn(
+            f"win_tie_loss: {flat.size:,} pair(s) of alternatives have all their paired "
+            "differences zero (the first: "
+            f"{names[ii[flat[0]]]!r} and {names[jj[flat[0]]]!r}); their Wilcoxon p-value "
+            "is reported as 1 (no evidence of any difference).",
+            DegenerateTestWarning, stacklevel=3)
+
+
+def _ordered_frame(names: Sequence[str], st: dict[str, np.ndarray], padj: np.ndarray,
+                   alpha: float) -> pl.DataFrame:
+    """Both orders of each pair, row by row of alternative_1 as the matrix reads."""
+    k = len(names)
+    a = np.repeat(np.arange(k), k - 1)
+    b = np.tile(np.arange(k - 1), k)
+    b = b + (b >= a)  # every j != i, in order
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    idx = lo * k - lo * (lo + 1) // 2 + (hi - lo - 1)  # the pair's place in triu order
+    fwd = a < b
+    p = padj[idx]
+    col = pl.Series(list(names), dtype=pl.String)
+    return pl.DataFrame({
+        "alternative_1": col.gather(a), "alternative_2": col.gather(b),
+        "wins": np.where(fwd, st["wins"][idx], st["losses"][idx]),
+        "ties": st["ties"][idx],
+        "losses": np.where(fwd, st["losses"][idx], st["wins"][idx]),
+        "n": st["n"][idx],
+        "mean_difference": np.where(fwd, 1.0, -1.0) * st["mean_difference"][idx],
+        "pvalue": p,
+        "significant": np.isfinite(p) & (p < alpha),
+    }, schema={
         "alternative_1": pl.String, "alternative_2": pl.String, "wins": pl.Int64,
         "ties": pl.Int64, "losses": pl.Int64, "n": pl.Int64, "mean_difference": pl.Float64,
         "pvalue": pl.Float64, "significant": pl.Boolean})

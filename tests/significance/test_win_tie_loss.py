@@ -80,3 +80,52 @@ def test_bad_input():
         win_tie_loss(x)
     with pytest.raises(GenexpyInputError, match="tie_tolerance"):
         win_tie_loss(x, higher_is_better=True, tie_tolerance=-1)
+
+
+def _table(seed, n, k):
+    """Scores with ties (rounding), zero differences (copied columns) and missing values."""
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=(n, k)) + np.arange(k) * 0.2, int(rng.integers(0, 3)))
+    x[:, 1] = x[:, 0]  # a pair with every difference zero
+    x[: n // 3, 2] = x[: n // 3, 3]  # zeros among other differences
+    x[rng.random((n, k)) < 0.05] = np.nan
+    return x
+
+
+@pytest.mark.parametrize(("seed", "n"), [(0, 6), (1, 10), (2, 13), (3, 14), (4, 30), (5, 55),
+                                         (6, 9), (7, 40)])
+def test_equals_the_slow_twin_on_tables_with_ties_and_zeros(seed, n):
+    """Every branch of scipy's p-value (exact, permutation, normal approximation)."""
+    import warnings
+
+    import naive
+
+    from genexpy_nb.significance import DegenerateTestWarning
+
+    x = _table(seed, n, 5)
+    hib, tol = bool(seed % 2), 0.0 if seed % 3 else 0.05
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateTestWarning)
+        res = win_tie_loss(x, higher_is_better=hib, tie_tolerance=tol, p_adjust=None)
+    want = naive.win_tie_loss(x, hib, tol)
+    for row in res.iter_rows(named=True):
+        w = want[int(row["alternative_1"]), int(row["alternative_2"])]
+        assert (row["wins"], row["ties"], row["losses"], row["n"]) == w[:4]
+        assert row["mean_difference"] == pytest.approx(w[4], abs=1e-12)
+        assert row["pvalue"] == w[5]  # the same bits as scipy
+
+
+def test_pairs_that_never_differ_warn_once():
+    from genexpy_nb.significance import DegenerateTestWarning
+
+    x = _table(0, 12, 4)
+    with pytest.warns(DegenerateTestWarning, match=r"1 pair\(s\).*'0' and '1'.*reported as 1"):
+        res = win_tie_loss(x, higher_is_better=True)
+    assert res.filter(pl.col("alternative_1") == "0", pl.col("alternative_2") == "1")[
+        "pvalue"].item() == 1.0
+
+
+def test_pairs_without_a_shared_condition_are_refused():
+    x = np.array([[1.0, np.nan, 0.2], [np.nan, 2.0, 0.3], [0.5, np.nan, 0.1]])
+    with pytest.raises(GenexpyInputError, match=r"share no condition.*'0' and '1'"):
+        win_tie_loss(x, higher_is_better=True)
