@@ -308,27 +308,29 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
         for r in range(nr):
             b = r0 + r
             state = _replicate_state(key, b)
-            tot[:, r] = 0.0
-            totc[:] = 0.0
+            for a in range(A):
+                tot[a, r] = 0.0
+                totc[a] = 0.0
             for t in range(T):
                 state, u = _draw_slot(state, n, T, task_bootstrap, t, runs)
                 base = u * n
                 for j in range(n):
                     cnt[runs[j]] += 1
-                acc[:] = 0.0
-                accc[:] = 0.0
+                for a in range(A):
+                    acc[a] = 0.0
+                    accc[a] = 0.0
+                # every cell, drawn or not (no branch to mispredict: a third of the cells
+                # are not drawn; the scores are finite, so 0 x score adds nothing), and no
+                # row views (each would cost a reference count)
                 for j in range(n):
                     c = cnt[j]
-                    if c:
-                        counts[base + j, r] += c
-                        row = scores[base + j]
+                    counts[base + j, r] += c
+                    for a in range(A):
+                        acc[a] += c * scores[base + j, a]
+                    if clip:
                         for a in range(A):
-                            acc[a] += c * row[a]
-                        if clip:
-                            rowc = clipped[base + j]
-                            for a in range(A):
-                                accc[a] += c * rowc[a]
-                        cnt[j] = 0
+                            accc[a] += c * clipped[base + j, a]
+                    cnt[j] = 0
                 for a in range(A):
                     tm[a, t] = acc[a] / n
                     tot[a, r] += acc[a]
@@ -347,7 +349,9 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
             _ends(counts, order, vals, N - hi, window, nr, -1, cum, part, out[r0:, a, 1])
             for r in range(nr):
                 out[r0 + r, a, 1] = (tot[a, r] - low[r] - out[r0 + r, a, 1]) / (hi - lo)
-        counts[:, :nr] = 0
+        for i in range(N):
+            for r in range(nr):
+                counts[i, r] = 0
 
 
 @jit_exact
