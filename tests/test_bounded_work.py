@@ -192,3 +192,24 @@ def test_an_npz_member_that_inflates_hugely_is_refused_before_it_is_read(tmp_pat
     assert p.stat().st_size < 1_000_000
     with pytest.raises(GenexpyInputError, match=r"'gaps' inflates from .* \(more than 200"):
         read_npz(p, "pool file")
+
+
+def test_a_parquet_file_that_inflates_beyond_memory_is_refused_before_it_is_read(
+        tmp_path, monkeypatch):
+    """A few kB on disk, 16 MB once decompressed, against 4 MB of memory: refused up front."""
+    import genexpy_nb as gx
+    import genexpy_nb._validation as v
+
+    path = tmp_path / "bomb.parquet"
+    pl.DataFrame({"model": ["a"] * 1_000_000, "acc": np.zeros(1_000_000)}).write_parquet(
+        path, compression="zstd")
+    assert path.stat().st_size < 100_000
+    monkeypatch.setattr(v, "available_memory", lambda: 4 * 2**20)
+
+    def never(*args, **kwargs):
+        raise AssertionError("read before refusing")
+
+    monkeypatch.setattr(pl, "read_parquet", never)
+    with pytest.raises(GenexpyInputError, match=r"bomb\.parquet.*once decompressed.*"
+                                                r"pl\.scan_parquet"):
+        gx.read_results(path)

@@ -1110,7 +1110,7 @@ for _row in _GEN.choice(36, size=3, replace=False):
 for _rep in (10**9, 2 * 10**6):
     add_clear("bounded", f"rank_probabilities(rep={_rep})",
               lambda o, r=_rep: gx.rank_probabilities(study(table()), rep=r), "rep=", "rep=2000")
-for _k in (int(_GEN.integers(317, 600)), 2000):
+for _k in (int(_GEN.integers(3163, 4000)), 6000):  # over 5,000,000 pairs
     add_clear("bounded", f"win_tie_loss of {_k} alternatives",
               lambda o, k=_k: gx.significance.win_tie_loss(
                   np.random.default_rng(k).random((5, k)), higher_is_better=True),
