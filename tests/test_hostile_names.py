@@ -334,3 +334,38 @@ def _pool_members(**over) -> dict:
              meta=np.array(json.dumps({"config": {}})))
     m.update(over)
     return m
+
+
+# ---- genexpy-nb seeds: the pool's file name and metadata --------------------------------
+
+
+@settings(max_examples=3, **_SLOW)
+@given(fields=st.fixed_dictionaries({k: name_st for k in ("kind", "description", "source")}),
+       file=name_st.map(lambda n: re.sub(r"[/\x00]", "", n)).filter(
+           lambda n: n not in ("", ".", "..") and len(n.encode()) < 200))
+def test_seeds_escapes_the_pool_name_and_metadata(fields, file):
+    """A pool carries no model names: its file name (printed) and metadata reach the run;
+    the printed text and the written CSV hold none of it raw."""
+    from genexpy_nb.seedpools.pools import SeedPool, save_pool
+
+    m, n = 6, 40
+    rng = np.random.default_rng(0)
+    z = np.zeros(m, np.float32)
+    pool = SeedPool(
+        gaps=rng.normal(size=(m, n)).astype(np.float32),
+        labels=(rng.random(n) < 0.5).astype(np.int8), test_index=np.arange(n),
+        val_accuracy=z + 0.5, test_accuracy=z + 0.5,
+        val_accuracy_curve=np.zeros((m, 2), np.float32), train_loss=np.zeros((m, 2)),
+        wall_time_s=z + 1, cpu_time_s=z + 1, init_seed=np.arange(m, dtype=np.uint64),
+        order_seed=np.arange(m, dtype=np.uint64),
+        meta={"kind": fields["kind"], "description": fields["description"],
+              "config": {"source": fields["source"], "epochs": 2, "seed": 0},
+              "task": {"name": fields["kind"]}})
+    with tempfile.TemporaryDirectory(prefix="genexpy_hostile_seeds_") as tmp:
+        src = Path(tmp) / f"{file}.npz"
+        save_pool(pool, src)
+        out = Path(tmp) / f"{file}.csv"
+        rc, printed = _run("seeds", str(src), "--B", "20", "--n-jobs", "1", "--out", str(out))
+        assert rc == 0, printed
+        check_terminal(printed.replace("\r", ""))
+        check_output(out)
