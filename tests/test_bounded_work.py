@@ -213,3 +213,20 @@ def test_a_parquet_file_that_inflates_beyond_memory_is_refused_before_it_is_read
     with pytest.raises(GenexpyInputError, match=r"bomb\.parquet.*once decompressed.*"
                                                 r"pl\.scan_parquet"):
         gx.read_results(path)
+
+
+def test_compare_shows_a_bar_over_long_post_hoc_tests(monkeypatch, capsys):
+    """Past 200,000 pairs (5,000 alternatives: 12,497,500 pairs, ~15 s) the step has a bar."""
+    import importlib
+
+    import genexpy_nb as gx
+
+    compare_module = importlib.import_module("genexpy_nb.significance.compare")
+    monkeypatch.setenv("GENEXPY_NB_PROGRESS", "1")
+    monkeypatch.setattr(compare_module, "_POSTHOC_BAR_PAIRS", 2)
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"d": np.repeat([f"d{i}" for i in range(6)], 4),
+                       "m": np.tile(list("abcd"), 6), "acc": rng.random(24)})
+    gx.significance.compare(df, alternatives="m", target="acc", blocks="d",
+                            higher_is_better=True)
+    assert "post-hoc tests of 6 pairs" in capsys.readouterr().err

@@ -650,7 +650,29 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
         tie_tolerance=tie_tols)
 
 
-def _posthoc(values, names, mid, complete, *, posthoc, p_adjust, alpha, hib, control):
+#: pairs above which the post-hoc step draws a bar (about a second per 1,000,000 pairs)
+_POSTHOC_BAR_PAIRS = 200_000
+
+
+def _posthoc(values, names, mid, complete, **kw):
+    """(pairwise frame, Nemenyi's CD or None, the test's name), with a bar when long.
+
+    The post-hoc tests are vectorised over all pairs; at 5,000 alternatives (12,497,500
+    pairs) they take about 15 s, so a bar shows the step is under way.
+    """
+    k = values.shape[1]
+    pairs = k * (k - 1) // 2
+    if pairs <= _POSTHOC_BAR_PAIRS:
+        return _posthoc_tests(values, names, mid, complete, **kw)
+    from .._progress import tqdm
+
+    with tqdm(total=1, desc=f"post-hoc tests of {pairs:,} pairs", unit="step") as bar:
+        out = _posthoc_tests(values, names, mid, complete, **kw)
+        bar.update(1)
+    return out
+
+
+def _posthoc_tests(values, names, mid, complete, *, posthoc, p_adjust, alpha, hib, control):
     """(pairwise frame, Nemenyi's CD or None, the test's name)."""
     from .posthoc import (
         posthoc_conover,
