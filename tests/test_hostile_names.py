@@ -369,3 +369,22 @@ def test_seeds_escapes_the_pool_name_and_metadata(fields, file):
         assert rc == 0, printed
         check_terminal(printed.replace("\r", ""))
         check_output(out)
+
+
+# ---- genexpy-nb demo: the shipped data, and the --out path the only user string ------------
+
+
+@pytest.mark.slow
+@settings(max_examples=1, **_SLOW)
+@given(file=name_st.map(lambda n: re.sub(r"[/\x00]", "", n)).filter(
+    lambda n: n not in ("", ".", "..") and len(n.encode()) < 200))
+def test_demo_prints_its_output_folder_escaped(file):
+    """The demo reads only the shipped study; the folder it is given is printed (escaped)."""
+    with tempfile.TemporaryDirectory(prefix="genexpy_hostile_demo_") as tmp:
+        out = Path(tmp) / f"d{file}"
+        rc, printed = _run("demo", "--out", str(out))
+        assert rc == 0, printed
+        check_terminal(printed.replace("\r", ""))
+        for p in sorted(out.iterdir()):
+            if p.suffix in (".csv", ".md", ".tex"):
+                check_output(p)

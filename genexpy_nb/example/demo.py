@@ -26,6 +26,7 @@ from pathlib import Path
 import polars as pl
 
 from .. import config
+from .._escape import terminal_text
 from .._words import plural
 from ..generalizability import GeneralizabilityAnalysis
 from ..generalizability.kernels import default_questions, paper_questions
@@ -347,8 +348,8 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
             " (no .png or .svg: this machine cannot export them, as said above)")
     _say(f"Wrote the tables (conclusions.parquet and .csv, nstar.parquet, plan.csv, "
          f"nstar_vs_N.csv) and the figures to "
-         f"{out}/ in {time.perf_counter() - t0:.0f} s. Figures, each as .html (open it in any "
-         f"web browser; it works offline){also}:")
+         f"{terminal_text(out)}/ in {time.perf_counter() - t0:.0f} s. Figures, each as .html "
+         f"(open it in any web browser; it works offline){also}:")
     for name, what in FIGURES.items():
         print(f"  {name}: {what}")
     first = (out / f"{next(iter(FIGURES))}.html").as_uri()
