@@ -102,7 +102,7 @@ def test_win_tie_loss_refuses_too_many_pairs_up_front(monkeypatch):
 
 @pytest.mark.slow
 def test_win_tie_loss_at_2000_alternatives_finishes():
-    """2,000 alternatives x 10 conditions: 1,999,000 pairs, vectorised (about half a minute)."""
+    """2,000 alternatives x 10 conditions: 1,999,000 pairs, vectorised (about 5 s)."""
     from genexpy_nb.significance import win_tie_loss
 
     v = np.round(np.random.default_rng(1).random((10, 2000)), 2)  # ties: every p-value branch

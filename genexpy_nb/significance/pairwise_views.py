@@ -26,7 +26,7 @@ __all__ = ["win_tie_loss"]
 
 
 #: the most pairs win_tie_loss tests (k = 3,162 alternatives), vectorised: 2,000
-#: alternatives (1,999,000 pairs) over 10 conditions take about half a minute on one core
+#: alternatives (1,999,000 pairs) over 10 conditions take about 5 s (benchmarks)
 MAX_WIN_TIE_LOSS_PAIRS = 5_000_000
 #: the most paired differences (pairs x conditions) it computes
 MAX_WIN_TIE_LOSS_CELLS = 100_000_000
@@ -66,7 +66,7 @@ def win_tie_loss(
     The pairs are computed at once, in blocks of about four million paired differences (the
     p-values are scipy's, computed vectorised), and the work is bounded up front: at most
     5,000,000 pairs and 100,000,000 paired differences (2,000 alternatives over 10 conditions
-    take about half a minute).
+    take about 5 s).
 
     Parameters
     ----------
