@@ -47,6 +47,17 @@ def missing_sections(import_path: str) -> list[str]:
     return [s for s in SECTIONS if s in found]
 
 
+def _home(module: str, name: str) -> str:
+    """The path of ``module.name`` where it is defined (``genexpy_nb.mmd`` is a function of
+    :mod:`genexpy_nb.generalizability.mmd`; the validator would import the moved module path
+    ``genexpy_nb.mmd`` first)."""
+    import importlib
+
+    obj = getattr(importlib.import_module(module), name)
+    home, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    return f"{home}.{qual}" if home and qual and "<" not in qual else f"{module}.{name}"
+
+
 def report(modules: dict[str, list[tuple[str, str]]] | None = None
            ) -> tuple[dict[str, list[str]], Counter, Counter]:
     """``{qualified name: missing sections}``, the count of such names per module, and the
@@ -63,7 +74,7 @@ def report(modules: dict[str, list[tuple[str, str]]] | None = None
                 continue
             full = f"{module}.{name}"
             checked[module] += 1
-            miss = missing_sections(full)
+            miss = missing_sections(_home(module, name))
             if miss:
                 lacking[full] = miss
                 per_module[module] += 1

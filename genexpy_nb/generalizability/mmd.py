@@ -31,6 +31,11 @@ def mmd(x: np.ndarray, y: np.ndarray, kernel: Kernel) -> float:
     x : (n, na) array
     y : (m, na) array
     kernel : a resolved Kernel (``kernel.resolve(na, alternatives)``)
+
+    Returns
+    -------
+    float
+        The MMD, the square root of ``MMD^2`` (never negative).
     """
     for nm, arr in (("x", x), ("y", y)):
         if np.ndim(arr) not in (1, 2) or np.shape(arr)[0] == 0 or np.size(arr) == 0:

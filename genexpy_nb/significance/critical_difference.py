@@ -105,8 +105,13 @@ def critical_difference(
         results use :func:`~genexpy_nb.significance.compare`: it applies the Study's
         missing-results policy and ranks among the available alternatives, with the tests
         over the same blocks.
-    y_col, block_col, group_col, alternatives
-        Long input / labels / selection, see the package's Conventions.
+    target, blocks, alternatives : str, optional
+        Long input: the value, condition and alternative columns (see
+        :func:`~genexpy_nb.significance.friedman`).
+    order : sequence, optional
+        The alternatives to compare, in this order (default: all).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
     ties : {"average", "min"}
         Ranks of tied alternatives: the mean of the ranks they occupy (default, as the
         tests) or the lowest (``method="min"``, as some papers publish).

@@ -82,9 +82,13 @@ def win_tie_loss(
     tie_tolerance : float
         Differences of at most this (in the score's units) count as ties (default 0:
         equal scores only).
-    y_col, block_col, group_col, alternatives
-        Long input and the choice of alternatives, as in
-        :func:`~genexpy_nb.significance.friedman`.
+    target, blocks, alternatives : str, optional
+        Long input: the value, condition and alternative columns (see
+        :func:`~genexpy_nb.significance.friedman`).
+    order : sequence, optional
+        The alternatives to compare, in this order (default: all).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
     progress : bool, default True
         Draw a progress bar over the blocks of pairs when there are more than 20,000 pairs.
 

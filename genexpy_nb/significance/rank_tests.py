@@ -230,8 +230,13 @@ def skillings_mack(
     higher_is_better : bool, required
         True for scores, False for errors or ranks. It orients ``adjusted_sums`` (negative =
         better); the statistic does not depend on it.
-    y_col, block_col, group_col, alternatives
-        See the module's Conventions.
+    target, blocks, alternatives : str, optional
+        Long input: the value, condition and alternative columns (see
+        :func:`~genexpy_nb.significance.friedman`).
+    order : sequence, optional
+        The alternatives to compare, in this order (default: all).
+    y_col, block_col, group_col : str, optional
+        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
 
     Returns
     -------
