@@ -79,3 +79,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.name in QUICK_FILES:
             item.add_marker(pytest.mark.quick)
+
+
+@pytest.fixture(scope="session")
+def scores_frame():
+    """The builder of a long table from a (conditions, alternatives) score matrix."""
+    import toys
+
+    return toys.scores_frame
+
+
+@pytest.fixture(scope="session")
+def scores_study():
+    """The builder of a Study from a (conditions, alternatives) score matrix."""
+    import toys
+
+    return toys.scores_study

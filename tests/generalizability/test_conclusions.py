@@ -13,6 +13,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+import toys
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
@@ -23,15 +24,11 @@ C = importlib.import_module("genexpy_nb.generalizability._conclusion_model")
 
 
 def _frame(scores: np.ndarray, names: list[str] | None = None) -> pl.DataFrame:
-    n, na = scores.shape
-    names = names or [f"m{i}" for i in range(na)]
-    return pl.DataFrame({"dataset": np.repeat([f"d{j:03d}" for j in range(n)], na),
-                         "model": names * n, "score": scores.ravel()})
+    return toys.scores_frame(scores, names)
 
 
 def _study(scores: np.ndarray, higher: bool = True, **kw) -> gx.Study:
-    return gx.Study(_frame(scores), alternatives="model", target="score",
-                    generalize="dataset", higher_is_better=higher, **kw)
+    return toys.scores_study(scores, higher, **kw)
 
 
 def _scores(n=40, means=(1.0, 0.5, 0.0, 0.0), seed=0, discrete=False) -> np.ndarray:

@@ -4,6 +4,7 @@ import naive
 import numpy as np
 import polars as pl
 import pytest
+import toys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,12 +13,7 @@ from genexpy_nb.rank_uncertainty import rank_intervals, rank_probabilities, top_
 
 
 def _study(scores, higher_is_better=True):
-    n, na = scores.shape
-    df = pl.DataFrame({"dataset": [f"d{i}" for i in range(n) for _ in range(na)],
-                       "model": [f"m{j}" for _ in range(n) for j in range(na)],
-                       "acc": scores.ravel()})
-    return gx.Study(df, alternatives="model", target="acc", generalize="dataset",
-                    higher_is_better=higher_is_better)
+    return toys.scores_study(scores, higher_is_better, target="acc", block_names="d{}")
 
 
 def _matrix(frame):
