@@ -107,7 +107,7 @@ class StudyReport:
     aggregates : polars.DataFrame or None
         Robust aggregates (IQM, mean, median) with bootstrap intervals per configuration
         (``config_id`` first; the frame of
-        :func:`genexpy_nb.aggregates.estimates.interval_estimates`), on the scores the page
+        :func:`genexpy_nb.aggregates.interval_estimates`), on the scores the page
         names (raw, or normalised per condition).
     bayesian : polars.DataFrame or None
         With a ``rope``: the Bayesian signed-rank test of every alternative against the

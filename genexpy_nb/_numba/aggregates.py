@@ -1,6 +1,6 @@
 """Numba kernels of the stratified bootstrap of robust aggregates (Agarwal et al. 2021).
 
-Arrays and scalars only; :mod:`genexpy_nb.aggregates.estimates` checks the input and calls these on
+Arrays and scalars only; :mod:`genexpy_nb.aggregates` checks the input and calls these on
 blocks of replicates. The interval estimates' kernel draws its own resamples from a
 counter-based stream per replicate (below); the probability of improvement and the
 performance profiles take indices drawn with NumPy.

@@ -2,8 +2,8 @@
 
 The interquartile mean, mean, median, optimality gap, probability of improvement and
 performance profiles of runs x tasks results, each with a stratified-bootstrap interval
-(:mod:`genexpy_nb.aggregates.estimates`); a long table or rliable's ``{name: runs x tasks}``
-dict is read in one place (:mod:`genexpy_nb.aggregates._input`).
+(``aggregates/estimates.py``); a long table or rliable's ``{name: runs x tasks}``
+dict is read in one place (``aggregates/_input.py``).
 
 Missing values: there is no ``nan_policy``; a missing, NaN or infinite score is an error
 (as ``nan_policy="raise"``), since every run of every task must have a score.

@@ -1,4 +1,4 @@
-"""The input of :mod:`genexpy_nb.aggregates.estimates`: a long table or rliable's dict.
+"""The input of :mod:`genexpy_nb.aggregates`: a long table or rliable's dict.
 
 The input is checked and turned into one (runs, tasks) score matrix per alternative.
 """

@@ -138,8 +138,8 @@ def aggregate_intervals(frame: Any, *, width: int = 180) -> alt.FacetChart:
     Parameters
     ----------
     frame : polars / pandas DataFrame
-        From :func:`genexpy_nb.aggregates.estimates.interval_estimates` (or
-        :func:`~genexpy_nb.aggregates.estimates.iqm` ...): ``alternative, aggregate, estimate, low,
+        From :func:`genexpy_nb.aggregates.interval_estimates` (or
+        :func:`~genexpy_nb.aggregates.iqm` ...): ``alternative, aggregate, estimate, low,
         high``.
     width : int
         Width of one panel in pixels.
@@ -186,7 +186,7 @@ def performance_profiles(frame: Any, *, width: int = WIDTH) -> alt.LayerChart:
     Parameters
     ----------
     frame : polars / pandas DataFrame
-        From :func:`genexpy_nb.aggregates.estimates.performance_profile`: ``alternative, threshold,
+        From :func:`genexpy_nb.aggregates.performance_profile`: ``alternative, threshold,
         fraction, low, high``.
     width : int
         Width in pixels.

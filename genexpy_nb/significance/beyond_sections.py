@@ -139,7 +139,7 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
     aggregates : tuple of str
         Of ``"iqm"``, ``"mean"``, ``"median"``, ``"optimality_gap"``.
     reps, seed, confidence_level
-        As in :func:`genexpy_nb.aggregates.estimates.interval_estimates`.
+        As in :func:`genexpy_nb.aggregates.interval_estimates`.
 
     Returns
     -------

@@ -379,7 +379,7 @@ def compare(
         (:attr:`Comparison.scores_used`): raw, or min-max normalised per block (0 = the
         block's lowest result, 1 = its highest, as rliable's papers normalise; Agarwal et
         al. 2021). "auto" normalises when the blocks' score ranges (max - min) differ by more
-        than :data:`SCALE_RATIO` (100): raw scores would let the widest blocks decide. Every
+        than ``SCALE_RATIO`` (100): raw scores would let the widest blocks decide. Every
         output says which scores and why. The rank tests use ranks within a block, which no
         rescaling of a block changes.
     tie_rtol, tie_atol : float
