@@ -43,10 +43,10 @@ ROLES = dict(alternatives="model", target="score", generalize="dataset",
 _TABLE = dict(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=160,
               tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True)
 
-#: the figures: file stem -> what it shows
+#: the figures: file stem (one of ``charts.FIGURE_NAMES``) -> what it shows
 FIGURES = {
-    "nstar_boxplots_alpha": "n* of every configuration as alpha* varies",
-    "nstar_boxplots_delta": "n* of every configuration as delta* varies",
+    "nstar_by_alpha": "n* of every configuration as alpha* varies",
+    "nstar_by_delta": "n* of every configuration as delta* varies",
     "deficits": "n* - N per configuration and question (negative: datasets to spare)",
     "nstar_vs_N": "n* estimated from the first N datasets, as the study grows",
     "ngen_curves": "generalizability as a function of the number of datasets n",
@@ -328,8 +328,8 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         jac = ga.kernel_index("jaccard")
         levels = dict(zip(design, cfg))
         charts = {
-            "nstar_boxplots_alpha": ch.nstar_boxplots(res, vary="alpha"),
-            "nstar_boxplots_delta": ch.nstar_boxplots(res, vary="delta"),
+            "nstar_by_alpha": ch.nstar_boxplots(res, vary="alpha"),
+            "nstar_by_delta": ch.nstar_boxplots(res, vary="delta"),
             "deficits": ch.deficit_heatmap(todo),
             "nstar_vs_N": ch.nstar_vs_N(sim, levels=levels),
             "ngen_curves": ch.ngen_curves(

@@ -664,3 +664,26 @@ def test_deficit_heatmap_says_when_nothing_needs_extending(analysis):
     text = note_text(deficit_heatmap(res, alpha=0.8, delta=0.2).to_dict())
     assert text.startswith(f"Nothing needs extending: n* <= N in all {sel.height} cells (")
     assert f"{' to '.join(map(str, spare))} conditions to spare" in text
+
+
+def test_one_set_of_figure_names():
+    """The demo, ``genexpy-nb nstar --figures`` and the template write one name per figure."""
+    import ast
+    import json
+    import re
+    from pathlib import Path
+
+    from genexpy_nb.charts import FIGURE_NAMES
+    from genexpy_nb.example.demo import FIGURES
+
+    assert set(FIGURES) <= set(FIGURE_NAMES)
+    root = Path(__file__).resolve().parents[2]
+    cli = ast.parse((root / "genexpy_nb" / "cli" / "nstar.py").read_text())
+    written = {node.slice.value for node in ast.walk(cli)
+               if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+               and node.value.id == "charts" and isinstance(node.slice, ast.Constant)}
+    assert written and written <= set(FIGURE_NAMES), written
+    nb = json.loads((root / "notebooks" / "template_your_benchmark.ipynb").read_text())
+    src = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    saved = set(re.findall(r'"(\w+)": fig_\w+', src)) | set(re.findall(r'tmp / "(\w+)\.svg"', src))
+    assert saved and saved <= set(FIGURE_NAMES), saved

@@ -104,7 +104,7 @@ def test_template_runs_on_your_own_csv(tmp_path):
     # Borda's a* was derived from the data: the method with the lowest error on average
     assert "Borda(a*=tabnet)" in verdict["kernel_label"].to_list()
     names = {p.name for p in out.iterdir()}
-    assert {"nstar.parquet", "plan.csv", "deficits.html", "nstar_vs_alpha.svg"} <= names
+    assert {"nstar.parquet", "plan.csv", "deficits.html", "nstar_by_alpha.svg"} <= names
     assert not list(tmp_path.glob(".exported.partial-*"))
 
 
