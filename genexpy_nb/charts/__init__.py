@@ -38,15 +38,9 @@ def _enable_offline(_altair: object) -> None:
 when_imported("altair", _enable_offline)
 
 #: one file name per figure, the same wherever the package writes it (the demo,
-#: ``genexpy-nb nstar --figures``, the template notebook): stem -> what it shows
-FIGURE_NAMES: dict[str, str] = {
-    "nstar_by_alpha": "n* of every configuration as alpha* varies",
-    "nstar_by_delta": "n* of every configuration as delta* varies",
-    "deficits": "n* - N per configuration and question (negative: conditions to spare)",
-    "nstar_vs_N": "n* estimated from the first N conditions, as the study grows",
-    "ngen_curves": "generalizability as a function of the number of conditions n",
-    "power_law": "the power-law fit of the quantile of MMD_n, from which n* is read",
-}
+#: ``genexpy-nb nstar --figures``, the template notebook); each writer says what it shows
+FIGURE_NAMES: tuple[str, ...] = ("nstar_by_alpha", "nstar_by_delta", "deficits", "nstar_vs_N",
+                                 "ngen_curves", "power_law")
 
 #: names of the offline renderer, from :mod:`._offline` (imported on first use)
 _OFFLINE = ("RENDERER_NAME", "enable_offline_charts", "offline_renderer", "to_vega")
