@@ -617,7 +617,7 @@ def _best_runs(res: Comparison) -> list:
     best = res.best[0]
     dg = _rank_digits(res)
     runs: list = [Strong(Data(best)), f" has the best mean rank ({_mr(res, best):.{dg}f}"]
-    if res.n_missing:
+    if res.n_missing and res.missing == "available":  # else every block ranks it
         n_b = int(res.mean_ranks.filter(pl.col("alternative") == best)["n_blocks"][0])
         runs.append(f" over the {n_b} blocks where it has a result")
     runs.append(")")

@@ -273,3 +273,9 @@ def test_aggregates_say_why_they_use_fewer_blocks_than_the_rank_tests():
     assert "Aggregates over the 26 complete blocks" in md
     assert "the rank tests count them as losses over all 30 blocks" in md
     assert "over the 26 of 30 complete blocks" in summary_lines(more)[0]
+
+
+def test_the_best_is_ranked_over_every_block_unless_ranked_among_the_available():
+    df = _failing()
+    assert "blocks where it has a result" not in _cmp(df).summary()
+    assert "blocks where it has a result" in _cmp(df, missing="available").summary()
