@@ -70,6 +70,7 @@ _LAZY = {
     "read_tsml_results": "evals",
     "eval_noise": "evals",
     "subset_agreement": "evals",
+    "run_against_runs": "evals",
     "report": "report_page",
     "StudyReport": "report_page",
 }
@@ -135,6 +136,7 @@ __all__ = [
     "read_tsml_results",
     "eval_noise",
     "subset_agreement",
+    "run_against_runs",
     "report",
     "StudyReport",
 ]
