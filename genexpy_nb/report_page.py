@@ -115,6 +115,8 @@ class StudyReport:
         :func:`genexpy_nb.significance.bayesian_section`); None without a rope.
     rope : float or None
         Half-width of the region of practical equivalence, in the target's units.
+    missing : {"study", "drop-block", "available"}
+        What a result still missing after the tolerances became (see :func:`report`).
     """
 
     study: Study
@@ -134,6 +136,7 @@ class StudyReport:
     aggregates: pl.DataFrame | None = None
     bayesian: pl.DataFrame | None = None
     rope: float | None = None
+    missing: str = "study"
 
     @property
     def title(self) -> str:
@@ -150,6 +153,19 @@ class StudyReport:
         """
         return self.conclusions.filter(pl.col("kind") == "best")
 
+    @property
+    def policy(self) -> str:
+        """The missing-results policy behind every section, in words (plain text)."""
+        from ._missing import missing_words
+
+        out = (f"Missing results: {missing_words(self.missing, self.unit)} "
+               f"(missing = {self.missing}).")
+        if self.missing == "available":
+            out += (f" The conclusions, the rank probabilities and n* compare complete "
+                    f"rankings of every {self.unit}, so there a failed run is the worst tier "
+                    f"of its {self.unit}.")
+        return out
+
     def to_markdown(self) -> str:
         """Render the page as Markdown (CommonMark with pipe tables), data escaped.
 
@@ -157,7 +173,7 @@ class StudyReport:
         -------
         str
         """
-        out = [f"# {markdown_text(self.title)}"]
+        out = [f"# {markdown_text(self.title)}", f"**{markdown_text(self.policy)}**"]
         for s in self.sections:
             out += [f"## {s.title}", f"*{s.how}*", s.markdown]
         return "\n\n".join(out) + "\n"
@@ -171,7 +187,9 @@ class StudyReport:
         """
         toc = "".join(f"<li><a href=\"#{s.key}\">{html_text(s.title)}</a></li>"
                       for s in self.sections)
-        body = [f"<h1>{html_text(self.title)}</h1><ol>{toc}</ol>"]
+        body = [f"<h1>{html_text(self.title)}</h1>"
+                f"<p class=\"policy\"><strong>{html_text(self.policy)}</strong></p>"
+                f"<ol>{toc}</ol>"]
         for s in self.sections:
             body.append(f"<section id=\"{s.key}\"><h2>{html_text(s.title)}</h2>"
                         f"<p class=\"how\">{html_text(s.how)}</p>{s.html}</section>")
@@ -294,6 +312,7 @@ def _failed_runs(study: Study) -> pl.DataFrame:
 
 
 _IMPUTED = "imputed as the worst tier"
+_DROPPED_BLOCK = "condition left out (missing = drop-block)"
 
 
 def _missing_pairs(data: Any, study: Study, imputed: pl.DataFrame) -> pl.DataFrame:
@@ -395,8 +414,12 @@ def _block_column(study: Study) -> str:
     return name
 
 
-def _comparison(study: Study, cid: int, *, alpha: float) -> Any:
-    """compare(...) over the configuration's conditions, the imputed results left out."""
+def _comparison(study: Study, cid: int, *, alpha: float, missing: str = "study") -> Any:
+    """compare(...) over the configuration's conditions, the imputed results left out.
+
+    ``compare``'s ``missing`` then puts them back as the worst tier ("study") or ranks
+    among the available alternatives ("available").
+    """
     from .significance.compare import compare
     from .significance.paper_table import paper_table_section
 
@@ -414,7 +437,8 @@ def _comparison(study: Study, cid: int, *, alpha: float) -> Any:
         warnings.simplefilter("always")
         res = compare(frame, alternatives=study.alternatives_col, target=study.target,
                       blocks=block, higher_is_better=study.higher_is_better, alpha=alpha,
-                      tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
+                      tol_missing_alternatives=1.0, tol_missing_conditions=1.0,
+                      missing=missing, tie_rtol=study.tie_rtol, tie_atol=study.tie_atol)
     # the table a paper can use: on the page, in report.md and mean_ranks.tex
     return res.with_section(paper_table_section(res))
 
@@ -547,12 +571,19 @@ def _answer_section(rep: dict, study: Study, unit: str) -> _Section:
                        "N"], rows)
     return _Section(
         "answer", "The answer: do the study's conclusions hold?",
-        f"From the study's conclusions (mean within-{unit} ranks, the missing results "
-        f"imputed as the worst tier; the pairs judged as a family with Holm's correction) "
+        f"From the study's conclusions (mean within-{unit} ranks, {_missing_how(rep, unit)}; "
+        f"the pairs judged as a family with Holm's correction) "
         f"at alpha* = {rep['alpha']:g}: n* is the number of {unit}s two independent studies "
         "need to reach the same conclusion with probability alpha*.",
         f"<div class=\"answer-best\">{html}</div>" + summ.to_html(),
         md + "\n\n" + _demote(summ.to_markdown()))
+
+
+def _missing_how(rep: Mapping[str, Any], unit: str) -> str:
+    """How the conclusions, rank probabilities and n* treat a missing result."""
+    if rep.get("missing") == "drop-block":
+        return f"the {unit}s with a missing result left out"
+    return "the missing results imputed as the worst tier"
 
 
 def _nstar_words(r: Mapping[str, Any]) -> str:
@@ -610,7 +641,10 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
         md.append(f"![CD diagram](classical/config_{cid}/cd_diagram.svg)\n\n"
                   + _demote(res.to_markdown(), 3)
                   + f"\n\nThe table in LaTeX: classical/config\\_{cid}/mean\\_ranks.tex")
-    if _classical_missing(rep) == "study":
+    if rep.get("missing") == "drop-block":
+        missing = (f"The {unit}s with a missing result are left out here, as in the "
+                   "conclusions and n* (missing = drop-block; the data section lists them).")
+    elif _classical_missing(rep) == "study":
         missing = (f"A missing result counts as the worst tier of its {unit}, as in the "
                    "conclusions and n* (the data section lists them by name).")
     else:
@@ -758,9 +792,15 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
                  if _classical_missing(rep) == "study" else
                  "the conclusions, the rank probabilities and n*, and left out of the "
                  "classical tests")
-        lead = (f"{failed.height} missing or failed result(s), by name; {n_imp} imputed as "
-                f"the worst tier of its {unit} in {where}; the others went with their "
-                f"dropped {unit} or alternative.")
+        if rep.get("missing") == "drop-block":
+            n_left = failed.filter(pl.col("status") == _DROPPED_BLOCK).height
+            lead = (f"{failed.height} missing or failed result(s), by name; {n_left} left out "
+                    f"with their {unit} in every section (missing = drop-block); the others "
+                    f"went with their dropped {unit} or alternative.")
+        else:
+            lead = (f"{failed.height} missing or failed result(s), by name; {n_imp} imputed "
+                    f"as the worst tier of its {unit} in {where}; the others went with their "
+                    f"dropped {unit} or alternative.")
     else:
         h, m, lead = "", "", f"No result is missing in the {unit}s and alternatives kept."
     if isinstance(rep["data"], Study):
@@ -772,7 +812,9 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
         f"The study's missing-results policy (Matteucci et al., Sec. 4.1):{avg} "
         f"{unit}s missing more than {r.tol_missing_alternatives:.0%} of the alternatives "
         f"dropped, then alternatives missing in more than {r.tol_missing_conditions:.0%} of "
-        f"the {unit}s left, then what is still missing imputed as the worst tier.",
+        f"the {unit}s left, then what is still missing "
+        + (f"left out with its {unit} (missing = drop-block)."
+           if rep.get("missing") == "drop-block" else "imputed as the worst tier."),
         h1 + extra_h + f"<p>{html_text(lead)}</p>" + h,
         m1 + "\n\n" + extra_m + markdown_text(lead) + ("\n\n" + m if m else ""))
 
@@ -805,6 +847,7 @@ def report(
     progress: bool = True,
     blocks: str | Sequence[str] | None = None,
     rope: float | None = None,
+    missing: str = "study",
 ) -> StudyReport:
     """Analyse a study end to end and return the answer as one page.
 
@@ -849,6 +892,15 @@ def report(
         ranges differ by orders of magnitude, as the page says): the smallest difference
         that matters. Without it the page runs no Bayesian test and says how to ask for one
         (no default: only the user knows what difference matters).
+    missing : {"study", "drop-block", "available"}
+        A result still missing after the study's tolerances (a failed run), as in
+        :func:`genexpy_nb.significance.compare` and ``genexpy-nb nstar``: the worst tier
+        of its condition (default; paper Sec. 4.1), in every section; leave out the
+        conditions with a missing result (``"drop-block"``), in every section; or rank
+        among the available alternatives (``"available"``, Skillings-Mack) in the
+        classical tests, the aggregates and the Bayesian test, while the conclusions, the
+        rank probabilities and n* (which compare complete rankings) keep the worst tier.
+        Said at the top of the page; the failed pairs are listed by name either way.
 
     Returns
     -------
@@ -878,21 +930,35 @@ def report(
                 higher_is_better=higher_is_better, design=design, average_over=average_over,
                 held_constant=held_constant, tol_missing_alternatives=tol_missing_alternatives,
                 tol_missing_conditions=tol_missing_conditions, invalid_target=invalid_target)
+    from ._missing import MISSING_POLICIES, drop_incomplete_conditions
+    from ._validation import check_choice
+
+    check_choice("missing", missing, MISSING_POLICIES)
     study = _as_study(data, args)
+    failed = _failed_runs(study)
+    if not isinstance(data, Study):  # the table: also the pairs dropped, by name
+        failed = _missing_pairs(data, study, failed)
+    if missing == "drop-block":
+        study, _ = drop_incomplete_conditions(study)
+        failed = failed.with_columns(
+            pl.when(pl.col("status") == _IMPUTED).then(pl.lit(_DROPPED_BLOCK))
+            .otherwise(pl.col("status")).alias("status"))
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise GenexpyInputError(f"seed must be an integer, got {seed!r}.")
     rope = _check_rope(rope)
     kernels = list(kernels) if kernels is not None else default_questions()
     unit = condition_word(study)
     parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data,
-                            rope=rope)
+                                 rope=rope, missing=missing, failed_runs=failed)
     steps = tqdm(total=5, desc="study report", disable=not progress)
     with steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
                                            progress=False)
         parts["plan"] = plan(parts["conclusions"], alpha=alpha, delta=delta)
         steps.update()
-        parts["comparisons"] = {s.config_id: _comparison(study, s.config_id, alpha=1 - alpha)
+        tests_missing = "available" if missing == "available" else "study"
+        parts["comparisons"] = {s.config_id: _comparison(study, s.config_id, alpha=1 - alpha,
+                                                         missing=tests_missing)
                                 for s in study.samples()}
         steps.update()
         parts["rank_probabilities"], parts["rank_intervals"] = _rank_tables(
@@ -903,9 +969,7 @@ def report(
         parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
                                  estimators=["resample"], rep=rep, seed=seed, progress=False)
         steps.update()
-        parts["failed_runs"] = _failed_runs(study)
-        if not isinstance(data, Study):  # the table: also the pairs dropped, by name
-            parts["failed_runs"] = _missing_pairs(data, study, parts["failed_runs"])
+        if not isinstance(data, Study):
             parts["replicate_spread"] = _replicate_spread(data, study)
         sections = tuple(f(parts, study, unit) for f in _SECTIONS)
         steps.update()
@@ -916,4 +980,5 @@ def report(
         failed_runs=parts["failed_runs"], sections=sections, alpha=alpha, delta=delta,
         seed=seed, unit=unit, replicate_spread=parts.get("replicate_spread"),
         aggregates=_section_frame(study, parts["aggregates"], "aggregates"),
-        bayesian=_section_frame(study, parts["bayesian"], "bayesian_signed_rank"), rope=rope)
+        bayesian=_section_frame(study, parts["bayesian"], "bayesian_signed_rank"), rope=rope,
+        missing=missing)

@@ -37,6 +37,7 @@ __all__ = [
     "add_factors",
     "add_held_constant",
     "add_missing_policy",
+    "add_missing_choice",
     "add_kernel",
     "add_rep",
     "add_seed",
@@ -230,6 +231,25 @@ def add_missing_policy(p: argparse.ArgumentParser, unit: str = "condition",
                         f"{unit}s")
     p.add_argument("--invalid-target", choices=["raise", "drop"], default="raise",
                    help=invalid_help)
+
+
+def add_missing_choice(p: argparse.ArgumentParser, unit: str = "condition") -> None:
+    """Add ``--missing``: what a result still missing after the tolerances becomes.
+
+    The same choices, default and help in ``compare``, ``nstar`` and ``report``
+    (``study``, ``drop-block``, ``available``; see :mod:`genexpy_nb.significance.compare`).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    unit : str, default "condition"
+        What a row of the rankings is called in the command's words (``"block"``).
+    """
+    from .._missing import MISSING_HELP, MISSING_POLICIES
+
+    p.add_argument("--missing", choices=list(MISSING_POLICIES), default=MISSING_POLICIES[0],
+                   help=MISSING_HELP.format(unit=unit))
 
 
 # ---- the analysis ----------------------------------------------------------------------

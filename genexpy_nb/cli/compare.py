@@ -29,6 +29,7 @@ from ._options import (
     add_blocks,
     add_direction,
     add_held_constant,
+    add_missing_choice,
     add_missing_policy,
     add_quiet,
     add_results,
@@ -156,13 +157,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     add_missing_policy(c, unit="block", complete_note=" (0: complete blocks only)",
                        invalid_help="rows with an empty/NaN/inf target (failed runs): refuse, "
                                     "or drop them (they then count as missing results)")
-    c.add_argument("--missing", choices=["study", "drop-block", "available"],
-                   default="study",
-                   help="a result still missing after the tolerances (a failed run): the worst "
-                        "tier of its block, as nstar (study); leave its block out "
-                        "(drop-block); or rank among the available alternatives, "
-                        "Skillings-Mack (available). Said at the top of the answer; the "
-                        "failed pairs are in failed_results")
+    add_missing_choice(c, unit="block")
     c.add_argument("--normalize", choices=["auto", "none", "minmax"], default="auto",
                    help="scores of --aggregates, --bayesian-rope and the effect sizes: raw, "
                         "or min-max normalised per block (0 = its lowest, 1 = its highest); "

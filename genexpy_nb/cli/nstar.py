@@ -38,6 +38,7 @@ from ._options import (
     INVALID_TARGET_HELP,
     add_alias,
     add_kernel,
+    add_missing_choice,
     add_missing_policy,
     add_n_jobs,
     add_quiet,
@@ -96,6 +97,17 @@ def _write_nstar_figures(res, folder: Path, alpha: float, delta: float, method: 
     return written
 
 
+def _apply_missing(study, missing: str):
+    """Apply ``--missing`` to the built study: (study, the conditions left out)."""
+    import polars as pl
+
+    if missing == "drop-block":
+        from .._missing import drop_incomplete_conditions
+
+        return drop_incomplete_conditions(study)
+    return study, pl.DataFrame(schema={"config_id": pl.UInt32, "condition": pl.String})
+
+
 def cmd_nstar(args: argparse.Namespace) -> int:
     """Run ``genexpy-nb nstar``: n* of a results table, written to ``--out``.
 
@@ -114,7 +126,9 @@ def cmd_nstar(args: argparse.Namespace) -> int:
         exit codes).
     """
     from .._io import write_frame
+    from .._missing import refuse_available
 
+    refuse_available(args.missing, "n* (and the conclusions it leads with)")
     out = check_out_file(args.out, inputs=[args.results])
     figures = _figure_dir(args.figures, [args.results], args.out)
     s_alpha, s_delta = answer_thresholds(args)
@@ -137,9 +151,15 @@ def cmd_nstar(args: argparse.Namespace) -> int:
         tol_missing_conditions=args.tol_missing_conditions,
         invalid_target=args.invalid_target,
     )
+    study, dropped = _apply_missing(study, args.missing)
     if not args.quiet:
+        from .._missing import missing_words
         from ..summary import study_words
+        from ..summary_conclusions import condition_word
 
+        unit = condition_word(study)
+        say(f"missing results: {missing_words(args.missing, unit)} (--missing {args.missing})"
+            + (f"; {dropped.height} {unit}(s) left out" if args.missing == "drop-block" else ""))
         say(f"study: {study_words(study)}")
         say("\n".join(caller_words(ln) for ln in str(study.report).splitlines()))
     t0 = time.perf_counter()
@@ -371,6 +391,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     add_seed(q)
     add_n_jobs(q)
     add_missing_policy(q, invalid_help=INVALID_TARGET_HELP)
+    add_missing_choice(q)
     q.add_argument("--out", default="nstar.parquet",
                    help="output table (.parquet, .csv, .tsv or .json)")
     q.add_argument("--summary-alpha", type=probability, default=None, metavar="ALPHA",

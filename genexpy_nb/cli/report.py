@@ -27,6 +27,7 @@ from ._checks import (
 )
 from ._options import (
     add_kernel,
+    add_missing_choice,
     add_missing_policy,
     add_quiet,
     add_rep,
@@ -65,11 +66,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         tol_missing_conditions=args.tol_missing_conditions,
         invalid_target=args.invalid_target, alpha=args.alpha, delta=args.delta,
         kernels=args.kernel, rep=args.rep, seed=args.seed, progress=not args.quiet,
-        rope=args.bayesian_rope)
+        rope=args.bayesian_rope, missing=args.missing)
     paths = page.save(out)
     if not args.quiet:
         from ..summary_conclusions import conclusions_summary
 
+        say(page.policy)
         print(conclusions_summary(page.conclusions, unit=page.unit).to_text())
         say(f"wrote {len(paths)} files to {out}/ in {time.perf_counter() - t0:.1f} s: "
             "open report.html (it works offline)")
@@ -120,6 +122,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     add_missing_policy(r, invalid_help="rows with a null/NaN/inf target (failed runs): refuse, "
                                        "or drop them (they then count as missing results, "
                                        "listed by name)")
+    add_missing_choice(r)
     r.add_argument("--out", default="study_report",
                    help="output folder: report.html, report.md and the tables (written "
                         "atomically; a folder of other files is never touched)")
