@@ -69,7 +69,7 @@ def _per_item(df: pl.DataFrame, keys: list[str], target: str, samples: str | Non
 def _matrix(part: pl.DataFrame, runs: str, items: str):
     """Return the runs × items matrix on the items every run scored, its labels, items left."""
     wide = part.pivot(on=items, index=runs, values="__gx_y").sort(runs)
-    cols = [c for c in wide.columns if c != runs]
+    cols = sorted(c for c in wide.columns if c != runs)  # not the rows' order: same draws
     X = wide.select(cols).to_numpy().astype(float)
     keep = np.isfinite(X).all(axis=0)
     return [str(r) for r in wide[runs].to_list()], X[:, keep], int((~keep).sum())
