@@ -25,7 +25,13 @@ import polars as pl
 
 from .. import config
 from .._progress import tqdm
-from .._validation import GenexpyInputError, check_positive_int, to_polars
+from .._validation import (
+    GenexpyInputError,
+    check_positive_int,
+    check_seed,
+    rng_from_seed,
+    to_polars,
+)
 
 __all__ = ["run_against_runs"]
 
@@ -90,7 +96,8 @@ def run_against_runs(data: Any, *, items: str, runs: str, target: str,
                      alternatives: str | None = None, samples: str | None = None,
                      alpha: float = 0.05, B: int = config.ALPHA_HAT_B, grid: Any = None,
                      eps: float = config.DKW_EPS, clip: float | None = None,
-                     seed: int = 0, n_jobs: int | None = None,
+                     seed: int | np.random.Generator | None = 0,
+                     n_jobs: int | None = None,
                      progress: bool = True) -> pl.DataFrame:
     """Test each run of a model against its other runs (robust KS test and alpha-hat).
 
@@ -130,9 +137,10 @@ def run_against_runs(data: Any, *, items: str, runs: str, target: str,
     clip : float or None, default None
         Clip the scores to ``[-clip, clip]`` first (log-likelihood margins can be unbounded;
         None: no clipping).
-    seed : int, default 0
-        The bootstrap splits; the same seed gives the same splits to every run (common
-        random numbers) and the same bits at any thread count.
+    seed : int, numpy.random.Generator or None, default 0
+        The bootstrap splits, the same for every run (common random numbers). An int fixes
+        the result (the same bits at any thread count); a Generator or None (fresh entropy)
+        gives one int first, used for every run.
     n_jobs : int, optional
         Threads (default all numba threads).
     progress : bool, default True
@@ -199,6 +207,9 @@ def run_against_runs(data: Any, *, items: str, runs: str, target: str,
              "target": target}
     _check_table(df, roles)
     B = check_positive_int("B", B)
+    seed = check_seed(seed)
+    if not isinstance(seed, int):  # one int for all runs: the same splits for each
+        seed = int(rng_from_seed(seed).integers(2**63 - 1))
     if not (isinstance(alpha, (int, float)) and 0 <= float(alpha) < 0.5):
         raise GenexpyInputError(f"alpha must be a trimming level in [0, 0.5), got {alpha!r}.")
     keys = ([alternatives] if alternatives else []) + [runs, items]

@@ -149,3 +149,13 @@ def test_hans_seeds_on_30_subcases_the_threshold_is_too_wide_to_reject():
     assert (out["alpha_hat"] < 0.05).all() and (out["accept_share"] > 0.9).all()
     # the full-data distance, a description, is far below that threshold
     assert out["d0"].max() < 0.35
+
+
+def test_a_generator_seed_gives_every_run_the_same_splits():
+    X = _matrix(R=4, T=40)
+    kw = dict(items="item", runs="run", target="score", B=10, progress=False)
+    drawn = int(np.random.default_rng(7).integers(2**63 - 1))
+    assert run_against_runs(_long(X), seed=np.random.default_rng(7), **kw).equals(
+        run_against_runs(_long(X), seed=drawn, **kw))
+    with pytest.raises(gx.GenexpyInputError, match="seed"):
+        run_against_runs(_long(X), seed=-1, **kw)
