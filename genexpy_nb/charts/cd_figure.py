@@ -165,7 +165,10 @@ def _comparison_caption(res: Any, shown: int, total: int, rest: tuple[float, flo
                   else "bars: no significant difference")
     if res.n_missing:
         nm = res.n_missing
-        second += f"; {nm} missing result{'s' if nm != 1 else ''} ranked among those available"
+        fate = {"study": "each counted as the worst tier of its block",
+                "drop-block": "their blocks left out"}.get(getattr(res, "missing", "available"),
+                                                        "ranked among those available")
+        second += f"; {nm} missing result{'s' if nm != 1 else ''} {fate}"
     if res.ties == "min":
         second += "; tied ranks at their minimum"
     lines = [first, second]

@@ -189,8 +189,13 @@ def _to_matrix(
     name: str = "data",
     min_alternatives: int = 2,
     min_conditions: int = 2,
+    tie_tols: tuple[float, float] | None = None,
 ) -> _Matrix:
-    """Wide or long input -> (n, k) float64 matrix with NaN for missing; checks sizes."""
+    """Wide or long input -> (n, k) float64 matrix with NaN for missing; checks sizes.
+
+    With ``tie_tols = (tie_rtol, tie_atol)`` the scores of a condition within the Study's
+    tie tolerance are made equal (``_ranks.snap_ties``), so a rank test ranks them as ties.
+    """
     alts = _names(alternatives, "order")
     if y_col is not None or group_col is not None:
         m = _long_matrix(to_polars(data, name), y_col, block_col, group_col, alts, name)
@@ -218,6 +223,20 @@ def _to_matrix(
         raise GenexpyInputError(
             f"{name}: contains infinite values; replace them (e.g. by NaN for missing)."
         )
+    if tie_tols is not None:
+        from dataclasses import replace
+
+        from ..ranking import check_tie_tolerances
+        from ._ranks import snap_ties
+
+        try:
+            rtol, atol = check_tie_tolerances(*tie_tols)
+        except GenexpyInputError:
+            raise GenexpyInputError(
+                f"tie_rtol must lie in [0, 1) and tie_atol be a finite number >= 0, got "
+                f"{tie_tols[0]!r} and {tie_tols[1]!r} (0, 0 ranks by exact equality)."
+            ) from None
+        m = replace(m, values=snap_ties(m.values, rtol, atol))
     return m
 
 

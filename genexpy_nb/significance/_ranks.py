@@ -183,3 +183,42 @@ def friedman_core(values: np.ndarray):
     else:
         chi2 = 12.0 / (n * k * (k + 1.0)) * float(np.sum(centred**2)) / c
     return chi2, rank_sums / n, rank_sums, float(np.sum(ranks**2)), ranks
+
+
+def snap_ties(x: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """Make the scores of a row that the Study's tie tolerance ties exactly equal.
+
+    In each row the observed entries are sorted and a new tier starts where the gap to the
+    previous one exceeds ``max(rtol * (max - min), atol, 64 eps * max|x|)`` (the tolerance
+    of :func:`genexpy_nb.ranking.rank_scores`, so the tiers are the Study's); every entry
+    becomes the smallest entry of its tier. Order is kept, equal tiers become equal values,
+    and no value moves by more than its tier's span (a few tolerances).
+
+    Parameters
+    ----------
+    x : float64 array, shape (n, k)
+        NaN marks a missing entry (kept as NaN).
+    rtol, atol : float
+        The tie tolerances; ``0, 0`` returns ``x`` unchanged (exact equality).
+
+    Returns
+    -------
+    float64 array, shape (n, k)
+    """
+    from ..ranking import tie_tolerance
+
+    x = np.asarray(x, dtype=np.float64)
+    if (rtol == 0.0 and atol == 0.0) or x.size == 0:
+        return x
+    n, k = x.shape
+    tol = tie_tolerance(x, rtol, atol)
+    order = np.argsort(x, axis=1, kind="stable")  # NaN sorts last
+    v = np.take_along_axis(x, order, axis=1)
+    with np.errstate(invalid="ignore"):
+        new = np.ones((n, k), dtype=bool)
+        new[:, 1:] = ~(v[:, 1:] - v[:, :-1] <= tol[:, None])
+    start = np.maximum.accumulate(np.where(new, np.arange(k), 0), axis=1)
+    snapped = np.where(np.isnan(v), np.nan, np.take_along_axis(v, start, axis=1))
+    out = np.empty_like(x)
+    np.put_along_axis(out, order, snapped, axis=1)
+    return out

@@ -31,6 +31,7 @@ from .._validation import (
     to_polars,
 )
 from .._validation import check_direction as _direction
+from ..ranking import TIE_ATOL, TIE_RTOL
 from ._input import _complete_rows, _orient, _roles, _to_matrix
 from ._ranks import min_rank_rows, rank_rows
 
@@ -89,6 +90,8 @@ def critical_difference(
     block_col: str | None = None,
     group_col: str | None = None,
     ties: str = "average",
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> pl.DataFrame:
     """Mean ranks and Nemenyi's critical difference: the data of a CD diagram.
 
@@ -115,6 +118,12 @@ def critical_difference(
     ties : {"average", "min"}
         Ranks of tied alternatives: the mean of the ranks they occupy (default, as the
         tests) or the lowest (``method="min"``, as some papers publish).
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
+        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
+        ranked as ties, so float noise (means summed in another order) is a tie.
+        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
 
     Returns
     -------
@@ -138,7 +147,7 @@ def critical_difference(
     y_col, block_col, group_col, order = _roles(
         "critical_difference", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
+                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
     try:
         values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     except GenexpyInputError as exc:

@@ -31,6 +31,7 @@ import polars as pl
 
 from .._validation import REQUIRED, GenexpyInputError, check_choice, check_probability
 from .._validation import check_direction as _direction
+from ..ranking import TIE_ATOL, TIE_RTOL
 from ._input import (
     _NAN_POLICIES,
     _complete_rows,
@@ -66,6 +67,8 @@ def posthoc_conover(
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> pl.DataFrame:
     """Conover–Iman post-hoc test after Friedman's test, for all pairs of alternatives.
 
@@ -83,6 +86,12 @@ def posthoc_conover(
         ranks (1 = best), not the p-values.
     nan_policy, target, blocks, alternatives, order, y_col, block_col, group_col
         See :func:`~genexpy_nb.significance.friedman`.
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
+        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
+        ranked as ties, so float noise (means summed in another order) is a tie.
+        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
 
     Returns
     -------
@@ -115,7 +124,7 @@ def posthoc_conover(
     y_col, block_col, group_col, order = _roles(
         "posthoc_conover", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
+                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
     values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
     i, j = np.triu_indices(k, 1)
@@ -152,6 +161,8 @@ def posthoc_nemenyi(
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> pl.DataFrame:
     """Nemenyi post-hoc test after Friedman's test, for all pairs of alternatives.
 
@@ -176,6 +187,12 @@ def posthoc_nemenyi(
         The alternatives to compare, in this order (default: all).
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
+        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
+        ranked as ties, so float noise (means summed in another order) is a tie.
+        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
 
     Returns
     -------
@@ -204,7 +221,7 @@ def posthoc_nemenyi(
     y_col, block_col, group_col, order = _roles(
         "posthoc_nemenyi", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
+                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
     values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
     i, j = np.triu_indices(k, 1)
@@ -234,6 +251,8 @@ def posthoc_siegel_castellan(
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> pl.DataFrame:
     """Siegel–Castellan z-test of mean ranks for all pairs, with or without missing results.
 
@@ -263,6 +282,12 @@ def posthoc_siegel_castellan(
         The alternatives to compare, in this order (default: all).
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
+        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
+        ranked as ties, so float noise (means summed in another order) is a tie.
+        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
 
     Returns
     -------
@@ -312,7 +337,7 @@ def posthoc_siegel_castellan(
         "posthoc_siegel_castellan", target, blocks, alternatives, order, y_col, block_col,
         group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
+                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
     values = _ranked_blocks(m.values, m.alternatives)
     stat, p, mid, label = _siegel_castellan_z(values, _orient(values, hib))
     return _pairwise_frame(label, m.alternatives, stat, p, p_adjust, alpha,
@@ -331,6 +356,8 @@ def posthoc_nemenyi_missing(
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> pl.DataFrame:
     """Nemenyi's test of mean ranks among the available alternatives (results missing).
 
@@ -358,6 +385,12 @@ def posthoc_nemenyi_missing(
         The alternatives to compare, in this order (default: all).
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
+        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
+        ranked as ties, so float noise (means summed in another order) is a tie.
+        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
 
     Returns
     -------
@@ -393,7 +426,7 @@ def posthoc_nemenyi_missing(
     y_col, block_col, group_col, order = _roles(
         "posthoc_nemenyi_missing", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
+                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
     values = _ranked_blocks(m.values, m.alternatives)
     q, p, mid = _nemenyi_available_q(values, _orient(values, hib))
     return _pairwise_frame("Nemenyi (ranks among available)", m.alternatives, q, p, None,

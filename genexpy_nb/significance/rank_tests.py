@@ -26,6 +26,7 @@ import polars as pl
 
 from .._validation import REQUIRED, GenexpyInputError, check_choice, require_columns, to_polars
 from .._validation import check_direction as _direction
+from ..ranking import TIE_ATOL, TIE_RTOL
 from ._input import (
     _ALTERNATIVES,
     _as_1d,
@@ -60,6 +61,8 @@ def rank_within_conditions(
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> pl.DataFrame:
     """Midranks of the alternatives within each condition (1 = best; ties share the mean).
 
@@ -77,6 +80,12 @@ def rank_within_conditions(
         The alternatives to rank, in this order (default: all, in the order of the input).
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
+        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
+        ranked as ties, so float noise (means summed in another order) is a tie.
+        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
 
     Returns
     -------
@@ -102,7 +111,8 @@ def rank_within_conditions(
         "rank_within_conditions", target, blocks, alternatives, order, y_col, block_col,
         group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, min_conditions=1)
+                   alternatives=order, min_conditions=1,
+                   tie_tols=(tie_rtol, tie_atol))
     ranks, _, _ = _rank_rows(_orient(m.values, hib))
     out = pl.DataFrame({a: ranks[:, j] for j, a in enumerate(m.alternatives)}).fill_nan(None)
     if block_col is not None and m.conditions is not None:
@@ -124,6 +134,8 @@ def friedman(
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> FriedmanResult:
     """Run Friedman's test of whether the alternatives have the same distribution of ranks.
 
@@ -140,6 +152,12 @@ def friedman(
         Long input / labels / selection, see the module's Conventions.
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
+        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
+        ranked as ties, so float noise (means summed in another order) is a tie.
+        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
 
     Returns
     -------
@@ -169,7 +187,7 @@ def friedman(
     y_col, block_col, group_col, order = _roles(
         "friedman", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
+                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
     values, n_dropped, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
     nan = math.nan
@@ -220,6 +238,8 @@ def skillings_mack(
     y_col: str | None = None,
     block_col: str | None = None,
     group_col: str | None = None,
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
 ) -> SkillingsMackResult:
     """Skillings–Mack test: Friedman's test when alternatives are missing on some conditions.
 
@@ -237,6 +257,12 @@ def skillings_mack(
         The alternatives to compare, in this order (default: all).
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
+        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
+        ranked as ties, so float noise (means summed in another order) is a tie.
+        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
 
     Returns
     -------
@@ -271,7 +297,7 @@ def skillings_mack(
     y_col, block_col, group_col, order = _roles(
         "skillings_mack", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
+                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
     ranks, counts, _ = _rank_rows(_orient(m.values, hib))
     a, sigma, n_used = _skillings_mack_parts(ranks, counts)
     k = m.values.shape[1]
