@@ -214,9 +214,14 @@ def _sorted_layout(m: np.ndarray):
 
 # ---- point estimates (rliable's metrics, same formulas) -----------------------------------
 def _iqm_point(m: np.ndarray) -> float:
-    from scipy import stats
-
-    return float(stats.trim_mean(m, proportiontocut=0.25, axis=None))
+    # scipy.stats.trim_mean(m, 0.25, axis=None), as scipy computes it (a partition, then the
+    # mean of the middle): the same bits without importing scipy.stats (1.5 s of a report)
+    a = np.ravel(m)
+    if a.size == 0:
+        return float("nan")  # as scipy
+    lo = int(0.25 * a.size)
+    hi = a.size - lo
+    return float(np.mean(np.partition(a, (lo, hi - 1))[lo:hi]))
 
 
 def _point(m: np.ndarray, gamma: float) -> dict[str, float]:
