@@ -110,8 +110,8 @@ def _beyond_pvalues() -> list:
     from ._numba import bayesian as kb
     from ._numba import studentized as ks
 
-    return [ka.bootstrap_aggregates, ka.improvement_replicates, ka.profile_replicates,
-            kb.signed_rank_samples, ks.range_sf]
+    return [ka.bootstrap_aggregates, ka.batch_aggregates, ka.improvement_replicates,
+            ka.profile_replicates, kb.signed_rank_samples, ks.range_sf]
 
 
 def _conclusions() -> list:

@@ -48,7 +48,7 @@ sig.posthoc_nemenyi(rng.random((7, 5)), higher_is_better=False)
 from genexpy_nb._numba import studentized as ks
 fs = [core.above_bitsets, core.popcount_gram, core.rbf_rows, core.mmd_rows,
       core.first_order, kv.trimmed_ks_kernel, kd._enumerate_weak_orders,
-      kd._sample_weak_orders, ka.bootstrap_aggregates, ka.improvement_replicates,
+      kd._sample_weak_orders, ka.batch_aggregates, ka.improvement_replicates,
       ka.profile_replicates, kb.signed_rank_samples, ks.range_sf]
 print(json.dumps({f.__name__: [sum(f.stats.cache_misses.values()),
                                sum(f.stats.cache_hits.values())] for f in fs}))

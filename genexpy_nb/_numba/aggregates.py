@@ -449,3 +449,274 @@ def _select(x, k):
             left = i
         else:
             return
+
+
+# ---- the interval estimates without the task bootstrap: batches of replicates side by side ---
+@jit_exact
+def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n, T, key, lo,
+                     hi, b0, b1, out, counts_like, halfwidth, window, reach):
+    """Median, IQM, mean and mean of clipped scores of replicates ``b0 .. b1 - 1``.
+
+    The values of :func:`bootstrap_aggregates` without the task bootstrap, on the same
+    draws, computed for a batch of R replicates side by side: the median and the mean
+    have its bits; the IQM and the mean of clipped scores add the same terms in another
+    order (a difference of a few units in the last place).
+
+    Parameters
+    ----------
+    scores, clip, orders, sorted_vals, n, T, key, lo, hi, b0, b1, out
+        As :func:`bootstrap_aggregates`.
+    above : (A,) int64
+        The number of each alternative's scores at or below gamma (its first sorted
+        position above gamma).
+    gamma : float
+        The optimality gap's target.
+    tsorted : (A, T) float64
+        Each alternative's task means, sorted (they place the replicate's median).
+    counts_like : (T * n, R) uint8 or int32
+        Zeros of the shape and dtype of the draws' counts of a batch of R replicates
+        (uint8 where n <= 255).
+    window, reach : int
+        Each end of the IQM sums the sorted positions up to ``window`` before the
+        expected cut for the whole batch (the bulk), then those up to ``reach`` past it
+        (each replicate taking its share up to its own cut); a replicate whose cut falls
+        outside walks that end alone (exact either way; rare when both are a few
+        ``sqrt(T n) / 2``, the standard deviation of the cut's position).
+    halfwidth : int
+        The median's window: the replicate's task means between the observed ones of
+        sorted positions ``h - 1 - halfwidth`` and ``h + halfwidth`` are selected from
+        (``h = T // 2``); where its median falls outside, all T are.
+
+    Notes
+    -----
+    Slot t of every replicate of the batch is drawn, its counts kept in an ``n x R``
+    array, and each alternative's slot sum of each replicate is accumulated cell by cell
+    with the replicates innermost: one multiply-add per (cell, alternative, replicate)
+    over contiguous replicates, which the compiler vectorises, instead of one chain per
+    replicate through an array of alternatives (each sum in cell order, as
+    :func:`bootstrap_aggregates`). The median of the T task means
+    is selected among those in a window of the observed task means around their median
+    (one branch-free pass gathers them and counts those below); only when the
+    replicate's median falls outside the window are all T selected from. The IQM's two
+    ends are summed as in :func:`bootstrap_aggregates`, the part near each cut for the
+    whole batch too (:func:`_ends_batched`). The mean of the clipped scores reads the
+    scores above gamma from the nearer end of the sorted scores in the same pass as the
+    IQM's end there, instead of a second sum per cell.
+    """
+    N = T * n
+    A = scores.shape[1]
+    R = counts_like.shape[1]
+    counts = np.zeros_like(counts_like)  # (cell, replicate of the batch)
+    C = np.zeros((n, R))  # the counts of the slot's cells, per replicate
+    P = np.empty((A, R))  # the slot sums
+    tot = np.empty((A, R))
+    tm = np.empty((A, T, R))  # the task means, replicates side by side
+    col = np.empty(T)
+    states = np.empty(R, dtype=np.uint64)
+    runs = np.empty(n, dtype=np.int64)
+    buf = np.empty(T)
+    full = np.empty(T)
+    h = T // 2
+    cumf = np.empty(R)
+    scum = np.empty(R)
+    spart = np.empty(R)
+    part = np.empty(R)
+    acc = np.empty(R)
+    low = np.empty(R)
+    high = np.empty(R)
+    for r0 in range(b0, b1, R):
+        nr = min(R, b1 - r0)
+        for r in range(nr):
+            states[r] = _replicate_state(key, r0 + r)
+        tot[:, :nr] = 0.0
+        for t in range(T):
+            base = t * n
+            for r in range(nr):
+                states[r], _ = _draw_slot(states[r], n, T, False, t, runs)
+                for j in range(n):
+                    C[runs[j], r] += 1.0
+            P[:, :nr] = 0.0
+            for j in range(n):
+                for r in range(nr):
+                    counts[base + j, r] = int(C[j, r])
+                for a in range(A):
+                    s = scores[base + j, a]
+                    for r in range(nr):
+                        P[a, r] += C[j, r] * s
+                C[j, :nr] = 0.0
+            for a in range(A):
+                for r in range(nr):
+                    tm[a, t, r] = P[a, r] / n
+                    tot[a, r] += P[a, r]
+        for a in range(A):
+            p_lo = tsorted[a, max(0, h - 1 - halfwidth)]
+            p_hi = tsorted[a, min(T - 1, h + halfwidth)]
+            for r in range(nr):
+                b = r0 + r
+                for t in range(T):
+                    col[t] = tm[a, t, r]
+                out[b, a, 0] = _median_window(col, h, p_lo, p_hi, buf, full)
+                out[b, a, 2] = tot[a, r] / N
+            order = orders[a]
+            vals = sorted_vals[a]
+            # the clipped scores' sum from the end nearer to gamma's sorted position, read
+            # with the IQM's end on that side: snap positions from it
+            top = N - above[a] <= above[a]
+            snap = (N - above[a] if top else above[a]) if clip else -1
+            _ends_batched(counts, order, vals, lo, window, reach, nr, 1, cumf, part, acc, low,
+                          -1 if top else snap, scum, spart)
+            _ends_batched(counts, order, vals, N - hi, window, reach, nr, -1, cumf, part, acc,
+                          high, snap if top else -1, scum, spart)
+            for r in range(nr):
+                out[r0 + r, a, 1] = (tot[a, r] - low[r] - high[r]) / (hi - lo)
+                if not clip:
+                    out[r0 + r, a, 3] = tot[a, r] / N
+                elif top:  # the total less sum c (v - gamma) over the scores above gamma
+                    out[r0 + r, a, 3] = (tot[a, r] - (spart[r] - gamma * scum[r])) / N
+                else:  # the scores up to gamma, and gamma for each draw of the rest
+                    out[r0 + r, a, 3] = (spart[r] + gamma * (N - scum[r])) / N
+        for i in range(N):
+            for r in range(nr):
+                counts[i, r] = 0
+
+
+@jit_exact
+def _ends_batched(counts, order, vals, need, window, reach, nr, step, cum, part, acc, res,
+                  snap, scum, spart):
+    """Write the sum of each batch replicate's ``need`` smallest or largest drawn scores.
+
+    ``res[r]``: replicate r of the batch (``counts[:, r]``); ``step`` 1: the smallest,
+    -1: the largest. The first ``need - window`` sorted positions from that end (the
+    bulk: a replicate's cut lies within a few ``sqrt(N)`` of ``need``) are summed for the
+    whole batch (:func:`_bulk`); the positions on to ``need + reach`` too, each replicate
+    taking ``min(c, max(need - cum, 0))`` of a cell drawn c times with ``cum`` drawn
+    before it (nothing past its cut). A replicate whose cut lies inside the bulk walks
+    the whole end, one whose cut lies beyond ``need + reach`` walks on (both rare). With
+    ``snap >= 0``, ``scum`` and ``spart`` receive the draws and their sum over the first
+    ``snap`` positions from the end.
+    """
+    N = order.size
+    m = max(0, need - window)  # positions in the bulk
+    e = min(N, need + reach)  # the end of the part near the cut
+    cum[:nr] = 0.0
+    part[:nr] = 0.0
+    acc[:nr] = 0.0
+    k0 = 0 if step > 0 else N - 1
+    if 0 <= snap <= m:
+        k = _bulk(counts, order, vals, k0, step, snap, nr, cum, part)
+        scum[:nr] = cum[:nr]
+        spart[:nr] = part[:nr]
+        k = _bulk(counts, order, vals, k, step, m - snap, nr, cum, part)
+    else:
+        k = _bulk(counts, order, vals, k0, step, m, nr, cum, part)
+    kb = k
+    for r in range(nr):
+        res[r] = cum[r]  # the draws in the bulk
+    if snap > m:  # on from the bulk to the snap
+        scum[:nr] = cum[:nr]
+        spart[:nr] = part[:nr]
+        _bulk(counts, order, vals, kb, step, snap - m, nr, scum, spart)
+    needf = np.float64(need)
+    for _ in range(m, e):
+        o = order[k]
+        v = vals[k]
+        for r in range(nr):
+            c = np.float64(counts[o, r])
+            acc[r] += min(c, max(needf - cum[r], 0.0)) * v
+            cum[r] += c
+        k += step
+    for r in range(nr):
+        if res[r] >= needf:  # the cut is inside the bulk: walk the whole end
+            res[r] = _walk_col(counts, order, vals, need, k0, step, 0, r)
+        elif cum[r] < needf:  # the cut is beyond the part near it: walk on
+            res[r] = part[r] + _walk_on(counts, order, vals, need, k, step, int(cum[r]), r,
+                                        acc[r])
+        else:
+            res[r] = part[r] + acc[r]
+
+
+@jit_exact
+def _bulk(counts, order, vals, k, step, count, nr, cum, part):
+    """Add ``count`` sorted positions from ``k`` on to each replicate's draws and their sum.
+
+    Four positions at a time (``cum[r]`` and ``part[r]`` are read and written once per
+    four: the pass is bound by those), in a fixed order; returns the next position.
+    """
+    q = 0
+    while q + 4 <= count:
+        c0 = counts[order[k]]
+        c1 = counts[order[k + step]]
+        c2 = counts[order[k + 2 * step]]
+        c3 = counts[order[k + 3 * step]]
+        v0 = vals[k]
+        v1 = vals[k + step]
+        v2 = vals[k + 2 * step]
+        v3 = vals[k + 3 * step]
+        for r in range(nr):
+            a0 = np.float64(c0[r])
+            a1 = np.float64(c1[r])
+            a2 = np.float64(c2[r])
+            a3 = np.float64(c3[r])
+            cum[r] += (a0 + a1) + (a2 + a3)
+            part[r] += (a0 * v0 + a1 * v1) + (a2 * v2 + a3 * v3)
+        k += 4 * step
+        q += 4
+    while q < count:
+        cr = counts[order[k]]
+        v = vals[k]
+        for r in range(nr):
+            c = np.float64(cr[r])
+            cum[r] += c
+            part[r] += c * v
+        k += step
+        q += 1
+    return k
+
+
+@jit_exact
+def _walk_on(counts, order, sorted_vals, need, k, step, cum, r, acc):
+    """:func:`_walk_col` continuing a sum ``acc`` (the same order of additions)."""
+    while cum < need:
+        c = counts[order[k], r]
+        acc += min(c, need - cum) * sorted_vals[k]
+        cum += c
+        k += step
+    return acc
+
+
+@jit_exact
+def _median_window(x, h, p_lo, p_hi, buf, full):
+    """Return ``np.median(x)`` (``h = len(x) // 2``), selecting among x in [p_lo, p_hi].
+
+    One branch-free pass counts the values below ``p_lo`` and gathers those in the
+    window into ``buf``; when the ranks the median needs (h, and h - 1 for an even
+    length) are among them, they are selected there, else from a copy of all of ``x``
+    (``full``). ``x`` is not reordered.
+    """
+    T = x.size
+    below = 0
+    k = 0
+    for i in range(T):
+        v = x[i]
+        buf[k] = v
+        below += v < p_lo
+        k += (v >= p_lo) & (v <= p_hi)
+    if below <= h - 1 and below + k > h:
+        y = buf[:k]
+        return _median_ranked(y, h - below, T % 2)
+    for i in range(T):
+        full[i] = x[i]
+    return _median_inplace(full, h)
+
+
+@jit_exact
+def _median_ranked(y, m, odd):
+    """Return the m-th smallest of y, averaged with the one below unless ``odd`` (m >= 1)."""
+    _select(y, m)
+    if odd:
+        return y[m]
+    below = y[0]
+    for i in range(1, m):
+        if y[i] > below:
+            below = y[i]
+    return 0.5 * (below + y[m])

@@ -278,6 +278,11 @@ def _intervals_key(seed: Any) -> np.uint64:
 _REPS_PER_STEP = 4096
 #: most bytes of the draws' counts of one batch of replicates (per thread)
 _BATCH_BYTES = 1 << 20
+#: the IQM's ends: the batch sums this many sqrt(N) about each expected cut together
+_CUT_SDS = 2.0
+_CUT_PAD = 16
+#: the median's window: T / this many of the observed task means on either side of theirs
+_MEDIAN_WINDOW = 10
 #: most replicate values held at once (replicates x alternatives x 4): alternatives per call
 _REPLICATE_CELLS = 1 << 24
 
@@ -319,12 +324,25 @@ def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np
     dtype = np.uint8 if most <= 255 else np.int32
     batch = max(1, min(32, _BATCH_BYTES // (N * np.dtype(dtype).itemsize)))
     counts_like = np.zeros((N, batch), dtype=dtype)  # the draws' counts of a batch
-    with compile_note(ka.bootstrap_aggregates, "the bootstrap kernels"):
+    if task_bootstrap:  # one replicate at a time (a replicate's slot may hold any task)
+        def kernel(b0, b1):
+            ka.bootstrap_aggregates(scores, clipped, clip, orders, srts, n, T, key, True, lo,
+                                    hi, b0, b1, out, counts_like)
+    else:  # the replicates of a batch side by side
+        tsorted = np.sort(np.stack([m.mean(axis=0) for m in ms]), axis=1)
+        halfwidth = max(1, T // _MEDIAN_WINDOW)
+        window = reach = int(_CUT_SDS * math.sqrt(N)) + _CUT_PAD  # the cut's sd: ~sqrt(N) / 2
+        above = np.array([np.searchsorted(v, gamma, side="right") for v in srts],
+                         dtype=np.int64)
+
+        def kernel(b0, b1):
+            ka.batch_aggregates(scores, clip, above, gamma, orders, srts, tsorted, n, T, key,
+                                lo, hi, b0, b1, out, counts_like, halfwidth, window, reach)
+    with compile_note(ka.bootstrap_aggregates if task_bootstrap else ka.batch_aggregates,
+                      "the bootstrap kernels"):
         for r0 in range(0, reps, _REPS_PER_STEP):
             r1 = min(reps, r0 + _REPS_PER_STEP)
-            _on_threads(lambda i0, i1, r0=r0: ka.bootstrap_aggregates(
-                scores, clipped, clip, orders, srts, n, T, key, task_bootstrap, lo, hi,
-                r0 + i0, r0 + i1, out, counts_like), r1 - r0, N * A)
+            _on_threads(lambda i0, i1, r0=r0: kernel(r0 + i0, r0 + i1), r1 - r0, N * A)
             bar.update((r1 - r0) * A)
     out[:, :, 3] = gamma - out[:, :, 3]
     return out

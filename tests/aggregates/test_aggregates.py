@@ -182,6 +182,20 @@ def test_median_by_selection_equals_numpy(x):
     assert np.array_equal(np.sort(y), np.sort(x))  # reordered, nothing lost
 
 
+@settings(max_examples=80, deadline=None)
+@given(x=hnp.arrays(np.float64, st.integers(1, 40),
+                    elements=st.sampled_from([-1.5, 0.0, 0.25, 0.5, 2.0, 7.0])),
+       lo=st.sampled_from([-2.0, 0.0, 0.25, 0.5, 3.0]), width=st.sampled_from([0.0, 0.3, 9.0]))
+def test_median_in_a_window_equals_numpy(x, lo, width):
+    # the window [lo, lo + width] holds the median's ranks or not (then all are selected)
+    from genexpy_nb._numba.aggregates import _median_window
+
+    y = x.copy()
+    got = _median_window(y, x.size // 2, lo, lo + width, np.empty(x.size), np.empty(x.size))
+    assert got == np.median(x)
+    assert np.array_equal(y, x)  # not reordered
+
+
 def test_intervals_with_counts_beyond_a_byte_equal_naive_twin():
     # the task bootstrap on 2 x 130 cells: a cell may be drawn more than 255 times, so the
     # kernel counts in int32 (uint8 elsewhere)
@@ -224,6 +238,49 @@ def test_intervals_on_a_thousand_cells_equal_naive_twin(task_bootstrap):
     assert any(inside) if task_bootstrap else not any(inside)
 
 
+@pytest.mark.parametrize("gamma", [0.2, -0.4, 9.0])  # clipped from the top, the bottom, none
+@pytest.mark.parametrize("narrow", [False, True])
+def test_batched_replicates_equal_naive_twin_on_their_rare_paths(gamma, narrow, monkeypatch):
+    # without the task bootstrap the kernel runs batches of replicates side by side; with
+    # narrow windows about the IQM's cuts and the median, the replicates whose cut falls
+    # inside the bulk, beyond the window, or whose median falls outside its window (all
+    # checked to occur) take the exact fallbacks
+    if narrow:
+        monkeypatch.setattr(ag, "_CUT_SDS", 0.0)
+        monkeypatch.setattr(ag, "_CUT_PAD", 3)
+        monkeypatch.setattr(ag, "_MEDIAN_WINDOW", 40)
+    monkeypatch.setattr(ag, "_REPS_PER_STEP", 70)  # batches cut short by the steps
+    m = _task_effects(12, n=30, T=20, spread=0.3, noise=0.5)
+    m[:3, 0] = m[3, 0]  # ties
+    reps, c = 150, 0.9
+    out = ag.interval_estimates({"a": m, "b": m[::-1] * 0.5 + 0.1}, gamma=gamma, reps=reps,
+                                confidence_level=c, seed=7)
+    idx, tasks = _kernel_draws("a", m, reps, 7, False)
+    twins = {"median": naive.naive_median_of_means, "iqm": naive.naive_iqm,
+             "mean": naive.naive_mean_of_means,
+             "optimality_gap": lambda x: naive.naive_optimality_gap(x, gamma)}
+    reps_a = [naive.naive_resample(m, idx[b], tasks[b]) for b in range(reps)]
+    for name, mat in (("a", m), ("b", m[::-1] * 0.5 + 0.1)):
+        reps_mats = [naive.naive_resample(mat, idx[b], tasks[b]) for b in range(reps)]
+        for row in out.filter(pl.col("alternative") == name).iter_rows(named=True):
+            f = twins[row["aggregate"]]
+            lo, hi = naive.naive_percentile_interval(f(mat), [f(x) for x in reps_mats], c)
+            assert row["low"] == pytest.approx(lo, abs=1e-12)
+            assert row["high"] == pytest.approx(hi, abs=1e-12)
+    if narrow:  # the rare paths were taken (for alternative a)
+        n, T = m.shape
+        need = m.size // 4
+        pos = np.empty(m.size, dtype=int)
+        pos[np.argsort(m.T.ravel(), kind="stable")] = np.arange(m.size)
+        drawn = [pos[np.arange(T)[:, None] * n + idx[b]] for b in range(reps)]
+        assert any((d < need - 3).sum() >= need for d in drawn)  # the cut inside the bulk
+        assert any((d < need + 3).sum() < need for d in drawn)  # the cut beyond the window
+        tm = np.sort(m.mean(axis=0))
+        h = T // 2
+        sm = [np.sort(naive.naive_task_means(x)) for x in reps_a]
+        assert any(v[h - 1] < tm[h - 2] or v[h] > tm[h + 1] for v in sm)  # the median's
+
+
 def test_an_alternatives_interval_depends_on_the_seed_and_its_scores_only():
     # every alternative of a shape is resampled with the same draws (rliable with a fixed
     # random_state): its interval is the same alone, under another name, or with others of
@@ -238,7 +295,8 @@ def test_an_alternatives_interval_depends_on_the_seed_and_its_scores_only():
     assert twice["low"][:4].to_list() == twice["low"][4:].to_list()
 
 
-def test_interval_replicates_same_bits_at_any_thread_count_and_step(monkeypatch):
+@pytest.mark.parametrize("task_bootstrap", [False, True])  # batched replicates, per replicate
+def test_interval_replicates_same_bits_at_any_thread_count_and_step(task_bootstrap, monkeypatch):
     import genexpy_nb._numba as nb
     from genexpy_nb import config
     from genexpy_nb._numba import threads
@@ -251,7 +309,7 @@ def test_interval_replicates_same_bits_at_any_thread_count_and_step(monkeypatch)
             monkeypatch.setattr(ag, "_REPS_PER_STEP", step)
             with threads(t):
                 outs.append(ag.interval_estimates({"a": m, "b": m + 0.1}, reps=300, seed=2,
-                                                  task_bootstrap=True))
+                                                  task_bootstrap=task_bootstrap))
     for o in outs[1:]:
         assert o.equals(outs[0])
 
