@@ -15,9 +15,16 @@ for. Two tables:
 With autorank installed (``pip install genexpy_nb[bench]``) the script also times what an
 autorank user runs on the 18 x 104 table (``autorank`` + ``create_report`` +
 ``latex_table`` + ``plot_stats`` saved as PNG, the datasets with a failed run dropped) and
-prints the ratio of the medians; note that ``report`` computes much more than those four
-calls (the conclusions' n*, the paper's n*, rank probabilities). The minimum and median
+prints the ratio of the medians (the runs interleaved: one of each per round); note that
+``report`` computes much more than those four calls (the conclusions' n*, the paper's n*,
+rank probabilities, aggregates). The minimum and median
 wall times are printed with the load average: run it on a quiet machine.
+
+``--wide PATH`` adds a public table of your own (a wide CSV: the first column names the
+datasets, every other numeric column is a method's accuracy, higher is better), timed the
+same way as the 18 x 104 table, e.g. the 14 x 85 UCR table of ``results/ppsn_vs_sota.csv``
+joined with ``results/ppsn_vs_sbc.csv`` of github.com/fw2713/ppsn (not shipped: it has no
+licence).
 """
 
 from __future__ import annotations
@@ -70,6 +77,16 @@ def _table_18x104(path: Path) -> None:
     pl.DataFrame(rows, schema=["dataset", "model", "accuracy"], orient="row").write_csv(path)
 
 
+def _long_from_wide(wide: Path, path: Path) -> str:
+    """A wide results CSV (datasets x methods) as the long table; returns its shape."""
+    w = pl.read_csv(wide)
+    first = w.columns[0]
+    methods = [c for c in w.columns[1:] if w.schema[c].is_numeric()]
+    w.unpivot(index=first, on=methods, variable_name="model", value_name="accuracy").rename(
+        {first: "dataset"}).drop_nulls().write_csv(path)
+    return f"{len(methods)} x {w.height}"
+
+
 def _time(cmd: list[str], env: dict) -> float:
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
@@ -83,6 +100,8 @@ def main() -> None:
     """Time the contenders and print the table of times."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--wide", type=Path, default=None,
+                    help="also a public wide table: datasets x methods, higher is better")
     args = ap.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,12 +122,21 @@ def main() -> None:
                 "accuracy", "--generalize", "dataset", "--higher-is-better", "--quiet",
                 "--out", str(tmp / "o2")],
         }
+        pairs = [("18 x 104", tmp / "t18x104.csv")]
+        if args.wide is not None:
+            shape = _long_from_wide(args.wide, tmp / "wide.csv")
+            pairs.append((f"public {shape}", tmp / "wide.csv"))
+            runs[f"report, public {shape}"] = py + [
+                str(tmp / "wide.csv"), "--alternatives", "model", "--target", "accuracy",
+                "--generalize", "dataset", "--higher-is-better", "--quiet",
+                "--out", str(tmp / "o3")]
         if importlib.util.find_spec("autorank") is not None:
-            (tmp / "ar").mkdir()
             (tmp / "ar.py").write_text(AUTORANK)
-            runs["autorank 4 calls, 18 x 104"] = [
-                sys.executable, str(tmp / "ar.py"), str(tmp / "t18x104.csv"), "model",
-                "accuracy", "dataset", str(tmp / "ar")]
+            for label, table in pairs:
+                (tmp / f"ar_{table.stem}").mkdir()
+                runs[f"autorank 4 calls, {label}"] = [
+                    sys.executable, str(tmp / "ar.py"), str(table), "model", "accuracy",
+                    "dataset", str(tmp / f"ar_{table.stem}")]
         times: dict[str, list[float]] = {k: [] for k in runs}
         for _ in range(args.repeat):
             for name, cmd in runs.items():
@@ -117,11 +145,13 @@ def main() -> None:
           f"{args.repeat} runs each")
     for name, ts in times.items():
         print(f"{name:48s} min {min(ts):6.2f} s   median {statistics.median(ts):6.2f} s")
-    ar = times.get("autorank 4 calls, 18 x 104")
-    if ar:
-        ratio = statistics.median(times["report, 18 x 104"]) / statistics.median(ar)
-        print(f"report / autorank on 18 x 104 (medians): {ratio:.2f}")
-    else:
+    compared = [k.removeprefix("autorank 4 calls, ") for k in times
+                if k.startswith("autorank")]
+    for label in compared:
+        ratio = (statistics.median(times[f"report, {label}"])
+                 / statistics.median(times[f"autorank 4 calls, {label}"]))
+        print(f"report / autorank on {label} (medians): {ratio:.2f}")
+    if not compared:
         print("autorank is not installed (pip install genexpy_nb[bench]): no ratio")
 
 
