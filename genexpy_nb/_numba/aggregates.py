@@ -458,9 +458,8 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
     """Median, IQM, mean and mean of clipped scores of replicates ``b0 .. b1 - 1``.
 
     The values of :func:`bootstrap_aggregates` without the task bootstrap, on the same
-    draws, computed for a batch of R replicates side by side: the median and the mean
-    have its bits; the IQM and the mean of clipped scores add the same terms in another
-    order (a difference of a few units in the last place).
+    draws, computed for a batch of R replicates side by side (the same terms added in
+    another order: a difference of a few units in the last place).
 
     Parameters
     ----------
@@ -491,10 +490,9 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
     -----
     Slot t of every replicate of the batch is drawn, its counts kept in an ``n x R``
     array, and each alternative's slot sum of each replicate is accumulated cell by cell
-    with the replicates innermost: one multiply-add per (cell, alternative, replicate)
-    over contiguous replicates, which the compiler vectorises, instead of one chain per
-    replicate through an array of alternatives (each sum in cell order, as
-    :func:`bootstrap_aggregates`). The median of the T task means
+    with the replicates innermost (:func:`_slot_sums`): multiply-adds over contiguous
+    replicates, which the compiler vectorises, instead of one chain per replicate through
+    an array of alternatives. The median of the T task means
     is selected among those in a window of the observed task means around their median
     (one branch-free pass gathers them and counts those below); only when the
     replicate's median falls outside the window are all T selected from. The IQM's two
@@ -511,7 +509,6 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
     P = np.empty((A, R))  # the slot sums
     tot = np.empty((A, R))
     tm = np.empty((A, T, R))  # the task means, replicates side by side
-    col = np.empty(T)
     states = np.empty(R, dtype=np.uint64)
     runs = np.empty(n, dtype=np.int64)
     buf = np.empty(T)
@@ -536,13 +533,10 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
                 for j in range(n):
                     C[runs[j], r] += 1.0
             P[:, :nr] = 0.0
+            _slot_sums(scores, C, base, n, nr, P)
             for j in range(n):
                 for r in range(nr):
                     counts[base + j, r] = int(C[j, r])
-                for a in range(A):
-                    s = scores[base + j, a]
-                    for r in range(nr):
-                        P[a, r] += C[j, r] * s
                 C[j, :nr] = 0.0
             for a in range(A):
                 for r in range(nr):
@@ -553,9 +547,7 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
             p_hi = tsorted[a, min(T - 1, h + halfwidth)]
             for r in range(nr):
                 b = r0 + r
-                for t in range(T):
-                    col[t] = tm[a, t, r]
-                out[b, a, 0] = _median_window(col, h, p_lo, p_hi, buf, full)
+                out[b, a, 0] = _median_window(tm[a, :, r], h, p_lo, p_hi, buf, full)
                 out[b, a, 2] = tot[a, r] / N
             order = orders[a]
             vals = sorted_vals[a]
@@ -578,6 +570,40 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
         for i in range(N):
             for r in range(nr):
                 counts[i, r] = 0
+
+
+@jit_exact
+def _slot_sums(scores, C, base, n, nr, P):
+    """Add ``sum_j C[j, r] scores[base + j, a]`` to ``P[a, r]`` (r < nr).
+
+    Four cells at a time (``P`` is read and written once per four: the loop is bound by
+    those), the replicates innermost, in a fixed order.
+    """
+    A = scores.shape[1]
+    q = 0
+    while q + 4 <= n:
+        c0 = C[q]
+        c1 = C[q + 1]
+        c2 = C[q + 2]
+        c3 = C[q + 3]
+        i = base + q
+        for a in range(A):
+            s0 = scores[i, a]
+            s1 = scores[i + 1, a]
+            s2 = scores[i + 2, a]
+            s3 = scores[i + 3, a]
+            p = P[a]
+            for r in range(nr):
+                p[r] += (c0[r] * s0 + c1[r] * s1) + (c2[r] * s2 + c3[r] * s3)
+        q += 4
+    while q < n:
+        c0 = C[q]
+        for a in range(A):
+            s0 = scores[base + q, a]
+            p = P[a]
+            for r in range(nr):
+                p[r] += c0[r] * s0
+        q += 1
 
 
 @jit_exact
@@ -616,15 +642,8 @@ def _ends_batched(counts, order, vals, need, window, reach, nr, step, cum, part,
         scum[:nr] = cum[:nr]
         spart[:nr] = part[:nr]
         _bulk(counts, order, vals, kb, step, snap - m, nr, scum, spart)
+    k = _near_cut(counts, order, vals, k, step, e - m, np.float64(need), nr, cum, acc)
     needf = np.float64(need)
-    for _ in range(m, e):
-        o = order[k]
-        v = vals[k]
-        for r in range(nr):
-            c = np.float64(counts[o, r])
-            acc[r] += min(c, max(needf - cum[r], 0.0)) * v
-            cum[r] += c
-        k += step
     for r in range(nr):
         if res[r] >= needf:  # the cut is inside the bulk: walk the whole end
             res[r] = _walk_col(counts, order, vals, need, k0, step, 0, r)
@@ -633,6 +652,50 @@ def _ends_batched(counts, order, vals, need, window, reach, nr, step, cum, part,
                                         acc[r])
         else:
             res[r] = part[r] + acc[r]
+
+
+@jit_exact
+def _near_cut(counts, order, vals, k, step, count, need, nr, cum, acc):
+    """Add to ``acc[r]`` the shares below replicate r's cut of ``count`` sorted positions.
+
+    From ``k`` on: a cell drawn c times with ``cum[r]`` drawn before it adds
+    ``min(c, max(need - cum[r], 0))`` times its score (nothing past the cut); four
+    positions at a time, in a fixed order. Returns the next position.
+    """
+    q = 0
+    while q + 4 <= count:
+        c0 = counts[order[k]]
+        c1 = counts[order[k + step]]
+        c2 = counts[order[k + 2 * step]]
+        c3 = counts[order[k + 3 * step]]
+        v0 = vals[k]
+        v1 = vals[k + step]
+        v2 = vals[k + 2 * step]
+        v3 = vals[k + 3 * step]
+        for r in range(nr):
+            a0 = np.float64(c0[r])
+            a1 = np.float64(c1[r])
+            a2 = np.float64(c2[r])
+            a3 = np.float64(c3[r])
+            u0 = need - cum[r]
+            u1 = u0 - a0
+            u2 = u1 - a1
+            u3 = u2 - a2
+            acc[r] += ((min(a0, max(u0, 0.0)) * v0 + min(a1, max(u1, 0.0)) * v1)
+                       + (min(a2, max(u2, 0.0)) * v2 + min(a3, max(u3, 0.0)) * v3))
+            cum[r] += (a0 + a1) + (a2 + a3)
+        k += 4 * step
+        q += 4
+    while q < count:
+        cr = counts[order[k]]
+        v = vals[k]
+        for r in range(nr):
+            c = np.float64(cr[r])
+            acc[r] += min(c, max(need - cum[r], 0.0)) * v
+            cum[r] += c
+        k += step
+        q += 1
+    return k
 
 
 @jit_exact

@@ -279,7 +279,7 @@ _REPS_PER_STEP = 4096
 #: most bytes of the draws' counts of one batch of replicates (per thread)
 _BATCH_BYTES = 1 << 20
 #: the IQM's ends: the batch sums this many sqrt(N) about each expected cut together
-_CUT_SDS = 2.0
+_CUT_SDS = 1.5
 _CUT_PAD = 16
 #: the median's window: T / this many of the observed task means on either side of theirs
 _MEDIAN_WINDOW = 10
