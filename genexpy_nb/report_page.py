@@ -587,7 +587,10 @@ def _missing_how(rep: Mapping[str, Any], unit: str) -> str:
 
 
 def _nstar_words(r: Mapping[str, Any]) -> str:
-    """n* with its interval, as text."""
+    """n* with its interval, as text; none where the verdict is unsure (as the answer says)."""
+    if str(r.get("verdict", "")).startswith("unsure"):
+        return "none (unsure)"
+
     def num(x: Any) -> str:
         return "-" if x is None else ("inf" if x == float("inf") else f"{x:.0f}")
     return f"{num(r['nstar'])} [{num(r['nstar_lo'])}, {num(r['nstar_hi'])}]"
@@ -595,8 +598,10 @@ def _nstar_words(r: Mapping[str, Any]) -> str:
 
 def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
     p = rep["plan"]
+    # an unsure row promises no number of conditions: its 0 would read as "none needed"
     rows = [[r["priority"], _config_label(study, r["config_id"]), r["N"], r["conclusion"],
-             r["to_run"], r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
+             "none promised" if str(r["verdict"]).startswith("unsure") else r["to_run"],
+             r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
     html, md = _table(["priority", "configuration", "N", "the conclusion that needs most",
                        f"{unit}s to add", "verdict", "why"], rows)
     lead = (f"Extend the configurations in this order: each row says how many more {unit}s "
