@@ -98,10 +98,17 @@ def correlated(args):
 
 
 def aggregates(args):
-    """Robust aggregates with intervals at 20 x 50 x 200 against rliable (scaled)."""
+    """Robust aggregates with intervals at 20 x 50 x 200 against rliable (scaled).
+
+    Ours at one thread and at the default (all cores), rliable, interleaved; then the
+    Monte Carlo standard error of each interval end (``low_mc_error``, ``high_mc_error``)
+    of our run, per aggregate (the median over the 20 algorithms), at the replicates timed
+    and scaled to 50,000 (it shrinks as ``1 / sqrt(reps)``).
+    """
     import oracles
 
     from genexpy_nb import aggregates as ag
+    from genexpy_nb._numba import threads
     from genexpy_nb.aggregates.estimates import REPS
 
     library, metrics = oracles.rliable()
@@ -115,19 +122,33 @@ def aggregates(args):
 
     ag.interval_estimates({"w": scores["algo0"][:, :5]}, reps=10, progress=False)  # warm-up
     r_ours, r_theirs = args.reps, args.rliable_reps
-    tours, ttheirs = [], []
-    for _ in range(3):  # interleaved: ours, rliable, ours, rliable, ours, rliable
+    t1, tall, ttheirs = [], [], []
+    out = None
+    for _ in range(3):  # interleaved: ours (1 thread), ours (all), rliable, ...
+        with threads(1):
+            t = time.perf_counter()
+            ag.interval_estimates(scores, reps=r_ours, progress=False)
+            t1.append((time.perf_counter() - t) * REPS / r_ours)
         t = time.perf_counter()
-        ag.interval_estimates(scores, reps=r_ours, progress=False)
-        tours.append((time.perf_counter() - t) * REPS / r_ours)
+        out = ag.interval_estimates(scores, reps=r_ours, progress=False)
+        tall.append((time.perf_counter() - t) * REPS / r_ours)
         t = time.perf_counter()
         library.get_interval_estimates(scores, f, reps=r_theirs)
         ttheirs.append((time.perf_counter() - t) * REPS / r_theirs)
-    row("4 aggregates + CIs, 20 x 50 x 200, 50,000 replicates", statistics.median(tours),
-        statistics.median(ttheirs),
-        f"(timed at {r_ours:,} ours, {r_theirs:,} rliable, scaled to 50,000; runs: ours "
-        + ", ".join(f"{t:.0f}" for t in tours) + " s, rliable "
-        + ", ".join(f"{t:.0f}" for t in ttheirs) + " s)")
+    note = (f"(timed at {r_ours:,} ours, {r_theirs:,} rliable, scaled to 50,000; runs: ours "
+            "{} s, rliable " + ", ".join(f"{t:.0f}" for t in ttheirs) + " s)")
+    for label, ts in (("1 thread", t1), ("all cores", tall)):
+        row(f"4 aggregates + CIs, 20x50x200, 50k reps, {label}", statistics.median(ts),
+            statistics.median(ttheirs), note.format(", ".join(f"{t:.1f}" for t in ts)))
+    scale = (r_ours / REPS) ** 0.5
+    print(f"  Monte Carlo standard error of the interval ends at {r_ours:,} replicates "
+          f"(x{scale:.2f} at 50,000), median over the 20 algorithms:")
+    for agg in ("median", "iqm", "mean", "optimality_gap"):
+        part = out.filter(out["aggregate"] == agg)
+        lo, hi = part["low_mc_error"].median(), part["high_mc_error"].median()
+        width = (part["high"] - part["low"]).median()
+        print(f"    {agg:<15} low {lo:.2e}  high {hi:.2e}  (interval width {width:.3f}; "
+              f"at 50,000: {lo * scale:.1e}, {hi * scale:.1e})")
 
 
 PARTS = {"nemenyi": nemenyi, "correlated": correlated, "aggregates": aggregates}

@@ -511,7 +511,9 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
     tm = np.empty((A, T, R))  # the task means, replicates side by side
     states = np.empty(R, dtype=np.uint64)
     runs = np.empty(n, dtype=np.int64)
-    buf = np.empty(T)
+    bufs = np.empty((R, T))
+    nbelow = np.empty(R, dtype=np.int64)
+    nin = np.empty(R, dtype=np.int64)
     full = np.empty(T)
     h = T // 2
     cumf = np.empty(R)
@@ -545,10 +547,10 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
         for a in range(A):
             p_lo = tsorted[a, max(0, h - 1 - halfwidth)]
             p_hi = tsorted[a, min(T - 1, h + halfwidth)]
+            _medians_batched(tm[a], nr, h, p_lo, p_hi, bufs, nbelow, nin, full,
+                             out[r0:r0 + nr, a, 0])
             for r in range(nr):
-                b = r0 + r
-                out[b, a, 0] = _median_window(tm[a, :, r], h, p_lo, p_hi, buf, full)
-                out[b, a, 2] = tot[a, r] / N
+                out[r0 + r, a, 2] = tot[a, r] / N
             order = orders[a]
             vals = sorted_vals[a]
             # the clipped scores' sum from the end nearer to gamma's sorted position, read
@@ -748,28 +750,33 @@ def _walk_on(counts, order, sorted_vals, need, k, step, cum, r, acc):
 
 
 @jit_exact
-def _median_window(x, h, p_lo, p_hi, buf, full):
-    """Return ``np.median(x)`` (``h = len(x) // 2``), selecting among x in [p_lo, p_hi].
+def _medians_batched(tm, nr, h, p_lo, p_hi, bufs, nbelow, nin, full, res):
+    """Write ``np.median(tm[:, r])`` to ``res[r]`` for each replicate r of the batch.
 
-    One branch-free pass counts the values below ``p_lo`` and gathers those in the
-    window into ``buf``; when the ranks the median needs (h, and h - 1 for an even
-    length) are among them, they are selected there, else from a copy of all of ``x``
-    (``full``). ``x`` is not reordered.
+    One branch-free pass over the task means ``tm`` (T x R, replicates side by side)
+    counts each replicate's means below ``p_lo`` and gathers those in ``[p_lo, p_hi]``
+    into its row of ``bufs``; each median (rank ``h = T // 2``, and ``h - 1`` for an even
+    T, as ``np.median``) is then selected there, or from all T where its ranks are not
+    among them.
     """
-    T = x.size
-    below = 0
-    k = 0
-    for i in range(T):
-        v = x[i]
-        buf[k] = v
-        below += v < p_lo
-        k += (v >= p_lo) & (v <= p_hi)
-    if below <= h - 1 and below + k > h:
-        y = buf[:k]
-        return _median_ranked(y, h - below, T % 2)
-    for i in range(T):
-        full[i] = x[i]
-    return _median_inplace(full, h)
+    T = tm.shape[0]
+    nbelow[:nr] = 0
+    nin[:nr] = 0
+    for t in range(T):
+        row = tm[t]
+        for r in range(nr):
+            v = row[r]
+            bufs[r, nin[r]] = v
+            nbelow[r] += v < p_lo
+            nin[r] += (v >= p_lo) & (v <= p_hi)
+    for r in range(nr):
+        below = nbelow[r]
+        if below <= h - 1 and below + nin[r] > h:
+            res[r] = _median_ranked(bufs[r, :nin[r]], h - below, T % 2)
+        else:
+            for t in range(T):
+                full[t] = tm[t, r]
+            res[r] = _median_inplace(full, h)
 
 
 @jit_exact

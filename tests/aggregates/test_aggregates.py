@@ -187,13 +187,18 @@ def test_median_by_selection_equals_numpy(x):
                     elements=st.sampled_from([-1.5, 0.0, 0.25, 0.5, 2.0, 7.0])),
        lo=st.sampled_from([-2.0, 0.0, 0.25, 0.5, 3.0]), width=st.sampled_from([0.0, 0.3, 9.0]))
 def test_median_in_a_window_equals_numpy(x, lo, width):
-    # the window [lo, lo + width] holds the median's ranks or not (then all are selected)
-    from genexpy_nb._numba.aggregates import _median_window
+    # the window [lo, lo + width] holds the median's ranks or not (then all are selected);
+    # two replicates side by side: x and its reverse
+    from genexpy_nb._numba.aggregates import _medians_batched
 
-    y = x.copy()
-    got = _median_window(y, x.size // 2, lo, lo + width, np.empty(x.size), np.empty(x.size))
-    assert got == np.median(x)
-    assert np.array_equal(y, x)  # not reordered
+    T = x.size
+    tm = np.ascontiguousarray(np.stack([x, x[::-1]], axis=1))
+    before = tm.copy()
+    res = np.empty(2)
+    _medians_batched(tm, 2, T // 2, lo, lo + width, np.empty((2, T)), np.empty(2, np.int64),
+                     np.empty(2, np.int64), np.empty(T), res)
+    assert res[0] == np.median(x) and res[1] == np.median(x)
+    assert np.array_equal(tm, before)  # not reordered
 
 
 def test_intervals_with_counts_beyond_a_byte_equal_naive_twin():
