@@ -127,6 +127,19 @@ class Routes:
     #: numba kernels: below this many basic operations a call runs on the calling thread (a
     #: thread pool costs tens of microseconds)
     parallel_min_work: float = 2_000_000
+    #: n* analysis: configurations with more conditions than this take the large-study path
+    #: (a thinned grid of sample sizes, one batched kernel; see
+    #: ``genexpy_nb.generalizability.large``). Unlike the bounds above this one changes the
+    #: numbers (other draws, fewer sizes): at or below it every output is the paper's
+    large_study_min_N: float = 1000
+    #: large-study path: supports up to this many distinct results keep their kernel matrix
+    #: (and the closed forms their exact support); beyond, kernel values are computed on the
+    #: fly and the closed-form parts use a seeded subsample of this many conditions
+    large_support_m: float = 2000
+    #: large-study path: RBF supports up to this many distinct results keep their matrix
+    #: (288 MB at 6,000; an exponential per value on the fly is 5x slower than a look-up);
+    #: Mallows values on the fly are as fast as a look-up, from ``large_support_m`` on
+    large_rbf_matrix_m: float = 6000
 
 
 #: the routes in force (see :class:`Routes` and :func:`force_route`)

@@ -57,10 +57,18 @@ def _large_study() -> list:
     study = Study(df, alternatives="alternative", target="score", generalize="condition",
                   higher_is_better=True)
     analyze(study, [Borda("a0"), Jaccard(1), Mallows(), RBF()], rep=4, progress=False)
+    # the large-study path (a thinned grid, one batched kernel): matrix look-ups, Mallows
+    # and RBF values on the fly, and the draws the tests compare with
+    from .generalizability import large
+
+    with config.force_route(large_study_min_N=8, large_support_m=4, large_rbf_matrix_m=4):
+        analyze(study, [Borda("a0"), Jaccard(1), Mallows(), RBF()], rep=4, progress=False)
+    large.large_pairs(N, np.array([2, 4]), 2, 0)
     from ._numba import core
+    from ._numba import large as kl
 
     return [core.above_bitsets, core.popcount_gram, core.rbf_rows, core.mmd_rows,
-            core.first_order]
+            core.first_order, kl.mmd_units, kl.draw_units]
 
 
 def _variability() -> list:

@@ -62,6 +62,10 @@ from .fit import (
 )
 from .interval import INTERVAL_LEVEL
 from .kernels import Borda, Kernel, rbf_degeneracy
+from .large import LARGE_KEY as _LARGE_KEY
+from .large import applies as _large_applies
+from .large import grid_note, large_grid, large_support, mmd_grid, subsample_support
+from .large import work_progress as _work_progress
 from .mmd import MODES, kernel_support, mmd_from_pairs
 from .ngen import min_N_for_points, min_N_for_two_points, mmd_quantile, ngen, resolve_grid
 from .questions import check_question, default_alternative, score_thresholds
@@ -84,6 +88,11 @@ class ConfigDistributions:
     null_ns: np.ndarray | None = None
     #: why a kernel's matrix cannot discriminate (RBF), per kernel index, once computed
     degenerate: dict[int, str | None] = field(default_factory=dict)
+    #: large-study path: "thinned grid: S sizes up to n_top" (None on the full grid)
+    grid_note: str | None = None
+    #: large-study path: per kernel, the results the closed forms read (a subsample of the
+    #: conditions beyond ``config.ROUTES.large_support_m`` distinct results; None: all)
+    cf_rows: list | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +116,9 @@ class AnalysisSetup:
     config_ids: list[int]
 
     def grid_fn(self, N: int) -> np.ndarray:
-        """Return the grid of sample sizes for N results."""
+        """Return the grid of sample sizes for N results (thinned on the large-study path)."""
+        if _large_applies(N, self.grid, self.disjoint, self.replace):
+            return large_grid(N)
         return resolve_grid(self.grid, N, self.disjoint, self.replace)
 
 
@@ -152,13 +163,17 @@ def check_analysis(study: Study, kernels: Sequence[Kernel], *, rep: int, seed: S
     replace = bool(replace)
 
     def grid_fn(N: int) -> np.ndarray:
+        if _large_applies(N, grid, disjoint, replace):
+            return large_grid(N)
         return resolve_grid(grid, N, disjoint, replace)
 
     min_N = min_N_for_two_points(grid_fn)
     min_N3 = min_N_for_points(grid_fn, MIN_GRID_POINTS)
     ids = (sorted(s.config_id for s in study.samples()) if configurations is None
            else [study.config_id(c) for c in configurations])
-    _check_support_memory(study, ids)
+    # the large-study path never builds a matrix beyond config.ROUTES.large_support_m rows
+    _check_support_memory(study, [c for c in ids if not _large_applies(
+        study.sample(c).N, grid, disjoint, replace)])
     check_rep_memory(rep, [study.sample(c).N for c in ids], grid_fn, len(kernels))
     if not (n_jobs is None or n_jobs == -1):  # as _numba.threads, which runs later
         check_positive_int("n_jobs", n_jobs)
@@ -254,6 +269,22 @@ def nstar_frame(cols: dict, study: Study, interval: bool = True, null: bool = Tr
     return frame.select(order)
 
 
+def with_grid_notes(frame: pl.DataFrame, notes: dict) -> pl.DataFrame:
+    """Add the column ``grid`` before ``reason`` when a configuration's grid was thinned.
+
+    ``notes`` maps config_id to "thinned grid: S sizes up to n_top" or None (the full
+    grid); the frame is returned as it is when every grid is the full one.
+    """
+    notes = {c: v for c, v in notes.items() if v}
+    if not notes:
+        return frame
+    col = pl.DataFrame({"config_id": list(notes), "grid": list(notes.values())},
+                       schema={"config_id": frame.schema["config_id"], "grid": pl.String})
+    out = frame.join(col, on="config_id", how="left", maintain_order="left")
+    order = [c for c in frame.columns if c != "reason"] + ["grid", "reason"]
+    return out.select(order)
+
+
 class GeneralizabilityAnalysis:
     """All configurations x kernels of a study: cached MMD_n distributions and n*.
 
@@ -322,8 +353,13 @@ class GeneralizabilityAnalysis:
                 ids_iter = tqdm(ids, desc="MMD distributions", unit="config", leave=False)
             else:
                 ids_iter = ids
-            sizes = (sizes_progress(grid_fn(study.sample(ids[0]).N))
-                     if progress and len(ids) == 1 else None)
+            sizes = None
+            if progress and len(ids) == 1:
+                N0 = study.sample(ids[0]).N
+                sizes = (_work_progress(grid_fn(N0), self.rep,
+                                        len(self.kernels) * (2 if self.null else 1))
+                         if _large_applies(N0, grid, self.disjoint, self.replace)
+                         else sizes_progress(grid_fn(N0)))
             for cid in ids_iter:
                 self.dists[cid] = self._compute(study.sample(cid), grid_fn,
                                                 on_size=None if sizes is None else sizes.update)
@@ -332,6 +368,8 @@ class GeneralizabilityAnalysis:
 
     def _compute(self, s: ConfigurationSample, grid_fn,
                  on_size: Callable[[int], object] | None = None) -> ConfigDistributions:
+        if _large_applies(s.N, self.grid, self.disjoint, self.replace):
+            return self._compute_large(s, on_size)
         ns = grid_fn(s.N)
         rng = child_seed(self.seed, s.config_id)
         nk = len(self.kernels)
@@ -377,6 +415,47 @@ class GeneralizabilityAnalysis:
         return ConfigDistributions(s, self.kernels, ns, out, sups, null_mmd=null_out,
                                    null_supports=null_sups,
                                    null_ns=None if null_sups is None else ns[keep])
+
+    def _compute_large(self, s: ConfigurationSample,
+                       on_work: Callable[[float], object] | None = None
+                       ) -> ConfigDistributions:
+        """Compute the MMD_n distributions of one configuration on the large-study path.
+
+        A thinned grid (``genexpy_nb.generalizability.large``), one batched kernel per
+        kernel, the pairs shared by the kernels and the baseline (same seed); the closed
+        forms read a subsample of the conditions beyond ``config.ROUTES.large_support_m``
+        distinct results.
+        """
+        ns = large_grid(s.N)
+        rng = child_seed(self.seed, s.config_id)
+        pair_seed = int(rng.integers(0, 2**63))
+        cf_rng = child_seed(self.seed, s.config_id, _LARGE_KEY)
+        out = np.empty((len(self.kernels), ns.size, self.rep))
+        sups, rows = [], []
+        for q, k in enumerate(self.kernels):
+            data = s.data_for(k)
+            out[q] = mmd_grid(large_support(k, data), s.N, ns, self.rep, pair_seed, on_work)
+            sup, r = subsample_support(k, data, cf_rng)
+            sups.append(sup)
+            rows.append(r)
+        null_out = null_sups = null_ns = None
+        if self.null:
+            s0 = self._exchanged_sample(s)
+            P = exchange_permutations(s, self.seed)
+            keep = null_sizes(ns.size)
+            null_ns = ns[keep]
+            null_out = np.empty((len(self.kernels), null_ns.size, self.rep))
+            null_sups = []
+            # the baseline reuses the pairs of the study at its sizes (common random numbers)
+            for q, k in enumerate(self.null_kernels):
+                data = (np.take_along_axis(s.data_for(k), P, axis=1) if k.on == "scores"
+                        else s0.data_for(k))
+                null_out[q] = mmd_grid(large_support(k, data), s.N, null_ns, self.rep,
+                                       pair_seed, on_work, positions=keep)
+                null_sups.append(subsample_support(k, data, cf_rng)[0])
+        return ConfigDistributions(s, self.kernels, ns, out, sups, null_mmd=null_out,
+                                   null_supports=null_sups, null_ns=null_ns,
+                                   grid_note=grid_note(ns), cf_rows=rows)
 
     def _exchanged_sample(self, s: ConfigurationSample) -> ConfigurationSample:
         """Return the configuration with its scores exchanged (:func:`exchange_scores`), cached."""
@@ -459,7 +538,7 @@ class GeneralizabilityAnalysis:
         key = (q, centring)
         if key not in cd.approx:
             k = self.kernels[q]
-            data = cd.sample.data_for(k)
+            data = cd.sample.data_for(k) if cd.cf_rows is None else cd.cf_rows[q]
             K = cd.supports[q][0]
             # the closed form works on the distinct results (the paper's support); reuse the
             # cached matrix when the kernel's support is those distinct results, in the same
@@ -567,7 +646,8 @@ class GeneralizabilityAnalysis:
         cols = self._nstar_columns(alphas, deltas, estimators, configurations, kernels,
                                    interval=interval, level=level, fit=fit, null=bool(null),
                                    null_level=null_level)
-        return self._nstar_frame(cols, interval, bool(null))
+        return with_grid_notes(self._nstar_frame(cols, interval, bool(null)),
+                               {cid: cd.grid_note for cid, cd in self.dists.items()})
 
     def _nstar_columns(self, alphas, deltas, methods, configurations=None, kernels=None, *,
                        interval: bool = True, level: float = INTERVAL_LEVEL,

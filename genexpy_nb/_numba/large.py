@@ -1,0 +1,227 @@
+"""Numba kernels of the large-study path of the n* analysis (paper Sec. 4.5).
+
+One call evaluates MMD_n for a block of (sample size, pair) units of one configuration and
+kernel: each unit draws its own pair of disjoint samples from a stream seeded by the unit's
+index (so the bits depend neither on the thread count nor on the blocks), then evaluates
+``MMD^2 = w' K w`` over the support points the pair touches, with the kernel values read
+from a matrix (small supports) or computed on the fly from the support's rows (Mallows:
+packed "above" bitsets; RBF: the score vectors), so that memory stays linear in the support.
+
+Arrays and scalars only; ``genexpy_nb.generalizability.large`` validates and prepares them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import jit_exact, jit_fast
+from .core import _popcount
+
+#: kernel values from the matrix ``K`` on the support
+KIND_MATRIX = 0
+#: Mallows values on the fly: ``table[c2 - 2 P - T_a - T_b]``, P from packed bitsets
+KIND_MALLOWS = 1
+#: RBF values on the fly: ``exp(-gamma ||x_a - x_b||^2)``
+KIND_RBF = 2
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_UNIT = np.uint64(0xD1B54A32D192ED03)
+
+
+@jit_exact
+def _next(s):
+    """Advance the splitmix64 state ``s[0]`` and return its next 64-bit output."""
+    s[0] += _GOLDEN
+    z = s[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@jit_exact
+def _below(s, k):
+    """Return a uniform integer in ``[0, k)`` from 53 random bits."""
+    u = float(_next(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    v = int(u * k)
+    return v if v < k else k - 1
+
+
+@jit_exact
+def draw_unit(seed, u, N, n, taken, buf):
+    """Draw the pair of unit ``u``: ``buf[:n]`` and ``buf[n:2n]``, 2n distinct of ``range(N)``.
+
+    Floyd's sampling of a 2n-subset (O(n), ``taken`` is all False on entry and on exit),
+    then a Fisher-Yates shuffle of it, so that the split into two samples is uniform: the
+    paper's "realistic" mode (two disjoint samples without replacement).
+    """
+    s = np.empty(1, dtype=np.uint64)
+    s[0] = np.uint64(seed) + np.uint64(u) * _UNIT
+    _next(s)
+    k = 2 * n
+    c = 0
+    for j in range(N - k, N):
+        t = _below(s, j + 1)
+        if taken[t]:
+            t = j
+        taken[t] = True
+        buf[c] = t
+        c += 1
+    for i in range(k - 1, 0, -1):
+        j = _below(s, i + 1)
+        tmp = buf[i]
+        buf[i] = buf[j]
+        buf[j] = tmp
+    for i in range(k):
+        taken[buf[i]] = False
+
+
+@jit_fast
+def _form_matrix(K, nz, wz, kk):
+    """``sum_p w_p (w_p K_pp + 2 sum_{q>p} K_pq w_q)`` over the touched points (matrix)."""
+    s = 0.0
+    for p in range(kk):
+        a = nz[p]
+        acc = 0.0
+        for q in range(p + 1, kk):
+            acc += K[a, nz[q]] * wz[q]
+        s += wz[p] * (wz[p] * K[a, a] + 2.0 * acc)
+    return s
+
+
+@jit_fast
+def _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt):
+    """Compute the same form with Mallows values from the packed bitsets (gathered first)."""
+    W = B.shape[1]
+    for p in range(kk):
+        a = nz[p]
+        Tt[p] = c2 - T[a]
+        for t in range(W):
+            Bt[p, t] = B[a, t]
+    s = 0.0
+    for p in range(kk):
+        acc = 0.0
+        base = Tt[p]
+        for q in range(p + 1, kk):
+            c = 0
+            for t in range(W):
+                c += _popcount(Bt[p, t] & Bt[q, t])
+            acc += table[base - T[nz[q]] - 2 * int(c)] * wz[q]
+        s += wz[p] * (wz[p] * table[0] + 2.0 * acc)
+    return s
+
+
+@jit_fast
+def _form_rbf(X, gamma, nz, wz, kk, Xt):
+    """Compute the same form with RBF values from the score vectors (gathered first)."""
+    na = X.shape[1]
+    for p in range(kk):
+        for t in range(na):
+            Xt[p, t] = X[nz[p], t]
+    s = 0.0
+    for p in range(kk):
+        acc = 0.0
+        for q in range(p + 1, kk):
+            d2 = 0.0
+            for t in range(na):
+                d = Xt[p, t] - Xt[q, t]
+                d2 += d * d
+            acc += np.exp(-gamma * d2) * wz[q]
+        s += wz[p] * (wz[p] + 2.0 * acc)
+    return s
+
+
+@jit_fast
+def mmd_units(kind, K, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, dense_from, u0,
+              u1, out):
+    """MMD_n of the units u0..u1 (unit ``u``: size ``ns[u // rep]``, pair ``u % rep``).
+
+    Unit u draws the pair ``pos[u // rep] * rep + u % rep`` (:func:`draw_unit`): a
+    subset of a grid's sizes draws the very pairs of the grid at those sizes.
+    ``out`` is (len(ns) * rep,); ``inv`` the support index of each of the N results; the
+    support has ``m`` points, and its kernel values come from ``kind`` (see
+    :data:`KIND_MATRIX`, :data:`KIND_MALLOWS`, :data:`KIND_RBF`). Per unit: the pair's
+    count differences on the support, then ``sum_p w_p (w_p k_pp + 2 sum_{q>p} k_pq w_q)``
+    over the k touched points with a nonzero difference (or ``sum_p w_p (K w)_p`` from the
+    matrix, contiguous reads, when k is more than ``dense_from`` m).
+    """
+    m = inv.max() + 1
+    nmax = 0
+    for j in range(ns.shape[0]):
+        if ns[j] > nmax:
+            nmax = ns[j]
+    taken = np.zeros(N, dtype=np.bool_)
+    buf = np.empty(2 * nmax, dtype=np.int64)
+    w = np.zeros(m)
+    seen = np.zeros(m, dtype=np.bool_)
+    nz = np.empty(min(m, 2 * nmax), dtype=np.int64)
+    wz = np.empty(min(m, 2 * nmax))
+    nz2 = np.empty(min(m, 2 * nmax), dtype=np.int64)
+    wz2 = np.empty(min(m, 2 * nmax))
+    cap = min(m, 2 * nmax) if kind != 0 else 1
+    Bt = np.empty((cap, B.shape[1]), dtype=np.uint64)
+    Tt = np.empty(cap, dtype=np.int64)
+    Xt = np.empty((cap, X.shape[1]))
+    for u in range(u0, u1):
+        j = u // rep
+        n = ns[j]
+        draw_unit(seed, pos[j] * rep + u % rep, N, n, taken, buf)
+        k = 0
+        for t in range(2 * n):
+            a = inv[buf[t]]
+            if not seen[a]:
+                seen[a] = True
+                nz[k] = a
+                k += 1
+            w[a] += 1.0 if t < n else -1.0
+        kk = 0
+        for t in range(k):
+            a = nz[t]
+            seen[a] = False
+            if w[a] != 0.0:
+                nz[kk] = a
+                wz[kk] = w[a]
+                kk += 1
+        if kind == 0 and kk > dense_from * m:
+            s = 0.0
+            for p in range(kk):
+                row = nz[p]
+                acc = 0.0
+                for b in range(m):
+                    acc += K[row, b] * w[b]
+                s += wz[p] * acc
+        elif kind == 0:
+            # the touched points in increasing order: the row reads of K go forward
+            order = np.argsort(nz[:kk])
+            for t in range(kk):
+                nz2[t] = nz[order[t]]
+                wz2[t] = wz[order[t]]
+            s = _form_matrix(K, nz2, wz2, kk)
+        elif kind == 1:
+            s = _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt)
+        else:
+            s = _form_rbf(X, gamma, nz, wz, kk, Xt)
+        for t in range(k):
+            w[nz[t]] = 0.0
+        v = s / float(n * n)
+        out[u] = np.sqrt(v) if v > 0.0 else 0.0
+
+
+@jit_exact
+def draw_units(seed, N, ns, rep, u0, u1, IX, IY):
+    """Write the pairs that :func:`mmd_units` draws for the units u0..u1, as index rows.
+
+    ``IX``, ``IY`` are (u1 - u0, max n); row ``u - u0`` holds unit u's samples in its
+    first ``ns[u // rep]`` columns (a check of the draws, and the naive twin's input).
+    """
+    nmax = 0
+    for j in range(ns.shape[0]):
+        if ns[j] > nmax:
+            nmax = ns[j]
+    taken = np.zeros(N, dtype=np.bool_)
+    buf = np.empty(2 * nmax, dtype=np.int64)
+    for u in range(u0, u1):
+        n = ns[u // rep]
+        draw_unit(seed, u, N, n, taken, buf)
+        for t in range(n):
+            IX[u - u0, t] = buf[t]
+            IY[u - u0, t] = buf[n + t]

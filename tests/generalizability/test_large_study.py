@@ -1,0 +1,162 @@
+"""The large-study path of the n* analysis (a thinned grid, one batched kernel).
+
+A small forced bound (``config.force_route(large_study_min_N=100)``) sends a study of
+N = 300 conditions down the path in about a second; speed is measured in
+``benchmarks/bench_large_study.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import genexpy_nb as gx
+from genexpy_nb import config
+from genexpy_nb.generalizability import large
+from genexpy_nb.generalizability.kernels import RBF, Borda, Jaccard, Mallows
+from genexpy_nb.generalizability.mmd import mmd
+
+N, NA = 300, 7
+
+
+def _scores(N=N, na=NA, seed=1, signal=1.0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(N, na)) + signal * np.linspace(1.0, 0.0, na)
+
+
+def _study(N=N, na=NA, seed=1, signal=1.0):
+    import toys
+
+    return toys.scores_study(_scores(N, na, seed, signal), block_names="d{:05d}")
+
+
+def _rankings(S):
+    R = np.argsort(np.argsort(-S, axis=1), axis=1)
+    R[::4, 1] = R[::4, 0]  # ties
+    return R
+
+
+KERNELS = [Jaccard(k=1), Borda(), Mallows(), RBF()]
+
+
+@pytest.mark.parametrize("n_cond", [11, 101, 300, 1001, 2000, 5000, 20000, 10**6])
+@pytest.mark.parametrize("bound", [100, 1000])
+def test_grid_monotone_distinct_even_and_drawable(n_cond, bound):
+    with config.force_route(large_study_min_N=bound):
+        ns = large.large_grid(n_cond)
+        top = large.large_top(n_cond)
+    assert ns.size >= 2 and ns[0] == 2 and ns[-1] == top
+    assert np.all(np.diff(ns) > 0) and np.all(ns % 2 == 0)
+    assert 2 * ns[-1] <= n_cond
+    assert ns.size <= large.LARGE_GRID_SIZES
+    if n_cond > bound:  # capped: the work at the top grows as N
+        assert top <= max(2, 0.5 * bound * np.sqrt(n_cond / bound))
+        assert ns.size >= min(30, top // 2)
+
+
+def test_path_applies_only_above_the_bound_and_by_default_only():
+    with config.force_route(large_study_min_N=100):
+        assert large.applies(101, None, True, False)
+        assert not large.applies(100, None, True, False)
+        assert not large.applies(300, [2, 4], True, False)  # a grid of one's own
+        assert not large.applies(300, None, True, True)  # another resampling mode
+        assert not large.applies(300, None, False, False)
+
+
+def test_draws_are_disjoint_seeded_and_independent_per_unit():
+    ns = np.array([2, 10, 40, 150])
+    a = large.large_pairs(N, ns, 30, 7)
+    b = large.large_pairs(N, ns, 30, 7)
+    c = large.large_pairs(N, ns, 30, 8)
+    for (IX, IY), (JX, JY), (KX, _) in zip(a, b, c, strict=True):
+        assert np.array_equal(IX, JX) and np.array_equal(IY, JY)
+        assert not np.array_equal(IX, KX)
+        both = np.concatenate((IX, IY), axis=1)
+        assert both.min() >= 0 and both.max() < N
+        assert all(np.unique(row).size == row.size for row in both)
+    # every index is about equally likely (a biased draw would fail)
+    IX, IY = large.large_pairs(N, np.array([150]), 400, 3)[0]
+    hits = np.bincount(np.concatenate((IX, IY)).ravel(), minlength=N)
+    assert hits.min() > 0.7 * hits.mean() and hits.max() < 1.3 * hits.mean()
+    # the first sample is a uniform half: index 0 lands in X as often as in Y
+    inx, iny = (IX == 0).sum(), (IY == 0).sum()
+    assert abs(inx - iny) < 4 * np.sqrt(inx + iny)
+
+
+@pytest.mark.parametrize("which", ["jaccard", "borda", "mallows", "rbf"])
+@pytest.mark.parametrize("matrix_m", [10**9, 10])
+def test_batched_kernel_equals_its_naive_twin(which, matrix_m):
+    S = _scores()
+    R = _rankings(S)
+    kern = {"jaccard": Jaccard(k=2), "borda": Borda(0), "mallows": Mallows(),
+            "rbf": RBF(scale="raw")}[which].resolve(NA)
+    data = S if which == "rbf" else R
+    ns = np.array([2, 6, 20, 64, 150])
+    with config.force_route(large_support_m=matrix_m, large_rbf_matrix_m=matrix_m):
+        sup = large.large_support(kern, data)
+        out = large.mmd_grid(sup, N, ns, 12, 99)
+    if matrix_m == 10 and which in ("mallows", "rbf"):
+        assert sup.kind != 0  # on the fly
+    pairs = large.large_pairs(N, ns, 12, 99)
+    ref = np.array([[mmd(data[IX[r]], data[IY[r]], kern) for r in range(12)]
+                    for IX, IY in pairs])
+    np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
+
+
+def test_baseline_positions_draw_the_study_pairs():
+    S = _scores()
+    kern = Mallows().resolve(NA)
+    sup = large.large_support(kern, _rankings(S))
+    ns = np.array([2, 8, 30, 90])
+    full = large.mmd_grid(sup, N, ns, 10, 5)
+    part = large.mmd_grid(sup, N, ns[[1, 3]], 10, 5, positions=np.array([1, 3]))
+    assert np.array_equal(part, full[[1, 3]])
+
+
+def _analyze(study, **kw):
+    return gx.analyze(study, KERNELS, alphas=[0.9, 0.95], deltas=[0.05, 0.1], progress=False,
+                      **kw)
+
+
+def test_same_bits_at_one_and_two_threads_and_for_the_same_seed():
+    st = _study()
+    with config.force_route(large_study_min_N=100, large_support_m=60,
+                            large_rbf_matrix_m=60):
+        a = _analyze(st, n_jobs=1)
+        b = _analyze(st, n_jobs=2)
+        c = _analyze(st, n_jobs=2)
+        d = _analyze(st, n_jobs=1, seed=1)
+        note = large.grid_note(large.large_grid(N))
+    assert a.equals(b) and b.equals(c)
+    assert not a.equals(d)
+    assert a["grid"].unique().to_list() == [note] == ["thinned grid: 43 sizes up to 86"]
+
+
+def test_thinned_grid_agrees_with_the_full_one_on_a_clear_signal():
+    st = _study(signal=1.0)
+    full = _analyze(st)
+    with config.force_route(large_study_min_N=100, large_support_m=80,
+                            large_rbf_matrix_m=80):
+        thin = _analyze(st)
+    assert "grid" not in full.columns and thin["grid"].null_count() == 0
+    key = ["kernel", "alpha", "delta", "method"]
+    f = full.filter(pl.col("method") == "resample").sort(key)
+    t = thin.filter(pl.col("method") == "resample").sort(key)
+    ratio = (t["nstar"] / f["nstar"]).to_numpy()
+    # resampling noise moves n* by a few percent here; a wrong MMD (a factor sqrt 2, the
+    # wrong samples) moves it by a factor 2
+    assert np.all(np.abs(np.log(ratio)) < np.log(1.2)), ratio
+    # and each estimate lies in the other's interval, widened by its own noise
+    assert np.all(t["nstar"].to_numpy() <= 1.2 * f["nstar_hi"].to_numpy())
+    assert np.all(t["nstar"].to_numpy() >= f["nstar_lo"].to_numpy() / 1.2)
+    # the baseline is no closer to the study than on the full grid
+    assert np.all(np.isfinite(t["nstar_null"].to_numpy()))
+
+
+def test_at_or_below_the_bound_nothing_changes():
+    st = _study(N=120)
+    a = _analyze(st)
+    with config.force_route(large_study_min_N=120):
+        b = _analyze(st)
+    assert a.equals(b) and "grid" not in b.columns
