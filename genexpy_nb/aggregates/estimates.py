@@ -282,7 +282,7 @@ _BATCH_BYTES = 1 << 20
 _CUT_SDS = 1.5
 _CUT_PAD = 16
 #: the median's window: T / this many of the observed task means on either side of theirs
-_MEDIAN_WINDOW = 10
+_MEDIAN_WINDOW = 20
 #: most replicate values held at once (replicates x alternatives x 4): alternatives per call
 _REPLICATE_CELLS = 1 << 24
 
