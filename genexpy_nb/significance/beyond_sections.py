@@ -181,13 +181,23 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
         Paragraph((f"Aggregates over the {int(keep.sum())} complete blocks with "
                    f"{confidence_level:.0%} bootstrap intervals ({reps} resamples of the "
                    f"blocks; Agarwal et al. 2021) of {units}; {direction} is better. IQM: "
-                   "the mean of the middle half of the scores." + why,)),
-        Table(("alternative", "aggregate", "estimate", "interval"),
-              tuple((Data(r["alternative"]), r["aggregate"], f"{r['estimate']:.4g}",
-                     f"[{r['low']:.4g}, {r['high']:.4g}]")
-                    for r in table.iter_rows(named=True)), "llrl"),
+                   "the mean of the middle half of the scores. Rows in the order of the "
+                   "mean ranks, best first." + why,)),
+        _aggregates_table(comparison, table, list(aggregates)),
     )
     return ReportSection("Robust aggregates", blocks, {"aggregates": table})
+
+
+def _aggregates_table(comparison: Any, table: pl.DataFrame, aggregates: list[str]) -> Table:
+    """One row per alternative (in the order of the mean ranks), one column per aggregate."""
+    cell = {(r["alternative"], r["aggregate"]): f"{r['estimate']:.4g} [{r['low']:.4g}, "
+            f"{r['high']:.4g}]" for r in table.iter_rows(named=True)}
+    order = [a for a in comparison.mean_ranks["alternative"].to_list()
+             if any((a, g) in cell for g in aggregates)]
+    names = {"iqm": "IQM", "optimality_gap": "optimality gap"}
+    return Table(("alternative", *(f"{names.get(g, g)} [interval]" for g in aggregates)),
+                 tuple((Data(a), *(cell.get((a, g), "") for g in aggregates))
+                       for a in order), "l" + "r" * len(aggregates))
 
 
 def _names_text(names: list[str]) -> str:

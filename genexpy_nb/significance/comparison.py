@@ -647,6 +647,25 @@ def _best_runs(res: Comparison) -> list:
     return runs + ["."]
 
 
+def _failed_names(res: Comparison, most: int = 5) -> list:
+    """Name the alternatives that failed in the tested blocks: " (SVR on 4 blocks, ...)"."""
+    failed = res.failed
+    if failed is None or not failed.height:
+        return []
+    counts = (failed.filter(~pl.col("handled").str.contains("tolerance"))
+              .group_by("alternative", maintain_order=True).len()
+              .sort("len", "alternative", descending=[True, False]))
+    if not counts.height:
+        return []
+    runs: list = [" ("]
+    for t, r in enumerate(counts.head(most).iter_rows(named=True)):
+        runs += ([", "] if t else []) + [Data(r["alternative"]),
+                                         f" on {plural(r['len'], 'block')}"]
+    if counts.height > most:
+        runs.append(f", and {plural(counts.height - most, 'more alternative')}")
+    return [*runs, ")"]
+
+
 def _paragraph(res: Comparison) -> list:
     om = res.omnibus
     blocks = ", ".join(res.blocks_columns)
@@ -658,9 +677,11 @@ def _paragraph(res: Comparison) -> list:
     runs.append(")")
     if res.n_missing:
         runs.append(f"; {plural(res.n_missing, 'result')} {'was' if res.n_missing == 1 else 'were'}"
-                    + (" missing and each block ranked the alternatives that had one"
-                       if res.missing == "available" else
-                       " missing, each counted as the worst result of its block"))
+                    " missing")
+        runs += _failed_names(res)
+        runs.append(" and each block ranked the alternatives that had one"
+                    if res.missing == "available" else
+                    ", each counted as the worst result of its block")
     rp = res.policy
     if rp.conditions_dropped or rp.alternatives_dropped:
         runs.append(f", after excluding {plural(rp.conditions_dropped, 'block')} and "
