@@ -176,23 +176,6 @@ def _bar(total: int, work: float, progress: bool | None, desc: str):
     return tqdm(total=total, desc=desc, unit="replicate", disable=not show, leave=False)
 
 
-def _mc_error(reps_values: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
-    """Monte Carlo standard error of each interval end (of its percentile), per column.
-
-    Distribution-free: the p-quantile of R replicates has the spread of the order
-    statistics at ranks ``R p +- sqrt(R p (1 - p))`` (one binomial standard deviation), so
-    half their distance is the standard error (for ``basic`` intervals too: their ends
-    are the reflections).
-    """
-    R = reps_values.shape[0]
-    ends = []
-    for p in ((1.0 - c) / 2.0, 1.0 - (1.0 - c) / 2.0):
-        d = math.sqrt(p * (1.0 - p) / R)
-        a, b = np.quantile(reps_values, [max(0.0, p - d), min(1.0, p + d)], axis=0)
-        ends.append(0.5 * (b - a))
-    return ends[0], ends[1]
-
-
 def _interval(est: np.ndarray, reps_values: np.ndarray, c: float, method: str
               ) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) per column from the replicates: arch's percentile / basic intervals."""
@@ -201,6 +184,29 @@ def _interval(est: np.ndarray, reps_values: np.ndarray, c: float, method: str
     if method == "basic":
         lo, hi = 2.0 * est - hi, 2.0 * est - lo
     return lo, hi
+
+
+def _interval_and_mc_error(est: np.ndarray, reps_values: np.ndarray, c: float, method: str
+                           ) -> tuple[np.ndarray, ...]:
+    """(low, high, low's Monte Carlo error, high's) per column, from one selection.
+
+    The ends are :func:`_interval`'s (the same quantiles). The Monte Carlo standard
+    error of each end is distribution-free: the p-quantile of R replicates has the spread
+    of the order statistics at ranks ``R p +- sqrt(R p (1 - p))`` (one binomial standard
+    deviation), so half their distance is the standard error (for ``basic`` intervals
+    too: their ends are the reflections). All six quantiles are asked for at once: one
+    selection per column.
+    """
+    R = reps_values.shape[0]
+    ps = ((1.0 - c) / 2.0, 1.0 - (1.0 - c) / 2.0)
+    qs = []
+    for p in ps:
+        d = math.sqrt(p * (1.0 - p) / R)
+        qs += [max(0.0, p - d), float(np.true_divide(100.0 * p, 100)), min(1.0, p + d)]
+    a0, lo, b0, a1, hi, b1 = np.quantile(reps_values, qs, axis=0)
+    if method == "basic":
+        lo, hi = 2.0 * est - hi, 2.0 * est - lo
+    return lo, hi, 0.5 * (b0 - a0), 0.5 * (b1 - a1)
 
 
 def _sorted_layout(m: np.ndarray):
@@ -353,8 +359,7 @@ def _one_interval(m: np.ndarray, rv: np.ndarray, aggs: list[str], gamma: float, 
     """(estimate, low, high, low MC error, high MC error) of one alternative's aggregates."""
     point = _point(m, gamma)
     est = np.array([point[a] for a in aggs])
-    lo, hi = _interval(est, rv, c, method)
-    lo_err, hi_err = _mc_error(rv, c)
+    lo, hi, lo_err, hi_err = _interval_and_mc_error(est, rv, c, method)
     if m.shape[0] < 2 and not task_bootstrap:  # one run: nothing to resample
         lo, hi = np.full_like(lo, np.nan), np.full_like(hi, np.nan)
         lo_err, hi_err = np.full_like(lo, np.nan), np.full_like(hi, np.nan)

@@ -319,6 +319,19 @@ def test_interval_replicates_same_bits_at_any_thread_count_and_step(task_bootstr
         assert o.equals(outs[0])
 
 
+@pytest.mark.parametrize("method", ["percentile", "basic"])
+def test_interval_ends_and_their_monte_carlo_error_from_one_selection(method):
+    rng = np.random.default_rng(0)
+    for R, c in ((7, 0.95), (150, 0.9), (20_000, 0.5)):
+        rv, est = rng.normal(size=(R, 4)), rng.normal(size=4)
+        lo, hi, lo_err, hi_err = ag._interval_and_mc_error(est, rv, c, method)
+        assert np.array_equal((lo, hi), ag._interval(est, rv, c, method))  # the same bits
+        for p, err in (((1 - c) / 2, lo_err), (1 - (1 - c) / 2, hi_err)):
+            d = np.sqrt(p * (1 - p) / R)
+            a, b = np.quantile(rv, [max(0.0, p - d), min(1.0, p + d)], axis=0)
+            assert np.array_equal(err, 0.5 * (b - a))
+
+
 def test_monte_carlo_error_of_the_interval_ends_matches_their_spread_over_seeds():
     m = _task_effects(6, n=8, T=12)
     runs = [ag.interval_estimates({"a": m}, ["iqm", "mean"], reps=1000, seed=s)
