@@ -106,6 +106,8 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         "alternative": pl.String, "against": pl.String, "n_blocks": pl.Int64,
         "p_alternative_better": pl.Float64, "p_rope": pl.Float64,
         "p_against_better": pl.Float64, "rope": pl.Float64, "decision": pl.String})
+    # the rows in the order of the mean ranks, best first (the table keeps the input's)
+    place = {a: t for t, a in enumerate(comparison.mean_ranks["alternative"].to_list())}
     blocks = (
         Paragraph(("Bayesian signed-rank test (Benavoli et al. 2017) of each alternative "
                    "against ", Data(ref), f", region of practical equivalence ±{rope:g} "
@@ -116,7 +118,8 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         Table(("alternative", "P(alternative better)", "P(rope)", ("P(", Data(ref), " better)"),
                "decision"),
               tuple((Data(r[0]), f"{r[3]:.3f}", f"{r[4]:.3f}", f"{r[5]:.3f}", Data(r[7]))
-                    for r in rows), "lrrrl"),
+                    for r in sorted(rows, key=lambda r: place.get(r[0], len(place)))),
+              "lrrrl"),
         *notes,
     )
     return ReportSection("Bayesian comparison", blocks, {"bayesian_signed_rank": table})
