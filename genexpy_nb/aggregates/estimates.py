@@ -40,9 +40,10 @@ different scales.
 
 Point estimates equal rliable's to 1e-12 and the intervals equal them within Monte Carlo
 error at the same number of replicates (tested); at rliable's default 50,000 replicates
-they take about a second per alternative of 50 runs x 200 tasks, 31-43x rliable on a
-2-core machine (``benchmarks/bench_waits.py``; ``bench_beyond_pvalues.py`` for small
-studies).
+they take about half a second per alternative of 50 runs x 200 tasks on one thread, about
+100x rliable on a busy 2-core machine (``benchmarks/bench_waits.py``;
+``bench_beyond_pvalues.py`` for small studies). All four aggregates come from one pass
+over each replicate: asking for one costs about as much as asking for all.
 
 References
 ----------
