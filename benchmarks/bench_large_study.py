@@ -62,7 +62,12 @@ def one(N: int, threads: int) -> dict:
 
     import genexpy_nb as gx
 
+    from genexpy_nb import config
+
     gx.analyze(make_study(60), kernels(), progress=False, n_jobs=threads)
+    with config.force_route(large_study_min_N=100, large_support_m=50,
+                            large_rbf_matrix_m=50):  # load the large path's kernels too
+        gx.analyze(make_study(300), kernels(), progress=False, n_jobs=threads)
     st = make_study(N)
     t = time.perf_counter()
     res = gx.analyze(st, kernels(), progress=False, n_jobs=threads)

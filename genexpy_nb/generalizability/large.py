@@ -267,14 +267,15 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
 
 def subsample_support(kernel: Kernel, data: np.ndarray, rng: np.random.Generator
                       ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
-    """Return the support the closed-form parts read for a large configuration.
+    """Return the support and the results the closed-form parts read for a large configuration.
 
-    When the kernel's support has at most ``config.ROUTES.large_support_m`` points: the
-    support itself, ``(K, inv, counts)`` with ``data`` (as the full path). Beyond: M =
-    ``large_support_m`` conditions drawn without replacement from ``rng``, each weighted
-    ``N // M`` or ``N // M + 1`` so that the weights add up to N; returns ``((K, inv,
-    counts), rows)`` with ``inv`` (N,) a virtual assignment whose counts are those weights
-    on the subsample's support, and ``rows`` the subsample's results.
+    M = ``config.ROUTES.large_support_m`` conditions are drawn without replacement from
+    ``rng``, each weighted ``N // M`` or ``N // M + 1`` so that the weights add up to N.
+    The support (the sampling part of the interval, the baseline's band, the RBF check):
+    the kernel's own support ``(K, inv, counts)`` when it has at most M points (as the full
+    path), else the subsample's, with ``inv`` (N,) a virtual assignment whose counts are
+    those weights. The results (the closed-form estimators, which work on the distinct
+    results): ``data`` when it has at most M distinct rows, else the subsample's rows.
     """
     from .mmd import kernel_support
 
@@ -282,10 +283,11 @@ def subsample_support(kernel: Kernel, data: np.ndarray, rng: np.random.Generator
     N = data.shape[0]
     M = int(config.ROUTES.large_support_m)
     first, _, _ = kernel.support(data)
-    if first.size <= M:
-        return kernel_support(kernel, data), data
-    pick = np.sort(rng.choice(N, size=M, replace=False))
+    pick = np.sort(rng.choice(N, size=M, replace=False)) if N > M else np.arange(N)
     rows = data[pick]
+    distinct = np.unique(data, axis=0).shape[0] if N > M else N
+    if first.size <= M:
+        return kernel_support(kernel, data), (data if distinct <= M else rows)
     K, inv_s, _ = kernel_support(kernel, rows)
     wts = np.full(M, N // M, dtype=np.int64)
     wts[:N % M] += 1
