@@ -124,6 +124,10 @@ class Routes:
     #: trimmed KS and alpha-hat: up to this much work (rows x pooled points x trimming levels)
     #: with NumPy; beyond, the numba kernel
     ks_numpy_max_work: float = 3e7
+    #: gx.conclusions, the order's agreement: up to this much work (draws x pairs of
+    #: alternatives) with NumPy; beyond, the numba kernel (its first call in a process loads
+    #: numba and the compiled kernel, about 1 s)
+    kendall_numpy_max_work: float = 4_000_000
     #: numba kernels: below this many basic operations a call runs on the calling thread (a
     #: thread pool costs tens of microseconds)
     parallel_min_work: float = 2_000_000
@@ -149,11 +153,12 @@ ROUTES = Routes()
 _NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
                 "mmd_dense_fraction_small": 2.0, "mmd_dense_fraction_large": 2.0,
                 "mmd_gather_max_work": -1, "pairs_bucket_min_work": 0,
-                "ks_numpy_max_work": -1}
+                "ks_numpy_max_work": -1, "kendall_numpy_max_work": -1}
 #: the bounds that keep every computation on NumPy wherever it has a NumPy path
 _NUMPY_ROUTE = {"mallows_blas_max": math.inf, "rbf_numpy_max": math.inf,
                 "mmd_small_m": math.inf, "mmd_gather_max_work": math.inf,
-                "pairs_bucket_min_work": math.inf, "ks_numpy_max_work": math.inf}
+                "pairs_bucket_min_work": math.inf, "ks_numpy_max_work": math.inf,
+                "kendall_numpy_max_work": math.inf}
 
 
 @contextlib.contextmanager

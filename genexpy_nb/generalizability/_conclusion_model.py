@@ -276,12 +276,23 @@ def _kendall_within(a: np.ndarray, b: np.ndarray, delta: float) -> np.ndarray:
     Discordant pairs count 1, a pair tied in one order and not in the other 1/2 (the
     Mallows count of SPEC A3): ``sum |sign(a_i - a_j) - sign(b_i - b_j)| / 2``.
     """
-    from .._numba.conclusions import kendall_within
+    from .. import config
 
     na = a.shape[1]
+    limit2 = 2.0 * delta * (na * (na - 1) // 2) + 1e-9
+    if a.shape[0] * (na * (na - 1) // 2) <= config.ROUTES.kendall_numpy_max_work:
+        # small studies: NumPy, no compiled kernel to load (about 1 s in a fresh process)
+        i, j = np.triu_indices(na, 1)
+        da = a[:, i] - a[:, j]
+        db = b[:, i] - b[:, j]
+        sa = (da > _RANK_TOL).astype(np.int8) - (da < -_RANK_TOL).astype(np.int8)
+        sb = (db > _RANK_TOL).astype(np.int8) - (db < -_RANK_TOL).astype(np.int8)
+        return np.abs(sa - sb).sum(axis=1, dtype=np.int64) <= limit2
+    from .._numba.conclusions import kendall_within
+
     out = np.zeros(a.shape[0], dtype=np.bool_)
     return kendall_within(np.ascontiguousarray(a), np.ascontiguousarray(b), _RANK_TOL,
-                          2.0 * delta * (na * (na - 1) // 2) + 1e-9, out)
+                          limit2, out)
 
 
 def _agreement_fn(model: _Model, kind: str, k: int, delta: float):

@@ -483,15 +483,9 @@ _SCHEMA = {
 
 def _frame(rows: list[dict[str, Any]], levels: list[dict[str, Any]], study: Any
            ) -> pl.DataFrame:
-    import pyarrow as pa
-
-    cols = {}
-    for c, t in _SCHEMA.items():
-        values = [r[c] for r in rows]
-        if c in ("members", "bottleneck"):  # one conversion per list column, not per row
-            cols[c] = pl.Series(c, pa.array(values, type=pa.list_(pa.string())))
-        else:
-            cols[c] = pl.Series(c, values, dtype=t)
+    # every column straight from its Python values (through pyarrow, the list columns
+    # imported pandas: most of a second in a fresh process, for nothing polars lacks)
+    cols = {c: pl.Series(c, [r[c] for r in rows], dtype=t) for c, t in _SCHEMA.items()}
     body = pl.DataFrame(cols)
     conf = study.configurations.select("config_id", *study.design)
     ids = pl.DataFrame({"config_id": [lv["config_id"] for lv in levels]},
