@@ -330,6 +330,8 @@ def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np
     most = n * T if task_bootstrap else n  # the most draws of one cell in a replicate
     dtype = np.uint8 if most <= 255 else np.int32
     batch = max(1, min(32, _BATCH_BYTES // (N * np.dtype(dtype).itemsize)))
+    if not task_bootstrap:  # the batch's task means too: A x T x batch floats per thread
+        batch = max(1, min(batch, _BATCH_BYTES * 4 // (A * T * 8)))
     counts_like = np.zeros((N, batch), dtype=dtype)  # the draws' counts of a batch
     if task_bootstrap:  # one replicate at a time (a replicate's slot may hold any task)
         def kernel(b0, b1):
