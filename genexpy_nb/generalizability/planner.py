@@ -278,11 +278,11 @@ def _plan_conclusions(df: pl.DataFrame, *, on: str, kinds: Sequence[str] | None
                .otherwise(pl.lit("tied")))
     unsure = pl.when(pl.col("unsure") > 0).then(
         pl.col("unsure").cast(pl.String) + pl.lit(
-            " unsure (these conditions do not separate them): not counted in to_run, more "
-            "conditions may never settle them"))
+            " unsure (these conditions do not separate them): not counted in the conditions"
+            " to add, more conditions may never settle them"))
     tied = pl.when(pl.col("tied") > 0).then(
         pl.col("tied").cast(pl.String) + pl.lit(" tied (within the margin or beyond the "
-                                                "budget): not counted in to_run"))
+                                                "budget): not counted in the conditions to add"))
     out = out.with_columns(
         verdict.alias("verdict"),
         pl.concat_str([unsure, tied], separator="; ", ignore_nulls=True).alias("reason"),

@@ -44,7 +44,7 @@ def test_ranked_by_the_most_conditions_needed():
     r = p.row(1, named=True)
     assert r["conclusion"] == "pair: A vs B" and r["nstar"] == 59.2
     assert (r["holds"], r["needs_more"], r["unsure"], r["tied"]) == (1, 1, 1, 0)
-    assert "not counted in to_run" in r["reason"] and "1 unsure" in r["reason"]
+    assert "not counted in the conditions to add" in r["reason"] and "1 unsure" in r["reason"]
     assert p.row(2, named=True)["conclusion"] is None  # nothing to plan for, and why:
     assert p.row(2, named=True)["reason"].startswith("2 unsure")
     assert p.row(0, named=True)["conclusion"] == "top group: A, B, C"
@@ -74,7 +74,7 @@ def test_kinds_and_errors():
 
 
 def test_on_a_real_frame_to_run_is_the_largest_more():
-    from test_summary_conclusions import _study
+    from toys import winner_tie_loser_study as _study
 
     f = gx.conclusions(_study(n=12), seed=0)
     p = gx.plan(f)
@@ -85,7 +85,7 @@ def test_on_a_real_frame_to_run_is_the_largest_more():
 
 
 def test_chance_level_is_said_where_conditions_are_planned():
-    from test_summary import _frame
+    from toys import nstar_frame as _frame
 
     def analysis():
         return _frame().with_columns(pl.col("nstar").ceil().cast(pl.Int64).alias("nstar_ceil"))

@@ -3,35 +3,14 @@
 
 import polars as pl
 import pytest
+import toys
 
 import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.generalizability.planner import verdict_word
 from genexpy_nb.summary import nstar_summary, seeds_summary, verdict_text
 
-
-def _frame(levels=("a", "b", "c"), null=True):
-    """A hand-made analysis frame: configuration a generalizes, b needs 4 more, c is unsure;
-    one research question, one (alpha*, delta*), the resampled estimate and the bound."""
-    rows = []
-    spec = {"a": (5.2, 4.0, 7.1, True, -4, None),
-            "b": (13.4, 9.0, 20.0, False, 4, None),
-            "c": (3.0, 1.0, 6.0, None, -7, "unreliable: poor power-law fit (R² = 0.5 < 0.8)")}
-    for i, lv in enumerate(levels):
-        nstar, lo, hi, gen, deficit, reason = spec["abc"[i]]
-        for method in ("resample", "bound"):
-            rows.append(dict(config_id=i, model=lv, kernel="jaccard", kernel_label="Jaccard(k=1)",
-                             alpha=0.95, delta=0.05, N=10, method=method,
-                             nstar=nstar if method == "resample" else 300.0,
-                             nstar_lo=lo if method == "resample" else float("nan"),
-                             nstar_hi=hi if method == "resample" else float("nan"),
-                             generalizable=gen if method == "resample" else None,
-                             deficit=deficit, reason=reason if method == "resample" else "bound",
-                             nstar_null=30.0 if method == "resample" and null else float("nan"),
-                             nstar_null_lo=20.0, nstar_null_hi=45.0,
-                             beyond_chance=(True if lv != "c" else False)
-                             if method == "resample" and null else None))
-    return pl.DataFrame(rows)
+_frame = toys.nstar_frame
 
 
 def test_verdicts_are_the_frames_own():

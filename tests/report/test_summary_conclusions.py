@@ -6,6 +6,7 @@ import re
 import numpy as np
 import polars as pl
 import pytest
+import toys
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,18 +14,7 @@ import genexpy_nb as gx
 from genexpy_nb import GenexpyInputError
 from genexpy_nb.summary_conclusions import WHY_CHANCE, conclusions_summary
 
-
-def _study(names=("A", "B", "C", "D"), n=30, seed=1):
-    """A clear winner (first), two identical alternatives, a clear loser (last)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for d in range(n):
-        base = rng.normal()
-        means = [3.0, 0.0, 0.0, -3.0][: len(names)]
-        for a, m in zip(names, means, strict=True):
-            rows.append({"dataset": f"d{d}", "model": a, "acc": base + m + rng.normal()})
-    return gx.Study(pl.DataFrame(rows), alternatives="model", target="acc",
-                    generalize="dataset", higher_is_better=True)
+_study = toys.winner_tie_loser_study
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +112,7 @@ def test_errors_and_export(frame):
 
 
 def test_nstar_summary_leads_with_the_conclusions(frame):
-    from test_summary import _frame
+    from toys import nstar_frame as _frame
 
     res = _frame()
     plain = gx.nstar_summary(res)
