@@ -190,8 +190,16 @@ def condition_word(study: Any) -> str:
     """
     gen = list(getattr(study, "generalize", []))
     if len(gen) == 1 and str(gen[0]).replace("_", "").isalpha() and str(gen[0]).islower():
-        return str(gen[0]).replace("_", " ")
+        words = str(gen[0]).split("_")
+        # "dataset_name", "task_id": the column names a dataset, a task
+        if len(words) == 2 and words[1] in _NAME_SUFFIXES:
+            return words[0]
+        return " ".join(w for w in words if w)
     return "condition"
+
+
+#: last words of a column that names its rows rather than saying what they are
+_NAME_SUFFIXES = frozenset({"name", "names", "id", "ids", "key", "label", "idx", "index"})
 
 
 # ---- numbers and verdicts in words --------------------------------------------------------

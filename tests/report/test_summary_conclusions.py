@@ -157,3 +157,17 @@ def test_sentences_count_every_conclusion(na, n, seed, ties):
         order = f.filter(pl.col("kind") == "order").row(0, named=True)
         line = next(ln for ln in lines if ln.startswith("Order "))
         assert _verdict_in(line).split()[0] == order["verdict"].split()[0]
+
+
+@pytest.mark.parametrize("column, word", [
+    ("dataset", "dataset"), ("dataset_name", "dataset"), ("task_id", "task"),
+    ("data_set", "data set"), ("Dataset", "condition"), ("ds2", "condition"),
+    ("dataset_family_name", "dataset family name"),
+])
+def test_a_condition_is_named_as_the_table_names_it(column, word):
+    from genexpy_nb.summary_conclusions import condition_word
+
+    class _S:
+        generalize = [column]
+
+    assert condition_word(_S()) == word
