@@ -536,6 +536,12 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                f"(how consistent the per-{unit} rankings are, not whether the study's "
                f"conclusions hold); N: the {unit}s each configuration has.")
     footer = _summary_footer(has_null, methods, df.height, where)
+    if "grid" in sel.columns and sel["grid"].drop_nulls().len():  # large studies
+        notes = "; ".join(sorted(set(sel["grid"].drop_nulls().to_list())))
+        footer.insert(0, f"n* of the configurations with more than "
+                         f"{int(config.ROUTES.large_study_min_N):,} {unit}s is read from a "
+                         f"thinned grid of sample sizes ({notes}; user guide, n*, "
+                         "\"Large studies\").")
     lead, question = None, ""
     if conclusions is not None:
         from .summary_conclusions import WHY_CHANCE, ConclusionsSummary, conclusions_summary

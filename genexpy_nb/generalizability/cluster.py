@@ -171,4 +171,10 @@ def analyze_on_cluster(
                             desc="MMD distributions", unit="chunk", progress=progress)
     if not parts:  # a study without configurations: the frame's columns, no row
         return nstar_frame(concat_columns([], NSTAR_SCHEMA), study, null=setup.null)
+    # a chunk with a configuration on a thinned grid (large studies) has the column grid
+    with_grid = [p.columns for p in parts if "grid" in p.columns]
+    if with_grid:
+        parts = [p if "grid" in p.columns else
+                 p.with_columns(pl.lit(None, dtype=pl.String).alias("grid")).select(with_grid[0])
+                 for p in parts]
     return pl.concat(parts, how="vertical")

@@ -160,3 +160,13 @@ def test_at_or_below_the_bound_nothing_changes():
     with config.force_route(large_study_min_N=120):
         b = _analyze(st)
     assert a.equals(b) and "grid" not in b.columns
+
+
+def test_the_summary_says_the_grid_was_thinned():
+    st = _study()
+    with config.force_route(large_study_min_N=100):
+        res = _analyze(st)
+        text = gx.nstar_summary(res, alpha=0.95, delta=0.05).to_text()
+    assert "thinned grid: 43 sizes up to 86" in text
+    assert "thinned grid" not in gx.nstar_summary(_analyze(_study(N=120)), alpha=0.95,
+                                                  delta=0.05).to_text()
