@@ -492,10 +492,10 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
     array, and each alternative's slot sum of each replicate is accumulated cell by cell
     with the replicates innermost (:func:`_slot_sums`): multiply-adds over contiguous
     replicates, which the compiler vectorises, instead of one chain per replicate through
-    an array of alternatives. The median of the T task means
-    is selected among those in a window of the observed task means around their median
-    (one branch-free pass gathers them and counts those below); only when the
-    replicate's median falls outside the window are all T selected from. The IQM's two
+    an array of alternatives. The median of the T task means is selected among those in
+    a window of the observed task means around their median (:func:`_medians_batched`);
+    only when the replicate's median falls outside the window are all T selected from.
+    The IQM's two
     ends are summed as in :func:`bootstrap_aggregates`, the part near each cut for the
     whole batch too (:func:`_ends_batched`). The mean of the clipped scores reads the
     scores above gamma from the nearer end of the sorted scores in the same pass as the

@@ -223,8 +223,10 @@ def test_intervals_with_counts_beyond_a_byte_equal_naive_twin():
 @pytest.mark.parametrize("task_bootstrap", [False, True])
 def test_intervals_on_a_thousand_cells_equal_naive_twin(task_bootstrap):
     # 50 x 20 cells: the kernel sums the bulk of each end of the sorted scores for a batch
-    # of replicates at once and walks on; with the task bootstrap and strong task effects
-    # some replicates' cuts fall inside that bulk (checked below) and walk the whole end
+    # of replicates at once and walks on; with the task bootstrap (the per-replicate
+    # kernel, whose bulk is checked below) and strong task effects some replicates' cuts
+    # fall inside that bulk and walk the whole end (the batched kernel's rare paths:
+    # test_batched_replicates_equal_naive_twin_on_their_rare_paths)
     m = _task_effects(11, n=50, T=20, spread=3.0)
     reps, c = 80, 0.9
     out = ag.interval_estimates({"alg": m}, ["iqm"], reps=reps, confidence_level=c,
