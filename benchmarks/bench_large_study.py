@@ -61,7 +61,6 @@ def one(N: int, threads: int) -> dict:
     import resource
 
     import genexpy_nb as gx
-
     from genexpy_nb import config
 
     gx.analyze(make_study(60), kernels(), progress=False, n_jobs=threads)
@@ -120,16 +119,18 @@ def validate(N: int, seeds: int, names) -> None:
     df = pl.DataFrame(rows)
     print(f"\nn* at alpha* = 0.95, delta* = 0.05, N = {N}, {seeds} seeds of the resampling")
     print(f"{'kernel':>8} {'full median':>11} {'full range':>17} {'full interval':>17} "
-          f"{'thin median':>11} {'thin range':>17} {'inside':>6} {'log ratio':>9}")
+          f"{'thin median':>11} {'thin range':>17} {'thin interval':>17} {'inside':>6} "
+          f"{'log ratio':>9}")
     for k in dict.fromkeys(df["kernel"].to_list()):
         f = df.filter(pl.col("kernel") == k, pl.col("grid") == "full")
         t = df.filter(pl.col("kernel") == k, pl.col("grid") == "thinned")
         fm, tm = float(f["nstar"].median()), float(t["nstar"].median())
         lo, hi = float(f["lo"].median()), float(f["hi"].median())
         inside = int(((t["nstar"] >= lo) & (t["nstar"] <= hi)).sum())
+        tlo, thi = float(t["lo"].median()), float(t["hi"].median())
         print(f"{k:>8} {fm:>11.1f} {f['nstar'].min():>8.1f}-{f['nstar'].max():<8.1f} "
               f"{lo:>8.1f}-{hi:<8.1f} {tm:>11.1f} {t['nstar'].min():>8.1f}-"
-              f"{t['nstar'].max():<8.1f} {inside:>3}/{t.height:<2} "
+              f"{t['nstar'].max():<8.1f} {tlo:>8.1f}-{thi:<8.1f} {inside:>3}/{t.height:<2} "
               f"{math.log(tm / fm):>+9.3f}")
 
 
