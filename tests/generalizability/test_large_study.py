@@ -123,10 +123,10 @@ def test_same_bits_at_one_and_two_threads_and_for_the_same_seed():
     st = _study()
     with config.force_route(large_study_min_N=100, large_support_m=60,
                             large_rbf_matrix_m=60):
-        a = _analyze(st, n_jobs=1)
-        b = _analyze(st, n_jobs=2)
-        c = _analyze(st, n_jobs=2)
-        d = _analyze(st, n_jobs=1, seed=1)
+        a = _analyze(st, n_jobs=1, rep=50)
+        b = _analyze(st, n_jobs=2, rep=50)
+        c = _analyze(st, n_jobs=2, rep=50)
+        d = _analyze(st, n_jobs=1, rep=50, seed=1)
         note = large.grid_note(large.large_grid(N))
     assert a.equals(b) and b.equals(c)
     assert not a.equals(d)
