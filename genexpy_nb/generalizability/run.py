@@ -85,7 +85,10 @@ def analyze(
         paper's "realistic" resampling mode (Sec. 4.5).
     grid : sequence of int, callable or None
         The sample sizes n at which MMD_n is resampled. None (default): n = 2, 4, 6, ...
-        strictly below N // 2; a callable ``N -> sizes``; or a sequence of sizes (sizes the
+        strictly below N // 2 (the paper's), and for a configuration of more than
+        ``config.ROUTES.large_study_min_N`` conditions (1,000) in the default mode a thinned
+        grid of 50 sizes up to a top size growing as sqrt(N) (column ``grid``; user guide,
+        n*, "Large studies"); a callable ``N -> sizes``; or a sequence of sizes (sizes the
         mode cannot draw for a configuration are skipped there).
     n_jobs : int or None
         Numba threads (None or -1: all cores).
@@ -145,6 +148,8 @@ def analyze(
           ``beyond_chance``: n* lies below that range, so the answer is more consistent
           than chance makes it (null where either is undefined). Resampled method only
           (NaN for the others); absent with ``null=False``;
+        - ``grid``: "thinned grid: S sizes up to n_top" for a configuration whose n* was
+          read from a thinned grid (null for the others); present only when one was;
         - ``reason``: why n* is 1, undefined or unreliable (null when nothing is to say).
 
     See Also
