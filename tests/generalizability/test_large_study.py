@@ -119,16 +119,20 @@ def _analyze(study, **kw):
                       **kw)
 
 
-def test_same_bits_at_one_and_two_threads_and_for_the_same_seed():
+def test_same_bits_at_one_two_and_four_threads_and_for_the_same_seed(monkeypatch):
+    import genexpy_nb._numba as nb
+
+    monkeypatch.setattr(nb, "_max_threads", lambda: 4)  # 4 threads even on a 2-core runner
     st = _study()
     with config.force_route(large_study_min_N=100, large_support_m=60,
-                            large_rbf_matrix_m=60):
+                            large_rbf_matrix_m=60, parallel_min_work=0):
         a = _analyze(st, n_jobs=1, rep=50)
         b = _analyze(st, n_jobs=2, rep=50)
         c = _analyze(st, n_jobs=2, rep=50)
+        e = _analyze(st, n_jobs=4, rep=50)
         d = _analyze(st, n_jobs=1, rep=50, seed=1)
         note = large.grid_note(large.large_grid(N))
-    assert a.equals(b) and b.equals(c)
+    assert a.equals(b) and b.equals(c) and e.equals(a)
     assert not a.equals(d)
     assert a["grid"].unique().to_list() == [note] == ["thinned grid: 43 sizes up to 86"]
 
