@@ -30,6 +30,7 @@ ROLES = dict(
     average_over=None,
     held_constant={{}},
 )
+MISSING = "study"
 QUESTIONS = [gx.Jaccard(k=1), gx.Mallows(), gx.Borda()]
 ALPHA, DELTA = 0.9, 0.1
 ALPHAS = (0.8, 0.9)
