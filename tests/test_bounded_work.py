@@ -123,12 +123,20 @@ def test_nstar_refuses_a_kernel_matrix_that_cannot_fit_before_building_it(monkey
                        "acc": rng.random(n * k)})
     study = gx.Study(df, alternatives="m", target="acc", generalize="d", higher_is_better=True)
     monkeypatch.setattr(v, "available_memory", lambda: 100 * 2**20)
+    from genexpy_nb import config
     from genexpy_nb.generalizability import analysis
 
     monkeypatch.setattr(analysis, "_GRAM_CELL_BYTES", 24.0 * 2**30 / (3000 * 3000))
-    with pytest.raises(GenexpyInputError, match=r"3,000 conditions.*kernel matrix.*at most "
-                                                r"about [\d,]+ conditions"):
+    # the full grid (the path up to config.ROUTES.large_study_min_N conditions) builds the
+    # matrix on all distinct rankings: refused up front
+    with config.force_route(large_study_min_N=10**9), pytest.raises(
+            GenexpyInputError, match=r"3,000 conditions.*kernel matrix.*at most "
+                                     r"about [\d,]+ conditions"):
         gx.GeneralizabilityAnalysis(study, [gx.Jaccard(k=1)], rep=10, progress=False)
+    # the large-study path keeps a matrix only on a bounded support (kernel values on the fly
+    # beyond): the same study runs in the same 100 MB
+    res = gx.GeneralizabilityAnalysis(study, [gx.Mallows()], rep=10, progress=False)
+    assert res.nstar(alphas=[0.95], deltas=[0.05])["grid"].str.starts_with("thinned").all()
 
 
 # ---- signals: no partial output folder ------------------------------------------------------
