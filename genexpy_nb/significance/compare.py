@@ -52,6 +52,7 @@ import numpy as np
 import polars as pl
 
 from .. import config
+from .._missing import MISSING_POLICIES
 from .._roles import alias
 from .._validation import (
     REQUIRED,
@@ -80,9 +81,6 @@ __all__ = ["compare", "Comparison", "MISSING_POLICIES", "NORMALIZE", "POSTHOC_TE
 #: Siegel-Castellan z-test of mean ranks among the available alternatives when results
 #: are missing)
 POSTHOC_TESTS: tuple[str, ...] = ("auto", "conover", "nemenyi", "siegel")
-#: what :func:`compare` does with the results still missing after the tolerances: the
-#: Study's worst tier (as ``nstar``), drop their blocks, or rank among the available ones
-MISSING_POLICIES: tuple[str, ...] = ("study", "drop-block", "available")
 #: the scores of the aggregates, the Bayesian rope and the effect sizes: raw, min-max
 #: normalised per block, or chosen from the blocks' score ranges ("auto")
 NORMALIZE: tuple[str, ...] = ("auto", "none", "minmax")

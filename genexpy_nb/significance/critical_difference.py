@@ -119,11 +119,8 @@ def critical_difference(
         Ranks of tied alternatives: the mean of the ranks they occupy (default, as the
         tests) or the lowest (``method="min"``, as some papers publish).
     tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
-        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
-        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
-        ranked as ties, so float noise (means summed in another order) is a tie.
-        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
+        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
+        :func:`~genexpy_nb.significance.rank_within_conditions`.
 
     Returns
     -------

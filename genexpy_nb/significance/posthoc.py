@@ -87,11 +87,8 @@ def posthoc_conover(
     nan_policy, target, blocks, alternatives, order, y_col, block_col, group_col
         See :func:`~genexpy_nb.significance.friedman`.
     tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
-        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
-        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
-        ranked as ties, so float noise (means summed in another order) is a tie.
-        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
+        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
+        :func:`~genexpy_nb.significance.rank_within_conditions`.
 
     Returns
     -------
@@ -188,11 +185,8 @@ def posthoc_nemenyi(
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
     tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
-        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
-        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
-        ranked as ties, so float noise (means summed in another order) is a tie.
-        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
+        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
+        :func:`~genexpy_nb.significance.rank_within_conditions`.
 
     Returns
     -------
@@ -283,11 +277,8 @@ def posthoc_siegel_castellan(
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
     tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
-        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
-        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
-        ranked as ties, so float noise (means summed in another order) is a tie.
-        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
+        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
+        :func:`~genexpy_nb.significance.rank_within_conditions`.
 
     Returns
     -------
@@ -386,11 +377,8 @@ def posthoc_nemenyi_missing(
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
     tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
-        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
-        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
-        ranked as ties, so float noise (means summed in another order) is a tie.
-        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
+        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
+        :func:`~genexpy_nb.significance.rank_within_conditions`.
 
     Returns
     -------

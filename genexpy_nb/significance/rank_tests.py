@@ -153,11 +153,8 @@ def friedman(
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
     tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
-        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
-        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
-        ranked as ties, so float noise (means summed in another order) is a tie.
-        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
+        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
+        :func:`~genexpy_nb.significance.rank_within_conditions`.
 
     Returns
     -------
@@ -258,11 +255,8 @@ def skillings_mack(
     y_col, block_col, group_col : str, optional
         Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
     tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
-        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
-        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
-        ranked as ties, so float noise (means summed in another order) is a tie.
-        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
+        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
+        :func:`~genexpy_nb.significance.rank_within_conditions`.
 
     Returns
     -------
