@@ -16,14 +16,17 @@ a cumulative count read at each threshold's position; the probability of improve
 task reads, for each drawn run of X, the cumulative counts of the drawn runs of Y below
 and at its score. Each replicate is then O(runs x tasks), with no sort and no allocation.
 Vectorised NumPy on the same counts was measured 8x slower (temporaries of
-``replicates x runs x tasks`` in every step); hence numba.
+``replicates x runs x tasks`` in every step); hence numba. Small task-bootstrap studies
+take :mod:`genexpy_nb.aggregates._replicates_numpy` instead, which makes
+:func:`bootstrap_aggregates`'s draws and sums in the same order (the same bits) without
+loading numba.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import jit_exact
+from . import jit_exact, streams
 
 # flags: jit_exact (the one place of numba flags: genexpy_nb._numba)
 # serial and nogil (the caller runs blocks of replicates on threads); no fastmath: the
@@ -134,19 +137,12 @@ def profile_replicates(flat, pos, idx, tasks, thr_pos, thr, per_task, out):
 # run by Lemire's multiply-shift with its rejection step (exactly uniform; the rejection
 # has probability below n / 2^21, which bounds the runs per task at 2^21 / 64, and the
 # tasks under the task bootstrap).
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
-_BITS = np.uint64(21)
-_S22 = np.uint64(22)
-_S43 = np.uint64(43)
-_LOW21 = np.uint64((1 << 21) - 1)
-_TWO21 = np.uint64(1 << 21)
-#: the most runs per task (and tasks) the in-kernel draws serve: 1/64 of 2^21
-MAX_DRAW_RANGE = 1 << 15
+# (the constants live in .streams, read by this kernel and by its NumPy route alike)
+_GOLDEN, _M1, _M2 = streams.GOLDEN, streams.M1, streams.M2
+_S30, _S27, _S31 = streams.S30, streams.S27, streams.S31
+_BITS, _S22, _S43 = streams.BITS, streams.S22, streams.S43
+_LOW21, _TWO21 = streams.LOW21, streams.TWO21
+MAX_DRAW_RANGE = streams.MAX_DRAW_RANGE
 
 
 @jit_exact

@@ -43,7 +43,10 @@ error at the same number of replicates (tested); at rliable's default 50,000 rep
 they take about half a second per alternative of 50 runs x 200 tasks on one thread, about
 100x rliable on a busy 2-core machine (``benchmarks/bench_waits.py``;
 ``bench_beyond_pvalues.py`` for small studies). All four aggregates come from one pass
-over each replicate: asking for one costs about as much as asking for all.
+over each replicate: asking for one costs about as much as asking for all. Small studies'
+task-bootstrap intervals are computed with NumPy, with the compiled kernel's bits, up to
+``config.ROUTES.aggregates_numpy_max_work``: a report on a small table then never loads
+numba (about 1 s of a process's start).
 
 References
 ----------
@@ -303,13 +306,13 @@ def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np
     (``genexpy_nb._numba.aggregates.replicate_draws`` gives the same draws): the same
     replicates at any thread count, in any blocks.
     """
-    from .._numba import aggregates as ka
-    from .._numba import compile_note
+    from .. import config
+    from .._numba import streams
 
     n, T = ms[0].shape
-    if n > ka.MAX_DRAW_RANGE or (task_bootstrap and T > ka.MAX_DRAW_RANGE):
+    if n > streams.MAX_DRAW_RANGE or (task_bootstrap and T > streams.MAX_DRAW_RANGE):
         raise GenexpyInputError(
-            f"{n:,} runs x {T:,} tasks: the bootstrap draws at most {ka.MAX_DRAW_RANGE:,} "
+            f"{n:,} runs x {T:,} tasks: the bootstrap draws at most {streams.MAX_DRAW_RANGE:,} "
             "runs per task (and tasks, with task_bootstrap=True); average the runs in "
             "groups, or resample a subset.")
     A = len(ms)
@@ -327,6 +330,21 @@ def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np
     lo = int(0.25 * N)
     hi = N - lo
     out = np.empty((reps, A, 4))
+    numpy_work = float(reps) * A * (T if n == 1 else 3 * N)
+    if task_bootstrap and numpy_work <= config.ROUTES.aggregates_numpy_max_work:
+        # the kernel's replicates, bit for bit, without loading numba (about 1 s)
+        from . import _replicates_numpy
+
+        for r0 in range(0, reps, _REPS_PER_STEP):
+            r1 = min(reps, r0 + _REPS_PER_STEP)
+            _replicates_numpy.bootstrap_aggregates(scores, clipped, clip, orders, srts, n, T,
+                                                   key, lo, hi, r0, r1, out)
+            bar.update((r1 - r0) * A)
+        out[:, :, 3] = gamma - out[:, :, 3]
+        return out
+    from .._numba import aggregates as ka
+    from .._numba import compile_note
+
     most = n * T if task_bootstrap else n  # the most draws of one cell in a replicate
     dtype = np.uint8 if most <= 255 else np.int32
     batch = max(1, min(32, _BATCH_BYTES // (N * np.dtype(dtype).itemsize)))

@@ -51,7 +51,22 @@ def mmd(x: np.ndarray, y: np.ndarray, kernel: Kernel) -> float:
 
 
 def support(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct results of a sample: (support (m, na), inverse (N,), counts (m,))."""
+    """Return the distinct results of a sample, where each result lies, and how often.
+
+    Parameters
+    ----------
+    sample : (N, na) array
+        One result (a ranking, a score vector) per row.
+
+    Returns
+    -------
+    support : (m, na) array
+        The m distinct rows, in lexicographic order (as ``np.unique(axis=0)``).
+    inverse : (N,) int64
+        The row of ``support`` each result equals.
+    counts : (m,) int64
+        How many results equal each row of ``support``.
+    """
     sample = np.asarray(sample)
     first, inv, cnt = unique_rows(sample)
     return sample[first], inv, cnt
@@ -73,9 +88,23 @@ def draw_pairs(
     False     True     each sample n indices with replacement, independent    any n
     ========  =======  =====================================================  ==========
 
+    Parameters
+    ----------
+    N : int
+        Results to draw from (indices ``0 .. N - 1``).
+    n : int
+        Size of each sample.
+    rep : int
+        Pairs to draw.
+    disjoint, replace : bool
+        The sampling scheme (the table above); the paper's is the default.
+    seed : int, numpy Generator or None
+        Same seed, same pairs.
+
     Returns
     -------
     IX, IY : (rep, n) int64
+        The indices of the first and second sample of each pair.
     """
     N = check_positive_int("N", N, minimum=1)
     n = check_positive_int("n", n, minimum=1)
@@ -148,7 +177,24 @@ def _first_order(U: np.ndarray, k: int) -> np.ndarray:
 
 def kernel_support(kernel: Kernel, sample: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Kernel matrix on the kernel's support of a sample: (K (m, m), inverse (N,), counts)."""
+    """Return the kernel matrix on the distinct results of a sample, as the kernel sees them.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel (its ``support`` says which results it cannot tell apart).
+    sample : (N, na) array
+        One result per row.
+
+    Returns
+    -------
+    K : (m, m) float64
+        The kernel between every two distinct results.
+    inverse : (N,) int64
+        The distinct result each row of ``sample`` is.
+    counts : (m,) int64
+        How many rows of ``sample`` each distinct result stands for.
+    """
     first, inv, counts = kernel.support(sample)
     return kernel.gram(np.asarray(sample)[first]), inv, counts
 

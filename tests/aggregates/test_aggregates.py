@@ -321,6 +321,107 @@ def test_interval_replicates_same_bits_at_any_thread_count_and_step(task_bootstr
         assert o.equals(outs[0])
 
 
+# ---- the task bootstrap's NumPy route: the kernel's bits, without loading numba ----------
+def _kernel_layout(ms, gamma):
+    """The arguments both task-bootstrap paths take, as ``_aggregate_replicates`` builds them."""
+    n, T = ms[0].shape
+    N, A = n * T, len(ms)
+    scores, srts = np.empty((N, A)), np.empty((A, N))
+    orders = np.empty((A, N), dtype=np.int32)
+    for i, m in enumerate(ms):
+        flat, pos, srt = ag._sorted_layout(m)
+        scores[:, i], srts[i] = flat, srt
+        orders[i, pos] = np.arange(N, dtype=np.int32)
+    lo = int(0.25 * N)
+    return (scores, np.minimum(scores, gamma), bool(np.any(scores > gamma)), orders, srts, n,
+            T), lo, N - lo
+
+
+@given(n=st.integers(1, 6), T=st.integers(1, 40), A=st.integers(1, 3),
+       gamma=st.sampled_from([-0.5, 0.3, 9.0]), key=st.integers(0, 2**63 - 1),
+       b0=st.integers(0, 10**6), reps=st.integers(1, 60),
+       values=st.sampled_from(["continuous", "ties", "signed zeros"]))
+@settings(max_examples=60, deadline=None)
+def test_task_bootstrap_numpy_route_has_the_kernels_bits(n, T, A, gamma, key, b0, reps, values):
+    from genexpy_nb._numba import aggregates as ka
+    from genexpy_nb.aggregates import _replicates_numpy as rn
+
+    rng = np.random.default_rng(key % 1000)
+    if values == "continuous":
+        ms = [_task_effects(key % 97 + a, n=n, T=T, spread=2.0) for a in range(A)]
+    elif values == "ties":
+        ms = [rng.choice([0.0, 0.25, 0.5, 1.0], size=(n, T)) for _ in range(A)]
+    else:  # -0.0 and 0.0: only the sign of a zero sum could tell the paths apart
+        ms = [rng.choice([-0.0, 0.0, -1.5, 2.0], size=(n, T), p=[0.4, 0.4, 0.1, 0.1])
+              for _ in range(A)]
+    args, lo, hi = _kernel_layout(ms, gamma)
+    key = np.uint64(key)
+    N = n * T
+    want = np.empty((b0 + reps, A, 4))
+    ka.bootstrap_aggregates(*args, key, True, lo, hi, b0, b0 + reps, want,
+                            np.zeros((N, 3), dtype=np.uint8 if N <= 255 else np.int32))
+    got = np.empty_like(want)
+    rn.bootstrap_aggregates(*args, key, lo, hi, b0, b0 + reps, got)
+    assert np.array_equal(got[b0:].view(np.uint64), want[b0:].view(np.uint64))  # bit for bit
+    runs, tasks = rn.replicate_draws(key, b0, b0 + reps, n, T, True)
+    kr, kt = np.empty((T, n), dtype=np.int64), np.empty(T, dtype=np.int64)
+    for b in range(b0, b0 + reps):
+        ka.replicate_draws(key, b, n, T, True, kr, kt)
+        assert np.array_equal(runs[b - b0], kr) and np.array_equal(tasks[b - b0], kt)
+
+
+def test_task_bootstrap_numpy_route_on_the_kernels_rare_paths(monkeypatch):
+    # a thousand cells: the IQM's ends sum a bulk before walking on, and with strong task
+    # effects some replicates' cuts fall inside it (the whole end walked); small chunks of
+    # replicates; Lemire's rejection step (its state advanced and drawn afresh)
+    from genexpy_nb._numba import aggregates as ka
+    from genexpy_nb.aggregates import _replicates_numpy as rn
+
+    monkeypatch.setattr(rn, "_CHUNK_CELLS", 5000)
+    ms = [_task_effects(11, n=50, T=20, spread=3.0), _task_effects(12, n=50, T=20)]
+    args, lo, hi = _kernel_layout(ms, 0.5)
+    key, reps = np.uint64(6), 80
+    want, got = np.empty((reps, 2, 4)), np.empty((reps, 2, 4))
+    ka.bootstrap_aggregates(*args, key, True, lo, hi, 0, reps, want,
+                            np.zeros((1000, 4), dtype=np.int32))
+    rn.bootstrap_aggregates(*args, key, lo, hi, 0, reps, got)
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+    runs, tasks = rn.replicate_draws(key, 0, reps, 50, 20, True)
+    pos = np.empty(1000, dtype=np.int64)
+    pos[args[3][0]] = np.arange(1000)  # the sorted position of each cell (alternative 0)
+    drawn = pos[tasks[:, :, None] * 50 + runs].reshape(reps, -1)
+    bulk = lo - (4 * int(np.sqrt(1000)) + 32)
+    inside = (drawn < bulk).sum(axis=1) >= lo
+    assert inside.any() and not inside.all()  # both of the low end's paths were taken
+    for k in (3, 5, 1000, 30_000):
+        thr = int((2**21 - k) % k)
+        x = np.array([0, 1, thr - 1, thr, thr + 1, 2**21 - 1], dtype=np.uint64) % np.uint64(
+            2**21)
+        lows = (x * np.uint64(k)) & np.uint64(2**21 - 1)
+        assert (lows < np.uint64(thr)).any()  # some are rejected
+        for s0 in (0, 12345, 2**64 - 7):
+            state = np.full(x.size, s0, dtype=np.uint64)
+            got_k = rn._lemire(state, x.copy(), k)
+            for i in range(x.size):
+                s_want, v_want = ka._lemire(np.uint64(s0), x[i], k)
+                assert got_k[i] == v_want and state[i] == s_want
+
+
+@pytest.mark.parametrize("shape", [(1, 104, 18), (3, 9, 4)])
+def test_interval_estimates_same_frame_on_either_task_bootstrap_route(shape):
+    from genexpy_nb import config
+
+    n, T, A = shape
+    data = {f"m{a}": _task_effects(a, n=n, T=T) for a in range(A)}
+    frames = []
+    for route in ("numpy", "numba"):
+        with config.force_route(route):
+            frames.append(ag.interval_estimates(data, reps=700, seed=3, task_bootstrap=True))
+    assert frames[0].equals(frames[1])
+    # a report's bootstrap on an 18 x 104 table (10,000 replicates) takes the NumPy route
+    assert config.ROUTES.aggregates_numpy_max_work >= 10_000 * 18 * 104
+
+
 @pytest.mark.parametrize("method", ["percentile", "basic"])
 def test_interval_ends_and_their_monte_carlo_error_from_one_selection(method):
     rng = np.random.default_rng(0)
@@ -557,9 +658,9 @@ def test_one_aggregate_functions_and_gamma():
 
 
 def test_runs_beyond_what_the_draws_serve_are_refused(monkeypatch):
-    from genexpy_nb._numba import aggregates as ka
+    from genexpy_nb._numba import streams
 
-    monkeypatch.setattr(ka, "MAX_DRAW_RANGE", 4)
+    monkeypatch.setattr(streams, "MAX_DRAW_RANGE", 4)
     with pytest.raises(GenexpyInputError, match="runs per task"):
         ag.interval_estimates({"a": _task_effects(0, n=5, T=3)}, reps=10)
     ag.interval_estimates({"a": _task_effects(0, n=4, T=6)}, reps=10)  # tasks: no bootstrap

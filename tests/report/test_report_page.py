@@ -322,3 +322,32 @@ def test_replicate_spread_is_the_same_bits_on_every_run():
     for _ in range(10):  # the old code differed in 2 runs of 5
         again = _replicate_spread(data, study)
         assert again.equals(first), "replicate spread differs between runs of the same data"
+
+
+def test_cli_report_on_a_small_study_loads_no_numba(tmp_path):
+    # the 2 s a report on 18 x 104 may take (benchmarks/bench_report.py) rests on this:
+    # numba's start-up alone costs about 1 s; every computation of a study this size has a
+    # NumPy route with the kernel's bits (conclusions' order agreement, the task
+    # bootstrap's intervals)
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    rows = [(f"ds{i:03d}", f"method_{j:02d}", float(np.clip(0.7 + 0.005 * j
+                                                             + rng.normal(0, 0.05), 0, 1)))
+            for i in range(104) for j in range(18) if (i, j) not in {(5, 3), (60, 11)}]
+    table = tmp_path / "t.csv"
+    pl.DataFrame(rows, schema=["dataset", "model", "accuracy"], orient="row").write_csv(table)
+    code = (
+        "import sys\n"
+        "from genexpy_nb.cli import main\n"
+        f"rc = main(['report', {str(table)!r}, '--alternatives', 'model', '--target', "
+        f"'accuracy', '--generalize', 'dataset', '--higher-is-better', '--quiet', "
+        f"'--out', {str(tmp_path / 'out')!r}])\n"
+        "assert not rc, rc\n"
+        "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('numba.')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "out" / "report.html").exists()
