@@ -17,6 +17,7 @@ import polars as pl
 from .._progress import tqdm
 from .._validation import REQUIRED, GenexpyInputError, check_probability
 from .._validation import check_direction as _direction
+from ..ranking import TIE_ATOL, TIE_RTOL
 from ._input import _roles, _to_matrix
 from ._pairs import adjust, check_p_adjust
 from ._results import DegenerateTestWarning
@@ -45,6 +46,8 @@ def win_tie_loss(
     p_adjust: str | None = "holm",
     alpha: float = 0.05,
     tie_tolerance: float = 0.0,
+    tie_rtol: float = TIE_RTOL,
+    tie_atol: float = TIE_ATOL,
     target: str | None = None,
     blocks: str | None = None,
     alternatives: str | Sequence[Any] | None = None,
@@ -57,7 +60,8 @@ def win_tie_loss(
     """Wins, ties and losses of every alternative against every other, over the conditions.
 
     For each ordered pair (1, 2): on how many of the conditions where both have a result
-    1 is better than 2 (``wins``), as good (``ties``: the two differ by at most
+    1 is better than 2 (``wins``), as good (``ties``: the two are tied in the condition by
+    the Study's tie tolerance, as the rank tests rank them, or differ by at most
     ``tie_tolerance``) or worse (``losses``); the mean of the differences 1 − 2; and the
     two-sided Wilcoxon signed-rank p-value of the pair (scipy's, zero differences dropped),
     corrected over the k (k − 1) / 2 pairs by ``p_adjust``. The frame has both orders of each
@@ -80,8 +84,14 @@ def win_tie_loss(
     alpha : float
         Level of the ``significant`` column (default 0.05).
     tie_tolerance : float
-        Differences of at most this (in the score's units) count as ties (default 0:
-        equal scores only).
+        Differences of at most this (in the score's units) count as ties too (default 0:
+        the Study's tolerance only).
+    tie_rtol, tie_atol : float
+        The tie tolerances of :class:`~genexpy_nb.Study` (see
+        :func:`~genexpy_nb.significance.rank_within_conditions`): the scores of a condition
+        they tie are made equal before the pairs are counted and tested, so a pair the
+        rank tests rank as tied counts as a tie here and its zero difference is left out of
+        the Wilcoxon test. ``tie_rtol=0, tie_atol=0`` compares by exact equality.
     target, blocks, alternatives : str, optional
         Long input: the value, condition and alternative columns (see
         :func:`~genexpy_nb.significance.friedman`).
@@ -119,7 +129,7 @@ def win_tie_loss(
     y_col, block_col, group_col, order = _roles(
         "win_tie_loss", target, blocks, alternatives, order, y_col, block_col, group_col)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
+                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
     n, k = m.values.shape
     _check_work(k, n)
     stats = _pair_stats(m.values, hib, tol, progress)

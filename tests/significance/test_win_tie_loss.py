@@ -129,3 +129,30 @@ def test_pairs_without_a_shared_condition_are_refused():
     x = np.array([[1.0, np.nan, 0.2], [np.nan, 2.0, 0.3], [0.5, np.nan, 0.1]])
     with pytest.raises(GenexpyInputError, match=r"share no condition.*'0' and '1'"):
         win_tie_loss(x, higher_is_better=True)
+
+
+def test_float_noise_is_a_tie_as_the_rank_tests_rank_it():
+    # the same means summed in another order differ in the last bits: the rank tests rank
+    # them as tied (the Study's tolerance), so win_tie_loss counts a tie and leaves the zero
+    # difference out of the Wilcoxon test; exact equality (0, 0) counts the noise as a win
+    from genexpy_nb.significance import rank_within_conditions
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.5, 0.9, size=(12, 3))
+    x[:, 1] = (x[:, 0] * 3 + 0.1 - 0.1) / 3  # x[:, 0] up to float noise
+    assert (x[:, 1] != x[:, 0]).sum() >= 3  # the noise is there
+    ranks = rank_within_conditions(x, higher_is_better=True).to_numpy()
+    tied = int((ranks[:, 0] == ranks[:, 1]).sum())
+    assert tied == 12
+    from genexpy_nb.significance import DegenerateTestWarning
+
+    with pytest.warns(DegenerateTestWarning, match="all their paired differences zero"):
+        res = win_tie_loss(x, higher_is_better=True)
+    row = res.filter((pl.col("alternative_1") == "0") & (pl.col("alternative_2") == "1"))
+    assert (row["wins"][0], row["ties"][0], row["losses"][0]) == (0, tied, 0)
+    assert row["pvalue"][0] == 1.0
+    exact = win_tie_loss(x, higher_is_better=True, tie_rtol=0, tie_atol=0)
+    row = exact.filter((pl.col("alternative_1") == "0") & (pl.col("alternative_2") == "1"))
+    assert row["ties"][0] == int((x[:, 1] == x[:, 0]).sum()) < tied
+    with pytest.raises(GenexpyInputError, match="tie_rtol"):
+        win_tie_loss(x, higher_is_better=True, tie_rtol=2)
