@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import jit_exact, jit_fast
+from . import jit_exact, jit_fast, streams
 from .core import _popcount
 
 #: kernel values from the matrix ``K`` on the support
@@ -24,7 +24,7 @@ KIND_MALLOWS = 1
 #: RBF values on the fly: ``exp(-gamma ||x_a - x_b||^2)``
 KIND_RBF = 2
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_GOLDEN = streams.GOLDEN
 _UNIT = np.uint64(0xD1B54A32D192ED03)
 
 
@@ -33,9 +33,9 @@ def _next(s):
     """Advance the splitmix64 state ``s[0]`` and return its next 64-bit output."""
     s[0] += _GOLDEN
     z = s[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    z = (z ^ (z >> streams.S30)) * streams.M1
+    z = (z ^ (z >> streams.S27)) * streams.M2
+    return z ^ (z >> streams.S31)
 
 
 @jit_exact

@@ -22,14 +22,10 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import jit_fast
+from . import jit_fast, streams
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
+_GOLDEN, _M1, _M2 = streams.GOLDEN, streams.M1, streams.M2
+_S30, _S27, _S31 = streams.S30, streams.S27, streams.S31
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 

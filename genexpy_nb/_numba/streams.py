@@ -1,9 +1,11 @@
-"""The counter-based stream of the interval estimates' bootstrap: its constants, NumPy only.
+"""The constants of the kernels' counter-based streams, NumPy only.
 
-SplitMix64 (Steele, Lea and Flood 2014) and Lemire's multiply-shift on 21-bit uniforms,
-as :mod:`genexpy_nb._numba.aggregates` draws them. Both that kernel and its NumPy route
-(:mod:`genexpy_nb.aggregates._replicates_numpy`) read the constants from here, so the two
-cannot drift apart; importing this module does not load numba.
+SplitMix64 (Steele, Lea and Flood 2014), the generator of every seeded kernel (the n*
+interval's, the large-study path's, the robust aggregates' bootstrap), and Lemire's
+multiply-shift on 21-bit uniforms, as :mod:`genexpy_nb._numba.aggregates` draws them. The
+kernels and the aggregates' NumPy route (:mod:`genexpy_nb.aggregates._replicates_numpy`)
+read the constants from here, so they cannot drift apart; importing this module does not
+load numba.
 """
 
 from __future__ import annotations
