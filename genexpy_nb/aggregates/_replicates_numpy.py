@@ -51,11 +51,12 @@ def _lemire(state: np.ndarray, x21: np.ndarray, k: int) -> np.ndarray:
     return (m >> st.BITS).astype(np.int64)
 
 
-def replicate_draws(key: np.uint64, b0: int, b1: int, n: int, T: int, task_bootstrap: bool
+def replicate_draws(key: np.uint64, b0: int, b1: int, n: int, T: int
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Return the draws of replicates ``b0 .. b1 - 1``: runs ``(B, T, n)`` and tasks ``(B, T)``.
 
-    The kernel's ``replicate_draws`` for every replicate at once.
+    The kernel's ``replicate_draws`` with the task bootstrap (the only one this route
+    serves), for every replicate at once.
     """
     B = b1 - b0
     b = np.arange(b0, b1, dtype=np.uint64) + np.uint64(1)
@@ -63,11 +64,8 @@ def replicate_draws(key: np.uint64, b0: int, b1: int, n: int, T: int, task_boots
     runs = np.empty((B, T, n), dtype=np.int64)
     tasks = np.empty((B, T), dtype=np.int64)
     for t in range(T):
-        if task_bootstrap:
-            state += st.GOLDEN
-            tasks[:, t] = _lemire(state, _mix(state) >> st.S43, T)
-        else:
-            tasks[:, t] = t
+        state += st.GOLDEN
+        tasks[:, t] = _lemire(state, _mix(state) >> st.S43, T)
         for j in range(0, n, 3):
             state += st.GOLDEN
             x = _mix(state)
@@ -178,7 +176,7 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
     for r0 in range(b0, b1, step):
         r1 = min(b1, r0 + step)
         B = r1 - r0
-        runs, tasks = replicate_draws(key, r0, r1, n, T, True)
+        runs, tasks = replicate_draws(key, r0, r1, n, T)
         runs = runs.transpose(1, 0, 2)  # (T, B, n)
         tasks = np.ascontiguousarray(tasks.T)  # (T, B)
         cols = np.arange(B)

@@ -363,7 +363,7 @@ def test_task_bootstrap_numpy_route_has_the_kernels_bits(n, T, A, gamma, key, b0
     got = np.empty_like(want)
     rn.bootstrap_aggregates(*args, key, lo, hi, b0, b0 + reps, got)
     assert np.array_equal(got[b0:].view(np.uint64), want[b0:].view(np.uint64))  # bit for bit
-    runs, tasks = rn.replicate_draws(key, b0, b0 + reps, n, T, True)
+    runs, tasks = rn.replicate_draws(key, b0, b0 + reps, n, T)
     kr, kt = np.empty((T, n), dtype=np.int64), np.empty(T, dtype=np.int64)
     for b in range(b0, b0 + reps):
         ka.replicate_draws(key, b, n, T, True, kr, kt)
@@ -386,7 +386,7 @@ def test_task_bootstrap_numpy_route_on_the_kernels_rare_paths(monkeypatch):
                             np.zeros((1000, 4), dtype=np.int32))
     rn.bootstrap_aggregates(*args, key, lo, hi, 0, reps, got)
     assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
-    runs, tasks = rn.replicate_draws(key, 0, reps, 50, 20, True)
+    runs, tasks = rn.replicate_draws(key, 0, reps, 50, 20)
     pos = np.empty(1000, dtype=np.int64)
     pos[args[3][0]] = np.arange(1000)  # the sorted position of each cell (alternative 0)
     drawn = pos[tasks[:, :, None] * 50 + runs].reshape(reps, -1)
