@@ -13,6 +13,12 @@ Three jobs, one helper:
 * **Moved names.** :data:`MOVED_NAMES` maps an old dotted name of a function or class to its
   new one; the old module's ``__getattr__`` returns it with a warning.
 
+Importing an old module path never changes a public name of its package: ``import
+genexpy_nb.mmd`` (the module moved to ``genexpy_nb.generalizability.mmd``) leaves
+``genexpy_nb.mmd`` the function ``gx.mmd``, where the import system would bind the module
+there. Such an old path is still imported (``from genexpy_nb.mmd import mmd_distribution``
+works), but the package's attribute of that name stays the public one.
+
 Both tables go at the next minor version (0.4): import from the new paths.
 """
 
@@ -22,6 +28,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -153,6 +160,43 @@ def when_imported(name: str, callback: Callable[[Any], None]) -> None:
         sys.meta_path.insert(0, _WhenImported(name, callback))
 
 
+#: package name -> the names its :func:`lazy_exports` table makes public
+_LAZY_NAMES: dict[str, frozenset[str]] = {}
+
+
+class _PublicNamesKept(types.ModuleType):
+    """A package whose public names the import of an old module path below it cannot replace.
+
+    After importing a submodule, the import system binds it on its package
+    (``setattr(package, "mmd", module)``). When ``package.mmd`` is an old path of
+    :data:`MOVED_MODULES` and ``mmd`` is also a public name of the package (in its
+    ``__all__`` or its lazy table), that binding would replace the public function with the
+    module; it is skipped, and the module stays reachable through ``sys.modules``.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if (isinstance(value, types.ModuleType) and f"{self.__name__}.{name}" in MOVED_MODULES
+                and (name in self.__dict__.get("__all__", ())
+                     or name in _LAZY_NAMES.get(self.__name__, ()))
+                and self.__dict__.get(name) is not value):
+            return  # the public name stays what it is (see the class's docstring)
+        super().__setattr__(name, value)
+
+
+def keep_public_names(package: str) -> None:
+    """Make the import of an old module path below ``package`` leave its public names alone.
+
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__`` (already in ``sys.modules``, e.g. while its
+        ``__init__`` runs).
+    """
+    module = sys.modules[package]
+    if type(module) is types.ModuleType:
+        module.__class__ = _PublicNamesKept
+
+
 def install_moved_modules() -> None:
     """Let the old module paths of :data:`MOVED_MODULES` import (once per process)."""
     if not any(isinstance(f, _MovedModuleFinder) for f in sys.meta_path):
@@ -212,4 +256,7 @@ def lazy_exports(package: str, names: Mapping[str, str],
     def dir_() -> list[str]:
         return sorted(set(namespace) | set(names))
 
+    _LAZY_NAMES[package] = frozenset(names)
+    if package in sys.modules:
+        keep_public_names(package)
     return getattr_, dir_
