@@ -63,8 +63,61 @@ class DatasetUnavailableError(GenexpyInputError):
     """A public data file could neither be found locally nor downloaded."""
 
 
-def fetch_public_file(name: str) -> Path:
+def download_dir() -> Path:
+    """Return the folder the public files are downloaded to (the user's cache folder).
+
+    Returns
+    -------
+    pathlib.Path
+        ``<user cache folder>/genexpy_nb`` (``~/.cache/genexpy_nb`` on Linux), where each
+        file keeps its own name: once downloaded, the folder works as a
+        ``GENEXPY_NB_DATA_DIR``.
+    """
+    import pooch
+
+    return Path(pooch.os_cache("genexpy_nb"))
+
+
+def fetch_public_data(progress: bool = True) -> Path:
+    """Download every public file once (checked by sha256) and return their folder.
+
+    A file already in the folder with the published sha256 is not downloaded again. With
+    ``GENEXPY_NB_DATA_DIR`` set, nothing is downloaded: the files are checked there and that
+    folder is returned.
+
+    Parameters
+    ----------
+    progress : bool, default True
+        Show a progress bar per file being downloaded (on stderr).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder that holds every file of :data:`PUBLIC_FILES`.
+
+    Raises
+    ------
+    DatasetUnavailableError
+        When a file can neither be found nor downloaded (offline); the message names it.
+    """
+    paths = [fetch_public_file(name, progress=progress) for name in PUBLIC_FILES]
+    return paths[0].parent
+
+
+def fetch_public_file(name: str, progress: bool = False) -> Path:
     """Local path of a public data file: from ``$GENEXPY_NB_DATA_DIR``, else pooch's cache.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PUBLIC_FILES`.
+    progress : bool, default False
+        Show a progress bar while the file is downloaded.
+
+    Returns
+    -------
+    pathlib.Path
+        The file, checked against its published sha256.
 
     Raises
     ------
@@ -118,8 +171,9 @@ def fetch_public_file(name: str) -> Path:
                 url=spec.url,
                 known_hash=f"sha256:{spec.sha256}",
                 fname=name,
-                path=pooch.os_cache("genexpy_nb"),
-                progressbar=False,
+                path=download_dir(),
+                # a network that drops packets fails within a minute instead of hanging
+                downloader=pooch.HTTPDownloader(progressbar=progress, timeout=60),
             )
         )
     except Exception as exc:  # network errors come in many types (requests, OSError, ...)

@@ -27,7 +27,10 @@ At ``builder-inited`` every ``notebooks/*.ipynb`` of the repository is
    so that Sphinx re-reads only what changed. MyST-NB then renders it without executing
    (``nb_execution_mode = "off"``).
 
-A cell that raises fails the build, with the notebook, the cell and the traceback.
+A cell that raises fails the build, with the notebook, the cell and the traceback. Offline
+(``GENEXPY_NB_NO_DATA`` set by ``scripts/public_data.py``), the notebooks that read the public
+data files are not executed: their pages show the notebook without outputs (or the cached
+ones).
 ``GENEXPY_NB_DOCS_NOTEBOOKS`` (comma-separated names, e.g. ``00_quickstart``) executes only
 those notebooks, and ``GENEXPY_NB_DOCS_EXECUTE=0`` none: the others get their cached outputs
 when the cache has them, otherwise a page without outputs (for iterating on the site; CI
@@ -478,6 +481,16 @@ def execute(nb: Any, name: str) -> tuple[Any, float]:
     return nb, time.perf_counter() - t0
 
 
+#: calls by which a notebook reads the public data files (as tests/conftest.py)
+DATA_CALLS = ("load_encoders(", "load_bigbench(", "fetch_public_file(", "fetch_public_data(")
+
+
+def reads_public_data(nb: Any) -> bool:
+    """Whether a notebook's code reads the public data files (not executed offline)."""
+    return any(call in c.source for c in nb.cells if c.cell_type == "code"
+               for call in DATA_CALLS)
+
+
 def selected(names: list[str]) -> list[str]:
     """The notebooks to execute (``GENEXPY_NB_DOCS_NOTEBOOKS``; default all)."""
     if os.environ.get("GENEXPY_NB_DOCS_EXECUTE", "1") == "0":
@@ -512,6 +525,10 @@ def prepare_notebooks(app: Sphinx) -> None:
         if cached.is_file():
             done = nbformat.read(cached, as_version=4)
             _say(f"notebook {path.stem}: outputs from the cache")
+        elif path.stem in run and os.environ.get("GENEXPY_NB_NO_DATA") and reads_public_data(nb):
+            done = None  # offline: the public data files are not here (scripts/public_data.py)
+            _say(f"notebook {path.stem}: not executed, it reads the public data files, not "
+                 f"here: {os.environ['GENEXPY_NB_NO_DATA']}")
         elif path.stem in run:
             _say(f"notebook {path.stem}: executing ...")
             done, dt = execute(nb, path.stem)

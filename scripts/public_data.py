@@ -1,0 +1,96 @@
+"""Find the public results files for the tests and the docs, or download them once.
+
+The README's test and docs commands (``scripts/test.sh``, ``scripts/docs.sh``) run this after
+installing the package, and read its one line of output:
+
+* ``found <folder>``: the folder that holds every public file (encoder benchmark, BIG-bench),
+  each checked against its published sha256. Looked for, in this order:
+  1. ``GENEXPY_NB_DATA_DIR``, when set (a folder you chose; a missing file there is an
+     error, exit 2);
+  2. ``../shared/data`` beside the clone, when it holds the files (how this project's CI
+     lays the data out);
+  3. the user's cache folder (``~/.cache/genexpy_nb``), downloading what is not there yet
+     from the files' pinned sources, with a progress bar (on stderr).
+* ``missing <reason>``: none of that worked (no network): what needs the files is skipped,
+  and the commands say so in one line at their end. In CI (``CI`` set) this is an error
+  instead (exit 1): CI must test the paper's numbers.
+
+    python scripts/public_data.py          # prints "found <folder>" or "missing <reason>"
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the data folder this project's CI lays beside the clone
+BESIDE = ROOT.parent / "shared" / "data"
+
+
+def _data_module():
+    try:  # the package's io room (0.3's layout), else the module's older path
+        from genexpy_nb.io import data
+    except ImportError:
+        from genexpy_nb import data
+    return data
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def _checked(data, folder: Path) -> bool:
+    """Whether ``folder`` holds every public file with its published sha256."""
+    old = os.environ.get(data.DATA_DIR_ENV)
+    os.environ[data.DATA_DIR_ENV] = str(folder)
+    try:
+        data.fetch_public_data(progress=False)
+        return True
+    except data.DatasetUnavailableError:
+        return False
+    finally:
+        if old is None:
+            os.environ.pop(data.DATA_DIR_ENV, None)
+        else:
+            os.environ[data.DATA_DIR_ENV] = old
+
+
+def find() -> tuple[str, str]:
+    """``("found", folder)`` or ``("missing", reason)``; raises SystemExit on a bad setting."""
+    data = _data_module()
+    chosen = os.environ.get(data.DATA_DIR_ENV)
+    if chosen:
+        try:
+            return "found", str(data.fetch_public_data(progress=False))
+        except data.DatasetUnavailableError as exc:
+            print(f"public data: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+    if BESIDE.is_dir() and _checked(data, BESIDE):
+        return "found", str(BESIDE)
+    names = ", ".join(data.PUBLIC_FILES)
+    print(f"public data: not beside the clone ({BESIDE}); downloading {names} once into "
+          f"{data.download_dir()} (checked by sha256) ...", file=sys.stderr)
+    try:
+        return "found", str(data.fetch_public_data(progress=True))
+    except data.DatasetUnavailableError as exc:
+        first = str(exc).split(" (", 1)[0]
+        return "missing", (f"{first} (offline?); set {data.DATA_DIR_ENV} to a folder that holds "
+                           f"{names}, or run again with network")
+
+
+def main() -> int:
+    kind, value = find()
+    print(f"{kind} {' '.join(value.split())}")
+    if kind == "missing":
+        print(f"public data: {value}", file=sys.stderr)
+        if _in_ci():
+            print("public data: CI must have them (../shared/data beside the clone)",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
