@@ -15,7 +15,14 @@ installing the package, and read its one line of output:
   and the commands say so in one line at their end. In CI (``CI`` set) this is an error
   instead (exit 1): CI must test the paper's numbers.
 
-    python scripts/public_data.py          # prints "found <folder>" or "missing <reason>"
+    python scripts/public_data.py               # prints "found <folder>" or "missing <reason>"
+    python scripts/public_data.py --into-cache  # Binder's postBuild: the files into the
+                                                # user's cache folder, or exit 1
+
+``--into-cache`` makes sure the files end up in the user's cache folder, where the package
+looks for them when ``GENEXPY_NB_DATA_DIR`` is not set: copied from the folder found above
+(checked by sha256), else downloaded. ``binder/postBuild`` runs it, so that the image holds
+the data and the notebooks need no network at launch.
 """
 
 from __future__ import annotations
@@ -80,7 +87,31 @@ def find() -> tuple[str, str]:
                            f"{names}, or run again with network")
 
 
+def into_cache() -> int:
+    """Put every public file into the user's cache folder (see the module's description)."""
+    import shutil
+
+    data = _data_module()
+    kind, value = find()
+    if kind == "missing":
+        print(f"public data: {value}", file=sys.stderr)
+        return 1
+    cache = data.download_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    found = Path(value)
+    for name in data.PUBLIC_FILES:
+        if found.resolve() != cache.resolve():
+            shutil.copyfile(found / name, cache / name)
+    if not _checked(data, cache):
+        print(f"public data: the copies in {cache} are not the published files", file=sys.stderr)
+        return 1
+    print(f"public data: {', '.join(data.PUBLIC_FILES)} in {cache} (sha256 checked)")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--into-cache"]:
+        return into_cache()
     kind, value = find()
     print(f"{kind} {' '.join(value.split())}")
     if kind == "missing":
