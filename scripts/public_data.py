@@ -82,7 +82,7 @@ def find() -> tuple[str, str]:
     try:
         return "found", str(data.fetch_public_data(progress=True))
     except data.DatasetUnavailableError as exc:
-        first = str(exc).split(" (", 1)[0]
+        first = str(exc).split(" (", 1)[0].split(" from http", 1)[0]
         return "missing", (f"{first} (offline?); set {data.DATA_DIR_ENV} to a folder that holds "
                            f"{names}, or run again with network")
 

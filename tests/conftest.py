@@ -107,8 +107,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=NO_DATA_REASON))
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
-    """Offline: one line at the end saying what was skipped for want of the public data."""
+@pytest.hookimpl(hookwrapper=True)
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Offline: one line at the end (after pytest's short summary, before its count) saying
+    what was skipped for want of the public data."""
+    yield
     if not NO_DATA:
         return
     skipped = [r for r in terminalreporter.stats.get("skipped", [])

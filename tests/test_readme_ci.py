@@ -98,20 +98,14 @@ def _find(clone: Path, tmp_path: Path, **env: str):
                           env={**base, **env})
 
 
-def test_the_data_beside_the_clone_is_found_as_in_ci(tmp_path):
+def test_the_data_beside_the_clone_is_found_as_in_ci(tmp_path, public_data_dir):
     """CI lays ../shared/data beside its clone: the README's command finds it there, with no
     setting (this is how .ci/run still uses ../shared/data)."""
-    import os
-
-    import pytest
-
-    real = os.environ.get("GENEXPY_NB_DATA_DIR")
-    if not real or not (Path(real) / "encoders_results.parquet").is_file():
-        pytest.skip("needs the public data files (GENEXPY_NB_DATA_DIR)")
+    real = public_data_dir
     clone = _clone_with_finder(tmp_path)
     beside = tmp_path / "shared" / "data"
     beside.mkdir(parents=True)
-    for f in Path(real).glob("*.parquet"):
+    for f in real.glob("*.parquet"):
         (beside / f.name).symlink_to(f)
     proc = _find(clone, tmp_path)
     assert proc.returncode == 0, proc.stderr
