@@ -142,6 +142,35 @@ def test_panels_become_snapshots_and_progress_bars_go():
     assert all("vega/v" in s["$schema"] and "vega-lite" not in s["$schema"] for s in specs)
 
 
+def test_a_panel_snapshot_is_its_first_state_and_lean():
+    """Issue 51: the quickstart's panel snapshot showed alpha* 0.9 (set by a later cell)
+    under text saying 0.95. The snapshot is the state its own cell left, without anywidget's
+    JavaScript; the notebook-wide state (every model's last state) is not used then."""
+    from gx_notebooks import SNAPSHOT_KEY, WIDGET_VIEW, static_outputs, widget_snapshot
+
+    live = {
+        "panel": {"_model_name": "VBoxModel", "_model_module": "@jupyter-widgets/controls",
+                  "_model_module_version": "2.0.0",
+                  "children": ["IPY_MODEL_alpha", "IPY_MODEL_chart"]},
+        "alpha": {"_model_name": "FloatSliderModel", "description": "alpha*", "value": 0.95},
+        "chart": {"_model_name": "AnyModel", "_esm": "x" * 100_000, "_css": "y",
+                  "spec": {"mark": "point"}},
+        "other": {"_model_name": "HTMLModel", "value": "not part of the panel"},
+    }
+    snap = widget_snapshot(live, "panel")
+    assert set(snap) == {"panel", "alpha", "chart"}
+    assert "_esm" not in snap["chart"]["state"] and len(json.dumps(snap)) < 2_000
+    live["alpha"]["value"] = 0.9  # a later cell moves the slider
+    assert snap["alpha"]["state"]["value"] == 0.95
+    nb = _nb([{"output_type": "display_data", "metadata": {SNAPSHOT_KEY: snap},
+               "data": {WIDGET_VIEW: {"model_id": "panel"}, "text/plain": "VBox()"}}],
+             widgets={k: {"model_name": v["_model_name"], "state": v}
+                      for k, v in live.items()})
+    page = static_outputs(nb).cells[1].outputs[0].data["text/html"]
+    assert "0.95" in page and "0.9<" not in page
+    assert "widgets" not in static_outputs(nb).metadata
+
+
 def test_cache_key_follows_the_code_and_the_package():
     from gx_notebooks import notebook_key
 
