@@ -264,7 +264,7 @@ def _latex_table(res: Any, table: pl.DataFrame) -> str:
                               "significantly different; ") + cd + "."])
     label = "tab:paper-" + (re.sub(r"[^A-Za-z0-9]+", "-", res.target).strip("-") or "target")
     return "\n".join([
-        "% genexpy_nb.answers.paper_table: needs \\usepackage{booktabs}",
+        "% genexpy_nb.significance.paper_table: needs \\usepackage{booktabs}",
         "\\begin{table}[htbp]",
         "  \\centering",
         f"  \\caption{{{cap}}}",
