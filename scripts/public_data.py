@@ -38,7 +38,7 @@ BESIDE = ROOT.parent / "shared" / "data"
 
 def _data_module():
     try:  # the package's io room (0.3's layout), else the module's older path
-        from genexpy_nb.io import data
+        from genexpy_nb.io import public as data
     except ImportError:
         from genexpy_nb import data
     return data

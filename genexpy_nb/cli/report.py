@@ -54,7 +54,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = check_out_dir(args.out, inputs=[args.results])
     df = read_table(args.results)
     check_role_columns(df, args)
-    from ..report_page import report
+    from ..answers.report_page import report
 
     t0 = time.perf_counter()
     page = report(
@@ -69,7 +69,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         rope=args.bayesian_rope, missing=args.missing)
     paths = page.save(out)
     if not args.quiet:
-        from ..summary_conclusions import conclusions_summary
+        from ..answers.conclusions import conclusions_summary
 
         say(page.policy)
         print(conclusions_summary(page.conclusions, unit=page.unit).to_text())
