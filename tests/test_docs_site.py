@@ -151,14 +151,20 @@ def test_a_panel_snapshot_is_its_first_state_and_lean():
     live = {
         "panel": {"_model_name": "VBoxModel", "_model_module": "@jupyter-widgets/controls",
                   "_model_module_version": "2.0.0",
-                  "children": ["IPY_MODEL_alpha", "IPY_MODEL_chart"]},
+                  "children": ["IPY_MODEL_alpha", "IPY_MODEL_chart", "IPY_MODEL_out"]},
+        # an Output widget showing a chart's view (referred to by its model_id only)
+        "out": {"_model_name": "OutputModel", "outputs": [
+            {"output_type": "display_data", "metadata": {},
+             "data": {WIDGET_VIEW: {"model_id": "chart2", "version_major": 2}}}]},
+        "chart2": {"_model_name": "AnyModel", "_esm": "z" * 1000,
+                   "spec": {"data": {"values": [{"x": 1}]}, "mark": "bar"}},
         "alpha": {"_model_name": "FloatSliderModel", "description": "alpha*", "value": 0.95},
         "chart": {"_model_name": "AnyModel", "_esm": "x" * 100_000, "_css": "y",
-                  "spec": {"mark": "point"}},
+                  "spec": {"data": {"values": [{"x": 1}]}, "mark": "point"}},
         "other": {"_model_name": "HTMLModel", "value": "not part of the panel"},
     }
     snap = widget_snapshot(live, "panel")
-    assert set(snap) == {"panel", "alpha", "chart"}
+    assert set(snap) == {"panel", "alpha", "chart", "out", "chart2"}
     assert "_esm" not in snap["chart"]["state"] and len(json.dumps(snap)) < 2_000
     live["alpha"]["value"] = 0.9  # a later cell moves the slider
     assert snap["alpha"]["state"]["value"] == 0.95
@@ -168,6 +174,7 @@ def test_a_panel_snapshot_is_its_first_state_and_lean():
                       for k, v in live.items()})
     page = static_outputs(nb).cells[1].outputs[0].data["text/html"]
     assert "0.95" in page and "0.9<" not in page
+    assert page.count('class="gx-vega"') == 2  # both charts, the one in the Output too
     assert "widgets" not in static_outputs(nb).metadata
 
 

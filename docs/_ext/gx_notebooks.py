@@ -409,11 +409,13 @@ LEAN_DROP = ("_esm", "_css", "_anywidget_id", "_dom_classes", "layout", "style",
 
 
 def _refs(value: Any) -> list[str]:
-    """The model ids a widget's state refers to (``"IPY_MODEL_<id>"`` anywhere inside)."""
+    """The model ids a widget's state refers to: ``"IPY_MODEL_<id>"`` anywhere inside, and
+    the views an Output widget's outputs display (``{"model_id": "<id>"}``)."""
     if isinstance(value, str):
         return [value[len("IPY_MODEL_"):]] if value.startswith("IPY_MODEL_") else []
     if isinstance(value, dict):
-        return [r for v in value.values() for r in _refs(v)]
+        own = [value["model_id"]] if isinstance(value.get("model_id"), str) else []
+        return own + [r for v in value.values() for r in _refs(v)]
     if isinstance(value, list | tuple):
         return [r for v in value for r in _refs(v)]
     return []
