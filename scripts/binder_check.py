@@ -75,10 +75,11 @@ def _copy_checkout(dest: Path) -> None:
 
 def _offline_prefix() -> tuple[list[str], bool]:
     """A command prefix that cuts the network (a namespace with loopback only), if we can."""
-    if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("ip"):
-        probe = subprocess.run(["unshare", "-n", "true"], capture_output=True)
+    unshare, ip = shutil.which("unshare"), shutil.which("ip") or shutil.which("/usr/sbin/ip")
+    if os.geteuid() == 0 and unshare and ip:
+        probe = subprocess.run([unshare, "-n", "true"], capture_output=True)
         if probe.returncode == 0:
-            return ["unshare", "-n", "bash", "-c", 'ip link set lo up && exec "$@"', "_"], True
+            return [unshare, "-n", "bash", "-c", f'{ip} link set lo up && exec "$@"', "_"], True
     return [], False
 
 
