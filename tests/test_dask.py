@@ -352,9 +352,8 @@ def _example_study() -> gx.Study:
 
 
 def _on_cluster(client, study, kernels, **kw):
-    from genexpy_nb.distributed import analyze_on_cluster
-
     from genexpy_nb import config
+    from genexpy_nb.distributed import analyze_on_cluster
 
     args = {"alphas": config.ALPHAS, "deltas": config.DELTAS,
             "estimators": gx.generalizability.METHODS, "rep": config.REP, "seed": 0,
