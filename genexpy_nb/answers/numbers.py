@@ -127,16 +127,19 @@ def statistic(x: Any) -> str:
     return s if s is not None else f"{float(x):.2f}"
 
 
-def rank(x: Any) -> str:
-    """Write a mean rank or an expected place with two decimals.
+def rank(x: Any, digits: int = 2) -> str:
+    """Write a mean rank, an expected place or a critical difference with two decimals.
+
+    ``digits`` more where two ranks that differ would read alike (the comparison's answer
+    asks for them).
 
     Examples
     --------
-    >>> rank(1.9125)
-    '1.91'
+    >>> rank(1.9125), rank(10.72204, 4)
+    ('1.91', '10.7220')
     """
     s = _special(x)
-    return s if s is not None else f"{float(x):.2f}"
+    return s if s is not None else f"{float(x):.{digits}f}"
 
 
 def effect(x: Any) -> str:
@@ -166,7 +169,7 @@ def prob(x: Any) -> str:
     return "0" if out in ("-0", "") else out
 
 
-def number(x: Any, digits: int = 3) -> str:
+def number(x: Any, digits: int = 3, *, zero: float = 0.0) -> str:
     """Write a measured quantity with ``digits`` significant digits.
 
     Plain decimals from 0.001 up to a million, powers of ten (``1.35e12``) beyond;
@@ -178,6 +181,9 @@ def number(x: Any, digits: int = 3) -> str:
         The value.
     digits : int, default 3
         Significant digits.
+    zero : float, default 0.0
+        Values closer to 0 than this read ``0`` (float error on a bounded scale: a score
+        normalised to [0, 1] that should be 0 and is 1e-18).
 
     Returns
     -------
@@ -194,7 +200,7 @@ def number(x: Any, digits: int = 3) -> str:
     if isinstance(x, bool):
         return str(x)
     v = float(x)
-    if v == 0:
+    if abs(v) <= zero:
         return "0"
     if 1e-3 <= abs(v) < 1e6:
         out = f"{v:.{digits}g}"
@@ -207,8 +213,10 @@ def number(x: Any, digits: int = 3) -> str:
     return f"{mant}e{int(exp)}"
 
 
-def interval(lo: Any, hi: Any, digits: int = 3) -> str:
+def interval(lo: Any, hi: Any, digits: int = 3, *, zero: float = 0.0) -> str:
     """Write an interval of measured quantities as ``[low, high]`` (:func:`number` each).
+
+    ``zero`` as in :func:`number`.
 
     Examples
     --------
@@ -217,7 +225,7 @@ def interval(lo: Any, hi: Any, digits: int = 3) -> str:
     """
     if _special(lo) == MISSING or _special(hi) == MISSING:
         return ""
-    return f"[{number(lo, digits)}, {number(hi, digits)}]"
+    return f"[{number(lo, digits, zero=zero)}, {number(hi, digits, zero=zero)}]"
 
 
 def share(x: Any) -> str:

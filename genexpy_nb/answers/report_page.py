@@ -32,6 +32,7 @@ from .._escape import html_text, markdown_text
 from .._validation import GenexpyInputError
 from ..study._roles import alias
 from ..study.core import Study
+from . import numbers
 
 __all__ = ["StudyReport", "report"]
 
@@ -523,27 +524,23 @@ def _section_frame(study: Study, parts: Mapping[int, Any], name: str) -> pl.Data
 # ---- rendering ---------------------------------------------------------------------------
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> tuple[str, str]:
-    """Render an HTML and a Markdown table, every cell escaped for its format."""
-    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html_text(_cell(c))}</td>" for c in r) + "</tr>"
-                   for r in rows)
-    html = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    md = ["| " + " | ".join(markdown_text(h) for h in header) + " |",
-          "| " + " | ".join("---" for _ in header) + " |"]
-    md += ["| " + " | ".join(markdown_text(_cell(c)) for c in r) + " |" for r in rows]
-    return html, "\n".join(md)
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]],
+           align: str = "") -> tuple[str, str]:
+    """Render a table of the document model as HTML and Markdown, every cell escaped.
+
+    Cells are written by the one formatter (:func:`genexpy_nb.answers.numbers.cell`): a
+    cell already written (a ``str``) is kept.
+    """
+    from .document import Data, Table, render_blocks
+
+    t = Table(tuple(Data(h) for h in header),
+              tuple(tuple(Data(numbers.cell(c)) for c in r) for r in rows), align)
+    return render_blocks([t], "html"), render_blocks([t], "markdown")
 
 
 def _cell(v: Any) -> str:
-    """Format a table cell as text: floats to 3 significant digits, None as an empty cell."""
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return "inf" if v == float("inf") else f"{v:.3g}"
-    if isinstance(v, (list, tuple)):
-        return ", ".join(map(str, v))
-    return str(v)
+    """Write a table cell (the one formatter's rule: floats to 3 significant digits)."""
+    return numbers.cell(v)
 
 
 def _demote(markdown: str, by: int = 2) -> str:
@@ -567,13 +564,14 @@ def _answer_section(rep: dict, study: Study, unit: str) -> _Section:
     best = con.filter(pl.col("kind") == "best")
     rows = [[_config_label(study, r["config_id"]), _cell(r["members"]), r["verdict"],
              _nstar_words(r), r["N"]] for r in best.iter_rows(named=True)]
-    html, md = _table(["configuration", "best", "verdict", f"n* [90 % interval] ({unit}s)",
+    html, md = _table(["configuration", "best", "verdict", f"n* (90 % interval) ({unit}s)",
                        "N"], rows)
     return _Section(
         "answer", "The answer: do the study's conclusions hold?",
         f"From the study's conclusions (mean within-{unit} ranks, {_missing_how(rep, unit)}; "
         f"the pairs judged as a family with Holm's correction) "
-        f"at alpha* = {rep['alpha']:g}: n* is the number of {unit}s two independent studies "
+        f"at alpha* = {numbers.setting(rep['alpha'])}: n* is the number of {unit}s two "
+        "independent studies "
         "need to reach the same conclusion with probability alpha*.",
         f"<div class=\"answer-best\">{html}</div>" + summ.to_html(),
         md + "\n\n" + _demote(summ.to_markdown()))
@@ -590,10 +588,8 @@ def _nstar_words(r: Mapping[str, Any]) -> str:
     """n* with its interval, as text; none where the verdict is unsure (as the answer says)."""
     if str(r.get("verdict", "")).startswith("unsure"):
         return "none (unsure)"
-
-    def num(x: Any) -> str:
-        return "-" if x is None else ("inf" if x == float("inf") else f"{x:.0f}")
-    return f"{num(r['nstar'])} [{num(r['nstar_lo'])}, {num(r['nstar_hi'])}]"
+    band = numbers.count_interval(r["nstar_lo"], r["nstar_hi"])
+    return numbers.count(r["nstar"]) + (f" ({band})" if band else "")
 
 
 def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
@@ -608,7 +604,8 @@ def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
             "its conclusions need to hold (0: none; unsure: no number of "
             f"{unit}s is promised, these {unit}s do not separate the alternatives).")
     html, md = f"<p>{html_text(lead)}</p>{html}", f"{markdown_text(lead)}\n\n{md}"
-    how = (f"From the plan of the conclusions above (the same alpha* = {rep['alpha']:g}; "
+    how = (f"From the plan of the conclusions above (the same alpha* = "
+           f"{numbers.setting(rep['alpha'])}; "
            f"configurations ranked by the {unit}s their conclusions still need).")
     spread = rep.get("replicate_spread")
     if spread is not None and spread.height:
@@ -717,11 +714,11 @@ def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
     html, md = [f"<p>{html_text(lead)}</p>"], [markdown_text(lead)]
     for cid in iv["config_id"].unique(maintain_order=True).to_list():
         part = iv.filter(pl.col("config_id") == cid)
-        rows = [[r["alternative"], r["expected_rank"], r["p_best"],
+        rows = [[r["alternative"], numbers.rank(r["expected_rank"]), numbers.prob(r["p_best"]),
                  f"{r['rank_low']}-{r['rank_high']}", "yes" if r["in_top_group"] else ""]
                 for r in part.iter_rows(named=True)]
         h, m = _table(["alternative", "expected place", "P(best)", "95 % interval of places",
-                       "top group"], rows)
+                       "top group"], rows, "lrrll")
         if several:
             label = _config_label(study, cid)
             html.append(f"<h3>{html_text(label)}</h3>")
@@ -765,7 +762,8 @@ def _nstar_section(rep: dict, study: Study, unit: str) -> _Section:
         "nstar", f"How consistent are the per-{unit} rankings? (the paper's n*)",
         f"n-generalizability (Matteucci et al., Sec. 3-4): for each research question, the "
         f"number of {unit}s n* at which two independent studies answer it alike (within "
-        f"delta* = {rep['delta']:g}) with probability alpha* = {rep['alpha']:g}, resampled "
+        f"delta* = {numbers.setting(rep['delta'])}) with probability alpha* = "
+        f"{numbers.setting(rep['alpha'])}, resampled "
         f"{rep['nrep']} times per sample size (seed {rep['seed']}), with the no-signal "
         "baseline: the n* of alternatives ranked at random. It measures how consistent the "
         "rankings are, not which alternative wins: it can read (chance) while the winner "
@@ -815,8 +813,9 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
     return _Section(
         "data", "The data",
         f"The study's missing-results policy (Matteucci et al., Sec. 4.1):{avg} "
-        f"{unit}s missing more than {r.tol_missing_alternatives:.0%} of the alternatives "
-        f"dropped, then alternatives missing in more than {r.tol_missing_conditions:.0%} of "
+        f"{unit}s missing more than {numbers.share(r.tol_missing_alternatives)} of the "
+        f"alternatives dropped, then alternatives missing in more than "
+        f"{numbers.share(r.tol_missing_conditions)} of "
         f"the {unit}s left, then what is still missing "
         + (f"left out with its {unit} (missing = drop-block)."
            if rep.get("missing") == "drop-block" else "imputed as the worst tier."),
