@@ -4,10 +4,10 @@ Most checks call ``main(argv)`` in-process (fast); a few run ``python -m genexpy
 subprocess to see what a shell sees (exit code, stderr, Ctrl-C). One small table is shared.
 """
 
+import math
 import os
 import signal
 import subprocess
-import math
 import sys
 import time
 from pathlib import Path
