@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -39,7 +39,8 @@ from ..generalizability.planner import verdict_word
 from . import numbers
 from .document import Data, Paragraph, Strong, Table, render_blocks
 
-__all__ = ["NstarSummary", "SeedsSummary", "Table", "nstar_summary", "seeds_summary"]
+__all__ = ["NstarSummary", "SeedsSummary", "Table", "nstar_summary", "seeds_summary",
+           "question_words"]
 
 #: estimates of n* that give a verdict, in order of preference (the bound never does)
 _VERDICT_METHODS = ("resample", "approx_weighted", "approx")
@@ -107,10 +108,18 @@ class _Tables:
         Returns
         -------
         tuple
-            The heading, each table, the closing lines, every string escaped as data.
+            The heading, each table (its title and the question it answers above it), the
+            closing lines, every string escaped as data.
         """
-        return (Paragraph(Data(self.heading)), *self.tables,
-                *(Paragraph(Data(f)) for f in self.footer))
+        body: list = []
+        for i, t in enumerate(self.tables):
+            title, question = (getattr(self, "titles", None) or [(None, None)] * (i + 1))[i]
+            if title is not None:
+                body.append(Paragraph(Strong(title)))
+            if question is not None:
+                body.append(Paragraph(question))
+            body.append(t)
+        return (Paragraph(Data(self.heading)), *body, *(Paragraph(Data(f)) for f in self.footer))
 
     def _lead(self, format: str) -> list[str]:
         lead = getattr(self, "conclusions", None)
@@ -241,6 +250,9 @@ class NstarSummary:
         given.
     question : str, default ""
         The question the tables answer, shown as their title after the conclusions.
+    titles : list of (run, run or None)
+        Per table, its title ("research question: Jaccard(k=1)") and the research question
+        it answers in one line with what delta* allows, shown above it.
     """
 
     frame: pl.DataFrame
@@ -253,6 +265,7 @@ class NstarSummary:
     footer: list[str]
     conclusions: Any = None
     question: str = ""
+    titles: list = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """Count the rows that generalize, need more conditions, or are unsure.
@@ -342,6 +355,48 @@ def _question_notes(part: pl.DataFrame, has_null: bool, max_rows: int) -> list[s
     return notes
 
 
+#: what delta* lets two studies' answers differ by, per research question (SPEC A3)
+_DELTA_WORDS = {
+    "Jaccard": "their sets of best alternatives overlap (Jaccard similarity) at least "
+               "1 - delta* = {keep}",
+    "Mallows": "at most delta* = {d} of the pairs of alternatives are in the other order",
+    "Borda": "the share of alternatives a* beats differs by at most delta* = {d}",
+    "RBF": "the alternatives' scores differ by at most delta* = {d} (a mean squared "
+           "difference, in units of the scores' spread)",
+}
+
+
+def question_words(label: str, delta: float) -> str:
+    """Return the research question of a kernel's label, and what delta* allows in it.
+
+    Parameters
+    ----------
+    label : str
+        The kernel's label (``"Jaccard(k=1)"``, ``"Mallows"``).
+    delta : float
+        delta*.
+
+    Returns
+    -------
+    str
+        E.g. "Are the best alternatives consistently the same? Two studies answer it alike
+        when their sets of best alternatives overlap ... at least 1 - delta* = 95%."
+    """
+    from ..generalizability import kernels
+
+    name = label.split("(")[0]
+    cls = {c.__name__: c for c in (kernels.Borda, kernels.Jaccard, kernels.Mallows,
+                                   kernels.RBF)}.get(name)
+    if cls is None:
+        return ""
+    out = cls.question
+    how = _DELTA_WORDS.get(name)
+    if how:
+        out += " Two studies answer it alike when " + how.format(
+            d=numbers.share(delta), keep=numbers.share(1 - delta)) + "."
+    return out
+
+
 def _question_table(label: str, part: pl.DataFrame, design: list[str], has_null: bool,
                     max_rows: int) -> Table:
     """Build the table of one research question from its rows, in the order given."""
@@ -352,8 +407,13 @@ def _question_table(label: str, part: pl.DataFrame, design: list[str], has_null:
     headers += ["verdict"]
     rows = [_question_row(r, design, has_null)
             for r in part.head(max_rows).iter_rows(named=True)]
-    return _table(f"research question: {label}", headers, rows,
-                  _question_notes(part, has_null, max_rows), frozenset(right))
+    delta = float(part["delta"][0]) if "delta" in part.columns and part.height else math.nan
+    t = _table(f"research question: {label}", headers, rows,
+               _question_notes(part, has_null, max_rows), frozenset(right))
+    question = question_words(label, delta)
+    # the question under the research question's name, above its table
+    return (Table(t.header, t.rows, t.align, notes=t.notes), t.title,
+            Data(question) if question else None)
 
 
 def _summary_footer(has_null: bool, methods: list[str], n_rows: int,
@@ -443,9 +503,11 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
     order = sel.sort([pl.col("generalizable").is_null(), pl.col("generalizable"), "deficit",
                       pl.col("nstar").fill_nan(None), "config_id"],
                      descending=[False, False, True, True, False], nulls_last=True)
-    tables = [_question_table(label, order.filter(pl.col("kernel_label") == label), design,
-                              has_null, max_rows)
-              for label in dict.fromkeys(sel.sort("config_id")["kernel_label"].to_list())]
+    made = [_question_table(label, order.filter(pl.col("kernel_label") == label), design,
+                            has_null, max_rows)
+            for label in dict.fromkeys(sel.sort("config_id")["kernel_label"].to_list())]
+    tables = [t for t, _, _ in made]
+    titles = [(title, question) for _, title, question in made]
     what = {"resample": "the resampled estimate, with its interval",
             "approx": "the closed-form estimate",
             "approx_weighted": "the weighted closed-form estimate"}.get(method, method)
@@ -472,7 +534,7 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
             unit=unit, units=f"{unit}s"))
     return NstarSummary(frame=frame, rows=sel, alpha=alpha, delta=delta, method=method,
                         tables=tables, heading=heading, footer=footer, conclusions=lead,
-                        question=question)
+                        question=question, titles=titles)
 
 
 # ---- seeds ------------------------------------------------------------------------------

@@ -66,12 +66,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         tol_missing_conditions=args.tol_missing_conditions,
         invalid_target=args.invalid_target, alpha=args.alpha, delta=args.delta,
         kernels=args.kernel, rep=args.rep, seed=args.seed, progress=not args.quiet,
-        rope=args.bayesian_rope, missing=args.missing)
+        rope=args.rope, missing=args.missing, normalize=args.normalize,
+        imputed=args.imputed)
     paths = page.save(out)
     if not args.quiet:
         from ..answers.conclusions import conclusions_summary
 
         say(page.policy)
+        say(page.scale)
         print(conclusions_summary(page.conclusions, unit=page.unit).to_text())
         say(f"wrote {len(paths)} files to {out}/ in {time.perf_counter() - t0:.1f} s: "
             "open report.html (it works offline)")
@@ -113,11 +115,24 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     r.add_argument("--delta", type=float, default=config.HEADLINE_DELTA,
                    help="similarity threshold delta* of n*")
     add_rep(r, help="resampled pairs of studies per sample size of n*")
-    r.add_argument("--bayesian-rope", type=float, default=None, metavar="R",
+    from ..answers.report_page import ROPE_UNITS
+
+    r.add_argument("--bayesian-rope", dest="rope", type=float, default=None, metavar="R",
                    help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
                         "alternative against the best, with a region of practical "
-                        "equivalence of +-R in the target's units (raw scores); without it "
-                        "the page runs no Bayesian test")
+                        f"equivalence of +-R {ROPE_UNITS}; without it the page runs no "
+                        "Bayesian test")
+    r.add_argument("--normalize", choices=["auto", "none", "minmax"], default="auto",
+                   help="the scale of every number that crosses conditions (aggregates, "
+                        "rope, effect sizes, runs against conditions), one for the study: "
+                        "raw, or min-max normalised per condition (0 = its lowest, 1 = its "
+                        "highest); auto normalises when the conditions' score ranges differ "
+                        "by more than a factor of 100. Said at the top of the page; ranks "
+                        "are scale-free")
+    r.add_argument("--imputed", default=None, metavar="COLUMN",
+                   help="boolean column marking the results the table's source imputed "
+                        "(failed runs it filled in): they count as failed runs under "
+                        "--missing, listed by name on the page")
     add_seed(r)
     add_missing_policy(r, invalid_help="rows with a null/NaN/inf target (failed runs): refuse, "
                                        "or drop them (they then count as missing results, "

@@ -254,7 +254,8 @@ def test_nstar_prints_the_answer_per_research_question(tmp_path, capsys, table):
     text = cap.out
     assert "n* at alpha* = 0.95, delta* = 0.05" in text
     for label in ("Jaccard(k=1)", "Mallows"):
-        block = text.split(f"research question: {label}\n")[1].split("\n\n")[0]
+        # the title, the question it answers in one line, then the table
+        block = text.split(f"research question: {label}\n")[1].split("\n\n")[1]
         rows = head.filter(pl.col("kernel_label") == label)
         for r in rows.iter_rows(named=True):
             line = next(ln for ln in block.splitlines() if ln.startswith(r["metric"] + " "))
