@@ -834,6 +834,8 @@ def block_unit(block_cols: Sequence[str]) -> str:
 
     from .conclusions import condition_word
 
+    if list(block_cols) == ["condition"]:  # the study page's conditions
+        return "condition"
     word = condition_word(SimpleNamespace(generalize=list(block_cols)))
     # a letter or two ("d") names no kind of thing
     return "block" if word == "condition" or len(word) < 3 else word

@@ -606,7 +606,7 @@ def _policy_line(res: Comparison) -> str:
     out = f"failed or missing runs {words}{_paren_opt(res, 'missing', res.missing)}"
     if res.tie_tolerance is not None:
         rtol, atol = res.tie_tolerance
-        out += (f"; scores of a {u} within {numbers.setting(rtol)} of its score range"
+        out += (f"; scores of one {u} within {numbers.setting(rtol)} of its score range"
                 + (f" or {numbers.setting(atol)}" if atol else "") + " of each other are tied "
                 "in every rank test")
     if res.normalize_reason:
@@ -614,7 +614,7 @@ def _policy_line(res: Comparison) -> str:
                 + (f"scores min-max normalised per {u} (0 = its lowest, 1 = its highest)"
                    if res.normalize == "minmax" else "raw scores")
                 + f": {res.normalize_reason}; the rank tests rank within {res.units}, "
-                f"unchanged by any rescaling of a {u}")
+                f"unchanged by any rescaling of one {u}'s scores")
     if res.held_constant:
         out += "; held constant: " + ", ".join(f"{c} = {v}" for c, v in
                                                res.held_constant.items())

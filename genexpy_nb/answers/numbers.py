@@ -250,17 +250,18 @@ def share(x: Any) -> str:
 def setting(x: Any) -> str:
     """Write a value the user set (alpha*, delta*, a rope, a tolerance) as given.
 
-    The shortest decimal that reads back as the same float (``0.05``, ``0.95``, ``1e-9``).
+    Twelve significant digits at most, trailing zeros dropped: ``1 - 0.95`` (which is
+    0.050000000000000044 in floating point) reads ``0.05``.
 
     Examples
     --------
-    >>> setting(0.05), setting(1e-09), setting(2.0)
-    ('0.05', '1e-09', '2')
+    >>> setting(0.05), setting(1e-09), setting(2.0), setting(1 - 0.95)
+    ('0.05', '1e-09', '2', '0.05')
     """
     s = _special(x)
     if s is not None:
         return s
-    return f"{float(x):g}" if float(f"{float(x):g}") == float(x) else repr(float(x))
+    return f"{float(x):.12g}"
 
 
 def cell(v: Any) -> str:

@@ -127,6 +127,8 @@ class StudyReport:
     outliers : polars.DataFrame or None
         Every result far outside its condition's others, by name, with its place in its
         condition with and without it (:func:`genexpy_nb.answers.scales.outliers`).
+    board_tables : dict of str to polars.DataFrame or None
+        For a per-item board: ``noise_budget``, ``tie_groups``, ``noise_plan``.
     """
 
     study: Study
@@ -150,6 +152,7 @@ class StudyReport:
     basis: str = "none"
     basis_reason: str = ""
     outliers: pl.DataFrame | None = None
+    board_tables: dict | None = None
 
     @property
     def title(self) -> str:
@@ -248,7 +251,9 @@ class StudyReport:
              {"replicate_spread.csv": self.replicate_spread}) | (
             {} if self.aggregates is None else {"aggregates.csv": self.aggregates}) | (
             {} if self.bayesian is None else {"bayesian_signed_rank.csv": self.bayesian}) | (
-            {} if self.outliers is None else {"outliers.csv": self.outliers})
+            {} if self.outliers is None else {"outliers.csv": self.outliers}) | {
+            f"{name}.csv": frame for name, frame in (self.board_tables or {}).items()
+            if frame.width}
 
     def save(self, folder: str | Path) -> list[Path]:
         """Write the page, its Markdown and every table behind it into ``folder``, atomically.
@@ -385,11 +390,11 @@ def _missing_pairs(data: Any, study: Study, imputed: pl.DataFrame) -> pl.DataFra
 # ---- the analyses ------------------------------------------------------------------------
 
 
-def _block_column(study: Study) -> str:
-    """Name the blocks' column so that it is neither the alternatives' nor the target's."""
+def _block_column(study: Study, unit: str | None = None) -> str:
+    """Name the blocks' column (the page's word for a condition) apart from the others."""
     from .conclusions import condition_word
 
-    name = condition_word(study)
+    name = unit or condition_word(study)
     while name in (study.alternatives_col, study.target):
         name += "_"
     return name
@@ -431,7 +436,7 @@ def _comparison(study: Study, cid: int, *, alpha: float, missing: str = "study",
     s = study.sample(cid)
     keep = ~s.imputed
     rows, cols = keep.nonzero()
-    block = _block_column(study)
+    block = _block_column(study, unit)
     frame = pl.DataFrame({
         block: [str(s.conditions[i]) for i in rows],
         study.alternatives_col: [str(s.alternatives[j]) for j in cols],
@@ -874,6 +879,9 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
     mh, mm = _marked_blocks(study, unit)
     h, m = h + mh + oh, (m + ("\n\n" if m and mm else "") + mm
                          + ("\n\n" if (m or mm) and om else "") + om)
+    if rep.get("source"):
+        said = f"Read from: {rep['source']}"
+        h, m = f"<p>{html_text(said)}</p>" + h, markdown_text(said) + ("\n\n" + m if m else "")
     avg = (f" averaged over {', '.join(study.average_over)}," if study.average_over else "")
     return _Section(
         "data", "The data",
@@ -946,8 +954,59 @@ def _outlier_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> tuple[st
     return f"<p>{html_text(text)}</p>{h}", f"{markdown_text(text)}\n\n{m}"
 
 
-_SECTIONS = (_answer_section, _plan_section, _classical_section, _beyond_section,
-             _nstar_section, _data_section)
+def _noise_section(rep: dict, study: Study, unit: str) -> _Section:
+    """Say the board's noise budget, tie groups and what to run next (items, runs, tasks)."""
+    from .document import render_blocks
+    from .noise_budget import noise_blocks
+
+    blocks, tables = noise_blocks(rep["noise"], alpha=1 - rep["alpha"], unit=unit)
+    rep["noise_tables"] = tables
+    return _Section(
+        "noise", "Runs, items, tasks: where the noise is, and what to run next",
+        f"gx.eval_noise on the board's rows (the {unit}s and models the study kept, the "
+        "failed and the marked-imputed runs left out): the paired differences of the "
+        "models' means over the items both answered, their variance split by method of "
+        f"moments (Miller 2024, Sec. 2-4), the paired tests at alpha = "
+        f"{numbers.setting(1 - rep['alpha'])}. Every number is in noise_budget.csv, "
+        "tie_groups.csv, noise_plan.csv.",
+        render_blocks(blocks, "html"), render_blocks(blocks, "markdown"))
+
+
+def _board_roles(data: Any, items: str | None, runs: str | None, tasks: str | None,
+                 generalize: Any, average_over: Any) -> tuple[Any, Any]:
+    """Return the conditions and replicates of a per-item board: items within their tasks."""
+    if isinstance(data, Study):
+        raise GenexpyInputError("report: items, runs and tasks name columns of a per-item "
+                                "table; pass the table, not a Study.")
+    if items is None:
+        raise GenexpyInputError("report: runs or tasks given without items: name the column "
+                                "of the item (question, sample) too.")
+    if generalize is None:
+        generalize = [c for c in (tasks, items) if c]
+    if average_over is None and runs is not None:
+        average_over = runs
+    return generalize, average_over
+
+
+def _board_noise(data: Any, study: Study, items: str, runs: str | None,
+                 tasks: str | None) -> Any:
+    """gx.eval_noise of the board's rows that the study kept."""
+    from .._validation import to_polars
+    from ..evals.noise import eval_noise
+
+    df = study._held_constant_rows(to_polars(data, "data"))
+    ok = pl.col(study.target).cast(pl.Float64).is_finite().fill_null(False)
+    if study.imputed is not None:
+        ok = ok & ~pl.col(study.imputed).cast(pl.Boolean).fill_null(False)
+    df = df.filter(ok, pl.col(study.alternatives_col).cast(pl.String)
+                   .is_in(list(study.alternatives)))
+    return eval_noise(df, alternatives=study.alternatives_col, target=study.target,
+                      items=items, runs=runs, tasks=tasks,
+                      higher_is_better=study.higher_is_better)
+
+
+_SECTIONS = (_answer_section, _plan_section, _noise_section, _classical_section,
+             _beyond_section, _nstar_section, _data_section)
 
 
 # ---- the entry point ---------------------------------------------------------------------
@@ -977,6 +1036,10 @@ def report(
     missing: str = "study",
     normalize: str = "auto",
     imputed: str | None = None,
+    items: str | None = None,
+    runs: str | None = None,
+    tasks: str | None = None,
+    source: str | None = None,
 ) -> StudyReport:
     """Analyse a study end to end and return the answer as one page.
 
@@ -1041,6 +1104,16 @@ def report(
         A boolean column marking the results the table's source imputed (failed runs it
         filled in): they count as failed runs under ``missing``, and the page lists them
         by name (as :class:`~genexpy_nb.Study`'s ``imputed``).
+    items, runs, tasks : str, optional
+        For a per-item board (an LLM or agent benchmark read per item): the columns naming
+        the item, its repeated run (seed, sample, epoch) and its task. The items (within
+        their tasks) are then the conditions (``generalize`` defaults to ``[tasks,
+        items]``, ``average_over`` to ``runs``), and the page adds the board's noise
+        budget over runs, items and tasks (:func:`genexpy_nb.eval_noise`), its tie
+        groups and what to run next in items, runs and tasks.
+    source : str, optional
+        Where the table came from, in words (the evaluation output it was read from, and
+        what the reader chose or left out), said in the data section.
 
     Returns
     -------
@@ -1066,6 +1139,9 @@ def report(
     from .conclusions import condition_word
 
     generalize = alias("generalize", generalize, "blocks", blocks, "report")
+    if items is not None or runs is not None or tasks is not None:
+        generalize, average_over = _board_roles(data, items, runs, tasks, generalize,
+                                                average_over)
     args = dict(alternatives=alternatives, target=target, generalize=generalize,
                 higher_is_better=higher_is_better, design=design, average_over=average_over,
                 held_constant=held_constant, tol_missing_alternatives=tol_missing_alternatives,
@@ -1091,15 +1167,16 @@ def report(
         raise GenexpyInputError(f"seed must be an integer, got {seed!r}.")
     rope = _check_rope(rope)
     kernels = list(kernels) if kernels is not None else default_questions()
-    unit = condition_word(study)
+    unit = "item" if items is not None else condition_word(study)
     from . import scales
 
     basis = scales.study_basis(study, normalize, unit=unit)
-    runs = scales._runs_frame(study)
-    flagged = scales.outliers(study, runs)
+    run_rows = scales._runs_frame(study)
+    flagged = scales.outliers(study, run_rows)
     parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data,
                                  rope=rope, missing=missing, failed_runs=failed,
-                                 basis=basis[0], basis_reason=basis[1], outliers=flagged)
+                                 basis=basis[0], basis_reason=basis[1], outliers=flagged,
+                                 source=source)
     steps = tqdm(total=5, desc="study report", disable=not progress)
     with steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
@@ -1120,8 +1197,12 @@ def report(
         parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
                                  estimators=["resample"], rep=rep, seed=seed, progress=False)
         steps.update()
-        parts["replicate_spread"] = scales.replicate_spread(study, basis[0], runs, flagged)
-        sections = tuple(f(parts, study, unit) for f in _SECTIONS)
+        parts["replicate_spread"] = scales.replicate_spread(study, basis[0], run_rows,
+                                                            flagged)
+        if items is not None:
+            parts["noise"] = _board_noise(data, study, items, runs, tasks)
+        sections = tuple(f(parts, study, unit) for f in _SECTIONS
+                         if f is not _noise_section or "noise" in parts)
         steps.update()
     return StudyReport(
         study=study, conclusions=parts["conclusions"], plan=parts["plan"],
@@ -1132,5 +1213,6 @@ def report(
         aggregates=_section_frame(study, parts["aggregates"], "aggregates"),
         bayesian=_section_frame(study, parts["bayesian"], "bayesian_signed_rank"), rope=rope,
         missing=missing, basis=basis[0], basis_reason=basis[1],
+        board_tables=parts.get("noise_tables"),
         outliers=_names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32))
         .join(flagged, on="config_id"))

@@ -129,19 +129,22 @@ def add_results(p: argparse.ArgumentParser) -> None:
     p.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
 
 
-def add_alternatives_target(p: argparse.ArgumentParser) -> None:
+def add_alternatives_target(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add ``--alternatives`` (the compared methods' column) and ``--target`` (the result).
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False where the command can read them from the file (``report`` on an evaluation
+        output).
     """
-    p.add_argument("--alternatives", required=True, help="column of the compared methods")
-    p.add_argument("--target", required=True, help="numeric result column")
+    p.add_argument("--alternatives", required=required, help="column of the compared methods")
+    p.add_argument("--target", required=required, help="numeric result column")
 
 
-def add_factors(p: argparse.ArgumentParser) -> None:
+def add_factors(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the factors of a study: ``--generalize``, ``--design``, ``--average-over``, and more.
 
     ``--held-constant`` is the last.
@@ -150,9 +153,11 @@ def add_factors(p: argparse.ArgumentParser) -> None:
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        Whether ``--generalize`` is required.
     """
     generalize = p.add_argument(
-        "--generalize", required=True,
+        "--generalize", required=required,
         help="generalizability factor(s), comma-separated (e.g. dataset)")
     add_alias(p, generalize, "--blocks")
     p.add_argument("--design", default="", help="design factors, comma-separated")
@@ -188,7 +193,7 @@ def add_held_constant(p: argparse.ArgumentParser) -> None:
                    help="fix a factor to one level (repeatable)")
 
 
-def add_table_roles(p: argparse.ArgumentParser) -> None:
+def add_table_roles(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the table and every role of a study (``nstar``, ``report``).
 
     ``RESULTS``, ``--alternatives``, ``--target``, ``--higher-is-better`` /
@@ -198,11 +203,14 @@ def add_table_roles(p: argparse.ArgumentParser) -> None:
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False for ``report``, which reads the roles of an evaluation output from the file
+        (and checks them itself for a table).
     """
     add_results(p)
-    add_alternatives_target(p)
-    add_direction(p)
-    add_factors(p)
+    add_alternatives_target(p, required)
+    add_direction(p, required)
+    add_factors(p, required)
 
 
 def add_missing_policy(p: argparse.ArgumentParser, unit: str = "condition",

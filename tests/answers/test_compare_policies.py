@@ -209,7 +209,7 @@ def test_mixed_scales_normalise_the_aggregates_and_say_so():
     assert np.array_equal(res.values, x)  # the raw scores are kept
     line = res.summary().splitlines()[0]
     assert "min-max normalised per dataset" in line and "scale-free" not in line
-    assert "unchanged by any rescaling of a dataset" in line
+    assert "unchanged by any rescaling of one dataset's scores" in line
     raw = _cmp(df, higher_is_better=False, normalize="none")
     assert raw.normalize == "none" and raw.scores_used is raw.values
     assert "raw scores" in raw.summary().splitlines()[0] and "as asked" in raw.normalize_reason
