@@ -11,8 +11,11 @@ says it at its top.
 **Outliers** (:func:`outliers`): a result (a run, with replicates) lies far outside its
 condition's others when, on the log10 scale where every result of the condition is
 positive (the scores themselves otherwise), it is more than :data:`OUTLIER_MADS` scaled
-median absolute deviations (1.4826 MAD) from the condition's median, and — on the log
-scale — more than a factor of :data:`OUTLIER_FACTOR` from it. Each is listed by name with
+median absolute deviations (1.4826 MAD) from the condition's median, lies beyond the
+range of the condition's other results by more than that range, and — on the log scale —
+is more than a factor of :data:`OUTLIER_FACTOR` from the median. Results that all lie in
+[0, 1] (shares, pass rates, accuracies) have none: a 0 among 1s is a result, not a fault
+of measurement. Each is listed by name with
 what it did: with replicates, its run's weight in its result's mean (the place of that
 result in its condition with and without the run); without, its place. The spreads of
 :func:`replicate_spread` leave outlier runs out and say what the ratio is with them.
@@ -36,8 +39,10 @@ OUTLIER_FACTOR = 10.0
 #: the rule, said on the page
 OUTLIER_RULE = (
     "a result is an outlier when it lies more than {mads:g} median absolute deviations "
-    "(scaled by 1.4826) from the median of its {unit}'s results, on the log scale where "
-    "they are all positive (and then more than a factor of {factor:g} from it)")
+    "(scaled by 1.4826) from the median of its {unit}'s results and beyond the range of "
+    "the others by more than that range, on the log scale where they are all positive "
+    "(and then more than a factor of {factor:g} from the median); results all within "
+    "[0, 1] (shares, pass rates) have none")
 
 
 def _rule(unit: str) -> str:
@@ -113,15 +118,22 @@ def _runs_frame(study: Any) -> pl.DataFrame:
 def _flag(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Robust z of each value against its group's median; the outliers; the log scale."""
     log = bool(values.size) and bool((values > 0).all())
+    none = np.zeros(values.size, dtype=bool)
+    if values.size < 3 or bool(((values >= 0) & (values <= 1)).all()):
+        return np.zeros(values.size), none, log
     y = np.log10(values) if log else values
     med = np.median(y)
     mad = 1.4826 * np.median(np.abs(y - med))
-    if mad == 0 or y.size < 3:
-        return np.zeros_like(y), np.zeros(y.size, dtype=bool), log
+    if mad == 0:
+        return np.zeros(values.size), none, log
     z = (y - med) / mad
     far = np.abs(z) > OUTLIER_MADS
     if log:
         far &= np.abs(y - med) > math.log10(OUTLIER_FACTOR)
+    for k in np.flatnonzero(far):  # beyond the others' range by more than that range
+        others = np.delete(y, k)
+        lo, hi = others.min(), others.max()
+        far[k] = (y[k] - hi > hi - lo) or (lo - y[k] > hi - lo)
     return z, far, log
 
 

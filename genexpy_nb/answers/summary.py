@@ -349,7 +349,7 @@ def _question_notes(part: pl.DataFrame, has_null: bool, max_rows: int) -> list[s
         n_chance = int((part["beyond_chance"] == False).sum())  # noqa: E712
         if n_chance:
             notes.append(f"{n_chance} of them no more consistent than chance "
-                         "(marked (chance), see below).")
+                         f"(marked (chance), see below){RECONCILE if n_yes else '.'}")
     if part.height > max_rows:
         notes.append(f"({part.height - max_rows} more in the full frame.)")
     return notes
@@ -395,6 +395,14 @@ def question_words(label: str, delta: float) -> str:
         out += " Two studies answer it alike when " + how.format(
             d=numbers.share(delta), keep=numbers.share(1 - delta)) + "."
     return out
+
+
+#: said where "k generalize" and "k no more consistent than chance" meet (issue 48): the
+#: two are not a contradiction, and the reader is told so on the same line
+RECONCILE = (": both hold at once — two studies of this size would rank the alternatives "
+             "alike as often as alpha* asks (generalizes), and so would rankings drawn at "
+             "random (chance); generalizing here says that studies agree, not that a winner "
+             "holds, which is what the conclusions answer.")
 
 
 def _question_table(label: str, part: pl.DataFrame, design: list[str], has_null: bool,

@@ -185,6 +185,44 @@ def worst_first(todo: pl.DataFrame) -> pl.DataFrame:
             .with_row_index("priority", offset=1))
 
 
+def conclusions_plan_lines(concl: pl.DataFrame, study: Study, *, alpha: float,
+                           delta: float) -> list[str]:
+    """Say what to run next for the study's conclusions, one line per configuration.
+
+    Parameters
+    ----------
+    concl : polars.DataFrame
+        The frame of :func:`~genexpy_nb.conclusions`.
+    study : Study
+        The study (its design factors name the configurations).
+    alpha, delta : float
+        alpha* and delta* of the conclusions.
+
+    Returns
+    -------
+    list of str
+        A lead sentence, then, the configuration needing the most first, how many more
+        datasets its conclusions need and which conclusion needs the most; "none" lines are
+        counted in one sentence.
+    """
+    p = plan(concl, alpha=alpha, delta=delta)
+    design = list(study.design)
+    need = p.filter(pl.col("to_run") > 0)
+    out = ["What to run next for these conclusions (the conclusions' plan, the configuration "
+           "needing the most first):"]
+    for r in need.iter_rows(named=True):
+        where = ", ".join(str(r[c]) for c in design) or "the whole study"
+        out.append(f"  {where}: {r['to_run']} more datasets, for {r['conclusion']} "
+                   f"({r['verdict']}).")
+    settled = p.height - need.height
+    if settled:
+        out.append(f"  The other {plural(settled, 'configuration')}: no more datasets would "
+                   f"settle more of {'its' if settled == 1 else 'their'} conclusions (each "
+                   "holds, or is unsure: these datasets do not separate the alternatives, "
+                   "and more may never).")
+    return out
+
+
 def write_conclusions(study: Study, folder: Path, *, alpha: float, delta: float,
                       seed: int) -> pl.DataFrame:
     """Compute the study's conclusions and write them to ``folder`` (parquet and CSV).
@@ -244,6 +282,9 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         concl = write_conclusions(study, tmp, alpha=alpha, delta=delta, seed=seed)
         summary = nstar_summary(res, alpha, delta, conclusions=concl, unit="dataset")
         print(summary.conclusions.to_text())
+        print()
+        for line in conclusions_plan_lines(concl, study, alpha=alpha, delta=delta):
+            _say(line)
         print()
         _say(f"{summary.question}: n* at alpha* = {alpha}, delta* = {delta}, for each "
              "research question:")
