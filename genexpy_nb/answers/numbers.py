@@ -15,7 +15,8 @@ Markdown, HTML, LaTeX, the notebook's displays and the command line); the tidy t
 * :func:`number` — any other measured quantity (scores, aggregates, spreads, ratios),
   three significant digits; :func:`interval` a ``[low, high]`` pair of them;
 * :func:`share` — a share of a whole as a percentage (``20%``);
-* :func:`setting` — a value the user gave (alpha*, delta*, a rope), as given (``0.05``).
+* :func:`setting` — a value the user gave (alpha*, delta*, a rope), as given (``0.05``);
+* :func:`seconds` — a duration (``1.2 s``).
 
 Infinite values read ``infinity``, missing ones (None, NaN) ``-``. The gate
 ``tests/answers/test_numbers_gate.py`` keeps every other module of the package from
@@ -28,7 +29,8 @@ import math
 from typing import Any
 
 __all__ = ["count", "count_interval", "pvalue", "statistic", "rank", "effect", "prob",
-           "number", "interval", "share", "setting", "cell", "MISSING", "INFINITY"]
+           "number", "interval", "share", "setting", "seconds", "cell", "MISSING",
+           "INFINITY"]
 
 #: how a missing value (None, NaN) reads
 MISSING = "-"
@@ -262,6 +264,17 @@ def setting(x: Any) -> str:
     if s is not None:
         return s
     return f"{float(x):.12g}"
+
+
+def seconds(t: float) -> str:
+    """Write a duration: one decimal below a minute, whole seconds above (``"1.2 s"``).
+
+    Examples
+    --------
+    >>> seconds(1.234), seconds(75.4)
+    ('1.2 s', '75 s')
+    """
+    return f"{t:.1f} s" if t < 60 else f"{t:.0f} s"
 
 
 def cell(v: Any) -> str:

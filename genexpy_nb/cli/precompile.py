@@ -30,6 +30,7 @@ def cmd_precompile(args: argparse.Namespace) -> int:
         The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
         exit codes).
     """
+    from ..answers.numbers import seconds
     from ..example.precompile import precompile
 
     t = time.perf_counter()
@@ -40,8 +41,8 @@ def cmd_precompile(args: argparse.Namespace) -> int:
                "already loaded")
         nf = row["functions"]
         print(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
-              f"({row['seconds']:.1f} s)")
-    print(f"done in {time.perf_counter() - t:.1f} s: first calls in later sessions load "
+              f"({seconds(row['seconds'])})")
+    print(f"done in {seconds(time.perf_counter() - t)}: first calls in later sessions load "
           "these kernels instead of compiling them")
     print(f"numba's cache of these kernels: {config.numba_cache_dir()}")
     return EXIT_OK

@@ -137,7 +137,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         say(page.policy)
         say(page.scale)
         print(conclusions_summary(page.conclusions, unit=page.unit).to_text())
-        say(f"wrote {len(paths)} files to {out}/ in {time.perf_counter() - t0:.1f} s: "
+        from ..answers.numbers import seconds
+
+        say(f"wrote {len(paths)} files to {out}/ in {seconds(time.perf_counter() - t0)}: "
             "open report.html (it works offline)")
     return EXIT_OK
 

@@ -28,6 +28,7 @@ import polars as pl
 from .. import config
 from .._escape import terminal_text
 from .._words import plural
+from ..answers.numbers import count, seconds
 from ..answers.summary import nstar_summary, study_words, verdict_text
 from ..generalizability import GeneralizabilityAnalysis
 from ..generalizability.kernels import default_questions, paper_questions
@@ -152,7 +153,7 @@ def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
         row = {"N_sub": str(n)}
         for r in part.iter_rows(named=True):
             w = word(r["no"], r["unsure"], r["short"])
-            row[r["kernel_label"]] = (f"{r['nstar']:.1f}: {w}" if r["nstar"] is not None
+            row[r["kernel_label"]] = (f"{count(r['nstar'])}: {w}" if r["nstar"] is not None
                                       and math.isfinite(r["nstar"]) else w) \
                 + (" (chance)" if r["chance"] and not r["unsure"] else "")
             if r["unsure"] and not r["no"]:
@@ -389,7 +390,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
             " (no .png or .svg: this machine cannot export them, as said above)")
     _say(f"Wrote the tables (conclusions.parquet and .csv, nstar.parquet, plan.csv, "
          f"nstar_vs_N.csv) and the figures to "
-         f"{terminal_text(out)}/ in {time.perf_counter() - t0:.0f} s. Figures, each as .html "
+         f"{terminal_text(out)}/ in {seconds(time.perf_counter() - t0)}. Figures, each as .html "
          f"(open it in any web browser; it works offline){also}:")
     for name, what in FIGURES.items():
         print(f"  {name}: {what}")
