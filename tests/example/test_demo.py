@@ -6,9 +6,9 @@ import polars as pl
 import pytest
 
 import genexpy_nb.example.demo as demo
-from genexpy_nb.answers.numbers import count
 from genexpy_nb._io import MARKER
 from genexpy_nb._validation import GenexpyInputError
+from genexpy_nb.answers.numbers import count
 from genexpy_nb.example.demo import FIGURES, example_study, run_demo
 
 
