@@ -18,6 +18,7 @@ from typing import Any
 from .. import config
 from ._checks import (
     EXIT_OK,
+    EXIT_USAGE,
     check_out_dir,
     check_role_columns,
     csv_list,
@@ -38,6 +39,10 @@ from ._options import (
 )
 
 __all__ = ["add_parser", "add_report_parser", "cmd_report"]
+
+
+class _Usage(Exception):
+    """A table without its roles: a usage error (exit code 2, as argparse's)."""
 
 
 def _table_and_roles(args: argparse.Namespace) -> tuple[Any, dict, str | None]:
@@ -72,10 +77,10 @@ def _table_and_roles(args: argparse.Namespace) -> tuple[Any, dict, str | None]:
             roles |= dict(generalize=board.generalize,
                           average_over=[board.runs] if board.runs else None)
         metrics = board.metrics
-        said = [board.source] + board.notes
+        said = [board.source + ":"] + board.notes
         if metrics.height:
             counts = metrics.group_by("metric", maintain_order=True).len()
-            said.append("one metric per task: " + ", ".join(
+            said.append("One metric per task: " + ", ".join(
                 f"{m} ({n} task{'s' if n != 1 else ''})" for m, n in counts.iter_rows()) + ".")
         return board.frame, roles, " ".join(said)
     missing = [flag for flag, v in (("--alternatives", args.alternatives),
@@ -84,10 +89,10 @@ def _table_and_roles(args: argparse.Namespace) -> tuple[Any, dict, str | None]:
         missing.append("--generalize (or --items for a per-item table)")
     if args.higher_is_better is None:
         missing.append("--higher-is-better or --lower-is-better")
-    if missing:
-        raise GenexpyInputError(
-            f"{args.results!r} is not an evaluation output read by its content, so it is a "
-            f"results table: give {', '.join(missing)}.")
+    if missing:  # a usage error, as argparse's for a required option (exit code 2)
+        raise _Usage(f"{args.results!r} is not an evaluation output read by its content, "
+                     f"so it is a results table: the following arguments are required: "
+                     f"{', '.join(missing)}")
     df = read_table(args.results)
     check_role_columns(df, args)
     for flag, col in (("--items", args.items), ("--runs", args.runs), ("--tasks", args.tasks)):
@@ -117,7 +122,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         The exit code: 0 (errors are raised; the entry point turns them into exit codes).
     """
     out = check_out_dir(args.out, inputs=[args.results])
-    df, roles, source = _table_and_roles(args)
+    try:
+        df, roles, source = _table_and_roles(args)
+    except _Usage as exc:
+        say(f"usage: genexpy-nb report RESULTS [options]\ngenexpy-nb report: error: {exc}")
+        return EXIT_USAGE
     from ..answers.report_page import report
 
     t0 = time.perf_counter()

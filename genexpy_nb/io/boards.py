@@ -273,6 +273,15 @@ def _one_metric_per_task(df: pl.DataFrame, task: str, notes: list) -> tuple[pl.D
     return kept, metrics
 
 
+def _named_target(frame: pl.DataFrame, metrics: pl.DataFrame) -> tuple[pl.DataFrame, str]:
+    """Call the score column by its metric when every task has the same one ("acc")."""
+    names = {str(m).split(",")[0] for m in metrics["metric"].to_list()}
+    name = names.pop() if len(names) == 1 else "value"
+    if name in frame.columns and name != "value":
+        name = "value"
+    return frame.rename({"value": name}) if name != "value" else frame, name
+
+
 def _per_item(df: pl.DataFrame, source: str, notes: list, *, runs: bool = True) -> Board:
     """Return the board of the item readers' frame (model, task, item, run, metric, value)."""
     kept, metrics = _one_metric_per_task(df, "task", notes)
@@ -284,8 +293,10 @@ def _per_item(df: pl.DataFrame, source: str, notes: list, *, runs: bool = True) 
     tasks = "task" if frame["task"].n_unique() > 1 else None
     if tasks is None:
         notes.append(f"one task ({frame['task'][0]}): the items are the conditions.")
+    frame, target = _named_target(frame, metrics)
     return Board(frame, "per-item", source, items="item", runs="run" if many_runs else None,
-                 tasks=tasks, higher_is_better=True, metrics=metrics, notes=notes)
+                 tasks=tasks, higher_is_better=True, metrics=metrics, notes=notes,
+                 target=target)
 
 
 def _per_task(df: pl.DataFrame, task: str, source: str, notes: list) -> Board:
@@ -294,8 +305,9 @@ def _per_task(df: pl.DataFrame, task: str, source: str, notes: list) -> Board:
         raise GenexpyInputError(f"{source}: no task has a metric known to be better when "
                                 "higher; read it with its reader and give the roles yourself.")
     frame = kept.select("model", pl.col(task).alias("task"), "value")
+    frame, target = _named_target(frame, metrics)
     return Board(frame, "per-task", source, tasks="task", higher_is_better=True,
-                 metrics=metrics.rename({task: "task"}), notes=notes)
+                 metrics=metrics.rename({task: "task"}), notes=notes, target=target)
 
 
 def board_from_table(df: pl.DataFrame, *, alternatives: str | None = None,

@@ -247,3 +247,23 @@ def test_a_conclusion_that_holds_writes_its_interval_alike_everywhere():
                  _text_of(s.to_html()), s.to_latex().replace("\\", "")):
         assert sentence in " ".join(text.split())
     assert _nstar_words(r) == f"{n} ({band})"
+
+
+def test_compare_and_the_page_agree_where_their_policies_do(folder, tmp_path):
+    """The same table, the same tolerances (the study's, 0.2) and the same missing policy:
+    compare's mean ranks, Friedman statistic and aggregates are the page's."""
+    assert main(["compare", str(folder / "rmse.csv"), "--alternatives", "model", "--target",
+                 "rmse", "--blocks", "dataset", "--lower-is-better", "--average-over", "seed",
+                 "--invalid-target", "drop", "--figures", "", "--aggregates", "--quiet",
+                 "--out", str(tmp_path / "c")]) == 0
+    page = folder / "page" / "classical" / "config_0"
+    for name, key in (("mean_ranks.csv", "alternative"), ("omnibus.csv", "test")):
+        a = pl.read_csv(tmp_path / "c" / name).sort(key)
+        b = pl.read_csv(page / name).sort(key)
+        num = [c for c in a.columns if a[c].dtype.is_numeric() and c in b.columns]
+        for c in num:
+            np.testing.assert_allclose(a[c].to_numpy(), b[c].to_numpy(), rtol=1e-12, err_msg=c)
+    agg = pl.read_csv(tmp_path / "c" / "aggregates.csv").sort("alternative", "aggregate")
+    mine = pl.read_csv(folder / "page" / "aggregates.csv").sort("alternative", "aggregate")
+    np.testing.assert_allclose(agg["estimate"].to_numpy(), mine["estimate"].to_numpy(),
+                               rtol=1e-12)

@@ -32,7 +32,9 @@ def test_verdicts_are_the_frames_own():
     assert "14  9-20      10  30 (20-45)           needs 4 more" in text
     assert "30 (20-45) (chance)" in text  # the frame's beyond_chance is false for c
     # the mark is counted under its table and explained in one sentence (issue 31)
-    assert "1 of them no more consistent than chance (marked (chance), see below)." in text
+    # ... and where some generalize, the same line says why both hold (issue 48)
+    assert ("1 of them no more consistent than chance (marked (chance), see below): both hold "
+            "at once") in text
     assert ("(chance): n* lies within (or above) the no-signal baseline's range — the answer "
             "is no more consistent than if no alternative were better") in text
     assert "1 of 3 configurations generalizes, 1 needs more conditions, 1 unsure." in text
