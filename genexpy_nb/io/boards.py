@@ -165,6 +165,8 @@ def _find(columns: list[str], role: str, given: str | None = None) -> str | None
 def _file_format(f: Path) -> str | None:
     """Tell one file's format from its content."""
     name = f.name.lower()
+    if name.endswith(".eval"):  # inspect_ai's archive: its reader says how to convert it
+        return "inspect"
     if name.endswith(".json"):
         keys = _json_keys(f)
         if "results" in keys and ({"versions", "config", "configs"} & keys):
@@ -199,7 +201,7 @@ def _candidates(root: Path) -> list[Path]:
     from .eval_logs import MAX_FILES
 
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.name.lower().endswith(
-        (".json", ".jsonl", ".jsonl.gz", ".csv", ".tsv", ".parquet")))
+        (".json", ".jsonl", ".jsonl.gz", ".csv", ".tsv", ".parquet", ".eval")))
     if len(files) > MAX_FILES:
         raise GenexpyInputError(f"{len(files)} files under {str(root)!r}, more than the "
                                 f"{MAX_FILES} read from one folder; give a smaller folder.")

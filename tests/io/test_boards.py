@@ -111,3 +111,17 @@ def test_report_on_a_per_task_results_folder(tmp_path):
     md = (out / "report.md").read_text()
     assert "Read from: lm-evaluation-harness results" in md.replace("\\", "")
     assert "noise_budget.csv" not in {p.name for p in out.iterdir()}
+
+
+def test_every_eval_ever_aggregates_alone_are_per_task(tmp_path):
+    shutil.copy(EVALS / "eee" / "98ea850e-7019-4728-a558-8b1819ec47c2.json", tmp_path)
+    assert detect_format(tmp_path) == "eee"
+    board = read_board(tmp_path)
+    assert board.kind == "per-task" and board.tasks == "task"
+    assert set(board.frame["task"]) >= {"BBH", "GPQA"}
+
+
+def test_an_inspect_archive_says_how_to_convert_it(tmp_path):
+    (tmp_path / "run.eval").write_bytes(b"PK\x03\x04")
+    with pytest.raises(gx.GenexpyInputError, match="inspect log convert --to json"):
+        read_board(tmp_path / "run.eval")
