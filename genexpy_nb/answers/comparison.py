@@ -110,7 +110,7 @@ class Comparison:
         The tested scores, NaN where a result is missing, after averaging and the
         missing-results policy.
     policy : FilterReport
-        What the missing-results policy did (``genexpy_nb.study.FilterReport``).
+        What the missing-results policy did (``genexpy_nb.FilterReport``).
     replicates : polars.DataFrame or None
         Alternatives whose results were averaged over fewer replicates than the others.
     notes : tuple of str

@@ -32,7 +32,7 @@ from genexpy_nb.answers._significance_words import command_line_words
 from genexpy_nb.answers.document import Data, Paragraph, ReportSection, Table
 from genexpy_nb.significance import compare
 from genexpy_nb.significance._pvalues import chi2_sf, f_sf, norm_sf, t_sf
-from genexpy_nb.significance._ranks import min_rank_rows
+from genexpy_nb.significance._ranks import rank_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = [f"m{j}" for j in range(6)]
@@ -229,7 +229,7 @@ def test_pairwise_forms_for_missing_results_reduce_to_the_complete_tests():
     z_full, _, _, _ = _siegel_castellan_z(x, -x)
     np.testing.assert_allclose(z_full, full["statistic"].to_numpy(), rtol=0)
     nem = sig.posthoc_nemenyi(x, higher_is_better=True)
-    q, p, _ = _nemenyi_available_q(x, -x)
+    q, p, _, _ = _nemenyi_available_q(x, -x)
     miss = sig.posthoc_nemenyi_missing(x, higher_is_better=True)
     assert miss["test"][0] == "Nemenyi (ranks among available)"
     for got in (q, miss["statistic"].to_numpy()):
@@ -379,7 +379,7 @@ def test_min_ties_change_the_reported_ranks_not_the_tests():
     # the helper against scipy, with missing values
     y = x.copy()
     y[rng.random(y.shape) < 0.2] = np.nan
-    r = min_rank_rows(y)
+    r = rank_rows(y, "min")[0]
     for row, rr in zip(y, r):
         obs = ~np.isnan(row)
         np.testing.assert_array_equal(rr[obs], stats.rankdata(row[obs], method="min"))
