@@ -30,6 +30,7 @@ import polars as pl
 from .. import config
 from .._escape import html_text, markdown_text
 from .._validation import GenexpyInputError
+from .._words import opt
 from .._words import plural as plural_words
 from ..study._roles import alias
 from ..study.core import Study
@@ -175,7 +176,7 @@ class StudyReport:
         from ..study._missing import missing_words
 
         out = (f"Missing results: {missing_words(self.missing, self.unit)} "
-               f"(missing = {self.missing}).")
+               f"({opt('missing', self.missing)}).")
         if self.missing == "available":
             out += (f" The conclusions, the rank probabilities and n* compare complete "
                     f"rankings of every {self.unit}, so there a failed run is the worst tier "
@@ -410,7 +411,6 @@ REPORT_OPTIONS = frozenset({
 
 def _policy_note(study: Study, unit: str) -> Any:
     """Say why a page's comparison keeps every condition (the study's policy ran first)."""
-    from .._words import opt
     from .document import Text
 
     return Text(
@@ -682,7 +682,8 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
                   + f"\n\nThe table in LaTeX: classical/config\\_{cid}/mean\\_ranks.tex")
     if rep.get("missing") == "drop-block":
         missing = (f"The {unit}s with a missing result are left out here, as in the "
-                   "conclusions and n* (missing = drop-block; the data section lists them).")
+                   f"conclusions and n* ({opt('missing', 'drop-block')}; the data section "
+                   "lists them).")
     elif _classical_missing(rep) == "study":
         missing = (f"A missing result counts as the worst tier of its {unit}, as in the "
                    "conclusions and n* (the data section lists them by name).")
@@ -864,7 +865,8 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
         if rep.get("missing") == "drop-block":
             n_left = failed.filter(pl.col("status") == _DROPPED_BLOCK).height
             lead = (f"{failed.height} missing or failed result(s), by name; {n_left} left out "
-                    f"with their {unit} in every section (missing = drop-block); the others "
+                    f"with their {unit} in every section ({opt('missing', 'drop-block')}); the "
+                    "others "
                     f"went with their dropped {unit} or alternative.")
         else:
             lead = (f"{failed.height} missing or failed result(s), by name; {n_imp} imputed "
@@ -890,7 +892,7 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
         f"alternatives dropped, then alternatives missing in more than "
         f"{numbers.share(r.tol_missing_conditions)} of "
         f"the {unit}s left, then what is still missing "
-        + (f"left out with its {unit} (missing = drop-block)."
+        + (f"left out with its {unit} ({opt('missing', 'drop-block')})."
            if rep.get("missing") == "drop-block" else "imputed as the worst tier."),
         h1 + extra_h + f"<p>{html_text(lead)}</p>" + h,
         m1 + "\n\n" + extra_m + markdown_text(lead) + ("\n\n" + m if m else ""))
@@ -901,7 +903,6 @@ def _marked_blocks(study: Study, unit: str) -> tuple[str, str]:
     marked = getattr(study, "marked_imputed", None)
     if study.imputed is None or marked is None:
         return "", ""
-    from .._words import opt
 
     if not marked.height:
         text = (f"No row is marked imputed in column {study.imputed} "
