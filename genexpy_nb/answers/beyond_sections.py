@@ -213,8 +213,9 @@ def _aggregates_table(comparison: Any, table: pl.DataFrame, aggregates: list[str
                        for a in order), "l" + "r" * len(aggregates))
 
 
-#: scores min-max normalised to [0, 1]: closer to 0 than this is float error, read "0"
-_NORMALISED_ZERO = 1e-12
+#: closer to 0 than this share of the largest score is float error (a bootstrap mean of
+#: zeros summed in another order): read "0"
+_FLOAT_ZERO = 1e-12
 
 
 def _estimate(r: dict, zero: float = 0.0) -> str:
@@ -224,8 +225,10 @@ def _estimate(r: dict, zero: float = 0.0) -> str:
 
 
 def _zero(comparison: Any) -> float:
-    """Float error of the comparison's scores (normalised ones are on [0, 1])."""
-    return _NORMALISED_ZERO if getattr(comparison, "normalize", "none") == "minmax" else 0.0
+    """Return the float error of the comparison's scores: 1e-12 of the largest."""
+    v = _scores(comparison)[0]
+    big = float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
+    return _FLOAT_ZERO * big
 
 
 def _names_text(names: list[str]) -> str:

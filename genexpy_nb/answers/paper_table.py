@@ -156,7 +156,8 @@ def _num(x: float | None, how: Any = numbers.number) -> str:
 
 def _score(res: Any) -> Any:
     """Return the formatter of a score (normalised scores on [0, 1] read float error as 0)."""
-    zero = 1e-12 if getattr(res, "normalize", "none") == "minmax" else 0.0
+    v = _scores(res)
+    zero = 1e-12 * float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
     return lambda x: numbers.number(x, zero=zero)
 
 
