@@ -1171,9 +1171,9 @@ def report(
     unit = "item" if items is not None else condition_word(study)
     from . import scales
 
-    basis = scales.study_basis(study, normalize, unit=unit)
     run_rows = scales._runs_frame(study)
     flagged = scales.outliers(study, run_rows)
+    basis = scales.study_basis(study, normalize, unit=unit, flagged=flagged)
     parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data,
                                  rope=rope, missing=missing, failed_runs=failed,
                                  basis=basis[0], basis_reason=basis[1], outliers=flagged,

@@ -56,8 +56,11 @@ def _observed(study: Any) -> list[np.ndarray]:
 
 
 def study_basis(study: Any, normalize: str = "auto", *, unit: str = "condition",
-                option: bool = True) -> tuple[str, str]:
+                option: bool = True, flagged: pl.DataFrame | None = None) -> tuple[str, str]:
     """Decide the scale of the page's cross-condition quantities, once for the study.
+
+    The results an outlier enters (:func:`outliers`) are left out of the decision: one
+    diverged run does not turn a study onto normalised scores.
 
     Parameters
     ----------
@@ -69,6 +72,8 @@ def study_basis(study: Any, normalize: str = "auto", *, unit: str = "condition",
         What a condition is called.
     option : bool
         Name the option that changes the choice.
+    flagged : polars.DataFrame, optional
+        :func:`outliers` of the study: the results they enter are left out.
 
     Returns
     -------
@@ -77,7 +82,19 @@ def study_basis(study: Any, normalize: str = "auto", *, unit: str = "condition",
     """
     from .compare import scale_basis
 
-    return scale_basis(_observed(study), normalize, unit=unit, option=option)
+    values = _observed(study)
+    if flagged is not None and flagged.height:
+        out = {(int(c), str(d), str(a)) for c, d, a in
+               flagged.select("config_id", "condition", "alternative").iter_rows()}
+        for s, v in zip(study.samples(), values, strict=True):
+            for i, cond in enumerate(s.conditions):
+                for j, alt in enumerate(s.alternatives):
+                    if (s.config_id, str(cond), str(alt)) in out:
+                        v[i, j] = np.nan
+    basis, reason = scale_basis(values, normalize, unit=unit, option=option)
+    if flagged is not None and flagged.height and normalize == "auto":
+        reason += " (the outliers listed in the data section left out of this choice)"
+    return basis, reason
 
 
 def _runs_frame(study: Any) -> pl.DataFrame:

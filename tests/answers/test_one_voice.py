@@ -267,3 +267,17 @@ def test_compare_and_the_page_agree_where_their_policies_do(folder, tmp_path):
     mine = pl.read_csv(folder / "page" / "aggregates.csv").sort("alternative", "aggregate")
     np.testing.assert_allclose(agg["estimate"].to_numpy(), mine["estimate"].to_numpy(),
                                rtol=1e-12)
+
+
+def test_one_diverged_run_does_not_choose_the_scale():
+    """Datasets on one scale: raw scores, even with a run at 1.35e12 (listed, left out)."""
+    rng = np.random.default_rng(0)
+    rows = [(f"d{d}", m, s, float(0.5 + 0.1 * k + rng.normal(0, 0.02)))
+            for d in range(12) for k, m in enumerate(MODELS) for s in range(3)]
+    df = pl.DataFrame(rows, schema=["dataset", "model", "seed", "rmse"], orient="row")
+    bad = df.with_columns(pl.when((pl.col("dataset") == "d3") & (pl.col("model") == "knn")
+                                  & (pl.col("seed") == 0)).then(1.35e12)
+                          .otherwise(pl.col("rmse")).alias("rmse"))
+    page = gx.report(bad, **ROLES, rep=10, progress=False)
+    assert page.outliers.height == 1 and page.basis == "none"
+    assert "left out of this choice" in page.scale
