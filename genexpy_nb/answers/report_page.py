@@ -840,7 +840,7 @@ def _nstar_section(rep: dict, study: Study, unit: str) -> _Section:
 
 def _data_section(rep: dict, study: Study, unit: str) -> _Section:
     r = study.report
-    h1, m1 = _table(["what the study holds", "count"], list(r.to_frame().iter_rows()))
+    h1, m1 = _table(["what the study holds", "count"], list(r.to_frame().iter_rows()), "lr")
     extra_h, extra_m = "", ""
     if r.alternatives_dropped:
         text = "Alternatives dropped: " + ", ".join(r.alternatives_dropped) + "."

@@ -118,15 +118,17 @@ def add_alias(p: argparse.ArgumentParser, action: argparse.Action, *aliases: str
 # ---- the results table and its roles ---------------------------------------------------
 
 
-def add_results(p: argparse.ArgumentParser) -> None:
+def add_results(p: argparse.ArgumentParser, help: str | None = None) -> None:
     """Add the positional results table (``RESULTS``).
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    help : str, optional
+        The argument's help, where the command reads more than a table.
     """
-    p.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
+    p.add_argument("results", help=help or "tidy results table: .parquet, .csv or .tsv")
 
 
 def add_alternatives_target(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -207,7 +209,9 @@ def add_table_roles(p: argparse.ArgumentParser, required: bool = True) -> None:
         False for ``report``, which reads the roles of an evaluation output from the file
         (and checks them itself for a table).
     """
-    add_results(p)
+    add_results(p, None if required else
+                "a tidy results table (.parquet, .csv, .tsv) with its roles, or an evaluation "
+                "output (a file or a folder) read by its content")
     add_alternatives_target(p, required)
     add_direction(p, required)
     add_factors(p, required)
