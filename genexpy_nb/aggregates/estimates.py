@@ -72,19 +72,8 @@ from .._validation import (
     check_seed,
     child_seed,
 )
-from ._input import Scores, score_matrices, scores_from
-
-__all__ = [
-    "AGGREGATES",
-    "iqm",
-    "mean",
-    "median",
-    "optimality_gap",
-    "probability_of_improvement",
-    "performance_profile",
-    "interval_estimates",
-    "score_matrices",
-]
+from ._input import Scores, scores_from
+from ._input import score_matrices as score_matrices  # also estimates.score_matrices
 
 #: the aggregates :func:`interval_estimates` computes, in rliable's names' order
 AGGREGATES: tuple[str, ...] = ("median", "iqm", "mean", "optimality_gap")
