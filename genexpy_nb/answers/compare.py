@@ -59,6 +59,7 @@ from .._validation import (
     check_direction,
     check_probability,
     check_score_range,
+    require_role_columns,
     to_polars,
 )
 from .._words import plural, role_nouns
@@ -130,14 +131,9 @@ def _as_columns(name: str, value: Any, *, required: bool) -> tuple[str, ...]:
 def _check_inputs(df: pl.DataFrame, alternatives: str, target: str, blocks: tuple[str, ...],
                   average_over: tuple[str, ...], invalid_target: str) -> None:
     """Columns, roles, types, NaN scores and repeated rows, in the caller's words."""
-    roles = {"alternatives": [alternatives], "target": [target], "blocks": list(blocks),
-             "average_over": list(average_over)}
-    for role, cols in roles.items():
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise GenexpyInputError(
-                f"{opt(role)}: column(s) {missing} not in the table; its columns are "
-                f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
+    require_role_columns(df, {opt("alternatives"): [alternatives], opt("target"): [target],
+                              opt("blocks"): list(blocks),
+                              opt("average_over"): list(average_over)})
     given = [alternatives, target, *blocks, *average_over]
     twice = sorted({c for c in given if given.count(c) > 1})
     if twice:

@@ -114,17 +114,6 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
     The study is checked before the analysis runs; the answer is printed
     (:func:`~genexpy_nb.nstar_summary`), the charts written to ``--figures`` if asked for.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
     """
     from .._io import write_frame
     from ..study._missing import refuse_available
@@ -352,20 +341,7 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``nstar`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``nstar`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     q = sub.add_parser(
         "nstar", formatter_class=formatter,
         help="do a study's conclusions hold, and n* for every configuration",

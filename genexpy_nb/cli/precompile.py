@@ -17,19 +17,7 @@ __all__ = ["add_parser", "cmd_precompile"]
 
 
 def cmd_precompile(args: argparse.Namespace) -> int:
-    """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
-    """
+    """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache."""
     from ..answers.numbers import seconds
     from ..example.precompile import precompile
 
@@ -49,20 +37,7 @@ def cmd_precompile(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``precompile`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``precompile`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     pc = sub.add_parser(
         "precompile", formatter_class=formatter,
         help="compile the numerical kernels once, after installing",

@@ -109,18 +109,7 @@ def _table_and_roles(args: argparse.Namespace) -> tuple[Any, dict, str | None]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Run ``genexpy-nb report``: table or eval output -> :func:`genexpy_nb.report` -> folder.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; the entry point turns them into exit codes).
-    """
+    """Run ``genexpy-nb report``: table or eval output -> :func:`genexpy_nb.report` -> folder."""
     out = check_out_dir(args.out, inputs=[args.results])
     try:
         df, roles, source = _table_and_roles(args)
@@ -154,20 +143,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``report`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``report`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     r = sub.add_parser(
         "report", formatter_class=formatter,
         help="the whole answer for a study, as one page (HTML, Markdown, tidy tables)",

@@ -35,9 +35,9 @@ from .views import (
     ChartCache,
     ChartView,
     conclusions_html,
-    fast_charts,
     fmt_cell,
     html_table,
+    timed_refresh,
     with_payload,
 )
 
@@ -476,14 +476,7 @@ class GeneralizabilityExplorer:
         The numbers (summary, n* table, ranking table) are updated first, then the charts;
         ``timings`` records how long each part took (seconds).
         """
-        t0 = time.perf_counter()
-        with fast_charts():
-            self._refresh_numbers()
-            t1 = time.perf_counter()
-            self._refresh_charts()
-        t2 = time.perf_counter()
-        self.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
-        self.last_update_s = t2 - t0
+        timed_refresh(self)
 
     def _numbers(self, ga: GeneralizabilityAnalysis, label: str, a: float,
                  d: float) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -9,17 +9,23 @@ matrix with NaN for missing values here; two-sample tests get 1-d float arrays.
 
 from __future__ import annotations
 
-import inspect
 import math
-import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypedDict
 
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError, check_choice, require_columns, to_polars
+from .._validation import (
+    GenexpyInputError,
+    Keyword,
+    check_choice,
+    keyword_values,
+    require_columns,
+    shared_keywords,
+    to_polars,
+)
 from ..study._roles import alias, renamed
 from ..study.ranking import TIE_ATOL, TIE_RTOL
 
@@ -190,13 +196,14 @@ class TableRoles(TypedDict, total=False):
     tie_atol: float
 
 
-_P = inspect.Parameter
 #: the role keywords, in the order of the signatures: (name, annotation, default)
-_ROLE_KEYWORDS = (("target", "str | None", None), ("blocks", "str | None", None),
-                  ("alternatives", "str | Sequence[Any] | None", None),
-                  ("order", "Sequence[Any] | None", None), ("y_col", "str | None", None),
-                  ("block_col", "str | None", None), ("group_col", "str | None", None))
-_TIE_KEYWORDS = (("tie_rtol", "float", TIE_RTOL), ("tie_atol", "float", TIE_ATOL))
+_ROLE_KEYWORDS: tuple[Keyword, ...] = (
+    ("target", "str | None", None), ("blocks", "str | None", None),
+    ("alternatives", "str | Sequence[Any] | None", None), ("order", "Sequence[Any] | None", None),
+    ("y_col", "str | None", None), ("block_col", "str | None", None),
+    ("group_col", "str | None", None))
+_TIE_KEYWORDS: tuple[Keyword, ...] = (("tie_rtol", "float", TIE_RTOL),
+                                      ("tie_atol", "float", TIE_ATOL))
 _ROLES_DOC = """\
 target, blocks, alternatives : str, optional
     Long input: the column of the values, of the conditions (datasets) and of the
@@ -215,34 +222,17 @@ tie_rtol, tie_atol : float
     so float noise (means summed in another order) is a tie. ``tie_rtol=0, tie_atol=0``
     ranks by exact equality.
 """
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def takes_table_roles(*, ties: bool = True) -> Callable[[_F], _F]:
-    """Give a test's ``**roles`` the role keywords, in its signature and its docstring.
+def takes_table_roles(*, ties: bool = True) -> Callable[[Any], Any]:
+    """Give a test over conditions the role keywords (and the tie tolerances with ``ties``).
 
-    One vocabulary for every test over conditions (as scipy's ``_axis_nan_policy`` adds
-    ``axis`` and ``nan_policy`` to its tests): the decorated function ends with
-    ``**roles: Unpack[TableRoles]`` and its docstring's Parameters section with the line
-    ``{roles}``; both become the keywords ``target, blocks, alternatives, order, y_col,
-    block_col, group_col`` (and ``tie_rtol, tie_atol`` with ``ties``). The function reads
-    them with :func:`table_matrix`, which refuses any other keyword.
+    One vocabulary for every test over conditions: the test ends with
+    ``**roles: Unpack[TableRoles]`` and the line ``{roles}`` of its Parameters section
+    (:func:`~genexpy_nb._validation.shared_keywords`); :func:`table_matrix` reads them.
     """
-    keywords = _ROLE_KEYWORDS + (_TIE_KEYWORDS if ties else ())
-    doc = _ROLES_DOC + (_TIES_DOC if ties else "")
-
-    def decorate(fn: _F) -> _F:
-        sig = inspect.signature(fn)
-        params = [p for p in sig.parameters.values() if p.kind is not _P.VAR_KEYWORD]
-        params += [_P(n, _P.KEYWORD_ONLY, default=d, annotation=a) for n, a, d in keywords]
-        fn.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
-        if fn.__doc__:  # (None under python -OO)
-            head, _, tail = fn.__doc__.partition("{roles}\n")
-            indent = head[len(head.rstrip(" ")):]
-            fn.__doc__ = head.rstrip(" ") + textwrap.indent(doc, indent) + tail
-        return fn
-
-    return decorate
+    return shared_keywords(_ROLE_KEYWORDS + (_TIE_KEYWORDS if ties else ()), "roles",
+                           _ROLES_DOC + (_TIES_DOC if ties else ""))
 
 
 def table_matrix(data: Any, roles: dict[str, Any], where: str, *, ties: bool = True,
@@ -251,16 +241,12 @@ def table_matrix(data: Any, roles: dict[str, Any], where: str, *, ties: bool = T
 
     Refuses a keyword the test does not take, as Python would (a ``TypeError``).
     """
-    known = _ROLE_KEYWORDS + (_TIE_KEYWORDS if ties else ())
-    names = {n for n, _, _ in known}
-    for name in roles:
-        if name not in names:
-            raise TypeError(f"{where}() got an unexpected keyword argument {name!r}")
+    got = keyword_values(roles, _ROLE_KEYWORDS + (_TIE_KEYWORDS if ties else ()), where)
     y_col, block_col, group_col, order = _roles(
-        where, *(roles.get(n) for n, _, _ in _ROLE_KEYWORDS), stacklevel=5)
-    tols = (roles.get("tie_rtol", TIE_RTOL), roles.get("tie_atol", TIE_ATOL)) if ties else None
+        where, *(got[n] for n, _, _ in _ROLE_KEYWORDS), stacklevel=5)
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, min_conditions=min_conditions, tie_tols=tols)
+                   alternatives=order, min_conditions=min_conditions,
+                   tie_tols=(got["tie_rtol"], got["tie_atol"]) if ties else None)
     return replace(m, block_col=block_col)
 
 
