@@ -369,7 +369,7 @@ def board_from_table(df: pl.DataFrame, *, alternatives: str | None = None,
     if hib is None:
         raise GenexpyInputError(f"{source}: is a higher {score!r} better? Say it "
                                 "(--higher-is-better or --lower-is-better).")
-    notes = [f"{source}: model {model!r}, item {item!r}, score {score!r}"
+    notes = [f"model {model!r}, item {item!r}, score {score!r}"
              + (f", run {run!r}" if run else "") + (f", task {task!r}" if task else "") + "."]
     n_models = df[model].n_unique()
     if run is not None and df.group_by([c for c in (model, task, item) if c]).len()[
