@@ -54,7 +54,10 @@ __all__ = ["COMMANDS", "build_parser", "main", "EXIT_OK", "EXIT_INPUT", "EXIT_US
            "EXIT_INTERRUPTED", "EXIT_BUG"]
 
 #: the subcommands, in the order ``--help`` lists them: each module's
-#: ``add_parser(subparsers, formatter)`` adds its parser and sets its ``cmd_<name>``
+#: ``add_parser(subparsers, formatter)`` adds its parser (with the help formatter of every
+#: subcommand) and returns it, and sets its ``cmd_<name>(args)``, which runs the command on
+#: the parsed arguments and returns the exit code (0: errors are raised, and :func:`main`
+#: turns them into exit codes)
 COMMANDS = (demo, precompile, nstar, seeds, compare, report)
 
 

@@ -90,20 +90,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``compare`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``compare`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     c = sub.add_parser(
         "compare", formatter_class=formatter,
         help="rank tests over blocks: omnibus test, post-hoc tests, CD diagram, report",

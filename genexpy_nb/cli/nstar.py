@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import config
 from .._validation import GenexpyInputError
+from ..answers.numbers import seconds, setting
 from ._checks import (
     EXIT_OK,
     alpha_list,
@@ -113,17 +114,6 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
     The study is checked before the analysis runs; the answer is printed
     (:func:`~genexpy_nb.nstar_summary`), the charts written to ``--figures`` if asked for.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
     """
     from .._io import write_frame
     from ..study._missing import refuse_available
@@ -169,7 +159,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     if not args.quiet:
         say(f"analysed {len(study)} configuration{'s' if len(study) != 1 else ''} x "
              f"{len(kernels)} research question{'s' if len(kernels) != 1 else ''} in "
-             f"{time.perf_counter() - t0:.1f} s")
+             f"{seconds(time.perf_counter() - t0)}")
     write_frame(res, out)
     lead = write_conclusions(study, args, concl_path, s_alpha, s_delta)
     from ..answers.summary import nstar_summary
@@ -333,7 +323,7 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
         return None
     if alpha <= 0.5:
         if not args.quiet:
-            say(f"note: no conclusions at alpha* = {alpha:g}: two studies agree by chance "
+            say(f"note: no conclusions at alpha* = {setting(alpha)}: two studies agree by chance "
                 "half the time, choose --summary-alpha above 0.5")
         return None
     from .._io import write_frame
@@ -351,20 +341,7 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``nstar`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``nstar`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     q = sub.add_parser(
         "nstar", formatter_class=formatter,
         help="do a study's conclusions hold, and n* for every configuration",

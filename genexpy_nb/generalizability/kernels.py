@@ -24,6 +24,7 @@ import numpy as np
 
 from .._codes import unique_rows
 from .._validation import GenexpyInputError, check_positive_int
+from .._validation import check_positive_number as _positive
 from ._gram import (  # the kernel matrices' NumPy/BLAS computations
     _borda_counts,
     _mallows_gram,
@@ -702,16 +703,6 @@ def rbf_degeneracy(K: np.ndarray, counts: np.ndarray) -> str | None:
                 "delta* is, not the data; use RBF() (scores divided by their spread) "
                 "instead of the raw scores")
     return None
-
-
-def _positive(name: str, value: float) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(f"{name} must be a positive number, got {value!r}.") from None
-    if not (math.isfinite(v) and v > 0):
-        raise GenexpyInputError(f"{name} must be a positive number, got {value!r}.")
-    return v
 
 
 _PARSERS = {"borda": Borda, "jaccard": Jaccard, "mallows": Mallows, "rbf": RBF}

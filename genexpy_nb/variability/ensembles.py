@@ -6,7 +6,7 @@ Robust-KS paper, Section V, Tables I-V.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
@@ -20,57 +20,47 @@ from .._validation import (
     require_columns,
     to_polars,
 )
-from ._alpha_hat_core import _alpha_hat_raw, _prepare, _summary_frame
+from ._alpha_hat_core import (
+    Bootstrap,
+    _alpha_hat_raw,
+    _prepare,
+    _summary_frame,
+    bootstrap_values,
+    takes_bootstrap_keywords,
+)
 from ._checks import ENSEMBLE_DRAWS, ENSEMBLE_SIZES, SUMMARY_LEVEL, as_gaps, as_labels
-from ._ks_rows import _ks_rows as _ks_rows_blocks
+from .alpha_hat import ks_to_reference
 from .metrics import ece as _ece
 from .metrics import pairwise_churn
-
-
-def _ks_rows(ref: np.ndarray, rows: np.ndarray, n_jobs: int | None) -> np.ndarray:
-    from .._numba import threads
-
-    with threads(n_jobs):
-        return _ks_rows_blocks(ref.ravel(), rows, np.zeros(1))[:, 0]
 
 
 def _churn_rows(rows: np.ndarray, ens: np.ndarray) -> np.ndarray:
     return ((rows > 0) != (ens > 0)[None, :]).sum(axis=1).astype(np.float64)
 
 
+@takes_bootstrap_keywords()
 def candidate_report(
     ref_gaps: Any,
     cand_gaps: Any,
     labels: Any,
     *,
-    B: int = config.ALPHA_HAT_B,
-    grid: Any = None,
-    exact: bool = True,
-    eps: float = config.DKW_EPS,
-    seed: int | None = 0,
-    n_jobs: int | None = None,
-    progress: bool = True,
-    clip: float | None = config.LOGIT_CLIP,
     bins: int = config.ECE_BINS,
     ensemble: str | Any = "candidates",
+    **boot: Unpack[Bootstrap],
 ) -> pl.DataFrame:
     """alpha-hat of every candidate next to the usual metrics (paper Tables II-V).
 
     Parameters
     ----------
-    ref_gaps : array_like, shape (M, T), M >= 2
-        Logit gaps of the reference models on T test points.
-    cand_gaps : array_like, shape (C, T) or (T,)
-        Logit gaps of the candidates on the same test points.
+    {gaps}
     labels : array_like of 0/1, shape (T,)
         The true label of each test point.
-    B, grid, exact, eps, seed, n_jobs, progress, clip
-        As in :func:`alpha_hat`.
     bins : int, default 15
         ECE bins.
     ensemble : "candidates", "reference" or array_like of shape (T,)
         The deep ensemble for the churn w.r.t. an ensemble: the mean gaps of all candidates
         (default, as in the paper), of the reference models, or given gaps.
+    {bootstrap}
 
     Returns
     -------
@@ -93,7 +83,8 @@ def candidate_report(
     >>> rep.height, {"alpha_hat", "accuracy", "churn_ensemble", "ece", "ks"} <= set(rep.columns)
     (3, True)
     """
-    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
+    b = bootstrap_values(boot, "candidate_report")
+    ref, cands = _prepare(ref_gaps, cand_gaps, b.pop("clip"))
     T = ref.shape[1]
     y = as_labels(labels, T)
     if isinstance(ensemble, str):
@@ -110,10 +101,7 @@ def candidate_report(
         ens = as_gaps("ensemble", ensemble, ndim=(1,))
         if ens.shape[0] != T:
             raise GenexpyInputError(f"ensemble must have T = {T} gaps, got {ens.shape[0]}.")
-    raw = _alpha_hat_raw(
-        ref, cands, B=B, grid=grid, exact=exact, eps=eps, seed=seed, n_jobs=n_jobs,
-        progress=progress,
-    )
+    raw = _alpha_hat_raw(ref, cands, **b)
     C = cands.shape[0]
     churn_ens = _churn_rows(cands, ens)
     if C > 1:
@@ -121,14 +109,14 @@ def candidate_report(
         pw_mean = pw.sum(axis=1) / (C - 1)
     else:
         pw_mean = np.full(1, np.nan)
-    return _summary_frame(raw, exact).with_columns(
+    return _summary_frame(raw, b["exact"]).with_columns(
         pl.Series("accuracy", ((cands > 0) == (y == 1)).mean(axis=1)),
         pl.Series("churn_ensemble", churn_ens),
         pl.Series("churn_ensemble_frac", churn_ens / T),
         pl.Series("pairwise_churn_mean", pw_mean).fill_nan(None),
         pl.Series("pairwise_churn_mean_frac", pw_mean / T).fill_nan(None),
         pl.Series("ece", np.atleast_1d(_ece(cands, y, bins))),
-        pl.Series("ks", _ks_rows(ref, cands, n_jobs)),
+        pl.Series("ks", ks_to_reference(ref, cands, clip=None, n_jobs=b["n_jobs"])),
     )
 
 
@@ -143,6 +131,7 @@ def _check_sizes(sizes: Sequence[int], C: int) -> list[int]:
     return sorted({min(k, C) for k in ks})
 
 
+@takes_bootstrap_keywords()
 def ensemble_study(
     ref_gaps: Any,
     cand_gaps: Any,
@@ -150,15 +139,8 @@ def ensemble_study(
     *,
     sizes: Sequence[int] = ENSEMBLE_SIZES,
     draws: int = ENSEMBLE_DRAWS,
-    B: int = config.ALPHA_HAT_B,
-    grid: Any = None,
-    exact: bool = True,
-    eps: float = config.DKW_EPS,
-    seed: int | None = 0,
-    n_jobs: int | None = None,
-    progress: bool = True,
-    clip: float | None = config.LOGIT_CLIP,
     bins: int = config.ECE_BINS,
+    **boot: Unpack[Bootstrap],
 ) -> pl.DataFrame:
     """Deep ensembles of growing size against the reference function (paper Table I).
 
@@ -179,10 +161,9 @@ def ensemble_study(
         Capped at C (duplicates after capping are merged).
     draws : int, default 100
         Ensembles per size (the paper draws 500).
-    B, grid, exact, eps, seed, n_jobs, progress, clip
-        As in :func:`alpha_hat` (the same seed gives the same bootstrap draws).
     bins : int, default 15
         ECE bins.
+    {bootstrap}
 
     Returns
     -------
@@ -207,29 +188,28 @@ def ensemble_study(
     >>> ensemble_summary(study)["k"].to_list()
     [2, 4]
     """
-    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
+    b = bootstrap_values(boot, "ensemble_study")
+    ref, cands = _prepare(ref_gaps, cand_gaps, b.pop("clip"))
     C, T = cands.shape
     y = None if labels is None else as_labels(labels, T)
     ks = _check_sizes(sizes, C)
     nd = check_positive_int("draws", draws)
     rows_k, rows_d, members_gaps = [], [], []
     for k in ks:
-        rng = child_seed(seed, k)
+        rng = child_seed(b["seed"], k)
         for d in range(nd):
             mem = np.sort(rng.choice(C, size=k, replace=False))
             members_gaps.append(cands[mem].mean(axis=0))
             rows_k.append(k)
             rows_d.append(d)
     ens = np.ascontiguousarray(np.vstack(members_gaps))
-    raw = _alpha_hat_raw(
-        ref, ens, B=B, grid=grid, exact=exact, eps=eps, seed=seed, n_jobs=n_jobs,
-        progress=progress, desc="ensembles",
-    )
-    out = _summary_frame(raw, exact).drop("candidate")
+    raw = _alpha_hat_raw(ref, ens, **b, desc="ensembles")
+    out = _summary_frame(raw, b["exact"]).drop("candidate")
     out = pl.DataFrame(
         {"k": np.array(rows_k, dtype=np.int64), "draw": np.array(rows_d, dtype=np.int64)}
     ).hstack(out)
-    out = out.with_columns(pl.Series("ks", _ks_rows(ref, ens, n_jobs)))
+    out = out.with_columns(
+        pl.Series("ks", ks_to_reference(ref, ens, clip=None, n_jobs=b["n_jobs"])))
     if y is not None:
         churn = _churn_rows(ens, cands.mean(axis=0))
         out = out.with_columns(

@@ -32,7 +32,7 @@ from genexpy_nb.answers._significance_words import command_line_words
 from genexpy_nb.answers.document import Data, Paragraph, ReportSection, Table
 from genexpy_nb.significance import compare
 from genexpy_nb.significance._pvalues import chi2_sf, f_sf, norm_sf, t_sf
-from genexpy_nb.significance._ranks import min_rank_rows
+from genexpy_nb.significance._ranks import rank_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = [f"m{j}" for j in range(6)]
@@ -229,7 +229,7 @@ def test_pairwise_forms_for_missing_results_reduce_to_the_complete_tests():
     z_full, _, _, _ = _siegel_castellan_z(x, -x)
     np.testing.assert_allclose(z_full, full["statistic"].to_numpy(), rtol=0)
     nem = sig.posthoc_nemenyi(x, higher_is_better=True)
-    q, p, _ = _nemenyi_available_q(x, -x)
+    q, p, _, _ = _nemenyi_available_q(x, -x)
     miss = sig.posthoc_nemenyi_missing(x, higher_is_better=True)
     assert miss["test"][0] == "Nemenyi (ranks among available)"
     for got in (q, miss["statistic"].to_numpy()):
@@ -379,7 +379,7 @@ def test_min_ties_change_the_reported_ranks_not_the_tests():
     # the helper against scipy, with missing values
     y = x.copy()
     y[rng.random(y.shape) < 0.2] = np.nan
-    r = min_rank_rows(y)
+    r = rank_rows(y, "min")[0]
     for row, rr in zip(y, r):
         obs = ~np.isnan(row)
         np.testing.assert_array_equal(rr[obs], stats.rankdata(row[obs], method="min"))
@@ -396,7 +396,7 @@ def test_report_names_the_test_the_winner_and_quotes_numbers_from_the_data():
     assert f"**{res.best[0]}** has the best mean rank ({res.mean_ranks['mean_rank'][0]:.2f})" in md
     for a in res.indistinguishable:
         assert a in md.split("## Answer")[1].split("##")[0]
-    assert "> We compared 6 alternatives on 40 blocks" in md
+    assert "> We compared 6 alternatives on 40 datasets" in md
     n_sig = int(res.posthoc["significant"].sum())
     assert f"found {n_sig} of 15 differences significant" in md
     html = res._repr_html_()
@@ -407,7 +407,7 @@ def test_report_names_the_test_the_winner_and_quotes_numbers_from_the_data():
     assert tex.count(" \\\\\n") == 7  # header + 6 alternatives
     s = res.summary()
     assert s.splitlines()[0].startswith("policy: failed or missing runs count as the worst")
-    assert s.splitlines()[1].startswith("Friedman test over 40 blocks x 6 alternatives")
+    assert s.splitlines()[1].startswith("Friedman test over 40 datasets x 6 alternatives")
     assert "post-hoc: Conover–Iman" in s and f"best: {res.best[0]}" in s
 
 
