@@ -793,24 +793,24 @@ def _tsml_table(f: Path, rd: _Read) -> list[list[str]] | None:
         return None
 
 
-def _tsml_rows(f: Path, rd: _Read, classifiers: dict) -> pl.DataFrame | None:
+def _tsml_name(f: Path) -> tuple[str, str]:
+    """(classifier, metric) from a file's name: ``<Classifier>_<metric>.csv``."""
+    m = _TSML_NAME.match(f.stem)
+    return (m["est"], m["metric"]) if m else (f.stem, "score")
+
+
+def _tsml_rows(f: Path, rd: _Read) -> list[tuple[str, list[str], int]] | None:
+    """(dataset, values, line) of each row, sorted by dataset, values in resample order."""
     table = _tsml_table(f, rd)
     if table is None:
         return None
     resamples = _tsml_header(table[0] if table else [], f, rd)
     if resamples is None:
         return None
-    m = _TSML_NAME.match(f.stem)
-    est, metric = (m["est"], m["metric"]) if m else (f.stem, "score")
-    first = classifiers.setdefault((est, metric), f)
-    if first != f:
-        raise GenexpyInputError(
-            f"results files {str(first)!r} and {str(f)!r} both hold {metric!r} of {est!r}: "
-            "which one is it? Read the folders apart, or remove one.")
     width = len(resamples)
+    order = sorted(range(width), key=resamples.__getitem__)
     # the last row, when the file ends inside it (no line end) and it is short: cut short
-    cut = len(table) if table and not table[-1] == [] and rd.unterminated else None
-    datasets, runs, cells, lines = [], [], [], []
+    cut = len(table) if table and table[-1] != [] and rd.unterminated else None
     rows_of: dict[str, tuple[int, list[str]]] = {}
     for n, row in enumerate(table[1:], 2):
         if not any(c.strip() for c in row):
@@ -842,29 +842,74 @@ def _tsml_rows(f: Path, rd: _Read, classifiers: dict) -> pl.DataFrame | None:
         if len(values) < width:
             rd.skip(f, n, f"{width - len(values)} of {width} resamples missing (the row is "
                     "short: the file cut short?)", name)
-        datasets += [name] * len(values)
-        runs += resamples[:len(values)]
-        cells += values
-        lines += [n] * len(values)
-    if not cells:
-        return None
-    part = pl.DataFrame({"dataset": datasets, "resample": runs, "cell": cells, "line": lines},
-                        schema={"dataset": pl.String, "resample": pl.Int64, "cell": pl.String,
-                                "line": pl.Int64})
-    ok = pl.col("cell").str.contains(_NUMBER)
-    part = part.with_columns(pl.when(ok).then(pl.col("cell").str.strip_chars()
-                                              .cast(pl.Float64, strict=False)).alias("value"))
-    part = part.with_columns(pl.col("value").is_finite().fill_null(False).alias("ok"))
-    for r in part.filter(~pl.col("ok")).iter_rows(named=True):
-        cell = r["cell"]
-        why = ("an empty cell" if not cell.strip() else
-               f"{cell[:20]!r} is not a number written plainly" if r["value"] is None else
-               f"{cell[:20]!r} is not a finite number")
-        rd.skip(f, r["line"], why, f"{r['dataset']}, resample {r['resample']}")
-    return part.filter(pl.col("ok")).select(
-        pl.lit(est, pl.String).alias("classifier"), "dataset", "resample",
-        pl.lit(metric, pl.String).alias("metric"), "value",
-        pl.lit(None, pl.Boolean).alias("higher_is_better"))
+            values = values + [None] * (width - len(values))
+    return [(name, [(resamples[i], values[i]) for i in order if values[i] is not None], n)
+            for name, (n, values) in sorted(rows_of.items())]
+
+
+class _TsmlCells:
+    """Cells of many files, checked and converted in batches (polars, not cell by cell)."""
+
+    BATCH = 1 << 20
+
+    def __init__(self, rd: _Read) -> None:
+        self.rd = rd
+        self.parts: list[pl.DataFrame] = []
+        self._clear()
+
+    def _clear(self) -> None:
+        self.files: list[Path] = []
+        self.names: list[tuple[str, str]] = []
+        self.file_of: list[int] = []
+        self.datasets: list[str] = []
+        self.runs: list[int] = []
+        self.cells: list[str] = []
+        self.lines: list[int] = []
+
+    def add(self, f: Path, name: tuple[str, str], rows: list) -> None:
+        k = len(self.files)
+        self.files.append(f)
+        self.names.append(name)
+        for dataset, cells, n in rows:
+            self.file_of += [k] * len(cells)
+            self.datasets += [dataset] * len(cells)
+            self.lines += [n] * len(cells)
+            for r, c in cells:
+                self.runs.append(r)
+                self.cells.append(c)
+        if len(self.cells) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.cells:
+            self._clear()
+            return
+        part = pl.DataFrame(
+            {"file": self.file_of, "dataset": self.datasets, "resample": self.runs,
+             "cell": self.cells, "line": self.lines},
+            schema={"file": pl.Int64, "dataset": pl.String, "resample": pl.Int64,
+                    "cell": pl.String, "line": pl.Int64})
+        value = pl.when(pl.col("cell").str.contains(_NUMBER)).then(
+            pl.col("cell").str.strip_chars().cast(pl.Float64, strict=False))
+        part = part.with_columns(value.alias("value")).with_columns(
+            pl.col("value").is_finite().fill_null(False).alias("ok"))
+        for r in part.filter(~pl.col("ok")).iter_rows(named=True):
+            cell = r["cell"]
+            why = ("an empty cell" if not cell.strip() else
+                   f"{cell[:20]!r} is not a number written plainly" if r["value"] is None else
+                   f"{cell[:20]!r} is not a finite number")
+            self.rd.skip(self.files[r["file"]], r["line"], why,
+                         f"{r['dataset']}, resample {r['resample']}")
+        ests = pl.Series([e for e, _ in self.names], dtype=pl.String)
+        metrics = pl.Series([m for _, m in self.names], dtype=pl.String)
+        part = part.filter(pl.col("ok"))
+        idx = part["file"]
+        self.parts.append(pl.DataFrame({
+            "classifier": ests.gather(idx), "dataset": part["dataset"],
+            "resample": part["resample"], "metric": metrics.gather(idx),
+            "value": part["value"],
+            "higher_is_better": pl.Series([None] * part.height, dtype=pl.Boolean)}))
+        self._clear()
 
 
 def read_tsml_results(path: str | os.PathLike, *, return_dropped: bool = False,
@@ -903,14 +948,25 @@ def read_tsml_results(path: str | os.PathLike, *, return_dropped: bool = False,
     """
     files = _files(path, ("*.csv",), "results file", max_bytes, "csv")
     rd = _Read(path, "results file")
-    parts, classifiers = [], {}
-    for f in files:
-        part = _tsml_rows(f, rd, classifiers)
-        if part is not None and part.height:
-            parts.append(part)
+    # the files in the frame's order: by classifier and metric (their rows are sorted)
+    named = sorted((_tsml_name(f), str(f), f) for f in files)
+    for (a, _, f), (b, _, g) in zip(named, named[1:]):
+        if a == b:
+            raise GenexpyInputError(
+                f"results files {str(f)!r} and {str(g)!r} both hold {a[1]!r} of {a[0]!r}: "
+                "which one is it? Read the folders apart, or remove one.")
+    cells = _TsmlCells(rd)
+    from .._progress import tqdm
+
+    for name, _, f in tqdm(named, desc="results files", unit="file",
+                           disable=len(named) < 200, leave=False):
+        rows = _tsml_rows(f, rd)
+        if rows:
+            cells.add(f, name, rows)
+    cells.flush()
     fix = "Give <Classifier>_<metric>.csv files with a 'Resamples:' header."
-    if not parts:
+    frame = pl.concat(cells.parts) if cells.parts else None
+    if frame is None or not frame.height:
         raise _nothing(path, rd.n_files, rd.skipped, fix)
-    frame = pl.concat(parts).sort(["classifier", "metric", "dataset", "resample"])
     dropped = warn_skipped(path, frame.height, rd.skipped)
     return (frame, dropped) if return_dropped else frame
