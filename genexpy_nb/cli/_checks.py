@@ -298,14 +298,28 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
 # ---- reading tables --------------------------------------------------------------------
 
 
-def read_table(path: str) -> pl.DataFrame:
+#: the options naming the columns of names (alternatives, conditions, replicates, filters)
+_NAME_OPTIONS = ("alternatives", "generalize", "blocks", "design", "average_over")
+
+
+def read_table(path: str, args: argparse.Namespace | None = None) -> pl.DataFrame:
     """Read a results table from ``.parquet``, ``.csv`` or ``.tsv``.
 
-    Every failure is a clear error (:func:`genexpy_nb.data.read_results`).
+    Every failure is a clear error (:func:`genexpy_nb.data.read_results`). The columns the
+    options of ``args`` name as alternatives, conditions, design factors, replicates and
+    held-constant filters keep the text the file has (``1``, ``1.0`` and ``01`` are three
+    alternatives, not one number); the target is read as numbers.
     """
     from ..data import read_results
 
-    return read_results(path)
+    names: list[str] = []
+    for opt in _NAME_OPTIONS:
+        value = getattr(args, opt, None)
+        names += [value] if isinstance(value, str) and opt == "alternatives" else (
+            csv_list(value) if isinstance(value, str) else [])
+    names += [c for c, _ in (getattr(args, "held_constant", None) or [])]
+    target = getattr(args, "target", None)
+    return read_results(path, keep_text=[c for c in names if c != target])
 
 
 def no_nulls(df, columns: list[str]) -> None:

@@ -48,7 +48,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
                                 "or pdf (comma-separated), or '' for none.")
     out = check_out_dir(args.out, inputs=[args.results])
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     from .._words import command_line_words
     from ..significance.compare import compare
 

@@ -133,7 +133,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     figures = _figure_dir(args.figures, [args.results], args.out)
     s_alpha, s_delta = answer_thresholds(args)
     concl_path = conclusions_out(args, out, figures)
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     check_role_columns(df, args)
 
     from ..generalizability import analyze

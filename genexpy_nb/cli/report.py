@@ -52,7 +52,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         The exit code: 0 (errors are raised; the entry point turns them into exit codes).
     """
     out = check_out_dir(args.out, inputs=[args.results])
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     check_role_columns(df, args)
     from ..report_page import report
 
