@@ -196,5 +196,6 @@ def test_cli_keeps_names_as_the_file_writes_them(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 0, err
     assert "'01', '1', '1.0' are all 1" in err and "pl.col" not in err
-    ranks = pl.read_csv(tmp_path / "c" / "mean_ranks.csv", schema_overrides={"alternative": pl.String})
+    ranks = pl.read_csv(tmp_path / "c" / "mean_ranks.csv",
+                        schema_overrides={"alternative": pl.String})
     assert sorted(ranks["alternative"]) == ["01", "1", "1.0"]
