@@ -407,7 +407,7 @@ def write_frame(df, path: str | os.PathLike) -> Path:
     """
     import polars as pl
 
-    from ._escape import csv_safe
+    from ._escape import csv_safe, json_text
 
     p = check_frame_path(path, "path")
     if not isinstance(df, pl.DataFrame):
@@ -422,7 +422,7 @@ def write_frame(df, path: str | os.PathLike) -> Path:
         elif suffix in (".csv", ".tsv"):
             df.write_csv(fh, separator="\t" if suffix == ".tsv" else ",")
         else:
-            df.write_json(fh)
+            fh.write(json_text(df.write_json()).encode("utf-8"))
     return p
 
 

@@ -300,7 +300,7 @@ def _read_parquet(p: Path, name: str, what: str) -> pl.DataFrame:
                                 f"decompressed, and {size_text(avail)} of memory is available"
                                 "; read the columns you need with pl.scan_parquet first.")
     try:
-        return pl.read_parquet(p)
+        return pl.read_parquet(p, glob=False)  # a name with [ ] * ? is a name, not a pattern
     except Exception as exc:
         raise GenexpyInputError(f"{what} {name!r} could not be read: a damaged parquet file "
                                 f"({type(exc).__name__}: {_first_line(exc)}); copy it again."
@@ -364,11 +364,11 @@ def _read_delimited(p: Path, name: str, what: str, sep: str,
         try:
             # the types polars infers from the first rows are either right or fail to parse
             # a later row (0/1 scores, then 0.5): then the whole file decides (10x slower)
-            df = pl.read_csv(src, separator=sep)
+            df = pl.read_csv(src, separator=sep, glob=False)
         except pl.exceptions.ComputeError as exc:
             if "could not parse" not in str(exc):
                 raise
-            df = pl.read_csv(src, separator=sep, infer_schema_length=None)
+            df = pl.read_csv(src, separator=sep, infer_schema_length=None, glob=False)
     except pl.exceptions.NoDataError:
         raise GenexpyInputError(f"{what} {name!r}: the table is empty (no header, no rows)."
                                 ) from None
@@ -430,7 +430,7 @@ def _texts_kept(df: pl.DataFrame, src: Path | bytes, sep: str, name: str,
     if not numeric:
         return df
     source = io.BytesIO(src) if isinstance(src, bytes) else src
-    text = pl.scan_csv(source, separator=sep, infer_schema=False).select(numeric)
+    text = pl.scan_csv(source, separator=sep, infer_schema=False, glob=False).select(numeric)
     valid = {c: pl.col(c).is_not_null() & ~pl.col(c).str.strip_chars().is_in(
         list(MISSING_MARKERS)) for c in numeric}
     counts = text.select(
@@ -442,7 +442,8 @@ def _texts_kept(df: pl.DataFrame, src: Path | bytes, sep: str, name: str,
         return df
     if isinstance(source, io.BytesIO):
         source.seek(0)
-    kept = pl.scan_csv(source, separator=sep, infer_schema=False).select(merged).collect()
+    kept = pl.scan_csv(source, separator=sep, infer_schema=False, glob=False).select(
+        merged).collect()
     for c in merged:
         col = kept[c]
         num = col.str.strip_chars().cast(pl.Float64, strict=False)

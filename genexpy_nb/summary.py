@@ -24,7 +24,6 @@ full frame in ``.frame``::
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +32,7 @@ import polars as pl
 
 from . import config
 from ._escape import html_text, markdown_text
+from ._escape import terminal_text as _terminal_text
 from ._validation import GenexpyInputError, to_polars
 from ._words import plural
 from .generalizability import NSTAR_SCHEMA, NULL_COLUMNS
@@ -48,10 +48,12 @@ _ANALYSIS_COLUMNS = frozenset({*NSTAR_SCHEMA, *NULL_COLUMNS, "nstar_ceil", "gene
 
 
 def terminal_text(value: object) -> str:
-    """Make a string from data safe for a terminal, on one line.
+    r"""Make a string from data safe for a terminal, on one line.
 
-    Control characters (escape sequences, carriage returns, ...) are shown as ``?``; newlines
-    and tabs become spaces.
+    The terminal's one escaping door (:func:`genexpy_nb._escape.terminal_text`): control
+    characters (escape sequences, the C1 range) and the bidirectional controls are dropped,
+    line breaks (``\n``, ``\r``, U+2028, ...) become spaces; tabs too, so that tables keep
+    their columns.
 
     Parameters
     ----------
@@ -63,9 +65,7 @@ def terminal_text(value: object) -> str:
     str
         The cleaned one-line string.
     """
-    s = str(value)
-    return "".join("?" if unicodedata.category(ch)[0] == "C" else ch
-                   for ch in s.replace("\n", " ").replace("\t", " "))
+    return _terminal_text(value).replace("\t", " ")
 
 
 def study_words(study) -> str:
@@ -466,7 +466,7 @@ def _summary_footer(has_null: bool, methods: list[str], n_rows: int,
 def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                   delta: float = config.HEADLINE_DELTA, *, method: str | None = None,
                   max_rows: int = 25, where: str | None = None, conclusions: Any = None,
-                  unit: str = "condition") -> NstarSummary:
+                  unit: str = "condition", held_constant: Any = None) -> NstarSummary:
     """Summarise the answer of :func:`~genexpy_nb.analyze` in one table per research question.
 
     Parameters
@@ -491,6 +491,10 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         n* under the question it answers, with a sentence on why the two can differ.
     unit : str, default "condition"
         What a condition is called in the sentences ("dataset", "task").
+    held_constant : dict, optional
+        The levels the study held constant (``Study.held_constant``), said in the heading
+        (and in the conclusions' when given as a frame): every answer is about those levels
+        only.
 
     Returns
     -------
@@ -535,6 +539,11 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                f"{unit}s for two independent studies to agree on each research question "
                f"(how consistent the per-{unit} rankings are, not whether the study's "
                f"conclusions hold); N: the {unit}s each configuration has.")
+    if held_constant:
+        from .summary_conclusions import held_words
+
+        heading += (f" With {held_words(held_constant)} held constant: every answer is about "
+                    "those levels only.")
     footer = _summary_footer(has_null, methods, df.height, where)
     if "grid" in sel.columns and sel["grid"].drop_nulls().len():  # large studies
         notes = "; ".join(sorted(set(sel["grid"].drop_nulls().to_list())))
@@ -547,7 +556,8 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         from .summary_conclusions import WHY_CHANCE, ConclusionsSummary, conclusions_summary
 
         lead = (conclusions if isinstance(conclusions, ConclusionsSummary)
-                else conclusions_summary(conclusions, unit=unit, alpha=alpha))
+                else conclusions_summary(conclusions, unit=unit, alpha=alpha,
+                                         held_constant=held_constant))
         question = f"How consistent are the per-{unit} rankings? (the paper's n*, Sec. 4)"
         footer.insert(len(footer) - (1 if where else 0), WHY_CHANCE.format(
             unit=unit, units=f"{unit}s"))

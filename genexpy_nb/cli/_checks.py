@@ -27,6 +27,9 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_BUG",
     "say",
+    "answer",
+    "encodable_streams",
+    "debug_asked",
     "one_line",
     "caller_words",
     "command_flags",
@@ -64,6 +67,65 @@ def say(msg: str = "") -> None:
     from .._escape import terminal_text
 
     print("\n".join(terminal_text(line) for line in str(msg).split("\n")), file=sys.stderr)
+
+
+def answer(msg: str = "") -> None:
+    """Print the answer on stdout, each line through the terminal's escaping door.
+
+    Like :func:`say`: a name from the data cannot send an escape sequence or a
+    bidirectional override to the terminal.
+    """
+    from .._escape import terminal_text
+
+    print("\n".join(terminal_text(line) for line in str(msg).split("\n")))
+
+
+#: characters the package prints: a stream that cannot encode them writes ASCII instead
+_OWN_CHARACTERS = "\u2014\u2013\u00d7\u2265\u03b1\u00b1\u2192\u2026"
+
+
+@contextlib.contextmanager
+def encodable_streams() -> Iterator[None]:
+    r"""Let stdout and stderr write any text, whatever their encoding.
+
+    A stream whose encoding cannot write the package's own characters (``PYTHONIOENCODING=
+    ascii``, a latin-1 terminal, ``LANG=C`` on old systems) writes, for each character it
+    cannot encode, its ASCII rendering (:func:`genexpy_nb._escape.ascii_text`: ``—`` as
+    ``--``, ``α`` as ``alpha``, a name's other characters as ``\u`` escapes) instead of
+    ending the command in a ``UnicodeEncodeError``. The streams are set back afterwards.
+    """
+    from .._escape import ASCII_ERRORS
+
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        enc = getattr(stream, "encoding", None)
+        if not enc or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            _OWN_CHARACTERS.encode(enc)
+        except UnicodeEncodeError:
+            changed.append((stream, stream.errors))
+            stream.reconfigure(errors=ASCII_ERRORS)
+        except LookupError:  # pragma: no cover - an encoding Python does not know
+            continue
+    try:
+        yield
+    finally:
+        for stream, errors in changed:
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=errors)
+
+
+def debug_asked(args: argparse.Namespace | None = None) -> bool:
+    """Say whether the traceback of an unexpected error is asked for.
+
+    ``--debug``, or ``GENEXPY_NB_DEBUG`` set to a true value (``1``, ``true``, ``yes``,
+    ``on``; ``0``, ``false``, ``no``, ``off`` and empty are false; anything else is an
+    error that names the variable).
+    """
+    from .._validation import env_flag
+
+    return bool(getattr(args, "debug", False)) or env_flag("GENEXPY_NB_DEBUG", False)
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ from typing import Any
 from .._validation import GenexpyInputError
 from ._checks import (
     EXIT_OK,
+    answer,
     check_out_dir,
     csv_list,
     direction,
@@ -80,7 +81,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if args.aggregates:
             res = res.with_section(aggregates_section(res))
         if not args.quiet:
-            print("\n".join([res.summary(), *summary_lines(res)]))
+            answer("\n".join([res.summary(), *summary_lines(res)]))
         from ..charts.cd_figure import save_comparison
 
         paths = save_comparison(res, out, figures=figs, format=args.format)

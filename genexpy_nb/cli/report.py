@@ -16,6 +16,7 @@ from typing import Any
 from .. import config
 from ._checks import (
     EXIT_OK,
+    answer,
     check_out_dir,
     check_role_columns,
     csv_list,
@@ -72,7 +73,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         from ..summary_conclusions import conclusions_summary
 
         say(page.policy)
-        print(conclusions_summary(page.conclusions, unit=page.unit).to_text())
+        answer(conclusions_summary(page.conclusions, unit=page.unit,
+                                   held_constant=page.study.held_constant).to_text())
         say(f"wrote {len(paths)} files to {out}/ in {time.perf_counter() - t0:.1f} s: "
             "open report.html (it works offline)")
     return EXIT_OK
