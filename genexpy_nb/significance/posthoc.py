@@ -41,6 +41,7 @@ from ._input import (
 )
 from ._input import check_sizes as _check_sizes
 from ._pairs import check_p_adjust as _check_p_adjust
+from ._pairs import pairs_frame as _pairs_frame
 from ._pairs import pairwise_frame as _pairwise_frame
 from ._pvalues import norm_sf, t_sf
 from ._ranks import friedman_core as _friedman_core
@@ -69,6 +70,7 @@ def posthoc_conover(
     group_col: str | None = None,
     tie_rtol: float = TIE_RTOL,
     tie_atol: float = TIE_ATOL,
+    control: Any = None,
 ) -> pl.DataFrame:
     """Conover–Iman post-hoc test after Friedman's test, for all pairs of alternatives.
 
@@ -89,6 +91,9 @@ def posthoc_conover(
     tie_rtol, tie_atol : float
         The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
         :func:`~genexpy_nb.significance.rank_within_conditions`.
+    control : optional
+        Compare only the k - 1 pairs with this alternative (``alternative_1``), corrected
+        as their own family: k - 1 rows instead of k (k - 1) / 2.
 
     Returns
     -------
@@ -124,12 +129,12 @@ def posthoc_conover(
                    alternatives=order, tie_tols=(tie_rtol, tie_atol))
     values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
-    i, j = np.triu_indices(k, 1)
+    i, j = _pairs_of(m.alternatives, control)
     if propagate:
         nanv = np.full(i.size, np.nan)
-        return _pairwise_frame("Conover-Iman (Friedman)", m.alternatives, nanv, nanv, p_adjust,
-                               alpha, {"mean_rank_1": nanv, "mean_rank_2": nanv,
-                                       "n": [n] * i.size})
+        return _pairs_frame("Conover-Iman (Friedman)", m.alternatives, i, j, nanv, nanv,
+                            p_adjust, alpha, {"mean_rank_1": nanv, "mean_rank_2": nanv,
+                                              "n": [n] * i.size})
     _, mean_ranks, rank_sums, a1, _ = _friedman_core(_orient(values, hib))
     diff = np.abs(rank_sums[i] - rank_sums[j])
     denom = 2.0 * (n * a1 - float(np.sum(rank_sums**2))) / ((n - 1.0) * (k - 1.0))
@@ -139,10 +144,27 @@ def posthoc_conover(
     else:
         tval = diff / math.sqrt(denom)
     pval = np.minimum(2.0 * t_sf(tval, (n - 1.0) * (k - 1.0)), 1.0)
-    return _pairwise_frame(
-        "Conover-Iman (Friedman)", m.alternatives, tval, pval, p_adjust, alpha,
+    return _pairs_frame(
+        "Conover-Iman (Friedman)", m.alternatives, i, j, tval, pval, p_adjust, alpha,
         {"mean_rank_1": mean_ranks[i], "mean_rank_2": mean_ranks[j], "n": [n] * i.size},
     )
+
+
+def _pairs_of(names: Sequence[Any], control: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Return all pairs ``i < j`` (in ``itertools.combinations`` order), or the control's.
+
+    With ``control``: the pairs (control, every other alternative), in order.
+    """
+    k = len(names)
+    if control is None:
+        return np.triu_indices(k, 1)
+    names = [str(a) for a in names]
+    if str(control) not in names:
+        raise GenexpyInputError(f"control {control!r} is not among the alternatives "
+                                f"{names[:20]}.")
+    c = names.index(str(control))
+    others = np.array([a for a in range(k) if a != c], dtype=np.int64)
+    return np.full(others.size, c, dtype=np.int64), others
 
 
 def posthoc_nemenyi(
@@ -247,6 +269,7 @@ def posthoc_siegel_castellan(
     group_col: str | None = None,
     tie_rtol: float = TIE_RTOL,
     tie_atol: float = TIE_ATOL,
+    control: Any = None,
 ) -> pl.DataFrame:
     """Siegel–Castellan z-test of mean ranks for all pairs, with or without missing results.
 
@@ -279,6 +302,9 @@ def posthoc_siegel_castellan(
     tie_rtol, tie_atol : float
         The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
         :func:`~genexpy_nb.significance.rank_within_conditions`.
+    control : optional
+        Compare only the k - 1 pairs with this alternative (``alternative_1``), corrected
+        as their own family: k - 1 rows instead of k (k - 1) / 2.
 
     Returns
     -------
@@ -330,9 +356,10 @@ def posthoc_siegel_castellan(
     m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
                    alternatives=order, tie_tols=(tie_rtol, tie_atol))
     values = _ranked_blocks(m.values, m.alternatives)
-    stat, p, mid, label = _siegel_castellan_z(values, _orient(values, hib))
-    return _pairwise_frame(label, m.alternatives, stat, p, p_adjust, alpha,
-                           _rank_columns(values, mid))
+    i, j = _pairs_of(m.alternatives, control)
+    stat, p, mid, label = _siegel_castellan_z(values, _orient(values, hib), (i, j))
+    return _pairs_frame(label, m.alternatives, i, j, stat, p, p_adjust, alpha,
+                        _rank_columns(values, mid, (i, j)))
 
 
 def posthoc_nemenyi_missing(
@@ -434,18 +461,20 @@ def _ranked_blocks(values: np.ndarray, names: Sequence[str]) -> np.ndarray:
     return np.ascontiguousarray(values)
 
 
-def _rank_columns(values: np.ndarray, mid: np.ndarray) -> dict[str, Any]:
+def _rank_columns(values: np.ndarray, mid: np.ndarray, pairs: tuple | None = None
+                  ) -> dict[str, Any]:
     """Return the mean ranks of both alternatives of each pair and their shared conditions."""
-    i, j = np.triu_indices(values.shape[1], 1)
+    i, j = np.triu_indices(values.shape[1], 1) if pairs is None else pairs
     both = (~np.isnan(values)).astype(np.float64)
-    n_both = (both.T @ both)[i, j].astype(np.int64)
+    n_both = np.einsum("ni,ni->i", both[:, i], both[:, j]).astype(np.int64) if len(i) < (
+        values.shape[1] ** 2) // 4 else (both.T @ both)[i, j].astype(np.int64)
     return {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}
 
 
-def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray):
-    """(z, two-sided p, mean ranks, the test's name), all pairs ``i < j``."""
+def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray, pairs: tuple | None = None):
+    """(z, two-sided p, mean ranks, the test's name), all pairs ``i < j`` or those given."""
     n, k = values.shape
-    i, j = np.triu_indices(k, 1)
+    i, j = np.triu_indices(k, 1) if pairs is None else pairs
     if not np.isnan(values).any():  # the z-test of mean ranks (Demsar 2006, Sec. 3.2.2)
         mid = _friedman_core(oriented)[1]
         stat = np.abs(mid[i] - mid[j]) / math.sqrt(k * (k + 1.0) / (6.0 * n))
