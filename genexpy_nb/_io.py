@@ -609,8 +609,13 @@ def _round_up(n: int) -> str:
 class SkippedRecordsWarning(UserWarning):
     """A reader of eval logs skipped records: how many, and the first few by file and line.
 
-    ``skipped`` is the frame of every skipped record (``file``, ``line``, ``item``,
-    ``reason``), the one the reader returns with ``return_dropped=True``.
+    Parameters
+    ----------
+    message : str
+        What was read and skipped, the first records by file and line.
+    skipped : polars.DataFrame, optional
+        Every skipped record (``file``, ``line``, ``item``, ``reason``): the frame the
+        reader returns with ``return_dropped=True``; the attribute ``skipped``.
     """
 
     def __init__(self, message: str, skipped: Any = None) -> None:

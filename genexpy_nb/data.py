@@ -266,8 +266,13 @@ def read_results(source, *, what: str = "results file",
             isinstance(keep_text, str) or not all(isinstance(c, str) for c in keep_text)):
         raise GenexpyInputError(f"keep_text must be True, False or a list of column names, "
                                 f"got {keep_text!r}.")
-    df = _read_parquet(p, name, what) if suffix == ".parquet" else _read_delimited(
-        p, name, what, "\t" if suffix == ".tsv" else ",", keep_text)
+    try:
+        df = _read_parquet(p, name, what) if suffix == ".parquet" else _read_delimited(
+            p, name, what, "\t" if suffix == ".tsv" else ",", keep_text)
+    except OSError as exc:  # permission refused although checked (network file systems)
+        raise GenexpyInputError(f"cannot read the {what} {name!r} "
+                                f"({exc.strerror or type(exc).__name__}); check that you may "
+                                "read it.") from None
     if df.height == 0:
         raise GenexpyInputError(f"{what} {name!r}: the table is empty (columns "
                                 f"{df.columns[:8]} but no rows).")
@@ -409,7 +414,14 @@ def _read_delimited(p: Path, name: str, what: str, sep: str,
 class TextKeptWarning(UserWarning):
     """A column of a CSV/TSV file was read as text: as numbers, different texts would merge.
 
-    ``column``: the column; ``texts``: an example of texts that are one number.
+    Parameters
+    ----------
+    message : str
+        The column, the texts that are one number, and how to read them as numbers.
+    column : str
+        The column (the attribute ``column``).
+    texts : tuple of str
+        Texts of the column that are one number (the attribute ``texts``).
     """
 
     def __init__(self, message: str, column: str = "", texts: tuple = ()) -> None:

@@ -199,3 +199,26 @@ def test_cli_keeps_names_as_the_file_writes_them(tmp_path, capsys):
     ranks = pl.read_csv(tmp_path / "c" / "mean_ranks.csv",
                         schema_overrides={"alternative": pl.String})
     assert sorted(ranks["alternative"]) == ["01", "1", "1.0"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_read_results_unreadable_file_is_a_clear_error(tmp_path, monkeypatch, suffix):
+    """Permission refused while reading (the access check passed: a network file system,
+    a file changed meanwhile): an error naming the file, not a PermissionError traceback."""
+    import builtins
+
+    import genexpy_nb as gx
+
+    p = tmp_path / f"r{suffix}"
+    df = pl.DataFrame({"a": ["x", "y"], "v": [1.0, 2.0]})
+    df.write_csv(p) if suffix == ".csv" else df.write_parquet(p)
+    real = builtins.open
+
+    def denied(file, *args, **kwargs):
+        if str(file) == str(p):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", denied)
+    with pytest.raises(GenexpyInputError, match=rf"cannot read the results file .*r\{suffix}"):
+        gx.read_results(p)

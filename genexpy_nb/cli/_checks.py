@@ -41,6 +41,7 @@ __all__ = [
     "positive_int",
     "probability",
     "fraction",
+    "non_negative",
     "check_parent",
     "no_nulls",
     "require_options",
@@ -312,6 +313,30 @@ def fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not 0.0 <= v <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {v}")
+    return v
+
+
+def non_negative(text: str) -> float:
+    """Parse a finite number >= 0 (an argparse type): a width, a tolerance.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
+    """
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(v) and v >= 0.0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
     return v
 
 

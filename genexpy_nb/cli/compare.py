@@ -20,6 +20,7 @@ from ._checks import (
     csv_list,
     direction,
     held_levels,
+    non_negative,
     positive_int,
     probability,
     read_table,
@@ -144,7 +145,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                    help="compare every alternative with this one only (k - 1 tests, "
                         "corrected as a family of k - 1)")
     c.add_argument("--alpha", type=probability, default=0.05, help="significance level")
-    c.add_argument("--bayesian-rope", type=float, default=None, metavar="R",
+    c.add_argument("--bayesian-rope", type=non_negative, default=None, metavar="R",
                    help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
                         "alternative against the best (or --control), with a region of "
                         "practical equivalence of +-R on the scores --normalize chose "

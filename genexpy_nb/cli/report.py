@@ -22,6 +22,7 @@ from ._checks import (
     csv_list,
     direction,
     held_levels,
+    non_negative,
     probability,
     read_table,
     say,
@@ -115,7 +116,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     r.add_argument("--delta", type=float, default=config.HEADLINE_DELTA,
                    help="similarity threshold delta* of n*")
     add_rep(r, help="resampled pairs of studies per sample size of n*")
-    r.add_argument("--bayesian-rope", type=float, default=None, metavar="R",
+    r.add_argument("--bayesian-rope", type=non_negative, default=None, metavar="R",
                    help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
                         "alternative against the best, with a region of practical "
                         "equivalence of +-R in the target's units (raw scores); without it "
