@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             tally[0] += 1
             tally[1] += bad
         if args.verbose or bad:
-            print(f"[{kind:9s}] {dt:6.3f} s  {case.id}: {msg[:160]}")
+            print(f"[{kind:9s}] {dt:6.3f} s  {case.id}: {msg[:160]}", flush=True)
     slowest.sort(reverse=True)
     print(f"crafted and damaged files: {len(slowest)} refused, the slowest in "
           f"{slowest[0][0] * 1000:.0f} ms ({slowest[0][1]}), median "
@@ -95,4 +95,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # a case that hung may have left a worker thread computing: do not wait for it
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
