@@ -151,7 +151,7 @@ def test_the_name_reaches_the_report_escaped(written):
 
 def test_summaries_escape_the_name():
     import genexpy_nb as gx
-    from genexpy_nb.summary import seeds_summary
+    from genexpy_nb.answers.summary import seeds_summary
 
     df = _table().filter(pl.col(HELD) == "other")
     study = gx.Study(df, alternatives="alt", target=TARGET, generalize=DS, design=DESIGN,
