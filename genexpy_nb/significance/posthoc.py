@@ -394,10 +394,11 @@ def _among_available(m: _Matrix, hib: bool, alpha: float, p_adjust: str | None,
                        _rank_columns(values, mid, pairs))
 
 
-def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray, pairs: tuple):
-    """(z, two-sided p, mean ranks, the test's name) of the pairs ``(i, j)`` given."""
+def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray,
+                        pairs: tuple | None = None):
+    """(z, two-sided p, mean ranks, the test's name): all pairs ``i < j``, or those given."""
     n, k = values.shape
-    i, j = pairs
+    i, j = np.triu_indices(k, 1) if pairs is None else pairs
     if not np.isnan(values).any():  # the z-test of mean ranks (Demsar 2006, Sec. 3.2.2)
         mid = _friedman_core(oriented)[1]
         stat = np.abs(mid[i] - mid[j]) / math.sqrt(k * (k + 1.0) / (6.0 * n))
@@ -411,10 +412,14 @@ def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray, pairs: tuple):
     return stat, np.minimum(2.0 * norm_sf(stat), 1.0), mid, label
 
 
-def _nemenyi_available_q(values: np.ndarray, oriented: np.ndarray, pairs: tuple):
-    """(q, p, mean ranks among the available alternatives, the test's name), pairs given."""
+def _nemenyi_available_q(values: np.ndarray, oriented: np.ndarray,
+                         pairs: tuple | None = None):
+    """(q, p, mean ranks among the available alternatives, the test's name), all pairs.
+
+    All pairs ``i < j``, or those given.
+    """
     k = values.shape[1]
-    i, j = pairs
+    i, j = np.triu_indices(k, 1) if pairs is None else pairs
     mid = mean_ranks_available(oriented, "average")
     stat = np.abs(mid[i] - mid[j]) / np.sqrt(mean_rank_diff_var(oriented)[i, j])
     stat = math.sqrt(2.0) * stat  # on complete blocks sqrt(2) z is Nemenyi's q
