@@ -25,10 +25,12 @@ from typing import Any
 
 import polars as pl
 
-from .._escape import html_text, markdown_text, terminal_text
+from .._escape import terminal_text
 from .._validation import GenexpyInputError, to_polars
 from .._words import plural
 from ..generalizability.conclusions import MIN_CONDITIONS
+from . import numbers
+from .document import Bullets, Data, Paragraph, Strong, render_blocks
 
 __all__ = ["ConclusionsSummary", "conclusions_summary", "condition_word", "WHY_CHANCE"]
 
@@ -131,6 +133,22 @@ class ConclusionsSummary:
             parts.append("\n".join(wrap(f) for f in self.footer))
         return "\n\n".join(parts)
 
+    def blocks(self) -> tuple:
+        """Return the summary on the document model (:mod:`genexpy_nb.answers.document`).
+
+        Returns
+        -------
+        tuple
+            A paragraph (the heading), per configuration its bold title and the list of its
+            sentences, then the footer's paragraphs; every string escaped where it lands.
+        """
+        out: list = [Paragraph(Data(self.heading))]
+        for s in self.sections:
+            out += [Paragraph(Strong(Data(s.title))),
+                    Bullets(tuple(Data(ln) for ln in s.lines))]
+        out += [Paragraph(Data(f)) for f in self.footer]
+        return tuple(out)
+
     def to_markdown(self) -> str:
         """Render the summary as Markdown, every string escaped.
 
@@ -139,13 +157,7 @@ class ConclusionsSummary:
         str
             The heading, a bold title and a bullet list per configuration, the footer.
         """
-        parts = [markdown_text(self.heading)]
-        for s in self.sections:
-            parts.append(f"**{markdown_text(s.title)}**\n\n"
-                         + "\n".join(f"- {markdown_text(ln)}" for ln in s.lines))
-        if self.footer:
-            parts.append("  \n".join(markdown_text(f) for f in self.footer))
-        return "\n\n".join(parts)
+        return render_blocks(self.blocks(), "markdown")
 
     def to_html(self) -> str:
         """Render the summary as HTML, every string escaped.
@@ -155,12 +167,16 @@ class ConclusionsSummary:
         str
             A ``<div>``: the heading, a bold title and a list per configuration, the footer.
         """
-        body = "".join(
-            f"<div><b>{html_text(s.title)}</b><ul>"
-            + "".join(f"<li>{html_text(ln)}</li>" for ln in s.lines) + "</ul></div>"
-            for s in self.sections)
-        foot = "".join(f"<p style='font-size:90%'>{html_text(f)}</p>" for f in self.footer)
-        return f"<div><p>{html_text(self.heading)}</p>{body}{foot}</div>"
+        return f"<div class=\"gx-conclusions\">{render_blocks(self.blocks(), 'html')}</div>"
+
+    def to_latex(self) -> str:
+        """Render the summary as LaTeX (an ``itemize`` per configuration), every string escaped.
+
+        Returns
+        -------
+        str
+        """
+        return render_blocks(self.blocks(), "latex")
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -206,8 +222,8 @@ _NAME_SUFFIXES = frozenset({"name", "names", "id", "ids", "key", "label", "idx",
 
 
 def _count(x: float) -> str:
-    """Write a number of conditions, rounded up (n* is a count)."""
-    return str(int(math.ceil(x))) if math.isfinite(x) else "infinity"
+    """Write a number of conditions, rounded up (n* is a count): the one formatter's rule."""
+    return numbers.count(x)
 
 
 def _ordered_pair_in(reason: str, names: Sequence[str]) -> tuple[str, str] | None:
@@ -239,7 +255,8 @@ def _estimate(r: dict, w: _Words, *, has: bool) -> str:
     lo, hi = r["nstar_lo"], r["nstar_hi"]
     txt = f"n* = {_count(r['nstar'])}"
     if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
-        txt += f", {w.level * 100:g} % interval {_count(lo)}-{_count(hi)}"
+        txt += (f", {numbers.setting(w.level * 100)} % interval "
+                f"{numbers.count_interval(lo, hi)}")
     return txt + (f", with {w.many(r['N'])}" if has else f"; the study has {r['N']}")
 
 
@@ -516,8 +533,8 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
     heading = (f"Do the study's conclusions hold? Each conclusion (the best, the top group, "
                f"each pair, the order) comes from the mean ranks over the {w.units}, as in a "
                f"critical-difference diagram. n*: the {w.units} two independent studies need "
-               f"to reach the same conclusion with probability alpha* = {a:g}; holds: n* <= "
-               f"the {w.units} the study has, and the differences it rests on are "
+               f"to reach the same conclusion with probability alpha* = {numbers.setting(a)}; "
+               f"holds: n* <= the {w.units} the study has, and the differences it rests on are "
                "significant.")
     if held_constant:
         heading += (f" With {held_words(held_constant)} held constant: every conclusion is "

@@ -451,15 +451,18 @@ def direction(args: argparse.Namespace) -> bool:
     return bool(args.higher_is_better)
 
 
-def add_direction(p: argparse.ArgumentParser) -> None:
+def add_direction(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the required choice ``--higher-is-better`` / ``--lower-is-better`` to a command.
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False where the command reads the direction from the file when it can (``report``
+        on an evaluation output); it then checks the choice itself.
     """
-    g = p.add_mutually_exclusive_group(required=True)
+    g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
                    default=None, help="the target is a score such as accuracy (required: "
                    "this or --lower-is-better)")

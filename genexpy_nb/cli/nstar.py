@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import config
 from .._validation import GenexpyInputError
+from ..answers.numbers import seconds, setting
 from ._checks import (
     EXIT_OK,
     alpha_list,
@@ -159,7 +160,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     if not args.quiet:
         say(f"analysed {len(study)} configuration{'s' if len(study) != 1 else ''} x "
              f"{len(kernels)} research question{'s' if len(kernels) != 1 else ''} in "
-             f"{time.perf_counter() - t0:.1f} s")
+             f"{seconds(time.perf_counter() - t0)}")
     write_frame(res, out)
     lead = write_conclusions(study, args, concl_path, s_alpha, s_delta)
     from ..answers.summary import nstar_summary
@@ -324,7 +325,7 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
         return None
     if alpha <= 0.5:
         if not args.quiet:
-            say(f"note: no conclusions at alpha* = {alpha:g}: two studies agree by chance "
+            say(f"note: no conclusions at alpha* = {setting(alpha)}: two studies agree by chance "
                 "half the time, choose --summary-alpha above 0.5")
         return None
     from .._io import write_frame

@@ -18,6 +18,7 @@ __all__ = ["add_parser", "cmd_precompile"]
 
 def cmd_precompile(args: argparse.Namespace) -> int:
     """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache."""
+    from ..answers.numbers import seconds
     from ..example.precompile import precompile
 
     t = time.perf_counter()
@@ -28,8 +29,8 @@ def cmd_precompile(args: argparse.Namespace) -> int:
                "already loaded")
         nf = row["functions"]
         answer(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
-              f"({row['seconds']:.1f} s)")
-    answer(f"done in {time.perf_counter() - t:.1f} s: first calls in later sessions load "
+              f"({seconds(row['seconds'])})")
+    answer(f"done in {seconds(time.perf_counter() - t)}: first calls in later sessions load "
           "these kernels instead of compiling them")
     answer(f"numba's cache of these kernels: {config.numba_cache_dir()}")
     return EXIT_OK

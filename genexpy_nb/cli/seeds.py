@@ -63,10 +63,11 @@ def cmd_seeds(args: argparse.Namespace) -> int:
         "model", pl.all().exclude("model"))
     write_frame(rep, out)
     if not args.quiet:
+        from ..answers.numbers import seconds
         from ..answers.summary import seeds_summary
 
         say(f"alpha-hat of {rep.height} candidate{'s' if rep.height != 1 else ''} in "
-             f"{time.perf_counter() - t0:.1f} s")
+             f"{seconds(time.perf_counter() - t0)}")
         answer(seeds_summary(rep, where=str(out)).to_text())
     return EXIT_OK
 

@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError
+from ..answers.numbers import number
 from ..generalizability.kernels import RBF, Borda, Jaccard, Kernel, Mallows
 
 __all__ = ["ChartView", "chart_backend"]
@@ -316,7 +317,7 @@ def fmt_cell(v: Any, digits: int = 3) -> str:
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
             return "undefined"
-        return f"{v:.{digits}g}"
+        return number(float(v), digits)
     return str(v)
 
 
