@@ -159,7 +159,7 @@ def test_read_results_keeps_names_that_would_merge_as_numbers(tmp_path):
     import genexpy_nb as gx
 
     p = _ids_csv(tmp_path)
-    with pytest.warns(gx.TextKeptWarning, match=r"'alt'.*'01', '1', '1.0' are all 1"):
+    with pytest.warns(gx.TextKeptWarning, match=r"'alt'.*'01', '1', '1.0' are all the same number"):
         df = gx.read_results(p)
     assert df.schema["alt"] == pl.String and sorted(set(df["alt"])) == ["01", "1", "1.0"]
     # numbers that merge nothing stay numbers, the target included
@@ -195,7 +195,7 @@ def test_cli_keeps_names_as_the_file_writes_them(tmp_path, capsys):
                "--out", str(tmp_path / "c")])
     err = capsys.readouterr().err
     assert rc == 0, err
-    assert "'01', '1', '1.0' are all 1" in err and "pl.col" not in err
+    assert "'01', '1', '1.0' are all the same number" in err and "pl.col" not in err
     ranks = pl.read_csv(tmp_path / "c" / "mean_ranks.csv",
                         schema_overrides={"alternative": pl.String})
     assert sorted(ranks["alternative"]) == ["01", "1", "1.0"]

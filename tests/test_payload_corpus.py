@@ -274,7 +274,7 @@ def check_latex(text: str) -> None:
         if line.rstrip().endswith(r"\\") and "&" in line:
             stripped = re.sub(r"\\.", "", line)  # escaped characters and commands' first char
             # the table's own math: "$p$ vs. control", "$<0.001$", "$p = 0.02$", "$^{*}$"
-            stripped = re.sub(r"\$(?:p|<0\.001|p [=<] [\d.e-]+|[\d.e-]+|\^\{\*+\})\$", "",
+            stripped = re.sub(r"\$(?:p|< ?0\.001|p [=<] [\d.e-]+|[\d.e-]+|\^\{\*+\})\$", "",
                               stripped)
             assert not re.search(r"[%#$_^~]", stripped), line[:200]
 

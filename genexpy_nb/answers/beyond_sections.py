@@ -92,6 +92,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         bayesian_signed_rank,
         signed_rank_seconds,
     )
+    from .numbers import seconds
 
     _check_comparison(comparison)
     alts = list(comparison.alternatives)
@@ -107,11 +108,11 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         raise GenexpyInputError(
             f"the Bayesian signed-rank tests of {len(alts) - 1:,} alternatives against "
             f"{ref!r} over {v.shape[0]:,} blocks with {int(nsamples):,} posterior samples "
-            f"each would take about {secs / 60:.0f} minutes on one core (limit "
-            f"{MAX_SIGNED_RANK_SECONDS / 60:.0f}); compare fewer alternatives, or draw fewer "
+            f"each would take about {seconds(secs)} on one core (limit "
+            f"{seconds(MAX_SIGNED_RANK_SECONDS)}); compare fewer alternatives, or draw fewer "
             "samples.")
     bar = tqdm(total=len(alts) - 1, unit="test", leave=False, disable=secs < 3.0,
-               desc=f"Bayesian signed-rank tests against the best (about {secs:.0f} s)")
+               desc=f"Bayesian signed-rank tests against the best (about {seconds(secs)})")
     for i, a in enumerate(alts):
         if i == j:
             continue

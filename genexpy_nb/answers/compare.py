@@ -748,10 +748,10 @@ def _posthoc(values, names, mid, complete, **kw):
     if pairs <= _POSTHOC_BAR_PAIRS:
         return _posthoc_tests(values, names, mid, complete, **kw)
     from .._progress import tqdm
+    from .numbers import seconds
 
-    secs = pairs * _SECONDS_PER_PAIR
-    with tqdm(total=1, desc=f"post-hoc tests of {pairs:,} pairs (about {secs:.0f} s with "
-              "their tables)", unit="step") as bar:
+    with tqdm(total=1, desc=f"post-hoc tests of {pairs:,} pairs (about "
+              f"{seconds(pairs * _SECONDS_PER_PAIR)} with their tables)", unit="step") as bar:
         out = _posthoc_tests(values, names, mid, complete, **kw)
         bar.update(1)
     return out

@@ -209,7 +209,8 @@ class StudyReport:
         out = [f"# {markdown_text(self.title)}", f"**{markdown_text(self.policy)}**",
                f"**{markdown_text(self.scale)}**"]
         for s in self.sections:
-            out += [f"## {markdown_text(s.title)}", f"*{markdown_text(s.how)}*", s.markdown]
+            # titles are the page's own words; the "how" names columns and filters: escaped
+            out += [f"## {s.title}", f"*{markdown_text(s.how)}*", s.markdown]
         return "\n\n".join(out) + "\n"
 
     def to_html(self) -> str:

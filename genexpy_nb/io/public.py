@@ -463,11 +463,10 @@ def _texts_kept(df: pl.DataFrame, src: Path | bytes, sep: str, name: str,
                 .group_by("n").agg(pl.col("t").sort()).filter(pl.col("t").list.len() > 1)
                 .sort("n"))
         texts = tuple(same["t"][0].to_list()[:3]) if same.height else ()
-        number = f"{same['n'][0]:g}" if same.height else "one number"
         warnings.warn(TextKeptWarning(
             f"column {c!r} of {name!r} is read as text, as the file writes it: as numbers, "
             f"different texts would become one ({', '.join(repr(t) for t in texts)} are all "
-            f"{number}); cast it (pl.col({c!r}).cast(pl.Float64)) if they are numbers.",
+            f"the same number); cast it (pl.col({c!r}).cast(pl.Float64)) if they are numbers.",
             c, texts),
             stacklevel=4)
     return df.with_columns(kept[c].alias(c) for c in merged)

@@ -550,12 +550,12 @@ def _check_signed_rank_cost(n: int, nsamples: int, func: str) -> float:
     secs = signed_rank_seconds(n, nsamples)
     if secs > MAX_SIGNED_RANK_SECONDS:
         fits = int(MAX_SIGNED_RANK_SECONDS / (_SECONDS_PER_SAMPLE_DATASET * (n + 1)))
-        fix = (f"use nsamples={max(fits // 1000 * 1000, 1000):,} or fewer (about "
-               f"{1 / math.sqrt(max(fits, 1)):.3f} error on each probability)"
+        fix = (f"use nsamples={max(fits // 1000 * 1000, 1000):,} or fewer (each probability "
+               "then within about 1/sqrt(nsamples))"
                if fits >= 1000 else "test fewer datasets at once")
         raise GenexpyInputError(
             f"{func}: {n:,} datasets x nsamples={nsamples:,} would take about "
-            f"{secs / 60:.0f} minutes on one core (limit {MAX_SIGNED_RANK_SECONDS / 60:.0f} "
+            f"{round(secs / 60)} minutes on one core (limit {round(MAX_SIGNED_RANK_SECONDS / 60)} "
             f"minutes); {fix}.")
     return secs
 
@@ -595,7 +595,7 @@ def _signed_rank_sample(d: np.ndarray, rope: float, prior: float, nsamples: int,
     from .._progress import tqdm
 
     bar = tqdm(total=nsamples, unit="sample", leave=False,
-               desc=f"Bayesian signed-rank, {d.size:,} datasets (about {seconds:.0f} s on "
+               desc=f"Bayesian signed-rank, {d.size:,} datasets (about {round(seconds)} s on "
                     "one core)", disable=not progress or seconds < 3.0)
 
     def blocks(b0: int, b1: int) -> None:
