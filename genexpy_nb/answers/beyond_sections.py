@@ -85,7 +85,14 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
     >>> s.tables["bayesian_signed_rank"]["alternative"].to_list()
     ['b', 'c']
     """
-    from ..significance.bayesian import DECISION_THRESHOLD, bayesian_signed_rank
+    from .._progress import tqdm
+    from ..significance.bayesian import (
+        DECISION_THRESHOLD,
+        MAX_SIGNED_RANK_SECONDS,
+        bayesian_signed_rank,
+        signed_rank_seconds,
+    )
+    from .numbers import seconds
 
     _check_comparison(comparison)
     alts = list(comparison.alternatives)
@@ -95,13 +102,26 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
     v, units = _scores(comparison)
     j = alts.index(ref)
     rows, notes = [], []
+    # the cost of every test, estimated and bounded before the first starts
+    secs = (len(alts) - 1) * signed_rank_seconds(v.shape[0], int(nsamples))
+    if secs > MAX_SIGNED_RANK_SECONDS:
+        raise GenexpyInputError(
+            f"the Bayesian signed-rank tests of {len(alts) - 1:,} alternatives against "
+            f"{ref!r} over {v.shape[0]:,} blocks with {int(nsamples):,} posterior samples "
+            f"each would take about {seconds(secs)} on one core (limit "
+            f"{seconds(MAX_SIGNED_RANK_SECONDS)}); compare fewer alternatives, or draw fewer "
+            "samples.")
+    bar = tqdm(total=len(alts) - 1, unit="test", leave=False, disable=secs < 3.0,
+               desc=f"Bayesian signed-rank tests against the best (about {seconds(secs)})")
     for i, a in enumerate(alts):
         if i == j:
             continue
         keep = ~(np.isnan(v[:, i]) | np.isnan(v[:, j]))
         res = bayesian_signed_rank(v[keep, i], v[keep, j], rope=rope,
                                    higher_is_better=comparison.higher_is_better, prior=prior,
-                                   nsamples=nsamples, seed=seed, names=(a, ref))
+                                   nsamples=nsamples, seed=seed, names=(a, ref),
+                                   progress=False)
+        bar.update()
         p = res.probs
         k = int(np.argmax(p))
         decision = ((f"{a} better", "practically equivalent", f"{ref} better")[k]
@@ -109,6 +129,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         rows.append((a, ref, int(keep.sum()), *map(float, p), float(rope), decision))
         if res.note:
             notes.append(Paragraph(("Note on ", Data(a), ": ", Data(res.note), ".")))
+    bar.close()
     table = pl.DataFrame(rows, orient="row", schema={
         "alternative": pl.String, "against": pl.String, "n_blocks": pl.Int64,
         "p_alternative_better": pl.Float64, "p_rope": pl.Float64,

@@ -63,7 +63,7 @@ from .._validation import (
     to_polars,
 )
 from .._words import plural, role_nouns
-from ..significance._pairs import correction_words, pairs_frame
+from ..significance._pairs import correction_words
 from ..significance._ranks import mean_ranks_available
 from ..significance.corrections import P_ADJUST_METHODS
 from ..significance.critical_difference import cliques as _cliques
@@ -601,6 +601,7 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
             f"Compare against one alternative with {opt('control')}=NAME "
             f"({k - 1:,} comparisons), or keep fewer alternatives (at most "
             f"{_most_alternatives():,}).")
+    _check_posthoc_memory(k, control)
     complete = not np.isnan(ranked).any()
     if posthoc == "auto":
         posthoc = "conover" if complete else "siegel"
@@ -686,6 +687,54 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
 
 #: pairs above which the post-hoc step draws a bar (about a second per 1,000,000 pairs)
 _POSTHOC_BAR_PAIRS = 200_000
+#: memory per pair of the post-hoc step and the tables written from it: its arrays, the
+#: pairs' frame (two names each), the corrected p-values' order, the CSV copy (measured:
+#: 230-500 bytes of resident memory per pair at 1,000-3,000 alternatives, more address
+#: space); and per alternative pair of the k x k matrices (shared results, variances)
+_BYTES_PER_PAIR = 600.0
+_BYTES_PER_CELL = 24.0
+#: seconds per pair of the post-hoc tests and of writing their table (2,000-3,000
+#: alternatives on one core: about 2 us to test, 4 us to write)
+_SECONDS_PER_PAIR = 6e-6
+
+
+def _posthoc_need(k: int, control: str | None) -> float:
+    pairs = (k - 1) if control is not None else k * (k - 1) // 2
+    return pairs * _BYTES_PER_PAIR + k * k * _BYTES_PER_CELL
+
+
+def _check_posthoc_memory(k: int, control: str | None) -> None:
+    """Refuse, before any test runs, a post-hoc step that would not fit in memory.
+
+    The estimate grows with the pairs (k (k - 1) / 2, or k - 1 against a control); the
+    error gives it, the memory available, and what fits: the comparisons against one
+    control, or the most alternatives.
+    """
+    from .._validation import MEMORY_SHARE, available_memory, size_text
+
+    need = _posthoc_need(k, control)
+    if need <= 256 * 2**20:
+        return
+    avail = available_memory()
+    budget = MEMORY_SHARE * avail
+    if need <= budget:
+        return
+    most = 2
+    while _posthoc_need(most * 2, None) <= budget:
+        most *= 2
+    lo, hi = most, most * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if _posthoc_need(mid, None) <= budget else (lo, mid)
+    pairs = (k - 1) if control is not None else k * (k - 1) // 2
+    fix = (f"keep at most {lo:,} alternatives" if control is not None else
+           f"compare against one alternative with {opt('control')}=NAME ({k - 1:,} "
+           f"comparisons, about {size_text(_posthoc_need(k, 'c'))}), or keep at most "
+           f"{lo:,} alternatives")
+    raise GenexpyInputError(
+        f"{k:,} alternatives make {pairs:,} pairs: the post-hoc tests and their tables need "
+        f"about {size_text(need)} of memory, and {size_text(avail)} is available; {fix} "
+        "(or run on a machine with more memory).")
 
 
 def _posthoc(values, names, mid, complete, **kw):
@@ -695,12 +744,14 @@ def _posthoc(values, names, mid, complete, **kw):
     pairs) they take about 15 s, so a bar shows the step is under way.
     """
     k = values.shape[1]
-    pairs = k * (k - 1) // 2
+    pairs = (k - 1) if kw.get("control") is not None else k * (k - 1) // 2
     if pairs <= _POSTHOC_BAR_PAIRS:
         return _posthoc_tests(values, names, mid, complete, **kw)
     from .._progress import tqdm
+    from .numbers import seconds
 
-    with tqdm(total=1, desc=f"post-hoc tests of {pairs:,} pairs", unit="step") as bar:
+    with tqdm(total=1, desc=f"post-hoc tests of {pairs:,} pairs (about "
+              f"{seconds(pairs * _SECONDS_PER_PAIR)} with their tables)", unit="step") as bar:
         out = _posthoc_tests(values, names, mid, complete, **kw)
         bar.update(1)
     return out
@@ -727,24 +778,15 @@ def _posthoc_tests(values, names, mid, complete, *, posthoc, p_adjust, alpha, hi
                                         order=names), None,
                 "Nemenyi (ranks among available)")
     test = posthoc_conover if posthoc == "conover" else posthoc_siegel_castellan
-    if control is None:
-        post = test(values, p_adjust=p_adjust, alpha=alpha, higher_is_better=hib,
-                    order=names)
-        return post, None, post["test"][0]
     # against one control: the k - 1 pairs with it, corrected as their own family
-    raw = test(values, p_adjust=None, alpha=alpha, higher_is_better=hib, order=names)
-    stat, p = raw["statistic"].to_numpy(), raw["pvalue_raw"].to_numpy()
-    label = raw["test"][0]
-    i, j = np.triu_indices(k, 1)
-    both = (~np.isnan(values)).astype(np.float64)
-    n_both = (both.T @ both)[i, j].astype(np.int64)
-    c = names.index(control)
-    sel = np.flatnonzero((i == c) | (j == c))
-    other = np.where(i[sel] == c, j[sel], i[sel])
-    ci = np.full(other.size, c)
-    return (pairs_frame(label, names, ci, other, stat[sel], p[sel], p_adjust, alpha,
-                        {"mean_rank_1": mid[ci], "mean_rank_2": mid[other],
-                         "n": n_both[sel]}), None, label)
+    post = test(values, p_adjust=p_adjust, alpha=alpha, higher_is_better=hib, order=names,
+                control=control)
+    if control is not None:  # the mean ranks of the omnibus test (ties as it counted them)
+        idx = {a: t for t, a in enumerate(names)}
+        post = post.with_columns(
+            pl.Series("mean_rank_1", mid[[idx[a] for a in post["alternative_1"]]]),
+            pl.Series("mean_rank_2", mid[[idx[a] for a in post["alternative_2"]]]))
+    return post, None, post["test"][0]
 
 
 def _control_group(frame: pl.DataFrame, post: pl.DataFrame, control: str):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -401,9 +401,17 @@ def _mean_rank_order(rows: list[dict], names: list[str]) -> list[str]:
     return sorted(names, key=lambda a: (a not in best, -wins[a]))
 
 
-def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int) -> Section:
+def held_words(held: Mapping[str, Any] | None) -> str:
+    """``"h = k, g = 2"``: the held-constant levels as plain text ('' for none)."""
+    return ", ".join(f"{c} = {v}" for c, v in (held or {}).items())
+
+
+def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int,
+             held: Mapping[str, Any] | None = None) -> Section:
     first = rows[0]
     title = (", ".join(f"{c} = {first[c]}" for c in design) if design else "the whole study")
+    if held:
+        title += f", {held_words(held)} held constant"
     title += f" ({w.many(first['N'])})"
     names: list[str] = list(dict.fromkeys(m for r in rows for m in (r["members"] or [])))
     order_row = next((r for r in rows if r["kind"] == "order"), None)
@@ -424,6 +432,28 @@ def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int)
     return Section(title, lines)
 
 
+def _setting(df: pl.DataFrame, col: str, given: float | None, default: float,
+             what: str) -> float:
+    """Return a setting of the frame (alpha*, the interval's level): one value, as given."""
+    found = (sorted(df[col].drop_nulls().unique().to_list())
+             if col in df.columns and df.height else [])
+    if len(found) > 1:
+        raise GenexpyInputError(
+            f"the frame mixes conclusions computed at {what} {', '.join(f'{v:g}' for v in found)}"
+            f"; one heading cannot speak for both: summarise each apart "
+            f"(frame.filter(pl.col({col!r}) == {found[-1]:g})).")
+    if given is not None:
+        if not isinstance(given, (int, float)) or isinstance(given, bool) or not math.isfinite(
+                given):
+            raise GenexpyInputError(f"{col} must be a number, got {given!r}.")
+        if found and abs(float(given) - found[0]) > 1e-12:
+            raise GenexpyInputError(
+                f"{col}={given:g}, but the frame's conclusions were computed at {what} "
+                f"{found[0]:g}: leave {col} out, or compute the conclusions at {given:g}.")
+        return float(given)
+    return float(found[0]) if found else default
+
+
 def _check_frame(df: pl.DataFrame) -> None:
     missing = [c for c in _NEED if c not in df.columns]
     if missing:
@@ -433,7 +463,9 @@ def _check_frame(df: pl.DataFrame) -> None:
 
 def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | None = None,
                         alpha: float | None = None, level: float | None = None,
-                        max_items: int = 12, where: str | None = None) -> ConclusionsSummary:
+                        max_items: int = 12, where: str | None = None,
+                        held_constant: Mapping[str, Any] | None = None
+                        ) -> ConclusionsSummary:
     """Say, per configuration, what a study concludes and whether each conclusion holds.
 
     The best alternative, the top group(s), the pairs (counted, then listed: settled,
@@ -451,14 +483,21 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
         The plural of ``unit`` when it is not ``unit + "s"``.
     alpha : float, optional
         The generalizability level alpha* the frame was computed at (said in the heading;
-        read from the frame's ``alpha`` column when it has one; default 0.95).
+        read from the frame's ``alpha`` column when it has one, and refused when it differs
+        from that; default 0.95). A frame mixing several alpha* is refused: summarise each
+        apart.
     level : float, optional
         The level of the interval of n* (read from the frame's ``level`` column when it has
-        one; default 0.90, that of :func:`~genexpy_nb.conclusions`).
+        one, and refused when it differs from that; default 0.90, that of
+        :func:`~genexpy_nb.conclusions`).
     max_items : int, default 12
         The most pairs listed per verdict and configuration; the others are counted.
     where : str, optional
         Where the full frame was written (said below the sentences), if anywhere.
+    held_constant : dict, optional
+        The levels the study held constant (``Study.held_constant``): said in the heading
+        and in every configuration's title, since each conclusion is about those levels
+        only.
 
     Returns
     -------
@@ -483,26 +522,23 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
     if not isinstance(max_items, int) or isinstance(max_items, bool) or max_items < 1:
         raise GenexpyInputError(f"max_items must be a positive integer, got {max_items!r}.")
 
-    def from_frame(col: str, given: float | None, default: float) -> float:
-        if given is not None:
-            return float(given)
-        if col in df.columns and df.height and df[col].n_unique() == 1:
-            return float(df[col][0])
-        return default
-
-    a = from_frame("alpha", alpha, 0.95)
-    w = _Words(unit=unit, units=units or unit + "s", level=from_frame("level", level, 0.90))
+    a = _setting(df, "alpha", alpha, 0.95, "alpha*")
+    w = _Words(unit=unit, units=units or unit + "s",
+               level=_setting(df, "level", level, 0.90, "the interval's level"))
     design = [c for c in df.columns if c not in _CONCLUSION_COLUMNS]
     sections = []
     for cid in dict.fromkeys(df["config_id"].to_list()):
         rows = list(df.filter(pl.col("config_id") == cid).iter_rows(named=True))
-        sections.append(_section(rows, design, w, max_items))
+        sections.append(_section(rows, design, w, max_items, held_constant))
     heading = (f"Do the study's conclusions hold? Each conclusion (the best, the top group, "
                f"each pair, the order) comes from the mean ranks over the {w.units}, as in a "
                f"critical-difference diagram. n*: the {w.units} two independent studies need "
                f"to reach the same conclusion with probability alpha* = {numbers.setting(a)}; "
                f"holds: n* <= the {w.units} the study has, and the differences it rests on are "
                "significant.")
+    if held_constant:
+        heading += (f" With {held_words(held_constant)} held constant: every conclusion is "
+                    "about those levels only.")
     footer = [f"unsure: these {w.units} do not separate the alternatives named — more "
               f"{w.units} may or may not settle it, so no number is given."]
     judged = {j for j in df.filter(pl.col("kind") == "pair")["judged"].to_list() if j}

@@ -172,11 +172,21 @@ class StudyReport:
 
     @property
     def policy(self) -> str:
-        """The missing-results policy behind every section, in words (plain text)."""
-        from ..study._missing import missing_words
+        """The filters and the missing-results policy behind every section (plain text).
 
-        out = (f"Missing results: {missing_words(self.missing, self.unit)} "
-               f"({opt('missing', self.missing)}).")
+        The held-constant levels first (every answer is about them only), then what a
+        missing result becomes.
+        """
+        from ..study._missing import missing_words
+        from .conclusions import held_words
+
+        out = ""
+        if self.study.held_constant:
+            out = (f"Held constant: {held_words(self.study.held_constant)} - every answer "
+                   "below is about these levels only (the table's other levels were left "
+                   "out). ")
+        out += (f"Missing results: {missing_words(self.missing, self.unit)} "
+                f"({opt('missing', self.missing)}).")
         if self.missing == "available":
             out += (f" The conclusions, the rank probabilities and n* compare complete "
                     f"rankings of every {self.unit}, so there a failed run is the worst tier "
@@ -199,7 +209,8 @@ class StudyReport:
         out = [f"# {markdown_text(self.title)}", f"**{markdown_text(self.policy)}**",
                f"**{markdown_text(self.scale)}**"]
         for s in self.sections:
-            out += [f"## {s.title}", f"*{s.how}*", s.markdown]
+            # titles are the page's own words; the "how" names columns and filters: escaped
+            out += [f"## {s.title}", f"*{markdown_text(s.how)}*", s.markdown]
         return "\n\n".join(out) + "\n"
 
     def to_html(self) -> str:
@@ -572,7 +583,7 @@ def _answer_section(rep: dict, study: Study, unit: str) -> _Section:
     from .conclusions import conclusions_summary
 
     con = rep["conclusions"]
-    summ = conclusions_summary(con, unit=unit)
+    summ = conclusions_summary(con, unit=unit, held_constant=study.held_constant)
     best = con.filter(pl.col("kind") == "best")
     rows = [[_config_label(study, r["config_id"]), _cell(r["members"]), r["verdict"],
              _nstar_words(r), r["N"]] for r in best.iter_rows(named=True)]
@@ -1204,6 +1215,14 @@ def report(
             parts["noise"] = _board_noise(data, study, items, runs, tasks)
         sections = tuple(f(parts, study, unit) for f in _SECTIONS
                          if f is not _noise_section or "noise" in parts)
+        if study.held_constant:  # every section's "how" names the filter it was made under
+            from dataclasses import replace
+
+            from .conclusions import held_words
+
+            note = (f" Only the rows with {held_words(study.held_constant)} (held "
+                    "constant).")
+            sections = tuple(replace(s, how=s.how + note) for s in sections)
         steps.update()
     return StudyReport(
         study=study, conclusions=parts["conclusions"], plan=parts["plan"],

@@ -452,7 +452,7 @@ def _summary_footer(has_null: bool, methods: list[str], n_rows: int,
 def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                   delta: float = config.HEADLINE_DELTA, *, method: str | None = None,
                   max_rows: int = 25, where: str | None = None, conclusions: Any = None,
-                  unit: str = "condition") -> NstarSummary:
+                  unit: str = "condition", held_constant: Any = None) -> NstarSummary:
     """Summarise the answer of :func:`~genexpy_nb.analyze` in one table per research question.
 
     Parameters
@@ -477,6 +477,10 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         n* under the question it answers, with a sentence on why the two can differ.
     unit : str, default "condition"
         What a condition is called in the sentences ("dataset", "task").
+    held_constant : dict, optional
+        The levels the study held constant (``Study.held_constant``), said in the heading
+        (and in the conclusions' when given as a frame): every answer is about those levels
+        only.
 
     Returns
     -------
@@ -524,6 +528,11 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                f"{unit}s for two independent studies to agree on each research question "
                f"(how consistent the per-{unit} rankings are, not whether the study's "
                f"conclusions hold); N: the {unit}s each configuration has.")
+    if held_constant:
+        from .conclusions import held_words
+
+        heading += (f" With {held_words(held_constant)} held constant: every answer is about "
+                    "those levels only.")
     footer = _summary_footer(has_null, methods, df.height, where)
     if "grid" in sel.columns and sel["grid"].drop_nulls().len():  # large studies
         notes = "; ".join(sorted(set(sel["grid"].drop_nulls().to_list())))
@@ -536,7 +545,8 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         from .conclusions import WHY_CHANCE, ConclusionsSummary, conclusions_summary
 
         lead = (conclusions if isinstance(conclusions, ConclusionsSummary)
-                else conclusions_summary(conclusions, unit=unit, alpha=alpha))
+                else conclusions_summary(conclusions, unit=unit, alpha=alpha,
+                                         held_constant=held_constant))
         question = f"How consistent are the per-{unit} rankings? (the paper's n*, Sec. 4)"
         footer.insert(len(footer) - (1 if where else 0), WHY_CHANCE.format(
             unit=unit, units=f"{unit}s"))

@@ -22,6 +22,7 @@ from ..answers.numbers import seconds, setting
 from ._checks import (
     EXIT_OK,
     alpha_list,
+    answer,
     caller_words,
     check_out_dir,
     check_out_file,
@@ -123,7 +124,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     figures = _figure_dir(args.figures, [args.results], args.out)
     s_alpha, s_delta = answer_thresholds(args)
     concl_path = conclusions_out(args, out, figures)
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     check_role_columns(df, args)
 
     from ..generalizability import analyze
@@ -174,14 +175,15 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     if not args.quiet:
         if only_bound:
             if lead is not None:
-                print(lead.to_text())
+                answer(lead.to_text())
             say(f"note: only the distribution-free bound was computed (--estimators bound): a "
                  f"worst case, never a verdict; wrote {res.height} rows to {out}")
         else:
             from ..answers.conclusions import condition_word
 
-            print(nstar_summary(res, s_alpha, s_delta, where=str(out), conclusions=lead,
-                                unit=condition_word(study)).to_text())
+            answer(nstar_summary(res, s_alpha, s_delta, where=str(out), conclusions=lead,
+                                 unit=condition_word(study),
+                                 held_constant=study.held_constant).to_text())
     return EXIT_OK
 
 
@@ -334,7 +336,7 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
                         budget=args.budget, seed=args.seed)
     write_frame(frame, path)
     return conclusions_summary(frame, unit=condition_word(study), alpha=alpha,
-                               where=str(path))
+                               where=str(path), held_constant=study.held_constant)
 
 
 # ---- the parser ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from .. import config
-from ._checks import EXIT_OK
+from ._checks import EXIT_OK, answer
 from ._options import add_quiet
 
 __all__ = ["add_parser", "cmd_precompile"]
@@ -28,11 +28,11 @@ def cmd_precompile(args: argparse.Namespace) -> int:
                f"{row['from_cache']} already in the cache" if row["from_cache"] else
                "already loaded")
         nf = row["functions"]
-        print(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
+        answer(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
               f"({seconds(row['seconds'])})")
-    print(f"done in {seconds(time.perf_counter() - t)}: first calls in later sessions load "
+    answer(f"done in {seconds(time.perf_counter() - t)}: first calls in later sessions load "
           "these kernels instead of compiling them")
-    print(f"numba's cache of these kernels: {config.numba_cache_dir()}")
+    answer(f"numba's cache of these kernels: {config.numba_cache_dir()}")
     return EXIT_OK
 
 

@@ -19,11 +19,13 @@ from .. import config
 from ._checks import (
     EXIT_OK,
     EXIT_USAGE,
+    answer,
     check_out_dir,
     check_role_columns,
     csv_list,
     direction,
     held_levels,
+    non_negative,
     probability,
     read_table,
     say,
@@ -65,7 +67,8 @@ def _table_and_roles(args: argparse.Namespace) -> tuple[Any, dict, str | None]:
                            higher_is_better=args.higher_is_better)
     elif args.items and not (args.alternatives and args.target
                              and args.higher_is_better is not None):
-        board = board_from_table(read_table(args.results), alternatives=args.alternatives,
+        board = board_from_table(read_table(args.results, args),
+                                 alternatives=args.alternatives,
                                  target=args.target, items=args.items, runs=args.runs,
                                  tasks=args.tasks, higher_is_better=args.higher_is_better)
     if board is not None:
@@ -93,7 +96,7 @@ def _table_and_roles(args: argparse.Namespace) -> tuple[Any, dict, str | None]:
         raise _Usage(f"{args.results!r} is not an evaluation output read by its content, "
                      f"so it is a results table: the following arguments are required: "
                      f"{', '.join(missing)}")
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     check_role_columns(df, args)
     for flag, col in (("--items", args.items), ("--runs", args.runs), ("--tasks", args.tasks)):
         if col and col not in df.columns:
@@ -134,7 +137,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             say(f"read {args.results}: {source}")
         say(page.policy)
         say(page.scale)
-        print(conclusions_summary(page.conclusions, unit=page.unit).to_text())
+        answer(conclusions_summary(page.conclusions, unit=page.unit,
+                                   held_constant=page.study.held_constant).to_text())
         from ..answers.numbers import seconds
 
         say(f"wrote {len(paths)} files to {out}/ in {seconds(time.perf_counter() - t0)}: "
@@ -186,7 +190,8 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     add_rep(r, help="resampled pairs of studies per sample size of n*")
     from ..answers.report_page import ROPE_UNITS
 
-    r.add_argument("--bayesian-rope", dest="rope", type=float, default=None, metavar="R",
+    r.add_argument("--bayesian-rope", dest="rope", type=non_negative, default=None,
+                   metavar="R",
                    help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
                         "alternative against the best, with a region of practical "
                         f"equivalence of +-R {ROPE_UNITS}; without it the page runs no "
