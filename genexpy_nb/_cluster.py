@@ -334,7 +334,7 @@ class _Watchdog:
                 last_seen = time.monotonic()
             elif time.monotonic() - last_seen >= NO_WORKER_TIMEOUT:
                 self.fired = _NoWorkers(
-                    f"the cluster had no worker for {NO_WORKER_TIMEOUT:g} s (its workers "
+                    f"the cluster had no worker for {round(NO_WORKER_TIMEOUT)} s (its workers "
                     "died and none was restarted, or none joined), so its tasks could not run")
                 with contextlib.suppress(Exception):
                     self.client.cancel([f for f in self.futures if not f.done()])
