@@ -567,14 +567,16 @@ def _answer_section(rep: dict, study: Study, unit: str) -> _Section:
     best = con.filter(pl.col("kind") == "best")
     rows = [[_config_label(study, r["config_id"]), _cell(r["members"]), r["verdict"],
              _nstar_words(r), r["N"]] for r in best.iter_rows(named=True)]
-    html, md = _table(["configuration", "best", "verdict", f"n* [90 % interval] ({unit}s)",
-                       "N"], rows)
+    html, md = _table(["configuration", "best", "verdict",
+                       f"agreement n* [90 % interval] ({unit}s)", "N"], rows)
+    mode = ("sequential (anytime-valid: valid however often you look)"
+            if rep.get("sequential") else "fixed-N (valid for one look)")
     return _Section(
         "answer", "The answer: do the study's conclusions hold?",
         f"From the study's conclusions (mean within-{unit} ranks, {_missing_how(rep, unit)}; "
-        f"the pairs judged as a family with Holm's correction) "
-        f"at alpha* = {rep['alpha']:g}: n* is the number of {unit}s two independent studies "
-        "need to reach the same conclusion with probability alpha*.",
+        f"the pairs judged as a family with Holm's correction; {mode} verdicts) "
+        f"at alpha* = {rep['alpha']:g}: the agreement n* is the number of {unit}s two "
+        "independent studies need to reach the same conclusion with probability alpha*.",
         f"<div class=\"answer-best\">{html}</div>" + summ.to_html(),
         md + "\n\n" + _demote(summ.to_markdown()))
 
@@ -600,16 +602,23 @@ def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
     p = rep["plan"]
     # an unsure row promises no number of conditions: its 0 would read as "none needed"
     rows = [[r["priority"], _config_label(study, r["config_id"]), r["N"], r["conclusion"],
-             "none promised" if str(r["verdict"]).startswith("unsure") else r["to_run"],
-             r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
+             "none promised" if str(r["verdict"]).startswith(("unsure", "needs more than"))
+             else r["to_run"], r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
     html, md = _table(["priority", "configuration", "N", "the conclusion that needs most",
                        f"{unit}s to add", "verdict", "why"], rows)
+    a = float(p["assurance"].drop_nulls()[0]) if ("assurance" in p.columns and
+                                                   p["assurance"].drop_nulls().len()) else 0.8
     lead = (f"Extend the configurations in this order: each row says how many more {unit}s "
-            "its conclusions need to hold (0: none; unsure: no number of "
-            f"{unit}s is promised, these {unit}s do not separate the alternatives).")
+            f"its conclusions need: after that many, the same test says 'holds' for every "
+            f"conclusion marked 'needs k more' up to that number, each with probability {a:g} "
+            f"(predicted from the data). 0: none needed; unsure: the direction is not "
+            f"settled, the data are compatible with no difference, and no number of {unit}s "
+            "is promised.")
     html, md = f"<p>{html_text(lead)}</p>{html}", f"{markdown_text(lead)}\n\n{md}"
-    how = (f"From the plan of the conclusions above (the same alpha* = {rep['alpha']:g}; "
-           f"configurations ranked by the {unit}s their conclusions still need).")
+    mode = "sequential" if rep.get("sequential") else "fixed-N"
+    how = (f"From the plan of the conclusions above (the same alpha* = {rep['alpha']:g} and "
+           f"the same {mode} rule; configurations ranked by the {unit}s their conclusions "
+           "still need).")
     spread = rep.get("replicate_spread")
     if spread is not None and spread.height:
         reps = ", ".join(study.average_over)
@@ -853,6 +862,8 @@ def report(
     blocks: str | Sequence[str] | None = None,
     rope: float | None = None,
     missing: str = "study",
+    sequential: bool = False,
+    assurance: float = 0.8,
 ) -> StudyReport:
     """Analyse a study end to end and return the answer as one page.
 
@@ -906,6 +917,12 @@ def report(
         classical tests, the aggregates and the Bayesian test, while the conclusions, the
         rank probabilities and n* (which compare complete rankings) keep the worst tier.
         Said at the top of the page; the failed pairs are listed by name either way.
+    sequential : bool
+        The conclusions' anytime-valid mode (:func:`genexpy_nb.conclusions`): verdicts that
+        stay valid when the study is looked at again after every added condition (default:
+        the fixed-N verdicts, valid for one look; the page says which).
+    assurance : float
+        The probability with which "needs k more" comes true (default 0.8).
 
     Returns
     -------
@@ -954,11 +971,13 @@ def report(
     kernels = list(kernels) if kernels is not None else default_questions()
     unit = condition_word(study)
     parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data,
-                                 rope=rope, missing=missing, failed_runs=failed)
+                                 rope=rope, missing=missing, failed_runs=failed,
+                                 sequential=bool(sequential))
     steps = tqdm(total=5, desc="study report", disable=not progress)
     with steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
-                                           progress=False)
+                                           progress=False, sequential=sequential,
+                                           assurance=assurance)
         parts["plan"] = plan(parts["conclusions"], alpha=alpha, delta=delta)
         steps.update()
         tests_missing = "available" if missing == "available" else "study"

@@ -19,9 +19,11 @@ condition from 5 to ``--looks`` conditions: the share of studies in which any lo
 any conclusion "holds" (pairs and the best), fixed mode against sequential mode. The fixed mode
 inflates it; the sequential mode must keep it at most 1 - alpha* = 0.05.
 
-**Clear winner** (``--part winner``): a winner ahead of the others by ``d``; conditions added
-one at a time until the best "holds": the median number of conditions needed, fixed (one look,
-planned) against sequential (a look after every condition).
+**Clear winner** (``--part winner``): a winner ahead of the others by ``d``. Fixed: the
+smallest N at which one look says the best "holds" in at least 80 % of the studies (a planned
+design). Sequential: conditions added one at a time until the best "holds": the N by which 80 %
+of the studies have stopped, and the median. (Also the median first look at which the fixed
+rule says "holds" when looked at after every condition: what peeking seems to give, invalid.)
 
     python scripts/plan_validation.py --part all --studies 200     # the docs' figures
     python scripts/plan_validation.py --part promises --studies 20 # quick
@@ -52,8 +54,10 @@ C = importlib.import_module("genexpy_nb.generalizability.conclusions")
 ALPHA = 0.95
 
 
-def means_of(setting: dict) -> np.ndarray:
+def means_of(setting: dict, rng: np.random.Generator | None = None) -> np.ndarray:
     na, spread = setting["na"], setting["spread"]
+    if setting.get("shape") == "random":  # the shrinkage prior's own model
+        return spread * (rng or np.random.default_rng(0)).standard_normal(na)
     if setting.get("shape") == "winner":
         m = np.zeros(na)
         m[0] = spread
@@ -102,14 +106,17 @@ SETTINGS = [
 ]
 
 
-def promises(setting: dict, studies: int, seed: int, max_total: int) -> dict:
-    m = means_of(setting)
+def promises(setting: dict, studies: int, seed: int, max_total: int,
+             sequential: bool = False) -> dict:
     N = setting["N"]
     rng = np.random.default_rng(seed)
+    m = means_of(setting, rng)
     came, came_half, given, open_rows, ratios = [], [], 0, 0, []
     for s in range(studies):
+        if setting.get("shape") == "random":
+            m = means_of(setting, rng)
         obs = draw(m, N, rng)
-        rows = verdicts(obs, seed=seed * 1000 + s)
+        rows = verdicts(obs, seed=seed * 1000 + s, sequential=sequential)
         need = [r for r in rows if r["verdict"].startswith("needs")]
         open_rows += len(need)
         planned = [r for r in need if r["more"] is not None and N + r["more"] <= max_total]
@@ -121,7 +128,7 @@ def promises(setting: dict, studies: int, seed: int, max_total: int) -> dict:
         by_k: dict[int, dict] = {}
         for k in sorted({r["more"] for r in planned} | {max(1, r["more"] // 2)
                                                         for r in planned}):
-            res = verdicts(np.vstack([obs, future[:k]]), plan=False)
+            res = verdicts(np.vstack([obs, future[:k]]), plan=False, sequential=sequential)
             by_k[k] = {key(r): r["verdict"] for r in res}
         for r in planned:
             ratios.append(r["more"] / N)
@@ -130,7 +137,8 @@ def promises(setting: dict, studies: int, seed: int, max_total: int) -> dict:
     n = len(came)
     share = float(np.mean(came)) if n else math.nan
     half = float(np.mean(came_half)) if n else math.nan
-    return {**setting, "studies": studies, "promises": n,
+    return {**setting, "mode": "sequential" if sequential else "fixed",
+            "studies": studies, "promises": n,
             "holds_after_k": share,
             "se": math.sqrt(share * (1 - share) / n) if n else math.nan,
             "holds_after_half_k": half, "given_k": given / open_rows if open_rows else math.nan,
@@ -166,31 +174,45 @@ def peeking(na: int, looks: int, studies: int, seed: int) -> dict:
 
 
 # ---- conditions for a clear winner ---------------------------------------------------------
-def winner(na: int, d: float, studies: int, seed: int, cap: int = 400) -> dict:
+def _best_holds(sc: np.ndarray, n: int, rule) -> bool:
+    mr2 = _doubled_midranks(np.argsort(np.argsort(-sc[:n], axis=1), axis=1))
+    st = _pair_stats(mr2, 0.90, ALPHA)
+    _, sep_sets, _ = C._separation(st, mr2, rule, np.arange(n))
+    s = mr2.sum(axis=0)
+    inside = s == s.min()
+    cross = np.flatnonzero(inside[st["i"]] != inside[st["j"]])
+    return bool(inside[0] and inside.sum() == 1 and sep_sets[cross].all())
+
+
+def winner(na: int, d: float, studies: int, seed: int, cap: int = 300,
+           assurance: float = 0.8) -> dict:
+    """Conditions for the best to hold: a planned single look against a look after each."""
     rng = np.random.default_rng(seed)
     m = np.zeros(na)
     m[0] = d
-    fixed_n, seq_n = [], []
-    for _ in range(studies):
+    fixed = C._check_plan(ALPHA, "holm", 0.90, assurance, False, None, None)
+    seq = C._check_plan(ALPHA, "holm", 0.90, assurance, True, None, None)
+    sizes = np.arange(5, cap + 1)
+    at_n = np.zeros((studies, sizes.size), bool)
+    first_seq, first_peek = [], []
+    for s in range(studies):
         sc = draw(m, cap, rng)
-        for mode, out in ((False, fixed_n), (True, seq_n)):
-            rule = C._check_plan(ALPHA, "holm", 0.90, 0.8, mode, None, None)
-            got = cap
-            for n in range(5, cap + 1):
-                mr2 = _doubled_midranks(np.argsort(np.argsort(-sc[:n], axis=1), axis=1))
-                st = _pair_stats(mr2, 0.90, ALPHA)
-                _, sep_sets, _ = C._separation(st, mr2, rule, np.arange(n))
-                s = mr2.sum(axis=0)
-                inside = s == s.min()
-                cross = np.flatnonzero(inside[st["i"]] != inside[st["j"]])
-                if inside[0] and inside.sum() == 1 and sep_sets[cross].all():
-                    got = n
-                    break
-            out.append(got)
+        at_n[s] = [_best_holds(sc, int(n), fixed) for n in sizes]
+        first_peek.append(int(sizes[np.argmax(at_n[s])]) if at_n[s].any() else cap)
+        got = cap
+        for n in sizes:  # the sequential verdict is monotone: stop at the first "holds"
+            if _best_holds(sc, int(n), seq):
+                got = int(n)
+                break
+        first_seq.append(got)
+    power = at_n.mean(axis=0)
+    planned = int(sizes[np.argmax(power >= assurance)]) if (power >= assurance).any() else cap
+    q_seq = float(np.quantile(first_seq, assurance, method="inverted_cdf"))
     return {"na": na, "d": d, "studies": studies,
-            "fixed_median_N": float(np.median(fixed_n)),
-            "sequential_median_N": float(np.median(seq_n)),
-            "ratio": float(np.median(seq_n) / np.median(fixed_n))}
+            "fixed_planned_N": planned, "sequential_N_at_assurance": q_seq,
+            "sequential_median_N": float(np.median(first_seq)),
+            "fixed_peeking_median_N": float(np.median(first_peek)),
+            "ratio": q_seq / planned}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-total", type=int, default=2000,
                     help="promises with N + k above this are not checked (counted apart)")
     ap.add_argument("--settings", default=None, help="indices of SETTINGS, comma-separated")
+    ap.add_argument("--sequential", action="store_true",
+                    help="the promises of the sequential mode (a look after every condition)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     out: dict[str, list] = {}
@@ -211,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
                else [int(x) for x in args.settings.split(",")])
         rows = []
         for n in sel:
-            rows.append(promises(SETTINGS[n], args.studies, args.seed + n, args.max_total))
+            rows.append(promises(SETTINGS[n], args.studies, args.seed + n, args.max_total,
+                                 args.sequential))
             print(json.dumps(rows[-1]), f"({time.time() - t0:.0f} s)", flush=True)
         out["promises"] = rows
     if args.part in ("all", "peeking"):

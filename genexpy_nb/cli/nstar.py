@@ -41,6 +41,7 @@ from ._options import (
     add_missing_choice,
     add_missing_policy,
     add_n_jobs,
+    add_plan_options,
     add_quiet,
     add_rep,
     add_seed,
@@ -254,8 +255,8 @@ def add_conclusion_options(p: argparse.ArgumentParser) -> None:
     Returns
     -------
     None
-        ``--top-k``, ``--margin``, ``--budget``, ``--conclusions-out`` and
-        ``--no-conclusions`` are added.
+        ``--top-k``, ``--margin``, ``--budget``, ``--sequential``, ``--assurance``,
+        ``--conclusions-out`` and ``--no-conclusions`` are added.
     """
     p.add_argument("--top-k", type=positive_int, default=3, metavar="K",
                    help="size of the top group whose membership is judged")
@@ -265,6 +266,7 @@ def add_conclusion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=_positive_number, default=None, metavar="CONDITIONS",
                    help="the most conditions you could run: a conclusion that cannot "
                         "settle within them is 'tied'")
+    add_plan_options(p)
     p.add_argument("--conclusions-out", default=None, metavar="PATH",
                    help="table of the conclusions (default: conclusions.parquet, or the "
                         "suffix of --out, in the folder of --out)")
@@ -341,7 +343,9 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
     from ..summary_conclusions import conclusions_summary, condition_word
 
     frame = conclusions(study, alpha=alpha, delta=delta, top_k=args.top_k, margin=args.margin,
-                        budget=args.budget, seed=args.seed)
+                        budget=args.budget, seed=args.seed,
+                        sequential=getattr(args, "sequential", False),
+                        assurance=getattr(args, "assurance", 0.8))
     write_frame(frame, path)
     return conclusions_summary(frame, unit=condition_word(study), alpha=alpha,
                                where=str(path))

@@ -29,6 +29,7 @@ from ._options import (
     add_kernel,
     add_missing_choice,
     add_missing_policy,
+    add_plan_options,
     add_quiet,
     add_rep,
     add_seed,
@@ -66,7 +67,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         tol_missing_conditions=args.tol_missing_conditions,
         invalid_target=args.invalid_target, alpha=args.alpha, delta=args.delta,
         kernels=args.kernel, rep=args.rep, seed=args.seed, progress=not args.quiet,
-        rope=args.bayesian_rope, missing=args.missing)
+        rope=args.bayesian_rope, missing=args.missing, sequential=args.sequential,
+        assurance=args.assurance)
     paths = page.save(out)
     if not args.quiet:
         from ..summary_conclusions import conclusions_summary
@@ -118,6 +120,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                         "alternative against the best, with a region of practical "
                         "equivalence of +-R in the target's units (raw scores); without it "
                         "the page runs no Bayesian test")
+    add_plan_options(r)
     add_seed(r)
     add_missing_policy(r, invalid_help="rows with a null/NaN/inf target (failed runs): refuse, "
                                        "or drop them (they then count as missing results, "

@@ -279,9 +279,12 @@ def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndar
              model: _Model, alts: Sequence[str], N: int, z: float, rule: _Rule,
              sep_set: np.ndarray, delta: float, margin: float | None, reliable: bool,
              groups: list[list[str]]) -> tuple[dict[str, Any], _Claim | None]:
-    G = _agreement_fn(model, kind, k or 1, delta)
-    nstar = _mc_nstar(G, rule.alpha)
-    agree = G(max(N, 1))
+    if rule.plan:
+        G = _agreement_fn(model, kind, k or 1, delta)
+        nstar = _mc_nstar(G, rule.alpha)
+        agree = G(max(N, 1))
+    else:  # verdicts only (the validation scripts' re-runs): no agreement
+        nstar, agree = math.nan, math.nan
     family = rule.sequential  # sequential: the pairs' anytime family, else one by one
     if kind == "order":
         q, separated, settled, claim, judged = _order_claim(st, sep_set, delta)
