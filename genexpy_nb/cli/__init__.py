@@ -34,7 +34,6 @@ import argparse
 import os
 import sys
 
-from .._lazy import lazy_exports
 from .._validation import GenexpyInputError
 from . import compare, demo, nstar, precompile, report, seeds
 from ._checks import (
@@ -58,8 +57,6 @@ __all__ = ["COMMANDS", "build_parser", "main", "EXIT_OK", "EXIT_INPUT", "EXIT_US
 #: ``add_parser(subparsers, formatter)`` adds its parser and sets its ``cmd_<name>``
 COMMANDS = (demo, precompile, nstar, seeds, compare, report)
 
-# genexpy_nb.cli.cmd_nstar (0.2) and the other commands: in their modules now, with a warning
-__getattr__, __dir__ = lazy_exports(__name__, {}, globals())
 
 
 def _version() -> str:
@@ -68,7 +65,7 @@ def _version() -> str:
 
         return version("genexpy_nb")
     except PackageNotFoundError:  # a source checkout on PYTHONPATH
-        from .. import __version__
+        from .._version import __version__
 
         return __version__
 

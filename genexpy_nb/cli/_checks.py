@@ -301,9 +301,9 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
 def read_table(path: str) -> pl.DataFrame:
     """Read a results table from ``.parquet``, ``.csv`` or ``.tsv``.
 
-    Every failure is a clear error (:func:`genexpy_nb.data.read_results`).
+    Every failure is a clear error (:func:`genexpy_nb.io.public.read_results`).
     """
-    from ..data import read_results
+    from ..io.public import read_results
 
     return read_results(path)
 

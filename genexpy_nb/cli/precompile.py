@@ -1,6 +1,6 @@
 """``genexpy-nb precompile``: compile the numba kernels into numba's disk cache, once.
 
-:func:`genexpy_nb.precompile.precompile`, with one line per group of kernels.
+:func:`genexpy_nb.example.precompile.precompile`, with one line per group of kernels.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def cmd_precompile(args: argparse.Namespace) -> int:
         The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
         exit codes).
     """
-    from ..precompile import precompile
+    from ..example.precompile import precompile
 
     t = time.perf_counter()
     res = precompile(progress=not args.quiet)

@@ -55,7 +55,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = check_out_dir(args.out, inputs=[args.results])
     df = read_table(args.results)
     check_role_columns(df, args)
-    from ..report_page import report
+    from ..answers.report_page import report
 
     t0 = time.perf_counter()
     page = report(
@@ -71,7 +71,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         assurance=args.assurance)
     paths = page.save(out)
     if not args.quiet:
-        from ..summary_conclusions import conclusions_summary
+        from ..answers.conclusions import conclusions_summary
 
         say(page.policy)
         print(conclusions_summary(page.conclusions, unit=page.unit).to_text())

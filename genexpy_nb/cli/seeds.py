@@ -74,7 +74,7 @@ def cmd_seeds(args: argparse.Namespace) -> int:
         "model", pl.all().exclude("model"))
     write_frame(rep, out)
     if not args.quiet:
-        from ..summary import seeds_summary
+        from ..answers.summary import seeds_summary
 
         say(f"alpha-hat of {rep.height} candidate{'s' if rep.height != 1 else ''} in "
              f"{time.perf_counter() - t0:.1f} s")

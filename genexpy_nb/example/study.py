@@ -623,7 +623,7 @@ def load_example_study() -> pl.DataFrame:
         Roles: :data:`FACTOR_ROLES`, alternatives :data:`ALTERNATIVES`, target
         :data:`TARGET` (higher is better).
     """
-    from ..data import shipped_path
+    from ..io.public import shipped_path
 
     return pl.read_parquet(shipped_path(SHIPPED_FILE))
 

@@ -22,7 +22,7 @@ from .._words import plural
 from ..generalizability import GeneralizabilityAnalysis, best_alternative
 from ..generalizability.kernels import Borda, Jaccard, Kernel, paper_questions
 from ..generalizability.planner import plan
-from ..study import Study
+from ..study.core import Study
 from .views import (
     ALPHA_RANGE,
     CHART_CACHE_SIZE,
@@ -282,7 +282,7 @@ class GeneralizabilityExplorer:
         self.ranking_table = widgets.HTML()
         self.views = {name: ChartView(name) for name in ("ngen", "power_law", "deficit")}
         self._update_param_visibility()
-        from ..summary_conclusions import condition_word
+        from ..answers.conclusions import condition_word
 
         unit = condition_word(self.study)
 
@@ -543,7 +543,7 @@ class GeneralizabilityExplorer:
             self.status.value = (f"Computed this configuration's conclusions in "
                                  f"{time.perf_counter() - t0:.1f} s (cached).")
         self.conclusions = self._conclusions[cid]
-        from ..summary_conclusions import condition_word
+        from ..answers.conclusions import condition_word
 
         self.conclusions_box.value = conclusions_html(
             self.conclusions, unit=condition_word(self.study), alpha=a)

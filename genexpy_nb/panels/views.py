@@ -349,7 +349,7 @@ def conclusions_html(frame: pl.DataFrame, *, unit: str = "condition",
         :func:`~genexpy_nb.conclusions_summary` and a table (kind, what the study
         concludes, verdict, n* with its interval, conditions still needed, reason).
     """
-    from ..summary_conclusions import conclusions_summary
+    from ..answers.conclusions import conclusions_summary
 
     s = conclusions_summary(frame, unit=unit, alpha=alpha)
     sentences = "".join(f"<li>{html.escape(ln)}</li>" for sec in s.sections

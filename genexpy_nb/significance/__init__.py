@@ -131,10 +131,10 @@ _WHERE = {
     "critical_difference": "critical_difference",
     "cliques": "critical_difference",
     "group_letters": "critical_difference",
-    "compare": "compare",
-    "Comparison": "comparison",
-    "POSTHOC_TESTS": "compare",
-    "ReportSection": "report",
+    "compare": "genexpy_nb.answers.compare",
+    "Comparison": "genexpy_nb.answers.comparison",
+    "POSTHOC_TESTS": "genexpy_nb.answers.compare",
+    "ReportSection": "genexpy_nb.answers.document",
     # paired model comparisons
     "corrected_ttest": "paired",
     "repeated_kfold_splits": "paired",
@@ -156,8 +156,8 @@ _WHERE = {
     "bayesian_signed_rank": "bayesian",
     "bayesian_sign_test": "bayesian",
     "win_tie_loss": "pairwise_views",
-    "bayesian_section": "beyond_sections",
-    "aggregates_section": "beyond_sections",
+    "bayesian_section": "genexpy_nb.answers.beyond_sections",
+    "aggregates_section": "genexpy_nb.answers.beyond_sections",
 }
 
 __all__ = [
@@ -227,7 +227,6 @@ __all__ = [
 
 # functions named like their module: bound now, or importing the module (which sets the
 # package attribute of that name to the module) would hide the function
-from .compare import compare  # noqa: E402
 from .critical_difference import critical_difference  # noqa: E402
 from .mcnemar import mcnemar  # noqa: E402
 

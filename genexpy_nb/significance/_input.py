@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._roles import alias, renamed
 from .._validation import GenexpyInputError, check_choice, require_columns, to_polars
+from ..study._roles import alias, renamed
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _NAN_POLICIES = ("propagate", "raise", "omit")
@@ -226,7 +226,7 @@ def _to_matrix(
     if tie_tols is not None:
         from dataclasses import replace
 
-        from ..ranking import check_tie_tolerances
+        from ..study.ranking import check_tie_tolerances
         from ._ranks import snap_ties
 
         try:

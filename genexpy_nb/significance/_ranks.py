@@ -190,7 +190,7 @@ def snap_ties(x: np.ndarray, rtol: float, atol: float) -> np.ndarray:
 
     In each row the observed entries are sorted and a new tier starts where the gap to the
     previous one exceeds ``max(rtol * (max - min), atol, 64 eps * max|x|)`` (the tolerance
-    of :func:`genexpy_nb.ranking.rank_scores`, so the tiers are the Study's); every entry
+    of :func:`genexpy_nb.study.ranking.rank_scores`, so the tiers are the Study's); every entry
     becomes the smallest entry of its tier. Order is kept, equal tiers become equal values,
     and no value moves by more than its tier's span (a few tolerances).
 
@@ -205,7 +205,7 @@ def snap_ties(x: np.ndarray, rtol: float, atol: float) -> np.ndarray:
     -------
     float64 array, shape (n, k)
     """
-    from ..ranking import tie_tolerance
+    from ..study.ranking import tie_tolerance
 
     x = np.asarray(x, dtype=np.float64)
     if (rtol == 0.0 and atol == 0.0) or x.size == 0:

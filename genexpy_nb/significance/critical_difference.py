@@ -31,7 +31,7 @@ from .._validation import (
     to_polars,
 )
 from .._validation import check_direction as _direction
-from ..ranking import TIE_ATOL, TIE_RTOL
+from ..study.ranking import TIE_ATOL, TIE_RTOL
 from ._input import _complete_rows, _orient, _roles, _to_matrix
 from ._ranks import min_rank_rows, rank_rows
 

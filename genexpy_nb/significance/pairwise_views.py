@@ -17,7 +17,7 @@ import polars as pl
 from .._progress import tqdm
 from .._validation import REQUIRED, GenexpyInputError, check_probability
 from .._validation import check_direction as _direction
-from ..ranking import TIE_ATOL, TIE_RTOL
+from ..study.ranking import TIE_ATOL, TIE_RTOL
 from ._input import _roles, _to_matrix
 from ._pairs import adjust, check_p_adjust
 from ._results import DegenerateTestWarning

@@ -31,7 +31,7 @@ import polars as pl
 
 from .._validation import REQUIRED, GenexpyInputError, check_choice, check_probability
 from .._validation import check_direction as _direction
-from ..ranking import TIE_ATOL, TIE_RTOL
+from ..study.ranking import TIE_ATOL, TIE_RTOL
 from ._input import (
     _NAN_POLICIES,
     _complete_rows,

@@ -26,7 +26,7 @@ import polars as pl
 
 from .._validation import REQUIRED, GenexpyInputError, check_choice, require_columns, to_polars
 from .._validation import check_direction as _direction
-from ..ranking import TIE_ATOL, TIE_RTOL
+from ..study.ranking import TIE_ATOL, TIE_RTOL
 from ._input import (
     _ALTERNATIVES,
     _as_1d,

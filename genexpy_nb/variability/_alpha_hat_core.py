@@ -1,7 +1,7 @@
 """The alpha-hat engine: bootstrap draws and per-bootstrap trimming levels of candidates.
 
 What :mod:`genexpy_nb.variability.alpha_hat` (the public functions) and
-:mod:`genexpy_nb.variability.report` (the paper's tables) share: the bootstrap draws made
+:mod:`genexpy_nb.variability.ensembles` (the paper's tables) share: the bootstrap draws made
 up front, the checks of size and memory, the computation of the trimming levels on the
 NumPy route, the numba kernel or a Dask cluster, and the per-candidate summary frame.
 
