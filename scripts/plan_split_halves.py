@@ -51,7 +51,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import genexpy_nb as gx  # noqa: E402
+import genexpy_nb as gx
 
 C = importlib.import_module("genexpy_nb.generalizability.conclusions")
 
@@ -94,7 +94,7 @@ def _files(name: str, mirrors: Path | None) -> dict[str, bytes]:
             out[p] = _git(mirror, "show", f"{commit}:{p}")
         else:
             url = f"https://raw.githubusercontent.com/{repo}/{commit}/{p}"
-            with urllib.request.urlopen(url, timeout=60) as f:  # noqa: S310 (pinned https)
+            with urllib.request.urlopen(url, timeout=60) as f:
                 out[p] = f.read()
     return out
 
@@ -146,7 +146,7 @@ def study_of(M: np.ndarray, names: list[str], higher: bool) -> gx.Study:
 def rows_of(M, names, higher, *, plan: bool, seed: int) -> list[dict]:
     st = study_of(M, names, higher)
     rule = C._check_plan(0.95, "holm", 0.90, 0.8, False, None, None)
-    rule.plan = plan
+    rule.plan = rule.agreement = plan
     s = st.sample(0)
     return C._configuration_rows(
         s, kinds=("best", "pair"), top_k=(3,), delta=0.05, margin=None, budget=None,

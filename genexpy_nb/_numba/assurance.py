@@ -201,7 +201,7 @@ def sequential_paths(pool, pi, pj, scale, state, n0, active, idx, grid, crit, pt
 @jit_exact
 def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ptr, cq, csign,
                  allow, family, out):
-    """The fixed mode's simulated tables at N + k, judged: whether each claim holds per draw.
+    """Judge the fixed mode's simulated tables at N + k: whether each claim holds per draw.
 
     The arithmetic of ``PredictiveModel.at`` and ``fixed_event`` (the NumPy route, the
     kernel's twin) in the same order, fused: no (draws x pairs) temporaries.

@@ -30,7 +30,8 @@ from .._validation import GenexpyInputError, to_polars
 from .._words import plural
 from ..generalizability.conclusions import MIN_CONDITIONS
 
-__all__ = ["ConclusionsSummary", "conclusions_summary", "condition_word", "WHY_CHANCE"]
+__all__ = ["ConclusionsSummary", "conclusions_summary", "condition_word", "WHY_CHANCE",
+           "plan_words"]
 
 #: the columns of a conclusions frame this summary reads
 _NEED = ("config_id", "kind", "k", "members", "observed", "nstar", "nstar_lo", "nstar_hi",
@@ -259,7 +260,7 @@ def _promise(r: dict, w: _Words) -> str:
 
 
 def _unsettled_pair(r: dict, names: Sequence[str]) -> tuple[str, ...] | None:
-    """The pair an unsure row rests on, the one ahead first."""
+    """Return the pair an unsure row rests on, the one ahead first."""
     reason = r["reason"] or ""
     if r["kind"] == "pair":
         pair = tuple(r["members"])
@@ -442,7 +443,7 @@ def _sequential(df: pl.DataFrame) -> bool:
 
 
 def heading_words(df: pl.DataFrame, alpha: float, w: _Words) -> str:
-    """The sentences above the conclusions: what they are, what each verdict means.
+    """Say above the conclusions what they are and what each verdict means.
 
     Parameters
     ----------
@@ -551,7 +552,7 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
     ...                  higher_is_better=True)
     >>> s = gx.conclusions_summary(gx.conclusions(study, kinds=["best"]), unit="dataset")
     >>> s.sentences()[0]
-    'Best: a — holds (n* = 1, 90 % interval 1-2, with 8 datasets).'
+    'Best: a — holds (with 8 datasets; agreement n* = 1, 90 % interval 1-2).'
     """
     df = to_polars(frame, "frame")
     _check_frame(df)
@@ -583,9 +584,76 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
         footer.append("Pairs are judged one by one (no correction for the number of pairs).")
     if judged and (df["kind"] != "pair").any() and not _sequential(df):
         footer.append("The best, the top group and the order are each one claim: it holds only "
-                      "when every pair it rests on is separated, each pair at alpha* with no "
-                      "correction (an intersection-union test). So a best can hold while its "
-                      "pair with the runner-up, judged among all the pairs, is not settled.")
+                      "when every pair it rests on is separated, each pair at level 1 - alpha* "
+                      "with no correction (an intersection-union test). So a best can hold "
+                      "while its pair with the runner-up, judged among all the pairs, is not "
+                      "settled.")
     if where:
         footer.append(f"All conclusions ({plural(df.height, 'row')}): {where}")
     return ConclusionsSummary(frame=frame, sections=sections, heading=heading, footer=footer)
+
+
+def plan_words(plan_frame: Any, *, unit: str = "condition", units: str | None = None,
+               labels: dict | None = None) -> list[str]:
+    """Say the plan of a study's conclusions (:func:`genexpy_nb.plan` of them) in sentences.
+
+    The one plan, in the same words wherever it is printed (``genexpy-nb nstar``, the demo):
+    per configuration, the conditions to add and the conclusion that needs the most, with
+    the assurance and the rule (fixed-N or sequential) they are under.
+
+    Parameters
+    ----------
+    plan_frame : polars.DataFrame
+        The frame of :func:`genexpy_nb.plan` on a conclusions frame.
+    unit : str, default "condition"
+        What a condition is called; ``units`` its plural (default ``unit + "s"``).
+    units : str, optional
+        The plural of ``unit``.
+    labels : dict, optional
+        ``{config_id: label}``: how each configuration is named (default: its design levels,
+        or "the study" for one configuration).
+
+    Returns
+    -------
+    list of str
+        One sentence per configuration, worst first (the plan's order), then one saying
+        what the numbers promise.
+    """
+    df = to_polars(plan_frame, "plan_frame")
+    need = {"config_id", "N", "to_run", "verdict", "conclusion"}
+    if not need <= set(df.columns):
+        raise GenexpyInputError(f"plan_frame lacks the columns {sorted(need - set(df.columns))}"
+                                ": pass gx.plan(gx.conclusions(study)).")
+    w = _Words(unit=unit, units=units or unit + "s", level=0.90)
+    design = [c for c in df.columns if c not in _PLAN_COLUMNS]
+    out = []
+    for r in df.iter_rows(named=True):
+        if labels and r["config_id"] in labels:
+            name = str(labels[r["config_id"]])
+        elif design:
+            name = ", ".join(f"{c} = {r[c]}" for c in design)
+        else:
+            name = "The study"
+        has = f"({w.many(r['N'])})"
+        if r["to_run"] and r["to_run"] > 0:
+            out.append(f"{name} {has}: {r['to_run']} more {w.units} (for {r['conclusion']}, "
+                       "the conclusion that needs the most).")
+        elif r["verdict"] == "holds":
+            out.append(f"{name} {has}: nothing to add, every conclusion holds.")
+        else:
+            out.append(f"{name} {has}: no number promised ({r['reason'] or r['verdict']}).")
+    a = (float(df["assurance"].drop_nulls()[0]) if "assurance" in df.columns
+         and df["assurance"].drop_nulls().len() else 0.8)
+    mode = ("sequential (anytime-valid)" if "mode" in df.columns
+            and (df["mode"] == "sequential").any() else "fixed-N")
+    out.append(f"Each number: after that many more {w.units}, the same {mode} test says "
+               f"'holds' for every conclusion marked 'needs k more' up to it, each with "
+               f"probability {a:g} (predicted from the data, over what the effects may be).")
+    return out
+
+
+#: columns of a plan frame of conclusions that are not design factors
+_PLAN_COLUMNS = frozenset({
+    "priority", "config_id", "N", "conclusion", "kind", "nstar", "nstar_hi", "more_lo",
+    "more_hi", "assurance", "mode", "to_run", "holds", "needs_more", "unsure", "tied",
+    "beyond", "verdict", "reason"})

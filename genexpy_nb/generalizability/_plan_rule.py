@@ -41,7 +41,7 @@ SEQUENTIAL_MAX_WORK = 2e8
 
 
 def horizon(N: int, max_more: int | None) -> int:
-    """The most conditions the plan searches: ``max_more``, else max(50, 10 N)."""
+    """Return the most conditions the plan searches: ``max_more``, else max(50, 10 N)."""
     return int(max_more) if max_more is not None else max(MIN_HORIZON, 10 * N)
 
 
@@ -101,7 +101,7 @@ def plan_claims(x: np.ndarray, i: np.ndarray, j: np.ndarray, claims: list[Any], 
 
 
 def _compressed(claims: list[Any]) -> tuple[np.ndarray, ...]:
-    """The claims as compressed rows: ptr, pairs, signs, allowances, family flags."""
+    """Return the claims as compressed rows: ptr, pairs, signs, allowances, family flags."""
     ptr = np.zeros(len(claims) + 1, dtype=np.int64)
     ptr[1:] = np.cumsum([c.q.size for c in claims])
     cq = (np.concatenate([c.q for c in claims]) if claims else np.zeros(0)).astype(np.int64)
@@ -112,7 +112,7 @@ def _compressed(claims: list[Any]) -> tuple[np.ndarray, ...]:
 
 
 def fused_judge(model: PredictiveModel, claims: list[Any], a: float):
-    """The fixed mode's rule through the fused kernel: ``judge(k, rows) -> (rows, C)``.
+    """Return the fixed mode's rule through the fused kernel: ``judge(k, rows)``.
 
     Parameters
     ----------
@@ -151,7 +151,7 @@ def fused_judge(model: PredictiveModel, claims: list[Any], a: float):
 
 
 def fixed_event(claims: list[Any], a: float):
-    """The verdict rule of gx.conclusions (fixed mode) as a family test on a future table.
+    """Return the verdict rule of gx.conclusions (fixed mode) as a family test.
 
     Parameters
     ----------
@@ -247,7 +247,7 @@ def sequential_inputs(x: np.ndarray, i: np.ndarray, j: np.ndarray, claims: list[
 
 def _plan_sequential(x, i, j, claims, *, alpha, assurance, draws, k_max, level, rng, order
                      ) -> KPlan:
-    from .sequential import _MIN_VAR, _PRIOR_VAR
+    from .sequential import MIN_VAR, PRIOR_VAR
 
     P = max(1, int(np.size(i)))
     cap_k = int(max(10, SEQUENTIAL_MAX_WORK // (draws * P)))
@@ -260,7 +260,7 @@ def _plan_sequential(x, i, j, claims, *, alpha, assurance, draws, k_max, level, 
 
     sequential_paths(inp["pool"], inp["pi"], inp["pj"], inp["scale"], inp["state"],
                      inp["n0"], inp["active"], inp["idx"], grid, inp["crit"], inp["ptr"],
-                     inp["cq"], inp["csign"], inp["allow"], inp["cap"], _PRIOR_VAR, _MIN_VAR,
+                     inp["cq"], inp["csign"], inp["allow"], inp["cap"], PRIOR_VAR, MIN_VAR,
                      out)
     return plan_from_events(out, grid, assurance=assurance, level=level, k_max=k_max)
 

@@ -321,7 +321,7 @@ def separated_raw(t: np.ndarray, df: int, alpha: float) -> np.ndarray:
 # the search
 # ---------------------------------------------------------------------------------------
 def k_grid(k_max: int) -> np.ndarray:
-    """The values of k the search may return: 1 to 10, then steps of at most 10 %.
+    """Return the values of k of a grid: 1 to 10, then steps of at most 10 %.
 
     Parameters
     ----------

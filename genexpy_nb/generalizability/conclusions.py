@@ -44,16 +44,26 @@ every effect by c divides n* by c^2 exactly, so the best, top-k and order conclu
 interval of their *bottleneck* pair (the least separated pair the conclusion depends on) as
 the interval of that scale.
 
-Verdicts: "holds" (n* <= N, trusted, and the conclusion's pairs are separated by a paired
-t-test at level 1 - alpha*), "needs k more" (the estimate, never a huge n* printed as a plan:
-"unsure" when the interval of n* reaches infinity), "unsure", and "tied" (only within an
-equivalence ``margin`` of mean ranks that the user states, or when even the optimistic end of
-n* exceeds the user's ``budget`` of conditions). Pair rows are a family of many claims: by
-default they are judged together with Holm's correction over the pairs of a configuration
-(with 18 alternatives there are 153 pairs: one by one, about 7 identical pairs would be
-called settled at level 0.05). The best, top-k and order rows are single claims that need
-*every* pair they rest on to be separated (an intersection-union test), which keeps their
-error rate at 1 - alpha* with no correction.
+Verdicts (SPEC A15, one rule for the verdict and the plan): "holds" (the pairs the
+conclusion rests on are separated by the paired t-test on the per-condition midrank
+differences at level 1 - alpha*, and N >= 5), "needs k more" (the direction is settled — the
+interval of the effect at ``level`` excludes zero — and after k more conditions the same test,
+with the same correction applied to the whole table at N + k, says "holds" with probability
+``assurance``: a predictive simulation of the whole table, :mod:`.assurance` and
+:mod:`._plan_rule`), "needs over K more" (settled, but not within the plan's horizon),
+"unsure" (the direction is not settled: the data are compatible with no difference), and
+"tied" (only within an equivalence ``margin`` of mean ranks that the user states, or when
+even the optimistic end of k's interval overshoots the user's ``budget`` of conditions). The
+agreement n* is reported beside them, as what it is. Pair rows are a family of many claims:
+by default they are judged together with Holm's correction over the pairs of a
+configuration (with 18 alternatives there are 153 pairs: one by one, about 7 identical pairs
+would be called settled at level 0.05). The best, top-k and order rows are single claims that
+need *every* pair they rest on to be separated (an intersection-union test), which keeps
+their error rate at 1 - alpha* with no correction.
+
+``sequential=True`` judges on anytime-valid p-values instead (betting e-processes on the
+paired midrank differences, :mod:`.sequential`), every conclusion through the pairs' Holm
+family: valid however often the study is looked at again as conditions are added.
 """
 
 from __future__ import annotations
@@ -132,6 +142,9 @@ class _Rule:
     plan_draws: int
     max_more: int | None
     plan: bool = True
+    #: the agreement n* of the best, top-k and order (off only for the validation scripts'
+    #: re-runs, which read verdicts alone)
+    agreement: bool = True
 
     @property
     def mode(self) -> str:
@@ -219,7 +232,7 @@ def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
 
 def _signed_effect(st: dict[str, np.ndarray], q: int | None, ahead_sign: int
                    ) -> tuple[float | None, float | None]:
-    """The interval of a pair's standardised effect, positive in the observed direction."""
+    """Return the interval of a pair's standardised effect, positive as observed."""
     if q is None:
         return None, None
     lo, hi = float(st["eff_lo"][q]), float(st["eff_hi"][q])
@@ -261,7 +274,7 @@ def _scaled_interval(nstar: float, st: dict[str, np.ndarray], q: int | None, z: 
 
 def _order_claim(st: dict[str, np.ndarray], sep: np.ndarray, delta: float
                  ) -> tuple[int | None, bool, bool, _Claim, str]:
-    """The order: its bottleneck, whether it holds, whether its directions are settled."""
+    """Return the order's bottleneck, whether it holds and whether it is settled."""
     P = st["i"].size
     allowed = int(math.floor(delta * P + 1e-9))
     q = None
@@ -279,7 +292,7 @@ def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndar
              model: _Model, alts: Sequence[str], N: int, z: float, rule: _Rule,
              sep_set: np.ndarray, delta: float, margin: float | None, reliable: bool,
              groups: list[list[str]]) -> tuple[dict[str, Any], _Claim | None]:
-    if rule.plan:
+    if rule.agreement:
         G = _agreement_fn(model, kind, k or 1, delta)
         nstar = _mc_nstar(G, rule.alpha)
         agree = G(max(N, 1))
@@ -555,6 +568,20 @@ def conclusions(
     progress : bool
         Show a progress bar over the configurations (default True; drawn only in a notebook
         or a terminal, and only when there are several configurations).
+    assurance : float
+        The probability with which "needs k more" comes true: after k more conditions the
+        verdict rule says "holds" with at least this probability (default 0.8).
+    sequential : bool
+        Anytime-valid verdicts (default False: fixed-N verdicts, valid for one look): the
+        probability that any conclusion of a configuration is wrong stays within
+        1 - alpha* however often the study is looked at again, one added condition at a
+        time. The conditions are read in the order they first appear in the table.
+    plan_draws : int, optional
+        Simulated futures of the plan (default 600 fixed, 400 sequential: the Monte Carlo
+        error of the probability of holding stays under 0.02).
+    max_more : int, optional
+        The plan's horizon: the most conditions it searches (default max(50, 10 N); beyond:
+        "needs over K more").
 
     Returns
     -------
@@ -563,13 +590,21 @@ def conclusions(
         ("best", "top_k", "pair", "order"), ``k`` (the top-k size), ``alternatives`` (the
         alternatives the conclusion names, as text), ``members`` (as a list), ``observed``
         (what this study concludes, in words), ``agreement`` (estimated G at the study's
-        N), ``nstar``, ``nstar_lo``, ``nstar_hi`` (infinite when these conditions do not
-        separate it), ``N``, ``more`` (conditions still needed), ``verdict`` ("holds",
-        "needs k more", "unsure", "tied"), ``reliable``, ``reason``, ``p_value`` (the
-        paired t-test of the pair, or of the bottleneck pair), ``p_adjusted``, ``judged``
-        (one by one, as a family, or intersection-union), ``bottleneck`` (the two
-        alternatives of the least separated pair a best, top-k or order row rests on),
-        ``alpha`` and ``level``.
+        N), ``nstar``, ``nstar_lo``, ``nstar_hi`` (the agreement n* and its interval,
+        infinite when these conditions do not separate it), ``N``, ``more`` (conditions
+        still needed: "needs k more"), ``verdict`` ("holds", "needs k more", "needs over K
+        more", "unsure", "tied"), ``reliable``, ``reason``, ``p_value`` (the
+        paired t-test of the pair, or of the bottleneck pair; in sequential mode the
+        anytime-valid p-value), ``p_adjusted``, ``judged`` (one by one, as a family, or
+        intersection-union), ``bottleneck`` (the two alternatives of the least separated
+        pair a best, top-k or order row rests on), ``alpha`` and ``level``; and (issue 47)
+        ``more_lo``, ``more_hi`` (the predictive interval of k at ``level``; null beyond the
+        horizon), ``assurance``, ``p_hold`` (the probability of holding after ``more``
+        conditions) and ``p_hold_se`` (its Monte Carlo error), ``plan_draws``, ``mode``
+        ("fixed" or "sequential"), ``effect_lo``, ``effect_hi`` (the interval at ``level``
+        of the standardised effect of the pair or bottleneck, positive in the direction
+        observed: "unsure" when it reaches zero). ``more`` is now the plan's k under the
+        verdict rule (it was the agreement's ceil(n*) - N).
 
     Examples
     --------
@@ -660,7 +695,7 @@ def _check_plan(alpha: float, adjust: str, level: float, assurance: Any, sequent
 
 
 def _condition_order(study: Any, sample: Any, sequential: bool) -> np.ndarray | None:
-    """The rows of a sample in the order its conditions were added (sequential mode)."""
+    """Return the rows of a sample in the order its conditions were added."""
     if not sequential:
         return None
     order = getattr(study, "condition_order", None)

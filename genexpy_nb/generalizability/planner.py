@@ -242,8 +242,11 @@ _ON_MORE = {"nstar": "more", "nstar_hi": "more_hi", "nstar_lo": "more_lo"}
 
 
 def _conclusion_need(on: str, columns: Sequence[str]) -> pl.Expr:
-    """Conditions still to add for one conclusion: 0 when it holds, its k when it needs
-    more, null for the unsure, the tied and those beyond the plan's horizon."""
+    """Return the conditions still to add for one conclusion.
+
+    0 when it holds, its k when it needs more, null for the unsure, the tied and those
+    beyond the plan's horizon.
+    """
     holds = pl.col("verdict") == "holds"
     needs = pl.col("verdict").str.starts_with("needs") & pl.col("more").is_not_null()
     col = _ON_MORE[on]

@@ -44,8 +44,8 @@ __all__ = ["EState", "BET_CAP", "eprocess_state", "advance", "anytime_p"]
 BET_CAP = 0.75
 #: the prior of the running mean and variance of the bets (one pseudo-condition of variance
 #: 1/4, the largest a variable in [-1, 1] with mean 0 can have at half its range)
-_PRIOR_VAR = 0.25
-_MIN_VAR = 1e-6
+PRIOR_VAR = 0.25
+MIN_VAR = 1e-6
 
 
 class EState:
@@ -101,7 +101,7 @@ def bets(s1: np.ndarray, s2: np.ndarray, n: int, cap: float = BET_CAP
         ``v = max((1/4 + s2) / (n + 1) - m^2, 1e-6)``: at most one of them is nonzero.
     """
     m = s1 / (n + 1.0)
-    v = np.maximum((_PRIOR_VAR + s2) / (n + 1.0) - m * m, _MIN_VAR)
+    v = np.maximum((PRIOR_VAR + s2) / (n + 1.0) - m * m, MIN_VAR)
     g = m / (v + m * m)
     return np.clip(g, 0.0, cap), np.clip(-g, 0.0, cap)
 

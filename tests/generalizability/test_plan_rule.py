@@ -86,12 +86,12 @@ def test_sequential_kernel_matches_its_naive_twin():
     sequential_paths(inp["pool"], inp["pi"], inp["pj"], inp["scale"], inp["state"],
                      inp["n0"], inp["active"], inp["idx"], inp["grid"], inp["crit"],
                      inp["ptr"], inp["cq"], inp["csign"], inp["allow"], inp["cap"],
-                     S._PRIOR_VAR, S._MIN_VAR, out)
+                     S.PRIOR_VAR, S.MIN_VAR, out)
     want = naive.sequential_paths(inp["pool"], inp["pi"], inp["pj"], inp["scale"],
                                   inp["state"], inp["n0"], inp["active"], inp["idx"],
                                   inp["grid"], inp["crit"], inp["ptr"], inp["cq"],
-                                  inp["csign"], inp["allow"], inp["cap"], S._PRIOR_VAR,
-                                  S._MIN_VAR)
+                                  inp["csign"], inp["allow"], inp["cap"], S.PRIOR_VAR,
+                                  S.MIN_VAR)
     np.testing.assert_array_equal(out, want)
     assert out.any() and not out.all()  # the check can fail both ways
 
