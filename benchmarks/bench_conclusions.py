@@ -96,6 +96,19 @@ def plan_cost(na: int = 60, n: int = 400, repeats: int = 5) -> None:
     print(f"plan on {na} x {n} ({len(rows)} rows, {open_rows} needing more, 600 draws): "
           f"conclusions with the plan {w:6.3f} s, without {wo:6.3f} s; the plan "
           f"{w - wo:6.3f} s = {(w - wo) / wo:4.2f} x the conclusions' own time", flush=True)
+    # the fused kernel against the NumPy route of the same rule (the same events, tested)
+    from genexpy_nb import config
+
+    with config.force_route("numpy"):
+        _rows(study, True)
+    fused, numpy_route = [], []
+    for _ in range(max(3, repeats // 2)):
+        fused.append(timed(lambda: _rows(study, True), 1))
+        with config.force_route("numpy"):
+            numpy_route.append(timed(lambda: _rows(study, True), 1))
+    f, np_ = statistics.median(fused), statistics.median(numpy_route)
+    print(f"  the plan through the fused kernel {f - wo:6.3f} s, through NumPy "
+          f"{np_ - wo:6.3f} s: {(np_ - wo) / max(f - wo, 1e-9):4.1f}x", flush=True)
 
 
 def main() -> int:

@@ -9,8 +9,9 @@ Arrays and scalars only.
   ordering: those above the Bonferroni value are rejected in any order, those below the
   unadjusted one never. The NumPy route sorts every row (``_holm_sorted``).
 * :func:`fixed_events`: the fixed mode's simulated tables at N + k (the t statistics of every
-  pair from the posterior draws) judged by the verdict rule in one pass per draw: measured
-  about 6x faster than the NumPy route's temporaries on 60 alternatives (1,770 pairs).
+  pair from the posterior draws) judged by the verdict rule in one pass per draw, with no
+  (draws x pairs) temporaries (``benchmarks/bench_conclusions.py`` times it against the NumPy
+  route, ``PredictiveModel.at`` then ``fixed_event``, its twin).
 * :func:`sequential_paths`: the sequential mode's simulated futures, one condition at a time:
   the betting e-processes of every pair (:mod:`genexpy_nb.generalizability.sequential`)
   advanced along each draw's path, Holm's step-down on their anytime-valid p-values at the

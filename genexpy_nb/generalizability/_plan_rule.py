@@ -34,6 +34,9 @@ from .assurance import (
     shrinkage_factor,
 )
 
+__all__ = ["plan_claims", "fixed_event", "fused_judge", "sequential_inputs", "plan_from_events",
+           "plan_from_counts", "horizon", "MIN_HORIZON"]
+
 #: the plan's horizon when not given: max(this, 10 N) conditions
 MIN_HORIZON = 50
 #: sequential mode: draws x horizon x pairs advanced at most (about a second of the kernel)
@@ -247,6 +250,7 @@ def sequential_inputs(x: np.ndarray, i: np.ndarray, j: np.ndarray, claims: list[
 
 def _plan_sequential(x, i, j, claims, *, alpha, assurance, draws, k_max, level, rng, order
                      ) -> KPlan:
+    from .._numba.assurance import sequential_paths
     from .sequential import MIN_VAR, PRIOR_VAR
 
     P = max(1, int(np.size(i)))
@@ -255,14 +259,26 @@ def _plan_sequential(x, i, j, claims, *, alpha, assurance, draws, k_max, level, 
     inp = sequential_inputs(x, i, j, claims, alpha=alpha, draws=draws, k_max=k_max, rng=rng,
                             order=order)
     grid = inp["grid"]
-    out = np.zeros((draws, grid.size, len(claims)), dtype=np.bool_)
-    from .._numba.assurance import sequential_paths
+    C = len(claims)
+    hits = np.zeros((grid.size, C), dtype=np.int64)
+    never = np.iinfo(np.int64).max
+    first = np.full((draws, C), never, dtype=np.int64)
+    block = max(1, int(_EVENT_BLOCK // max(1, grid.size * C)))
+    for start in range(0, draws, block):
+        sl = slice(start, min(draws, start + block))
+        ev = np.zeros((sl.stop - sl.start, grid.size, C), dtype=np.bool_)
+        sequential_paths(inp["pool"], inp["pi"], inp["pj"], inp["scale"], inp["state"],
+                         inp["n0"], inp["active"], np.ascontiguousarray(inp["idx"][sl]), grid,
+                         inp["crit"], inp["ptr"], inp["cq"], inp["csign"], inp["allow"],
+                         inp["cap"], PRIOR_VAR, MIN_VAR, ev)
+        hits += ev.sum(axis=0)
+        first[sl] = np.where(ev.any(axis=1), grid[np.argmax(ev, axis=1)], never)
+    return plan_from_counts(hits, first, grid, draws=draws, assurance=assurance, level=level,
+                            k_max=k_max)
 
-    sequential_paths(inp["pool"], inp["pi"], inp["pj"], inp["scale"], inp["state"],
-                     inp["n0"], inp["active"], inp["idx"], grid, inp["crit"], inp["ptr"],
-                     inp["cq"], inp["csign"], inp["allow"], inp["cap"], PRIOR_VAR, MIN_VAR,
-                     out)
-    return plan_from_events(out, grid, assurance=assurance, level=level, k_max=k_max)
+
+#: sequential mode: draws x grid x claims of the events held at once (about 20 MB)
+_EVENT_BLOCK = 2e7
 
 
 def plan_from_events(ev: np.ndarray, grid: np.ndarray, *, assurance: float, level: float,
@@ -285,22 +301,48 @@ def plan_from_events(ev: np.ndarray, grid: np.ndarray, *, assurance: float, leve
     KPlan
         As :func:`~.assurance.search_k` returns it.
     """
-    draws, G, C = ev.shape
-    frac = ev.mean(axis=0)  # (G, C)
-    reached = frac >= assurance
-    first = np.where(reached.any(axis=0), np.argmax(reached, axis=0), -1)
-    k = np.where(first >= 0, grid[np.maximum(first, 0)], -1).astype(np.int64)
-    p = np.where(first >= 0, frac[np.maximum(first, 0), np.arange(C)], frac[-1])
     never = np.iinfo(np.int64).max
-    fh = np.where(ev.any(axis=1), grid[np.argmax(ev, axis=1)], never)  # (draws, C)
+    first = np.where(ev.any(axis=1), grid[np.argmax(ev, axis=1)], never)
+    return plan_from_counts(ev.sum(axis=0), first, grid, draws=ev.shape[0],
+                            assurance=assurance, level=level, k_max=k_max)
+
+
+def plan_from_counts(hits: np.ndarray, first: np.ndarray, grid: np.ndarray, *, draws: int,
+                     assurance: float, level: float, k_max: int) -> KPlan:
+    """Read a plan off the counts of holding draws and each draw's first k of holding.
+
+    Parameters
+    ----------
+    hits : numpy.ndarray
+        (G, C) draws in which each claim holds at each k of ``grid``.
+    first : numpy.ndarray
+        (draws, C) the first k of the grid at which it holds (int64 max: never).
+    grid : numpy.ndarray
+        (G,) increasing values of k.
+    draws : int
+        The number of draws.
+    assurance, level : float
+        The probability of holding to reach; the level of k's predictive interval.
+    k_max : int
+        The horizon.
+
+    Returns
+    -------
+    KPlan
+        k (the first k of the grid reaching the assurance), its predictive interval, the
+        probability at k and its Monte Carlo error.
+    """
+    C = hits.shape[1]
+    frac = hits / draws  # (G, C)
+    reached = frac >= assurance
+    first_k = np.where(reached.any(axis=0), np.argmax(reached, axis=0), -1)
+    k = np.where(first_k >= 0, grid[np.maximum(first_k, 0)], -1).astype(np.int64)
+    p = np.where(first_k >= 0, frac[np.maximum(first_k, 0), np.arange(C)], frac[-1])
+    never = np.iinfo(np.int64).max
     tail = (1.0 - level) / 2.0
-    qs = np.quantile(fh, [tail, 1.0 - tail], axis=0, method="inverted_cdf")
+    qs = np.quantile(first, [tail, 1.0 - tail], axis=0, method="inverted_cdf")
     return KPlan(k=k, k_lo=np.where(qs[0] == never, -1, qs[0]).astype(np.int64),
                  k_hi=np.where(qs[1] == never, -1, qs[1]).astype(np.int64), p_hold=p,
                  p_hold_se=np.sqrt(p * (1.0 - p) / draws), draws=int(draws),
                  assurance=float(assurance), level=float(level), k_max=int(k_max),
                  evaluated=grid)
-
-
-__all__ = ["plan_claims", "fixed_event", "sequential_inputs", "plan_from_events", "horizon",
-           "MIN_HORIZON"]
