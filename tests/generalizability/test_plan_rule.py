@@ -297,3 +297,43 @@ def test_plan_to_run_is_the_largest_k_and_unsure_is_no_promise(staircase):
     hi = gx.plan(f, on="nstar_hi")  # the pessimistic end of k's interval
     his = f.filter(pl.col("more").is_not_null())["more_hi"]
     assert hi["to_run"].item() == (his.max() if his.null_count() == 0 else his.max())
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(na=hst.integers(2, 6), n=hst.integers(5, 30), seed=hst.integers(0, 2**16),
+       ties=hst.booleans(), sequential=hst.booleans())
+def test_verdict_invariants_hold_on_any_study(na, n, seed, ties, sequential):
+    """Whatever the study: holds = separated; unsure = the effect may be zero (or too few
+    conditions); needs = settled and not separated, with p_hold >= the assurance and k inside
+    its interval; the plan's k per configuration is the largest of the rows'."""
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 3, (n, na)) if ties else (
+        np.linspace(1, 0, na) + rng.normal(size=(n, na)))
+    st = toys.scores_study(scores.astype(float))
+    res = gx.conclusions(st, kinds=["best", "pair"], seed=0, draws=200, plan_draws=100,
+                         max_more=60, sequential=sequential)
+    assert set(res["mode"]) == {"sequential" if sequential else "fixed"}
+    for r in res.iter_rows(named=True):
+        v = r["verdict"]
+        if v.startswith("needs"):
+            assert r["effect_lo"] > 0, r
+            if r["more"] is not None:
+                assert v == f"needs {r['more']} more" and 1 <= r["more"] <= 60
+                assert r["p_hold"] >= 0.8 - 1e-9
+                # at least 80 % of the simulated futures hold by k: the 5 % quantile of the
+                # first k at which they hold is below it
+                assert r["more_lo"] is not None and r["more_lo"] <= r["more"]
+                assert r["more_hi"] is None or r["more_hi"] >= r["more_lo"]
+            else:
+                assert v == "needs over 60 more"
+        elif v == "unsure":
+            assert (not r["reliable"]) or r["effect_lo"] is None or r["effect_lo"] <= 0, r
+        elif v == "holds" and r["kind"] == "pair":
+            assert r["p_adjusted"] < 0.05
+    p = gx.plan(res)
+    assert p["to_run"].item() == (res["more"].max() or 0)
