@@ -12,7 +12,7 @@ the conditions were added:
     K+_t = prod_{s <= t} (1 + lambda+_s x_s),    K-_t = prod_{s <= t} (1 - lambda-_s x_s),
 
 with bets ``lambda_s`` in [0, c] chosen from the conditions before s only (the approximate
-growth-rate adaptive plug-in of Waudby-Smith & Ramdas, Sec. 5:
+growth-rate adaptive plug-in, aGRAPA, of Waudby-Smith & Ramdas:
 ``lambda = mean / (variance + mean^2)``, clipped). Under "the mean difference is <= 0", K+
 is a nonnegative supermartingale, so by Ville's inequality P(sup_t K+_t >= 1/u) <= u; the same
 for K-. The two-sided, directional p-value after t conditions is
