@@ -161,6 +161,13 @@ class Routes:
     #: alternatives) with NumPy; beyond, the numba kernel (its first call in a process loads
     #: numba and the compiled kernel, about 1 s)
     kendall_numpy_max_work: float = 4_000_000
+    #: gx.conclusions' plan, Holm's step-down over the pairs of each simulated table: up to
+    #: this much work (draws x pairs per block) by sorting in NumPy; beyond, the numba kernel
+    #: (which orders only the statistics between the unadjusted and Bonferroni cut-offs)
+    holm_numpy_max_work: float = 200_000
+    #: gx.conclusions' plan, the simulated tables at N + k: up to this much work (draws x
+    #: pairs) through NumPy (the tables, then the rule); beyond, the fused numba kernel
+    plan_numpy_max_work: float = 200_000
     #: interval estimates with the task bootstrap: up to this much work (replicates x
     #: alternatives x tasks, x 3 runs per task where a task has several: NumPy is then about
     #: 3x slower per cell) with NumPy, the kernel's bits without loading numba; beyond, the
@@ -192,12 +199,14 @@ _NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
                 "mmd_dense_fraction_small": 2.0, "mmd_dense_fraction_large": 2.0,
                 "mmd_gather_max_work": -1, "pairs_bucket_min_work": 0,
                 "ks_numpy_max_work": -1, "kendall_numpy_max_work": -1,
-                "aggregates_numpy_max_work": -1}
+                "aggregates_numpy_max_work": -1, "holm_numpy_max_work": -1,
+                "plan_numpy_max_work": -1}
 #: the bounds that keep every computation on NumPy wherever it has a NumPy path
 _NUMPY_ROUTE = {"mallows_blas_max": math.inf, "rbf_numpy_max": math.inf,
                 "mmd_small_m": math.inf, "mmd_gather_max_work": math.inf,
                 "pairs_bucket_min_work": math.inf, "ks_numpy_max_work": math.inf,
-                "kendall_numpy_max_work": math.inf, "aggregates_numpy_max_work": math.inf}
+                "kendall_numpy_max_work": math.inf, "aggregates_numpy_max_work": math.inf,
+                "holm_numpy_max_work": math.inf, "plan_numpy_max_work": math.inf}
 
 
 @contextlib.contextmanager

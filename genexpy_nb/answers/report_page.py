@@ -587,15 +587,17 @@ def _answer_section(rep: dict, study: Study, unit: str) -> _Section:
     best = con.filter(pl.col("kind") == "best")
     rows = [[_config_label(study, r["config_id"]), _cell(r["members"]), r["verdict"],
              _nstar_words(r), r["N"]] for r in best.iter_rows(named=True)]
-    html, md = _table(["configuration", "best", "verdict", f"n* (90 % interval) ({unit}s)",
-                       "N"], rows)
+    html, md = _table(["configuration", "best", "verdict",
+                       f"agreement n* (90 % interval) ({unit}s)", "N"], rows)
+    mode = ("sequential (anytime-valid: valid however often you look)"
+            if rep.get("sequential") else "fixed-N (valid for one look)")
     return _Section(
         "answer", "The answer: do the study's conclusions hold?",
         f"From the study's conclusions (mean within-{unit} ranks, {_missing_how(rep, unit)}; "
-        f"the pairs judged as a family with Holm's correction) "
-        f"at alpha* = {numbers.setting(rep['alpha'])}: n* is the number of {unit}s two "
-        "independent studies "
-        "need to reach the same conclusion with probability alpha*.",
+        f"the pairs judged as a family with Holm's correction; {mode} verdicts) "
+        f"at alpha* = {numbers.setting(rep['alpha'])}: the agreement n* is the number of "
+        f"{unit}s two independent studies need to reach the same conclusion with "
+        "probability alpha*.",
         f"<div class=\"answer-best\">{html}</div>" + summ.to_html(),
         md + "\n\n" + _demote(summ.to_markdown()))
 
@@ -619,17 +621,24 @@ def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
     p = rep["plan"]
     # an unsure row promises no number of conditions: its 0 would read as "none needed"
     rows = [[r["priority"], _config_label(study, r["config_id"]), r["N"], r["conclusion"],
-             "none promised" if str(r["verdict"]).startswith("unsure") else r["to_run"],
-             r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
+             "none promised" if str(r["verdict"]).startswith(("unsure", "needs more than"))
+             else r["to_run"], r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
     html, md = _table(["priority", "configuration", "N", "the conclusion that needs most",
                        f"{unit}s to add", "verdict", "why"], rows)
+    a = float(p["assurance"].drop_nulls()[0]) if ("assurance" in p.columns and
+                                                   p["assurance"].drop_nulls().len()) else 0.8
     lead = (f"Extend the configurations in this order: each row says how many more {unit}s "
-            "its conclusions need to hold (0: none; unsure: no number of "
-            f"{unit}s is promised, these {unit}s do not separate the alternatives).")
+            f"its conclusions need: after that many, the same test says 'holds' for every "
+            f"conclusion marked 'needs k more' up to that number, each with probability "
+            f"{numbers.setting(a)} "
+            f"(predicted from the data). 0: none needed; unsure: the direction is not "
+            f"settled, the data are compatible with no difference, and no number of {unit}s "
+            "is promised.")
     html, md = f"<p>{html_text(lead)}</p>{html}", f"{markdown_text(lead)}\n\n{md}"
+    mode = "sequential" if rep.get("sequential") else "fixed-N"
     how = (f"From the plan of the conclusions above (the same alpha* = "
-           f"{numbers.setting(rep['alpha'])}; "
-           f"configurations ranked by the {unit}s their conclusions still need).")
+           f"{numbers.setting(rep['alpha'])} and the same {mode} rule; configurations ranked "
+           f"by the {unit}s their conclusions still need).")
     extra = _spread_blocks(rep, study, unit)
     if extra is not None:
         html, md = html + extra[0], md + "\n\n" + extra[1]
@@ -1052,6 +1061,8 @@ def report(
     runs: str | None = None,
     tasks: str | None = None,
     source: str | None = None,
+    sequential: bool = False,
+    assurance: float = 0.8,
 ) -> StudyReport:
     """Analyse a study end to end and return the answer as one page.
 
@@ -1126,6 +1137,12 @@ def report(
     source : str, optional
         Where the table came from, in words (the evaluation output it was read from, and
         what the reader chose or left out), said in the data section.
+    sequential : bool
+        The conclusions' anytime-valid mode (:func:`genexpy_nb.conclusions`): verdicts that
+        stay valid when the study is looked at again after every added condition (default:
+        the fixed-N verdicts, valid for one look; the page says which).
+    assurance : float
+        The probability with which "needs k more" comes true (default 0.8).
 
     Returns
     -------
@@ -1188,11 +1205,12 @@ def report(
     parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data,
                                  rope=rope, missing=missing, failed_runs=failed,
                                  basis=basis[0], basis_reason=basis[1], outliers=flagged,
-                                 source=source)
+                                 source=source, sequential=bool(sequential))
     steps = tqdm(total=5, desc="study report", disable=not progress)
     with steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
-                                           progress=False)
+                                           progress=False, sequential=sequential,
+                                           assurance=assurance)
         parts["plan"] = plan(parts["conclusions"], alpha=alpha, delta=delta)
         steps.update()
         tests_missing = "available" if missing == "available" else "study"

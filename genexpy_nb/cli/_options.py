@@ -28,6 +28,7 @@ from ._checks import (
 
 __all__ = [
     "HelpFormatter",
+    "add_plan_options",
     "add_direction",
     "add_results",
     "add_table_roles",
@@ -344,3 +345,35 @@ def add_debug(p: argparse.ArgumentParser) -> None:
     """
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                    help="show the traceback of an unexpected error (a bug)")
+
+
+def add_plan_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--sequential`` and ``--assurance`` (the conclusions' rule and plan).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``nstar`` or ``report``.
+
+    Returns
+    -------
+    None
+        The two options are added.
+    """
+    p.add_argument("--sequential", action="store_true",
+                   help="anytime-valid verdicts: valid however often you look again after "
+                        "adding conditions (add new conditions at the end of the table); "
+                        "default: fixed-N verdicts, valid for one look")
+    p.add_argument("--assurance", type=_assurance, default=0.8, metavar="P",
+                   help="'needs k more' comes true with this probability (default 0.8)")
+
+
+def _assurance(text: str) -> float:
+    """Parse ``--assurance``: a probability strictly between 0 and 1."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability, got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability in (0, 1), got {text!r}")
+    return v

@@ -43,6 +43,7 @@ from ._options import (
     add_missing_choice,
     add_missing_policy,
     add_n_jobs,
+    add_plan_options,
     add_quiet,
     add_rep,
     add_seed,
@@ -246,8 +247,8 @@ def add_conclusion_options(p: argparse.ArgumentParser) -> None:
     Returns
     -------
     None
-        ``--top-k``, ``--margin``, ``--budget``, ``--conclusions-out`` and
-        ``--no-conclusions`` are added.
+        ``--top-k``, ``--margin``, ``--budget``, ``--sequential``, ``--assurance``,
+        ``--conclusions-out`` and ``--no-conclusions`` are added.
     """
     p.add_argument("--top-k", type=positive_int, default=3, metavar="K",
                    help="size of the top group whose membership is judged")
@@ -257,6 +258,7 @@ def add_conclusion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=_positive_number, default=None, metavar="CONDITIONS",
                    help="the most conditions you could run: a conclusion that cannot "
                         "settle within them is 'tied'")
+    add_plan_options(p)
     p.add_argument("--conclusions-out", default=None, metavar="PATH",
                    help="table of the conclusions (default: conclusions.parquet, or the "
                         "suffix of --out, in the folder of --out)")
@@ -333,7 +335,9 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
     from ..generalizability import conclusions
 
     frame = conclusions(study, alpha=alpha, delta=delta, top_k=args.top_k, margin=args.margin,
-                        budget=args.budget, seed=args.seed)
+                        budget=args.budget, seed=args.seed,
+                        sequential=getattr(args, "sequential", False),
+                        assurance=getattr(args, "assurance", 0.8))
     write_frame(frame, path)
     return conclusions_summary(frame, unit=condition_word(study), alpha=alpha,
                                where=str(path), held_constant=study.held_constant)

@@ -34,6 +34,7 @@ from ._options import (
     add_kernel,
     add_missing_choice,
     add_missing_policy,
+    add_plan_options,
     add_quiet,
     add_rep,
     add_seed,
@@ -128,7 +129,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         invalid_target=args.invalid_target, alpha=args.alpha, delta=args.delta,
         kernels=args.kernel, rep=args.rep, seed=args.seed, progress=not args.quiet,
         rope=args.rope, missing=args.missing, normalize=args.normalize,
-        imputed=args.imputed, source=source)
+        imputed=args.imputed, source=source, sequential=args.sequential,
+        assurance=args.assurance)
     paths = page.save(out)
     if not args.quiet:
         from ..answers.conclusions import conclusions_summary
@@ -207,6 +209,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                    help="boolean column marking the results the table's source imputed "
                         "(failed runs it filled in): they count as failed runs under "
                         "--missing, listed by name on the page")
+    add_plan_options(r)
     add_seed(r)
     add_missing_policy(r, invalid_help="rows with a null/NaN/inf target (failed runs): refuse, "
                                        "or drop them (they then count as missing results, "

@@ -129,12 +129,20 @@ def _conclusions() -> list:
     return kc.signatures()
 
 
+def _plan() -> list:
+    """Run the plan's kernels (gx.conclusions' "needs k more", both modes)."""
+    from .._numba import assurance as ka
+
+    return ka.signatures()
+
+
 _STEPS: tuple[tuple[str, Callable[[], list]], ...] = (
     ("n* of large studies", _large_study),
     ("alpha-hat and trimmed KS", _variability),
     ("rankings with ties", _rankings),
     ("bootstrap, Bayesian tests", _beyond_pvalues),
     ("conclusions: the order", _conclusions),
+    ("conclusions: the plan", _plan),
 )
 
 

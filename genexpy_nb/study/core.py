@@ -497,6 +497,10 @@ class Study:
             pl.col(self.alternatives_col).cast(pl.String).alias(_ALT),
             pl.col(self.target).cast(pl.Float64),
         )
+        # the conditions in the order they first appear in the table (the order they were
+        # added: gx.conclusions' sequential mode reads them in it)
+        self.condition_order = tuple(enc.get_column(_COND).unique(maintain_order=True)
+                                     .to_list())
         # codes of (design levels...) in lexicographic order of the levels: the order of
         # ``unique().sort(design)``; then (configuration, condition text)
         conf_code = lex_codes([enc.get_column(f"__d{i}__").to_numpy().astype(np.int64) - 1

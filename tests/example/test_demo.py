@@ -32,10 +32,10 @@ def test_main_job_end_to_end(main_job):
     out, frames, text = main_job
     names = {p.name for p in out.iterdir()}
     assert {"conclusions.parquet", "conclusions.csv", "nstar.parquet", "plan.csv",
-            "nstar_vs_N.csv", MARKER} <= names
+            "agreement.csv", "nstar_vs_N.csv", MARKER} <= names
     for stem in FIGURES:
         assert {f"{stem}.html", f"{stem}.png", f"{stem}.svg"} <= names
-    assert len(names) == 6 + 3 * len(FIGURES)  # nothing else, no temporary file
+    assert len(names) == 7 + 3 * len(FIGURES)  # nothing else, no temporary file
     res = pl.read_parquet(out / "nstar.parquet")
     assert res.height == 6 * 4 * 25 * 4  # configs x kernels x (alpha, delta) x methods
     head = res.filter(pl.col("alpha") == 0.95, pl.col("delta") == 0.05,
@@ -44,6 +44,28 @@ def test_main_job_end_to_end(main_job):
     assert head["generalizable"].fill_null(False).all()  # a null never counts as true
     assert frames["plan"]["priority"].to_list() == list(range(1, 7))
     assert pl.read_csv(out / "plan.csv").height == 6
+    assert pl.read_csv(out / "agreement.csv").height == 6
+
+
+def test_the_plan_printed_is_plan_csv_the_one_plan_of_the_conclusions(main_job):
+    """What to run next comes from the conclusions (issue 47): plan.csv is gx.plan of
+    conclusions.parquet, and each printed number is its to_run."""
+    import genexpy_nb as gx
+
+    out, frames, text = main_job
+    want = gx.plan(pl.read_parquet(out / "conclusions.parquet"))
+    plan_csv = pl.read_csv(out / "plan.csv")
+    assert plan_csv["to_run"].to_list() == want["to_run"].to_list()
+    assert "mode" in plan_csv.columns and set(plan_csv["mode"]) == {"fixed"}
+    flat = " ".join(text.split())
+    assert "What to run next (plan.csv, the plan of the conclusions above):" in flat
+    for r in want.iter_rows(named=True):
+        label = f"metric = {r['metric']}, train_size = {r['train_size']} (80 datasets):"
+        said = flat.split(label, 1)[1].split(".", 1)[0]
+        if r["to_run"] > 0:
+            assert said.strip().startswith(f"{r['to_run']} more datasets"), said
+        else:
+            assert "more datasets" not in said.split("(")[0], said
 
 
 def test_main_job_speaks_plainly(main_job):
@@ -109,7 +131,7 @@ def test_one_worst_configuration(main_job):
     first = re.search(r"the largest n\* is \d+ \([^,]+, ([^)]+)\)", flat).group(1)
     second = re.search(r"the configuration that needs the most \(([^)]+)\)", flat).group(1)
     assert first == second
-    todo = frames["plan"]
+    todo = frames["agreement"]  # the paper's n* deficits (plan: the conclusions' plan)
     top = todo.row(0, named=True)
     assert top["deficit"] == todo["deficit"].max()
     tied = todo.filter(pl.col("deficit") == top["deficit"])
@@ -258,7 +280,7 @@ def check_printed_verdicts(text: str, res: pl.DataFrame, todo: pl.DataFrame,
 def test_every_printed_verdict_is_the_files(main_job):
     out, _, text = main_job
     res = pl.read_parquet(out / "nstar.parquet")
-    todo = pl.read_csv(out / "plan.csv")
+    todo = pl.read_csv(out / "agreement.csv")
     sim = pl.read_csv(out / "nstar_vs_N.csv")
     assert sim["repetition"].n_unique() == 1  # one repetition: each row is printed
     # 24 answers, 2 questions x 8 sizes and their 8 combinations
@@ -276,7 +298,7 @@ def test_the_verdict_check_fails_on_a_mismatch(main_job, mutate):
     """The check above can fail: one value changed in a file, or in the text, is caught."""
     out, _, text = main_job
     res = pl.read_parquet(out / "nstar.parquet")
-    todo = pl.read_csv(out / "plan.csv")
+    todo = pl.read_csv(out / "agreement.csv")
     sim = pl.read_csv(out / "nstar_vs_N.csv")
     first = (pl.col("config_id") == 0) & (pl.col("kernel_label") == "Mallows")
     if mutate == "flip a verdict in nstar.parquet":
