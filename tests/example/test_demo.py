@@ -398,5 +398,5 @@ def test_no_two_adjacent_lines_read_as_a_contradiction(main_job):
     assert pairs >= 1  # the example study has such a pair: the check ran
     # the conclusions, then what to run next for them, lead the demo's answer
     first = text.index("Do the study's conclusions hold?")
-    assert first < text.index("What to run next for these conclusions") < text.index(
+    assert first < text.index("What to run next (plan.csv") < text.index(
         "How consistent are the per-dataset rankings?")
