@@ -33,7 +33,43 @@ from . import jit_exact
 
 
 @jit_exact
-def stepdown_rows(Z, G, order, kth, live0, out, r0, r1):
+def _critical(G, order, live, kth, cgrid, cmap, m):
+    """The critical value of one step: the kth of the draws' largest standing statistics."""
+    B, P = G.shape
+    L = order.shape[1]
+    for b in range(B):
+        best = -np.inf
+        found = False
+        for t in range(L):
+            p = order[b, t]
+            g = G[b, p]
+            if g >= 0:
+                if live[p] & 1:
+                    best = g
+                    found = True
+                    break
+            elif live[p] & 2:
+                best = -g
+                found = True
+                break
+        if not found:
+            for p in range(P):
+                lv = live[p]
+                if lv & 1 and G[b, p] > best:
+                    best = G[b, p]
+                if lv & 2 and -G[b, p] > best:
+                    best = -G[b, p]
+        m[b] = best
+    c = np.partition(m, kth)[kth]
+    if c < 0.0:
+        c = 0.0
+    if cgrid.size > 0:
+        c = _interp(c, cgrid, cmap)
+    return c
+
+
+@jit_exact
+def stepdown_rows(Z, G, order, kth, cgrid, cmap, live0, out, r0, r1):
     """Write the step-down rejections of rows ``r0:r1`` of ``Z`` into ``out``.
 
     Parameters
@@ -47,6 +83,10 @@ def stepdown_rows(Z, G, order, kth, live0, out, r0, r1):
         Per draw, the indices of its L largest ``|G|``, largest first.
     kth : int
         Index (0-based) of the order statistic of the B maxima that is the critical value.
+    cgrid, cmap : float64 arrays, shape (M,)
+        A monotone map of the critical value onto the scale of ``Z`` (linear interpolation
+        of ``cmap`` over the increasing ``cgrid``, the last value beyond); empty: the
+        identity.
     live0 : uint8 array, shape (P,)
         Hypotheses standing at the start (bit 1, bit 2); 0 leaves a pair out of the family.
     out : int8 array, shape (D, P)
@@ -56,43 +96,22 @@ def stepdown_rows(Z, G, order, kth, live0, out, r0, r1):
         The rows to process.
     """
     B, P = G.shape
-    L = order.shape[1]
     m = np.empty(B)
     live = np.empty(P, np.uint8)
-    nlive = 0
+    nlive0 = 0
+    for p in range(P):
+        nlive0 += (live0[p] & 1) + ((live0[p] >> 1) & 1)
+    # the first step's critical value is the same for every row: computed once
+    c0 = _critical(G, order, live0, kth, cgrid, cmap, m)
     for r in range(r0, r1):
-        nlive = 0
         for p in range(P):
             live[p] = live0[p]
             out[r, p] = 0
-            nlive += (live0[p] & 1) + ((live0[p] >> 1) & 1)
+        nlive = nlive0
+        first = True
         while nlive > 0:
-            for b in range(B):
-                best = -np.inf
-                found = False
-                for t in range(L):
-                    p = order[b, t]
-                    g = G[b, p]
-                    if g >= 0:
-                        if live[p] & 1:
-                            best = g
-                            found = True
-                            break
-                    elif live[p] & 2:
-                        best = -g
-                        found = True
-                        break
-                if not found:
-                    for p in range(P):
-                        lv = live[p]
-                        if lv & 1 and G[b, p] > best:
-                            best = G[b, p]
-                        if lv & 2 and -G[b, p] > best:
-                            best = -G[b, p]
-                m[b] = best
-            c = np.sort(m)[kth]
-            if c < 0.0:
-                c = 0.0
+            c = c0 if first else _critical(G, order, live, kth, cgrid, cmap, m)
+            first = False
             new = 0
             for p in range(P):
                 z = Z[r, p]
@@ -107,6 +126,61 @@ def stepdown_rows(Z, G, order, kth, live0, out, r0, r1):
             if new == 0:
                 break
             nlive -= new
+    return out
+
+
+@jit_exact
+def _interp(c, xs, ys):
+    """Linear interpolation of ys over the increasing xs at c (the ends beyond them)."""
+    if c >= xs[-1]:
+        return c if np.isinf(c) else ys[-1]
+    if c <= xs[0]:
+        return ys[0]
+    k = np.searchsorted(xs, c) - 1
+    w = (c - xs[k]) / (xs[k + 1] - xs[k])
+    return ys[k] + w * (ys[k + 1] - ys[k])
+
+
+@jit_exact
+def cuts_held(rej, pos_i, pos_j, out, r0, r1):
+    """Write which cuts of the board hold in rows ``r0:r1`` of step-down rejections.
+
+    The cut after position q (1 <= q < K, positions 0-based in the observed order) holds
+    when every pair with one alternative above it and one below has the one above shown
+    ahead; a pair not so shown blocks the cuts between its two positions.
+
+    Parameters
+    ----------
+    rej : int8 array, shape (D, P)
+        Rejections of :func:`stepdown_rows` (+1: the pair's second alternative ahead).
+    pos_i, pos_j : int64 arrays, shape (P,)
+        Positions of the pair's two alternatives in the observed order.
+    out : bool array, shape (D, K - 1)
+        Written: element q - 1 for the cut after position q.
+    r0, r1 : int
+        The rows to process.
+    """
+    D, P = rej.shape
+    K1 = out.shape[1]
+    diff = np.empty(K1 + 2, np.int64)
+    for r in range(r0, r1):
+        diff[:] = 0
+        for p in range(P):
+            a = pos_i[p]
+            b = pos_j[p]
+            if a < b:
+                shown = rej[r, p] == -1
+                lo, hi = a, b
+            else:
+                shown = rej[r, p] == 1
+                lo, hi = b, a
+            if not shown:
+                diff[lo + 1] += 1
+                diff[hi + 1] -= 1
+        run = 0
+        for q in range(1, K1 + 1):
+            run += diff[q]
+            out[r, q - 1] = run == 0
     return out
 
 
@@ -214,7 +288,12 @@ def signatures() -> list:
     G = np.zeros((4, 3), dtype=np.float32)
     order = np.zeros((4, 2), dtype=np.int32)
     out = np.zeros((1, 3), dtype=np.int8)
-    stepdown_rows(np.zeros((1, 3)), G, order, 3, np.full(3, 3, np.uint8), out, 0, 1)
+    grid = np.array([0.0, 1.0])
+    stepdown_rows(np.zeros((1, 3)), G, order, 3, grid, grid, np.full(3, 3, np.uint8), out,
+                  0, 1)
+    stepdown_rows(np.zeros((1, 3)), G, order, 3, grid[:0], grid[:0],
+                  np.full(3, 3, np.uint8), out, 0, 1)
+    cuts_held(out, np.array([0, 0, 1]), np.array([1, 2, 2]), np.zeros((1, 2), np.bool_), 0, 1)
     pi = np.array([0, 0, 1], dtype=np.int64)
     pj = np.array([1, 2, 2], dtype=np.int64)
     W = np.ones((1, 3))

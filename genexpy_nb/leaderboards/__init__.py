@@ -9,5 +9,6 @@
 """
 
 from .rank_sets import rank_sets
+from .tiers import tiers
 
-__all__ = ["rank_sets"]
+__all__ = ["rank_sets", "tiers"]

@@ -97,7 +97,8 @@ def top_order(G: np.ndarray, L: int = TOP_L) -> np.ndarray:
     return np.ascontiguousarray(np.take_along_axis(part, idx, axis=1), dtype=np.int32)
 
 
-def _stepdown_numpy(z: np.ndarray, G: np.ndarray, kth: int, live: np.ndarray) -> np.ndarray:
+def _stepdown_numpy(z: np.ndarray, G: np.ndarray, kth: int, live: np.ndarray,
+                    cmap: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
     """One data set's step-down with NumPy: every standing hypothesis scanned per step."""
     live = live.copy()
     out = np.zeros(z.size, dtype=np.int8)
@@ -112,6 +113,9 @@ def _stepdown_numpy(z: np.ndarray, G: np.ndarray, kth: int, live: np.ndarray) ->
         m = np.maximum(mp, mm).astype(np.float64)
         c = float(np.sort(m)[kth])
         c = max(c, 0.0)
+        if cmap is not None:
+            c = float(np.interp(c, *cmap)) if c < cmap[0][-1] else float(
+                cmap[1][-1] if math.isfinite(c) else c)
         new_up = up & (z > c)
         new_down = down & ~new_up & (-z > c)
         new = int(new_up.sum() + new_down.sum())
@@ -126,7 +130,8 @@ def _stepdown_numpy(z: np.ndarray, G: np.ndarray, kth: int, live: np.ndarray) ->
 
 
 def stepdown(Z: np.ndarray, G: np.ndarray, level: float,
-             live0: np.ndarray | None = None) -> np.ndarray:
+             live0: np.ndarray | None = None,
+             cmap: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Run the max-t step-down test on each row of ``Z`` against the draws ``G``.
 
     Parameters
@@ -141,6 +146,10 @@ def stepdown(Z: np.ndarray, G: np.ndarray, level: float,
     live0 : numpy.ndarray, optional
         (P,) uint8: the hypotheses in the family (bit 1: "j is not ahead of i", bit 2: "i is
         not ahead of j"); default both of every pair.
+    cmap : tuple of numpy.ndarray, optional
+        ``(grid, values)``: a monotone map of each critical value onto the scale of Z
+        (linear interpolation; the plan's statistics at N + k meet the critical values of
+        the bootstrap at N through it). Default: the identity.
 
     Returns
     -------
@@ -157,7 +166,7 @@ def stepdown(Z: np.ndarray, G: np.ndarray, level: float,
             else np.ascontiguousarray(live0, dtype=np.uint8))
     kth = kth_index(level, B)
     if D * B * P <= config.ROUTES.leaderboards_numpy_max_work:
-        out = np.stack([_stepdown_numpy(Z2[r], G, kth, live) for r in range(D)])
+        out = np.stack([_stepdown_numpy(Z2[r], G, kth, live, cmap) for r in range(D)])
     else:
         from .._numba import run_blocks
         from .._numba.leaderboards import stepdown_rows
@@ -165,9 +174,12 @@ def stepdown(Z: np.ndarray, G: np.ndarray, level: float,
         order = top_order(G)
         out = np.zeros((D, P), dtype=np.int8)
         Zc = np.ascontiguousarray(Z2)
+        empty = np.zeros(0)
+        cg, cm = ((empty, empty) if cmap is None else
+                  (np.ascontiguousarray(cmap[0], float), np.ascontiguousarray(cmap[1], float)))
 
         def block(r0: int, r1: int) -> None:
-            stepdown_rows(Zc, G, order, kth, live, out, r0, r1)
+            stepdown_rows(Zc, G, order, kth, cg, cm, live, out, r0, r1)
 
         run_blocks(block, D, work=float(D) * (B * 8 + P) * 4)
     return out[0] if one else out
@@ -215,3 +227,40 @@ def tier_cuts(A: np.ndarray, order: np.ndarray) -> np.ndarray:
     reach = K - 1 - np.argmax(not_ahead[:, ::-1], axis=1)
     reach = np.maximum(reach, np.arange(K))
     return np.maximum.accumulate(reach)[:-1] <= np.arange(K - 1)
+
+
+def cuts_held(rej: np.ndarray, pos_i: np.ndarray, pos_j: np.ndarray) -> np.ndarray:
+    """Which cuts of the observed order hold, per row of step-down rejections.
+
+    Parameters
+    ----------
+    rej : numpy.ndarray
+        (D, P) int8 rejections of :func:`stepdown`.
+    pos_i, pos_j : numpy.ndarray
+        (P,) positions (0-based, best first) of each pair's two alternatives.
+
+    Returns
+    -------
+    numpy.ndarray
+        (D, K - 1) bool: element q - 1 for the cut after position q.
+    """
+    D, P = rej.shape
+    K = int(max(pos_i.max(initial=0), pos_j.max(initial=0))) + 1
+    if D * P <= config.ROUTES.leaderboards_numpy_max_work:
+        lo = np.minimum(pos_i, pos_j)
+        hi = np.maximum(pos_i, pos_j)
+        shown = np.where(pos_i < pos_j, rej == -1, rej == 1)
+        diff = np.zeros((D, K + 1), dtype=np.int64)
+        r, p = np.nonzero(~shown)
+        np.add.at(diff, (r, lo[p] + 1), 1)
+        np.add.at(diff, (r, hi[p] + 1), -1)
+        return np.cumsum(diff, axis=1)[:, 1:K] == 0
+    from .._numba import run_blocks
+    from .._numba.leaderboards import cuts_held as kernel
+
+    out = np.zeros((D, K - 1), dtype=np.bool_)
+    rej = np.ascontiguousarray(rej)
+    pi = np.ascontiguousarray(pos_i, dtype=np.int64)
+    pj = np.ascontiguousarray(pos_j, dtype=np.int64)
+    run_blocks(lambda r0, r1: kernel(rej, pi, pj, out, r0, r1), D, work=float(D) * P)
+    return out

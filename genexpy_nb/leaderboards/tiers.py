@@ -1,0 +1,357 @@
+"""Tiers of a leaderboard, and the conditions that would split them (SPEC A16, A15).
+
+The tiers are those of :func:`genexpy_nb.rank_sets`: a cut after place p of the observed
+order stands where every alternative of the first p is shown ahead of every alternative
+below it by the simultaneous family test. For every cut that does not stand yet, the plan
+asks how many more conditions would make the **same test** (the same family of all ordered
+pairs, the same level) show it, with a stated **assurance**: the probability, over what the
+data say about the mean ranks, that the test run on N + k conditions shows the cut.
+
+Predictive simulation (``draws`` draws, common to every k and every cut):
+
+1. the mean-rank vector is drawn given the data, ``theta ~ N(theta_hat, Sigma_hat / N)``
+   (Gaussian multipliers of the centred per-condition midranks, so the draws keep the data's
+   exact linear structure; integrating over this uncertainty instead of plugging in the
+   estimate answers the winner's curse: cuts that ask for more are selected for looking
+   promising);
+2. k future conditions are drawn given it, their mean ``~ N(theta, Sigma_hat / k)``, and
+   pooled with the N observed;
+3. the family test is re-run at N + k: the pairs' statistics with the moderated variances at
+   N + k - 1 degrees of freedom, against the critical values of the bootstrap at N moved to
+   N + k - 1 degrees of freedom (``t_rescale``: the studentised maximum's tails thin as the
+   conditions grow; a normal approximation of the critical value at N + k, checked by
+   simulation in ``scripts/tiers_plan_check.py``). At k = 0 this is the verdict's own test
+   on the observed data.
+
+``more`` is the smallest k (to 5 %, every k below 20) at which the cut is shown in at least
+a share ``assurance`` of the draws (Monte Carlo error ``sqrt(a (1 - a) / draws)`` stated);
+``more_lo`` and ``more_hi`` are the k (to 25 %) at which it is shown in 5 % and 95 % of the
+draws (the number of conditions after which the cut appears lies between them with
+probability 0.9).
+A cut whose direction the data do not settle (a pair across it whose 90 % interval of the
+mean-rank difference reaches 0) is "unsure": no number of conditions is promised.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._validation import (
+    GenexpyInputError,
+    check_memory,
+    check_positive_int,
+    check_probability,
+    child_seed,
+    root_seed,
+)
+from ._stepdown import ahead_matrix, cuts_held, stepdown, t_rescale, tier_cuts
+from .rank_sets import (
+    REPS,
+    Family,
+    check_reps,
+    family,
+    head_frame,
+    moderated,
+    samples_of,
+    studentised,
+    tiers_of,
+)
+
+__all__ = ["tiers"]
+
+#: predictive draws of the plan (Monte Carlo error of an assurance of 0.8: 0.013)
+DRAWS = 1000
+#: the interval of the mean-rank difference that settles a direction (as gx.conclusions)
+DIRECTION_LEVEL = 0.90
+#: k is searched to this relative precision (every k up to 20)
+K_PRECISION = 0.05
+#: the spread of k (the k at which 5 % and 95 % of the draws show a cut): to 25 %
+SPREAD_PRECISION = 0.25
+#: the grid of critical values on which the map to N + k - 1 degrees of freedom is tabulated
+_CGRID = np.linspace(0.0, 60.0, 3001)
+
+
+class _Predictive:
+    """The predictive draws of one configuration, and the cuts they show at N + k."""
+
+    def __init__(self, fam: Family, draws: int, rng: np.random.Generator) -> None:
+        N, K = fam.N, fam.K
+        xc = fam.x - fam.theta
+        xi = rng.standard_normal((draws, N))
+        eta = rng.standard_normal((draws, N))
+        self.post = (xi @ xc) / math.sqrt(N * (N - 1))  # theta - theta_hat, given the data
+        self.future = (eta @ xc) / math.sqrt(N - 1)  # sqrt(k) x (future mean - theta)
+        pos = np.empty(K, dtype=np.int64)
+        pos[fam.order] = np.arange(K)
+        self.pos_i, self.pos_j = pos[fam.iu], pos[fam.ju]
+        self.fam = fam
+        self.cache: dict[int, np.ndarray] = {}
+
+    def held(self, k: int) -> np.ndarray:
+        """(draws, K - 1) bool: the cuts shown at N + k conditions, per draw."""
+        if k not in self.cache:
+            f = self.fam
+            N = f.N
+            th = (N * f.theta + k * (f.theta + self.post) + math.sqrt(k) * self.future) / (N + k)
+            d = th[:, f.iu] - th[:, f.ju]
+            T = studentised(d, moderated(f.var, f.var0, N + k - 1), N + k)
+            cmap = (_CGRID, t_rescale(_CGRID, N - 1, N + k - 1))
+            rej = stepdown(T, f.G, f.level, cmap=cmap)
+            self.cache[k] = cuts_held(rej, self.pos_i, self.pos_j)
+        return self.cache[k]
+
+    def share(self, k: int) -> np.ndarray:
+        """(K - 1,) the share of draws in which each cut is shown at N + k."""
+        return self.held(k).mean(axis=0)
+
+
+def _first_k(share: Callable[[int], np.ndarray], cuts: np.ndarray, target: float,
+             k_max: int, precision: float = 0.05) -> dict[int, float]:
+    """Smallest k (to ``precision``, relative) with ``share(k)[c] >= target``, per cut c.
+
+    Doubling k from 1 to ``k_max`` brackets each cut's crossing, bisection on whole k then
+    narrows the bracket (every share computed once per k, for all cuts). inf where even
+    ``k_max`` does not reach the target.
+    """
+    out: dict[int, float] = {}
+    ks = [1]
+    while ks[-1] < k_max:
+        ks.append(min(k_max, ks[-1] * 2))
+    prev = 0
+    for k in ks:
+        s = share(k)
+        for c in cuts:
+            if c not in out and s[c] >= target:
+                lo, hi = prev, k
+                while hi - lo > max(1, int(precision * lo)):
+                    mid = (lo + hi) // 2
+                    if share(mid)[c] >= target:
+                        hi = mid
+                    else:
+                        lo = mid
+                out[int(c)] = float(hi)
+        prev = k
+        if len(out) == len(cuts):
+            break
+    for c in cuts:
+        out.setdefault(int(c), math.inf)
+    return out
+
+
+def _settled(fam: Family) -> np.ndarray:
+    """Per pair: does its 90 % interval of the mean-rank difference exclude 0?"""
+    from scipy.special import stdtrit
+
+    N = fam.N
+    T = studentised(fam.d, moderated(fam.var, fam.var0, N - 1), N)
+    crit = float(stdtrit(N - 1, 0.5 + DIRECTION_LEVEL / 2))
+    return np.abs(T) > crit
+
+
+def _cut_reasons(fam: Family, split: np.ndarray) -> tuple[list[str], list[str]]:
+    """Per cut not shown: 'tied' (a pair across it equal in every condition), 'unsure' or ''."""
+    K = fam.K
+    pos = np.empty(K, dtype=np.int64)
+    pos[fam.order] = np.arange(K)
+    lo = np.minimum(pos[fam.iu], pos[fam.ju])
+    hi = np.maximum(pos[fam.iu], pos[fam.ju])
+    settled = _settled(fam)
+    same = (fam.var == 0) & (fam.d == 0)
+    verdicts, reasons = [], []
+    names = fam.alternatives
+    for q in range(1, K):
+        if split[q - 1]:
+            verdicts.append("split")
+            reasons.append("")
+            continue
+        across = (lo < q) & (hi >= q)
+        tied = np.flatnonzero(across & same)
+        open_ = np.flatnonzero(across & ~settled)
+        if tied.size:
+            p = tied[0]
+            verdicts.append("tied")
+            reasons.append(f"{names[fam.iu[p]]} and {names[fam.ju[p]]} have equal ranks in "
+                           f"all {fam.N} conditions: no number of conditions splits them")
+        elif open_.size:
+            p = open_[np.argmin(np.abs(fam.d[open_]))]
+            verdicts.append("unsure")
+            reasons.append(f"the direction is not settled: the data are compatible with no "
+                           f"difference between {names[fam.iu[p]]} and {names[fam.ju[p]]} "
+                           f"(their {DIRECTION_LEVEL:.0%} interval of the mean-rank "
+                           "difference reaches 0)")
+        else:
+            verdicts.append("")
+            reasons.append("")
+    return verdicts, reasons
+
+
+def _plan_rows(fam: Family, *, assurance: float, draws: int, rng: np.random.Generator,
+               k_max: int) -> dict[str, list[Any]]:
+    K, N = fam.K, fam.N
+    A = ahead_matrix(fam.rej, fam.iu, fam.ju, K)
+    split = tier_cuts(A, fam.order)
+    tier = tiers_of(fam)
+    names = [fam.alternatives[i] for i in fam.order]
+    verdicts, reasons = _cut_reasons(fam, split) if N >= 2 else (
+        ["unsure"] * (K - 1), [f"only {N} condition(s)"] * (K - 1))
+    todo = np.array([q - 1 for q in range(1, K) if verdicts[q - 1] == ""], dtype=np.int64)
+    more = {c: math.inf for c in todo.tolist()}
+    lo_k, hi_k, reached = dict(more), dict(more), {c: 0.0 for c in todo.tolist()}
+    if todo.size:
+        pred = _Predictive(fam, draws, rng)
+        more = _first_k(pred.share, todo, assurance, k_max, K_PRECISION)
+        lo_k = _first_k(pred.share, todo, 0.05, k_max, SPREAD_PRECISION)
+        hi_k = _first_k(pred.share, todo, 0.95, k_max, SPREAD_PRECISION)
+        for c in todo.tolist():
+            if math.isfinite(more[c]):
+                reached[c] = float(pred.share(int(more[c]))[c])
+    rows: dict[str, list[Any]] = {k: [] for k in (
+        "after", "above", "below", "tier_above", "tier_below", "split", "verdict", "more",
+        "more_lo", "more_hi", "assurance_at_more", "mc_error", "reason")}
+    for q in range(1, K):
+        c = q - 1
+        v, why = verdicts[c], reasons[c]
+        m = more.get(c, math.inf)
+        if v == "":
+            if math.isfinite(m):
+                v = f"needs {int(m)} more"
+            else:
+                v = "unsure"
+                why = (f"not shown with probability {assurance:g} within {k_max:,} more "
+                       "conditions")
+        planned = v.startswith("needs")
+        a = reached.get(c, 0.0)
+        rows["after"].append(q)
+        rows["above"].append(names[q - 1])
+        rows["below"].append(names[q])
+        rows["tier_above"].append(int(tier[fam.order[q - 1]]))
+        rows["tier_below"].append(int(tier[fam.order[q]]))
+        rows["split"].append(bool(split[c]))
+        rows["verdict"].append(v)
+        rows["more"].append(int(m) if planned else None)
+        rows["more_lo"].append(_k_or_none(lo_k.get(c)) if planned else None)
+        rows["more_hi"].append(_k_or_none(hi_k.get(c), inf_ok=True) if planned else None)
+        rows["assurance_at_more"].append(a if planned else None)
+        rows["mc_error"].append(math.sqrt(a * (1 - a) / draws) if planned else None)
+        rows["reason"].append(why)
+    return rows
+
+
+def _k_or_none(k: float | None, inf_ok: bool = False) -> float | None:
+    if k is None:
+        return None
+    return k if (math.isfinite(k) or inf_ok) else None
+
+
+_SCHEMA = {"after": pl.Int64, "above": pl.String, "below": pl.String,
+           "tier_above": pl.Int64, "tier_below": pl.Int64, "split": pl.Boolean,
+           "verdict": pl.String, "more": pl.Int64, "more_lo": pl.Float64,
+           "more_hi": pl.Float64, "assurance": pl.Float64, "assurance_at_more": pl.Float64,
+           "mc_error": pl.Float64, "draws": pl.Int64, "N": pl.Int64, "level": pl.Float64,
+           "reason": pl.String}
+
+
+def tiers(
+    study: Any,
+    *,
+    level: float = 0.95,
+    assurance: float = 0.8,
+    draws: int = DRAWS,
+    reps: int = REPS,
+    seed: Any = 0,
+    max_more: int | None = None,
+    config_id: Any = None,
+    progress: bool = True,
+) -> pl.DataFrame:
+    """Say where a leaderboard splits into tiers, and how many conditions each cut needs.
+
+    A cut after place p stands where the simultaneous family test of
+    :func:`genexpy_nb.rank_sets` shows every alternative of the first p ahead of every one
+    below (the tiers are the groups between the cuts). Every other cut between two
+    neighbours of the observed order gets the number of conditions to add after which the
+    same test shows it with probability ``assurance``, from a predictive simulation (see
+    the module notes).
+
+    Parameters
+    ----------
+    study : Study
+        The study (its rankings as they are: direction, tie tolerances, missing results).
+    level : float
+        The family's level, as in :func:`genexpy_nb.rank_sets` (default 0.95).
+    assurance : float
+        The probability with which the added conditions should show a cut (default 0.8).
+    draws : int
+        Predictive draws (default 1000; the Monte Carlo error of an assurance of 0.8 is
+        then 0.013).
+    reps : int
+        Bootstrap replicates of the family test (default 2000).
+    seed : int or numpy.random.Generator
+        Seed of the bootstrap and of the draws; the same seed gives the same frame, bit for
+        bit, and the same tiers as :func:`genexpy_nb.rank_sets` with that seed.
+    max_more : int, optional
+        The most conditions searched (default ``max(1000, 100 N)``).
+    config_id : int, dict or tuple, optional
+        One configuration only; default all.
+    progress : bool
+        Show a progress bar over the configurations (when there are several).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (configuration, cut between neighbours of the observed order):
+        ``config_id``, the design factors, ``after`` (the cut after this place), ``above``
+        and ``below`` (the two neighbours), ``tier_above``, ``tier_below``, ``split``
+        (shown now), ``verdict`` ("split", "needs k more", "unsure", "tied"), ``more`` (k),
+        ``more_lo``, ``more_hi`` (the k at which 5 % and 95 % of the draws show it; inf
+        when more than ``max_more``), ``assurance`` (the target), ``assurance_at_more``
+        (the estimated probability at ``more``), ``mc_error`` (its Monte Carlo error),
+        ``draws``, ``N``, ``level``, ``reason``.
+
+    Examples
+    --------
+    >>> import polars as pl, genexpy_nb as gx
+    >>> rows = [(f"d{i}", m, s + 0.01 * ((7 * i + 3 * j) % 5))
+    ...         for i in range(20) for j, (m, s) in enumerate([("a", 0.9), ("b", 0.7),
+    ...                                                        ("c", 0.69)])]
+    >>> df = pl.DataFrame(rows, schema=["dataset", "model", "acc"], orient="row")
+    >>> study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
+    ...                  higher_is_better=True)
+    >>> gx.tiers(study, draws=200, reps=500).select("above", "below", "split").rows()
+    [('a', 'b', True), ('b', 'c', False)]
+    """
+    level = check_probability("level", level)
+    assurance = check_probability("assurance", assurance)
+    draws = check_positive_int("draws", draws, minimum=100)
+    if draws > 100_000:
+        raise GenexpyInputError(f"draws={draws:,}: at most 100,000 (the Monte Carlo error of "
+                                "an assurance is then 0.001).")
+    root = root_seed(seed)
+    samples = samples_of(study, config_id, "tiers")
+    for s in samples:
+        check_reps(reps, s.na, s.N)
+        P = s.na * (s.na - 1) // 2
+        check_memory("draws", draws, per_unit=8.0 * (3 * P + 2 * s.N + 4 * s.na),
+                     minimum=100, what=f"the predictive draws of {P:,} pairs")
+    if max_more is not None:
+        max_more = check_positive_int("max_more", max_more)
+    from .._progress import tqdm
+
+    parts, ids = [], []
+    for s in tqdm(samples, desc="tiers", unit="config",
+                  disable=not progress or len(samples) < 2, leave=False):
+        rng = child_seed(root, s.config_id)
+        fam = family(s, level=level, reps=int(reps), rng=rng)
+        k_max = max_more or int(min(10**6, max(1000, 100 * s.N)))
+        rows = _plan_rows(fam, assurance=assurance, draws=draws, rng=rng, k_max=k_max)
+        n = len(rows["after"])
+        rows.update({"assurance": [assurance] * n, "draws": [draws] * n, "N": [s.N] * n,
+                     "level": [level] * n})
+        parts.append(pl.DataFrame({c: rows[c] for c in _SCHEMA}, schema=_SCHEMA))
+        ids.extend([s.config_id] * n)
+    body = pl.concat(parts) if parts else pl.DataFrame(schema=_SCHEMA)
+    return pl.concat([head_frame(study, ids), body], how="horizontal")
