@@ -43,7 +43,7 @@ from .._validation import (
     child_seed,
     root_seed,
 )
-from ._stepdown import ahead_matrix, places, stepdown, tier_cuts
+from ._stepdown import ahead_matrix, marginal_places, places, stepdown, tier_numbers
 
 __all__ = ["rank_sets"]
 
@@ -248,30 +248,14 @@ def marginal_rejections(fam: Family) -> tuple[np.ndarray, np.ndarray]:
     lo, hi : numpy.ndarray
         (K,) places.
     """
-    K = fam.K
-    lo = np.ones(K, dtype=np.int64)
-    hi = np.full(K, K, dtype=np.int64)
-    if fam.N < 2 or K < 2:
-        return lo, hi
-    for a in range(K):
-        cols = np.flatnonzero((fam.iu == a) | (fam.ju == a))
-        r = stepdown(fam.Z[cols], fam.G[:, cols], fam.level)
-        first = fam.iu[cols] == a  # a is the pair's first: +1 means the other is ahead
-        ahead_of_a = np.where(first, r > 0, r < 0)
-        behind_a = np.where(first, r < 0, r > 0)
-        lo[a] = 1 + int(ahead_of_a.sum())
-        hi[a] = K - int(behind_a.sum())
-    return lo, hi
+    if fam.N < 2:
+        return np.ones(fam.K, dtype=np.int64), np.full(fam.K, fam.K, dtype=np.int64)
+    return marginal_places(fam.iu, fam.ju, fam.Z, fam.G, fam.level, fam.K)
 
 
 def tiers_of(fam: Family) -> np.ndarray:
     """Tier of each alternative (1 = the top tier) from the simultaneous rejections."""
-    A = ahead_matrix(fam.rej, fam.iu, fam.ju, fam.K)
-    cuts = tier_cuts(A, fam.order)
-    tier_by_pos = 1 + np.concatenate([[0], np.cumsum(cuts)])
-    out = np.empty(fam.K, dtype=np.int64)
-    out[fam.order] = tier_by_pos
-    return out
+    return tier_numbers(fam.rej, fam.iu, fam.ju, fam.K, fam.order)
 
 
 def observed_places(theta: np.ndarray) -> np.ndarray:
