@@ -22,8 +22,8 @@ replicate (the bootstrap-t of Romano & Wolf 2005, Sec. 4), which carries the hea
 a studentised mean into the critical value. Midranks are discrete, and a replicate can draw
 conditions in which a pair's difference never varies (a zero standard deviation, an infinite
 statistic); each pair's variance is therefore moderated with one prior degree of freedom at
-the mean variance of the pairs (``s~^2 = ((n - 1) s^2 + s0^2) / n``, Smyth 2004), in the
-data and in every replicate alike. Checked by simulation
+the data's mean variance of the pairs (``s~^2 = ((n - 1) s^2 + s0^2) / n``, Smyth 2004), in
+the data and in every replicate alike (``s0^2`` held fixed). Checked by simulation
 (``scripts/rank_sets_calibration.py``): with no alternative better than another, the
 probability of declaring any pair ordered stays at or below ``1 - level`` from 10
 conditions on (without the moderation, or studentising only in the data, it reached twice

@@ -155,24 +155,15 @@ def studentised(d: np.ndarray, var: np.ndarray, n: float) -> np.ndarray:
     return np.where(var > 0, t, np.where(d > 0, np.inf, np.where(d < 0, -np.inf, 0.0)))
 
 
-def pooled_variance(var_alt: np.ndarray) -> np.ndarray:
-    """The mean variance of the pairs' differences from the alternatives' own variances.
-
-    Midranks of a condition always sum to K (K + 1) / 2, so the sum over pairs of the
-    variances of the differences is K times the sum of the alternatives' variances.
-    ``var_alt``: (..., K); returns (...,).
-    """
-    K = var_alt.shape[-1]
-    return 2.0 * var_alt.sum(axis=-1) / max(K - 1, 1)
-
-
 def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray,
-                    reps: int, rng: np.random.Generator) -> np.ndarray:
+                    var0: float, reps: int, rng: np.random.Generator) -> np.ndarray:
     """Centred, studentised bootstrap draws over the conditions (rows of x).
 
     In each replicate (conditions drawn with replacement), every pair's mean difference
-    ``d*`` and the moderated variance of its per-condition difference (the replicate's own
-    pooled variance as the prior): ``G[b, p] = (d*_p - d_p) / sqrt(s~*_p^2 / N)``.
+    ``d*`` and the variance of its per-condition difference moderated toward ``var0`` (the
+    data's mean variance of the pairs, held fixed: a replicate that draws only conditions
+    in which nothing varies keeps finite statistics):
+    ``G[b, p] = (d*_p - d_p) / sqrt(s~*_p^2 / N)``.
 
     Returns
     -------
@@ -185,15 +176,12 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     block = max(1, min(reps, 2_000_000 // max(1, N)))
     pblock = max(1, 4_000_000 // max(1, N + block))
     done = 0
-    x2 = x * x
     while done < reps:
         b = min(block, reps - done)
         idx = rng.integers(0, N, size=(b, N))
         W = np.bincount((idx + N * np.arange(b)[:, None]).ravel(),
                         minlength=b * N).reshape(b, N).astype(np.float64)
         m1 = W @ x / N
-        var_alt = np.maximum(W @ x2 / N - m1 * m1, 0.0) * (N / max(N - 1, 1))
-        var0 = pooled_variance(var_alt)[:, None]
         for s in range(0, P, pblock):
             cols = slice(s, min(P, s + pblock))
             D = x[:, iu[cols]] - x[:, ju[cols]]
@@ -234,7 +222,7 @@ def family(sample: Any, *, level: float, reps: int, rng: np.random.Generator) ->
                       np.zeros(P), np.zeros((1, P), np.float32), np.zeros(P, np.int8), order,
                       level)
     T = studentised(d, moderated(var, var0, N - 1), N)
-    G = bootstrap_draws(x, iu, ju, d, reps, rng)
+    G = bootstrap_draws(x, iu, ju, d, var0, reps, rng)
     rej = stepdown(T, G, level)
     return Family(tuple(sample.alternatives), x, theta, iu, ju, d, var, var0, T, G, rej,
                   order, level)

@@ -7,29 +7,22 @@ asks how many more conditions would make the **same test** (the same family of a
 pairs, the same level) show it, with a stated **assurance**: the probability, over what the
 data say about the mean ranks, that the test run on N + k conditions shows the cut.
 
-Predictive simulation (``draws`` draws, common to every k and every cut):
+The predictive simulation is the plan's of issue 47 (``_assurance``: the mean ranks drawn
+given the data with an empirical-Bayes shrinkage toward "all equal", k future conditions
+drawn given them, the whole table pooled at N + k; ``draws`` draws common to every k and
+every cut). In each draw the family test is re-run at N + k: every pair's statistic with its
+moderated variance at N + k - 1 degrees of freedom, against the critical values of the
+bootstrap at N moved to N + k - 1 degrees of freedom (``t_rescale``: the studentised
+maximum's tails thin as conditions are added; a normal approximation of the critical value
+at N + k, checked by simulation in ``scripts/tiers_plan_check.py``).
 
-1. the mean-rank vector is drawn given the data, ``theta ~ N(theta_hat, Sigma_hat / N)``
-   (Gaussian multipliers of the centred per-condition midranks, so the draws keep the data's
-   exact linear structure; integrating over this uncertainty instead of plugging in the
-   estimate answers the winner's curse: cuts that ask for more are selected for looking
-   promising);
-2. k future conditions are drawn given it, their mean ``~ N(theta, Sigma_hat / k)``, and
-   pooled with the N observed;
-3. the family test is re-run at N + k: the pairs' statistics with the moderated variances at
-   N + k - 1 degrees of freedom, against the critical values of the bootstrap at N moved to
-   N + k - 1 degrees of freedom (``t_rescale``: the studentised maximum's tails thin as the
-   conditions grow; a normal approximation of the critical value at N + k, checked by
-   simulation in ``scripts/tiers_plan_check.py``). At k = 0 this is the verdict's own test
-   on the observed data.
-
-``more`` is the smallest k (to 5 %, every k below 20) at which the cut is shown in at least
-a share ``assurance`` of the draws (Monte Carlo error ``sqrt(a (1 - a) / draws)`` stated);
-``more_lo`` and ``more_hi`` are the k (to 25 %) at which it is shown in 5 % and 95 % of the
-draws (the number of conditions after which the cut appears lies between them with
-probability 0.9).
-A cut whose direction the data do not settle (a pair across it whose 90 % interval of the
-mean-rank difference reaches 0) is "unsure": no number of conditions is promised.
+``more`` is the smallest k (read off between the evaluated values) at which the cut is shown
+in a share ``assurance`` of the draws, with the Monte Carlo error of that share;
+``more_lo`` and ``more_hi`` bound the number of conditions after which a draw first shows
+the cut (the 90 % predictive interval; ``more_hi`` is inf beyond the search's end). A cut
+whose direction the data do not settle (a pair across it whose 90 % interval of the
+mean-rank difference reaches 0) is "unsure": no number of conditions is promised; a cut
+across two alternatives equal in every condition is "tied".
 """
 
 from __future__ import annotations
@@ -49,6 +42,7 @@ from .._validation import (
     child_seed,
     root_seed,
 )
+from ._assurance import FutureTable, PredictiveModel, search_k
 from ._stepdown import ahead_matrix, cuts_held, stepdown, t_rescale, tier_cuts
 from .rank_sets import (
     REPS,
@@ -68,79 +62,33 @@ __all__ = ["tiers"]
 DRAWS = 1000
 #: the interval of the mean-rank difference that settles a direction (as gx.conclusions)
 DIRECTION_LEVEL = 0.90
-#: k is searched to this relative precision (every k up to 20)
-K_PRECISION = 0.05
-#: the spread of k (the k at which 5 % and 95 % of the draws show a cut): to 25 %
-SPREAD_PRECISION = 0.25
 #: the grid of critical values on which the map to N + k - 1 degrees of freedom is tabulated
 _CGRID = np.linspace(0.0, 60.0, 3001)
 
 
-class _Predictive:
-    """The predictive draws of one configuration, and the cuts they show at N + k."""
+def _cut_event(fam: Family, todo: np.ndarray) -> Callable[[FutureTable], np.ndarray]:
+    """The family test at N + k on a simulated table: which of the cuts ``todo`` it shows."""
+    K, N = fam.K, fam.N
+    pos = np.empty(K, dtype=np.int64)
+    pos[fam.order] = np.arange(K)
+    pos_i, pos_j = pos[fam.iu], pos[fam.ju]
+    maps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
-    def __init__(self, fam: Family, draws: int, rng: np.random.Generator) -> None:
-        N, K = fam.N, fam.K
-        xc = fam.x - fam.theta
-        xi = rng.standard_normal((draws, N))
-        eta = rng.standard_normal((draws, N))
-        self.post = (xi @ xc) / math.sqrt(N * (N - 1))  # theta - theta_hat, given the data
-        self.future = (eta @ xc) / math.sqrt(N - 1)  # sqrt(k) x (future mean - theta)
-        pos = np.empty(K, dtype=np.int64)
-        pos[fam.order] = np.arange(K)
-        self.pos_i, self.pos_j = pos[fam.iu], pos[fam.ju]
-        self.fam = fam
-        self.cache: dict[int, np.ndarray] = {}
+    def event(ft: FutureTable) -> np.ndarray:
+        var = ft.sd ** 2
+        var0 = pooled_pairs(var)
+        T = studentised(ft.diff, moderated(var, var0, ft.df), ft.n)
+        if ft.df not in maps:
+            maps[ft.df] = (_CGRID, t_rescale(_CGRID, N - 1, ft.df))
+        rej = stepdown(T, fam.G, fam.level, cmap=maps[ft.df])
+        return cuts_held(rej, pos_i, pos_j)[:, todo]
 
-    def held(self, k: int) -> np.ndarray:
-        """(draws, K - 1) bool: the cuts shown at N + k conditions, per draw."""
-        if k not in self.cache:
-            f = self.fam
-            N = f.N
-            th = (N * f.theta + k * (f.theta + self.post) + math.sqrt(k) * self.future) / (N + k)
-            d = th[:, f.iu] - th[:, f.ju]
-            T = studentised(d, moderated(f.var, f.var0, N + k - 1), N + k)
-            cmap = (_CGRID, t_rescale(_CGRID, N - 1, N + k - 1))
-            rej = stepdown(T, f.G, f.level, cmap=cmap)
-            self.cache[k] = cuts_held(rej, self.pos_i, self.pos_j)
-        return self.cache[k]
-
-    def share(self, k: int) -> np.ndarray:
-        """(K - 1,) the share of draws in which each cut is shown at N + k."""
-        return self.held(k).mean(axis=0)
+    return event
 
 
-def _first_k(share: Callable[[int], np.ndarray], cuts: np.ndarray, target: float,
-             k_max: int, precision: float = 0.05) -> dict[int, float]:
-    """Smallest k (to ``precision``, relative) with ``share(k)[c] >= target``, per cut c.
-
-    Doubling k from 1 to ``k_max`` brackets each cut's crossing, bisection on whole k then
-    narrows the bracket (every share computed once per k, for all cuts). inf where even
-    ``k_max`` does not reach the target.
-    """
-    out: dict[int, float] = {}
-    ks = [1]
-    while ks[-1] < k_max:
-        ks.append(min(k_max, ks[-1] * 2))
-    prev = 0
-    for k in ks:
-        s = share(k)
-        for c in cuts:
-            if c not in out and s[c] >= target:
-                lo, hi = prev, k
-                while hi - lo > max(1, int(precision * lo)):
-                    mid = (lo + hi) // 2
-                    if share(mid)[c] >= target:
-                        hi = mid
-                    else:
-                        lo = mid
-                out[int(c)] = float(hi)
-        prev = k
-        if len(out) == len(cuts):
-            break
-    for c in cuts:
-        out.setdefault(int(c), math.inf)
-    return out
+def pooled_pairs(var: np.ndarray) -> np.ndarray:
+    """Per draw, the mean variance of the pairs (the moderation's prior), as a column."""
+    return var.mean(axis=1, keepdims=True)
 
 
 def _settled(fam: Family) -> np.ndarray:
@@ -200,16 +148,19 @@ def _plan_rows(fam: Family, *, assurance: float, draws: int, rng: np.random.Gene
     verdicts, reasons = _cut_reasons(fam, split) if N >= 2 else (
         ["unsure"] * (K - 1), [f"only {N} condition(s)"] * (K - 1))
     todo = np.array([q - 1 for q in range(1, K) if verdicts[q - 1] == ""], dtype=np.int64)
-    more = {c: math.inf for c in todo.tolist()}
-    lo_k, hi_k, reached = dict(more), dict(more), {c: 0.0 for c in todo.tolist()}
+    more: dict[int, float] = {}
+    lo_k: dict[int, float] = {}
+    hi_k: dict[int, float] = {}
+    reached: dict[int, float] = {}
     if todo.size:
-        pred = _Predictive(fam, draws, rng)
-        more = _first_k(pred.share, todo, assurance, k_max, K_PRECISION)
-        lo_k = _first_k(pred.share, todo, 0.05, k_max, SPREAD_PRECISION)
-        hi_k = _first_k(pred.share, todo, 0.95, k_max, SPREAD_PRECISION)
-        for c in todo.tolist():
-            if math.isfinite(more[c]):
-                reached[c] = float(pred.share(int(more[c]))[c])
+        model = PredictiveModel(fam.x, draws=draws, rng=rng)
+        plan = search_k(model, _cut_event(fam, todo), todo.size, assurance=assurance,
+                        k_max=k_max, level=DIRECTION_LEVEL)
+        for n, c in enumerate(todo.tolist()):
+            more[c] = float(plan.k[n]) if plan.k[n] > 0 else math.inf
+            lo_k[c] = float(plan.k_lo[n]) if plan.k_lo[n] > 0 else math.inf
+            hi_k[c] = float(plan.k_hi[n]) if plan.k_hi[n] > 0 else math.inf
+            reached[c] = float(plan.p_hold[n])
     rows: dict[str, list[Any]] = {k: [] for k in (
         "after", "above", "below", "tier_above", "tier_below", "split", "verdict", "more",
         "more_lo", "more_hi", "assurance_at_more", "mc_error", "reason")}
@@ -234,18 +185,12 @@ def _plan_rows(fam: Family, *, assurance: float, draws: int, rng: np.random.Gene
         rows["split"].append(bool(split[c]))
         rows["verdict"].append(v)
         rows["more"].append(int(m) if planned else None)
-        rows["more_lo"].append(_k_or_none(lo_k.get(c)) if planned else None)
-        rows["more_hi"].append(_k_or_none(hi_k.get(c), inf_ok=True) if planned else None)
+        rows["more_lo"].append(lo_k.get(c) if planned else None)
+        rows["more_hi"].append(hi_k.get(c) if planned else None)
         rows["assurance_at_more"].append(a if planned else None)
         rows["mc_error"].append(math.sqrt(a * (1 - a) / draws) if planned else None)
         rows["reason"].append(why)
     return rows
-
-
-def _k_or_none(k: float | None, inf_ok: bool = False) -> float | None:
-    if k is None:
-        return None
-    return k if (math.isfinite(k) or inf_ok) else None
 
 
 _SCHEMA = {"after": pl.Int64, "above": pl.String, "below": pl.String,
