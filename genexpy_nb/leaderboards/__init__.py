@@ -8,8 +8,8 @@
   per-condition pairwise results, with bootstrap intervals and rank sets.
 """
 
-from .bradley_terry import bradley_terry
-from .rank_sets import rank_sets
-from .tiers import tiers
+from .battles import bradley_terry
+from .sets import rank_sets
+from .tier_plan import tiers
 
 __all__ = ["bradley_terry", "rank_sets", "tiers"]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import genexpy_nb as gx
 from genexpy_nb import config
-from genexpy_nb.leaderboards.rank_sets import doubled_midranks, pair_moments
+from genexpy_nb.leaderboards.sets import doubled_midranks, pair_moments
 
 
 def _study(scores, higher_is_better=True, **kw):

@@ -9,8 +9,8 @@ import toys
 
 import genexpy_nb as gx
 from genexpy_nb.leaderboards._assurance import FutureTable, PredictiveModel, search_k
-from genexpy_nb.leaderboards.rank_sets import family
-from genexpy_nb.leaderboards.tiers import _cut_event
+from genexpy_nb.leaderboards.sets import family
+from genexpy_nb.leaderboards.tier_plan import _cut_event
 
 
 def _study(x, **kw):

@@ -352,19 +352,29 @@ def shrunk_outsiders(beta: np.ndarray, keep: np.ndarray, pi: np.ndarray, pj: np.
 # ---------------------------------------------------------------------------------------
 # the bootstrap
 # ---------------------------------------------------------------------------------------
-def _refit_degenerate(beta: np.ndarray, ok: np.ndarray, pi: np.ndarray, pj: np.ndarray,
-                      W: np.ndarray, Nn: np.ndarray, center: np.ndarray,
-                      escaped: np.ndarray, r0: int) -> None:
-    """Refit the replicates whose graph is not strongly connected, with a ridge; mark who escaped."""
+def _refit_degenerate(beta: np.ndarray, pi: np.ndarray, pj: np.ndarray, W: np.ndarray,
+                      Nn: np.ndarray, center: np.ndarray, escaped: np.ndarray,
+                      r0: int) -> None:
+    """Refit the replicates whose comparison graph is not strongly connected.
+
+    Their maximum likelihood does not exist (some model's estimate runs off to ±inf): they
+    are refitted with a small ridge centred on the observed fit, the models outside the
+    replicate's largest strongly connected part are marked in ``escaped``, and the rest are
+    re-centred to the observed fit's mean over them (an escaping model does not move the
+    others' scale).
+    """
     K = center.size
-    bad = np.flatnonzero(~ok | (np.abs(beta).max(axis=1) > 50))
-    for r in bad:
+    for r in range(beta.shape[0]):
         lab = strongly_connected(pi, pj, W[r], Nn[r], K)
+        if lab.max() == 0:
+            continue
         big = int(np.argmax(np.bincount(lab, minlength=K)))
-        escaped[r0 + r] = lab != big
-    if bad.size:
-        b, _ = fit_rows(pi, pj, W[bad], Nn[bad], K, start=center, ridge=RIDGE, center=center)
-        beta[bad] = b
+        out = lab != big
+        escaped[r0 + r] = out
+        b, _ = fit_rows(pi, pj, W[r][None], Nn[r][None], K, start=center, ridge=RIDGE,
+                        center=center)
+        b = b[0]
+        beta[r] = b - (b[~out].mean() - center[~out].mean())
 
 
 def bootstrap_battles(oc: _Outcomes, keep: np.ndarray, beta_hat: np.ndarray, reps: int,
@@ -401,8 +411,8 @@ def bootstrap_battles(oc: _Outcomes, keep: np.ndarray, beta_hat: np.ndarray, rep
             b = min(block, reps - r0)
             counts = rng.multinomial(total, p, size=b)
             pi, pj, W, Nn = sub.pair_counts(counts)
-            beta, ok = fit_rows(pi, pj, W, Nn, Kc, start=center)
-            _refit_degenerate(beta, ok, pi, pj, W, Nn, center, escaped, r0)
+            beta, _ = fit_rows(pi, pj, W, Nn, Kc, start=center)
+            _refit_degenerate(beta, pi, pj, W, Nn, center, escaped, r0)
             betas[r0: r0 + b] = beta
             bar.update(b)
     return betas, escaped
@@ -424,8 +434,8 @@ def bootstrap_conditions(V: np.ndarray, pi: np.ndarray, pj: np.ndarray, K: int,
                         minlength=b * N).reshape(b, N).astype(np.float64)
         W = C @ V
         Nn = np.full_like(W, float(N))
-        beta, ok = fit_rows(pi, pj, W, Nn, K, start=center)
-        _refit_degenerate(beta, ok, pi, pj, W, Nn, center, escaped, r0)
+        beta, _ = fit_rows(pi, pj, W, Nn, K, start=center)
+        _refit_degenerate(beta, pi, pj, W, Nn, center, escaped, r0)
         betas[r0: r0 + b] = beta
     return betas, escaped
 
@@ -709,7 +719,7 @@ def study_battles(rankings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 def _study_ratings(study: Any, *, reps: int, level: float, root: int, scale: str,
                    anchor: Any, min_battles: int, simultaneous: bool,
                    config_id: Any) -> pl.DataFrame:
-    from .rank_sets import head_frame, samples_of
+    from .sets import head_frame, samples_of
 
     frames, ids = [], []
     for s in samples_of(study, config_id, "bradley_terry"):

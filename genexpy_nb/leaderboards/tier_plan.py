@@ -44,7 +44,7 @@ from .._validation import (
 )
 from ._assurance import FutureTable, PredictiveModel, search_k
 from ._stepdown import ahead_matrix, cuts_held, stepdown, t_rescale, tier_cuts
-from .rank_sets import (
+from .sets import (
     REPS,
     Family,
     check_reps,
