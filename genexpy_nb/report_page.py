@@ -117,6 +117,9 @@ class StudyReport:
         Half-width of the region of practical equivalence, in the target's units.
     missing : {"study", "drop-block", "available"}
         What a result still missing after the tolerances became (see :func:`report`).
+    tiers : polars.DataFrame or None
+        The frame of :func:`genexpy_nb.tiers`: the cuts between tiers and the conditions
+        that would split them, per configuration.
     """
 
     study: Study
@@ -137,6 +140,7 @@ class StudyReport:
     bayesian: pl.DataFrame | None = None
     rope: float | None = None
     missing: str = "study"
+    tiers: pl.DataFrame | None = None
 
     @property
     def title(self) -> str:
@@ -226,7 +230,8 @@ class StudyReport:
         } | ({} if self.replicate_spread is None else
              {"replicate_spread.csv": self.replicate_spread}) | (
             {} if self.aggregates is None else {"aggregates.csv": self.aggregates}) | (
-            {} if self.bayesian is None else {"bayesian_signed_rank.csv": self.bayesian})
+            {} if self.bayesian is None else {"bayesian_signed_rank.csv": self.bayesian}) | (
+            {} if self.tiers is None else {"tiers.csv": self.tiers})
 
     def save(self, folder: str | Path) -> list[Path]:
         """Write the page, its Markdown and every table behind it into ``folder``, atomically.
@@ -824,8 +829,33 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
         m1 + "\n\n" + extra_m + markdown_text(lead) + ("\n\n" + m if m else ""))
 
 
-_SECTIONS = (_answer_section, _plan_section, _classical_section, _beyond_section,
-             _nstar_section, _data_section)
+def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
+    """Tiers of each configuration and the conditions that would split them (gx.tiers)."""
+    from .leaderboards import tiers
+    from .summary_conclusions import tier_lines
+
+    t = tiers(study, level=rep["alpha"], seed=rep["seed"], progress=False)
+    rep["tiers"] = t
+    html, md = [], []
+    for cid in dict.fromkeys(t["config_id"].to_list()):
+        lines = tier_lines(t, cid, unit, unit + "s")
+        label = _config_label(study, cid)
+        html.append(f"<h3>{html_text(label)}</h3>" + "".join(
+            f"<p>{html_text(x)}</p>" for x in lines))
+        md.append(f"### {markdown_text(label)}\n\n" + "\n\n".join(
+            markdown_text(x) for x in lines))
+    how = (f"From the simultaneous rank sets (Mogstad, Romano, Shaikh & Wilhelm 2023) at "
+           f"level alpha* = {rep['alpha']:g}: a tier ends where every alternative above is "
+           f"shown ahead of every one below, all pairs at once (max-t step-down over the "
+           f"mean within-{unit} ranks, bootstrap over the {unit}s). {unit.capitalize()}s to "
+           f"add: after them the same test shows the cut with probability 0.8 in a "
+           "predictive simulation (effects drawn given the data, future "
+           f"{unit}s drawn, the test re-run).")
+    return _Section("tiers", "Tiers", how, "".join(html), "\n\n".join(md))
+
+
+_SECTIONS = (_answer_section, _plan_section, _tiers_section, _classical_section,
+             _beyond_section, _nstar_section, _data_section)
 
 
 # ---- the entry point ---------------------------------------------------------------------
@@ -857,7 +887,8 @@ def report(
     """Analyse a study end to end and return the answer as one page.
 
     The sections, in order: the answer (:func:`genexpy_nb.conclusions`), what to run next
-    (:func:`genexpy_nb.plan`), the classical tests
+    (:func:`genexpy_nb.plan`), the tiers and what would split them
+    (:func:`genexpy_nb.tiers`), the classical tests
     (:func:`genexpy_nb.significance.compare`, per configuration), rank probabilities and
     intervals (:func:`genexpy_nb.rank_probabilities`) with robust aggregates and, given a
     ``rope``, the Bayesian signed-rank test against the best, the paper's n* per research
@@ -922,7 +953,7 @@ def report(
     >>> page = report(df, alternatives="model", target="acc", generalize="dataset",
     ...               higher_is_better=True, rep=20, seed=0, progress=False)
     >>> page.answer()["members"].to_list(), len(page.sections)
-    ([['a']], 6)
+    ([['a']], 7)
     """
     from ._progress import tqdm
     from .generalizability import analyze, conclusions
@@ -986,4 +1017,4 @@ def report(
         seed=seed, unit=unit, replicate_spread=parts.get("replicate_spread"),
         aggregates=_section_frame(study, parts["aggregates"], "aggregates"),
         bayesian=_section_frame(study, parts["bayesian"], "bayesian_signed_rank"), rope=rope,
-        missing=missing)
+        missing=missing, tiers=parts.get("tiers"))

@@ -416,7 +416,8 @@ def _check_frame(df: pl.DataFrame) -> None:
 
 def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | None = None,
                         alpha: float | None = None, level: float | None = None,
-                        max_items: int = 12, where: str | None = None) -> ConclusionsSummary:
+                        max_items: int = 12, where: str | None = None,
+                        tiers: Any = None) -> ConclusionsSummary:
     """Say, per configuration, what a study concludes and whether each conclusion holds.
 
     The best alternative, the top group(s), the pairs (counted, then listed: settled,
@@ -442,6 +443,9 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
         The most pairs listed per verdict and configuration; the others are counted.
     where : str, optional
         Where the full frame was written (said below the sentences), if anywhere.
+    tiers : polars.DataFrame, optional
+        The frame of :func:`~genexpy_nb.tiers` of the same study: each configuration then
+        also says its tiers and the {unit}s that would split each one.
 
     Returns
     -------
@@ -480,6 +484,8 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
     for cid in dict.fromkeys(df["config_id"].to_list()):
         rows = list(df.filter(pl.col("config_id") == cid).iter_rows(named=True))
         sections.append(_section(rows, design, w, max_items))
+        if tiers is not None:
+            sections[-1].lines.extend(tier_lines(tiers, cid, w.unit, w.units, max_items))
     heading = (f"Do the study's conclusions hold? Each conclusion (the best, the top group, "
                f"each pair, the order) comes from the mean ranks over the {w.units}, as in a "
                f"critical-difference diagram. n*: the {w.units} two independent studies need "
@@ -503,3 +509,56 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
     if where:
         footer.append(f"All conclusions ({plural(df.height, 'row')}): {where}")
     return ConclusionsSummary(frame=frame, sections=sections, heading=heading, footer=footer)
+
+
+def tier_lines(tiers: Any, config_id: Any, unit: str, units: str, max_items: int = 12
+               ) -> list[str]:
+    """Sentences about one configuration's tiers and what would split them (gx.tiers).
+
+    Parameters
+    ----------
+    tiers : polars.DataFrame
+        The frame of :func:`~genexpy_nb.tiers`.
+    config_id : int
+        The configuration.
+    unit, units : str
+        What a condition is called, singular and plural.
+    max_items : int
+        The most cuts listed; the others are counted.
+
+    Returns
+    -------
+    list of str
+    """
+    t = to_polars(tiers, "tiers").filter(pl.col("config_id") == config_id).sort("after")
+    if t.height == 0:
+        return []
+    groups: list[list[str]] = [[t["above"][0]]]
+    for r in t.iter_rows(named=True):
+        if r["split"]:
+            groups.append([])
+        groups[-1].append(r["below"])
+    level = float(t["level"][0])
+    out = [f"Tiers ({level:.0%} for all alternatives at once): "
+           + " | ".join(", ".join(g) for g in groups) + "."]
+    plan = [r for r in t.iter_rows(named=True) if r["more"] is not None]
+    plan.sort(key=lambda r: r["more"])
+    for r in plan[:max_items]:
+        hi = r["more_hi"]
+        span = (f"{r['more_lo']:.0f}-{hi:.0f}" if hi is not None and math.isfinite(hi)
+                else f"{r['more_lo']:.0f} or more")
+        out.append(f"To split {r['above']} from {r['below']}: {r['more']} more {units} "
+                   f"(the same test then shows it with probability {r['assurance']:g}, "
+                   f"estimated {r['assurance_at_more']:.2f} ± {r['mc_error']:.2f}; "
+                   f"90 % of simulated futures show it after {span} {units}).")
+    if len(plan) > max_items:
+        out.append(f"{len(plan) - max_items} more cuts need more {units} (see the frame).")
+    open_ = t.filter(pl.col("verdict") == "unsure").height
+    tied = t.filter(pl.col("verdict") == "tied").height
+    if open_:
+        out.append(f"{open_} cut(s) inside the tiers: unsure (the direction is not settled; "
+                   "the data are compatible with no difference).")
+    if tied:
+        out.append(f"{tied} cut(s) between alternatives with equal ranks in every {unit}: "
+                   "no number of them splits those.")
+    return out
