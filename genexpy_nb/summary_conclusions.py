@@ -539,7 +539,7 @@ def tier_lines(tiers: Any, config_id: Any, unit: str, units: str, max_items: int
             groups.append([])
         groups[-1].append(r["below"])
     level = float(t["level"][0])
-    out = [f"Tiers ({level:.0%} for all alternatives at once): "
+    out = [f"Tiers ({level * 100:g} % for all alternatives at once): "
            + " | ".join(", ".join(g) for g in groups) + "."]
     plan = [r for r in t.iter_rows(named=True) if r["more"] is not None]
     plan.sort(key=lambda r: r["more"])
@@ -549,8 +549,8 @@ def tier_lines(tiers: Any, config_id: Any, unit: str, units: str, max_items: int
                 else f"{r['more_lo']:.0f} or more")
         out.append(f"To split {r['above']} from {r['below']}: {r['more']} more {units} "
                    f"(the same test then shows it with probability {r['assurance']:g}, "
-                   f"estimated {r['assurance_at_more']:.2f} ± {r['mc_error']:.2f}; "
-                   f"90 % of simulated futures show it after {span} {units}).")
+                   f"estimated {r['assurance_at_more']:.2f} ± {r['mc_error']:.2f}; in 90 % "
+                   f"of simulated futures it first shows after {span} more {units}).")
     if len(plan) > max_items:
         out.append(f"{len(plan) - max_items} more cuts need more {units} (see the frame).")
     open_ = t.filter(pl.col("verdict") == "unsure").height

@@ -97,8 +97,9 @@ def rank_sets_chart(frame: Any, *, config_id: Any = None, width: int = WIDTH,
         ch(alt.X, "lo", "Q", scale=x_scale), ch(alt.X2, "hi"), y, tooltip=tips)
     dots = alt.Chart().mark_point(filled=True, color="black", size=40).encode(
         ch(alt.X, "place", "Q", scale=x_scale), y, tooltip=tips)
-    what = (f"{level:.0%} sets of places that hold for all entries at once"
-            if simultaneous else f"{level:.0%} sets of places, each for its own entry alone")
+    what = (f"{level * 100:g} % sets of places that hold for all entries at once"
+            if simultaneous else f"{level * 100:g} % sets of places, each for its own entry "
+                                 "alone")
     sub = [what + (" (shaded bands: tiers)" if has_tier else "")]
     if dropped:
         sub.append(f"{dropped} unreliable model(s) left out (no place)")

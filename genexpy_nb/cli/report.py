@@ -72,7 +72,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         from ..summary_conclusions import conclusions_summary
 
         say(page.policy)
-        print(conclusions_summary(page.conclusions, unit=page.unit).to_text())
+        print(conclusions_summary(page.conclusions, unit=page.unit, tiers=page.tiers).to_text())
         say(f"wrote {len(paths)} files to {out}/ in {time.perf_counter() - t0:.1f} s: "
             "open report.html (it works offline)")
     return EXIT_OK

@@ -241,7 +241,7 @@ def rank_sets_section(comparison: Any, *, level: float = 0.95, reps: int = 2000,
     missing = int(np.isnan(comparison.values).sum())
     why = (f" The {missing} missing result(s) count as the worst of their block here."
            if missing else "")
-    text = (f"Places each alternative can hold, {level:.0%} for all alternatives at once "
+    text = (f"Places each alternative can hold, {level * 100:g} % for all alternatives at once "
             f"(simultaneous rank sets: Mogstad, Romano, Shaikh & Wilhelm 2023, from the "
             f"mean within-block ranks, {reps} bootstrap resamples of the {comparison.n_blocks}"
             " blocks). A tier ends where every alternative above is shown ahead of every "
@@ -259,7 +259,7 @@ def _rank_sets_line(sets: pl.DataFrame) -> str:
     groups = [", ".join(plain(a) for a in g["alternative"].to_list())
               for _, g in sets.group_by("tier", maintain_order=True)]
     level = float(sets["level"][0])
-    return (f"Tiers ({level:.0%} simultaneous rank sets, all alternatives at once): "
+    return (f"Tiers ({level * 100:g} % simultaneous rank sets, all alternatives at once): "
             + " | ".join(groups))
 
 
