@@ -42,8 +42,8 @@ from scipy.special import ndtr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from genexpy_nb.leaderboards._stepdown import ahead_matrix, places  # noqa: E402
-from genexpy_nb.leaderboards.sets import (  # noqa: E402
+from genexpy_nb.leaderboards._stepdown import ahead_matrix, places
+from genexpy_nb.leaderboards.sets import (
     doubled_midranks,
     family,
     marginal_rejections,

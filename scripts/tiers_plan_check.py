@@ -33,9 +33,9 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import genexpy_nb as gx  # noqa: E402
-from genexpy_nb.leaderboards._stepdown import kth_index, t_rescale  # noqa: E402
-from genexpy_nb.leaderboards.sets import family  # noqa: E402
+import genexpy_nb as gx
+from genexpy_nb.leaderboards._stepdown import kth_index, t_rescale
+from genexpy_nb.leaderboards.sets import family
 
 
 def frame(scores: np.ndarray, start: int = 0) -> pl.DataFrame:

@@ -9,11 +9,12 @@ thousands of predictive draws. Each pair p = (i, j) carries two one-sided hypoth
 "j is not ahead of i" (bit 1, rejected when ``Z[r, p] > c``) and "i is not ahead of j"
 (bit 2, rejected when ``-Z[r, p] > c``). The critical value ``c`` of a step is the ``kth``
 order statistic over the draws b of the largest bootstrap statistic among the hypotheses
-still standing (``G[b, p]`` for bit 1, ``-G[b, p]`` for bit 2), floored at 0; the step repeats until it
-rejects nothing new. The largest standing statistic of a draw is found from the draw's
-hypotheses sorted by ``|G|`` (``order``, its first L): the first whose sign matches a
-standing hypothesis is the largest, so a step costs a few entries per draw instead of all
-pairs (all pairs are scanned only when none of the L matches). The naive twin,
+still standing (``G[b, p]`` for bit 1, ``-G[b, p]`` for bit 2), floored at 0; the step
+repeats until it rejects nothing new. The largest standing statistic of a draw is found
+from the draw's hypotheses sorted by ``|G|`` (``order``, its first L): the first whose sign
+matches a standing hypothesis is the largest, so a step costs a few entries per draw
+instead of all pairs (all pairs are scanned only when none of the L matches). The first
+step's critical value is the same for every row, computed once. The naive twin,
 ``tests/naive.py::stepdown``, scans every hypothesis at every step.
 
 ``bt_fit_rows``: the Bradley-Terry maximum-likelihood fit of many replicates of pair counts
@@ -34,7 +35,7 @@ from . import jit_exact
 
 @jit_exact
 def _critical(G, order, live, kth, cgrid, cmap, m):
-    """The critical value of one step: the kth of the draws' largest standing statistics."""
+    """Return one step's critical value: the kth of the draws' largest standing statistics."""
     B, P = G.shape
     L = order.shape[1]
     for b in range(B):
@@ -263,6 +264,8 @@ def bt_fit_rows(pi, pj, W, Nn, beta0, ridge, center, tol, max_iter, out, iters, 
                 for a in range(K):
                     for b in range(K):
                         H[a, b] += 1.0 / K
+            for k in range(K):  # a damped step: solvable on any graph, same fixed point
+                H[k, k] += 1e-10 * (1.0 + H[k, k])
             step = np.linalg.solve(H, g)
             t = 1.0
             while True:

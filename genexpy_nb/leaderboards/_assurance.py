@@ -38,7 +38,7 @@ _BLOCK_WORK = 2_000_000
 
 
 def shrinkage_factor(x: np.ndarray) -> float:
-    """The empirical-Bayes factor B in [0, 1] of a study's mean-rank effects.
+    """Return the empirical-Bayes factor B in [0, 1] of a study's mean-rank effects.
 
     Parameters
     ----------
@@ -138,7 +138,7 @@ class PredictiveModel:
         return self._chi[k]
 
     def at(self, k: int, rows: slice = slice(None)) -> FutureTable:
-        """The simulated whole table at N + k conditions (draws ``rows``), k >= 1."""
+        """Return the simulated whole table at N + k conditions (draws ``rows``), k >= 1."""
         N = self.N
         n = N + k
         f = self.post[rows] + self.e2[rows] / math.sqrt(k)

@@ -282,7 +282,7 @@ def strongly_connected(pi: np.ndarray, pj: np.ndarray, W: np.ndarray, Nn: np.nda
 
 def core_models(pi: np.ndarray, pj: np.ndarray, W: np.ndarray, Nn: np.ndarray,
                 battles: np.ndarray, min_battles: int) -> tuple[np.ndarray, list[str]]:
-    """The reliable models: enough battles, in the largest strongly connected part.
+    """Find the reliable models: enough battles, in the largest strongly connected part.
 
     Returns
     -------
@@ -682,7 +682,7 @@ def bradley_terry(
 
 def _fit_core(pi: np.ndarray, pj: np.ndarray, W: np.ndarray, Nn: np.ndarray,
               keep: np.ndarray) -> np.ndarray:
-    """The maximum-likelihood fit of the reliable models (mean 0), the others shrunk."""
+    """Fit the reliable models by maximum likelihood (mean 0), the others shrunk."""
     K = keep.size
     beta = np.zeros(K)
     idx = np.flatnonzero(keep)

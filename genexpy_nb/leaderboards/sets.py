@@ -27,7 +27,6 @@ those with ``rank_lo <= k``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -264,7 +263,7 @@ def check_reps(reps: Any, K: int, N: int) -> int:
 
 
 def samples_of(study: Any, config_id: Any, func: str) -> list[Any]:
-    """The configurations to analyse: one (``config_id``) or all."""
+    """Return the configurations to analyse: one (``config_id``) or all."""
     if not hasattr(study, "samples") or not hasattr(study, "sample"):
         raise GenexpyInputError(
             f"{func} takes a genexpy_nb.Study; build one with gx.Study(df, alternatives=..., "

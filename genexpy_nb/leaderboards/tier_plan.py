@@ -67,7 +67,7 @@ _CGRID = np.linspace(0.0, 60.0, 3001)
 
 
 def _cut_event(fam: Family, todo: np.ndarray) -> Callable[[FutureTable], np.ndarray]:
-    """The family test at N + k on a simulated table: which of the cuts ``todo`` it shows."""
+    """Build the family test at N + k on a simulated table: which cuts ``todo`` it shows."""
     K, N = fam.K, fam.N
     pos = np.empty(K, dtype=np.int64)
     pos[fam.order] = np.arange(K)
@@ -92,7 +92,7 @@ def pooled_pairs(var: np.ndarray) -> np.ndarray:
 
 
 def _settled(fam: Family) -> np.ndarray:
-    """Per pair: does its 90 % interval of the mean-rank difference exclude 0?"""
+    """Say per pair whether its 90 % interval of the mean-rank difference excludes 0."""
     from scipy.special import stdtrit
 
     N = fam.N

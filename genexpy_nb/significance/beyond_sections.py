@@ -195,7 +195,7 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
 
 def rank_sets_section(comparison: Any, *, level: float = 0.95, reps: int = 2000,
                       seed: int = 0) -> ReportSection:
-    """The places each alternative can hold, for all at once, and the tiers, as a section.
+    """Say which places each alternative can hold, all at once, and the tiers, as a section.
 
     From the comparison's own blocks (after averaging and the missing-results policy; a
     result still missing is the worst of its block, the rank sets comparing whole rankings):

@@ -155,7 +155,7 @@ def test_never_wider_than_bonferroni_of_the_same_draws(level):
         cand = np.sort(np.abs(G).ravel())
         lo, hi = 0, cand.size - 1  # the tails' sum falls as c grows: bisection
 
-        def tail(c):
+        def tail(c, G=G):
             return (G > c).mean(axis=0).sum() + (-G > c).mean(axis=0).sum()
 
         while lo < hi:

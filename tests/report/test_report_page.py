@@ -354,7 +354,7 @@ def test_cli_report_on_a_small_study_loads_no_numba(tmp_path):
 
 
 def test_tiers_section_agrees_with_gx_tiers(example_page):
-    """The page's tiers are gx.tiers' with the page's seed and alpha*, in words per configuration."""
+    """The page's tiers are gx.tiers' (the page's seed and alpha*), in words per configuration."""
     page = example_page
     sec = next(s for s in page.sections if s.key == "tiers")
     want = gx.tiers(page.study, level=page.alpha, seed=page.seed, progress=False)
