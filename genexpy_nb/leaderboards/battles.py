@@ -650,10 +650,12 @@ def bradley_terry(
     >>> import polars as pl, genexpy_nb as gx
     >>> log = pl.DataFrame({"model_a": ["x", "x", "y", "z"] * 30,
     ...                     "model_b": ["y", "z", "z", "x"] * 30,
-    ...                     "winner": ["model_a", "model_a", "tie", "model_b"] * 30})
+    ...                     "winner": ["model_a", "model_b", "tie", "model_a"] * 30})
     >>> bt = gx.bradley_terry(log, reps=0)
     >>> bt.select("model", "battles", "reliable").rows()
-    [('x', 90, True), ('y', 60, True), ('z', 90, True)]
+    [('z', 90, True), ('x', 90, True), ('y', 60, True)]
+    >>> round(bt["rating"][0] - bt["rating"][1])  # z beats x 2 to 0 in every 4 battles
+    254
     """
     level = check_probability("level", level)
     reps = _check_options(reps, scale, min_battles, simultaneous)
