@@ -850,7 +850,10 @@ def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
            f"mean within-{unit} ranks, bootstrap over the {unit}s). {unit.capitalize()}s to "
            f"add: after them the same test shows the cut with probability 0.8 in a "
            "predictive simulation (effects drawn given the data, future "
-           f"{unit}s drawn, the test re-run).")
+           f"{unit}s drawn, the test re-run). A tier is one statement about every "
+           "alternative at once: a pair the answer above calls settled (judged among the "
+           "pairs with Holm's correction) can sit inside one tier, because a cut needs every "
+           "pair across it shown together.")
     return _Section("tiers", "Tiers", how, "".join(html), "\n\n".join(md))
 
 
