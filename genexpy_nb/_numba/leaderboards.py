@@ -101,7 +101,7 @@ def stepdown_rows(Z, G, order, kth, cgrid, cmap, live0, out, r0, r1):
     live = np.empty(P, np.uint8)
     nlive0 = 0
     for p in range(P):
-        nlive0 += (live0[p] & 1) + ((live0[p] >> 1) & 1)
+        nlive0 += int(live0[p] & 1) + int((live0[p] >> 1) & 1)
     # the first step's critical value is the same for every row: computed once
     c0 = _critical(G, order, live0, kth, cgrid, cmap, m)
     for r in range(r0, r1):
