@@ -105,9 +105,13 @@ def main() -> int:
     ap.add_argument("--max-factor", type=float, default=4.0,
                     help="skip cuts asking for more than this many times N")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default=None, help="K:N:gap scenarios, comma-separated")
     a = ap.parse_args()
     grid = [(6, 15, 0.25)] if a.quick else [(6, 15, 0.25), (6, 30, 0.15), (12, 20, 0.2),
                                             (12, 40, 0.1)]
+    if a.only:
+        grid = [(int(k), int(n), float(g)) for k, n, g in
+                (x.split(":") for x in a.only.split(","))]
     for K, N, gap in grid:
         t = time.time()
         r = run(K, N, gap, 5 if a.quick else a.studies, a.max_factor, seed=0)
