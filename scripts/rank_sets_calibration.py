@@ -14,6 +14,8 @@ studies, it records:
 * the mean width of the sets, and of the Bonferroni projection of one-sided paired t-tests
   on the midrank differences (level (1 - level) / (K (K - 1)) each), its joint coverage,
   and the share of studies in which every simultaneous set is no wider than Bonferroni's;
+* with ``--battles``, the joint coverage of ``gx.bradley_terry``'s rank sets on battle logs
+  drawn from known log-strengths (tiers of equal strengths), simultaneous and marginal;
 * with ``--csranks`` (R and the csranks package installed), the sets of csranks (Mogstad,
   Romano, Shaikh & Wilhelm's implementation: a parametric bootstrap from the estimates and
   their covariance ``cov(midranks) / N``) on the same studies: their width and coverage.
@@ -174,9 +176,14 @@ def main() -> int:
                     help="an R library folder holding csranks (and jsonlite)")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=None, help="write the rows as JSON lines here")
+    ap.add_argument("--battles", action="store_true",
+                    help="only the check of Bradley-Terry's rank sets on battle logs")
     ap.add_argument("--sizes", default=None,
                     help="K:N pairs to run, comma-separated (e.g. 20:30,20:100)")
     a = ap.parse_args()
+    if a.battles:
+        print(json.dumps(battles_check(logs=20 if a.quick else 200)), flush=True)
+        return 0
     grid = ([(5, 10), (10, 30)] if a.quick else
             [(5, 10), (5, 30), (10, 10), (10, 30), (10, 100), (20, 30), (20, 100)])
     if a.sizes:
@@ -198,6 +205,42 @@ def main() -> int:
     print(f"lowest joint coverage of the simultaneous sets: {low:.3f} (level {a.level}, "
           f"Monte Carlo error {rows[0]['mc_error']:.3f})")
     return 0
+
+
+
+def battles_check(logs: int = 100, K: int = 10, n: int = 3000, reps: int = 500,
+                  level: float = 0.95, seed: int = 0) -> dict:
+    """Joint coverage of gx.bradley_terry's rank sets on battle logs with known strengths.
+
+    Log-strengths in tiers of equal values (0, 0, 0, 0.3, 0.3, 0.3, 0.6, ...), random pairs,
+    a tie in 10 % of the battles; the true place of a model is 1 + the number of strictly
+    stronger ones.
+    """
+    import polars as pl
+
+    import genexpy_nb as gx
+
+    beta = np.repeat(np.arange((K + 2) // 3), 3)[:K] * 0.3
+    true = 1 + (beta[None, :] > beta[:, None]).sum(axis=1)
+    names = [f"m{i:02d}" for i in range(K)]
+    rng = np.random.default_rng([seed, K, n])
+    joint = {True: 0, False: 0}
+    for s in range(logs):
+        a = rng.integers(0, K, n)
+        b = (a + rng.integers(1, K, n)) % K
+        p = 1 / (1 + np.exp(-(beta[a] - beta[b])))
+        u = rng.random(n)
+        w = np.where(u < 0.9 * p, "model_a", np.where(u < 0.9, "model_b", "tie"))
+        df = pl.DataFrame({"model_a": [names[i] for i in a], "model_b": [names[i] for i in b],
+                           "winner": w})
+        for sim in joint:
+            bt = gx.bradley_terry(df, reps=reps, seed=s, level=level, simultaneous=sim,
+                                  progress=False).sort("model")
+            lo, hi = bt["rank_lo"].to_numpy(), bt["rank_hi"].to_numpy()
+            joint[sim] += bool(np.all((lo <= true) & (true <= hi)))
+    return {"battles": n, "K": K, "logs": logs, "joint_simultaneous": joint[True] / logs,
+            "joint_marginal": joint[False] / logs,
+            "mc_error": math.sqrt(level * (1 - level) / logs)}
 
 
 if __name__ == "__main__":
