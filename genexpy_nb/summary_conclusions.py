@@ -548,9 +548,10 @@ def tier_lines(tiers: Any, config_id: Any, unit: str, units: str, max_items: int
         span = (f"{r['more_lo']:.0f}-{hi:.0f}" if hi is not None and math.isfinite(hi)
                 else f"{r['more_lo']:.0f} or more")
         out.append(f"To split {r['above']} from {r['below']}: {r['more']} more {units} "
-                   f"(the same test then shows it with probability {r['assurance']:g}, "
-                   f"estimated {r['assurance_at_more']:.2f} ± {r['mc_error']:.2f}; in 90 % "
-                   f"of simulated futures it first shows after {span} more {units}).")
+                   f"(the same test then shows it with predicted probability "
+                   f"{r['assurance_at_more']:.2f} ± {r['mc_error']:.2f}, the target "
+                   f"{r['assurance']:g}; in 90 % of simulated futures it first shows after "
+                   f"{span} more {units}).")
     if len(plan) > max_items:
         out.append(f"{len(plan) - max_items} more cuts need more {units} (see the frame).")
     open_ = t.filter(pl.col("verdict") == "unsure").height
