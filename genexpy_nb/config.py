@@ -3,7 +3,7 @@
 Every kernel in :mod:`genexpy_nb._numba` is compiled by one of its two decorators,
 :func:`~genexpy_nb._numba.jit_fast` (the :data:`FASTMATH` flags below) or
 :func:`~genexpy_nb._numba.jit_exact` (strict IEEE arithmetic: the trimmed-KS, aggregates,
-studentized-range and conclusions kernels, see there); both cache as :data:`NUMBA_CACHE` says.
+studentized-range and conclusions kernels, see there); both cache as :func:`numba_cache` says.
 """
 
 from __future__ import annotations
@@ -19,8 +19,41 @@ from collections.abc import Iterator
 #: wrong answer). Same policy as STUMPY's ``STUMPY_FASTMATH_FLAGS``.
 FASTMATH: set[str] = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
-#: cache compiled kernels on disk (cold start on Binder matters).
-NUMBA_CACHE: bool = os.environ.get("GENEXPY_NB_NUMBA_CACHE", "1") != "0"
+#: the boolean environment variables the package reads (read by
+#: :func:`genexpy_nb._validation.env_flag`: 1/true/yes/on, 0/false/no/off, else an error):
+#: the traceback of an unexpected error on the command line, numba's disk cache, progress
+#: bars (unset: where a terminal or a notebook shows them)
+BOOLEAN_VARIABLES: tuple[str, ...] = ("GENEXPY_NB_DEBUG", "GENEXPY_NB_NUMBA_CACHE",
+                                      "GENEXPY_NB_PROGRESS")
+
+
+def numba_cache() -> bool:
+    """Say whether compiled kernels are cached on disk (cold start on Binder matters).
+
+    True unless ``GENEXPY_NB_NUMBA_CACHE`` is false (``0``, ``false``, ``no``, ``off``).
+
+    Returns
+    -------
+    bool
+    """
+    from ._validation import env_flag
+
+    return bool(env_flag("GENEXPY_NB_NUMBA_CACHE", True))
+
+
+def check_environment() -> None:
+    """Check every boolean environment variable of the package (a clear error, named).
+
+    Raises
+    ------
+    GenexpyInputError
+        When one of :data:`BOOLEAN_VARIABLES` holds a value that is not a boolean word.
+    """
+    from ._validation import env_flag
+
+    for name in BOOLEAN_VARIABLES:
+        env_flag(name, None)
+
 
 
 def numba_cache_dir() -> str:
@@ -178,7 +211,7 @@ def force_route(route: str | None = None, **bounds: float) -> Iterator[Routes]:
     """Force a route for the duration of a ``with`` block, then restore the bounds.
 
     ``route="numba"`` sends every computation to its compiled kernel, even on tiny inputs
-    (what :func:`genexpy_nb.precompile.precompile` needs); ``route="numpy"`` keeps every
+    (what :func:`genexpy_nb.example.precompile.precompile` needs); ``route="numpy"`` keeps every
     computation on NumPy where it has a NumPy path; ``bounds`` set single fields of
     :class:`Routes` by name (after ``route``). Not thread-safe: for tests, benchmarks and
     the precompilation, while nothing else runs.

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .._validation import GenexpyInputError
+from .._validation import GenexpyInputError, require_role_columns
 
 if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
     import polars as pl
@@ -27,6 +27,9 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_BUG",
     "say",
+    "answer",
+    "encodable_streams",
+    "debug_asked",
     "one_line",
     "caller_words",
     "command_flags",
@@ -38,9 +41,9 @@ __all__ = [
     "positive_int",
     "probability",
     "fraction",
+    "non_negative",
     "check_parent",
     "no_nulls",
-    "require_options",
     "direction",
     "add_direction",
     "check_out_file",
@@ -64,6 +67,65 @@ def say(msg: str = "") -> None:
     from .._escape import terminal_text
 
     print("\n".join(terminal_text(line) for line in str(msg).split("\n")), file=sys.stderr)
+
+
+def answer(msg: str = "") -> None:
+    """Print the answer on stdout, each line through the terminal's escaping door.
+
+    Like :func:`say`: a name from the data cannot send an escape sequence or a
+    bidirectional override to the terminal.
+    """
+    from .._escape import terminal_text
+
+    print("\n".join(terminal_text(line) for line in str(msg).split("\n")))
+
+
+#: characters the package prints: a stream that cannot encode them writes ASCII instead
+_OWN_CHARACTERS = "\u2014\u2013\u00d7\u2265\u03b1\u00b1\u2192\u2026"
+
+
+@contextlib.contextmanager
+def encodable_streams() -> Iterator[None]:
+    r"""Let stdout and stderr write any text, whatever their encoding.
+
+    A stream whose encoding cannot write the package's own characters (``PYTHONIOENCODING=
+    ascii``, a latin-1 terminal, ``LANG=C`` on old systems) writes, for each character it
+    cannot encode, its ASCII rendering (:func:`genexpy_nb._escape.ascii_text`: ``—`` as
+    ``--``, ``α`` as ``alpha``, a name's other characters as ``\u`` escapes) instead of
+    ending the command in a ``UnicodeEncodeError``. The streams are set back afterwards.
+    """
+    from .._escape import ASCII_ERRORS
+
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        enc = getattr(stream, "encoding", None)
+        if not enc or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            _OWN_CHARACTERS.encode(enc)
+        except UnicodeEncodeError:
+            changed.append((stream, stream.errors))
+            stream.reconfigure(errors=ASCII_ERRORS)
+        except LookupError:  # pragma: no cover - an encoding Python does not know
+            continue
+    try:
+        yield
+    finally:
+        for stream, errors in changed:
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=errors)
+
+
+def debug_asked(args: argparse.Namespace | None = None) -> bool:
+    """Say whether the traceback of an unexpected error is asked for.
+
+    ``--debug``, or ``GENEXPY_NB_DEBUG`` set to a true value (``1``, ``true``, ``yes``,
+    ``on``; ``0``, ``false``, ``no``, ``off`` and empty are false; anything else is an
+    error that names the variable).
+    """
+    from .._validation import env_flag
+
+    return bool(getattr(args, "debug", False)) or env_flag("GENEXPY_NB_DEBUG", False)
 
 
 @contextlib.contextmanager
@@ -187,52 +249,35 @@ def kernel_question(text: str):
         raise argparse.ArgumentTypeError(caller_words(exc)) from None
 
 
-def positive_int(text: str) -> int:
-    """Parse a whole number of at least 1 (an argparse type).
+def _number_type(name: str, convert: Callable[[str], float], ok: Callable[[float], bool],
+                 number: str, expected: str) -> Callable[[str], Any]:
+    """Return an argparse type: ``convert`` reads the text and ``ok`` accepts the number."""
+    def parse(text: str) -> Any:
+        try:
+            v = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {number}, got {text!r}") from None
+        if not ok(v):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {v}")
+        return v
 
-    Parameters
-    ----------
-    text : str
-        The option's value.
-
-    Returns
-    -------
-    int
-        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
-    """
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {v}")
-    return v
+    parse.__name__ = parse.__qualname__ = name
+    parse.__doc__ = f"Parse {expected} (an argparse type)."
+    return parse
 
 
-def probability(text: str) -> float:
-    """Parse a number strictly between 0 and 1 (an argparse type).
-
-    Parameters
-    ----------
-    text : str
-        The option's value.
-
-    Returns
-    -------
-    float
-        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
-    """
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {v}")
-    return v
+#: argparse types: a whole number of at least 1, a number strictly between 0 and 1, a
+#: number in [0, 1]
+positive_int = _number_type("positive_int", int, lambda v: v >= 1, "a whole number",
+                            "a positive whole number")
+probability = _number_type("probability", float, lambda v: 0.0 < v < 1.0, "a number",
+                           "a number strictly between 0 and 1")
+fraction = _number_type("fraction", float, lambda v: 0.0 <= v <= 1.0, "a number",
+                        "a number in [0, 1]")
 
 
-def fraction(text: str) -> float:
-    """Parse a number in [0, 1] (an argparse type).
+def non_negative(text: str) -> float:
+    """Parse a finite number >= 0 (an argparse type): a width, a tolerance.
 
     Parameters
     ----------
@@ -244,12 +289,14 @@ def fraction(text: str) -> float:
     float
         The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
     """
+    import math
+
     try:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {v}")
+    if not (math.isfinite(v) and v >= 0.0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
     return v
 
 
@@ -298,14 +345,28 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
 # ---- reading tables --------------------------------------------------------------------
 
 
-def read_table(path: str) -> pl.DataFrame:
+#: the options naming the columns of names (alternatives, conditions, replicates, filters)
+_NAME_OPTIONS = ("alternatives", "generalize", "blocks", "design", "average_over")
+
+
+def read_table(path: str, args: argparse.Namespace | None = None) -> pl.DataFrame:
     """Read a results table from ``.parquet``, ``.csv`` or ``.tsv``.
 
-    Every failure is a clear error (:func:`genexpy_nb.data.read_results`).
+    Every failure is a clear error (:func:`genexpy_nb.io.public.read_results`). The columns the
+    options of ``args`` name as alternatives, conditions, design factors, replicates and
+    held-constant filters keep the text the file has (``1``, ``1.0`` and ``01`` are three
+    alternatives, not one number); the target is read as numbers.
     """
-    from ..data import read_results
+    from ..io.public import read_results
 
-    return read_results(path)
+    names: list[str] = []
+    for opt in _NAME_OPTIONS:
+        value = getattr(args, opt, None)
+        names += [value] if isinstance(value, str) and opt == "alternatives" else (
+            csv_list(value) if isinstance(value, str) else [])
+    names += [c for c, _ in (getattr(args, "held_constant", None) or [])]
+    target = getattr(args, "target", None)
+    return read_results(path, keep_text=[c for c in names if c != target])
 
 
 def no_nulls(df, columns: list[str]) -> None:
@@ -317,20 +378,11 @@ def no_nulls(df, columns: list[str]) -> None:
                                     "rows); fill or drop those rows.")
 
 
-def require_options(df, columns: dict[str, list[str]]) -> None:
-    """Every column named by an option is in the table; the error names the option."""
-    for option, cols in columns.items():
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise GenexpyInputError(
-                f"{option}: column(s) {missing} not in the table; its columns are "
-                f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
-
-
 def check_role_columns(df, args: argparse.Namespace) -> None:
     """Check the columns of the table roles (``nstar``, ``report``) before the analysis runs.
 
-    Every column an option names is in the table (:func:`require_options`), and the factor
+    Every column an option names is in the table
+    (:func:`~genexpy_nb._validation.require_role_columns`), and the factor
     columns name a level in every row (:func:`no_nulls`).
 
     Parameters
@@ -342,11 +394,11 @@ def check_role_columns(df, args: argparse.Namespace) -> None:
         :func:`genexpy_nb.cli._options.add_table_roles`.
     """
     held = args.held_constant or []
-    require_options(df, {"--alternatives": [args.alternatives], "--target": [args.target],
-                         "--generalize": csv_list(args.generalize),
-                         "--design": csv_list(args.design),
-                         "--average-over": csv_list(args.average_over),
-                         "--held-constant": [c for c, _ in held]})
+    require_role_columns(df, {"--alternatives": [args.alternatives], "--target": [args.target],
+                              "--generalize": csv_list(args.generalize),
+                              "--design": csv_list(args.design),
+                              "--average-over": csv_list(args.average_over),
+                              "--held-constant": [c for c, _ in held]})
     no_nulls(df, [args.alternatives, *csv_list(args.generalize), *csv_list(args.design),
                   *csv_list(args.average_over)])
 
@@ -399,15 +451,18 @@ def direction(args: argparse.Namespace) -> bool:
     return bool(args.higher_is_better)
 
 
-def add_direction(p: argparse.ArgumentParser) -> None:
+def add_direction(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the required choice ``--higher-is-better`` / ``--lower-is-better`` to a command.
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False where the command reads the direction from the file when it can (``report``
+        on an evaluation output); it then checks the choice itself.
     """
-    g = p.add_mutually_exclusive_group(required=True)
+    g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
                    default=None, help="the target is a score such as accuracy (required: "
                    "this or --lower-is-better)")

@@ -118,30 +118,35 @@ def add_alias(p: argparse.ArgumentParser, action: argparse.Action, *aliases: str
 # ---- the results table and its roles ---------------------------------------------------
 
 
-def add_results(p: argparse.ArgumentParser) -> None:
+def add_results(p: argparse.ArgumentParser, help: str | None = None) -> None:
     """Add the positional results table (``RESULTS``).
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    help : str, optional
+        The argument's help, where the command reads more than a table.
     """
-    p.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
+    p.add_argument("results", help=help or "tidy results table: .parquet, .csv or .tsv")
 
 
-def add_alternatives_target(p: argparse.ArgumentParser) -> None:
+def add_alternatives_target(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add ``--alternatives`` (the compared methods' column) and ``--target`` (the result).
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False where the command can read them from the file (``report`` on an evaluation
+        output).
     """
-    p.add_argument("--alternatives", required=True, help="column of the compared methods")
-    p.add_argument("--target", required=True, help="numeric result column")
+    p.add_argument("--alternatives", required=required, help="column of the compared methods")
+    p.add_argument("--target", required=required, help="numeric result column")
 
 
-def add_factors(p: argparse.ArgumentParser) -> None:
+def add_factors(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the factors of a study: ``--generalize``, ``--design``, ``--average-over``, and more.
 
     ``--held-constant`` is the last.
@@ -150,9 +155,11 @@ def add_factors(p: argparse.ArgumentParser) -> None:
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        Whether ``--generalize`` is required.
     """
     generalize = p.add_argument(
-        "--generalize", required=True,
+        "--generalize", required=required,
         help="generalizability factor(s), comma-separated (e.g. dataset)")
     add_alias(p, generalize, "--blocks")
     p.add_argument("--design", default="", help="design factors, comma-separated")
@@ -188,7 +195,7 @@ def add_held_constant(p: argparse.ArgumentParser) -> None:
                    help="fix a factor to one level (repeatable)")
 
 
-def add_table_roles(p: argparse.ArgumentParser) -> None:
+def add_table_roles(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the table and every role of a study (``nstar``, ``report``).
 
     ``RESULTS``, ``--alternatives``, ``--target``, ``--higher-is-better`` /
@@ -198,11 +205,16 @@ def add_table_roles(p: argparse.ArgumentParser) -> None:
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False for ``report``, which reads the roles of an evaluation output from the file
+        (and checks them itself for a table).
     """
-    add_results(p)
-    add_alternatives_target(p)
-    add_direction(p)
-    add_factors(p)
+    add_results(p, None if required else
+                "a tidy results table (.parquet, .csv, .tsv) with its roles, or an evaluation "
+                "output (a file or a folder) read by its content")
+    add_alternatives_target(p, required)
+    add_direction(p, required)
+    add_factors(p, required)
 
 
 def add_missing_policy(p: argparse.ArgumentParser, unit: str = "condition",
@@ -246,7 +258,7 @@ def add_missing_choice(p: argparse.ArgumentParser, unit: str = "condition") -> N
     unit : str, default "condition"
         What a row of the rankings is called in the command's words (``"block"``).
     """
-    from .._missing import MISSING_HELP, MISSING_POLICIES
+    from ..study._missing import MISSING_HELP, MISSING_POLICIES
 
     p.add_argument("--missing", choices=list(MISSING_POLICIES), default=MISSING_POLICIES[0],
                    help=MISSING_HELP.format(unit=unit))

@@ -15,10 +15,12 @@ from typing import Any
 from .._validation import GenexpyInputError
 from ._checks import (
     EXIT_OK,
+    answer,
     check_out_dir,
     csv_list,
     direction,
     held_levels,
+    non_negative,
     positive_int,
     probability,
     read_table,
@@ -49,9 +51,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
                                 "or pdf (comma-separated), or '' for none.")
     out = check_out_dir(args.out, inputs=[args.results])
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     from .._words import command_line_words
-    from ..significance.compare import compare
+    from ..answers.compare import compare
 
     with command_line_words(), warnings.catch_warnings(record=True):
         # warnings (degenerate data, ...) are in the result's notes, printed below
@@ -68,13 +70,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
             control=args.control, top=args.top,
             held_constant=held_levels(df, args.held_constant or []) or None,
             missing=args.missing, normalize=args.normalize)
-        from ..significance.beyond_sections import (
+        from ..answers.beyond_sections import (
             aggregates_section,
             bayesian_section,
             rank_sets_section,
             summary_lines,
         )
-        from ..significance.paper_table import paper_table_section
+        from ..answers.paper_table import paper_table_section
 
         res = res.with_section(paper_table_section(res))
         if args.bayesian_rope is not None:
@@ -84,7 +86,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if args.rank_sets:
             res = res.with_section(rank_sets_section(res, level=1 - args.alpha, seed=args.seed))
         if not args.quiet:
-            print("\n".join([res.summary(), *summary_lines(res)]))
+            answer("\n".join([res.summary(), *summary_lines(res)]))
         from ..charts.cd_figure import save_comparison
 
         paths = save_comparison(res, out, figures=figs, format=args.format)
@@ -94,20 +96,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``compare`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``compare`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     c = sub.add_parser(
         "compare", formatter_class=formatter,
         help="rank tests over blocks: omnibus test, post-hoc tests, CD diagram, report",
@@ -147,7 +136,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                    help="compare every alternative with this one only (k - 1 tests, "
                         "corrected as a family of k - 1)")
     c.add_argument("--alpha", type=probability, default=0.05, help="significance level")
-    c.add_argument("--bayesian-rope", type=float, default=None, metavar="R",
+    c.add_argument("--bayesian-rope", type=non_negative, default=None, metavar="R",
                    help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
                         "alternative against the best (or --control), with a region of "
                         "practical equivalence of +-R on the scores --normalize chose "

@@ -18,9 +18,11 @@ from typing import Any
 
 from .. import config
 from .._validation import GenexpyInputError
+from ..answers.numbers import seconds, setting
 from ._checks import (
     EXIT_OK,
     alpha_list,
+    answer,
     caller_words,
     check_out_dir,
     check_out_file,
@@ -102,7 +104,7 @@ def _apply_missing(study, missing: str):
     import polars as pl
 
     if missing == "drop-block":
-        from .._missing import drop_incomplete_conditions
+        from ..study._missing import drop_incomplete_conditions
 
         return drop_incomplete_conditions(study)
     return study, pl.DataFrame(schema={"config_id": pl.UInt32, "condition": pl.String})
@@ -113,32 +115,21 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
     The study is checked before the analysis runs; the answer is printed
     (:func:`~genexpy_nb.nstar_summary`), the charts written to ``--figures`` if asked for.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
     """
     from .._io import write_frame
-    from .._missing import refuse_available
+    from ..study._missing import refuse_available
 
     refuse_available(args.missing, "n* (and the conclusions it leads with)")
     out = check_out_file(args.out, inputs=[args.results])
     figures = _figure_dir(args.figures, [args.results], args.out)
     s_alpha, s_delta = answer_thresholds(args)
     concl_path = conclusions_out(args, out, figures)
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     check_role_columns(df, args)
 
     from ..generalizability import analyze
     from ..generalizability.kernels import default_questions
-    from ..study import Study
+    from ..study.core import Study
 
     kernels = args.kernel or default_questions()
     study = Study(
@@ -153,9 +144,9 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     )
     study, dropped = _apply_missing(study, args.missing)
     if not args.quiet:
-        from .._missing import missing_words
-        from ..summary import study_words
-        from ..summary_conclusions import condition_word
+        from ..answers.conclusions import condition_word
+        from ..answers.summary import study_words
+        from ..study._missing import missing_words
 
         unit = condition_word(study)
         say(f"missing results: {missing_words(args.missing, unit)} (--missing {args.missing})"
@@ -169,10 +160,10 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     if not args.quiet:
         say(f"analysed {len(study)} configuration{'s' if len(study) != 1 else ''} x "
              f"{len(kernels)} research question{'s' if len(kernels) != 1 else ''} in "
-             f"{time.perf_counter() - t0:.1f} s")
+             f"{seconds(time.perf_counter() - t0)}")
     write_frame(res, out)
     lead = write_conclusions(study, args, concl_path, s_alpha, s_delta)
-    from ..summary import nstar_summary
+    from ..answers.summary import nstar_summary
 
     methods = res["method"].unique().to_list()
     only_bound = methods == ["bound"]
@@ -184,14 +175,15 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     if not args.quiet:
         if only_bound:
             if lead is not None:
-                print(lead.to_text())
+                answer(lead.to_text())
             say(f"note: only the distribution-free bound was computed (--estimators bound): a "
                  f"worst case, never a verdict; wrote {res.height} rows to {out}")
         else:
-            from ..summary_conclusions import condition_word
+            from ..answers.conclusions import condition_word
 
-            print(nstar_summary(res, s_alpha, s_delta, where=str(out), conclusions=lead,
-                                unit=condition_word(study)).to_text())
+            answer(nstar_summary(res, s_alpha, s_delta, where=str(out), conclusions=lead,
+                                 unit=condition_word(study),
+                                 held_constant=study.held_constant).to_text())
     return EXIT_OK
 
 
@@ -333,38 +325,25 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
         return None
     if alpha <= 0.5:
         if not args.quiet:
-            say(f"note: no conclusions at alpha* = {alpha:g}: two studies agree by chance "
+            say(f"note: no conclusions at alpha* = {setting(alpha)}: two studies agree by chance "
                 "half the time, choose --summary-alpha above 0.5")
         return None
     from .._io import write_frame
+    from ..answers.conclusions import conclusions_summary, condition_word
     from ..generalizability import conclusions
-    from ..summary_conclusions import conclusions_summary, condition_word
 
     frame = conclusions(study, alpha=alpha, delta=delta, top_k=args.top_k, margin=args.margin,
                         budget=args.budget, seed=args.seed)
     write_frame(frame, path)
     return conclusions_summary(frame, unit=condition_word(study), alpha=alpha,
-                               where=str(path))
+                               where=str(path), held_constant=study.held_constant)
 
 
 # ---- the parser ------------------------------------------------------------------------
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``nstar`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``nstar`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     q = sub.add_parser(
         "nstar", formatter_class=formatter,
         help="do a study's conclusions hold, and n* for every configuration",

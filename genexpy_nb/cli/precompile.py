@@ -1,6 +1,6 @@
 """``genexpy-nb precompile``: compile the numba kernels into numba's disk cache, once.
 
-:func:`genexpy_nb.precompile.precompile`, with one line per group of kernels.
+:func:`genexpy_nb.example.precompile.precompile`, with one line per group of kernels.
 """
 
 from __future__ import annotations
@@ -10,27 +10,16 @@ import time
 from typing import Any
 
 from .. import config
-from ._checks import EXIT_OK
+from ._checks import EXIT_OK, answer
 from ._options import add_quiet
 
 __all__ = ["add_parser", "cmd_precompile"]
 
 
 def cmd_precompile(args: argparse.Namespace) -> int:
-    """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
-    """
-    from ..precompile import precompile
+    """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache."""
+    from ..answers.numbers import seconds
+    from ..example.precompile import precompile
 
     t = time.perf_counter()
     res = precompile(progress=not args.quiet)
@@ -39,29 +28,16 @@ def cmd_precompile(args: argparse.Namespace) -> int:
                f"{row['from_cache']} already in the cache" if row["from_cache"] else
                "already loaded")
         nf = row["functions"]
-        print(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
-              f"({row['seconds']:.1f} s)")
-    print(f"done in {time.perf_counter() - t:.1f} s: first calls in later sessions load "
+        answer(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
+              f"({seconds(row['seconds'])})")
+    answer(f"done in {seconds(time.perf_counter() - t)}: first calls in later sessions load "
           "these kernels instead of compiling them")
-    print(f"numba's cache of these kernels: {config.numba_cache_dir()}")
+    answer(f"numba's cache of these kernels: {config.numba_cache_dir()}")
     return EXIT_OK
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``precompile`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``precompile`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     pc = sub.add_parser(
         "precompile", formatter_class=formatter,
         help="compile the numerical kernels once, after installing",

@@ -107,7 +107,7 @@ def _reduce_block(lf, alternatives, task_col, items, runs, target, block, cells_
     if probability:
         q = pl.col(probability).cast(pl.Float64)
         extra.append((q * (1 - q)).mean().alias("__gx_pv"))
-    stats = lf.filter(pl.col(alternatives).is_in(block)).group_by(
+    stats = lf.filter(pl.col(alternatives).is_in(block.to_list())).group_by(
         [alternatives, task_col, items]).agg(
         y.mean().alias("__gx_mean"), y.var(ddof=1).alias("__gx_var"),
         pl.len().alias("__gx_k"), ((y == 0) | (y == 1)).all().alias("__gx_bin"),

@@ -28,11 +28,12 @@ import polars as pl
 from .. import config
 from .._escape import terminal_text
 from .._words import plural
+from ..answers.numbers import count, seconds
+from ..answers.summary import nstar_summary, study_words, verdict_text
 from ..generalizability import GeneralizabilityAnalysis
 from ..generalizability.kernels import default_questions, paper_questions
 from ..generalizability.planner import plan, simulate_preliminary_study
-from ..study import Study
-from ..summary import nstar_summary, study_words, verdict_text
+from ..study.core import Study
 from .study import load_example_study
 
 #: the roles of the example study's columns
@@ -107,7 +108,7 @@ def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     """Describe the study as it grows, in words.
 
     One row per N_sub, one column per question ("n*: verdict", the verdict as
-    :func:`~genexpy_nb.summary.verdict_text` words it, "(chance)" when a trusted n* is
+    :func:`~genexpy_nb.answers.summary.verdict_text` words it, "(chance)" when a trusted n* is
     within the no-signal baseline's range in every repetition) and one for all questions
     together; and the reasons of the unsure cells, one line each.
 
@@ -152,7 +153,7 @@ def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
         row = {"N_sub": str(n)}
         for r in part.iter_rows(named=True):
             w = word(r["no"], r["unsure"], r["short"])
-            row[r["kernel_label"]] = (f"{r['nstar']:.1f}: {w}" if r["nstar"] is not None
+            row[r["kernel_label"]] = (f"{count(r['nstar'])}: {w}" if r["nstar"] is not None
                                       and math.isfinite(r["nstar"]) else w) \
                 + (" (chance)" if r["chance"] and not r["unsure"] else "")
             if r["unsure"] and not r["no"]:
@@ -183,6 +184,44 @@ def worst_first(todo: pl.DataFrame) -> pl.DataFrame:
             .sort(["deficit", pl.col("nstar").fill_nan(None)], descending=[True, True],
                   nulls_last=True, maintain_order=True)
             .with_row_index("priority", offset=1))
+
+
+def conclusions_plan_lines(concl: pl.DataFrame, study: Study, *, alpha: float,
+                           delta: float) -> list[str]:
+    """Say what to run next for the study's conclusions, one line per configuration.
+
+    Parameters
+    ----------
+    concl : polars.DataFrame
+        The frame of :func:`~genexpy_nb.conclusions`.
+    study : Study
+        The study (its design factors name the configurations).
+    alpha, delta : float
+        alpha* and delta* of the conclusions.
+
+    Returns
+    -------
+    list of str
+        A lead sentence, then, the configuration needing the most first, how many more
+        datasets its conclusions need and which conclusion needs the most; "none" lines are
+        counted in one sentence.
+    """
+    p = plan(concl, alpha=alpha, delta=delta)
+    design = list(study.design)
+    need = p.filter(pl.col("to_run") > 0)
+    out = ["What to run next for these conclusions (the conclusions' plan, the configuration "
+           "needing the most first):"]
+    for r in need.iter_rows(named=True):
+        where = ", ".join(str(r[c]) for c in design) or "the whole study"
+        out.append(f"  {where}: {r['to_run']} more datasets, for {r['conclusion']} "
+                   f"({r['verdict']}).")
+    settled = p.height - need.height
+    if settled:
+        out.append(f"  The other {plural(settled, 'configuration')}: no more datasets would "
+                   f"settle more of {'its' if settled == 1 else 'their'} conclusions (each "
+                   "holds, or is unsure: these datasets do not separate the alternatives, "
+                   "and more may never).")
+    return out
 
 
 def write_conclusions(study: Study, folder: Path, *, alpha: float, delta: float,
@@ -244,6 +283,9 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         concl = write_conclusions(study, tmp, alpha=alpha, delta=delta, seed=seed)
         summary = nstar_summary(res, alpha, delta, conclusions=concl, unit="dataset")
         print(summary.conclusions.to_text())
+        print()
+        for line in conclusions_plan_lines(concl, study, alpha=alpha, delta=delta):
+            _say(line)
         print()
         _say(f"{summary.question}: n* at alpha* = {alpha}, delta* = {delta}, for each "
              "research question:")
@@ -348,7 +390,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
             " (no .png or .svg: this machine cannot export them, as said above)")
     _say(f"Wrote the tables (conclusions.parquet and .csv, nstar.parquet, plan.csv, "
          f"nstar_vs_N.csv) and the figures to "
-         f"{terminal_text(out)}/ in {time.perf_counter() - t0:.0f} s. Figures, each as .html "
+         f"{terminal_text(out)}/ in {seconds(time.perf_counter() - t0)}. Figures, each as .html "
          f"(open it in any web browser; it works offline){also}:")
     for name, what in FIGURES.items():
         print(f"  {name}: {what}")

@@ -299,10 +299,17 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
     return rows
 
 
+def _items(value: Any, name: str, what: str) -> tuple:
+    """``value`` as a tuple of items; a value that is not a list is an error naming it."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise GenexpyInputError(f"{name} must be {what}, got {value!r}.")
+    return tuple(value)
+
+
 def _check_kinds(kinds: Any) -> tuple[str, ...]:
     if isinstance(kinds, str):
         kinds = (kinds,)
-    out = tuple(kinds)
+    out = _items(kinds, "kinds", f"one of {list(KINDS)} or a list of them")
     bad = [k for k in out if k not in KINDS]
     if bad or not out:
         raise GenexpyInputError(f"kinds: unknown {bad or 'empty'}; choose among {list(KINDS)}.")
@@ -310,7 +317,8 @@ def _check_kinds(kinds: Any) -> tuple[str, ...]:
 
 
 def _check_top_k(top_k: Any) -> tuple[int, ...]:
-    ks = (top_k,) if isinstance(top_k, (int, np.integer)) else tuple(top_k)
+    ks = ((top_k,) if isinstance(top_k, (int, np.integer)) else
+          _items(top_k, "top_k", "a positive integer or a list of them"))
     for k in ks:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
             raise GenexpyInputError(f"top_k must be a positive integer or a list of them, "

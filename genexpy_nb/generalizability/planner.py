@@ -13,9 +13,9 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._roles import renamed
 from .._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
-from ..study import Study
+from ..study._roles import renamed
+from ..study.core import Study
 from . import (
     BEYOND_CHANCE,
     NSTAR_CEIL,
@@ -49,11 +49,27 @@ def verdict_word(generalizable, reason=None) -> str:
     return f"unsure ({reason})" if reason else "unsure"
 
 
+def _check_conclusions_alpha(df: pl.DataFrame, alpha: float | None) -> None:
+    """Refuse a plan at an alpha* other than the conclusions' (or over several of them)."""
+    if "alpha" not in df.columns or not df.height:
+        return
+    found = sorted(df["alpha"].drop_nulls().unique().to_list())
+    if len(found) > 1:
+        raise GenexpyInputError(
+            f"results holds conclusions computed at alpha* {', '.join(f'{a:g}' for a in found)}"
+            f"; plan one at a time (results.filter(pl.col('alpha') == {found[-1]:g})).")
+    if alpha is not None and found and abs(float(alpha) - found[0]) > 1e-12:
+        raise GenexpyInputError(
+            f"alpha={alpha:g}, but the conclusions were computed at alpha* = {found[0]:g}: "
+            f"their verdicts and 'more' hold at {found[0]:g} only; leave alpha out, or "
+            f"compute the conclusions at alpha={alpha:g} and plan those.")
+
+
 def plan(
     results: pl.DataFrame,
     *,
-    alpha: float = config.HEADLINE_ALPHA,
-    delta: float = config.HEADLINE_DELTA,
+    alpha: float | None = None,
+    delta: float | None = None,
     kernel: str | None = None,
     method: str = "resample",
     on: str = "nstar",
@@ -67,8 +83,11 @@ def plan(
         The tidy frame of :func:`~genexpy_nb.analyze`, or that of
         :func:`~genexpy_nb.conclusions` (then each configuration is ranked by the most
         conditions its conclusions need; see Notes).
-    alpha, delta : float, default 0.95 and 0.05
-        The thresholds alpha* and delta* to plan for (they must be in the frame).
+    alpha, delta : float, optional
+        The thresholds alpha* and delta* to plan for (they must be in the frame; default
+        0.95 and 0.05). A conclusions frame was computed at one alpha*, which the plan
+        takes: an ``alpha`` that differs from it, or a frame mixing several, is refused
+        (compute the conclusions at the alpha* you want to plan for).
     kernel : str, optional
         Kernel name or label to plan for (default: every kernel in the frame; a
         configuration's deficit is then the largest over the kernels, i.e. the experiments
@@ -119,7 +138,10 @@ def plan(
         raise GenexpyInputError(f"on must be 'nstar', 'nstar_hi' or 'nstar_lo', got {on!r}.")
     df = to_polars(results, "results")
     if {"kind", "members", "verdict", "more"} <= set(df.columns):
+        _check_conclusions_alpha(df, alpha)
         return _plan_conclusions(df, on=on, kinds=kinds)
+    alpha = config.HEADLINE_ALPHA if alpha is None else alpha
+    delta = config.HEADLINE_DELTA if delta is None else delta
     if on != "nstar":
         if on not in df.columns:
             raise GenexpyInputError(

@@ -19,10 +19,11 @@ import polars as pl
 from .. import config
 from .._validation import GenexpyInputError, check_positive_int
 from .._words import plural
+from ..answers.numbers import number, seconds, setting
 from ..generalizability import GeneralizabilityAnalysis, best_alternative
 from ..generalizability.kernels import Borda, Jaccard, Kernel, paper_questions
 from ..generalizability.planner import plan
-from ..study import Study
+from ..study.core import Study
 from .views import (
     ALPHA_RANGE,
     CHART_CACHE_SIZE,
@@ -34,9 +35,9 @@ from .views import (
     ChartCache,
     ChartView,
     conclusions_html,
-    fast_charts,
     fmt_cell,
     html_table,
+    timed_refresh,
     with_payload,
 )
 
@@ -282,7 +283,7 @@ class GeneralizabilityExplorer:
         self.ranking_table = widgets.HTML()
         self.views = {name: ChartView(name) for name in ("ngen", "power_law", "deficit")}
         self._update_param_visibility()
-        from ..summary_conclusions import condition_word
+        from ..answers.conclusions import condition_word
 
         unit = condition_word(self.study)
 
@@ -381,7 +382,7 @@ class GeneralizabilityExplorer:
             self.progress_out.outputs = ()
             self._register(ga, ga.kernels[0])
             self.status.value = (f"Computed {html.escape(label)} in "
-                                 f"{time.perf_counter() - t0:.1f} s (cached).")
+                                 f"{seconds(time.perf_counter() - t0)} (cached).")
         return self._where[label]
 
     # ---- state ------------------------------------------------------------------------
@@ -475,14 +476,7 @@ class GeneralizabilityExplorer:
         The numbers (summary, n* table, ranking table) are updated first, then the charts;
         ``timings`` records how long each part took (seconds).
         """
-        t0 = time.perf_counter()
-        with fast_charts():
-            self._refresh_numbers()
-            t1 = time.perf_counter()
-            self._refresh_charts()
-        t2 = time.perf_counter()
-        self.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
-        self.last_update_s = t2 - t0
+        timed_refresh(self)
 
     def _numbers(self, ga: GeneralizabilityAnalysis, label: str, a: float,
                  d: float) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -541,9 +535,9 @@ class GeneralizabilityExplorer:
             self._conclusions[cid] = conclusions(self.study, alpha=a, delta=d,
                                                  seed=self.seed, config_id=cid)
             self.status.value = (f"Computed this configuration's conclusions in "
-                                 f"{time.perf_counter() - t0:.1f} s (cached).")
+                                 f"{seconds(time.perf_counter() - t0)} (cached).")
         self.conclusions = self._conclusions[cid]
-        from ..summary_conclusions import condition_word
+        from ..answers.conclusions import condition_word
 
         self.conclusions_box.value = conclusions_html(
             self.conclusions, unit=condition_word(self.study), alpha=a)
@@ -617,8 +611,8 @@ class GeneralizabilityExplorer:
     def _summary_html(self, row: dict) -> str:
         """Write the headline: the resampled estimate's n* and verdict (:data:`HEADLINE_NOTE`)."""
         label = html.escape(row["kernel_label"])
-        thr = (f"alpha* = {row['alpha']:.2f}, delta* = {row['delta']:.2f} "
-               f"(eps* = {row['eps']:.3f})")
+        thr = (f"alpha* = {setting(row['alpha'])}, delta* = {setting(row['delta'])} "
+               f"(eps* = {number(row['eps'])})")
         N = row["N"]
         if row["nstar"] is None or not math.isfinite(row["nstar"]):
             return (f"<p><b>n* undefined</b> for {label} at {thr}: "

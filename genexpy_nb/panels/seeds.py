@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import math
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,14 +18,15 @@ import polars as pl
 
 from .. import config
 from .._validation import GenexpyInputError
+from ..answers.numbers import setting
 from .views import (
     CHART_CACHE_SIZE,
     TRIM_GRID,
     VAR_METRICS,
     ChartCache,
     ChartView,
-    fast_charts,
     fmt_cell,
+    timed_refresh,
     with_payload,
 )
 
@@ -138,7 +138,7 @@ class SeedVariabilityExplorer:
         self.candidate = widgets.Dropdown(options=[(n, i) for i, n in enumerate(names)],
                                           value=0, description="candidate")
         self.alpha = widgets.SelectionSlider(
-            options=[(f"{a:.2f}", float(a)) for a in self.grid],
+            options=[(setting(a), float(a)) for a in self.grid],
             value=float(self.grid[min(5, self.grid.size - 1)]),
             description="trimming α", continuous_update=False)
         metrics = [m for m in VAR_METRICS if m in self.report.columns]
@@ -186,14 +186,7 @@ class SeedVariabilityExplorer:
         The numbers first, then the charts (each rebuilt only when its inputs changed);
         ``timings`` records the seconds each part took.
         """
-        t0 = time.perf_counter()
-        with fast_charts():
-            self._refresh_numbers()
-            t1 = time.perf_counter()
-            self._refresh_charts()
-        t2 = time.perf_counter()
-        self.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
-        self.last_update_s = t2 - t0
+        timed_refresh(self)
 
     def _refresh_numbers(self) -> None:
         i = int(self.candidate.value)
@@ -208,7 +201,7 @@ class SeedVariabilityExplorer:
             f"<p><b>{html.escape(name)}</b>: alpha-hat = {fmt_cell(rep['alpha_hat'])} "
             f"(± {fmt_cell(rep.get('alpha_hat_sd'))}; exact "
             f"{fmt_cell(rep.get('alpha_hat_exact'))}) "
-            f"over B = {self.B} bootstraps. At trimming level α = {a:.2f}: "
+            f"over B = {self.B} bootstraps. At trimming level α = {setting(a)}: "
             f"d<sub>α</sub> = {fmt_cell(at['d_mean'], 4)} (90% of bootstraps in "
             f"[{fmt_cell(at['d_lo'], 4)}, {fmt_cell(at['d_hi'], 4)}]) vs the DKW threshold "
             f"τ = {fmt_cell(at['tau'], 4)}: {verdict}.<br>"

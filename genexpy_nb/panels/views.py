@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError
+from ..answers.numbers import number
 from ..generalizability.kernels import RBF, Borda, Jaccard, Kernel, Mallows
 
 __all__ = ["ChartView", "chart_backend"]
@@ -118,6 +119,24 @@ def fast_charts():
 #: Set GENEXPY_NB_CHARTS to override.
 CHART_BACKEND = os.environ.get("GENEXPY_NB_CHARTS", "auto")
 _BACKENDS = ("auto", "vega", "jupyterchart", "mimebundle")
+
+
+def timed_refresh(panel: Any) -> None:
+    """Refresh a panel: its numbers first, then its charts, each timed.
+
+    ``panel.timings`` gets the seconds of ``"numbers"``, ``"charts"`` and ``"total"``,
+    ``panel.last_update_s`` the total.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    with fast_charts():
+        panel._refresh_numbers()
+        t1 = time.perf_counter()
+        panel._refresh_charts()
+    t2 = time.perf_counter()
+    panel.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
+    panel.last_update_s = t2 - t0
 
 
 def chart_backend() -> str:
@@ -298,7 +317,7 @@ def fmt_cell(v: Any, digits: int = 3) -> str:
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
             return "undefined"
-        return f"{v:.{digits}g}"
+        return number(float(v), digits)
     return str(v)
 
 
@@ -349,7 +368,7 @@ def conclusions_html(frame: pl.DataFrame, *, unit: str = "condition",
         :func:`~genexpy_nb.conclusions_summary` and a table (kind, what the study
         concludes, verdict, n* with its interval, conditions still needed, reason).
     """
-    from ..summary_conclusions import conclusions_summary
+    from ..answers.conclusions import conclusions_summary
 
     s = conclusions_summary(frame, unit=unit, alpha=alpha)
     sentences = "".join(f"<li>{html.escape(ln)}</li>" for sec in s.sections

@@ -8,6 +8,7 @@ import pytest
 import genexpy_nb.example.demo as demo
 from genexpy_nb._io import MARKER
 from genexpy_nb._validation import GenexpyInputError
+from genexpy_nb.answers.numbers import count
 from genexpy_nb.example.demo import FIGURES, example_study, run_demo
 
 
@@ -159,7 +160,10 @@ def _summary_tables(text: str) -> dict[tuple, dict[str, str]]:
         if not ln.startswith("research question: "):
             continue
         label = ln.removeprefix("research question: ")
-        header, rule = lines[i + 1], lines[i + 2]
+        # the question it answers in one line, then the table: its header above the rule
+        r = next(j for j in range(i + 1, i + 8) if lines[j] and set(lines[j]) <= {"-", " "})
+        header, rule = lines[r - 1], lines[r]
+        i = r - 2
         starts = [m.start() for m in re.finditer(r"-+", rule)]
         cut = list(zip(starts, [*starts[1:], None], strict=True))
         names = [header[a:b].strip() for a, b in cut]
@@ -203,10 +207,11 @@ def check_printed_verdicts(text: str, res: pl.DataFrame, todo: pl.DataFrame,
     assert len(printed) == head.height
     for r in head.iter_rows(named=True):
         cells = printed[(r["kernel_label"], r["metric"], r["train_size"])]
-        assert cells["n*"] == f"{r['nstar']:.1f}" and cells["N"] == str(r["N"])
+        # n* is a count of datasets, rounded up as every output writes it
+        assert cells["n*"] == count(r["nstar"]) and cells["N"] == str(r["N"])
         word = _expected_word(r["generalizable"], r["deficit"])
         assert cells["verdict"].split(" (")[0] == word, (cells, r)
-        assert cells["no-signal n*"].startswith(f"{r['nstar_null']:.1f} ")
+        assert cells["no-signal n*"].startswith(f"{count(r['nstar_null'])} ")
         assert cells["no-signal n*"].endswith("(chance)") == (r["beyond_chance"] is False)
         checked += 1
     # 2. the sentences that sum them up
@@ -235,7 +240,7 @@ def check_printed_verdicts(text: str, res: pl.DataFrame, todo: pl.DataFrame,
         for s in rows.iter_rows(named=True):
             cell = r[s["kernel_label"]]
             value, word = cell.split(": ", 1)
-            assert value == f"{s['nstar']:.1f}"
+            assert value == count(s["nstar"])
             assert word.removesuffix(" (chance)") == _expected_word(
                 s["generalizable"], s["nstar_ceil"] - n), (n, cell, s)
             assert word.endswith("(chance)") == (
@@ -352,3 +357,24 @@ def test_a_plan_at_chance_level_is_said(tmp_path, monkeypatch):
     flat = " ".join(printed.getvalue().split())
     assert "extend them in this order" in flat
     assert "3 of them at chance level (n* within the no-signal baseline's range)" in flat
+
+
+def test_no_two_adjacent_lines_read_as_a_contradiction(main_job):
+    """'6 of 6 configurations generalize' above '6 of them no more consistent than chance'
+    reads as a contradiction unless the line says why both hold (issue 48 item 7)."""
+    from genexpy_nb.answers.summary import RECONCILE
+
+    _, _, text = main_job
+    lines = [" ".join(ln.split()) for ln in text.splitlines()]
+    pairs = 0
+    for a, b in zip(lines, lines[1:]):
+        gen = re.search(r"\b(\d+) of (\d+) configurations? generalizes?\b", a)
+        chance = re.search(r"\b(\d+) of them no more consistent than chance", b)
+        if gen and chance and int(gen.group(1)) > 0:
+            pairs += 1
+            assert " ".join(RECONCILE.split()) in b, b
+    assert pairs >= 1  # the example study has such a pair: the check ran
+    # the conclusions, then what to run next for them, lead the demo's answer
+    first = text.index("Do the study's conclusions hold?")
+    assert first < text.index("What to run next for these conclusions") < text.index(
+        "How consistent are the per-dataset rankings?")
