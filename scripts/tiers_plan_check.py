@@ -59,9 +59,20 @@ def first_critical(fam) -> float:
     return float(np.sort(m)[kth_index(fam.level, m.size)])
 
 
-def run(K: int, N: int, gap: float, studies: int, max_factor: float, seed: int) -> dict:
-    mu = gap * np.arange(K)[::-1]
-    rng = np.random.default_rng([seed, K, N, int(gap * 1000)])
+def means(K: int, gap: float, pattern: str) -> np.ndarray:
+    """Evenly spaced means; groups of four equal means, groups ``4 gap`` apart; or means
+    drawn once at random (uniform over a range of ``gap K``)."""
+    if pattern == "groups":
+        return 4 * gap * (np.arange(K) // 4)[::-1].astype(float)
+    if pattern == "random":
+        return np.sort(np.random.default_rng(K).uniform(0, gap * K, K))[::-1]
+    return gap * np.arange(K)[::-1]
+
+
+def run(K: int, N: int, gap: float, studies: int, max_factor: float, seed: int,
+        pattern: str = "even") -> dict:
+    mu = means(K, gap, pattern)
+    rng = np.random.default_rng([seed, K, N, int(gap * 1000), len(pattern)])
     promised = kept = 0
     ratios = []
     for s in range(studies):
@@ -91,7 +102,8 @@ def run(K: int, N: int, gap: float, studies: int, max_factor: float, seed: int) 
             predicted = float(t_rescale(grid, N - 1, N + k - 1)[0])
             ratios.append(predicted / first_critical(fam2))
     share = kept / promised if promised else math.nan
-    return {"K": K, "N": N, "gap": gap, "studies": studies, "cuts_planned": promised,
+    return {"K": K, "N": N, "gap": gap, "pattern": pattern, "studies": studies,
+            "cuts_planned": promised,
             "share_kept": share,
             "mc_error": math.sqrt(share * (1 - share) / promised) if promised else math.nan,
             "critical_ratio_median": float(np.median(ratios)) if ratios else math.nan,
@@ -102,19 +114,24 @@ def run(K: int, N: int, gap: float, studies: int, max_factor: float, seed: int) 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--studies", type=int, default=60)
-    ap.add_argument("--max-factor", type=float, default=4.0,
+    ap.add_argument("--max-factor", type=float, default=25.0,
                     help="skip cuts asking for more than this many times N")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default=None, help="K:N:gap scenarios, comma-separated")
+    ap.add_argument("--only", default=None,
+                    help="K:N:gap:pattern scenarios (pattern even, groups or random), "
+                         "comma-separated")
     a = ap.parse_args()
-    grid = [(6, 15, 0.25)] if a.quick else [(6, 15, 0.25), (6, 30, 0.15), (12, 20, 0.2),
-                                            (12, 40, 0.1)]
+    grid = [(6, 15, 0.25, "even")] if a.quick else [
+        (6, 15, 0.25, "even"), (6, 30, 0.15, "even"), (12, 20, 0.2, "even"),
+        (12, 40, 0.1, "even"), (12, 20, 0.15, "groups"), (12, 30, 0.2, "random"),
+        (20, 30, 0.15, "random")]
     if a.only:
-        grid = [(int(k), int(n), float(g)) for k, n, g in
+        grid = [(int(k), int(n), float(g), p) for k, n, g, p in
                 (x.split(":") for x in a.only.split(","))]
-    for K, N, gap in grid:
+    for K, N, gap, pattern in grid:
         t = time.time()
-        r = run(K, N, gap, 5 if a.quick else a.studies, a.max_factor, seed=0)
+        r = run(K, N, gap, 5 if a.quick else a.studies, a.max_factor, seed=0,
+                pattern=pattern)
         print(json.dumps(r), f"({time.time() - t:.0f} s)", flush=True)
     return 0
 

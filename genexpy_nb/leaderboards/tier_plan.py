@@ -11,18 +11,22 @@ The predictive simulation is the plan's of issue 47 (``_assurance``: the mean ra
 given the data with an empirical-Bayes shrinkage toward "all equal", k future conditions
 drawn given them, the whole table pooled at N + k; ``draws`` draws common to every k and
 every cut). In each draw the family test is re-run at N + k: every pair's statistic with its
-moderated variance at N + k - 1 degrees of freedom, against the critical values of the
-bootstrap at N moved to N + k - 1 degrees of freedom (``t_rescale``: the studentised
+moderated variance at N + k - 1 degrees of freedom, against the first step's critical value
+of the bootstrap at N moved to N + k - 1 degrees of freedom (``t_rescale``: the studentised
 maximum's tails thin as conditions are added; a normal approximation of the critical value
-at N + k, checked by simulation in ``scripts/tiers_plan_check.py``).
+at N + k, checked by simulation in ``scripts/tiers_plan_check.py``). The plan runs the
+single-step form of the test: the step-down verdict shows every cut it shows, so k is on
+the safe side (and no compiled kernel is needed).
 
 ``more`` is the smallest k (read off between the evaluated values) at which the cut is shown
 in a share ``assurance`` of the draws, with the Monte Carlo error of that share;
 ``more_lo`` and ``more_hi`` bound the number of conditions after which a draw first shows
 the cut (the 90 % predictive interval; ``more_hi`` is inf beyond the search's end). A cut
-whose direction the data do not settle (a pair across it whose 90 % interval of the
-mean-rank difference reaches 0) is "unsure": no number of conditions is promised; a cut
-across two alternatives equal in every condition is "tied".
+whose direction the data do not settle is "unsure": no number of conditions is promised —
+either a pair across it has a 90 % interval of its mean-rank difference that reaches 0, or,
+taken together, the draws of the mean ranks given the data put some alternative below it
+ahead of one above it with probability more than ``1 - assurance`` (then no k can reach the
+assurance). A cut across two alternatives equal in every condition is "tied".
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from .._validation import (
     root_seed,
 )
 from ._assurance import FutureTable, PredictiveModel, search_k
-from ._stepdown import ahead_matrix, cuts_held, stepdown, t_rescale, tier_cuts
+from ._stepdown import ahead_matrix, cuts_held, kth_index, stepdown, t_rescale, tier_cuts
 from .sets import (
     REPS,
     Family,
@@ -66,13 +70,28 @@ DIRECTION_LEVEL = 0.90
 _CGRID = np.linspace(0.0, 60.0, 3001)
 
 
-def _cut_event(fam: Family, todo: np.ndarray) -> Callable[[FutureTable], np.ndarray]:
-    """Build the family test at N + k on a simulated table: which cuts ``todo`` it shows."""
+def first_critical(G: np.ndarray, level: float) -> float:
+    """The first step's critical value: the level quantile of the draws' largest |G|."""
+    m = np.abs(G).max(axis=1).astype(np.float64)
+    return max(float(np.sort(m)[kth_index(level, m.size)]), 0.0)
+
+
+def _cut_event(fam: Family, todo: np.ndarray, *, step_down: bool = False
+               ) -> Callable[[FutureTable], np.ndarray]:
+    """Build the family test at N + k on a simulated table: which cuts ``todo`` it shows.
+
+    By default the single-step form of the test: a pair is shown when its statistic passes
+    the first step's critical value (all hypotheses standing), moved to N + k - 1 degrees
+    of freedom. The step-down verdict shows every cut this shows (its critical values only
+    decrease), so the plan's k is on the safe side, and it needs no compiled kernel.
+    ``step_down=True`` re-runs the whole step-down in every draw (the numba kernel).
+    """
     K, N = fam.K, fam.N
     pos = np.empty(K, dtype=np.int64)
     pos[fam.order] = np.arange(K)
     pos_i, pos_j = pos[fam.iu], pos[fam.ju]
     maps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    c0 = first_critical(fam.G, fam.level)
 
     def event(ft: FutureTable) -> np.ndarray:
         var = ft.sd ** 2
@@ -80,7 +99,11 @@ def _cut_event(fam: Family, todo: np.ndarray) -> Callable[[FutureTable], np.ndar
         T = studentised(ft.diff, moderated(var, var0, ft.df), ft.n)
         if ft.df not in maps:
             maps[ft.df] = (_CGRID, t_rescale(_CGRID, N - 1, ft.df))
-        rej = stepdown(T, fam.G, fam.level, cmap=maps[ft.df])
+        if step_down:
+            rej = stepdown(T, fam.G, fam.level, cmap=maps[ft.df])
+        else:
+            c = float(t_rescale(np.array([c0]), N - 1, ft.df)[0])
+            rej = np.where(T > c, 1, np.where(-T > c, -1, 0)).astype(np.int8)
         return cuts_held(rej, pos_i, pos_j)[:, todo]
 
     return event
@@ -89,6 +112,63 @@ def _cut_event(fam: Family, todo: np.ndarray) -> Callable[[FutureTable], np.ndar
 def pooled_pairs(var: np.ndarray) -> np.ndarray:
     """Per draw, the mean variance of the pairs (the moderation's prior), as a column."""
     return var.mean(axis=1, keepdims=True)
+
+
+def gap_shrunk(centre: np.ndarray, order: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Shrink the gaps between neighbours of the observed order toward their mean.
+
+    The cuts that ask for more conditions were chosen where a gap between neighbours looks
+    settled: such gaps are inflated by the choice (the winner's curse). An empirical-Bayes
+    model of the K - 1 gaps (Efron & Morris 1973): true gaps ~ N(mean gap, tau^2), each
+    observed with the variance of its pair's mean difference, tau^2 by the method of
+    moments; each gap moves toward the mean gap by the factor ``1 - B`` and the mean ranks
+    are rebuilt from them (their mean kept). Evenly spaced alternatives (tau^2 near 0) get
+    their gaps pulled together; a board of well separated groups (tau^2 large) keeps them.
+
+    Parameters
+    ----------
+    centre : numpy.ndarray
+        (K,) the mean ranks the draws are centred on.
+    order : numpy.ndarray
+        The alternatives, best first.
+    x : numpy.ndarray
+        (N, K) per-condition midranks.
+
+    Returns
+    -------
+    numpy.ndarray
+        (K,) the new centre.
+    """
+    K = centre.size
+    N = x.shape[0]
+    if K < 3 or N < 2:
+        return centre
+    c = centre[order]
+    gaps = np.diff(c)
+    d = x[:, order[1:]] - x[:, order[:-1]]
+    noise = d.var(axis=0, ddof=1) / N
+    tau2 = max(float(gaps.var(ddof=1)) - float(noise.mean()), 0.0)
+    shrink = tau2 / (tau2 + noise) if tau2 > 0 else np.zeros_like(noise)
+    new_gaps = gaps.mean() + shrink * (gaps - gaps.mean())
+    rebuilt = np.concatenate([[0.0], np.cumsum(new_gaps)])
+    rebuilt += c.mean() - rebuilt.mean()
+    out = np.empty(K)
+    out[order] = rebuilt
+    return out
+
+
+def ordered_share(post: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Per cut, the share of draws of the mean ranks that keep the observed sides apart.
+
+    ``post``: (draws, K) mean ranks drawn given the data; ``order``: the alternatives, best
+    first. Element q - 1: the share of draws in which every alternative of the first q
+    positions has a lower (better) mean rank than every one after: the most a plan can
+    promise for that cut, however many conditions are added.
+    """
+    x = post[:, order]
+    top = np.maximum.accumulate(x, axis=1)[:, :-1]
+    rest = np.minimum.accumulate(x[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    return (top < rest).mean(axis=0)
 
 
 def _settled(fam: Family) -> np.ndarray:
@@ -130,7 +210,7 @@ def _cut_reasons(fam: Family, split: np.ndarray) -> tuple[list[str], list[str]]:
             verdicts.append("unsure")
             reasons.append(f"the direction is not settled: the data are compatible with no "
                            f"difference between {names[fam.iu[p]]} and {names[fam.ju[p]]} "
-                           f"(their {DIRECTION_LEVEL:.0%} interval of the mean-rank "
+                           f"(their {DIRECTION_LEVEL * 100:g} % interval of the mean-rank "
                            "difference reaches 0)")
         else:
             verdicts.append("")
@@ -154,6 +234,18 @@ def _plan_rows(fam: Family, *, assurance: float, draws: int, rng: np.random.Gene
     reached: dict[int, float] = {}
     if todo.size:
         model = PredictiveModel(fam.x, draws=draws, rng=rng)
+        centre = model.post.mean(axis=0)
+        model.post = model.post + (gap_shrunk(centre, fam.order, fam.x) - centre)
+        p_order = ordered_share(model.post, fam.order)
+        reachable = p_order[todo] >= assurance
+        for c in todo[~reachable].tolist():
+            verdicts[c] = "unsure"
+            reasons[c] = (f"the order across this cut is not settled as a whole: given the "
+                          f"data, some alternative below it is truly ahead of one above it "
+                          f"with probability {1 - p_order[c]:.2f}, so no number of "
+                          f"conditions shows it with probability {assurance:g}")
+        todo = todo[reachable]
+    if todo.size:
         plan = search_k(model, _cut_event(fam, todo), todo.size, assurance=assurance,
                         k_max=k_max, level=DIRECTION_LEVEL)
         for n, c in enumerate(todo.tolist()):
