@@ -71,7 +71,7 @@ _CGRID = np.linspace(0.0, 60.0, 3001)
 
 
 def first_critical(G: np.ndarray, level: float) -> float:
-    """The first step's critical value: the level quantile of the draws' largest |G|."""
+    """Return the first step's critical value: the level quantile of the largest |G|."""
     m = np.abs(G).max(axis=1).astype(np.float64)
     return max(float(np.sort(m)[kth_index(level, m.size)]), 0.0)
 
