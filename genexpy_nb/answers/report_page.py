@@ -936,8 +936,7 @@ def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
            f"add: after them the same test shows the cut with probability 0.8 in a "
            "predictive simulation (effects drawn given the data, future "
            f"{unit}s drawn, the test re-run; in simulated studies such promises were kept "
-           "in 50-71 % of the cases, not 80 %: cuts that ask for more look more promising "
-           "than they are). A tier is one statement about every "
+           "in 83-100 % of the cases). A tier is one statement about every "
            "alternative at once: a pair the answer above calls settled (judged among the "
            "pairs with Holm's correction) can sit inside one tier, because a cut needs every "
            "pair across it shown together.")
