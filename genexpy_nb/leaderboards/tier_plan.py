@@ -13,8 +13,9 @@ drawn given them, the whole table pooled at N + k; ``draws`` draws common to eve
 every cut). Here the draws are also centred on mean ranks whose gaps between neighbours are
 shrunk toward their mean gap (:func:`gap_shrunk`): the cuts that ask for more are chosen
 where a gap looks settled, so their gaps are inflated (the winner's curse), and the
-shrinkage toward "all equal" hardly moves neighbours. In each draw the family test is re-run at N + k: every pair's statistic with its
-moderated variance at N + k - 1 degrees of freedom, against the first step's critical value
+shrinkage toward "all equal" hardly moves neighbours. In each draw the family test is
+re-run at N + k: every pair's statistic with its moderated variance at N + k - 1 degrees
+of freedom, against the first step's critical value
 of the bootstrap at N moved to N + k - 1 degrees of freedom (``t_rescale``: the studentised
 maximum's tails thin as conditions are added; a normal approximation of the critical value
 at N + k, checked by simulation in ``scripts/tiers_plan_check.py``). The plan runs the
