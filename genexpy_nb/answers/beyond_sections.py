@@ -272,13 +272,14 @@ def rank_sets_section(comparison: Any, *, level: float = 0.95, reps: int = 2000,
     missing = int(np.isnan(comparison.values).sum())
     why = (f" The {missing} missing result(s) count as the worst of their block here."
            if missing else "")
-    text = (f"Places each alternative can hold, {level * 100:g} % for all alternatives at once "
+    text = (f"Places each alternative can hold, {numbers.share(level)} for all alternatives "
+            f"at once "
             f"(simultaneous rank sets: Mogstad, Romano, Shaikh & Wilhelm 2023, from the "
             f"mean within-block ranks, {reps} bootstrap resamples of the {comparison.n_blocks}"
             " blocks). A tier ends where every alternative above is shown ahead of every "
             "alternative below; within a tier the order is not settled." + why)
     table = Table(("alternative", "mean rank", "places", "tier"),
-                  tuple((Data(r["alternative"]), f"{r['mean_rank']:.2f}",
+                  tuple((Data(r["alternative"]), numbers.rank(r["mean_rank"]),
                          f"{r['rank_lo']}" if r["rank_lo"] == r["rank_hi"]
                          else f"{r['rank_lo']}-{r['rank_hi']}", str(r["tier"]))
                         for r in sets.iter_rows(named=True)), "lrrr")
@@ -290,7 +291,7 @@ def _rank_sets_line(sets: pl.DataFrame) -> str:
     groups = [", ".join(plain(a) for a in g["alternative"].to_list())
               for _, g in sets.group_by("tier", maintain_order=True)]
     level = float(sets["level"][0])
-    return (f"Tiers ({level * 100:g} % simultaneous rank sets, all alternatives at once): "
+    return (f"Tiers ({numbers.share(level)} simultaneous rank sets, all alternatives at once): "
             + " | ".join(groups))
 
 

@@ -590,20 +590,23 @@ def tier_lines(tiers: Any, config_id: Any, unit: str, units: str, max_items: int
         if r["split"]:
             groups.append([])
         groups[-1].append(r["below"])
+    from . import numbers
+
     level = float(t["level"][0])
-    out = [f"Tiers ({level * 100:g} % for all alternatives at once): "
+    out = [f"Tiers ({numbers.share(level)} for all alternatives at once): "
            + " | ".join(", ".join(g) for g in groups) + "."]
     plan = [r for r in t.iter_rows(named=True) if r["more"] is not None]
     plan.sort(key=lambda r: r["more"])
     for r in plan[:max_items]:
         hi = r["more_hi"]
-        span = (f"{r['more_lo']:.0f}-{hi:.0f}" if hi is not None and math.isfinite(hi)
-                else f"{r['more_lo']:.0f} or more")
-        out.append(f"To split {r['above']} from {r['below']}: {r['more']} more {units} "
-                   f"(the same test then shows it with predicted probability "
-                   f"{r['assurance_at_more']:.2f} ± {r['mc_error']:.2f}, the target "
-                   f"{r['assurance']:g}; in 90 % of simulated futures it first shows after "
-                   f"{span} more {units}).")
+        span = (numbers.count_interval(r["more_lo"], hi)
+                if hi is not None and math.isfinite(hi)
+                else f"{numbers.count(r['more_lo'])} or more")
+        out.append(f"To split {r['above']} from {r['below']}: {numbers.count(r['more'])} "
+                   f"more {units} (the same test then shows it with predicted probability "
+                   f"{numbers.prob(r['assurance_at_more'])} ± {numbers.prob(r['mc_error'])}, "
+                   f"the target {numbers.setting(r['assurance'])}; in 90% of simulated "
+                   f"futures it first shows after {span} more {units}).")
     if len(plan) > max_items:
         out.append(f"{len(plan) - max_items} more cuts need more {units} (see the frame).")
     open_ = t.filter(pl.col("verdict") == "unsure").height

@@ -930,8 +930,8 @@ def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
         md.append(f"### {markdown_text(label)}\n\n" + "\n\n".join(
             markdown_text(x) for x in lines))
     how = (f"From the simultaneous rank sets (Mogstad, Romano, Shaikh & Wilhelm 2023) at "
-           f"level alpha* = {rep['alpha']:g}: a tier ends where every alternative above is "
-           f"shown ahead of every one below, all pairs at once (max-t step-down over the "
+           f"level alpha* = {numbers.setting(rep['alpha'])}: a tier ends where every "
+           f"alternative above is shown ahead of every one below, all pairs at once (max-t step-down over the "
            f"mean within-{unit} ranks, bootstrap over the {unit}s). {unit.capitalize()}s to "
            f"add: after them the same test shows the cut with probability 0.8 in a "
            "predictive simulation (effects drawn given the data, future "

@@ -186,7 +186,7 @@ def test_summary_says_the_tiers_and_what_splits_them():
     t = gx.tiers(study, draws=200, reps=300, progress=False)
     s = gx.conclusions_summary(gx.conclusions(study, kinds=["best"]), unit="dataset", tiers=t)
     lines = s.sentences()
-    tier = next(ln for ln in lines if ln.startswith("Tiers (95 % for all alternatives"))
+    tier = next(ln for ln in lines if ln.startswith("Tiers (95% for all alternatives"))
     groups, cur = [[t["above"][0]]], None
     for r in t.iter_rows(named=True):
         if r["split"]:

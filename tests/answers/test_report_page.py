@@ -362,7 +362,7 @@ def test_tiers_section_agrees_with_gx_tiers(example_page):
     assert page.tiers.equals(want)
     first = want.filter(pl.col("config_id") == want["config_id"][0]).sort("after")
     top = first["above"][0]
-    assert "Tiers (95 % for all alternatives at once): " in sec.markdown
+    assert "Tiers (95% for all alternatives at once): " in sec.markdown
     assert top in sec.markdown and "alpha* = 0.95" in sec.how
     planned = first.filter(pl.col("more").is_not_null())
     if planned.height:

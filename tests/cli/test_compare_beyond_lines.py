@@ -58,7 +58,7 @@ def test_compare_rank_sets_line_file_and_report(tmp_path, capsys):
     sets = pl.read_csv(out / "rank_sets.csv")
     groups = [", ".join(g["alternative"].to_list())
               for _, g in sets.group_by("tier", maintain_order=True)]
-    assert line.endswith(" | ".join(groups)) and "95 % simultaneous" in line
+    assert line.endswith(" | ".join(groups)) and "95% simultaneous" in line
     study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
                      higher_is_better=True)
     want = gx.rank_sets(study, seed=4)
