@@ -931,8 +931,8 @@ def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
             markdown_text(x) for x in lines))
     how = (f"From the simultaneous rank sets (Mogstad, Romano, Shaikh & Wilhelm 2023) at "
            f"level alpha* = {numbers.setting(rep['alpha'])}: a tier ends where every "
-           f"alternative above is shown ahead of every one below, all pairs at once (max-t step-down over the "
-           f"mean within-{unit} ranks, bootstrap over the {unit}s). {unit.capitalize()}s to "
+           "alternative above is shown ahead of every one below, all pairs at once (max-t "
+           f"step-down over the mean within-{unit} ranks, bootstrap over the {unit}s). {unit.capitalize()}s to "
            f"add: after them the same test shows the cut with probability 0.8 in a "
            "predictive simulation (effects drawn given the data, future "
            f"{unit}s drawn, the test re-run; in simulated studies such promises were kept "
