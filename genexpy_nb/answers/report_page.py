@@ -932,14 +932,14 @@ def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
     how = (f"From the simultaneous rank sets (Mogstad, Romano, Shaikh & Wilhelm 2023) at "
            f"level alpha* = {numbers.setting(rep['alpha'])}: a tier ends where every "
            "alternative above is shown ahead of every one below, all pairs at once (max-t "
-           f"step-down over the mean within-{unit} ranks, bootstrap over the {unit}s). {unit.capitalize()}s to "
-           f"add: after them the same test shows the cut with probability 0.8 in a "
-           "predictive simulation (effects drawn given the data, future "
-           f"{unit}s drawn, the test re-run; in simulated studies such promises were kept "
-           "in 83-100 % of the cases). A tier is one statement about every "
+           f"step-down over the mean within-{unit} ranks, bootstrap over the {unit}s). "
+           f"{unit.capitalize()}s to add: after them the same test shows the cut with "
+           "probability 0.8 in a predictive simulation (effects drawn given the data, "
+           f"future {unit}s drawn, the test re-run; in simulated studies such promises "
+           "were kept in 83-100% of the cases). A tier is one statement about every "
            "alternative at once: a pair the answer above calls settled (judged among the "
-           "pairs with Holm's correction) can sit inside one tier, because a cut needs every "
-           "pair across it shown together.")
+           "pairs with Holm's correction) can sit inside one tier, because a cut needs "
+           "every pair across it shown together.")
     return _Section("tiers", "Tiers", how, "".join(html), "\n\n".join(md))
 
 
