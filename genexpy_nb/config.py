@@ -173,6 +173,10 @@ class Routes:
     #: 3x slower per cell) with NumPy, the kernel's bits without loading numba; beyond, the
     #: numba kernel (its first call in a process loads numba and the kernel, about 1 s)
     aggregates_numpy_max_work: float = 2.5e7
+    #: rank sets, tiers: up to this much work (data sets x bootstrap draws x pairs) the
+    #: step-down test scans every hypothesis with NumPy; beyond, the numba kernel (the same
+    #: rejections; it walks each draw's largest statistics instead of all pairs)
+    leaderboards_numpy_max_work: float = 2e7
     #: numba kernels: below this many basic operations a call runs on the calling thread (a
     #: thread pool costs tens of microseconds)
     parallel_min_work: float = 2_000_000
@@ -200,13 +204,14 @@ _NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
                 "mmd_gather_max_work": -1, "pairs_bucket_min_work": 0,
                 "ks_numpy_max_work": -1, "kendall_numpy_max_work": -1,
                 "aggregates_numpy_max_work": -1, "holm_numpy_max_work": -1,
-                "plan_numpy_max_work": -1}
+                "plan_numpy_max_work": -1, "leaderboards_numpy_max_work": -1}
 #: the bounds that keep every computation on NumPy wherever it has a NumPy path
 _NUMPY_ROUTE = {"mallows_blas_max": math.inf, "rbf_numpy_max": math.inf,
                 "mmd_small_m": math.inf, "mmd_gather_max_work": math.inf,
                 "pairs_bucket_min_work": math.inf, "ks_numpy_max_work": math.inf,
                 "kendall_numpy_max_work": math.inf, "aggregates_numpy_max_work": math.inf,
-                "holm_numpy_max_work": math.inf, "plan_numpy_max_work": math.inf}
+                "holm_numpy_max_work": math.inf, "plan_numpy_max_work": math.inf,
+                "leaderboards_numpy_max_work": math.inf}
 
 
 @contextlib.contextmanager

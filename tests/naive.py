@@ -584,6 +584,44 @@ def holm_rejections(pvalues, alpha):
     return out
 
 
+# =====================================================================================
+# Leaderboards: the step-down family test, the cuts of a board, Bradley-Terry
+# =====================================================================================
+def stepdown(z, G, level, live0=None):
+    """Max-t step-down over ordered pairs, every standing hypothesis scanned at every step.
+
+    Pair p carries "+" (rejected when z[p] > c, the pair's second alternative ahead) and "-"
+    (rejected when -z[p] > c). c = the ceil(level B)-th smallest, over the draws b, of the
+    largest of G[b, p] over standing "+" and -G[b, p] over standing "-", floored at 0.
+    Returns a list: +1, -1 or 0 per pair.
+    """
+    B, P = len(G), len(z)
+    live = [[True, True] for _ in range(P)] if live0 is None else [
+        [bool(v & 1), bool(v & 2)] for v in live0]
+    out = [0] * P
+    kth = min(B - 1, max(0, math.ceil(level * B - 1e-9) - 1))
+    while any(u or d for u, d in live):
+        maxima = []
+        for b in range(B):
+            vals = [float(G[b][p]) for p in range(P) if live[p][0]]
+            vals += [-float(G[b][p]) for p in range(P) if live[p][1]]
+            maxima.append(max(vals))
+        c = max(sorted(maxima)[kth], 0.0)
+        new = 0
+        for p in range(P):
+            if live[p][0] and z[p] > c:
+                live[p][0] = False
+                out[p] = 1
+                new += 1
+            elif live[p][1] and -z[p] > c:
+                live[p][1] = False
+                out[p] = -1
+                new += 1
+        if new == 0:
+            break
+    return out
+
+
 def holm_rows(abs_t, crit):
     """The Holm kernel's twin on statistics: sort each row, walk the critical values."""
     rows, P = abs_t.shape
@@ -643,3 +681,49 @@ def sequential_paths(pool, pi, pj, scale, state, n0, active, idx, grid, crit, pt
                         bad += not (rej[q] and s == csign[e])
                     out[r, gi, c] = bad <= allow[c]
     return out
+
+
+def cuts_held(rej, pos_i, pos_j):
+    """For the cut after each position q = 1..K-1: is every pair across it shown in order?"""
+    K = max(max(pos_i), max(pos_j)) + 1
+    out = []
+    for q in range(1, K):
+        ok = True
+        for p in range(len(rej)):
+            a, b = pos_i[p], pos_j[p]
+            if min(a, b) < q <= max(a, b):
+                upper_is_i = a < b
+                if not ((upper_is_i and rej[p] == -1) or (not upper_is_i and rej[p] == 1)):
+                    ok = False
+        out.append(ok)
+    return out
+
+
+def bt_mle(pi, pj, W, Nn, K, tol=1e-13, max_iter=200_000):
+    """Bradley-Terry maximum likelihood by Zermelo's (Hunter's MM) iteration, mean log 0.
+
+    ``W[q]``: wins of ``pi[q]`` over ``pj[q]`` (ties as halves), ``Nn[q]``: their battles.
+    p_m <- wins_m / sum_q n_q / (p_m + p_other), to a change of ``tol`` in log-strength.
+    """
+    wins = [0.0] * K
+    for q in range(len(pi)):
+        wins[pi[q]] += W[q]
+        wins[pj[q]] += Nn[q] - W[q]
+    p = [1.0] * K
+    for _ in range(max_iter):
+        new = []
+        for m in range(K):
+            den = 0.0
+            for q in range(len(pi)):
+                if pi[q] == m:
+                    den += Nn[q] / (p[m] + p[pj[q]])
+                elif pj[q] == m:
+                    den += Nn[q] / (p[m] + p[pi[q]])
+            new.append(wins[m] / den)
+        g = math.exp(sum(math.log(v) for v in new) / K)
+        new = [v / g for v in new]
+        change = max(abs(math.log(a) - math.log(b)) for a, b in zip(new, p, strict=True))
+        p = new
+        if change < tol:
+            break
+    return [math.log(v) for v in p]

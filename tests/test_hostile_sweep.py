@@ -1125,6 +1125,25 @@ add_clear("bounded", "compare: 6,400 alternatives, all pairs",
               "acc": np.arange(3 * 6400, dtype=float)}), alternatives="m", target="acc",
               blocks="d", higher_is_better=True), "6,400 alternatives", "control")
 
+# leaderboards: bounded before any draw, bad battle logs named
+add_clear("bounded", "rank_sets(reps=10**7)",
+          lambda o: gx.rank_sets(study(table()), reps=10**7), "reps=", "reps=2000")
+add_clear("bounded", "tiers(draws=10**6)",
+          lambda o: gx.tiers(study(table()), draws=10**6), "draws=")
+add_clear("bounded", "bradley_terry of 3,001 models",
+          lambda o: gx.bradley_terry(pl.DataFrame({
+              "model_a": [f"m{j}" for j in range(3001)],
+              "model_b": [f"m{(j + 1) % 3001}" for j in range(3001)],
+              "winner": ["tie"] * 3001}), reps=0), "3,001 models", "subset")
+for _w in ("draw", "A", ""):
+    add_clear("corners", f"bradley_terry(winner value {_w!r})",
+              lambda o, w=_w: gx.bradley_terry(pl.DataFrame({
+                  "model_a": ["a", "b"], "model_b": ["b", "a"], "winner": [w, "tie"]})),
+              "'winner'", "model_a")
+add_clear("corners", "bradley_terry of a model against itself",
+          lambda o: gx.bradley_terry(pl.DataFrame({"model_a": ["a"], "model_b": ["a"],
+                                                   "winner": ["tie"]})), "itself")
+
 # corners: clear errors, not tracebacks
 for _seed in (-1, "abc", 2.5, -(2**40)):
     add_clear("corners", f"rank_probabilities(seed={_seed!r})",

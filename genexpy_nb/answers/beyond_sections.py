@@ -3,9 +3,11 @@
 * :func:`bayesian_section` — the Bayesian signed-rank test (Benavoli et al. 2017) of every
   alternative against the best one (or the comparison's control), with a rope;
 * :func:`aggregates_section` — robust aggregates (IQM, mean, median; Agarwal et al. 2021)
-  with bootstrap intervals over the blocks.
+  with bootstrap intervals over the blocks;
+* :func:`rank_sets_section` — the places each alternative can hold, for all at once, and
+  the tiers (Mogstad, Romano, Shaikh & Wilhelm 2023; :func:`genexpy_nb.rank_sets`).
 
-Both use the comparison's own table (``values``: blocks x alternatives, after averaging and
+All use the comparison's own table (``values``: blocks x alternatives, after averaging and
 the missing-results policy), so they speak about the same blocks as the rank tests. Add them
 with ``comparison.with_section(...)``; ``genexpy-nb compare --bayesian-rope R
 --aggregates`` does.
@@ -22,7 +24,7 @@ from .._validation import GenexpyInputError
 from . import numbers
 from .document import Data, Paragraph, ReportSection, Table, plain
 
-__all__ = ["bayesian_section", "aggregates_section", "summary_lines"]
+__all__ = ["bayesian_section", "aggregates_section", "rank_sets_section", "summary_lines"]
 
 
 def _scores(comparison: Any) -> tuple[np.ndarray, str]:
@@ -222,6 +224,77 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
     return ReportSection("Robust aggregates", blocks, {"aggregates": table})
 
 
+def rank_sets_section(comparison: Any, *, level: float = 0.95, reps: int = 2000,
+                      seed: int = 0) -> ReportSection:
+    """Say which places each alternative can hold, all at once, and the tiers, as a section.
+
+    From the comparison's own blocks (after averaging and the missing-results policy; a
+    result still missing is the worst of its block, the rank sets comparing whole rankings):
+    :func:`genexpy_nb.rank_sets` on the mean within-block ranks.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`~genexpy_nb.significance.compare`.
+    level : float
+        Probability that every set holds at once (default 0.95).
+    reps : int
+        Bootstrap replicates of the blocks.
+    seed : int
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    ReportSection
+        With the table ``rank_sets`` (the frame of :func:`genexpy_nb.rank_sets`).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from genexpy_nb.significance import compare
+    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(12) for _ in range(3)],
+    ...                    "m": ["a", "b", "c"] * 12,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 6})
+    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    >>> rank_sets_section(cmp, reps=300).tables["rank_sets"]["tier"].to_list()
+    [1, 2, 3]
+    """
+    from ..leaderboards import rank_sets
+    from ..study import Study
+
+    _check_comparison(comparison)
+    scores = comparison.scores_frame()
+    study = Study(scores, alternatives="alternative", target="score", generalize="block",
+                  higher_is_better=comparison.higher_is_better, invalid_target="drop",
+                  tol_missing_alternatives=1.0, tol_missing_conditions=1.0)
+    sets = rank_sets(study, level=level, reps=reps, seed=seed, progress=False).drop(
+        "config_id")
+    missing = int(np.isnan(comparison.values).sum())
+    why = (f" The {missing} missing result(s) count as the worst of their block here."
+           if missing else "")
+    text = (f"Places each alternative can hold, {numbers.share(level)} for all alternatives "
+            f"at once "
+            f"(simultaneous rank sets: Mogstad, Romano, Shaikh & Wilhelm 2023, from the "
+            f"mean within-block ranks, {reps} bootstrap resamples of the {comparison.n_blocks}"
+            " blocks). A tier ends where every alternative above is shown ahead of every "
+            "alternative below; within a tier the order is not settled." + why)
+    table = Table(("alternative", "mean rank", "places", "tier"),
+                  tuple((Data(r["alternative"]), numbers.rank(r["mean_rank"]),
+                         f"{r['rank_lo']}" if r["rank_lo"] == r["rank_hi"]
+                         else f"{r['rank_lo']}-{r['rank_hi']}", str(r["tier"]))
+                        for r in sets.iter_rows(named=True)), "lrrr")
+    return ReportSection("Rank sets and tiers", (Paragraph((text,)), table),
+                         {"rank_sets": sets})
+
+
+def _rank_sets_line(sets: pl.DataFrame) -> str:
+    groups = [", ".join(plain(a) for a in g["alternative"].to_list())
+              for _, g in sets.group_by("tier", maintain_order=True)]
+    level = float(sets["level"][0])
+    return (f"Tiers ({numbers.share(level)} simultaneous rank sets, all alternatives at once): "
+            + " | ".join(groups))
+
+
 def _aggregates_table(comparison: Any, table: pl.DataFrame, aggregates: list[str]) -> Table:
     """One row per alternative (in the order of the mean ranks), one column per aggregate."""
     cell = {(r["alternative"], r["aggregate"]): _estimate(r, _zero(comparison))
@@ -332,4 +405,6 @@ def summary_lines(comparison: Any) -> list[str]:
             out.append(_bayes_line(comparison, sec.tables["bayesian_signed_rank"]))
         if "aggregates" in sec.tables and sec.tables["aggregates"].height:
             out.append(_aggregates_line(comparison, sec.tables["aggregates"]))
+        if "rank_sets" in sec.tables and sec.tables["rank_sets"].height:
+            out.append(_rank_sets_line(sec.tables["rank_sets"]))
     return out

@@ -560,8 +560,8 @@ def _check_frame(df: pl.DataFrame) -> None:
 def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | None = None,
                         alpha: float | None = None, level: float | None = None,
                         max_items: int = 12, where: str | None = None,
-                        held_constant: Mapping[str, Any] | None = None
-                        ) -> ConclusionsSummary:
+                        held_constant: Mapping[str, Any] | None = None,
+                        tiers: Any = None) -> ConclusionsSummary:
     """Say, per configuration, what a study concludes and whether each conclusion holds.
 
     The best alternative, the top group(s), the pairs (counted, then listed: settled,
@@ -594,6 +594,9 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
         The levels the study held constant (``Study.held_constant``): said in the heading
         and in every configuration's title, since each conclusion is about those levels
         only.
+    tiers : polars.DataFrame, optional
+        The frame of :func:`~genexpy_nb.tiers` of the same study: each configuration then
+        also says its tiers and the {unit}s that would split each one.
 
     Returns
     -------
@@ -626,6 +629,8 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
     for cid in dict.fromkeys(df["config_id"].to_list()):
         rows = list(df.filter(pl.col("config_id") == cid).iter_rows(named=True))
         sections.append(_section(rows, design, w, max_items, held_constant))
+        if tiers is not None:
+            sections[-1].lines.extend(tier_lines(tiers, cid, w.unit, w.units, max_items))
     heading = heading_words(df, a, w)
     if held_constant:
         heading += (f" With {held_words(held_constant)} held constant: every conclusion is "
@@ -714,3 +719,60 @@ _PLAN_COLUMNS = frozenset({
     "priority", "config_id", "N", "conclusion", "kind", "nstar", "nstar_hi", "more_lo",
     "more_hi", "assurance", "mode", "to_run", "holds", "needs_more", "unsure", "tied",
     "beyond", "verdict", "reason"})
+
+
+def tier_lines(tiers: Any, config_id: Any, unit: str, units: str, max_items: int = 12
+               ) -> list[str]:
+    """Sentences about one configuration's tiers and what would split them (gx.tiers).
+
+    Parameters
+    ----------
+    tiers : polars.DataFrame
+        The frame of :func:`~genexpy_nb.tiers`.
+    config_id : int
+        The configuration.
+    unit, units : str
+        What a condition is called, singular and plural.
+    max_items : int
+        The most cuts listed; the others are counted.
+
+    Returns
+    -------
+    list of str
+    """
+    t = to_polars(tiers, "tiers").filter(pl.col("config_id") == config_id).sort("after")
+    if t.height == 0:
+        return []
+    groups: list[list[str]] = [[t["above"][0]]]
+    for r in t.iter_rows(named=True):
+        if r["split"]:
+            groups.append([])
+        groups[-1].append(r["below"])
+    from . import numbers
+
+    level = float(t["level"][0])
+    out = [f"Tiers ({numbers.share(level)} for all alternatives at once): "
+           + " | ".join(", ".join(g) for g in groups) + "."]
+    plan = [r for r in t.iter_rows(named=True) if r["more"] is not None]
+    plan.sort(key=lambda r: r["more"])
+    for r in plan[:max_items]:
+        hi = r["more_hi"]
+        span = (numbers.count_interval(r["more_lo"], hi)
+                if hi is not None and math.isfinite(hi)
+                else f"{numbers.count(r['more_lo'])} or more")
+        out.append(f"To split {r['above']} from {r['below']}: {numbers.count(r['more'])} "
+                   f"more {units} (the same test then shows it with predicted probability "
+                   f"{numbers.prob(r['assurance_at_more'])} ± {numbers.prob(r['mc_error'])}, "
+                   f"the target {numbers.setting(r['assurance'])}; in 90% of simulated "
+                   f"futures it first shows after {span} more {units}).")
+    if len(plan) > max_items:
+        out.append(f"{len(plan) - max_items} more cuts need more {units} (see the frame).")
+    open_ = t.filter(pl.col("verdict") == "unsure").height
+    tied = t.filter(pl.col("verdict") == "tied").height
+    if open_:
+        out.append(f"{open_} cut(s) inside the tiers: unsure (the direction is not settled; "
+                   "the data are compatible with no difference).")
+    if tied:
+        out.append(f"{tied} cut(s) between alternatives with equal ranks in every {unit}: "
+                   "no number of them splits those.")
+    return out

@@ -77,6 +77,8 @@ _WHERE = {
     "aggregate_intervals": "beyond_pvalues",
     "performance_profiles": "beyond_pvalues",
     "rank_probability_heatmap": "beyond_pvalues",
+    # leaderboards: rank sets and tiers
+    "rank_sets_chart": "leaderboards",
 }
 
 __all__ = [

@@ -35,6 +35,7 @@ from ._options import (
     add_missing_policy,
     add_quiet,
     add_results,
+    add_seed,
 )
 
 __all__ = ["add_parser", "cmd_compare"]
@@ -72,6 +73,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from ..answers.beyond_sections import (
             aggregates_section,
             bayesian_section,
+            rank_sets_section,
             summary_lines,
         )
         from ..answers.paper_table import paper_table_section
@@ -81,6 +83,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             res = res.with_section(bayesian_section(res, rope=args.bayesian_rope))
         if args.aggregates:
             res = res.with_section(aggregates_section(res))
+        if args.rank_sets:
+            res = res.with_section(rank_sets_section(res, level=1 - args.alpha, seed=args.seed))
         if not args.quiet:
             answer("\n".join([res.summary(), *summary_lines(res)]))
         from ..charts.cd_figure import save_comparison
@@ -140,6 +144,12 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     c.add_argument("--aggregates", action="store_true",
                    help="also IQM, mean and median per alternative with bootstrap intervals "
                         "over the blocks (Agarwal et al. 2021)")
+    c.add_argument("--rank-sets", action="store_true",
+                   help="also the places each alternative can hold, for all at once, and "
+                        "the tiers (simultaneous rank sets at level 1 - alpha; Mogstad, "
+                        "Romano, Shaikh & Wilhelm 2023): printed, in report.md and in "
+                        "rank_sets.<format>")
+    add_seed(c, help="seed of the rank sets' bootstrap (same seed, same sets)")
     c.add_argument("--ties", choices=["average", "min"], default="average",
                    help="mean ranks of tied alternatives: the mean of the ranks they occupy, "
                         "or the lowest (the tests use mid-ranks either way)")

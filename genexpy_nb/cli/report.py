@@ -140,7 +140,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         say(page.policy)
         say(page.scale)
         answer(conclusions_summary(page.conclusions, unit=page.unit,
-                                   held_constant=page.study.held_constant).to_text())
+                                   held_constant=page.study.held_constant,
+                                   tiers=page.tiers).to_text())
         from ..answers.numbers import seconds
 
         say(f"wrote {len(paths)} files to {out}/ in {seconds(time.perf_counter() - t0)}: "

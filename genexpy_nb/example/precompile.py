@@ -136,6 +136,30 @@ def _plan() -> list:
     return ka.signatures()
 
 
+def _leaderboards() -> list:
+    """Run the rank sets, the tiers' plan and a Bradley-Terry bootstrap on tiny inputs."""
+    from ..leaderboards import bradley_terry, tiers
+    from ..study import Study
+
+    rng = np.random.default_rng(0)
+    x = rng.random((6, 3))
+    df = pl.DataFrame({"d": np.repeat([f"d{i}" for i in range(6)], 3).tolist(),
+                       "m": ["a", "b", "c"] * 6, "s": x.ravel()})
+    study = Study(df, alternatives="m", target="s", generalize="d", higher_is_better=True)
+    tiers(study, reps=100, draws=100, max_more=2, progress=False)
+    log = pl.DataFrame({"model_a": ["a", "a", "b", "b", "c", "c"] * 2,
+                        "model_b": ["b", "c", "c", "a", "a", "b"] * 2,
+                        "winner": ["model_a", "model_b", "tie"] * 4})
+    bradley_terry(log, reps=100, min_battles=1, progress=False)
+    from .._numba import leaderboards as kl
+    from ..leaderboards._stepdown import cuts_held
+
+    # the plan's cuts (tiny studies may leave no cut to plan)
+    cuts_held(np.zeros((1, 3), np.int8), np.array([0, 0, 1]), np.array([1, 2, 2]))
+
+    return [kl.stepdown_rows, kl.cuts_held, kl.bt_fit_rows]
+
+
 _STEPS: tuple[tuple[str, Callable[[], list]], ...] = (
     ("n* of large studies", _large_study),
     ("alpha-hat and trimmed KS", _variability),
@@ -143,6 +167,7 @@ _STEPS: tuple[tuple[str, Callable[[], list]], ...] = (
     ("bootstrap, Bayesian tests", _beyond_pvalues),
     ("conclusions: the order", _conclusions),
     ("conclusions: the plan", _plan),
+    ("leaderboards: rank sets, Bradley-Terry", _leaderboards),
 )
 
 

@@ -174,3 +174,29 @@ def test_a_condition_is_named_as_the_table_names_it(column, word):
         generalize = [column]
 
     assert condition_word(_S()) == word
+
+
+def test_summary_says_the_tiers_and_what_splits_them():
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    x = np.array([2.0, 1.4, 1.3, 0.0])[None, :] + rng.normal(size=(20, 1)) + 0.4 * rng.normal(
+        size=(20, 4))
+    df = pl.DataFrame({"dataset": np.repeat([f"d{i}" for i in range(20)], 4),
+                       "model": ["a", "b", "c", "d"] * 20, "acc": x.ravel()})
+    study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
+                     higher_is_better=True)
+    t = gx.tiers(study, draws=200, reps=300, progress=False)
+    s = gx.conclusions_summary(gx.conclusions(study, kinds=["best"]), unit="dataset", tiers=t)
+    lines = s.sentences()
+    tier = next(ln for ln in lines if ln.startswith("Tiers (95% for all alternatives"))
+    groups, cur = [[t["above"][0]]], None
+    for r in t.iter_rows(named=True):
+        if r["split"]:
+            groups.append([])
+        groups[-1].append(r["below"])
+    assert tier.endswith(" | ".join(", ".join(g) for g in groups) + ".")
+    for r in t.filter(pl.col("more").is_not_null()).iter_rows(named=True):
+        assert any(ln.startswith(f"To split {r['above']} from {r['below']}: {r['more']} more "
+                                 "datasets") for ln in lines)
+    assert cur is None

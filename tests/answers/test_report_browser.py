@@ -132,7 +132,7 @@ def test_the_page_opens_offline_and_draws_everything(browser, tmp_path, name, bu
     context.close()
     assert not left, left[:5]
     assert not console, console[:5]
-    assert sections == 6
+    assert sections == 7  # with the tiers
     assert policy.startswith("Missing results:")
     assert len(diagrams) == len(page_obj.comparisons)  # one CD diagram per configuration
     for w, h, marks in diagrams:

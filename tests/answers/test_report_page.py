@@ -14,7 +14,7 @@ from genexpy_nb.example.demo import example_study
 
 #: a reference to a remote resource: src= or href= to http(s):// or a protocol-relative //
 REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
-TITLES = ["The answer: do the study's conclusions hold?", "What to run next",
+TITLES = ["The answer: do the study's conclusions hold?", "What to run next", "Tiers",
           "The classical tests", "Beyond p-values: how sure is each place, and by how much?",
           "How consistent are the per-dataset rankings? (the paper's n*)", "The data"]
 
@@ -59,11 +59,11 @@ def test_example_page_sections_and_answer(example_page, tmp_path):
     assert not REMOTE.search(html) and "<script" not in html
     assert html.count("<svg") == len(page.comparisons) == len(page.study)
     # every section says what produced it
-    assert html.count('<p class="how">') == 6
+    assert html.count('<p class="how">') == 7
     paths = page.save(tmp_path / "out")
     names = {p.relative_to(tmp_path / "out").as_posix() for p in paths}
     for f in ("report.html", "report.md", "conclusions.parquet", "conclusions.csv",
-              "nstar.parquet", "failed_runs.csv", "plan.csv", "rank_intervals.csv",
+              "nstar.parquet", "failed_runs.csv", "plan.csv", "rank_intervals.csv", "tiers.csv",
               "classical/config_0/cd_diagram.svg", "classical/config_0/posthoc.csv",
               "classical/config_0/mean_ranks.tex"):
         assert f in names, f
@@ -306,7 +306,7 @@ def test_page_in_headless_chromium_offline(tmp_path):
             browser.close()
     assert errors == [] and remote == []
     assert len(sizes) == 1 and all(w > 100 and h > 50 for w, h in sizes), sizes
-    assert sections == 6 and not wide
+    assert sections == 7 and not wide
     assert (tmp_path / "report.png").stat().st_size > 20_000
 
 
@@ -352,3 +352,19 @@ def test_cli_report_on_a_small_study_loads_no_numba(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "out" / "report.html").exists()
+
+
+def test_tiers_section_agrees_with_gx_tiers(example_page):
+    """The page's tiers are gx.tiers' (the page's seed and alpha*), in words per configuration."""
+    page = example_page
+    sec = next(s for s in page.sections if s.key == "tiers")
+    want = gx.tiers(page.study, level=page.alpha, seed=page.seed, progress=False)
+    assert page.tiers.equals(want)
+    first = want.filter(pl.col("config_id") == want["config_id"][0]).sort("after")
+    top = first["above"][0]
+    assert "Tiers (95% for all alternatives at once): " in sec.markdown
+    assert top in sec.markdown and "alpha* = 0.95" in sec.how
+    planned = first.filter(pl.col("more").is_not_null())
+    if planned.height:
+        r = planned.sort("more").row(0, named=True)
+        assert f"To split {r['above']} from {r['below']}: {r['more']} more" in sec.markdown

@@ -38,3 +38,30 @@ def test_compare_prints_aggregates_and_bayesian_lines(tmp_path, capsys):
     tex = (out / "mean_ranks.tex").read_text()
     assert tex.count("\\begin{tabular}") == 2 and "Cliff's $\\delta$" in tex
     assert "## A table for a paper" in (out / "report.md").read_text()
+
+
+def test_compare_rank_sets_line_file_and_report(tmp_path, capsys):
+    """--rank-sets: the tiers printed are those of the saved table (gx.rank_sets' frame)."""
+    import genexpy_nb as gx
+
+    rng = np.random.default_rng(3)
+    rows = [(f"d{i:02d}", f"m{j}", float(0.1 * j + rng.normal(0, 0.05)))
+            for i in range(20) for j in range(5)]
+    df = pl.DataFrame(rows, schema=["dataset", "model", "acc"], orient="row")
+    path = tmp_path / "r.csv"
+    df.write_csv(path)
+    out = tmp_path / "cmp"
+    assert main(["compare", str(path), "--alternatives", "model", "--target", "acc",
+                 "--blocks", "dataset", "--higher-is-better", "--figures", "",
+                 "--rank-sets", "--seed", "4", "--out", str(out)]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("Tiers ("))
+    sets = pl.read_csv(out / "rank_sets.csv")
+    groups = [", ".join(g["alternative"].to_list())
+              for _, g in sets.group_by("tier", maintain_order=True)]
+    assert line.endswith(" | ".join(groups)) and "95% simultaneous" in line
+    study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
+                     higher_is_better=True)
+    want = gx.rank_sets(study, seed=4)
+    assert sets["rank_lo"].to_list() == want["rank_lo"].to_list()
+    assert sets["alternative"].to_list() == want["alternative"].to_list()
+    assert "## Rank sets and tiers" in (out / "report.md").read_text()
