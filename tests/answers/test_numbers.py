@@ -121,6 +121,10 @@ ALLOWED = {
     "generalizability/fit.py": 6,
     "generalizability/questions.py": 4,
     "evals/subset.py": 2,
+    # a leaderboard's anchor text and its reliability and verdict reasons (columns written
+    # below answers/)
+    "leaderboards/battles.py": 3,
+    "leaderboards/tier_plan.py": 4,
     "variability/selection.py": 4,
     # a result object's own one-line interpretation (``BayesianResult.interpretation``)
     # and its repr helper
