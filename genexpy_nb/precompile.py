@@ -61,7 +61,7 @@ def _large_study() -> list:
     # and RBF values on the fly, and the draws the tests compare with
     from .generalizability import large
 
-    with config.force_route(large_study_min_N=8, large_support_m=4, large_rbf_matrix_m=4):
+    with config.force_route(large_study_min_N=8, large_support_m=4, large_matrix_m=4):
         analyze(study, [Borda("a0"), Jaccard(1), Mallows(), RBF()], rep=4, progress=False)
     large.large_pairs(N, np.array([2, 4]), 2, 0)
     from ._numba import core

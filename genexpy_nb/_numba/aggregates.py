@@ -293,7 +293,8 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
     accc = np.empty(A)
     tot = np.empty((A, R))
     totc = np.empty(A)
-    tm = np.empty((A, T))
+    one = n == 1  # a slot's mean is its task's one score: medians from the counts
+    tm = np.empty((A, 1 if one else T))
     h = T // 2
     window = 4 * int(np.sqrt(N)) + 32  # about 9 standard deviations of the cut's position
     cum = np.empty(R, dtype=np.int64)
@@ -328,11 +329,13 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
                             accc[a] += c * clipped[base + j, a]
                     cnt[j] = 0
                 for a in range(A):
-                    tm[a, t] = acc[a] / n
+                    if not one:
+                        tm[a, t] = acc[a] / n
                     tot[a, r] += acc[a]
                     totc[a] += accc[a] if clip else acc[a]
             for a in range(A):
-                out[b, a, 0] = _median_inplace(tm[a], h)
+                if not one:
+                    out[b, a, 0] = _median_inplace(tm[a], h)
                 out[b, a, 2] = tot[a, r] / N
                 out[b, a, 3] = totc[a] / N
         # the IQM of the batch: per alternative, the total less the lo smallest and the
@@ -341,6 +344,9 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
         for a in range(A):
             order = orders[a]
             vals = sorted_vals[a]
+            if one:
+                _count_medians(counts, order, vals, h, T % 2 == 0, window, nr, cum,
+                               out[r0:, a, 0])
             _ends(counts, order, vals, lo, window, nr, 1, cum, part, low)
             _ends(counts, order, vals, N - hi, window, nr, -1, cum, part, out[r0:, a, 1])
             for r in range(nr):
@@ -380,6 +386,40 @@ def _ends(counts, order, vals, need, window, nr, step, cum, part, res):
                                0, r)
         else:
             res[r] = part[r] + _walk_col(counts, order, vals, need, k, step, cum[r], r)
+
+
+@jit_exact
+def _count_medians(counts, order, vals, h, even, window, nr, cum, res):
+    """Write each batch replicate's median of its drawn scores (one run per task).
+
+    The h-th smallest drawn score (0-based; averaged with the one below for an even
+    number of tasks, as :func:`_median_inplace`), read from the counts along the sorted
+    positions instead of selected among T task means: the positions before ``h - window``
+    are counted for the whole batch in one pass, each replicate walks on from there (or
+    from the start when its median lies inside that bulk). ``0.0 +`` each value, as a
+    slot's mean ``(0.0 + 1 x score) / 1`` is (-0.0 becomes 0.0).
+    """
+    first = h - 1 if even else h
+    m = max(0, first - window)
+    cum[:nr] = 0
+    for k in range(m):
+        o = order[k]
+        for r in range(nr):
+            cum[r] += counts[o, r]
+    for r in range(nr):
+        k, c = (m, cum[r]) if cum[r] <= first else (0, 0)
+        while True:  # the first position whose running count passes ``first``
+            c += counts[order[k], r]
+            if c > first:
+                break
+            k += 1
+        v = 0.0 + vals[k]
+        if even:
+            while c <= h:  # the next drawn score (the same position if drawn twice)
+                k += 1
+                c += counts[order[k], r]
+            v = 0.5 * (v + (0.0 + vals[k]))
+        res[r] = v
 
 
 @jit_exact

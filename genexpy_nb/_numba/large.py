@@ -207,11 +207,13 @@ def mmd_units(kind, K, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, de
 
 
 @jit_exact
-def draw_units(seed, N, ns, rep, u0, u1, IX, IY):
+def draw_units(seed, N, ns, pos, rep, u0, u1, IX, IY):
     """Write the pairs that :func:`mmd_units` draws for the units u0..u1, as index rows.
 
     ``IX``, ``IY`` are (u1 - u0, max n); row ``u - u0`` holds unit u's samples in its
-    first ``ns[u // rep]`` columns (a check of the draws, and the naive twin's input).
+    first ``ns[u // rep]`` columns: the pair ``pos[u // rep] * rep + u % rep`` of the
+    grid (the MMD from the matrix on the support, a check of the draws, the naive twin's
+    input).
     """
     nmax = 0
     for j in range(ns.shape[0]):
@@ -220,8 +222,9 @@ def draw_units(seed, N, ns, rep, u0, u1, IX, IY):
     taken = np.zeros(N, dtype=np.bool_)
     buf = np.empty(2 * nmax, dtype=np.int64)
     for u in range(u0, u1):
-        n = ns[u // rep]
-        draw_unit(seed, u, N, n, taken, buf)
+        j = u // rep
+        n = ns[j]
+        draw_unit(seed, pos[j] * rep + u % rep, N, n, taken, buf)
         for t in range(n):
             IX[u - u0, t] = buf[t]
             IY[u - u0, t] = buf[n + t]

@@ -93,7 +93,7 @@ def test_batched_kernel_equals_its_naive_twin(which, matrix_m):
             "rbf": RBF(scale="raw")}[which].resolve(NA)
     data = S if which == "rbf" else R
     ns = np.array([2, 6, 20, 64, 150])
-    with config.force_route(large_support_m=matrix_m, large_rbf_matrix_m=matrix_m):
+    with config.force_route(large_support_m=matrix_m, large_matrix_m=matrix_m):
         sup = large.large_support(kern, data)
         out = large.mmd_grid(sup, N, ns, 12, 99)
     if matrix_m == 10 and which in ("mallows", "rbf"):
@@ -125,7 +125,7 @@ def test_same_bits_at_one_two_and_four_threads_and_for_the_same_seed(monkeypatch
     monkeypatch.setattr(nb, "_max_threads", lambda: 4)  # 4 threads even on a 2-core runner
     st = _study()
     with config.force_route(large_study_min_N=100, large_support_m=60,
-                            large_rbf_matrix_m=60, parallel_min_work=0):
+                            large_matrix_m=60, parallel_min_work=0):
         a = _analyze(st, n_jobs=1, rep=50)
         b = _analyze(st, n_jobs=2, rep=50)
         c = _analyze(st, n_jobs=2, rep=50)
@@ -141,7 +141,7 @@ def test_thinned_grid_agrees_with_the_full_one_on_a_clear_signal():
     st = _study(signal=1.0)
     full = _analyze(st)
     with config.force_route(large_study_min_N=100, large_support_m=80,
-                            large_rbf_matrix_m=80):
+                            large_matrix_m=80):
         thin = _analyze(st)
     assert "grid" not in full.columns and thin["grid"].null_count() == 0
     key = ["kernel", "alpha", "delta", "method"]
