@@ -77,6 +77,32 @@ def _table_18x104(path: Path) -> None:
     pl.DataFrame(rows, schema=["dataset", "model", "accuracy"], orient="row").write_csv(path)
 
 
+#: leaderboard shapes of issue 53: (alternatives, conditions, per-item 0/1 scores)
+BOARDS = ((72, 51, False), (100, 1000, True), (300, 50, False), (20, 5000, True))
+
+
+def _board(na: int, nc: int, binary: bool, path: Path, seed: int = 0) -> None:
+    """A seeded leaderboard: na models on nc datasets (accuracies) or items (0/1).
+
+    Accuracies: a skewed difficulty per dataset (most datasets easy, a tail of hard
+    ones), a skill per model and noise, clipped to [0, 1]: not normal, as real accuracy
+    tables, so autorank takes its usual path (Friedman and Nemenyi). Items: each model
+    answers each item correctly with a probability from the item's difficulty and the
+    model's skill.
+    """
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(0.0, 0.1, na)
+    if binary:
+        p = np.clip(0.5 + skill[None, :] + rng.normal(0, 0.2, (nc, 1)), 0.02, 0.98)
+        S = (rng.random((nc, na)) < p).astype(float)
+    else:
+        base = 1.0 - rng.gamma(1.5, 0.08, size=(nc, 1))
+        S = np.clip(base - 0.1 + skill[None, :] + rng.normal(0, 0.02, (nc, na)), 0, 1)
+    pl.DataFrame({"dataset": np.repeat([f"d{i:05d}" for i in range(nc)], na),
+                  "model": [f"m{j:03d}" for j in range(na)] * nc,
+                  "accuracy": S.ravel()}).write_csv(path)
+
+
 def _long_from_wide(wide: Path, path: Path) -> str:
     """A wide results CSV (datasets x methods) as the long table; returns its shape."""
     w = pl.read_csv(wide)
@@ -102,6 +128,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--wide", type=Path, default=None,
                     help="also a public wide table: datasets x methods, higher is better")
+    ap.add_argument("--boards", action="store_true",
+                    help="the leaderboard shapes of issue 53 (72 x 51, 100 x 1,000 items, "
+                         "300 x 50, 20 x 5,000 items) instead of the example and 18 x 104")
     args = ap.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,18 +140,28 @@ def main() -> None:
         load_example_study().write_csv(tmp / "example.csv")
         _table_18x104(tmp / "t18x104.csv")
         py = [sys.executable, "-m", "genexpy_nb", "report"]
-        runs = {
-            "report, example (8 x 80 x 6 configurations)": py + [
-                str(tmp / "example.csv"), "--alternatives", "model", "--target", "score",
-                "--generalize", "dataset", "--design", "metric,train_size",
-                "--average-over", "fold", "--higher-is-better", "--quiet",
-                "--out", str(tmp / "o1")],
-            "report, 18 x 104": py + [
-                str(tmp / "t18x104.csv"), "--alternatives", "model", "--target",
-                "accuracy", "--generalize", "dataset", "--higher-is-better", "--quiet",
-                "--out", str(tmp / "o2")],
-        }
-        pairs = [("18 x 104", tmp / "t18x104.csv")]
+        common = ["--alternatives", "model", "--target", "accuracy", "--generalize",
+                  "dataset", "--higher-is-better", "--quiet"]
+        if args.boards:
+            runs, pairs = {}, []
+            for na, nc, binary in BOARDS:
+                label = f"{na} x {nc}{' items' if binary else ''}"
+                path = tmp / f"board_{na}x{nc}.csv"
+                _board(na, nc, binary, path)
+                pairs.append((label, path))
+                runs[f"report, {label}"] = py + [str(path), *common, "--max-seconds", "inf",
+                                                 "--out", str(tmp / f"o_{na}x{nc}")]
+        else:
+            runs = {
+                "report, example (8 x 80 x 6 configurations)": py + [
+                    str(tmp / "example.csv"), "--alternatives", "model", "--target", "score",
+                    "--generalize", "dataset", "--design", "metric,train_size",
+                    "--average-over", "fold", "--higher-is-better", "--quiet",
+                    "--out", str(tmp / "o1")],
+                "report, 18 x 104": py + [str(tmp / "t18x104.csv"), *common,
+                                          "--out", str(tmp / "o2")],
+            }
+            pairs = [("18 x 104", tmp / "t18x104.csv")]
         if args.wide is not None:
             shape = _long_from_wide(args.wide, tmp / "wide.csv")
             pairs.append((f"public {shape}", tmp / "wide.csv"))

@@ -212,6 +212,31 @@ class Costs:
     closed_ns: float = 50.0
     #: fixed cost of one sample size of one kernel (calls, small arrays)
     size_s: float = 1.5e-4
+    # ---- the conclusions (gx.conclusions), per configuration -------------------------------
+    #: per pair of alternatives: the closed forms (the noncentral-t interval) and the row
+    conclusion_pair_ns: float = 30_000.0
+    #: the order's agreement: per (row pair of draws, pair of alternatives, study size
+    #: tried): the numba kernel, and NumPy (small studies)
+    kendall_ns: float = 1.9
+    kendall_numpy_ns: float = 12.0
+    #: the normal model's draws: per (draw, condition, alternative)
+    conclusion_model_ns: float = 0.5
+    #: the best and the top k: per (draw, alternative, study size tried)
+    conclusion_set_ns: float = 10.0
+    # ---- the report's other sections, per configuration --------------------------------
+    #: the classical tests: per (condition, alternative) and per pair of alternatives
+    compare_cell_ns: float = 1500.0
+    compare_pair_ns: float = 2000.0
+    #: rank probabilities: per (replicate, condition, alternative) and (replicate,
+    #: alternative^2)
+    rank_cell_ns: float = 1.5
+    rank_place_ns: float = 3.0
+    #: robust aggregates' bootstrap: per (replicate, alternative, task): the numba kernel,
+    #: and NumPy (small work)
+    bootstrap_cell_ns: float = 4.0
+    bootstrap_numpy_cell_ns: float = 20.0
+    #: the page and its tables: per row of the conclusions
+    page_row_ns: float = 5000.0
 
 
 #: the cost model (see :class:`Costs`)

@@ -41,6 +41,7 @@ from ._options import (
     add_missing_choice,
     add_missing_policy,
     add_n_jobs,
+    add_max_seconds,
     add_quiet,
     add_rep,
     add_seed,
@@ -405,5 +406,6 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                         "the deficits n* - N; each as .html (opens offline), .png, .svg")
     add_conclusion_options(q)
     add_quiet(q)
+    add_max_seconds(q)
     q.set_defaults(func=cmd_nstar)
     return q

@@ -328,6 +328,41 @@ def _shared_support(kernel: Kernel, data: np.ndarray, sup: tuple) -> LargeSuppor
     return large_support(kernel, data)
 
 
+def estimated_seconds(study: Study, kernels: Sequence[Kernel], *, rep: int = config.REP,
+                      null: bool = True, disjoint: bool = True, replace: bool = False,
+                      grid: Sequence[int] | Callable[[int], np.ndarray] | None = None,
+                      configurations: Sequence | None = None) -> float:
+    """Estimate an analysis from the study's shape, before anything is drawn.
+
+    The grid and path each configuration would take (:func:`~.large.plan_grid`) and their
+    cost on one core of the reference machine (:data:`genexpy_nb.config.COSTS`).
+
+    Parameters
+    ----------
+    study : Study
+    kernels : list of Kernel
+    rep, null, disjoint, replace, grid, configurations
+        As for :class:`GeneralizabilityAnalysis`.
+
+    Returns
+    -------
+    float
+        Seconds on one core of the reference machine.
+    """
+    setup = check_analysis(study, kernels, rep=rep, seed=0, disjoint=disjoint,
+                           replace=replace, grid=grid, configurations=configurations,
+                           n_jobs=None, null=null)
+    return sum(_plan(study.sample(c), setup).seconds for c in setup.config_ids)
+
+
+def _plan(s: ConfigurationSample, setup: AnalysisSetup) -> GridPlan:
+    """Choose one configuration's grid and path from its shape, with its estimated cost."""
+    shapes = [KernelShape(k.name, int(k.support(s.data_for(k))[0].size), s.na)
+              for k in setup.kernels]
+    return plan_grid(s.N, shapes, setup.rep, setup.null, setup.grid, setup.disjoint,
+                     setup.replace)
+
+
 class GeneralizabilityAnalysis:
     """All configurations x kernels of a study: cached MMD_n distributions and n*.
 
@@ -385,7 +420,7 @@ class GeneralizabilityAnalysis:
         self._exchanged: dict[int, ConfigurationSample] = {}
         self.null_kernels = self._baseline_kernels() if self.null and ids else None
         # the grid of every configuration and its cost, from the shapes, before any draw
-        plans = {cid: self._plan(study.sample(cid), setup) for cid in ids}
+        plans = {cid: _plan(study.sample(cid), setup) for cid in ids}
         self.grid_plans = plans
         # many small BLAS products: one BLAS thread (our own threads split large work)
         from .._numba import one_blas_thread, threads
@@ -409,13 +444,6 @@ class GeneralizabilityAnalysis:
                     self.dists[cid] = self._compute(
                         study.sample(cid), plan,
                         lambda f, sec=plan.seconds: bar.update(sec * f))
-
-    def _plan(self, s: ConfigurationSample, setup: AnalysisSetup) -> GridPlan:
-        """Choose one configuration's grid and path from its shape, with its estimated cost."""
-        shapes = [KernelShape(k.name, int(k.support(s.data_for(k))[0].size), s.na)
-                  for k in self.kernels]
-        return plan_grid(s.N, shapes, self.rep, self.null, setup.grid, self.disjoint,
-                         self.replace)
 
     def _compute(self, s: ConfigurationSample, plan: GridPlan,
                  advance: Callable[[float], object] | None = None) -> ConfigDistributions:

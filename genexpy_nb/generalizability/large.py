@@ -396,7 +396,7 @@ def full_grid_seconds(N: int, ns: np.ndarray, shapes: list[KernelShape], rep: in
                 total += len(shapes) * rep * (N * N * c.blas_ns + (N + 2 * n) * c.cell_ns)
             else:
                 total += sum(_mmd_ns(n, s, rep, True) for s in shapes)
-    return total * 1e-9 + runs * len(shapes) * len(ns) * c.size_s
+    return float(total * 1e-9 + runs * len(shapes) * len(ns) * c.size_s)
 
 
 def thinned_grid_seconds(N: int, ns: np.ndarray, shapes: list[KernelShape], rep: int,
@@ -422,7 +422,7 @@ def thinned_grid_seconds(N: int, ns: np.ndarray, shapes: list[KernelShape], rep:
     total += per_size.sum()
     if null:
         total += per_size[null_sizes(len(ns))].sum()
-    return total * 1e-9 + runs * len(shapes) * len(ns) * c.size_s
+    return float(total * 1e-9 + runs * len(shapes) * len(ns) * c.size_s)
 
 
 def plan_grid(N: int, shapes: list[KernelShape], rep: int, null: bool, grid, disjoint: bool,
