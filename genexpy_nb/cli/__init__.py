@@ -136,7 +136,7 @@ def _export_notes():
 
 
 def _limits(max_seconds: float | None):
-    """The limit of ``--max-seconds`` for the command's analyses (none given: as it is)."""
+    """Return the limit of ``--max-seconds`` for the command's analyses (none: as it is)."""
     import contextlib
 
     from .. import config

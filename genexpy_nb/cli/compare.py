@@ -29,9 +29,9 @@ from ._options import (
     add_blocks,
     add_direction,
     add_held_constant,
+    add_max_seconds,
     add_missing_choice,
     add_missing_policy,
-    add_max_seconds,
     add_quiet,
     add_results,
 )

@@ -27,9 +27,9 @@ from ._checks import (
 )
 from ._options import (
     add_kernel,
+    add_max_seconds,
     add_missing_choice,
     add_missing_policy,
-    add_max_seconds,
     add_quiet,
     add_rep,
     add_seed,

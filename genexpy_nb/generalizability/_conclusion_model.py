@@ -201,7 +201,7 @@ def _pair_nstar(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarra
 
 
 def _pair_safe_n(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarray:
-    """A study size from which G(n) >= alpha for every larger n (a pair's search can stop).
+    """Return a study size from which G(n) >= alpha for every larger n (a search stops).
 
     ``G >= P(> 0)^2`` and ``P(> 0) = Phi(sqrt(n) eff - span_sd / (2 sqrt(n)))`` grows with
     n, so G stays at or above alpha once ``sqrt(n) eff - span_sd / (2 sqrt(n)) >= z'`` with

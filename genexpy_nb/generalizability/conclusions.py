@@ -534,7 +534,7 @@ _SCHEMA = {
 
 
 def _list_column(name: str, lists: list[list[str] | None]) -> pl.Series:
-    """A list-of-strings column from Python lists, built from one flat column in polars.
+    """Build a list-of-strings column from Python lists, through one flat column in polars.
 
     The same column as ``pl.Series(name, lists, dtype=pl.List(pl.String))``: the strings
     converted once, then split by row in polars (a conversion list by list took seconds
