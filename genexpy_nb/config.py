@@ -137,6 +137,10 @@ class Routes:
     #: 3x slower per cell) with NumPy, the kernel's bits without loading numba; beyond, the
     #: numba kernel (its first call in a process loads numba and the kernel, about 1 s)
     aggregates_numpy_max_work: float = 2.5e7
+    #: Nemenyi's studentized range: up to this much work (distinct statistics x quadrature
+    #: nodes) in Python, the kernel's arithmetic bit for bit (a few hundred pairs); beyond,
+    #: the numba kernel (its first call in a process loads numba, about 0.6 s)
+    studentized_python_max_work: float = 60_000
     #: numba kernels: below this many basic operations a call runs on the calling thread (a
     #: thread pool costs tens of microseconds)
     parallel_min_work: float = 2_000_000
@@ -214,7 +218,7 @@ class Costs:
     size_s: float = 1.5e-4
     # ---- the conclusions (gx.conclusions), per configuration -------------------------------
     #: per pair of alternatives: the closed forms (the noncentral-t interval) and the row
-    conclusion_pair_ns: float = 30_000.0
+    conclusion_pair_ns: float = 60_000.0
     #: the order's agreement: per (row pair of draws, pair of alternatives, study size
     #: tried): the numba kernel, and NumPy (small studies)
     kendall_ns: float = 1.9
@@ -230,13 +234,13 @@ class Costs:
     #: rank probabilities: per (replicate, condition, alternative) and (replicate,
     #: alternative^2)
     rank_cell_ns: float = 1.5
-    rank_place_ns: float = 3.0
+    rank_place_ns: float = 12.0
     #: robust aggregates' bootstrap: per (replicate, alternative, task): the numba kernel,
     #: and NumPy (small work)
     bootstrap_cell_ns: float = 4.0
     bootstrap_numpy_cell_ns: float = 20.0
     #: the page and its tables: per row of the conclusions
-    page_row_ns: float = 5000.0
+    page_row_ns: float = 25_000.0
 
 
 #: the cost model (see :class:`Costs`)
@@ -272,7 +276,7 @@ class Limits:
     """
 
     #: the longest an analysis may be estimated to take (seconds on this machine); None:
-    #: the environment variable ``GENEXPY_NB_MAX_SECONDS``, else 1,800 (half an hour)
+    #: the environment variable ``GENEXPY_NB_MAX_SECONDS``, else 600 (ten minutes)
     max_seconds: float | None = None
     #: this machine's seconds per second of the reference machine (estimates only: no
     #: route reads it)
@@ -282,11 +286,11 @@ class Limits:
 #: the limits in force (see :class:`Limits`)
 LIMITS = Limits()
 #: the limit when neither ``LIMITS.max_seconds`` nor the environment sets one
-DEFAULT_MAX_SECONDS: float = 1800.0
+DEFAULT_MAX_SECONDS: float = 600.0
 
 
 def max_seconds() -> float:
-    """Return the limit in force: ``LIMITS.max_seconds``, else the environment, else 1,800 s.
+    """Return the limit in force: ``LIMITS.max_seconds``, else the environment, else 600 s.
 
     Raises ``ValueError`` (naming the variable) for a value that is not a positive number.
     """
@@ -317,13 +321,14 @@ _NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
                 "mmd_gather_max_work": -1, "pairs_bucket_min_work": 0,
                 "grid_bucket_min_work": 0,
                 "ks_numpy_max_work": -1, "kendall_numpy_max_work": -1,
-                "aggregates_numpy_max_work": -1}
+                "aggregates_numpy_max_work": -1, "studentized_python_max_work": -1}
 #: the bounds that keep every computation on NumPy wherever it has a NumPy path
 _NUMPY_ROUTE = {"mallows_blas_max": math.inf, "rbf_numpy_max": math.inf,
                 "mmd_small_m": math.inf, "mmd_gather_max_work": math.inf,
                 "pairs_bucket_min_work": math.inf, "grid_bucket_min_work": math.inf,
                 "ks_numpy_max_work": math.inf,
-                "kendall_numpy_max_work": math.inf, "aggregates_numpy_max_work": math.inf}
+                "kendall_numpy_max_work": math.inf, "aggregates_numpy_max_work": math.inf,
+                "studentized_python_max_work": math.inf}
 
 
 @contextlib.contextmanager

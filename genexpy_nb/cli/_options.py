@@ -346,7 +346,7 @@ def add_max_seconds(p: argparse.ArgumentParser) -> None:
     """
     p.add_argument("--max-seconds", type=_seconds, default=None, metavar="SECONDS",
                    help="refuse to start an analysis estimated to take longer than this "
-                        "(default: $GENEXPY_NB_MAX_SECONDS, else 1800; 'inf': no limit); "
+                        "(default: $GENEXPY_NB_MAX_SECONDS, else 600; 'inf': no limit); "
                         "the estimate is made from the table's shape and shown on the "
                         "progress bar")
 

@@ -534,9 +534,11 @@ def pairwise_wilcoxon(
     if nan_policy == "raise":
         _complete_rows(m.values, "raise", "data")
     stat, pval, mdiff, ns = [], [], [], []
-    for i, j in itertools.combinations(range(m.values.shape[1]), 2):
-        res = wilcoxon(m.values[:, i], m.values[:, j], zero_method=zero_method,
-                       correction=correction, method=method, nan_policy=nan_policy)
+    fast = _wilcoxon_rows(m.values, zero_method, correction, method, nan_policy)
+    for q, (i, j) in enumerate(itertools.combinations(range(m.values.shape[1]), 2)):
+        res = fast[q] if fast is not None and fast[q] is not None else wilcoxon(
+            m.values[:, i], m.values[:, j], zero_method=zero_method, correction=correction,
+            method=method, nan_policy=nan_policy)
         a, b = m.values[:, i], m.values[:, j]
         keep = ~(np.isnan(a) | np.isnan(b)) if nan_policy == "omit" else slice(None)
         stat.append(res.statistic)
@@ -546,6 +548,41 @@ def pairwise_wilcoxon(
     return _pairwise_frame("Wilcoxon signed-rank", m.alternatives, np.array(stat),
                            np.array(pval), p_adjust, alpha,
                            {"mean_difference": mdiff, "n": ns})
+
+
+def _wilcoxon_rows(values: np.ndarray, zero_method: str, correction: bool, method: str,
+                   nan_policy: str) -> list | None:
+    """Every pair's Wilcoxon test at once, where it equals ``wilcoxon`` (scipy's defaults).
+
+    With ``zero_method="wilcox"``, no continuity correction and ``method="auto"``: the
+    statistic and p-value of each pair without a missing value (or with them left out,
+    ``nan_policy="omit"``) from one vectorised pass, the very numbers
+    ``scipy.stats.wilcoxon`` gives (:func:`._signed_rank.signed_rank_tests`); None for the
+    pairs (or all) that go through :func:`wilcoxon` one by one.
+    """
+    from ._results import SignificanceResult
+    from ._signed_rank import signed_rank_tests
+
+    if zero_method != "wilcox" or correction or method != "auto":
+        return None
+    k = values.shape[1]
+    iu, ju = np.triu_indices(k, 1)
+    d = values[:, iu].T - values[:, ju].T  # (pairs, conditions)
+    missing = np.isnan(d).any(axis=1)
+    if nan_policy != "omit" and missing.all():
+        return None
+    statistic, pvalue = signed_rank_tests(np.where(missing[:, None] & (nan_policy != "omit"),
+                                                   0.0, d))
+    n = (~np.isnan(d)).sum(axis=1) if nan_policy == "omit" else np.full(iu.size, d.shape[1])
+    out: list = []
+    for q in range(iu.size):
+        if (missing[q] and nan_policy != "omit") or n[q] == 0 or np.isnan(pvalue[q]):
+            out.append(None)  # a missing value, no pair at all, or no difference
+            continue
+        out.append(SignificanceResult(statistic=float(statistic[q]), pvalue=float(pvalue[q]),
+                                      test="Wilcoxon signed-rank", n=int(n[q]), k=2,
+                                      alternative="two-sided"))
+    return out
 
 
 def pairwise_corrected_ttest(
