@@ -300,6 +300,7 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
     cum = np.empty(R, dtype=np.int64)
     part = np.empty(R)
     low = np.empty(R)
+    high = np.empty(R)
     for r0 in range(b0, b1, R):
         nr = min(R, b1 - r0)
         for r in range(nr):
@@ -347,10 +348,13 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
             if one:
                 _count_medians(counts, order, vals, h, T % 2 == 0, window, nr, cum,
                                out[r0:, a, 0])
-            _ends(counts, order, vals, lo, window, nr, 1, cum, part, low)
-            _ends(counts, order, vals, N - hi, window, nr, -1, cum, part, out[r0:, a, 1])
+            # (the same argument types at both ends: one compiled signature)
+            _ends(counts, order, vals, np.int64(lo), np.int64(window), np.int64(nr),
+                  np.int64(1), cum, part, low)
+            _ends(counts, order, vals, np.int64(N - hi), np.int64(window), np.int64(nr),
+                  np.int64(-1), cum, part, high)
             for r in range(nr):
-                out[r0 + r, a, 1] = (tot[a, r] - low[r] - out[r0 + r, a, 1]) / (hi - lo)
+                out[r0 + r, a, 1] = (tot[a, r] - low[r] - high[r]) / (hi - lo)
         for i in range(N):
             for r in range(nr):
                 counts[i, r] = 0
@@ -593,10 +597,13 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
             # with the IQM's end on that side: snap positions from it
             top = N - above[a] <= above[a]
             snap = (N - above[a] if top else above[a]) if clip else -1
-            _ends_batched(counts, order, vals, lo, window, reach, nr, 1, cumf, part, acc, low,
-                          -1 if top else snap, scum, spart)
-            _ends_batched(counts, order, vals, N - hi, window, reach, nr, -1, cumf, part, acc,
-                          high, snap if top else -1, scum, spart)
+            # (every scalar as int64: one compiled signature for both ends)
+            _ends_batched(counts, order, vals, np.int64(lo), np.int64(window),
+                          np.int64(reach), np.int64(nr), np.int64(1), cumf, part, acc, low,
+                          np.int64(-1 if top else snap), scum, spart)
+            _ends_batched(counts, order, vals, np.int64(N - hi), np.int64(window),
+                          np.int64(reach), np.int64(nr), np.int64(-1), cumf, part, acc,
+                          high, np.int64(snap if top else -1), scum, spart)
             for r in range(nr):
                 out[r0 + r, a, 1] = (tot[a, r] - low[r] - high[r]) / (hi - lo)
                 if not clip:
@@ -668,8 +675,9 @@ def _ends_batched(counts, order, vals, need, window, reach, nr, step, cum, part,
     k0 = 0 if step > 0 else N - 1
     if 0 <= snap <= m:
         k = _bulk(counts, order, vals, k0, step, snap, nr, cum, part)
-        scum[:nr] = cum[:nr]
-        spart[:nr] = part[:nr]
+        for r in range(nr):  # element by element: no shape check to compile
+            scum[r] = cum[r]
+            spart[r] = part[r]
         k = _bulk(counts, order, vals, k, step, m - snap, nr, cum, part)
     else:
         k = _bulk(counts, order, vals, k0, step, m, nr, cum, part)
@@ -677,8 +685,9 @@ def _ends_batched(counts, order, vals, need, window, reach, nr, step, cum, part,
     for r in range(nr):
         res[r] = cum[r]  # the draws in the bulk
     if snap > m:  # on from the bulk to the snap
-        scum[:nr] = cum[:nr]
-        spart[:nr] = part[:nr]
+        for r in range(nr):
+            scum[r] = cum[r]
+            spart[r] = part[r]
         _bulk(counts, order, vals, kb, step, snap - m, nr, scum, spart)
     k = _near_cut(counts, order, vals, k, step, e - m, np.float64(need), nr, cum, acc)
     needf = np.float64(need)

@@ -345,8 +345,10 @@ def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np
     from .._numba import aggregates as ka
     from .._numba import compile_note
 
-    most = n * T if task_bootstrap else n  # the most draws of one cell in a replicate
-    dtype = np.uint8 if most <= 255 else np.int32
+    # the draws' counts: bytes where no cell can be drawn 256 times in a replicate (n <= 255
+    # without the task bootstrap); the task bootstrap always counts in int32 (one compiled
+    # signature of its kernel: the report's; the counts do not change the results)
+    dtype = np.uint8 if not task_bootstrap and n <= 255 else np.int32
     batch = max(1, min(32, _BATCH_BYTES // (N * np.dtype(dtype).itemsize)))
     if not task_bootstrap:  # the batch's task means too: A x T x batch floats per thread
         batch = max(1, min(batch, _BATCH_BYTES * 4 // (A * T * 8)))
