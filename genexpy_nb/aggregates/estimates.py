@@ -173,6 +173,25 @@ def _on_threads(fn, rows: int, cells: int) -> None:
     run_blocks(fn, rows, work=6.0 * rows * cells, blocks_per_thread=1)
 
 
+def _bootstrap_seconds(matrices: Any, reps: int, task_bootstrap: bool) -> float:
+    """Estimate the replicates of :func:`interval_estimates` from the shapes (reference s).
+
+    Per (replicate, alternative, cell): the NumPy route's cost where the task bootstrap
+    takes it (``config.ROUTES.aggregates_numpy_max_work``), else the kernel's.
+    """
+    from .. import config
+
+    c = config.COSTS
+    total = 0.0
+    for m in matrices:
+        n, T = m.shape
+        cells = float(reps) * n * T
+        numpy_route = task_bootstrap and float(reps) * (T if n == 1 else 3 * n * T) <= (
+            config.ROUTES.aggregates_numpy_max_work)
+        total += cells * (c.bootstrap_numpy_cell_ns if numpy_route else c.bootstrap_cell_ns)
+    return total * 1e-9
+
+
 def _bar(total: int, work: float, progress: bool | None, desc: str):
     from .._progress import tqdm
 
@@ -481,7 +500,14 @@ def interval_estimates(
         shapes.setdefault(m.shape, []).append(name)
     per_call = max(1, min(64, _REPLICATE_CELLS // (4 * reps)))  # alternatives per kernel
     found: dict[str, tuple[np.ndarray, ...]] = {}
-    with _bar(reps * len(sc.matrices), work, progress, "bootstrap") as bar:
+    from .._progress import check_cost, duration_text
+
+    est = check_cost(f"the bootstrap of {len(sc.matrices):,} alternative(s) x {reps:,} "
+                     "replicates", _bootstrap_seconds(sc.matrices.values(), reps,
+                                                       task_bootstrap),
+                     lift="Fewer replicates (reps) cost less.")
+    with _bar(reps * len(sc.matrices), work, progress,
+              f"bootstrap (about {duration_text(est)})") as bar:
         for names in shapes.values():  # the same draws for every alternative of a shape
             for i0 in range(0, len(names), per_call):
                 part = names[i0:i0 + per_call]

@@ -319,11 +319,14 @@ def _shared_support(kernel: Kernel, data: np.ndarray, sup: tuple) -> LargeSuppor
     """Return a kernel's large-study support, its matrix taken from the closed forms' support.
 
     ``sup`` is what :func:`subsample_support` returned: the kernel's own support (K, inv,
-    counts) when it has at most ``config.ROUTES.large_support_m`` points, whose matrix the
-    MMD values read too (computed once).
+    counts) when the kernel has at most ``config.ROUTES.large_support_m`` distinct
+    results, whose matrix the MMD values read too (computed once); beyond, a subsample's
+    support with a virtual assignment of the conditions, which the MMD values must not
+    read (they are computed on every condition's own result).
     """
-    K, inv, _ = sup
-    if inv.size == np.asarray(data).shape[0] and K.shape[0] <= config.ROUTES.large_support_m:
+    first, inv, _ = kernel.support(data)
+    if first.size <= config.ROUTES.large_support_m and sup[0].shape[0] == first.size \
+            and np.array_equal(sup[1], inv):
         return large_support(kernel, data, support=sup)
     return large_support(kernel, data)
 

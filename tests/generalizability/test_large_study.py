@@ -174,3 +174,24 @@ def test_the_summary_says_the_grid_was_thinned():
     assert "thinned grid: 43 sizes up to 86" in text
     assert "thinned grid" not in gx.nstar_summary(_analyze(_study(N=120)), alpha=0.95,
                                                   delta=0.05).to_text()
+
+
+@pytest.mark.parametrize("which", ["mallows", "rbf", "jaccard"])
+def test_mmd_values_read_every_conditions_own_result_beyond_the_closed_forms_subsample(which):
+    # beyond large_support_m distinct results the closed forms read a subsample; the MMD
+    # values never do: the analysis' values equal the batched kernel's on the whole data
+    S = _scores()
+    st = _study()
+    kern = {"mallows": Mallows(), "rbf": RBF(), "jaccard": Jaccard(k=2)}[which]
+    with config.force_route(large_study_min_N=100, large_support_m=40):
+        ga = gx.GeneralizabilityAnalysis(st, [kern], rep=20, progress=False, null=False)
+        cd = next(iter(ga.dists.values()))
+        k = ga.kernels[0]
+        data = cd.sample.data_for(k)
+        seed = int(gx.generalizability.analysis.child_seed(ga.seed, cd.sample.config_id)
+                   .integers(0, 2**63))
+        want = large.mmd_grid(large.large_support(k, data), N, cd.ns, 20, seed)
+    # (within rounding: BLAS may sum a block's rows in another order on another thread
+    # count; the subsample's values would differ by far more)
+    np.testing.assert_allclose(cd.mmd[0], want, rtol=1e-12, atol=1e-14)
+    assert S.shape[0] == N
