@@ -113,13 +113,19 @@ def _long_from_wide(wide: Path, path: Path) -> str:
     return f"{len(methods)} x {w.height}"
 
 
-def _time(cmd: list[str], env: dict) -> float:
+def _time(cmd: list[str], env: dict) -> tuple[float, float]:
+    """Run one command; return its wall time and its CPU time (user + system, all threads)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     took = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
-    return took
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu
 
 
 def main() -> None:
@@ -177,19 +183,26 @@ def main() -> None:
                     sys.executable, str(tmp / "ar.py"), str(table), "model", "accuracy",
                     "dataset", str(tmp / f"ar_{table.stem}")]
         times: dict[str, list[float]] = {k: [] for k in runs}
+        cpus: dict[str, list[float]] = {k: [] for k in runs}
+        loads = []
         for _ in range(args.repeat):
             for name, cmd in runs.items():
-                times[name].append(_time(cmd, env))
-    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores, "
-          f"{args.repeat} runs each")
+                wall, cpu = _time(cmd, env)
+                times[name].append(wall)
+                cpus[name].append(cpu)
+                loads.append(os.getloadavg()[0])
+    print(f"load average {min(loads):.1f}-{max(loads):.1f} while these ran, "
+          f"{os.cpu_count()} cores, {args.repeat} runs each, interleaved")
     for name, ts in times.items():
-        print(f"{name:48s} min {min(ts):6.2f} s   median {statistics.median(ts):6.2f} s")
+        print(f"{name:48s} min {min(ts):6.2f} s   median {statistics.median(ts):6.2f} s   "
+              f"CPU median {statistics.median(cpus[name]):6.2f} s")
     compared = [k.removeprefix("autorank 4 calls, ") for k in times
                 if k.startswith("autorank")]
     for label in compared:
-        ratio = (statistics.median(times[f"report, {label}"])
-                 / statistics.median(times[f"autorank 4 calls, {label}"]))
-        print(f"report / autorank on {label} (medians): {ratio:.2f}")
+        ours, peer = f"report, {label}", f"autorank 4 calls, {label}"
+        ratio = statistics.median(times[ours]) / statistics.median(times[peer])
+        cpu_ratio = statistics.median(cpus[ours]) / statistics.median(cpus[peer])
+        print(f"report / autorank on {label} (medians): wall {ratio:.2f}, CPU {cpu_ratio:.2f}")
     if not compared:
         print("autorank is not installed (pip install genexpy_nb[bench]): no ratio")
 

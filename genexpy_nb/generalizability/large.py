@@ -26,6 +26,7 @@ At or below the bound nothing changes: the full grid of the paper, bit for bit.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -132,6 +133,10 @@ class LargeSupport:
     c2: int
     X: np.ndarray
     gamma: float
+    #: on the fly: the support's distinct results and the kernel, whose matrix the sizes
+    #: where a pair touches much of the support compute in row blocks (:func:`_dense_blocks`)
+    rows: np.ndarray | None = None
+    kernel: Kernel | None = None
 
 
 def _mallows_bits(R: np.ndarray) -> np.ndarray:
@@ -178,10 +183,11 @@ def large_support(kernel: Kernel, data: np.ndarray,
         table = np.exp(-float(kernel.nu) * 0.5 * np.arange(c2 + 1, dtype=np.float64))
         T = np.asarray(_tied_pairs(u)).astype(np.int64)
         return LargeSupport(1, inv, m, e1, _mallows_bits(u), np.ascontiguousarray(T), table,
-                            c2, e1, 0.0)
+                            c2, e1, 0.0, rows=u, kernel=kernel)
     if m > config.ROUTES.large_matrix_m and kernel.name == "rbf":
         return LargeSupport(2, inv, m, e1, _NO_ROWS["B"], _NO_ROWS["T"], _NO_ROWS["table"], 0,
-                            np.ascontiguousarray(u, dtype=np.float64), float(kernel.gamma))
+                            np.ascontiguousarray(u, dtype=np.float64), float(kernel.gamma),
+                            rows=u, kernel=kernel)
     K = np.ascontiguousarray(kernel.gram(u), dtype=np.float64)
     return LargeSupport(0, inv, m, K, **_NO_ROWS)
 
@@ -256,6 +262,18 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
     r = config.ROUTES
     dense = float(r.mmd_dense_fraction_small if sup.m <= r.mmd_cache_m
                   else r.mmd_dense_fraction_large)
+    wide = np.array([min(2 * int(n), sup.m) >= dense * sup.m for n in ns])
+    if sup.rows is not None and wide.any():
+        # the sizes whose pairs touch much of the support: the matrix in row blocks, computed
+        # on the fly and multiplied by the pairs' count differences (BLAS), as the matrix
+        # route does; the others below, one pair at a time over the touched points
+        res = out.reshape(ns.size, rep)
+        res[wide] = _dense_blocks(sup, N, ns[wide], pos[wide], rep, seed64, on_work)
+        if not (~wide).any():
+            return res
+        res[~wide] = mmd_grid(dataclasses.replace(sup, rows=None), N, ns[~wide], rep, seed,
+                              on_work, positions=pos[~wide])
+        return res
 
     def block(u0: int, u1: int) -> None:
         _large.mmd_units(sup.kind, sup.K, sup.B, sup.T, sup.table, sup.c2, sup.X, sup.gamma,
@@ -267,6 +285,76 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
         run_blocks(block, units, 2.0 * float(cost.sum()) * rep,
                    block_rows=_UNITS_PER_BLOCK)
     return out.reshape(ns.size, rep)
+
+
+#: on-the-fly supports: the pairs' count differences and their products with the matrix,
+#: at most this many bytes at once (the matrix itself is never held: it is computed in row
+#: blocks of _DENSE_BLOCK_ROWS results, once per group of pairs)
+_DENSE_BYTES: int = 128 * 2**20
+_DENSE_BLOCK_ROWS: int = 512
+#: rows of each matrix product (fixed: a BLAS product may sum a row in another order in a
+#: product of another height, and the bits must not depend on the threads)
+_DENSE_PAIRS: int = 100
+
+
+def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, rep: int,
+                  seed: np.uint64, on_work: Callable[[float], object] | None
+                  ) -> np.ndarray:
+    """MMD_n of sizes whose pairs touch much of a support read on the fly: (len(ns), rep).
+
+    ``MMD^2 = c' K c / n^2`` with ``c`` a pair's count differences on the m support points:
+    the pairs go in groups (at most ``_DENSE_BYTES`` of ``c`` and ``K c``); for each group
+    the matrix is computed in row blocks from the support's results
+    (``sup.kernel.gram``: the very values of the matrix route) and each block multiplies
+    its rows of ``c`` (BLAS, in products of ``_DENSE_PAIRS`` pairs, the same at any thread
+    count). About the matrix route's cost (its products) plus the matrix once per group;
+    its memory is linear in m.
+    """
+    from .._numba import run_blocks
+    from .mmd import _rowdot
+
+    m = sup.m
+    units = [(j, r) for j in range(ns.size) for r in range(rep)]
+    out = np.empty((ns.size, rep))
+    group = max(_DENSE_PAIRS, (_DENSE_BYTES // (16 * m)) // _DENSE_PAIRS * _DENSE_PAIRS)
+    rows = sup.rows
+    for g0 in range(0, len(units), group):
+        part = units[g0:g0 + group]
+        C = np.zeros((len(part), m))
+        sizes = sorted({j for j, _ in part})
+        at = 0
+        for j in sizes:
+            n = int(ns[j])
+            take = [r for jj, r in part if jj == j]
+            IX, IY = _unit_pairs(N, n, int(pos[j]), rep, seed)
+            ix, iy = sup.inv[IX[take]], sup.inv[IY[take]]
+            k = len(take)
+            idx = np.concatenate((ix, iy), axis=1) + (np.arange(at, at + k) * m)[:, None]
+            signs = np.concatenate((np.ones(n), -np.ones(n)))
+            C.ravel()[:] += np.bincount(idx.ravel(), weights=np.tile(signs, k),
+                                        minlength=C.size)
+            at += k
+        Y = np.zeros_like(C)
+        for b0 in range(0, m, _DENSE_BLOCK_ROWS):
+            b1 = min(m, b0 + _DENSE_BLOCK_ROWS)
+            Kb = np.ascontiguousarray(sup.kernel.gram(rows[b0:b1], rows), dtype=np.float64)
+
+            def product(r0: int, r1: int, Kb=Kb, b0=b0, b1=b1) -> None:
+                Y[r0:r1] += C[r0:r1, b0:b1] @ Kb
+
+            run_blocks(product, len(part), 2.0 * len(part) * (b1 - b0) * m,
+                       block_rows=_DENSE_PAIRS)
+        v = _rowdot(Y, C)
+        at = 0
+        for j in sizes:
+            take = [r for jj, r in part if jj == j]
+            n = float(ns[j])
+            w = v[at:at + len(take)] / (n * n)
+            out[j, take] = np.sqrt(np.maximum(w, 0.0))
+            at += len(take)
+            if on_work is not None:
+                on_work(float(len(take)) * n * n)
+    return out
 
 
 def _unit_pairs(N: int, n: int, position: int, rep: int, seed: np.uint64
@@ -347,9 +435,11 @@ def _mmd_ns(n: int, shape: KernelShape, rep: int, matrix: bool) -> float:
     c, r = config.COSTS, config.ROUTES
     m = shape.m
     k = min(2 * n, m)
+    dense_from = (r.mmd_dense_fraction_small if m <= r.mmd_cache_m
+                  else r.mmd_dense_fraction_large)
+    if k >= m * dense_from and not matrix:  # the matrix on the fly, in blocks (_dense_blocks)
+        return rep * (m * m * c.blas_ns + (m + 2 * n) * c.cell_ns)
     if matrix:  # genexpy_nb.generalizability.mmd.mmd_from_pairs
-        dense_from = (r.mmd_dense_fraction_small if m <= r.mmd_cache_m
-                      else r.mmd_dense_fraction_large)
         if m <= r.mmd_small_m or k >= m * dense_from:
             return rep * (m * m * c.blas_ns + (m + 2 * n) * c.cell_ns)
         if rep * k * k <= r.mmd_gather_max_work:
@@ -419,6 +509,15 @@ def thinned_grid_seconds(N: int, ns: np.ndarray, shapes: list[KernelShape], rep:
         total += runs * _setup_ns(s, matrix, min(s.m, closed_max))
         per_size += [2 * int(n) * rep * c.unit_draw_ns + _mmd_ns(int(n), s, rep, matrix)
                      for n in ns]
+        if not matrix:  # the matrix once per group of the pairs that read it in blocks
+            r = config.ROUTES
+            dense_from = (r.mmd_dense_fraction_small if s.m <= r.mmd_cache_m
+                          else r.mmd_dense_fraction_large)
+            wide = sum(min(2 * int(n), s.m) >= dense_from * s.m for n in ns)
+            group = max(_DENSE_PAIRS, (_DENSE_BYTES // (16 * s.m)) // _DENSE_PAIRS
+                        * _DENSE_PAIRS)
+            groups = math.ceil(wide * rep / group) * (1.5 if null else 1.0)
+            total += groups * (_setup_ns(s, True, 0))
     total += per_size.sum()
     if null:
         total += per_size[null_sizes(len(ns))].sum()
