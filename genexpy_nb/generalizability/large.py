@@ -1,27 +1,35 @@
-"""The large-study path of the n* analysis: a thinned grid and one batched kernel.
+"""The large-study path of the n* analysis: a grid chosen by its cost, one stream per pair.
 
-Above ``config.ROUTES.large_study_min_N`` conditions (default 1,000) a configuration
-analysed with the default grid and the paper's "realistic" resampling mode (Sec. 4.5: two
-disjoint samples without replacement) is resampled
+A configuration analysed with the default grid and the paper's "realistic" resampling mode
+(Sec. 4.5: two disjoint samples without replacement) keeps the paper's full grid while its
+estimated cost (:func:`full_grid_seconds`, from the shape only: the cost model of
+``config.COSTS``) is at most ``config.ROUTES.grid_budget_s`` and it has at most
+``config.ROUTES.large_study_min_N`` conditions (default 1,000). Otherwise
+(:func:`plan_grid`) it is resampled
 
-- on a thinned grid of sample sizes (:func:`large_grid`): :data:`LARGE_GRID_SIZES` sizes,
-  every even n up from 2 and then geometric, up to a top size :func:`large_top` that is
-  ``N // 2`` at the bound and grows as ``sqrt(N)`` beyond it (the cost of MMD_n grows as
-  n^2: the whole analysis then grows about linearly in N);
+- on a thinned grid of sample sizes (:func:`large_grid`): as many sizes as the budget
+  allows (:func:`thinned_grid_seconds`), never fewer than :data:`LARGE_GRID_SIZES`, every
+  even n up from 2 and then geometric, up to a top size :func:`large_top` that is
+  ``N // 2`` up to the bound and grows as ``sqrt(N)`` beyond it; so the time is smooth in
+  N: where the full grid would cost more than the budget it is thinned, not run;
 - with independent draws per (size, pair), each from its own seeded stream: the same bits
   at any thread count, and independent quantile errors across sizes (what the fit part of
   the interval of n* assumes);
-- by one batched numba kernel per configuration and kernel, with the kernel values read
-  from the matrix on the support when the support has at most
-  ``config.ROUTES.large_support_m`` distinct results, computed on the fly from the
-  support's rows beyond (memory linear in N);
-- and, beyond that support size, the closed-form parts (the ``approx`` estimators, the
-  sampling part of the interval of n* and of the baseline's band, the RBF degeneracy check)
-  read a seeded subsample of ``large_support_m`` conditions, each weighted so that the
-  weights add up to N (the resampling of the N conditions is then mimicked on the
-  subsample's distribution).
+- with the kernel values read from the matrix on the support when the support has at most
+  ``config.ROUTES.large_matrix_m`` distinct results (the MMD of each size's pairs as the
+  full grid computes it: BLAS products where a pair touches much of the support), and
+  computed on the fly from the support's results beyond (the matrix in row blocks for
+  those sizes, one numba loop over the touched points for the others: memory linear in
+  N);
+- and, beyond ``config.ROUTES.large_support_m`` distinct results, the closed-form parts
+  (the ``approx`` estimators, the sampling part of the interval of n* and of the
+  baseline's band, the RBF degeneracy check) read a seeded subsample of that many
+  conditions, each weighted so that the weights add up to N (the resampling of the N
+  conditions is then mimicked on the subsample's distribution).
 
-At or below the bound nothing changes: the full grid of the paper, bit for bit.
+On the full grid nothing changes: the paper's grid, bit for bit. The path depends on the
+shape only (never on the machine or its load): the same study takes the same path, and
+gives the same numbers, everywhere.
 """
 
 from __future__ import annotations
