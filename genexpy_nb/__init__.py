@@ -15,7 +15,6 @@ from ._io import atomic_dir, atomic_write, write_frame
 from ._lazy import install_moved_modules, lazy_exports
 from ._validation import GenexpyInputError
 from ._version import __version__
-from .data import load_bigbench, load_encoders, read_results
 from .generalizability import (
     GeneralizabilityAnalysis,
     analyze,
@@ -32,7 +31,8 @@ from .generalizability import (
 from .generalizability.kernels import RBF, Borda, Jaccard, Kernel, Mallows, parse_kernel
 from .generalizability.mmd import mmd, mmd_distribution
 from .generalizability.planner import plan, run_generalizable_study, simulate_preliminary_study
-from .study import ConfigurationSample, DirectionWarning, FilterReport, Study, rank_scores
+from .io.public import load_bigbench, load_encoders, read_results
+from .study.core import ConfigurationSample, DirectionWarning, FilterReport, Study, rank_scores
 
 install_moved_modules()  # old module paths (genexpy_nb.kernels, ...) import, with a warning
 
@@ -49,30 +49,33 @@ _LAZY = {
     "seedpools": "<module>",
     "distributed": "<module>",
     "example": "<module>",
+    "io": "<module>",
+    "answers": "<module>",
+    "leaderboards": "<module>",
     "aggregates": "<module>",
     "evals": "<module>",
     "GeneralizabilityExplorer": "panels",
     "SeedVariabilityExplorer": "panels",
-    "nstar_summary": "summary",
-    "seeds_summary": "summary",
-    "conclusions_summary": "summary_conclusions",
-    "readable_errors": "notebook",
-    "rank_probabilities": "rank_uncertainty",
-    "rank_intervals": "rank_uncertainty",
-    "top_group": "rank_uncertainty",
-    "read_lm_eval": "readers",
-    "split_id_column": "readers",
-    "wide_to_long": "readers",
-    "read_lm_eval_samples": "evals",
-    "read_inspect_log": "evals",
-    "read_eee": "evals",
-    "read_eee_instances": "evals",
-    "read_tsml_results": "evals",
+    "nstar_summary": "answers.summary",
+    "seeds_summary": "answers.summary",
+    "conclusions_summary": "answers.conclusions",
+    "readable_errors": "answers.notebook",
+    "rank_probabilities": "leaderboards.rank_uncertainty",
+    "rank_intervals": "leaderboards.rank_uncertainty",
+    "top_group": "leaderboards.rank_uncertainty",
+    "read_lm_eval": "io.tables",
+    "split_id_column": "io.tables",
+    "wide_to_long": "io.tables",
+    "read_lm_eval_samples": "io.eval_logs",
+    "read_inspect_log": "io.eval_logs",
+    "read_eee": "io.eval_logs",
+    "read_eee_instances": "io.eval_logs",
+    "read_tsml_results": "io.eval_logs",
     "eval_noise": "evals",
     "subset_agreement": "evals",
     "run_against_runs": "evals",
-    "report": "report_page",
-    "StudyReport": "report_page",
+    "report": "answers.report_page",
+    "StudyReport": "answers.report_page",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -22,13 +22,34 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-#: old module path -> new module path (0.3's rooms by job; 0.2's seed pools)
+#: old module path -> new module path: the rooms of the pipeline (io, study, leaderboards,
+#: answers) and, before them, the rooms by job. 0.2's name of the seed pools
+#: (``genexpy_nb.experiments``), announced for removal, is gone.
 MOVED_MODULES: dict[str, str] = {
-    "genexpy_nb.experiments": "genexpy_nb.seedpools",
+    # the top level reads as the pipeline: io -> study -> analyses -> answers -> surfaces
+    "genexpy_nb.data": "genexpy_nb.io.public",
+    "genexpy_nb.readers": "genexpy_nb.io.tables",
+    "genexpy_nb.evals.readers": "genexpy_nb.io.eval_logs",
+    "genexpy_nb.ranking": "genexpy_nb.study.ranking",
+    "genexpy_nb.samples": "genexpy_nb.study.samples",
+    "genexpy_nb.rank_uncertainty": "genexpy_nb.leaderboards.rank_uncertainty",
+    "genexpy_nb.summary": "genexpy_nb.answers.summary",
+    "genexpy_nb.summary_conclusions": "genexpy_nb.answers.conclusions",
+    "genexpy_nb.report_page": "genexpy_nb.answers.report_page",
+    "genexpy_nb.notebook": "genexpy_nb.answers.notebook",
+    "genexpy_nb.precompile": "genexpy_nb.example.precompile",
+    "genexpy_nb.significance.report": "genexpy_nb.answers.document",
+    "genexpy_nb.significance.compare": "genexpy_nb.answers.compare",
+    "genexpy_nb.significance.comparison": "genexpy_nb.answers.comparison",
+    "genexpy_nb.significance.beyond_sections": "genexpy_nb.answers.beyond_sections",
+    "genexpy_nb.significance.paper_table": "genexpy_nb.answers.paper_table",
+    "genexpy_nb.variability.report": "genexpy_nb.variability.ensembles",
+    # rooms by job
     "genexpy_nb.significance.cd_figure": "genexpy_nb.charts.cd_figure",
     "genexpy_nb.panel_generalizability": "genexpy_nb.panels.generalizability",
     "genexpy_nb.panel_seeds": "genexpy_nb.panels.seeds",
@@ -44,9 +65,6 @@ MOVED_MODULES: dict[str, str] = {
     "genexpy_nb.planner": "genexpy_nb.generalizability.planner",
     "genexpy_nb.sensitivity": "genexpy_nb.generalizability.sensitivity",
     "genexpy_nb.synthetic": "genexpy_nb.generalizability.synthetic",
-    "genexpy_nb.cli_checks": "genexpy_nb.cli._checks",
-    "genexpy_nb.cli_conclusions": "genexpy_nb.cli.nstar",
-    "genexpy_nb.cli_report": "genexpy_nb.cli.report",
 }
 
 #: old dotted name of a function or class -> its new dotted name
@@ -57,11 +75,6 @@ MOVED_NAMES: dict[str, str] = {
                     "draw_bootstrap", "check_alpha_hat_size", "alpha_hat_on_cluster")},
     "genexpy_nb.significance.save_cd_diagram": "genexpy_nb.charts.save_cd_diagram",
     "genexpy_nb.significance.cd_diagram_svg": "genexpy_nb.charts.cd_diagram_svg",
-    "genexpy_nb.cli.cmd_demo": "genexpy_nb.cli.demo.cmd_demo",
-    "genexpy_nb.cli.cmd_precompile": "genexpy_nb.cli.precompile.cmd_precompile",
-    "genexpy_nb.cli.cmd_nstar": "genexpy_nb.cli.nstar.cmd_nstar",
-    "genexpy_nb.cli.cmd_seeds": "genexpy_nb.cli.seeds.cmd_seeds",
-    "genexpy_nb.cli.cmd_compare": "genexpy_nb.cli.compare.cmd_compare",
 }
 
 
@@ -77,11 +90,8 @@ def _warn_moved(old: str, new: str, stacklevel: int) -> None:
 
 
 def _moved_module(fullname: str) -> str | None:
-    """Return the new path of an old module path (or of a module below an old package)."""
-    for old, new in MOVED_MODULES.items():
-        if fullname == old or fullname.startswith(old + "."):
-            return new + fullname[len(old):]
-    return None
+    """Return the new path of an old module path, or None."""
+    return MOVED_MODULES.get(fullname)
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -153,10 +163,38 @@ def when_imported(name: str, callback: Callable[[Any], None]) -> None:
         sys.meta_path.insert(0, _WhenImported(name, callback))
 
 
+class _KeepsItsNames(types.ModuleType):
+    """A package whose public names an old module path cannot replace.
+
+    Importing ``genexpy_nb.mmd`` (an old path of ``genexpy_nb.generalizability.mmd``) makes
+    the import system set the attribute ``mmd`` of ``genexpy_nb`` to the module it loaded,
+    which would hide the function ``genexpy_nb.mmd``. A module whose own name is not
+    ``package.attribute`` is such an alias: it is not set (``sys.modules`` still has it).
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if (isinstance(value, types.ModuleType)
+                and value.__name__ != f"{self.__name__}.{name}"
+                and f"{self.__name__}.{name}" in MOVED_MODULES):
+            return
+        super().__setattr__(name, value)
+
+
+def _keep_names(package: Any) -> None:
+    if type(package) is types.ModuleType:
+        package.__class__ = _KeepsItsNames
+
+
 def install_moved_modules() -> None:
-    """Let the old module paths of :data:`MOVED_MODULES` import (once per process)."""
+    """Let the old module paths of :data:`MOVED_MODULES` import (once per process).
+
+    The packages that hold an old path keep their public names: importing an old path never
+    changes what ``genexpy_nb.<name>`` is (:class:`_KeepsItsNames`).
+    """
     if not any(isinstance(f, _MovedModuleFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _MovedModuleFinder())
+    for parent in sorted({old.rpartition(".")[0] for old in MOVED_MODULES}):
+        when_imported(parent, _keep_names)
 
 
 def lazy_exports(package: str, names: Mapping[str, str],

@@ -7,7 +7,8 @@ numba kernels. Every error names the offending column or parameter and says how 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -178,6 +179,20 @@ def require_columns(df: pl.DataFrame, columns: Iterable[str], name: str = "data"
         )
 
 
+def require_role_columns(df: pl.DataFrame, roles: dict[str, Sequence[str]]) -> None:
+    """Raise if a column a role names is not in ``df``; the message names the role.
+
+    ``roles`` maps each role as the caller writes it (``alternatives=``, ``--target``) to
+    the columns it names.
+    """
+    for role, cols in roles.items():
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise GenexpyInputError(
+                f"{role}: column(s) {missing} not in the table; its columns are "
+                f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
+
+
 def check_probability(
     name: str, value: float, *, low: float = 0.0, high: float = 1.0,
     low_open: bool = True, high_open: bool = True,
@@ -195,6 +210,37 @@ def check_probability(
         raise GenexpyInputError(
             f"{name} must lie in {lb}{low}, {high}{hb}, got {value!r}."
         )
+    return v
+
+
+def check_names(name: str, values: Any, allowed: Sequence[Any]) -> list[Any]:
+    """Return one name or a list of names as a list; raise unless they are distinct, known."""
+    if isinstance(values, str):
+        values = [values]
+    try:
+        vals = list(values)
+    except TypeError:
+        raise GenexpyInputError(f"{name} must be a list of names from {list(allowed)}.") from None
+    bad = [v for v in vals if v not in allowed]
+    if bad or not vals or len(set(vals)) != len(vals):
+        raise GenexpyInputError(
+            f"{name} must be a non-empty list of distinct names from {list(allowed)}, "
+            f"got {vals}" + (f" (unknown: {bad})." if bad else "."))
+    return vals
+
+
+def check_positive_number(name: str, value: Any, *, or_none: bool = False) -> float:
+    """Return ``value`` as a float; raise unless it is a finite number > 0 (a bool is not).
+
+    ``or_none``: the message says that None is accepted too (the caller lets it through).
+    """
+    try:
+        v = math.nan if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not (math.isfinite(v) and v > 0):
+        raise GenexpyInputError(f"{name} must be a positive finite number"
+                                f"{' or None' if or_none else ''}, got {value!r}.")
     return v
 
 
@@ -546,3 +592,64 @@ def check_direction(higher_is_better: Any, func: str, *, unit: str = "condition"
             f"{name} must be True or False, got {higher_is_better!r}."
         )
     return bool(higher_is_better)
+
+
+#: a keyword of a family of functions: (name, annotation as written, default)
+Keyword = tuple[str, str, Any]
+
+
+def fill_doc(**fragments: str) -> Callable[[Any], Any]:
+    """Put numpydoc entries shared by a family of functions into a function's docstring.
+
+    A line ``{name}`` of the docstring becomes ``fragments[name]``, indented as that line
+    (scipy's ``_lib.doccer`` and pandas' ``@doc`` do the same): the words a family shares
+    are written once.
+    """
+    def decorate(fn: Any) -> Any:
+        doc = fn.__doc__
+        for name, text in fragments.items():
+            if doc and "{" + name + "}\n" in doc:  # (no docstring under python -OO)
+                head, _, tail = doc.partition("{" + name + "}\n")
+                indent = head[len(head.rstrip(" ")):]
+                doc = head.rstrip(" ") + textwrap.indent(text, indent) + tail
+        fn.__doc__ = doc
+        return fn
+
+    return decorate
+
+
+def shared_keywords(keywords: Sequence[Keyword], name: str, doc: str) -> Callable[[Any], Any]:
+    """Give a function the keywords its family shares, in its signature and its docstring.
+
+    The decorated function ends with ``**kwargs`` (typed ``Unpack[...]`` of a TypedDict of
+    the same keywords) and its docstring's Parameters section with the line ``{name}``;
+    ``inspect.signature`` (``help``, the API reference) then shows the keywords themselves
+    and the docstring their entries ``doc``, as scipy's ``_axis_nan_policy`` adds ``axis``
+    and ``nan_policy`` to its tests. :func:`keyword_values` reads them.
+    """
+    import inspect
+
+    par = inspect.Parameter
+    fill = fill_doc(**{name: doc})
+
+    def decorate(fn: Any) -> Any:
+        sig = inspect.signature(fn)
+        params = [p for p in sig.parameters.values() if p.kind is not par.VAR_KEYWORD]
+        params += [par(k, par.KEYWORD_ONLY, default=d, annotation=a) for k, a, d in keywords]
+        fn.__signature__ = sig.replace(parameters=params)
+        return fill(fn)
+
+    return decorate
+
+
+def keyword_values(given: dict[str, Any], keywords: Sequence[Keyword],
+                   where: str) -> dict[str, Any]:
+    """Return the values of a family's keywords, defaults filled in, from a ``**kwargs``.
+
+    Any other keyword is refused as Python refuses it (a ``TypeError`` naming ``where``).
+    """
+    out = {k: given.get(k, d) for k, _, d in keywords}
+    for k in given:
+        if k not in out:
+            raise TypeError(f"{where}() got an unexpected keyword argument {k!r}")
+    return out

@@ -336,7 +336,7 @@ def force_route(route: str | None = None, **bounds: float) -> Iterator[Routes]:
     """Force a route for the duration of a ``with`` block, then restore the bounds.
 
     ``route="numba"`` sends every computation to its compiled kernel, even on tiny inputs
-    (what :func:`genexpy_nb.precompile.precompile` needs); ``route="numpy"`` keeps every
+    (what :func:`genexpy_nb.example.precompile.precompile` needs); ``route="numpy"`` keeps every
     computation on NumPy where it has a NumPy path; ``bounds`` set single fields of
     :class:`Routes` by name (after ``route``). Not thread-safe: for tests, benchmarks and
     the precompilation, while nothing else runs.

@@ -70,8 +70,8 @@ def test_compare_of_many_alternatives_finishes():
 
 
 def test_compare_refuses_all_pairs_beyond_the_limit():
+    from genexpy_nb.answers.compare import MAX_PAIRS
     from genexpy_nb.significance import compare
-    from genexpy_nb.significance.compare import MAX_PAIRS
 
     k = int(np.ceil(np.sqrt(2 * MAX_PAIRS))) + 2
     df = pl.DataFrame({"d": np.repeat(["d0", "d1", "d2"], k),
@@ -229,7 +229,7 @@ def test_compare_shows_a_bar_over_long_post_hoc_tests(monkeypatch, capsys):
 
     import genexpy_nb as gx
 
-    compare_module = importlib.import_module("genexpy_nb.significance.compare")
+    compare_module = importlib.import_module("genexpy_nb.answers.compare")
     monkeypatch.setenv("GENEXPY_NB_PROGRESS", "1")
     monkeypatch.setattr(compare_module, "_POSTHOC_BAR_PAIRS", 2)
     rng = np.random.default_rng(0)

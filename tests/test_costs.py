@@ -98,7 +98,7 @@ def test_the_command_line_refuses_with_max_seconds(tmp_path, capsys):
 
 
 def test_report_steps_estimated_from_the_shape():
-    from genexpy_nb.report_page import estimate_steps
+    from genexpy_nb.answers.report_page import estimate_steps
 
     small = gx.Study(_board(5, 30), alternatives="model", target="acc",
                      generalize="dataset", higher_is_better=True)

@@ -66,7 +66,7 @@ def test_identical_alternatives_with_a_rope_are_equivalent():
 
 
 def test_the_bayesian_section_says_why_it_decides_nothing():
-    from genexpy_nb.significance.beyond_sections import bayesian_section
+    from genexpy_nb.answers.beyond_sections import bayesian_section
 
     df = _long(8, scores=[0.7, 0.7, 0.5] * 8)  # a and b identical on every block
     cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
@@ -76,7 +76,7 @@ def test_the_bayesian_section_says_why_it_decides_nothing():
         0, named=True)
     assert (row["p_alternative_better"], row["p_against_better"]) == (0.5, 0.5)
     assert row["decision"] == "no decision"
-    from genexpy_nb.significance.report import render_markdown
+    from genexpy_nb.answers.document import render_markdown
 
     assert "symmetric" in render_markdown("r", [sec])
 
@@ -183,7 +183,7 @@ def test_alternatives_shown_alike_are_refused(twin):
 
 
 def test_data_dir_holding_a_folder_of_the_file_name(tmp_path, monkeypatch):
-    from genexpy_nb.data import DATA_DIR_ENV, fetch_public_file
+    from genexpy_nb.io.public import DATA_DIR_ENV, fetch_public_file
 
     (tmp_path / "encoders_results.parquet").mkdir()
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
@@ -196,7 +196,7 @@ def test_data_dir_holding_a_folder_of_the_file_name(tmp_path, monkeypatch):
 
 
 def test_data_dir_with_an_unreadable_file(tmp_path, monkeypatch):
-    import genexpy_nb.data as data
+    import genexpy_nb.io.public as data
 
     (tmp_path / "encoders_results.parquet").write_bytes(b"PAR1")
 
@@ -218,7 +218,7 @@ def test_data_dir_with_an_unreadable_file(tmp_path, monkeypatch):
     lambda t: t.replace("\n", "\r\n").encode("utf-16")], ids=[
     "CR line ends", "UTF-16 with BOM", "UTF-16-LE", "UTF-16-BE", "UTF-16 CRLF"])
 def test_cr_only_and_utf16_tables_are_read(tmp_path, encode):
-    from genexpy_nb.data import read_results
+    from genexpy_nb.io.public import read_results
 
     text = "model,dataset,acc\nä,x,0.5\nb,x,0.75\n"
     p = tmp_path / "r.csv"

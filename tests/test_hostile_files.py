@@ -533,7 +533,7 @@ def test_truncated_and_damaged_weights_are_clear(tmp_path):
 def test_read_results_infers_types_from_the_whole_file(tmp_path):
     import polars as pl
 
-    from genexpy_nb.data import read_results
+    from genexpy_nb.io.public import read_results
 
     # integer 0/1 scores in the first 150 rows, fractions later (polars' default inference
     # looks at 100 rows and then fails on 0.5)
@@ -586,7 +586,7 @@ BAD_TABLES = {
 def test_unreadable_results_files_are_named_with_the_fix(tmp_path, name):
     import time
 
-    from genexpy_nb.data import read_results
+    from genexpy_nb.io.public import read_results
 
     content, msg = BAD_TABLES[name]
     (tmp_path / name).write_bytes(content() if callable(content) else content)
@@ -598,7 +598,7 @@ def test_unreadable_results_files_are_named_with_the_fix(tmp_path, name):
 
 
 def test_results_paths_that_are_not_files(tmp_path):
-    from genexpy_nb.data import read_results
+    from genexpy_nb.io.public import read_results
 
     (tmp_path / "x.csv").mkdir()
     (tmp_path / "loop.csv").symlink_to(tmp_path / "loop.csv")

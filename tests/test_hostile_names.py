@@ -17,7 +17,7 @@ each output is checked for its format:
   sequence, no control character but line feeds, tabs and the progress bars' carriage
   returns, no line or paragraph separator, no bidirectional override.
 
-The document model itself (:mod:`genexpy_nb.significance.report`) is checked on many more
+The document model itself (:mod:`genexpy_nb.answers.document`) is checked on many more
 generated names than the command line, which runs a few examples (each is a whole
 comparison).
 """
@@ -126,7 +126,7 @@ def check_output(p: Path) -> None:
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)
 @given(names=names_st, note=name_st)
 def test_every_renderer_escapes_generated_names(names, note):
-    from genexpy_nb.significance.report import (
+    from genexpy_nb.answers.document import (
         Bullets,
         Data,
         Paragraph,

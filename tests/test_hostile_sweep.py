@@ -701,7 +701,7 @@ add_clear("significance", "mcnemar of labels of unequal lengths",
 
 
 def rr(name):
-    from genexpy_nb.data import read_results
+    from genexpy_nb.io.public import read_results
 
     return read_results(F(name))
 
@@ -712,14 +712,14 @@ add_clear("read_results", "a folder named x.csv", lambda o: rr("x.csv"), "is a f
 add_clear("read_results", "a symlink loop", lambda o: rr("loop.csv"), "loops back")
 add_clear("read_results", "a missing file", lambda o: rr("absent.csv"), "not found")
 add_clear("read_results", "a number instead of a path",
-          lambda o: __import__("genexpy_nb.data", fromlist=["x"]).read_results(3.5), "results")
+          lambda o: __import__("genexpy_nb.io.public", fromlist=["x"]).read_results(3.5), "results")
 
 
 def _int_then_float(o: Path):
     p = o / "r.csv"
     p.write_text("ds,alt,acc\n" + "".join(f"d{i},a,{i % 2}\n" for i in range(150))
                  + "d150,a,0.5\n")
-    return __import__("genexpy_nb.data", fromlist=["x"]).read_results(p)
+    return __import__("genexpy_nb.io.public", fromlist=["x"]).read_results(p)
 
 
 correct("read_results", "0/1 scores in 150 rows, then fractions",
@@ -729,7 +729,7 @@ correct("read_results", "0/1 scores in 150 rows, then fractions",
 def _na_row_200(o: Path):
     p = o / "r.csv"
     p.write_text("ds,alt,acc\n" + "".join(f"d{i},a,0.5\n" for i in range(199)) + "d199,a,n/a\n")
-    return __import__("genexpy_nb.data", fromlist=["x"]).read_results(p)
+    return __import__("genexpy_nb.io.public", fromlist=["x"]).read_results(p)
 
 
 correct("read_results", "'n/a' in row 200 is a missing number",
@@ -1166,7 +1166,7 @@ add_clear("corners", "a pool of zero models", _zero_models, "0 models")
 def _data_dir(o: Path, kind: str):
     import os
 
-    from genexpy_nb.data import DATA_DIR_ENV, fetch_public_file
+    from genexpy_nb.io.public import DATA_DIR_ENV, fetch_public_file
 
     target = o / "encoders_results.parquet"
     if kind == "folder":

@@ -46,7 +46,7 @@ CHARTS_ENGINE_ALLOWED = {
 #: what charts may import from the package besides each other
 CHART_DEPS = {"genexpy_nb._escape", "genexpy_nb._io", "genexpy_nb._validation",
               "genexpy_nb.config", "genexpy_nb._words", "genexpy_nb._lazy",
-              "genexpy_nb._roles"}
+              "genexpy_nb.study._roles"}
 #: the seed-pool package
 SEED_POOLS = ("genexpy_nb.seedpools",)
 BOTTOM = ("genexpy_nb.config", "genexpy_nb._validation", "genexpy_nb._escape",
@@ -301,14 +301,68 @@ def test_an_old_module_path_warns_and_is_the_same_module(old):
     assert got.__spec__.name == MOVED_MODULES[old]  # its relative imports resolve
 
 
-def test_a_module_below_an_old_package_path_is_the_new_one():
+#: the pipeline, bottom to top: a module may import its own layer and the layers below it,
+#: never one above (io -> study -> analyses -> charts -> answers -> surfaces). The charts
+#: draw frames and sit below the answers, whose pages embed them; the face of the package
+#: (``genexpy_nb``) imports from every layer. A package's face may also re-export names of a
+#: higher room lazily, by name (``significance.compare`` is the comparison workflow of
+#: ``answers.compare``): a string in a table of names, not an import.
+LAYERS = (
+    ("helpers", ("genexpy_nb.config", "genexpy_nb._validation", "genexpy_nb._escape",
+                 "genexpy_nb._codes", "genexpy_nb._progress", "genexpy_nb._lazy",
+                 "genexpy_nb._io", "genexpy_nb._words", "genexpy_nb._cluster",
+                 "genexpy_nb._numba", "genexpy_nb._version")),
+    ("io", ("genexpy_nb.io",)),
+    ("study", ("genexpy_nb.study",)),
+    ("analyses", ("genexpy_nb.generalizability", "genexpy_nb.significance",
+                  "genexpy_nb.aggregates", "genexpy_nb.variability", "genexpy_nb.evals",
+                  "genexpy_nb.leaderboards", "genexpy_nb.seedpools")),
+    ("charts", ("genexpy_nb.charts",)),
+    ("answers", ("genexpy_nb.answers",)),
+    ("surfaces", ("genexpy_nb.panels", "genexpy_nb.cli", "genexpy_nb.example",
+                  "genexpy_nb.distributed", "genexpy_nb.__main__", "genexpy_nb")),
+)
+
+
+def _layer(mod: str) -> int:
+    best = None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if _under(mod, p) and (best is None or len(p) > best[1]):
+                best = (i, len(p))
+    assert best is not None, f"{mod} is in no layer of the pipeline: place it"
+    return best[0]
+
+
+def test_every_module_has_a_place_in_the_pipeline():
+    for mod in MODS:
+        _layer(mod)
+
+
+def test_no_arrow_goes_up_the_pipeline():
+    up = sorted((m, t) for m in GRAPH for t in GRAPH[m] if _layer(t) > _layer(m))
+    assert not up, up
+
+
+def test_the_top_level_holds_only_the_face_and_the_helpers():
+    top = sorted(p.stem for p in PKG.glob("*.py"))
+    public = [n for n in top if not n.startswith("_") and n != "config"]
+    assert not public, f"public modules at the top level: {public}; give each its room"
+
+
+def test_an_old_module_path_never_replaces_a_public_name():
     import importlib
+    import warnings
 
-    import genexpy_nb.seedpools.pools as new
+    import genexpy_nb as gx
+    import genexpy_nb.significance as sig
 
-    with pytest.warns(DeprecationWarning):
-        old_pools = importlib.import_module("genexpy_nb.experiments.pools")
-    assert old_pools is new
-    from genexpy_nb.experiments.pools import pool_seeds
-
-    assert pool_seeds is new.pool_seeds
+    before = {n: getattr(gx, n) for n in gx.__all__}
+    before_sig = {n: getattr(sig, n) for n in sig.__all__}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for old in MOVED_MODULES:
+            importlib.import_module(old)
+    assert {n: getattr(gx, n) for n in gx.__all__} == before
+    assert {n: getattr(sig, n) for n in sig.__all__} == before_sig
+    assert callable(gx.mmd) and callable(sig.compare)

@@ -55,8 +55,8 @@ def test_beyond_pvalues_names_lazy():
     ``import genexpy_nb`` imports none of their modules."""
     code = (
         "import sys, genexpy_nb as gx\n"
-        "mods = ('genexpy_nb.aggregates.estimates', 'genexpy_nb.readers',"
-        " 'genexpy_nb.rank_uncertainty',"
+        "mods = ('genexpy_nb.aggregates.estimates', 'genexpy_nb.io.tables',"
+        " 'genexpy_nb.leaderboards.rank_uncertainty',"
         " 'genexpy_nb.significance.bayesian')\n"
         "assert not [m for m in mods if m in sys.modules]\n"
         "for n in ('rank_probabilities', 'rank_intervals', 'top_group', 'read_lm_eval',"

@@ -18,7 +18,7 @@ import json
 import numpy as np, polars as pl
 import genexpy_nb as gx
 from genexpy_nb import variability as vb
-from genexpy_nb.precompile import kernel_routes
+from genexpy_nb.example.precompile import kernel_routes
 from genexpy_nb._numba import core, variability as kv
 rng = np.random.default_rng(5)
 with kernel_routes():
@@ -89,7 +89,7 @@ def test_kernel_routes_restore_the_size_bounds():
     import pytest
 
     from genexpy_nb import config
-    from genexpy_nb.precompile import kernel_routes
+    from genexpy_nb.example.precompile import kernel_routes
 
     before = dataclasses.replace(config.ROUTES)
     try:
@@ -111,7 +111,7 @@ from pathlib import Path
 import numba
 import genexpy_nb
 from genexpy_nb import config, distributions as ds
-from genexpy_nb.precompile import kernel_routes
+from genexpy_nb.example.precompile import kernel_routes
 from genexpy_nb._numba import distributions as kd
 
 @numba.njit(cache=True)

@@ -32,13 +32,14 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-#: modules documented besides those found from the package (the cluster helpers are a plain
-#: module, not a subpackage, and not in genexpy_nb.__all__)
-EXTRA_MODULES: tuple[str, ...] = ("genexpy_nb.distributed",)
-#: subpackages not documented on a page of their own: the panels' explorers are documented
-#: under :mod:`genexpy_nb` (a second page for a class is a duplicate object description),
-#: and the command line has its own page (``cli.rst``)
-SKIPPED_MODULES: frozenset[str] = frozenset({"genexpy_nb.panels", "genexpy_nb.cli"})
+#: modules documented besides those found from the package
+EXTRA_MODULES: tuple[str, ...] = ()
+#: subpackages not documented on a page of their own: the panels' explorers, the readers of
+#: ``io`` and the ``Study`` of ``study`` are documented under :mod:`genexpy_nb` (a second page
+#: for a class is a duplicate object description), and the command line has its own page
+#: (``cli.rst``)
+SKIPPED_MODULES: frozenset[str] = frozenset({"genexpy_nb.panels", "genexpy_nb.cli",
+                                             "genexpy_nb.io", "genexpy_nb.study"})
 
 
 def documented_modules() -> list[str]:
@@ -74,7 +75,7 @@ def documented_modules() -> list[str]:
 #: documented elsewhere: the result classes of nstar_summary / seeds_summary (genexpy_nb.panels
 #: is not one: its explorers are documented under genexpy_nb, and a second page for a class
 #: is a duplicate object description)
-PLAIN_MODULES: tuple[str, ...] = ("genexpy_nb.summary",)
+PLAIN_MODULES: tuple[str, ...] = ("genexpy_nb.answers.summary",)
 
 
 def kind_of(obj: Any) -> str:

@@ -82,15 +82,13 @@ def jit_fast(fn: Callable | None = None, **options) -> Callable | Callable[[Call
 
     Parameters
     ----------
-    fn : callable, optional
-        The function to compile (bare decorator use).
-    **options
-        Further numba ``njit`` options.
+    fn, **options
+        As in :func:`jit_exact`.
 
     Returns
     -------
     callable
-        The compiled dispatcher, or the decorator when ``fn`` is not given.
+        As :func:`jit_exact`'s.
     """
     return _flagged({"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True},
                     fn, options)

@@ -11,6 +11,7 @@ Missing values: there is no ``nan_policy``; a missing, NaN or infinite score is 
 
 from __future__ import annotations
 
+from ._input import score_matrices
 from .estimates import (
     AGGREGATES,
     interval_estimates,
@@ -20,9 +21,9 @@ from .estimates import (
     optimality_gap,
     performance_profile,
     probability_of_improvement,
-    score_matrices,
 )
 
+#: the public names of this room (defined in ``estimates.py`` and ``_input.py``)
 __all__ = [
     "AGGREGATES",
     "iqm",

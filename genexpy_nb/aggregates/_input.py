@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._roles import alias
 from .._validation import (
     GenexpyInputError,
     check_score_range,
     require_columns,
     to_polars,
 )
+from ..study._roles import alias
 
 
 # ---- input ------------------------------------------------------------------------------

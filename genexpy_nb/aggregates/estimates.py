@@ -66,24 +66,14 @@ import polars as pl
 
 from .._validation import (
     GenexpyInputError,
+    check_names,
     check_positive_int,
     check_probability,
     check_seed,
     child_seed,
 )
-from ._input import Scores, score_matrices, scores_from
-
-__all__ = [
-    "AGGREGATES",
-    "iqm",
-    "mean",
-    "median",
-    "optimality_gap",
-    "probability_of_improvement",
-    "performance_profile",
-    "interval_estimates",
-    "score_matrices",
-]
+from ._input import Scores, scores_from
+from ._input import score_matrices as score_matrices  # also estimates.score_matrices
 
 #: the aggregates :func:`interval_estimates` computes, in rliable's names' order
 AGGREGATES: tuple[str, ...] = ("median", "iqm", "mean", "optimality_gap")
@@ -261,21 +251,6 @@ def _point(m: np.ndarray, gamma: float) -> dict[str, float]:
         "mean": float(np.mean(task_means)),
         "optimality_gap": float(gamma - np.mean(np.minimum(m, gamma))),
     }
-
-
-def _check_aggregates(aggregates: Any) -> list[str]:
-    if isinstance(aggregates, str):
-        aggregates = [aggregates]
-    try:
-        out = list(aggregates)
-    except TypeError:
-        raise GenexpyInputError(f"aggregates must be names from {AGGREGATES}.") from None
-    bad = [a for a in out if a not in AGGREGATES]
-    if bad or not out or len(set(out)) != len(out):
-        raise GenexpyInputError(
-            f"aggregates must be distinct names from {AGGREGATES}, got {aggregates!r}."
-        )
-    return out
 
 
 def _check_gamma(gamma: Any) -> float:
@@ -483,7 +458,7 @@ def interval_estimates(
     >>> bool((out["low"] <= out["estimate"]).all() and (out["estimate"] <= out["high"]).all())
     True
     """
-    aggs = _check_aggregates(aggregates)
+    aggs = check_names("aggregates", aggregates, AGGREGATES)
     reps, c, method = _check_common(reps, confidence_level, method)
     g = _check_gamma(gamma)
     sc = scores_from(data, alternatives, target, task, run, blocks=blocks,

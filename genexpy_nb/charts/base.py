@@ -16,7 +16,7 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError, require_columns, to_polars
+from .._validation import GenexpyInputError, check_positive_number, require_columns, to_polars
 from .._words import plural
 
 __all__ = [
@@ -249,15 +249,7 @@ def levels_text(levels: Mapping[str, Any] | None) -> str | None:
 
 def check_finite_positive(name: str, value: float | None) -> float | None:
     """Return ``value`` as a float (None stays None); raise unless finite and positive."""
-    if value is None:
-        return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(f"{name} must be a number, got {value!r}.") from None
-    if not math.isfinite(v) or v <= 0:
-        raise GenexpyInputError(f"{name} must be a finite positive number, got {value!r}.")
-    return v
+    return None if value is None else check_positive_number(name, value)
 
 
 def select_close(df: pl.DataFrame, col: str, value: float, name: str) -> pl.DataFrame:

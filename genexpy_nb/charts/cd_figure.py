@@ -33,10 +33,10 @@ import polars as pl
 
 from .._escape import html_text
 from .._escape import xml_text as escape  # html.escape, and drops what XML forbids
-from .._roles import score_roles
 from .._validation import REQUIRED, GenexpyInputError, to_polars
 from .._validation import check_direction as _direction
 from ..significance.critical_difference import cliques, critical_difference
+from ..study._roles import score_roles
 
 __all__ = ["cd_diagram_svg", "save_cd_diagram", "save_comparison", "cd_diagram_html"]
 

@@ -16,8 +16,8 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from .._roles import score_roles
 from .._validation import REQUIRED
+from ..study._roles import score_roles
 from .cd_figure import cd_diagram_svg, cd_layout, save_cd_diagram
 from .cd_vega import layout_chart
 

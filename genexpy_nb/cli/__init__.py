@@ -34,7 +34,6 @@ import argparse
 import os
 import sys
 
-from .._lazy import lazy_exports
 from .._validation import GenexpyInputError
 from . import compare, demo, nstar, precompile, report, seeds
 from ._checks import (
@@ -55,11 +54,12 @@ __all__ = ["COMMANDS", "build_parser", "main", "EXIT_OK", "EXIT_INPUT", "EXIT_US
            "EXIT_INTERRUPTED", "EXIT_BUG"]
 
 #: the subcommands, in the order ``--help`` lists them: each module's
-#: ``add_parser(subparsers, formatter)`` adds its parser and sets its ``cmd_<name>``
+#: ``add_parser(subparsers, formatter)`` adds its parser (with the help formatter of every
+#: subcommand) and returns it, and sets its ``cmd_<name>(args)``, which runs the command on
+#: the parsed arguments and returns the exit code (0: errors are raised, and :func:`main`
+#: turns them into exit codes)
 COMMANDS = (demo, precompile, nstar, seeds, compare, report)
 
-# genexpy_nb.cli.cmd_nstar (0.2) and the other commands: in their modules now, with a warning
-__getattr__, __dir__ = lazy_exports(__name__, {}, globals())
 
 
 def _version() -> str:
@@ -68,7 +68,7 @@ def _version() -> str:
 
         return version("genexpy_nb")
     except PackageNotFoundError:  # a source checkout on PYTHONPATH
-        from .. import __version__
+        from .._version import __version__
 
         return __version__
 

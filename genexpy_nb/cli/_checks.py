@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .._validation import GenexpyInputError
+from .._validation import GenexpyInputError, require_role_columns
 
 if TYPE_CHECKING:  # polars is imported when a command runs, not for --help
     import polars as pl
@@ -40,7 +40,6 @@ __all__ = [
     "fraction",
     "check_parent",
     "no_nulls",
-    "require_options",
     "direction",
     "add_direction",
     "check_out_file",
@@ -187,70 +186,31 @@ def kernel_question(text: str):
         raise argparse.ArgumentTypeError(caller_words(exc)) from None
 
 
-def positive_int(text: str) -> int:
-    """Parse a whole number of at least 1 (an argparse type).
+def _number_type(name: str, convert: Callable[[str], float], ok: Callable[[float], bool],
+                 number: str, expected: str) -> Callable[[str], Any]:
+    """Return an argparse type: ``convert`` reads the text and ``ok`` accepts the number."""
+    def parse(text: str) -> Any:
+        try:
+            v = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {number}, got {text!r}") from None
+        if not ok(v):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {v}")
+        return v
 
-    Parameters
-    ----------
-    text : str
-        The option's value.
-
-    Returns
-    -------
-    int
-        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
-    """
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {v}")
-    return v
+    parse.__name__ = parse.__qualname__ = name
+    parse.__doc__ = f"Parse {expected} (an argparse type)."
+    return parse
 
 
-def probability(text: str) -> float:
-    """Parse a number strictly between 0 and 1 (an argparse type).
-
-    Parameters
-    ----------
-    text : str
-        The option's value.
-
-    Returns
-    -------
-    float
-        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
-    """
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {v}")
-    return v
-
-
-def fraction(text: str) -> float:
-    """Parse a number in [0, 1] (an argparse type).
-
-    Parameters
-    ----------
-    text : str
-        The option's value.
-
-    Returns
-    -------
-    float
-        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
-    """
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {v}")
-    return v
+#: argparse types: a whole number of at least 1, a number strictly between 0 and 1, a
+#: number in [0, 1]
+positive_int = _number_type("positive_int", int, lambda v: v >= 1, "a whole number",
+                            "a positive whole number")
+probability = _number_type("probability", float, lambda v: 0.0 < v < 1.0, "a number",
+                           "a number strictly between 0 and 1")
+fraction = _number_type("fraction", float, lambda v: 0.0 <= v <= 1.0, "a number",
+                        "a number in [0, 1]")
 
 
 def check_parent(p: Path, option: str) -> None:
@@ -301,9 +261,9 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
 def read_table(path: str) -> pl.DataFrame:
     """Read a results table from ``.parquet``, ``.csv`` or ``.tsv``.
 
-    Every failure is a clear error (:func:`genexpy_nb.data.read_results`).
+    Every failure is a clear error (:func:`genexpy_nb.io.public.read_results`).
     """
-    from ..data import read_results
+    from ..io.public import read_results
 
     return read_results(path)
 
@@ -317,20 +277,11 @@ def no_nulls(df, columns: list[str]) -> None:
                                     "rows); fill or drop those rows.")
 
 
-def require_options(df, columns: dict[str, list[str]]) -> None:
-    """Every column named by an option is in the table; the error names the option."""
-    for option, cols in columns.items():
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise GenexpyInputError(
-                f"{option}: column(s) {missing} not in the table; its columns are "
-                f"{df.columns[:20]}{' ...' if df.width > 20 else ''}.")
-
-
 def check_role_columns(df, args: argparse.Namespace) -> None:
     """Check the columns of the table roles (``nstar``, ``report``) before the analysis runs.
 
-    Every column an option names is in the table (:func:`require_options`), and the factor
+    Every column an option names is in the table
+    (:func:`~genexpy_nb._validation.require_role_columns`), and the factor
     columns name a level in every row (:func:`no_nulls`).
 
     Parameters
@@ -342,11 +293,11 @@ def check_role_columns(df, args: argparse.Namespace) -> None:
         :func:`genexpy_nb.cli._options.add_table_roles`.
     """
     held = args.held_constant or []
-    require_options(df, {"--alternatives": [args.alternatives], "--target": [args.target],
-                         "--generalize": csv_list(args.generalize),
-                         "--design": csv_list(args.design),
-                         "--average-over": csv_list(args.average_over),
-                         "--held-constant": [c for c, _ in held]})
+    require_role_columns(df, {"--alternatives": [args.alternatives], "--target": [args.target],
+                              "--generalize": csv_list(args.generalize),
+                              "--design": csv_list(args.design),
+                              "--average-over": csv_list(args.average_over),
+                              "--held-constant": [c for c, _ in held]})
     no_nulls(df, [args.alternatives, *csv_list(args.generalize), *csv_list(args.design),
                   *csv_list(args.average_over)])
 

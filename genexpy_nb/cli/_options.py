@@ -246,7 +246,7 @@ def add_missing_choice(p: argparse.ArgumentParser, unit: str = "condition") -> N
     unit : str, default "condition"
         What a row of the rankings is called in the command's words (``"block"``).
     """
-    from .._missing import MISSING_HELP, MISSING_POLICIES
+    from ..study._missing import MISSING_HELP, MISSING_POLICIES
 
     p.add_argument("--missing", choices=list(MISSING_POLICIES), default=MISSING_POLICIES[0],
                    help=MISSING_HELP.format(unit=unit))

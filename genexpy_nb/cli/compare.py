@@ -51,7 +51,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     out = check_out_dir(args.out, inputs=[args.results])
     df = read_table(args.results)
     from .._words import command_line_words
-    from ..significance.compare import compare
+    from ..answers.compare import compare
 
     with command_line_words(), warnings.catch_warnings(record=True):
         # warnings (degenerate data, ...) are in the result's notes, printed below
@@ -68,12 +68,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
             control=args.control, top=args.top,
             held_constant=held_levels(df, args.held_constant or []) or None,
             missing=args.missing, normalize=args.normalize)
-        from ..significance.beyond_sections import (
+        from ..answers.beyond_sections import (
             aggregates_section,
             bayesian_section,
             summary_lines,
         )
-        from ..significance.paper_table import paper_table_section
+        from ..answers.paper_table import paper_table_section
 
         res = res.with_section(paper_table_section(res))
         if args.bayesian_rope is not None:
@@ -91,20 +91,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``compare`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``compare`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     c = sub.add_parser(
         "compare", formatter_class=formatter,
         help="rank tests over blocks: omnibus test, post-hoc tests, CD diagram, report",

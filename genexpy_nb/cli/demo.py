@@ -16,19 +16,7 @@ __all__ = ["add_parser", "cmd_demo"]
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Run ``genexpy-nb demo``: the worked example (:func:`~genexpy_nb.example.demo.run_demo`).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
-    """
+    """Run ``genexpy-nb demo``: the worked example (:func:`~genexpy_nb.example.demo.run_demo`)."""
     check_out_dir(args.out)
     from ..example.demo import run_demo
 
@@ -37,20 +25,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``demo`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``demo`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     d = sub.add_parser("demo", formatter_class=formatter,
                        help="the shipped example study, analysed end to end, offline",
                        description="Analyse the example study shipped with the package (8 "

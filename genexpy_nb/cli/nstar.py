@@ -103,7 +103,7 @@ def _apply_missing(study, missing: str):
     import polars as pl
 
     if missing == "drop-block":
-        from .._missing import drop_incomplete_conditions
+        from ..study._missing import drop_incomplete_conditions
 
         return drop_incomplete_conditions(study)
     return study, pl.DataFrame(schema={"config_id": pl.UInt32, "condition": pl.String})
@@ -114,20 +114,9 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
     The study is checked before the analysis runs; the answer is printed
     (:func:`~genexpy_nb.nstar_summary`), the charts written to ``--figures`` if asked for.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
     """
     from .._io import write_frame
-    from .._missing import refuse_available
+    from ..study._missing import refuse_available
 
     refuse_available(args.missing, "n* (and the conclusions it leads with)")
     out = check_out_file(args.out, inputs=[args.results])
@@ -139,7 +128,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
 
     from ..generalizability import analyze
     from ..generalizability.kernels import default_questions
-    from ..study import Study
+    from ..study.core import Study
 
     kernels = args.kernel or default_questions()
     study = Study(
@@ -154,9 +143,9 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     )
     study, dropped = _apply_missing(study, args.missing)
     if not args.quiet:
-        from .._missing import missing_words
-        from ..summary import study_words
-        from ..summary_conclusions import condition_word
+        from ..answers.conclusions import condition_word
+        from ..answers.summary import study_words
+        from ..study._missing import missing_words
 
         unit = condition_word(study)
         say(f"missing results: {missing_words(args.missing, unit)} (--missing {args.missing})"
@@ -173,7 +162,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
              f"{time.perf_counter() - t0:.1f} s")
     write_frame(res, out)
     lead = write_conclusions(study, args, concl_path, s_alpha, s_delta)
-    from ..summary import nstar_summary
+    from ..answers.summary import nstar_summary
 
     methods = res["method"].unique().to_list()
     only_bound = methods == ["bound"]
@@ -189,7 +178,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
             say(f"note: only the distribution-free bound was computed (--estimators bound): a "
                  f"worst case, never a verdict; wrote {res.height} rows to {out}")
         else:
-            from ..summary_conclusions import condition_word
+            from ..answers.conclusions import condition_word
 
             print(nstar_summary(res, s_alpha, s_delta, where=str(out), conclusions=lead,
                                 unit=condition_word(study)).to_text())
@@ -338,8 +327,8 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
                 "half the time, choose --summary-alpha above 0.5")
         return None
     from .._io import write_frame
+    from ..answers.conclusions import conclusions_summary, condition_word
     from ..generalizability import conclusions
-    from ..summary_conclusions import conclusions_summary, condition_word
 
     frame = conclusions(study, alpha=alpha, delta=delta, top_k=args.top_k, margin=args.margin,
                         budget=args.budget, seed=args.seed)
@@ -352,20 +341,7 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``nstar`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``nstar`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     q = sub.add_parser(
         "nstar", formatter_class=formatter,
         help="do a study's conclusions hold, and n* for every configuration",

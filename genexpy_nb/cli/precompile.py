@@ -1,6 +1,6 @@
 """``genexpy-nb precompile``: compile the numba kernels into numba's disk cache, once.
 
-:func:`genexpy_nb.precompile.precompile`, with one line per group of kernels.
+:func:`genexpy_nb.example.precompile.precompile`, with one line per group of kernels.
 """
 
 from __future__ import annotations
@@ -17,20 +17,8 @@ __all__ = ["add_parser", "cmd_precompile"]
 
 
 def cmd_precompile(args: argparse.Namespace) -> int:
-    """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
-    """
-    from ..precompile import precompile
+    """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache."""
+    from ..example.precompile import precompile
 
     t = time.perf_counter()
     res = precompile(progress=not args.quiet, everything=args.all)
@@ -48,20 +36,7 @@ def cmd_precompile(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``precompile`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``precompile`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     pc = sub.add_parser(
         "precompile", formatter_class=formatter,
         help="compile the numerical kernels once, after installing",

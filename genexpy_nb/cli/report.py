@@ -40,22 +40,11 @@ __all__ = ["add_parser", "add_report_parser", "cmd_report"]
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Run ``genexpy-nb report``: table -> :func:`genexpy_nb.report` -> the folder.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; the entry point turns them into exit codes).
-    """
+    """Run ``genexpy-nb report``: table -> :func:`genexpy_nb.report` -> the folder."""
     out = check_out_dir(args.out, inputs=[args.results])
     df = read_table(args.results)
     check_role_columns(df, args)
-    from ..report_page import report
+    from ..answers.report_page import report
 
     t0 = time.perf_counter()
     page = report(
@@ -70,7 +59,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         rope=args.bayesian_rope, missing=args.missing)
     paths = page.save(out)
     if not args.quiet:
-        from ..summary_conclusions import conclusions_summary
+        from ..answers.conclusions import conclusions_summary
 
         say(page.policy)
         print(conclusions_summary(page.conclusions, unit=page.unit).to_text())
@@ -80,20 +69,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``report`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``report`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     r = sub.add_parser(
         "report", formatter_class=formatter,
         help="the whole answer for a study, as one page (HTML, Markdown, tidy tables)",

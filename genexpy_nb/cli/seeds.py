@@ -25,17 +25,6 @@ def cmd_seeds(args: argparse.Namespace) -> int:
 
     The gaps of a pool (or a plain ``.npz``) are checked before the bootstrap runs; the
     report is written to ``--out`` and summarised (:func:`~genexpy_nb.seeds_summary`).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed arguments of the command.
-
-    Returns
-    -------
-    int
-        The exit code: 0 (errors are raised; :func:`genexpy_nb.cli.main` turns them into
-        exit codes).
     """
     import polars as pl
 
@@ -74,7 +63,7 @@ def cmd_seeds(args: argparse.Namespace) -> int:
         "model", pl.all().exclude("model"))
     write_frame(rep, out)
     if not args.quiet:
-        from ..summary import seeds_summary
+        from ..answers.summary import seeds_summary
 
         say(f"alpha-hat of {rep.height} candidate{'s' if rep.height != 1 else ''} in "
              f"{time.perf_counter() - t0:.1f} s")
@@ -82,20 +71,7 @@ def cmd_seeds(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``seeds`` subcommand to the command line's subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of ``genexpy-nb``.
-    formatter : type
-        The help formatter of every subcommand.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add the ``seeds`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
     s = sub.add_parser(
         "seeds", formatter_class=formatter,
         help="alpha-hat, accuracy, churn and ECE of models trained with different seeds",

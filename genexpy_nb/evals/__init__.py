@@ -1,6 +1,6 @@
 """Evaluations of language models and agents: logs in, error bars, plans and subsets out.
 
-* readers of evaluation logs (``genexpy_nb.evals.readers``): lm-evaluation-harness
+* readers of evaluation logs (``genexpy_nb.io.eval_logs``): lm-evaluation-harness
   per-sample logs, inspect_ai logs, the Every Eval Ever schema, time-series
   classification results files;
 * :func:`eval_noise`: the variance of the difference of two models' benchmark means split
@@ -13,8 +13,7 @@
   conclusions as the whole?
 """
 
-from .noise import EvalNoise, eval_noise
-from .readers import (
+from ..io.eval_logs import (
     direction,
     read_eee,
     read_eee_instances,
@@ -22,6 +21,7 @@ from .readers import (
     read_lm_eval_samples,
     read_tsml_results,
 )
+from .noise import EvalNoise, eval_noise
 from .runs import run_against_runs
 from .subset import SubsetAgreement, subset_agreement
 

@@ -28,11 +28,11 @@ import polars as pl
 from .. import config
 from .._escape import terminal_text
 from .._words import plural
+from ..answers.summary import nstar_summary, study_words, verdict_text
 from ..generalizability import GeneralizabilityAnalysis
 from ..generalizability.kernels import default_questions, paper_questions
 from ..generalizability.planner import plan, simulate_preliminary_study
-from ..study import Study
-from ..summary import nstar_summary, study_words, verdict_text
+from ..study.core import Study
 from .study import load_example_study
 
 #: the roles of the example study's columns
@@ -107,7 +107,7 @@ def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     """Describe the study as it grows, in words.
 
     One row per N_sub, one column per question ("n*: verdict", the verdict as
-    :func:`~genexpy_nb.summary.verdict_text` words it, "(chance)" when a trusted n* is
+    :func:`~genexpy_nb.answers.summary.verdict_text` words it, "(chance)" when a trusted n* is
     within the no-signal baseline's range in every repetition) and one for all questions
     together; and the reasons of the unsure cells, one line each.
 

@@ -57,6 +57,7 @@ import polars as pl
 from .._validation import (
     GenexpyInputError,
     Seed,
+    check_names,
     check_positive_int,
     require_columns,
     root_seed,
@@ -221,20 +222,8 @@ def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
 def _check_names(name: str, values: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
     if values is None:
         return allowed
-    if isinstance(values, str):
-        values = (values,)
-    try:
-        vals = tuple(values)
-    except TypeError:
-        raise GenexpyInputError(f"{name} must be a list of names from {list(allowed)}.") from None
-    bad = [v for v in vals if v not in allowed]
-    if bad or not vals or len(set(vals)) != len(vals):
-        raise GenexpyInputError(
-            f"{name} must be a non-empty list of distinct names from {list(allowed)}, "
-            f"got {list(vals)}" + (f" (unknown: {bad})." if bad else ".")
-        )
-    # canonical order, whatever order the user gave
-    return tuple(v for v in allowed if v in vals)
+    vals = check_names(name, values, allowed)
+    return tuple(v for v in allowed if v in vals)  # canonical order, whatever the user's
 
 
 def _check_n_jobs(n_jobs: Any) -> int:
@@ -243,25 +232,18 @@ def _check_n_jobs(n_jobs: Any) -> int:
     return check_positive_int("n_jobs", n_jobs)
 
 
-def _run_condition(
-    index: int,
-    seed: int,
-    models: tuple[str, ...],
-    metrics: tuple[str, ...],
-    train_sizes: tuple[str, ...],
-    n_folds: int,
-    record_time: bool,
-) -> pl.DataFrame:
-    """All results of one condition (the unit of work, also in worker processes)."""
+def _run_condition(*args: Any) -> pl.DataFrame:
+    """All results of one condition (the unit of work, also in worker processes).
+
+    The arguments of :func:`_run_condition_1thread`, run with one BLAS thread: the fits are
+    tiny, and multithreaded BLAS makes them ~10x slower on a busy machine (and
+    oversubscribes the cores when conditions run in parallel).
+    """
     require_sklearn()
     from threadpoolctl import threadpool_limits
 
-    # one BLAS thread: the fits are tiny, and multithreaded BLAS makes them ~10x slower on a
-    # busy machine (and oversubscribes the cores when conditions run in parallel)
     with threadpool_limits(limits=1):
-        return _run_condition_1thread(
-            index, seed, models, metrics, train_sizes, n_folds, record_time
-        )
+        return _run_condition_1thread(*args)
 
 
 def _run_condition_1thread(
@@ -623,7 +605,7 @@ def load_example_study() -> pl.DataFrame:
         Roles: :data:`FACTOR_ROLES`, alternatives :data:`ALTERNATIVES`, target
         :data:`TARGET` (higher is better).
     """
-    from ..data import shipped_path
+    from ..io.public import shipped_path
 
     return pl.read_parquet(shipped_path(SHIPPED_FILE))
 

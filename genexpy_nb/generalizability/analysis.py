@@ -14,7 +14,6 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._roles import renamed
 from .._validation import (
     GenexpyInputError,
     Seed,
@@ -26,7 +25,8 @@ from .._validation import (
     child_seed,
     root_seed,
 )
-from ..study import ConfigurationSample, Study
+from ..study._roles import renamed
+from ..study.core import ConfigurationSample, Study
 from .baseline import (
     NULL_DENSE_MAX,
     NULL_KEY,

@@ -18,7 +18,7 @@ import numpy as np
 from .._validation import (
     child_seed,
 )
-from ..study import ConfigurationSample
+from ..study.core import ConfigurationSample
 from ._normal import ndtri
 from .fit import power_law_fit
 from .interval import closed_form_log_sd, prediction_se

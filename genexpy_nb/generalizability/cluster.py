@@ -7,8 +7,8 @@ from typing import Any
 import polars as pl
 
 from .._cluster import as_client, chunks, map_ordered, total_threads
-from .._roles import renamed
 from .._validation import GenexpyInputError
+from ..study._roles import renamed
 from .analysis import (
     GeneralizabilityAnalysis,
     check_analysis,

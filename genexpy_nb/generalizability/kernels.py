@@ -2,7 +2,7 @@
 
 Each kernel is a small frozen dataclass. Defaults that depend on the number of alternatives
 ``na`` (``nu = 1/na`` for Borda, ``nu = 1/C(na, 2)`` for Mallows, ``gamma = 1/na`` for RBF)
-are resolved by :meth:`Kernel.resolve`, which a :class:`~genexpy_nb.study.Study` calls for
+are resolved by :meth:`Kernel.resolve`, which a :class:`~genexpy_nb.Study` calls for
 you. Every kernel maps an interpretable threshold ``delta`` to the MMD threshold
 ``eps(delta) = sqrt(2 (kappa_sup - f(delta)))`` (paper Sec. 4.2, 4.4).
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from .._codes import unique_rows
 from .._validation import GenexpyInputError, check_positive_int
+from .._validation import check_positive_number as _positive
 from ._gram import (  # the kernel matrices' NumPy/BLAS computations
     _borda_counts,
     _mallows_gram,
@@ -48,7 +49,7 @@ class Kernel:
     ----------
     na : int, optional, keyword-only
         Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+        :class:`~genexpy_nb.Study` or analysis does it for you).
     """
 
     name: ClassVar[str] = "kernel"
@@ -240,7 +241,7 @@ class Borda(Kernel):
         The kernel's bandwidth (> 0); None = ``1/na``.
     na : int, optional, keyword-only
         Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+        :class:`~genexpy_nb.Study` or analysis does it for you).
     index : int, optional, keyword-only
         The column index of a*, filled in by :meth:`~genexpy_nb.Kernel.resolve` (leave it out).
 
@@ -346,7 +347,7 @@ class Jaccard(Kernel):
         alternatives tied for first place).
     na : int, optional, keyword-only
         Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+        :class:`~genexpy_nb.Study` or analysis does it for you).
 
     Examples
     --------
@@ -405,7 +406,7 @@ class Mallows(Kernel):
         The kernel's bandwidth (> 0); None = ``1/C(na, 2)``.
     na : int, optional, keyword-only
         Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+        :class:`~genexpy_nb.Study` or analysis does it for you).
 
     Examples
     --------
@@ -507,7 +508,7 @@ class RBF(Kernel):
         The scale the kernel sees the scores on (see above).
     na : int, optional, keyword-only
         Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.study.Study` or analysis does it for you).
+        :class:`~genexpy_nb.Study` or analysis does it for you).
 
     Notes
     -----
@@ -702,16 +703,6 @@ def rbf_degeneracy(K: np.ndarray, counts: np.ndarray) -> str | None:
                 "delta* is, not the data; use RBF() (scores divided by their spread) "
                 "instead of the raw scores")
     return None
-
-
-def _positive(name: str, value: float) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(f"{name} must be a positive number, got {value!r}.") from None
-    if not (math.isfinite(v) and v > 0):
-        raise GenexpyInputError(f"{name} must be a positive number, got {value!r}.")
-    return v
 
 
 _PARSERS = {"borda": Borda, "jaccard": Jaccard, "mallows": Mallows, "rbf": RBF}

@@ -347,7 +347,7 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
             b1 = min(m, b0 + _DENSE_BLOCK_ROWS)
             Kb = np.ascontiguousarray(sup.kernel.gram(rows[b0:b1], rows), dtype=np.float64)
 
-            def product(r0: int, r1: int, Kb=Kb, b0=b0, b1=b1) -> None:
+            def product(r0: int, r1: int, Kb=Kb, b0=b0, b1=b1, Y=Y, C=C) -> None:
                 Y[r0:r1] += C[r0:r1, b0:b1] @ Kb
 
             run_blocks(product, len(part), 2.0 * len(part) * (b1 - b0) * m,

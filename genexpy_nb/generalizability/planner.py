@@ -13,9 +13,9 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._roles import renamed
 from .._validation import GenexpyInputError, check_positive_int, child_seed, to_polars
-from ..study import Study
+from ..study._roles import renamed
+from ..study.core import Study
 from . import (
     BEYOND_CHANCE,
     NSTAR_CEIL,

@@ -17,7 +17,7 @@ from .._validation import (
     GenexpyInputError,
     as_float_grid,
 )
-from ..study import Study
+from ..study.core import Study
 from .columns import distinct
 from .kernels import Kernel
 

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 import polars as pl
 
 from .. import config
-from .._roles import renamed
 from .._validation import GenexpyInputError, Seed, root_seed
-from ..study import Study
+from ..study._roles import renamed
+from ..study.core import Study
 from .analysis import GeneralizabilityAnalysis
 from .baseline import NULL_LEVEL
 from .cluster import analyze_on_cluster

@@ -17,7 +17,7 @@ import polars as pl
 
 from .. import config as _config
 from .._validation import GenexpyInputError
-from ..study import Study
+from ..study.core import Study
 from . import GeneralizabilityAnalysis
 from .kernels import RBF, Borda, Jaccard, Mallows
 

@@ -22,7 +22,7 @@ from .._words import plural
 from ..generalizability import GeneralizabilityAnalysis, best_alternative
 from ..generalizability.kernels import Borda, Jaccard, Kernel, paper_questions
 from ..generalizability.planner import plan
-from ..study import Study
+from ..study.core import Study
 from .views import (
     ALPHA_RANGE,
     CHART_CACHE_SIZE,
@@ -34,9 +34,9 @@ from .views import (
     ChartCache,
     ChartView,
     conclusions_html,
-    fast_charts,
     fmt_cell,
     html_table,
+    timed_refresh,
     with_payload,
 )
 
@@ -282,7 +282,7 @@ class GeneralizabilityExplorer:
         self.ranking_table = widgets.HTML()
         self.views = {name: ChartView(name) for name in ("ngen", "power_law", "deficit")}
         self._update_param_visibility()
-        from ..summary_conclusions import condition_word
+        from ..answers.conclusions import condition_word
 
         unit = condition_word(self.study)
 
@@ -475,14 +475,7 @@ class GeneralizabilityExplorer:
         The numbers (summary, n* table, ranking table) are updated first, then the charts;
         ``timings`` records how long each part took (seconds).
         """
-        t0 = time.perf_counter()
-        with fast_charts():
-            self._refresh_numbers()
-            t1 = time.perf_counter()
-            self._refresh_charts()
-        t2 = time.perf_counter()
-        self.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
-        self.last_update_s = t2 - t0
+        timed_refresh(self)
 
     def _numbers(self, ga: GeneralizabilityAnalysis, label: str, a: float,
                  d: float) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -543,7 +536,7 @@ class GeneralizabilityExplorer:
             self.status.value = (f"Computed this configuration's conclusions in "
                                  f"{time.perf_counter() - t0:.1f} s (cached).")
         self.conclusions = self._conclusions[cid]
-        from ..summary_conclusions import condition_word
+        from ..answers.conclusions import condition_word
 
         self.conclusions_box.value = conclusions_html(
             self.conclusions, unit=condition_word(self.study), alpha=a)

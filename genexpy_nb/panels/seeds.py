@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import math
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,8 +24,8 @@ from .views import (
     VAR_METRICS,
     ChartCache,
     ChartView,
-    fast_charts,
     fmt_cell,
+    timed_refresh,
     with_payload,
 )
 
@@ -186,14 +185,7 @@ class SeedVariabilityExplorer:
         The numbers first, then the charts (each rebuilt only when its inputs changed);
         ``timings`` records the seconds each part took.
         """
-        t0 = time.perf_counter()
-        with fast_charts():
-            self._refresh_numbers()
-            t1 = time.perf_counter()
-            self._refresh_charts()
-        t2 = time.perf_counter()
-        self.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
-        self.last_update_s = t2 - t0
+        timed_refresh(self)
 
     def _refresh_numbers(self) -> None:
         i = int(self.candidate.value)

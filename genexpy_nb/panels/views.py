@@ -120,6 +120,24 @@ CHART_BACKEND = os.environ.get("GENEXPY_NB_CHARTS", "auto")
 _BACKENDS = ("auto", "vega", "jupyterchart", "mimebundle")
 
 
+def timed_refresh(panel: Any) -> None:
+    """Refresh a panel: its numbers first, then its charts, each timed.
+
+    ``panel.timings`` gets the seconds of ``"numbers"``, ``"charts"`` and ``"total"``,
+    ``panel.last_update_s`` the total.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    with fast_charts():
+        panel._refresh_numbers()
+        t1 = time.perf_counter()
+        panel._refresh_charts()
+    t2 = time.perf_counter()
+    panel.timings = {"numbers": t1 - t0, "charts": t2 - t1, "total": t2 - t0}
+    panel.last_update_s = t2 - t0
+
+
 def chart_backend() -> str:
     """Return the chart backend in force (see :data:`CHART_BACKEND`).
 
@@ -349,7 +367,7 @@ def conclusions_html(frame: pl.DataFrame, *, unit: str = "condition",
         :func:`~genexpy_nb.conclusions_summary` and a table (kind, what the study
         concludes, verdict, n* with its interval, conditions still needed, reason).
     """
-    from ..summary_conclusions import conclusions_summary
+    from ..answers.conclusions import conclusions_summary
 
     s = conclusions_summary(frame, unit=unit, alpha=alpha)
     sentences = "".join(f"<li>{html.escape(ln)}</li>" for sec in s.sections

@@ -144,9 +144,16 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
     ap.add_argument("--channels", type=int, nargs=2, default=list(DEFAULT_CHANNELS))
     ap.add_argument("--hidden", type=int, default=DEFAULT_HIDDEN)
-    ap.add_argument("--dataset", default="digits",
-                    help="digits (default), cifar10 or fractals (a harder 8x8 binary task "
-                    "made offline: genexpy_nb.seedpools.fractals.fractal_binary_task)")
+    add_task_arguments(ap, "digits (default), cifar10 or fractals (a harder 8x8 binary task "
+                           "made offline: genexpy_nb.seedpools.fractals.fractal_binary_task)")
+    ap.add_argument("--split-seed", type=int, default=0)
+    add_run_arguments(ap)
+    return ap
+
+
+def add_task_arguments(ap: argparse.ArgumentParser, dataset_help: str) -> None:
+    """Add the options of the task (:func:`task_from_args`) but ``--split-seed`` to ``ap``."""
+    ap.add_argument("--dataset", default="digits", help=dataset_help)
     ap.add_argument("--cifar-dir", default=None, help="folder with the CIFAR-10 batch files")
     ap.add_argument("--positive", nargs="+", default=None,
                     help="classes of label 1 (digits: 5 6 7 8 9; cifar10: the paper's vehicles)")
@@ -154,7 +161,15 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--n-train", type=int, default=None)
     ap.add_argument("--n-val", type=int, default=None)
     ap.add_argument("--n-test", type=int, default=None)
-    ap.add_argument("--split-seed", type=int, default=0)
+
+
+def add_run_arguments(ap: argparse.ArgumentParser) -> None:
+    """Add the run-control options of the pool-training commands to ``ap``.
+
+    ``--threads``, ``--device``, ``--max-new``, ``--overwrite``, ``--no-progress``,
+    ``--no-manifest`` and ``--scheduler``: what :func:`run_pool_command` and
+    :func:`~genexpy_nb.seedpools.train_pool` read.
+    """
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1)")
     ap.add_argument("--device", default="auto",
                     help="auto (CUDA when available, else CPU; default), cpu, cuda or cuda:N; "
@@ -165,16 +180,45 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--no-manifest", action="store_true",
                     help="do not rewrite POOLS.md/json in the output folder")
-    add_scheduler_argument(ap)
-    return ap
-
-
-def add_scheduler_argument(ap: argparse.ArgumentParser) -> None:
-    """Add the ``--scheduler`` option of the pool-training commands to ``ap``."""
     ap.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="train on a Dask cluster: the scheduler's address (tcp://host:8786), "
                     "or 'local' for one worker process per core (needs genexpy_nb[cluster]); "
                     "same pool, bit for bit, as without it")
+
+
+def run_pool_command(prog: str, ap: argparse.ArgumentParser, argv: Sequence[str] | None,
+                     train: Any, *, training_time: bool = False) -> int:
+    """Run a pool-training command line; returns the exit status (2 on bad arguments).
+
+    Parses ``argv``, picks the device (named in the recorded command when ``auto`` found
+    one), calls ``train(args, out, device, command)`` (the pool, or None when
+    ``--max-new`` stopped it), rewrites the folder's manifest and prints one line about
+    the pool (with its minutes of training when ``training_time``).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = ap.parse_args(argv)
+    try:
+        out = check_out_path(args.out)
+        from ._device import pick_device
+
+        dev = pick_device(args.device)
+        if args.device == "auto" and dev.type != "cpu":
+            argv = [*argv, "--device", dev.type]  # the recorded command names the device
+        pool = train(args, out, dev, command_line(prog, argv))
+    except GenexpyInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if pool is None:
+        print(f"stopped early (--max-new); run the same command again to continue {out}.")
+        return 0
+    if not args.no_manifest:
+        write_manifest(out.parent)
+    acc = pool.test_accuracy
+    minutes = f"; {float(pool.wall_time_s.sum()) / 60:.1f} min of training" if training_time \
+        else ""
+    print(f"{out}: {pool.n_models} models x {pool.n_test} test points; test accuracy "
+          f"mean {acc.mean():.4f} [{acc.min():.4f}, {acc.max():.4f}]{minutes}.")
+    return 0
 
 
 def task_from_args(args: argparse.Namespace) -> BinaryTask:
@@ -232,38 +276,17 @@ def command_line(prog: str, argv: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry; returns the exit status (2 on bad arguments)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(argv)
-    try:
-        out = check_out_path(args.out)
-        from ._device import pick_device
-
-        dev = pick_device(args.device)
-        if args.device == "auto" and dev.type != "cpu":
-            argv = [*argv, "--device", dev.type]  # the recorded command names the device
-        task = task_from_args(args)
-        pool = train_cnn_pool(
-            out, source=args.source, n_models=args.models, seed=args.seed, task=task,
-            epochs=args.epochs, lr=args.lr, batch_size=args.batch_size,
-            channels=tuple(args.channels), hidden=args.hidden, n_threads=args.threads,
-            max_new_models=args.max_new, overwrite=args.overwrite,
-            progress=not args.no_progress,
-            command=command_line("genexpy_nb.seedpools.cnn_seeds", argv),
-            client=args.scheduler, device=dev,
+    def train(args: argparse.Namespace, out: Path, dev: Any, command: str) -> SeedPool | None:
+        return train_cnn_pool(
+            out, source=args.source, n_models=args.models, seed=args.seed,
+            task=task_from_args(args), epochs=args.epochs, lr=args.lr,
+            batch_size=args.batch_size, channels=tuple(args.channels), hidden=args.hidden,
+            n_threads=args.threads, max_new_models=args.max_new, overwrite=args.overwrite,
+            progress=not args.no_progress, command=command, client=args.scheduler, device=dev,
         )
-    except GenexpyInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if pool is None:
-        print(f"stopped early (--max-new); run the same command again to continue {out}.")
-        return 0
-    if not args.no_manifest:
-        write_manifest(out.parent)
-    acc = pool.test_accuracy
-    print(f"{out}: {pool.n_models} models x {pool.n_test} test points; test accuracy "
-          f"mean {acc.mean():.4f} [{acc.min():.4f}, {acc.max():.4f}]; "
-          f"{float(pool.wall_time_s.sum()) / 60:.1f} min of training.")
-    return 0
+
+    return run_pool_command("genexpy_nb.seedpools.cnn_seeds", _parser(), argv, train,
+                            training_time=True)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ def _pool_path(path: str | Path) -> Path:
     """Return the file ``path`` names: a path, or the name of a shipped pool."""
     p = Path(path).expanduser()
     if not p.exists() and not p.is_symlink():
-        from ..data import shipped_path
+        from ..io.public import shipped_path
 
         try:
             p = shipped_path(str(path)) if p.name == str(path) else p

@@ -422,7 +422,7 @@ def load_pool(path_or_name: str | os.PathLike) -> SeedPool:
 
     p = Path(path_or_name).expanduser()
     if not p.exists() and not p.is_symlink():
-        from ..data import shipped_path
+        from ..io.public import shipped_path
 
         p = shipped_path(str(path_or_name))
     arrays = read_npz(p, "pool file")

@@ -300,7 +300,7 @@ def read_backbone_file(path_or_name: str | os.PathLike = SHIPPED_BACKBONE
 
     p = Path(path_or_name).expanduser()
     if not p.exists() and not p.is_symlink():
-        from ..data import shipped_path
+        from ..io.public import shipped_path
 
         p = shipped_path(str(path_or_name))
     arrays = read_npz(p, "backbone file")

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -53,15 +52,16 @@ from .backbones import (  # noqa: E402
     state_sha256,
 )
 from .cnn_seeds import (  # noqa: E402
-    add_scheduler_argument,
+    add_run_arguments,
+    add_task_arguments,
     command_line,
+    run_pool_command,
     task_from_args,
 )
 from .pools import (  # noqa: E402
     SOURCES,
     SeedPool,
     check_out_path,
-    write_manifest,
 )
 from .tasks import (  # noqa: E402
     CIFAR10_PAPER_NEGATIVE,
@@ -645,105 +645,76 @@ def _parser() -> argparse.ArgumentParser:
                     "checkpoint's)")
     ap.add_argument("--std", type=float, nargs="+", default=None)
     ap.add_argument("--weights-format", default="auto", help="auto, timm or hf")
-    ap.add_argument("--dataset", default="digits", help="target task for --backbone vit")
-    ap.add_argument("--cifar-dir", default=None)
-    ap.add_argument("--positive", nargs="+", default=None)
-    ap.add_argument("--negative", nargs="+", default=None)
-    ap.add_argument("--n-train", type=int, default=None)
-    ap.add_argument("--n-val", type=int, default=None)
-    ap.add_argument("--n-test", type=int, default=None)
+    add_task_arguments(ap, "target task for --backbone vit")
     ap.add_argument("--no-standardize", action="store_true",
                     help="use the raw features (default: standardised with the training stats)")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--device", default="auto",
-                    help="auto (CUDA when available, else CPU; default), cpu, cuda or cuda:N; "
-                    "recorded with the pool")
-    ap.add_argument("--max-new", type=int, default=None)
-    ap.add_argument("--overwrite", action="store_true")
-    ap.add_argument("--no-progress", action="store_true")
-    ap.add_argument("--no-manifest", action="store_true")
-    add_scheduler_argument(ap)
+    add_run_arguments(ap)
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry; returns the exit status (2 on bad arguments)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(argv)
-    try:
-        out = check_out_path(args.out)
-        dev = pick_device(args.device)
-        if args.device == "auto" and dev.type != "cpu":
-            argv = [*argv, "--device", dev.type]  # the recorded command names the device
-        common = dict(
-            n_models=args.models, seed=args.seed, source=args.source,
-            head_epochs=args.head_epochs, lr=args.lr, batch_size=args.batch_size,
-            n_threads=args.threads, max_new_models=args.max_new, overwrite=args.overwrite,
-            progress=not args.no_progress, standardize=not args.no_standardize,
-            command=command_line("genexpy_nb.seedpools.transfer", argv),
-            client=args.scheduler, device=dev,
-        )
-        if args.backbone == "digits-cnn":
-            pool = train_transfer_pool(
-                out, backbone="digits-cnn", backbone_seed=args.backbone_seed,
-                backbone_epochs=args.backbone_epochs, split_seed=args.split_seed, **common)
-        elif args.backbone in ("fractal-vit", "random-vit"):
-            pool = train_vit_head_pool(
-                out, backbone=args.backbone.split("-")[0], weights=args.backbone_weights,
-                **{k: v for k, v in common.items() if k != "standardize"})
-        elif args.backbone == "finetune-vit":
-            pool = train_finetune_pool(
-                out, weights=args.backbone_weights, n_models=args.models, seed=args.seed,
-                source=args.source, epochs=args.epochs, lr=args.finetune_lr,
-                batch_size=args.batch_size, n_threads=args.threads,
-                max_new_models=args.max_new, overwrite=args.overwrite,
-                progress=not args.no_progress, command=common["command"], device=dev)
-        elif args.backbone == "vit":
-            if not args.weights:
-                raise GenexpyInputError(
-                    "--backbone vit needs --weights FILE: a pre-trained state dict (timm or "
-                    "Hugging Face names) saved with torch.save, matching --vit-arch."
-                )
-            eps = 1e-12 if args.weights_format == "hf" else 1e-6
-            vit = make_vit(args.vit_arch, eps=eps)
-            pool = train_transfer_pool(
-                out, backbone=vit, weights=args.weights, weights_format=args.weights_format,
-                task=task_from_args(args), mean=VIT_MEAN, std=VIT_STD, **common)
-        elif args.backbone == "paper":
-            arch: Any = args.vit_arch
-            if arch.lstrip().startswith("{"):
-                try:
-                    arch = json.loads(arch)
-                except json.JSONDecodeError as exc:
-                    raise GenexpyInputError(f"--vit-arch is not valid JSON: {exc}") from None
-            pool = paper_transfer_pool(
-                out, arch=arch, weights=args.weights or "timm", sha256=args.weights_sha256,
-                weights_format=args.weights_format, cifar_dir=args.cifar_dir,
-                positive=args.positive or CIFAR10_PAPER_POSITIVE,
-                negative=args.negative or CIFAR10_PAPER_NEGATIVE, n_train=args.n_train,
-                n_val=1000 if args.n_val is None else args.n_val, n_test=args.n_test,
-                split_seed=args.split_seed, mean=args.mean, std=args.std,
-                n_models=args.models, seed=args.seed, source=args.source,
-                epochs=args.head_epochs, lr=args.lr, batch_size=args.batch_size,
-                standardize=not args.no_standardize, device=dev, n_threads=args.threads,
-                max_new_models=args.max_new, overwrite=args.overwrite,
-                progress=not args.no_progress, client=args.scheduler)
-        else:
+    return run_pool_command("genexpy_nb.seedpools.transfer", _parser(), argv, _train_from_args)
+
+
+def _train_from_args(args: argparse.Namespace, out: Path, dev: Any,
+                     command: str) -> SeedPool | None:
+    """Train the pool the command line asks for (``--backbone``)."""
+    common = dict(
+        n_models=args.models, seed=args.seed, source=args.source,
+        head_epochs=args.head_epochs, lr=args.lr, batch_size=args.batch_size,
+        n_threads=args.threads, max_new_models=args.max_new, overwrite=args.overwrite,
+        progress=not args.no_progress, standardize=not args.no_standardize,
+        command=command, client=args.scheduler, device=dev,
+    )
+    if args.backbone == "digits-cnn":
+        return train_transfer_pool(
+            out, backbone="digits-cnn", backbone_seed=args.backbone_seed,
+            backbone_epochs=args.backbone_epochs, split_seed=args.split_seed, **common)
+    elif args.backbone in ("fractal-vit", "random-vit"):
+        return train_vit_head_pool(
+            out, backbone=args.backbone.split("-")[0], weights=args.backbone_weights,
+            **{k: v for k, v in common.items() if k != "standardize"})
+    elif args.backbone == "finetune-vit":
+        return train_finetune_pool(
+            out, weights=args.backbone_weights, n_models=args.models, seed=args.seed,
+            source=args.source, epochs=args.epochs, lr=args.finetune_lr,
+            batch_size=args.batch_size, n_threads=args.threads,
+            max_new_models=args.max_new, overwrite=args.overwrite,
+            progress=not args.no_progress, command=command, device=dev)
+    elif args.backbone == "vit":
+        if not args.weights:
             raise GenexpyInputError(
-                "--backbone must be digits-cnn, fractal-vit, random-vit, finetune-vit, vit or "
-                f"paper, got {args.backbone!r}.")
-    except GenexpyInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if pool is None:
-        print(f"stopped early (--max-new); run the same command again to continue {out}.")
-        return 0
-    if not args.no_manifest:
-        write_manifest(out.parent)
-    acc = pool.test_accuracy
-    print(f"{out}: {pool.n_models} models x {pool.n_test} test points; test accuracy "
-          f"mean {acc.mean():.4f} [{acc.min():.4f}, {acc.max():.4f}].")
-    return 0
+                "--backbone vit needs --weights FILE: a pre-trained state dict (timm or "
+                "Hugging Face names) saved with torch.save, matching --vit-arch."
+            )
+        eps = 1e-12 if args.weights_format == "hf" else 1e-6
+        vit = make_vit(args.vit_arch, eps=eps)
+        return train_transfer_pool(
+            out, backbone=vit, weights=args.weights, weights_format=args.weights_format,
+            task=task_from_args(args), mean=VIT_MEAN, std=VIT_STD, **common)
+    elif args.backbone == "paper":
+        arch: Any = args.vit_arch
+        if arch.lstrip().startswith("{"):
+            try:
+                arch = json.loads(arch)
+            except json.JSONDecodeError as exc:
+                raise GenexpyInputError(f"--vit-arch is not valid JSON: {exc}") from None
+        return paper_transfer_pool(
+            out, arch=arch, weights=args.weights or "timm", sha256=args.weights_sha256,
+            weights_format=args.weights_format, cifar_dir=args.cifar_dir,
+            positive=args.positive or CIFAR10_PAPER_POSITIVE,
+            negative=args.negative or CIFAR10_PAPER_NEGATIVE, n_train=args.n_train,
+            n_val=1000 if args.n_val is None else args.n_val, n_test=args.n_test,
+            split_seed=args.split_seed, mean=args.mean, std=args.std,
+            n_models=args.models, seed=args.seed, source=args.source,
+            epochs=args.head_epochs, lr=args.lr, batch_size=args.batch_size,
+            standardize=not args.no_standardize, device=dev, n_threads=args.threads,
+            max_new_models=args.max_new, overwrite=args.overwrite,
+            progress=not args.no_progress, client=args.scheduler)
+    raise GenexpyInputError(
+        "--backbone must be digits-cnn, fractal-vit, random-vit, finetune-vit, vit or "
+        f"paper, got {args.backbone!r}.")
 
 
 if __name__ == "__main__":

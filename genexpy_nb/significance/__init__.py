@@ -100,6 +100,7 @@ from .._validation import REQUIRED
 #: comparison workflow needs neither scipy.stats (about 1 s to import) nor the two-model
 #: tests' scikit-learn helpers, and ``genexpy-nb compare`` runs in under a second.
 _WHERE = {
+    "P_ADJUST_METHODS": "corrections",
     "DegenerateTestWarning": "_results",
     "SignificanceResult": "_results",
     "FriedmanResult": "_results",
@@ -110,8 +111,11 @@ _WHERE = {
     "BootstrapResult": "_results",
     "EffectSizeResult": "_results",
     "ConfidenceInterval": "_results",
-    "P_ADJUST_METHODS": "corrections",
-    "adjust_pvalues": "corrections",
+    # the workflow
+    "compare": "genexpy_nb.answers.compare",
+    "Comparison": "genexpy_nb.answers.comparison",
+    "POSTHOC_TESTS": "genexpy_nb.answers.compare",
+    "ReportSection": "genexpy_nb.answers.document",
     # rank tests
     "friedman": "rank_tests",
     "skillings_mack": "rank_tests",
@@ -126,15 +130,11 @@ _WHERE = {
     "posthoc_nemenyi_missing": "posthoc",
     "pairwise_wilcoxon": "posthoc",
     "pairwise_corrected_ttest": "posthoc",
-    # critical difference and the comparison workflow
+    # critical difference
     "nemenyi_cd": "critical_difference",
     "critical_difference": "critical_difference",
     "cliques": "critical_difference",
     "group_letters": "critical_difference",
-    "compare": "compare",
-    "Comparison": "comparison",
-    "POSTHOC_TESTS": "compare",
-    "ReportSection": "report",
     # paired model comparisons
     "corrected_ttest": "paired",
     "repeated_kfold_splits": "paired",
@@ -149,86 +149,25 @@ _WHERE = {
     "cohens_dz": "effect_sizes",
     "rank_biserial": "effect_sizes",
     "cliffs_delta": "effect_sizes",
-    # Bayesian comparisons
+    # corrections
+    "adjust_pvalues": "corrections",
+    # Bayesian comparisons (Benavoli et al. 2017)
     "BayesianResult": "bayesian",
     "DECISION_THRESHOLD": "bayesian",
     "correlated_bayesian_ttest": "bayesian",
     "bayesian_signed_rank": "bayesian",
     "bayesian_sign_test": "bayesian",
     "win_tie_loss": "pairwise_views",
-    "bayesian_section": "beyond_sections",
-    "aggregates_section": "beyond_sections",
+    "bayesian_section": "genexpy_nb.answers.beyond_sections",
+    "aggregates_section": "genexpy_nb.answers.beyond_sections",
 }
 
-__all__ = [
-    "P_ADJUST_METHODS",
-    "REQUIRED",
-    "DegenerateTestWarning",
-    "SignificanceResult",
-    "FriedmanResult",
-    "SkillingsMackResult",
-    "CorrectedTTestResult",
-    "FiveByTwoCVResult",
-    "McNemarResult",
-    "BootstrapResult",
-    "EffectSizeResult",
-    "ConfidenceInterval",
-    # the workflow
-    "compare",
-    "Comparison",
-    "POSTHOC_TESTS",
-    "ReportSection",
-    # rank tests
-    "friedman",
-    "skillings_mack",
-    "rank_within_conditions",
-    "wilcoxon",
-    "mannwhitneyu",
-    "kruskal",
-    # post-hoc
-    "posthoc_conover",
-    "posthoc_nemenyi",
-    "posthoc_siegel_castellan",
-    "posthoc_nemenyi_missing",
-    "pairwise_wilcoxon",
-    "pairwise_corrected_ttest",
-    # critical difference
-    "nemenyi_cd",
-    "critical_difference",
-    "cliques",
-    "group_letters",
-    # paired model comparisons
-    "corrected_ttest",
-    "repeated_kfold_splits",
-    "splits_5x2cv",
-    "paired_cv_scores",
-    "paired_ttest_5x2cv",
-    "combined_ftest_5x2cv",
-    "mcnemar",
-    "mcnemar_table",
-    "bootstrap_ci",
-    # effect sizes
-    "cohens_dz",
-    "rank_biserial",
-    "cliffs_delta",
-    # corrections
-    "adjust_pvalues",
-    # Bayesian comparisons (Benavoli et al. 2017)
-    "BayesianResult",
-    "DECISION_THRESHOLD",
-    "correlated_bayesian_ttest",
-    "bayesian_signed_rank",
-    "bayesian_sign_test",
-    "win_tie_loss",
-    "bayesian_section",
-    "aggregates_section",
-]
+__all__ = ["REQUIRED", *_WHERE]
 
 
 # functions named like their module: bound now, or importing the module (which sets the
 # package attribute of that name to the module) would hide the function
-from .compare import compare  # noqa: E402
-from .critical_difference import critical_difference  # noqa: E402
-from .mcnemar import mcnemar  # noqa: E402
+from .critical_difference import critical_difference as critical_difference  # noqa: E402
+from .mcnemar import mcnemar as mcnemar  # noqa: E402
 
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -10,15 +10,24 @@ matrix with NaN for missing values here; two-sample tests get 1-d float arrays.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypedDict
 
 import numpy as np
 import polars as pl
 
-from .._roles import alias, renamed
-from .._validation import GenexpyInputError, check_choice, require_columns, to_polars
+from .._validation import (
+    GenexpyInputError,
+    Keyword,
+    check_choice,
+    keyword_values,
+    require_columns,
+    shared_keywords,
+    to_polars,
+)
+from ..study._roles import alias, renamed
+from ..study.ranking import TIE_ATOL, TIE_RTOL
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _NAN_POLICIES = ("propagate", "raise", "omit")
@@ -31,6 +40,7 @@ class _Matrix:
     values: np.ndarray  # (n, k) float64, NaN = missing
     alternatives: tuple[str, ...]
     conditions: tuple[Any, ...] | None = field(default=None)
+    block_col: str | None = None  # the column that labels the conditions, if named
 
 
 
@@ -153,7 +163,7 @@ def _array_matrix(data, alternatives, name) -> _Matrix:
 
 def _roles(where: str, target: str | None, blocks: str | None, alternatives: Any,
            order: Sequence[Any] | None, y_col: str | None, block_col: str | None,
-           group_col: str | None) -> tuple[Any, Any, Any, Any]:
+           group_col: str | None, stacklevel: int = 4) -> tuple[Any, Any, Any, Any]:
     """Return ``(y_col, block_col, group_col, order)`` from the roles a caller named.
 
     ``target``, ``blocks``, ``alternatives`` (columns) with scikit-posthocs' ``y_col``,
@@ -164,11 +174,80 @@ def _roles(where: str, target: str | None, blocks: str | None, alternatives: Any
     if alternatives is not None and not isinstance(alternatives, str):
         order = renamed("alternatives", alternatives, "order", order, where,
                         advice="a list passed to alternatives= is the order of the "
-                               "alternatives now: pass the levels as order=...")
+                               "alternatives now: pass the levels as order=...",
+                        stacklevel=stacklevel)
         alternatives = None
     return (alias("target", target, "y_col", y_col, where),
             alias("blocks", blocks, "block_col", block_col, where),
             alias("alternatives", alternatives, "group_col", group_col, where), order)
+
+
+class TableRoles(TypedDict, total=False):
+    """The role keywords of a test over conditions (added by :func:`takes_table_roles`)."""
+
+    target: str | None
+    blocks: str | None
+    alternatives: str | Sequence[Any] | None
+    order: Sequence[Any] | None
+    y_col: str | None
+    block_col: str | None
+    group_col: str | None
+    tie_rtol: float
+    tie_atol: float
+
+
+#: the role keywords, in the order of the signatures: (name, annotation, default)
+_ROLE_KEYWORDS: tuple[Keyword, ...] = (
+    ("target", "str | None", None), ("blocks", "str | None", None),
+    ("alternatives", "str | Sequence[Any] | None", None), ("order", "Sequence[Any] | None", None),
+    ("y_col", "str | None", None), ("block_col", "str | None", None),
+    ("group_col", "str | None", None))
+_TIE_KEYWORDS: tuple[Keyword, ...] = (("tie_rtol", "float", TIE_RTOL),
+                                      ("tie_atol", "float", TIE_ATOL))
+_ROLES_DOC = """\
+target, blocks, alternatives : str, optional
+    Long input: the column of the values, of the conditions (datasets) and of the
+    alternatives (models). Wide input: ``blocks`` names the column that labels the
+    conditions; every other column is an alternative.
+order : sequence, optional
+    The alternatives to compare, in this order (default: all, in the order of the input).
+y_col, block_col, group_col : str, optional
+    Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+"""
+_TIES_DOC = """\
+tie_rtol, tie_atol : float
+    The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
+    :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores closer
+    than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are ranked as ties,
+    so float noise (means summed in another order) is a tie. ``tie_rtol=0, tie_atol=0``
+    ranks by exact equality.
+"""
+
+
+def takes_table_roles(*, ties: bool = True) -> Callable[[Any], Any]:
+    """Give a test over conditions the role keywords (and the tie tolerances with ``ties``).
+
+    One vocabulary for every test over conditions: the test ends with
+    ``**roles: Unpack[TableRoles]`` and the line ``{roles}`` of its Parameters section
+    (:func:`~genexpy_nb._validation.shared_keywords`); :func:`table_matrix` reads them.
+    """
+    return shared_keywords(_ROLE_KEYWORDS + (_TIE_KEYWORDS if ties else ()), "roles",
+                           _ROLES_DOC + (_TIES_DOC if ties else ""))
+
+
+def table_matrix(data: Any, roles: dict[str, Any], where: str, *, ties: bool = True,
+                 min_conditions: int = 2) -> _Matrix:
+    """Return the (n, k) matrix of a test over conditions, from its data and ``**roles``.
+
+    Refuses a keyword the test does not take, as Python would (a ``TypeError``).
+    """
+    got = keyword_values(roles, _ROLE_KEYWORDS + (_TIE_KEYWORDS if ties else ()), where)
+    y_col, block_col, group_col, order = _roles(
+        where, *(got[n] for n, _, _ in _ROLE_KEYWORDS), stacklevel=5)
+    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
+                   alternatives=order, min_conditions=min_conditions,
+                   tie_tols=(got["tie_rtol"], got["tie_atol"]) if ties else None)
+    return replace(m, block_col=block_col)
 
 
 def _is_frame(data: Any) -> bool:
@@ -224,9 +303,7 @@ def _to_matrix(
             f"{name}: contains infinite values; replace them (e.g. by NaN for missing)."
         )
     if tie_tols is not None:
-        from dataclasses import replace
-
-        from ..ranking import check_tie_tolerances
+        from ..study.ranking import check_tie_tolerances
         from ._ranks import snap_ties
 
         try:

@@ -78,20 +78,6 @@ def adjust(p: np.ndarray, method: str | None, alpha: float) -> tuple[np.ndarray,
 
 
 
-def pairwise_frame(
-    test: str,
-    names: Sequence[str],
-    statistic: np.ndarray,
-    pvalue: np.ndarray,
-    p_adjust: str | None,
-    alpha: float,
-    extra: dict[str, Any],
-) -> pl.DataFrame:
-    """All pairs ``(i, j)``, ``i < j``, in the order of ``itertools.combinations``."""
-    i, j = np.triu_indices(len(names), 1)  # row by row: the order of combinations
-    return pairs_frame(test, names, i, j, statistic, pvalue, p_adjust, alpha, extra)
-
-
 def gathered(names: Sequence[str], idx: np.ndarray) -> Any:
     """``[names[a] for a in idx]``: a list when short, a NumPy gather when long.
 
@@ -115,8 +101,9 @@ def pairs_frame(
 ) -> pl.DataFrame:
     """Return the frame of pairwise tests: one row per pair ``(names[i], names[j])`` given.
 
-    ``p_adjust`` corrects these pairs as one family (all pairs, or the k - 1 comparisons
-    with a control).
+    ``p_adjust`` corrects these pairs as one family (all pairs, in the order of
+    ``itertools.combinations`` with ``i, j = np.triu_indices(k, 1)``, or the k - 1
+    comparisons with a control).
     """
     m = len(i)
     padj, reject = adjust(pvalue, p_adjust, alpha)

@@ -17,19 +17,22 @@ import numpy as np
 from .._codes import run_ends
 
 
-def rank_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Midranks (1 = smallest) of the observed entries of every row of ``x``.
+def rank_rows(x: np.ndarray, method: str = "average"
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ranks (1 = smallest) of the observed entries of every row of ``x``.
 
     Parameters
     ----------
     x : float64 array, shape (n, k)
         NaN marks a missing entry; it gets rank NaN.
+    method : {"average", "min"}
+        Ranks of tied entries: the mean of the ranks they occupy (midranks), or the lowest
+        rank of their group (as ``scipy.stats.rankdata(method="min")``; tested).
 
     Returns
     -------
     ranks : float64 array, shape (n, k)
-        Average ranks 1..s_i among the s_i observed entries of row i (ties share the mean
-        of the ranks they occupy).
+        Ranks 1..s_i among the s_i observed entries of row i.
     counts : int64 array, shape (n,)
         s_i, the number of observed entries of row i.
     ties : float64 array, shape (n,)
@@ -43,40 +46,15 @@ def rank_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     observed = np.arange(k) < counts[:, None]
     # each position's run of equal values: its first (start) and last (end) position
     start, end = run_ends(v, starts=True)
-    # positions start..end hold ranks start+1..end+1: their mean
-    r = np.where(observed, 0.5 * (start + end + 2), np.nan)
+    # positions start..end hold ranks start+1..end+1: their mean, or the first
+    r = np.where(observed, 0.5 * (start + end + 2) if method == "average" else start + 1.0,
+                 np.nan)
     ranks = np.empty((n, k))
     np.put_along_axis(ranks, order, r, axis=1)
     # a group of t tied values adds t^3 - t, i.e. t^2 - 1 for each of its members
     t = end - start + 1
     ties = np.where(observed, t * t - 1, 0).sum(axis=1).astype(np.float64)
     return ranks, counts, ties
-
-
-def min_rank_rows(x: np.ndarray) -> np.ndarray:
-    """Ranks with ties given the lowest rank of their group (``method="min"``), 1 = smallest.
-
-    Parameters
-    ----------
-    x : float64 array, shape (n, k)
-        NaN marks a missing entry; it gets rank NaN.
-
-    Returns
-    -------
-    float64 array, shape (n, k)
-        Rank 1..s_i among the s_i observed entries of row i; tied values share the smallest
-        rank of their group (as ``scipy.stats.rankdata(method="min")``; tested).
-    """
-    x = np.asarray(x, dtype=np.float64)
-    n, k = x.shape
-    counts = np.count_nonzero(~np.isnan(x), axis=1)
-    order = np.argsort(x, axis=1, kind="stable")
-    v = np.take_along_axis(x, order, axis=1)
-    start, _ = run_ends(v, starts=True)
-    r = np.where(np.arange(k) < counts[:, None], start + 1.0, np.nan)
-    ranks = np.empty((n, k))
-    np.put_along_axis(ranks, order, r, axis=1)
-    return ranks
 
 
 def skillings_mack_parts(ranks: np.ndarray, counts: np.ndarray
@@ -134,7 +112,7 @@ def mean_ranks_available(oriented: np.ndarray, method: str = "average") -> np.nd
     -------
     float64 array, shape (k,)
     """
-    ranks = rank_rows(oriented)[0] if method == "average" else min_rank_rows(oriented)
+    ranks = rank_rows(oriented, method)[0]
     n, k = oriented.shape
     s = (~np.isnan(oriented)).sum(axis=1).astype(np.float64)[:, None]
     scaled = 1.0 + (ranks - 1.0) * (k - 1.0) / (s - 1.0)
@@ -190,7 +168,7 @@ def snap_ties(x: np.ndarray, rtol: float, atol: float) -> np.ndarray:
 
     In each row the observed entries are sorted and a new tier starts where the gap to the
     previous one exceeds ``max(rtol * (max - min), atol, 64 eps * max|x|)`` (the tolerance
-    of :func:`genexpy_nb.ranking.rank_scores`, so the tiers are the Study's); every entry
+    of :func:`genexpy_nb.study.ranking.rank_scores`, so the tiers are the Study's); every entry
     becomes the smallest entry of its tier. Order is kept, equal tiers become equal values,
     and no value moves by more than its tier's span (a few tolerances).
 
@@ -205,7 +183,7 @@ def snap_ties(x: np.ndarray, rtol: float, atol: float) -> np.ndarray:
     -------
     float64 array, shape (n, k)
     """
-    from ..ranking import tie_tolerance
+    from ..study.ranking import tie_tolerance
 
     x = np.asarray(x, dtype=np.float64)
     if (rtol == 0.0 and atol == 0.0) or x.size == 0:

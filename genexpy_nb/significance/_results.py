@@ -7,6 +7,7 @@ scipy's results (``stat, p = res``) and prints on one readable line.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import dataclass, fields
 from typing import ClassVar, NamedTuple
@@ -50,8 +51,29 @@ def _fmt(v) -> str:
     return repr(v)
 
 
+class _UnpacksAsPair:
+    """Unpacks like scipy's results (``a, b = res``, ``res[0]``): the pair ``_pair()``."""
+
+    def _pair(self) -> tuple:
+        raise NotImplementedError
+
+    def __iter__(self):
+        return iter(self._pair())
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i):
+        return self._pair()[i]
+
+
+#: what every test's result holds (the fields of SignificanceResult), as its subclasses'
+#: docstrings list them
+_INHERITED = ("statistic", "pvalue", "test", "df", "n", "k", "alternative", "note")
+
+
 @dataclass(frozen=True, eq=False, kw_only=True)
-class SignificanceResult:
+class SignificanceResult(_UnpacksAsPair):
     """The result of a test: ``statistic`` and ``pvalue``, unpackable like scipy's results.
 
     The tests make it; its fields (the parameters below) are its attributes.
@@ -96,14 +118,23 @@ class SignificanceResult:
     #: fields shown by repr after test, statistic, pvalue (subclasses extend it)
     _show: ClassVar[tuple[str, ...]] = ("df", "n", "k")
 
-    def __iter__(self):
-        return iter((self.statistic, self.pvalue))
+    def __init_subclass__(cls, **kwargs):
+        """Add the fields every result has to a test's result's docstring (Other Parameters).
 
-    def __len__(self) -> int:
-        return 2
+        Those its own Parameters section does not name, before its Examples.
+        """
+        super().__init_subclass__(**kwargs)
+        doc = cls.__doc__ or ""
+        own = re.findall(r"^    ([\w, ]+) :", doc.partition("Parameters\n")[2], re.M)
+        named = {n.strip() for line in own for n in line.split(",")}
+        rest = ", ".join(n for n in _INHERITED if n not in named)
+        head, examples, tail = doc.partition("\n    Examples\n")
+        cls.__doc__ = (f"{head}\n    Other Parameters\n    ----------------\n    {rest}\n"
+                       "        As in :class:`SignificanceResult`; they and the parameters "
+                       f"above\n        are the result's attributes.\n{examples}{tail}")
 
-    def __getitem__(self, i):
-        return (self.statistic, self.pvalue)[i]
+    def _pair(self) -> tuple:
+        return (self.statistic, self.pvalue)
 
     def __repr__(self) -> str:
         names = {f.name for f in fields(self)}
@@ -123,8 +154,7 @@ class SignificanceResult:
 class FriedmanResult(SignificanceResult):
     """Friedman's test, with Iman–Davenport's F version and Kendall's W.
 
-    Made by :func:`~genexpy_nb.significance.friedman`; its fields (the parameters below and
-    those of :class:`SignificanceResult`) are its attributes.
+    Made by :func:`~genexpy_nb.significance.friedman`.
 
     Parameters
     ----------
@@ -142,11 +172,6 @@ class FriedmanResult(SignificanceResult):
     kendall_w : float
         Kendall's coefficient of concordance ``W = chi2 / (n (k - 1))`` in [0, 1]: 1 = every
         condition ranks the alternatives the same way.
-
-    Other Parameters
-    ----------------
-    statistic, pvalue, test, df, n, k, alternative, note
-        As in :class:`SignificanceResult`.
 
     Examples
     --------
@@ -179,8 +204,7 @@ class FriedmanResult(SignificanceResult):
 class SkillingsMackResult(SignificanceResult):
     """Skillings–Mack test (Friedman's test with missing values).
 
-    Made by :func:`~genexpy_nb.significance.skillings_mack`; its fields (the parameters below
-    and those of :class:`SignificanceResult`) are its attributes.
+    Made by :func:`~genexpy_nb.significance.skillings_mack`.
 
     Parameters
     ----------
@@ -193,11 +217,6 @@ class SkillingsMackResult(SignificanceResult):
         Missing (alternative, condition) entries in the conditions used.
     n_dropped : int
         Conditions with fewer than two observed alternatives (they carry no information).
-
-    Other Parameters
-    ----------------
-    statistic, pvalue, test, df, n, k, alternative, note
-        As in :class:`SignificanceResult`.
     """
 
     alternatives: tuple[str, ...] = ()
@@ -245,8 +264,7 @@ def _t_interval(mean: float, se: float, df: float, alternative: str,
 class CorrectedTTestResult(SignificanceResult):
     """Nadeau–Bengio corrected resampled t-test.
 
-    Made by :func:`~genexpy_nb.significance.corrected_ttest`; its fields (the parameters
-    below and those of :class:`SignificanceResult`) are its attributes.
+    Made by :func:`~genexpy_nb.significance.corrected_ttest`.
 
     Parameters
     ----------
@@ -264,11 +282,6 @@ class CorrectedTTestResult(SignificanceResult):
         with it.
     n_train, n_test : float
         Training and test set sizes of one split (n1, n2).
-
-    Other Parameters
-    ----------------
-    statistic, pvalue, test, df, n, k, alternative, note
-        As in :class:`SignificanceResult`.
 
     Examples
     --------
@@ -303,8 +316,7 @@ class FiveByTwoCVResult(SignificanceResult):
     """Dietterich's 5×2cv paired t-test or Alpaydin's combined 5×2cv F test.
 
     Made by :func:`~genexpy_nb.significance.paired_ttest_5x2cv` and
-    :func:`~genexpy_nb.significance.combined_ftest_5x2cv`; its fields (the parameters below
-    and those of :class:`SignificanceResult`) are its attributes.
+    :func:`~genexpy_nb.significance.combined_ftest_5x2cv`.
 
     Parameters
     ----------
@@ -314,11 +326,6 @@ class FiveByTwoCVResult(SignificanceResult):
         ``s_i^2 = (p_i^(1) - pbar_i)^2 + (p_i^(2) - pbar_i)^2`` per repetition.
     mean : float
         Mean of the 10 differences (an estimate of the difference, not the test's numerator).
-
-    Other Parameters
-    ----------------
-    statistic, pvalue, test, df, n, k, alternative, note
-        As in :class:`SignificanceResult`.
 
     Examples
     --------
@@ -339,8 +346,7 @@ class FiveByTwoCVResult(SignificanceResult):
 class McNemarResult(SignificanceResult):
     """McNemar's test of two classifiers on one test set.
 
-    Made by :func:`~genexpy_nb.significance.mcnemar`; its fields (the parameters below and
-    those of :class:`SignificanceResult`) are its attributes.
+    Made by :func:`~genexpy_nb.significance.mcnemar`.
 
     Parameters
     ----------
@@ -354,11 +360,6 @@ class McNemarResult(SignificanceResult):
         Whether the asymptotic statistic has the continuity correction.
     n : int
         Number of test points (a + b + c + d).
-
-    Other Parameters
-    ----------------
-    statistic, pvalue, test, df, k, alternative, note
-        As in :class:`SignificanceResult`.
 
     Examples
     --------
@@ -378,7 +379,7 @@ class McNemarResult(SignificanceResult):
 
 
 @dataclass(frozen=True, eq=False, kw_only=True, repr=False)
-class BootstrapResult:
+class BootstrapResult(_UnpacksAsPair):
     """A bootstrap confidence interval of a paired score difference.
 
     Unpacks as ``statistic, (low, high) = res``. Made by
@@ -421,14 +422,8 @@ class BootstrapResult:
     n: int
     note: str | None = None
 
-    def __iter__(self):
-        return iter((self.statistic, self.confidence_interval))
-
-    def __len__(self) -> int:
-        return 2
-
-    def __getitem__(self, i):
-        return (self.statistic, self.confidence_interval)[i]
+    def _pair(self) -> tuple:
+        return (self.statistic, self.confidence_interval)
 
     def __repr__(self) -> str:
         lo, hi = self.confidence_interval
@@ -457,11 +452,6 @@ class EffectSizeResult(SignificanceResult):
     ----------
     magnitude : str
         ``"negligible"``, ``"small"``, ``"medium"`` or ``"large"``.
-
-    Other Parameters
-    ----------------
-    statistic, pvalue, test, df, n, k, alternative, note
-        As in :class:`SignificanceResult`.
 
     Examples
     --------

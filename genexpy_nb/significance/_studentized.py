@@ -146,7 +146,7 @@ def _range_sf_python(q: np.ndarray, nodes: np.ndarray, cdf_nodes: np.ndarray,
 
 
 def studentized_range_isf(p: float, k: int) -> float:
-    """The q with ``P(Q > q) = p`` for the range Q of k standard normals (infinite dof).
+    """Return the q with ``P(Q > q) = p``, Q the range of k standard normals (infinite dof).
 
     The inverse of :func:`studentized_range_sf` by bisection to the last bits (the upper
     quantile of Nemenyi's critical difference): the same as

@@ -48,6 +48,7 @@ from .._validation import (
     GenexpyInputError,
     check_choice,
     check_positive_int,
+    check_positive_number,
     check_seed,
     rng_from_seed,
 )
@@ -556,18 +557,6 @@ def _signed_rank_sample(d: np.ndarray, rope: float, prior: float, nsamples: int,
     return out
 
 
-def _check_prior(prior: Any) -> float:
-    if isinstance(prior, bool):
-        raise GenexpyInputError(f"prior must be a number > 0, got {prior!r}.")
-    try:
-        p = float(prior)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(f"prior must be a number > 0, got {prior!r}.") from None
-    if not (math.isfinite(p) and p > 0):
-        raise GenexpyInputError(f"prior must be a finite number > 0, got {prior!r}.")
-    return p
-
-
 def bayesian_signed_rank(
     x: Any,
     y: Any,
@@ -635,7 +624,7 @@ def bayesian_signed_rank(
     hib = _direction(higher_is_better, func)
     nm = _check_names(names)
     nsamples = _check_nsamples(nsamples)
-    p = _check_prior(prior)
+    p = check_positive_number("prior", prior)
     d = _improvement(x, y, hib, nan_policy, func)
     if d.size < 2:
         raise GenexpyInputError(f"{func}: {d.size} dataset(s); at least 2 are needed.")
@@ -707,7 +696,7 @@ def bayesian_sign_test(
     hib = _direction(higher_is_better, func)
     nm = _check_names(names)
     nsamples = _check_nsamples(nsamples)
-    p = _check_prior(prior)
+    p = check_positive_number("prior", prior)
     place = check_choice("prior_place", prior_place, ("left", "rope", "right"))
     d = _improvement(x, y, hib, nan_policy, func)
     if d.size < 1:

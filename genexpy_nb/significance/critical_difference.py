@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
@@ -31,9 +31,8 @@ from .._validation import (
     to_polars,
 )
 from .._validation import check_direction as _direction
-from ..ranking import TIE_ATOL, TIE_RTOL
-from ._input import _complete_rows, _orient, _roles, _to_matrix
-from ._ranks import min_rank_rows, rank_rows
+from ._input import TableRoles, _complete_rows, _orient, table_matrix, takes_table_roles
+from ._ranks import rank_rows
 
 __all__ = ["nemenyi_cd", "critical_difference", "cliques", "group_letters"]
 
@@ -78,22 +77,15 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     return _studentized_range_q(k, alpha) / math.sqrt(2.0) * math.sqrt(k * (k + 1.0) / (6.0 * n))
 
 
+@takes_table_roles()
 def critical_difference(
     data: Any,
     *,
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "raise",
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
     ties: str = "average",
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Mean ranks and Nemenyi's critical difference: the data of a CD diagram.
 
@@ -110,19 +102,10 @@ def critical_difference(
         results use :func:`~genexpy_nb.significance.compare`: it applies the Study's
         missing-results policy and ranks among the available alternatives, with the tests
         over the same blocks.
-    target, blocks, alternatives : str, optional
-        Long input: the value, condition and alternative columns (see
-        :func:`~genexpy_nb.significance.friedman`).
-    order : sequence, optional
-        The alternatives to compare, in this order (default: all).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
     ties : {"average", "min"}
         Ranks of tied alternatives: the mean of the ranks they occupy (default, as the
         tests) or the lowest (``method="min"``, as some papers publish).
-    tie_rtol, tie_atol : float
-        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
-        :func:`~genexpy_nb.significance.rank_within_conditions`.
+    {roles}
 
     Returns
     -------
@@ -143,10 +126,7 @@ def critical_difference(
     alpha = check_probability("alpha", alpha)
     check_choice("ties", ties, ("average", "min"))
     hib = _direction(higher_is_better, "critical_difference")
-    y_col, block_col, group_col, order = _roles(
-        "critical_difference", target, blocks, alternatives, order, y_col, block_col, group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
+    m = table_matrix(data, roles, "critical_difference")
     try:
         values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     except GenexpyInputError as exc:
@@ -164,7 +144,7 @@ def critical_difference(
     else:
         # midranks are halves, so their sums are exact: the same bits as friedman()'s
         oriented = _orient(values, hib)
-        ranks = rank_rows(oriented)[0] if ties == "average" else min_rank_rows(oriented)
+        ranks = rank_rows(oriented, ties)[0]
         mean_ranks = ranks.sum(axis=0) / n
     cd = nemenyi_cd(k, n, alpha)
     return pl.DataFrame(

@@ -157,8 +157,7 @@ def rank_biserial(
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         The alternative of Wilcoxon's test behind ``pvalue`` (``"greater"``: x is larger).
     nan_policy : {"raise", "omit"}, default "raise"
-        "raise": a missing value is an error; "omit": the pairs with a missing value are
-        dropped ("propagate" is refused: an effect size of NaN says nothing).
+        As in :func:`cohens_dz`.
 
     Returns
     -------

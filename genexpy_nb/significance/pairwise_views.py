@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
@@ -17,8 +17,7 @@ import polars as pl
 from .._progress import tqdm
 from .._validation import REQUIRED, GenexpyInputError, check_probability
 from .._validation import check_direction as _direction
-from ..ranking import TIE_ATOL, TIE_RTOL
-from ._input import _roles, _to_matrix
+from ._input import TableRoles, table_matrix, takes_table_roles
 from ._pairs import adjust, check_p_adjust
 from ._results import DegenerateTestWarning
 from ._signed_rank import signed_rank_pvalues
@@ -39,6 +38,7 @@ _CHUNK_CELLS = 1 << 22
 _BAR_PAIRS = 20_000
 
 
+@takes_table_roles()
 def win_tie_loss(
     data: Any,
     *,
@@ -46,16 +46,8 @@ def win_tie_loss(
     p_adjust: str | None = "holm",
     alpha: float = 0.05,
     tie_tolerance: float = 0.0,
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
     progress: bool = True,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Wins, ties and losses of every alternative against every other, over the conditions.
 
@@ -85,22 +77,13 @@ def win_tie_loss(
         Level of the ``significant`` column (default 0.05).
     tie_tolerance : float
         Differences of at most this (in the score's units) count as ties too (default 0:
-        the Study's tolerance only).
-    tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (see
-        :func:`~genexpy_nb.significance.rank_within_conditions`): the scores of a condition
-        they tie are made equal before the pairs are counted and tested, so a pair the
-        rank tests rank as tied counts as a tie here and its zero difference is left out of
-        the Wilcoxon test. ``tie_rtol=0, tie_atol=0`` compares by exact equality.
-    target, blocks, alternatives : str, optional
-        Long input: the value, condition and alternative columns (see
-        :func:`~genexpy_nb.significance.friedman`).
-    order : sequence, optional
-        The alternatives to compare, in this order (default: all).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+        the Study's tolerance only). The scores of a condition that ``tie_rtol`` and
+        ``tie_atol`` tie are made equal before the pairs are counted and tested, so a pair
+        the rank tests rank as tied counts as a tie here and its zero difference is left
+        out of the Wilcoxon test.
     progress : bool, default True
         Draw a progress bar over the blocks of pairs when there are more than 20,000 pairs.
+    {roles}
 
     Returns
     -------
@@ -126,10 +109,7 @@ def win_tie_loss(
         raise GenexpyInputError(
             f"tie_tolerance must be a finite number >= 0 (score units), got {tie_tolerance!r}."
         )
-    y_col, block_col, group_col, order = _roles(
-        "win_tie_loss", target, blocks, alternatives, order, y_col, block_col, group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
+    m = table_matrix(data, roles, "win_tie_loss")
     n, k = m.values.shape
     _check_work(k, n)
     stats = _pair_stats(m.values, hib, tol, progress)

@@ -21,27 +21,27 @@ choices. The tests of mean ranks with missing results (:func:`posthoc_siegel_cas
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
 from .._validation import REQUIRED, GenexpyInputError, check_choice, check_probability
 from .._validation import check_direction as _direction
-from ..ranking import TIE_ATOL, TIE_RTOL
 from ._input import (
     _NAN_POLICIES,
+    TableRoles,
     _complete_rows,
+    _Matrix,
     _orient,
-    _roles,
-    _to_matrix,
+    table_matrix,
+    takes_table_roles,
 )
 from ._input import check_sizes as _check_sizes
 from ._pairs import check_p_adjust as _check_p_adjust
-from ._pairs import pairwise_frame as _pairwise_frame
+from ._pairs import pairs_frame
 from ._pvalues import norm_sf, t_sf
 from ._ranks import friedman_core as _friedman_core
 from ._ranks import mean_rank_diff_var, mean_ranks_available
@@ -53,6 +53,7 @@ __all__ = ["posthoc_conover", "posthoc_nemenyi", "posthoc_siegel_castellan",
            "posthoc_nemenyi_missing", "pairwise_wilcoxon", "pairwise_corrected_ttest"]
 
 
+@takes_table_roles()
 def posthoc_conover(
     data: Any,
     *,
@@ -60,15 +61,7 @@ def posthoc_conover(
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "propagate",
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Conover–Iman post-hoc test after Friedman's test, for all pairs of alternatives.
 
@@ -84,11 +77,9 @@ def posthoc_conover(
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or ranks; orients the mean
         ranks (1 = best), not the p-values.
-    nan_policy, target, blocks, alternatives, order, y_col, block_col, group_col
-        See :func:`~genexpy_nb.significance.friedman`.
-    tie_rtol, tie_atol : float
-        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
-        :func:`~genexpy_nb.significance.rank_within_conditions`.
+    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
+        "omit" drops the conditions with a missing value; "propagate" gives NaN p-values.
+    {roles}
 
     Returns
     -------
@@ -115,51 +106,19 @@ def posthoc_conover(
     >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
     [('0', '1', 0.0179), ('0', '2', 0.0), ('1', '2', 0.0012)]
     """
-    p_adjust = _check_p_adjust(p_adjust)
-    alpha = check_probability("alpha", alpha)
     hib = _direction(higher_is_better, "posthoc_conover")
-    y_col, block_col, group_col, order = _roles(
-        "posthoc_conover", target, blocks, alternatives, order, y_col, block_col, group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
-    values, _, propagate = _complete_rows(m.values, nan_policy, "data")
-    n, k = values.shape
-    i, j = np.triu_indices(k, 1)
-    if propagate:
-        nanv = np.full(i.size, np.nan)
-        return _pairwise_frame("Conover-Iman (Friedman)", m.alternatives, nanv, nanv, p_adjust,
-                               alpha, {"mean_rank_1": nanv, "mean_rank_2": nanv,
-                                       "n": [n] * i.size})
-    _, mean_ranks, rank_sums, a1, _ = _friedman_core(_orient(values, hib))
-    diff = np.abs(rank_sums[i] - rank_sums[j])
-    denom = 2.0 * (n * a1 - float(np.sum(rank_sums**2))) / ((n - 1.0) * (k - 1.0))
-    tiny = 1e-12 * max(n * a1, 1.0)
-    if denom <= tiny:
-        tval = np.where(diff > 1e-9, np.inf, 0.0)
-    else:
-        tval = diff / math.sqrt(denom)
-    pval = np.minimum(2.0 * t_sf(tval, (n - 1.0) * (k - 1.0)), 1.0)
-    return _pairwise_frame(
-        "Conover-Iman (Friedman)", m.alternatives, tval, pval, p_adjust, alpha,
-        {"mean_rank_1": mean_ranks[i], "mean_rank_2": mean_ranks[j], "n": [n] * i.size},
-    )
+    return _after_friedman(table_matrix(data, roles, "posthoc_conover"), hib, alpha, p_adjust,
+                           nan_policy, "Conover-Iman (Friedman)", _conover_t)
 
 
+@takes_table_roles()
 def posthoc_nemenyi(
     data: Any,
     *,
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "propagate",
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Nemenyi post-hoc test after Friedman's test, for all pairs of alternatives.
 
@@ -167,33 +126,15 @@ def posthoc_nemenyi(
 
     Parameters
     ----------
-    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
-        Scores, errors or ranks of the k alternatives (models) on n shared conditions
-        (datasets); see :func:`~genexpy_nb.significance.friedman`.
-    alpha : float, default 0.05
-        Level for the ``significant`` column.
-    higher_is_better : bool, required
-        True for scores (accuracy), False for errors, losses or ranks; orients the mean
-        ranks (1 = best), not the p-values.
-    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
-        "omit" drops the conditions with a missing value; "propagate" gives NaN p-values.
-    target, blocks, alternatives : str, optional
-        Long input: the value, condition and alternative columns (see
-        :func:`~genexpy_nb.significance.friedman`).
-    order : sequence, optional
-        The alternatives to compare, in this order (default: all).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
-    tie_rtol, tie_atol : float
-        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
-        :func:`~genexpy_nb.significance.rank_within_conditions`.
+    data, alpha, higher_is_better, nan_policy
+        As in :func:`posthoc_conover`.
+    {roles}
 
     Returns
     -------
     polars.DataFrame
-        One row per pair: ``test, alternative_1, alternative_2, mean_rank_1, mean_rank_2,
-        n, statistic, pvalue_raw, pvalue, p_adjust, alpha, significant``; ``statistic`` is
-        the studentized range ``|Rbar_j - Rbar_l| / sqrt(k (k + 1) / (12 n))``.
+        As :func:`posthoc_conover`'s; ``statistic`` is the studentized range
+        ``|Rbar_j - Rbar_l| / sqrt(k (k + 1) / (12 n))``.
 
     Notes
     -----
@@ -210,43 +151,19 @@ def posthoc_nemenyi(
     >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
     [('0', '1', 0.4804), ('0', '2', 0.0043), ('1', '2', 0.1072)]
     """
-    alpha = check_probability("alpha", alpha)
     hib = _direction(higher_is_better, "posthoc_nemenyi")
-    y_col, block_col, group_col, order = _roles(
-        "posthoc_nemenyi", target, blocks, alternatives, order, y_col, block_col, group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
-    values, _, propagate = _complete_rows(m.values, nan_policy, "data")
-    n, k = values.shape
-    i, j = np.triu_indices(k, 1)
-    if propagate:
-        nanv = np.full(i.size, np.nan)
-        return _pairwise_frame("Nemenyi (Friedman)", m.alternatives, nanv, nanv, None, alpha,
-                               {"mean_rank_1": nanv, "mean_rank_2": nanv, "n": [n] * i.size})
-    _, mean_ranks, _, _, _ = _friedman_core(_orient(values, hib))
-    q = np.abs(mean_ranks[i] - mean_ranks[j]) / math.sqrt(k * (k + 1.0) / (12.0 * n))
-    pval = studentized_range_sf(q, k)
-    return _pairwise_frame(
-        "Nemenyi (Friedman)", m.alternatives, q, pval, None, alpha,
-        {"mean_rank_1": mean_ranks[i], "mean_rank_2": mean_ranks[j], "n": [n] * i.size},
-    )
+    return _after_friedman(table_matrix(data, roles, "posthoc_nemenyi"), hib, alpha, None,
+                           nan_policy, "Nemenyi (Friedman)", _nemenyi_q)
 
 
+@takes_table_roles()
 def posthoc_siegel_castellan(
     data: Any,
     *,
     p_adjust: str | None = None,
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Siegel–Castellan z-test of mean ranks for all pairs, with or without missing results.
 
@@ -269,16 +186,7 @@ def posthoc_siegel_castellan(
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or ranks; orients the mean
         ranks (1 = best), not the p-values.
-    target, blocks, alternatives : str, optional
-        Long input: the value, condition and alternative columns (see
-        :func:`~genexpy_nb.significance.friedman`).
-    order : sequence, optional
-        The alternatives to compare, in this order (default: all).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
-    tie_rtol, tie_atol : float
-        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
-        :func:`~genexpy_nb.significance.rank_within_conditions`.
+    {roles}
 
     Returns
     -------
@@ -321,34 +229,18 @@ def posthoc_siegel_castellan(
     >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
     [('0', '1', 0.4227), ('0', '2', 0.0058), ('1', '2', 0.0534)]
     """
-    alpha = check_probability("alpha", alpha)
-    p_adjust = _check_p_adjust(p_adjust)
     hib = _direction(higher_is_better, "posthoc_siegel_castellan")
-    y_col, block_col, group_col, order = _roles(
-        "posthoc_siegel_castellan", target, blocks, alternatives, order, y_col, block_col,
-        group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
-    values = _ranked_blocks(m.values, m.alternatives)
-    stat, p, mid, label = _siegel_castellan_z(values, _orient(values, hib))
-    return _pairwise_frame(label, m.alternatives, stat, p, p_adjust, alpha,
-                           _rank_columns(values, mid))
+    return _among_available(table_matrix(data, roles, "posthoc_siegel_castellan"), hib, alpha,
+                            p_adjust, _siegel_castellan_z)
 
 
+@takes_table_roles()
 def posthoc_nemenyi_missing(
     data: Any,
     *,
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Nemenyi's test of mean ranks among the available alternatives (results missing).
 
@@ -360,33 +252,15 @@ def posthoc_nemenyi_missing(
 
     Parameters
     ----------
-    data : wide or long table, or 2-d array, shape (n conditions, k alternatives)
-        Scores, errors or ranks of the k alternatives on n conditions; NaN (or an absent
-        row of a long table) is a missing result. Conditions with fewer than two results
-        rank nothing and are left out.
-    alpha : float, default 0.05
-        Level for the ``significant`` column.
-    higher_is_better : bool, required
-        True for scores (accuracy), False for errors, losses or ranks; orients the mean
-        ranks (1 = best), not the p-values.
-    target, blocks, alternatives : str, optional
-        Long input: the value, condition and alternative columns (see
-        :func:`~genexpy_nb.significance.friedman`).
-    order : sequence, optional
-        The alternatives to compare, in this order (default: all).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
-    tie_rtol, tie_atol : float
-        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
-        :func:`~genexpy_nb.significance.rank_within_conditions`.
+    data, alpha, higher_is_better
+        As in :func:`posthoc_siegel_castellan`.
+    {roles}
 
     Returns
     -------
     polars.DataFrame
-        One row per pair: ``test, alternative_1, alternative_2, mean_rank_1, mean_rank_2,
-        n, statistic, pvalue_raw, pvalue, p_adjust, alpha, significant``, ``test`` =
-        ``"Nemenyi (ranks among available)"``, ``n`` the conditions where both have a
-        result.
+        As :func:`posthoc_siegel_castellan`'s, ``test`` = ``"Nemenyi (ranks among
+        available)"``.
 
     Notes
     -----
@@ -406,19 +280,12 @@ def posthoc_nemenyi_missing(
     >>> scores = [[0.81, 0.78, 0.70], [0.85, 0.80, 0.74], [0.79, 0.80, float("nan")],
     ...           [0.90, 0.86, 0.80], [0.83, 0.79, 0.75], [0.88, 0.84, 0.77]]
     >>> res = posthoc_nemenyi_missing(scores, higher_is_better=True)
-    >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
-    [('0', '1', 0.7019), ('0', '2', 0.016), ('1', '2', 0.1298)]
+    >>> res.select("alternative_1", "alternative_2", "n", pl.col("pvalue").round(4)).rows()
+    [('0', '1', 6, 0.7019), ('0', '2', 5, 0.016), ('1', '2', 5, 0.1298)]
     """
-    alpha = check_probability("alpha", alpha)
     hib = _direction(higher_is_better, "posthoc_nemenyi_missing")
-    y_col, block_col, group_col, order = _roles(
-        "posthoc_nemenyi_missing", target, blocks, alternatives, order, y_col, block_col, group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
-    values = _ranked_blocks(m.values, m.alternatives)
-    q, p, mid = _nemenyi_available_q(values, _orient(values, hib))
-    return _pairwise_frame("Nemenyi (ranks among available)", m.alternatives, q, p, None,
-                           alpha, _rank_columns(values, mid))
+    return _among_available(table_matrix(data, roles, "posthoc_nemenyi_missing"), hib, alpha,
+                            None, _nemenyi_available_q)
 
 
 def _ranked_blocks(values: np.ndarray, names: Sequence[str]) -> np.ndarray:
@@ -442,6 +309,61 @@ def _rank_columns(values: np.ndarray, mid: np.ndarray) -> dict[str, Any]:
     return {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}
 
 
+def _after_friedman(m: _Matrix, hib: bool, alpha: float, p_adjust: str | None,
+                    nan_policy: str, label: str, test) -> pl.DataFrame:
+    """Test the mean ranks of complete conditions, all pairs (NaN with "propagate").
+
+    ``test(friedman_core(oriented), n, k, i, j) -> (statistic, pvalue)`` of the pairs i < j.
+    """
+    alpha, p_adjust = check_probability("alpha", alpha), _check_p_adjust(p_adjust)
+    values, _, propagate = _complete_rows(m.values, nan_policy, "data")
+    n, k = values.shape
+    i, j = np.triu_indices(k, 1)
+    if propagate:
+        stat = pval = np.full(i.size, np.nan)
+        mean_ranks = np.full(k, np.nan)
+    else:
+        core = _friedman_core(_orient(values, hib))
+        stat, pval = test(core, n, k, i, j)
+        mean_ranks = core[1]
+    return pairs_frame(label, m.alternatives, i, j, stat, pval, p_adjust, alpha,
+                       {"mean_rank_1": mean_ranks[i], "mean_rank_2": mean_ranks[j],
+                        "n": [n] * i.size})
+
+
+def _conover_t(core, n: int, k: int, i: np.ndarray, j: np.ndarray):
+    """Conover's t of the rank sums and its two-sided p-value (Student's t)."""
+    _, _, rank_sums, a1, _ = core
+    diff = np.abs(rank_sums[i] - rank_sums[j])
+    denom = 2.0 * (n * a1 - float(np.sum(rank_sums**2))) / ((n - 1.0) * (k - 1.0))
+    tiny = 1e-12 * max(n * a1, 1.0)
+    if denom <= tiny:
+        tval = np.where(diff > 1e-9, np.inf, 0.0)
+    else:
+        tval = diff / math.sqrt(denom)
+    return tval, np.minimum(2.0 * t_sf(tval, (n - 1.0) * (k - 1.0)), 1.0)
+
+
+def _nemenyi_q(core, n: int, k: int, i: np.ndarray, j: np.ndarray):
+    """Nemenyi's studentized range of the mean ranks and its p-value."""
+    mean_ranks = core[1]
+    q = np.abs(mean_ranks[i] - mean_ranks[j]) / math.sqrt(k * (k + 1.0) / (12.0 * n))
+    return q, studentized_range_sf(q, k)
+
+
+def _among_available(m: _Matrix, hib: bool, alpha: float, p_adjust: str | None,
+                     test) -> pl.DataFrame:
+    """Test the mean ranks among the available results, all pairs.
+
+    ``test(values, oriented) -> (statistic, pvalue, mean ranks, the test's name)``.
+    """
+    alpha, p_adjust = check_probability("alpha", alpha), _check_p_adjust(p_adjust)
+    values = _ranked_blocks(m.values, m.alternatives)
+    stat, p, mid, label = test(values, _orient(values, hib))
+    return pairs_frame(label, m.alternatives, *np.triu_indices(len(m.alternatives), 1), stat,
+                       p, p_adjust, alpha, _rank_columns(values, mid))
+
+
 def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray):
     """(z, two-sided p, mean ranks, the test's name), all pairs ``i < j``."""
     n, k = values.shape
@@ -460,15 +382,33 @@ def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray):
 
 
 def _nemenyi_available_q(values: np.ndarray, oriented: np.ndarray):
-    """(q, p, mean ranks among the available alternatives), all pairs ``i < j``."""
+    """(q, p, mean ranks among the available alternatives, the test's name), pairs ``i < j``."""
     k = values.shape[1]
     i, j = np.triu_indices(k, 1)
     mid = mean_ranks_available(oriented, "average")
     stat = np.abs(mid[i] - mid[j]) / np.sqrt(mean_rank_diff_var(oriented)[i, j])
     stat = math.sqrt(2.0) * stat  # on complete blocks sqrt(2) z is Nemenyi's q
-    return stat, studentized_range_sf(stat, k), mid
+    return stat, studentized_range_sf(stat, k), mid, "Nemenyi (ranks among available)"
 
 
+def _each_pair(m: _Matrix, alpha: float, p_adjust: str | None, nan_policy: str, label: str,
+               test) -> pl.DataFrame:
+    """Run a two-sample test on every pair of columns, pairs i < j row by row.
+
+    ``test(a, b) -> (result with statistic and pvalue, the pair's other columns)``.
+    """
+    alpha, p_adjust = check_probability("alpha", alpha), _check_p_adjust(p_adjust)
+    check_choice("nan_policy", nan_policy, _NAN_POLICIES)
+    if nan_policy == "raise":
+        _complete_rows(m.values, "raise", "data")
+    i, j = np.triu_indices(m.values.shape[1], 1)  # the order of itertools.combinations
+    tested = [test(m.values[:, a], m.values[:, b]) for a, b in zip(i, j)]
+    return pairs_frame(label, m.alternatives, i, j, np.array([res.statistic for res, _ in tested]),
+                       np.array([res.pvalue for res, _ in tested]), p_adjust, alpha,
+                       {c: [cols[c] for _, cols in tested] for c in tested[0][1]})
+
+
+@takes_table_roles(ties=False)
 def pairwise_wilcoxon(
     data: Any,
     *,
@@ -478,13 +418,7 @@ def pairwise_wilcoxon(
     correction: bool = False,
     method: str = "auto",
     nan_policy: str = "propagate",
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Wilcoxon signed-rank tests for all pairs of alternatives over shared conditions.
 
@@ -502,13 +436,7 @@ def pairwise_wilcoxon(
         Passed to :func:`~genexpy_nb.significance.wilcoxon` for every pair.
     nan_policy : {"propagate", "raise", "omit"}, default "propagate"
         "omit" drops, for each pair, the conditions where either value is missing.
-    target, blocks, alternatives : str, optional
-        Long input: the value, condition and alternative columns (see
-        :func:`~genexpy_nb.significance.friedman`).
-    order : sequence, optional
-        The alternatives to compare, in this order (default: all).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    {roles}
 
     Returns
     -------
@@ -524,30 +452,20 @@ def pairwise_wilcoxon(
     >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
     [('0', '1', 0.0938), ('0', '2', 0.0938), ('1', '2', 0.0938)]
     """
-    p_adjust = _check_p_adjust(p_adjust)
-    alpha = check_probability("alpha", alpha)
-    check_choice("nan_policy", nan_policy, _NAN_POLICIES)
-    y_col, block_col, group_col, order = _roles(
-        "pairwise_wilcoxon", target, blocks, alternatives, order, y_col, block_col, group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
-    if nan_policy == "raise":
-        _complete_rows(m.values, "raise", "data")
-    stat, pval, mdiff, ns = [], [], [], []
-    fast = _wilcoxon_rows(m.values, zero_method, correction, method, nan_policy)
-    for q, (i, j) in enumerate(itertools.combinations(range(m.values.shape[1]), 2)):
-        res = fast[q] if fast is not None and fast[q] is not None else wilcoxon(
-            m.values[:, i], m.values[:, j], zero_method=zero_method, correction=correction,
-            method=method, nan_policy=nan_policy)
-        a, b = m.values[:, i], m.values[:, j]
+    m = table_matrix(data, roles, "pairwise_wilcoxon", ties=False)
+    # every pair at once where that gives scipy's numbers; the others one by one
+    fast = iter(_wilcoxon_rows(m.values, zero_method, correction, method, nan_policy) or [])
+
+    def test(a: np.ndarray, b: np.ndarray) -> tuple[Any, dict[str, Any]]:
+        res = next(fast, None)  # the pairs come in the same order (i < j, row by row)
+        if res is None:
+            res = wilcoxon(a, b, zero_method=zero_method, correction=correction,
+                           method=method, nan_policy=nan_policy)
         keep = ~(np.isnan(a) | np.isnan(b)) if nan_policy == "omit" else slice(None)
-        stat.append(res.statistic)
-        pval.append(res.pvalue)
-        mdiff.append(float(np.mean(a[keep] - b[keep])) if res.n else math.nan)
-        ns.append(res.n)
-    return _pairwise_frame("Wilcoxon signed-rank", m.alternatives, np.array(stat),
-                           np.array(pval), p_adjust, alpha,
-                           {"mean_difference": mdiff, "n": ns})
+        mdiff = float(np.mean(a[keep] - b[keep])) if res.n else math.nan
+        return res, {"mean_difference": mdiff, "n": res.n}
+
+    return _each_pair(m, alpha, p_adjust, nan_policy, "Wilcoxon signed-rank", test)
 
 
 def _wilcoxon_rows(values: np.ndarray, zero_method: str, correction: bool, method: str,
@@ -585,6 +503,7 @@ def _wilcoxon_rows(values: np.ndarray, zero_method: str, correction: bool, metho
     return out
 
 
+@takes_table_roles(ties=False)
 def pairwise_corrected_ttest(
     data: Any,
     *,
@@ -593,13 +512,7 @@ def pairwise_corrected_ttest(
     p_adjust: str | None = None,
     alpha: float = 0.05,
     nan_policy: str = "propagate",
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Corrected resampled t-tests for all pairs of alternatives on shared CV splits.
 
@@ -614,26 +527,16 @@ def pairwise_corrected_ttest(
     n_train, n_test : float
         Training and test set sizes of one split (n1 and n2 of Nadeau & Bengio 2003); the
         correction of the variance is ``n_test / n_train``.
-    p_adjust : str or None, default None
-        Multiple-testing correction over the pairs (:data:`P_ADJUST_METHODS`); None = raw
-        p-values.
-    alpha : float, default 0.05
-        Level for the ``significant`` column.
-    nan_policy : {"propagate", "raise", "omit"}, default "propagate"
-        "omit" drops, for each pair, the splits where either value is missing.
-    target, blocks, alternatives : str, optional
-        Long input: the value, split and alternative columns.
-    order : sequence, optional
-        The alternatives to compare, in this order (default: all).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    p_adjust, alpha, nan_policy
+        As in :func:`pairwise_wilcoxon` ("omit" drops, for each pair, the splits where
+        either value is missing).
+    {roles}
 
     Returns
     -------
     polars.DataFrame
-        One row per pair: ``test, alternative_1, alternative_2, mean_difference (1 - 2),
-        std_error (corrected), n, statistic, pvalue_raw, pvalue, p_adjust, alpha,
-        significant``.
+        As :func:`pairwise_wilcoxon`'s, with ``std_error`` (corrected) after
+        ``mean_difference``.
 
     Examples
     --------
@@ -642,28 +545,13 @@ def pairwise_corrected_ttest(
     >>> res.select("mean_difference", "std_error", "pvalue").with_columns(pl.all().round(4)).rows()
     [(0.03, 0.0157, 0.1292)]
     """
-    p_adjust = _check_p_adjust(p_adjust)
-    alpha = check_probability("alpha", alpha)
     n1, n2 = _check_sizes(n_train, n_test)
-    check_choice("nan_policy", nan_policy, _NAN_POLICIES)
-    y_col, block_col, group_col, order = _roles(
-        "pairwise_corrected_ttest", target, blocks, alternatives, order, y_col, block_col,
-        group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order)
-    if nan_policy == "raise":
-        _complete_rows(m.values, "raise", "data")
-    stat, pval, mdiff, ses, ns = [], [], [], [], []
-    for i, j in itertools.combinations(range(m.values.shape[1]), 2):
-        res = corrected_ttest(m.values[:, i], m.values[:, j], n_train=n1, n_test=n2,
-                              nan_policy=nan_policy)
-        stat.append(res.statistic)
-        pval.append(res.pvalue)
-        mdiff.append(res.mean)
-        ses.append(res.std_error)
-        ns.append(res.n)
-    return _pairwise_frame("corrected resampled t (Nadeau-Bengio)", m.alternatives,
-                           np.array(stat), np.array(pval), p_adjust, alpha,
-                           {"mean_difference": mdiff, "std_error": ses, "n": ns})
+
+    def test(a: np.ndarray, b: np.ndarray) -> tuple[Any, dict[str, Any]]:
+        res = corrected_ttest(a, b, n_train=n1, n_test=n2, nan_policy=nan_policy)
+        return res, {"mean_difference": res.mean, "std_error": res.std_error, "n": res.n}
+
+    return _each_pair(table_matrix(data, roles, "pairwise_corrected_ttest", ties=False), alpha,
+                      p_adjust, nan_policy, "corrected resampled t (Nadeau-Bengio)", test)
 
 

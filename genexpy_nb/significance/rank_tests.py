@@ -19,16 +19,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
 from .._validation import REQUIRED, GenexpyInputError, check_choice, require_columns, to_polars
 from .._validation import check_direction as _direction
-from ..ranking import TIE_ATOL, TIE_RTOL
 from ._input import (
     _ALTERNATIVES,
+    TableRoles,
     _as_1d,
     _complete_rows,
     _names,
@@ -37,6 +37,8 @@ from ._input import (
     _paired_differences,
     _roles,
     _to_matrix,
+    table_matrix,
+    takes_table_roles,
 )
 from ._pvalues import chi2_sf, f_sf
 from ._ranks import friedman_core as _friedman_core
@@ -50,19 +52,12 @@ __all__ = ["rank_within_conditions", "friedman", "skillings_mack", "wilcoxon", "
 _NO_DIFFERENCE = "reported as statistic = 0, pvalue = 1 (no evidence of any difference)"
 
 
+@takes_table_roles()
 def rank_within_conditions(
     data: Any,
     *,
     higher_is_better: bool = REQUIRED,
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
+    **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Midranks of the alternatives within each condition (1 = best; ties share the mean).
 
@@ -72,20 +67,7 @@ def rank_within_conditions(
         See the module's Conventions. Missing values get rank null and do not count.
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or tiers (0/1 = best).
-    target, blocks, alternatives : str, optional
-        Long input: the column of the values, of the conditions (datasets) and of the
-        alternatives (models); see the module's Conventions. Wide input: ``blocks`` names
-        the column that labels the conditions (kept first in the result).
-    order : sequence, optional
-        The alternatives to rank, in this order (default: all, in the order of the input).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
-    tie_rtol, tie_atol : float
-        The tie tolerances of :class:`~genexpy_nb.Study` (defaults 1e-9 and 0), as
-        :func:`~genexpy_nb.significance.compare` uses them: within a condition, scores
-        closer than ``max(tie_rtol * (max - min), tie_atol, 64 eps * max|score|)`` are
-        ranked as ties, so float noise (means summed in another order) is a tie.
-        ``tie_rtol=0, tie_atol=0`` ranks by exact equality.
+    {roles}
 
     Returns
     -------
@@ -107,35 +89,23 @@ def rank_within_conditions(
     └─────┴─────┴─────┘
     """
     hib = _direction(higher_is_better, "rank_within_conditions")
-    y_col, block_col, group_col, order = _roles(
-        "rank_within_conditions", target, blocks, alternatives, order, y_col, block_col,
-        group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, min_conditions=1,
-                   tie_tols=(tie_rtol, tie_atol))
+    m = table_matrix(data, roles, "rank_within_conditions", min_conditions=1)
     ranks, _, _ = _rank_rows(_orient(m.values, hib))
     out = pl.DataFrame({a: ranks[:, j] for j, a in enumerate(m.alternatives)}).fill_nan(None)
-    if block_col is not None and m.conditions is not None:
-        out = out.with_columns(pl.Series(block_col, list(m.conditions))).select(
-            block_col, *m.alternatives
+    if m.block_col is not None and m.conditions is not None:
+        out = out.with_columns(pl.Series(m.block_col, list(m.conditions))).select(
+            m.block_col, *m.alternatives
         )
     return out
 
 
+@takes_table_roles()
 def friedman(
     data: Any,
     *,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "propagate",
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
+    **roles: Unpack[TableRoles],
 ) -> FriedmanResult:
     """Run Friedman's test of whether the alternatives have the same distribution of ranks.
 
@@ -148,13 +118,7 @@ def friedman(
         ``mean_ranks`` (1 = best); the test itself does not depend on it.
     nan_policy : {"propagate", "raise", "omit"}
         "omit" drops conditions with a missing value (see :func:`skillings_mack`).
-    target, blocks, alternatives, order
-        Long input / labels / selection, see the module's Conventions.
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
-    tie_rtol, tie_atol : float
-        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
-        :func:`~genexpy_nb.significance.rank_within_conditions`.
+    {roles}
 
     Returns
     -------
@@ -181,62 +145,42 @@ def friedman(
     (4.5, (1.25, 2.0, 2.75))
     """
     hib = _direction(higher_is_better, "friedman")
-    y_col, block_col, group_col, order = _roles(
-        "friedman", target, blocks, alternatives, order, y_col, block_col, group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
+    m = table_matrix(data, roles, "friedman")
     values, n_dropped, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
     nan = math.nan
+    same = dict(test="Friedman", df=float(k - 1), n=n, k=k, alternatives=m.alternatives)
     if propagate:
-        return FriedmanResult(
-            statistic=nan, pvalue=nan, test="Friedman", df=float(k - 1), n=n, k=k,
-            alternatives=m.alternatives, mean_ranks=(nan,) * k,
-            note="missing values with nan_policy='propagate'",
-        )
+        return FriedmanResult(statistic=nan, pvalue=nan, mean_ranks=(nan,) * k,
+                              note="missing values with nan_policy='propagate'", **same)
     chi2, mean_ranks, _, _, _ = _friedman_core(_orient(values, hib))
-    df = float(k - 1)
+    id_df = (float(k - 1), float((k - 1) * (n - 1)))
+    same |= dict(mean_ranks=tuple(float(r) for r in mean_ranks), n_dropped=n_dropped,
+                 iman_davenport_df=id_df)
     if not math.isfinite(chi2):
         note = _degenerate("friedman", "every condition ties all alternatives",
                            _NO_DIFFERENCE)
-        return FriedmanResult(
-            statistic=0.0, pvalue=1.0, test="Friedman", df=df, n=n, k=k,
-            alternatives=m.alternatives, mean_ranks=tuple(float(r) for r in mean_ranks),
-            n_dropped=n_dropped, iman_davenport_statistic=0.0, iman_davenport_pvalue=1.0,
-            iman_davenport_df=(float(k - 1), float((k - 1) * (n - 1))), kendall_w=0.0,
-            note=note,
-        )
-    p = float(chi2_sf(chi2, df))
+        return FriedmanResult(statistic=0.0, pvalue=1.0, iman_davenport_statistic=0.0,
+                              iman_davenport_pvalue=1.0, kendall_w=0.0, note=note, **same)
+    p = float(chi2_sf(chi2, same["df"]))
     # Iman–Davenport F and Kendall's W
     denom = n * (k - 1.0) - chi2
-    id_df = (float(k - 1), float((k - 1) * (n - 1)))
     w = chi2 / (n * (k - 1.0))
     if denom <= 1e-12 * n * (k - 1.0):
         f_stat, f_p = math.inf, 0.0  # perfect agreement (W = 1): the F statistic's limit
     else:
         f_stat = (n - 1.0) * chi2 / denom
         f_p = float(f_sf(f_stat, *id_df))
-    return FriedmanResult(
-        statistic=float(chi2), pvalue=p, test="Friedman", df=df, n=n, k=k,
-        alternatives=m.alternatives, mean_ranks=tuple(float(r) for r in mean_ranks),
-        n_dropped=n_dropped, iman_davenport_statistic=float(f_stat),
-        iman_davenport_pvalue=float(f_p), iman_davenport_df=id_df, kendall_w=float(w),
-    )
+    return FriedmanResult(statistic=float(chi2), pvalue=p, iman_davenport_statistic=float(f_stat),
+                          iman_davenport_pvalue=float(f_p), kendall_w=float(w), **same)
 
 
+@takes_table_roles()
 def skillings_mack(
     data: Any,
     *,
     higher_is_better: bool = REQUIRED,
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    order: Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
-    tie_rtol: float = TIE_RTOL,
-    tie_atol: float = TIE_ATOL,
+    **roles: Unpack[TableRoles],
 ) -> SkillingsMackResult:
     """Skillings–Mack test: Friedman's test when alternatives are missing on some conditions.
 
@@ -247,16 +191,7 @@ def skillings_mack(
     higher_is_better : bool, required
         True for scores, False for errors or ranks. It orients ``adjusted_sums`` (negative =
         better); the statistic does not depend on it.
-    target, blocks, alternatives : str, optional
-        Long input: the value, condition and alternative columns (see
-        :func:`~genexpy_nb.significance.friedman`).
-    order : sequence, optional
-        The alternatives to compare, in this order (default: all).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
-    tie_rtol, tie_atol : float
-        The tie tolerances (the Study's, 1e-9 and 0; ``0, 0`` for exact equality): see
-        :func:`~genexpy_nb.significance.rank_within_conditions`.
+    {roles}
 
     Returns
     -------
@@ -288,10 +223,7 @@ def skillings_mack(
     (8.063, 0.0177, 2)
     """
     hib = _direction(higher_is_better, "skillings_mack")
-    y_col, block_col, group_col, order = _roles(
-        "skillings_mack", target, blocks, alternatives, order, y_col, block_col, group_col)
-    m = _to_matrix(data, y_col=y_col, block_col=block_col, group_col=group_col,
-                   alternatives=order, tie_tols=(tie_rtol, tie_atol))
+    m = table_matrix(data, roles, "skillings_mack")
     ranks, counts, _ = _rank_rows(_orient(m.values, hib))
     a, sigma, n_used = _skillings_mack_parts(ranks, counts)
     k = m.values.shape[1]
@@ -493,8 +425,7 @@ def kruskal(
     y_col, group_col : str, optional
         Aliases of ``target`` and ``alternatives`` (scikit-posthocs' names).
     nan_policy : {"propagate", "raise", "omit"}, default "propagate"
-        "propagate": a missing value gives a NaN result; "raise": an error; "omit": missing
-        values are dropped.
+        As in :func:`mannwhitneyu`.
 
     Returns
     -------

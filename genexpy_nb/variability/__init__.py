@@ -30,9 +30,9 @@ from .alpha_hat import (
     ks_to_reference,
     trimming_curve,
 )
+from .ensembles import candidate_report, ensemble_study, ensemble_summary
 from .gaps import clip_gaps, ecdf, ecdf_frame, ensemble_gaps, logit_gaps, reference_ecdf
 from .metrics import accuracy, churn, churn_to_ensemble, ece, pairwise_churn, predictions
-from .report import candidate_report, ensemble_study, ensemble_summary
 from .robust_ks import (
     RobustKSResult,
     dkw_threshold,

@@ -1,7 +1,7 @@
 """The alpha-hat engine: bootstrap draws and per-bootstrap trimming levels of candidates.
 
 What :mod:`genexpy_nb.variability.alpha_hat` (the public functions) and
-:mod:`genexpy_nb.variability.report` (the paper's tables) share: the bootstrap draws made
+:mod:`genexpy_nb.variability.ensembles` (the paper's tables) share: the bootstrap draws made
 up front, the checks of size and memory, the computation of the trimming levels on the
 NumPy route, the numba kernel or a Dask cluster, and the per-candidate summary frame.
 
@@ -11,8 +11,9 @@ Robust-KS paper, Section IV-A, Algorithm 1 and Appendix B-B.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import polars as pl
@@ -20,7 +21,16 @@ import polars as pl
 from .. import config
 from .._cluster import as_client, chunks, map_ordered, total_threads
 from .._progress import tqdm
-from .._validation import GenexpyInputError, check_memory, check_positive_int, rng_from_seed
+from .._validation import (
+    GenexpyInputError,
+    Keyword,
+    check_memory,
+    check_positive_int,
+    fill_doc,
+    keyword_values,
+    rng_from_seed,
+    shared_keywords,
+)
 from ._checks import as_candidates, as_pool, check_clip, check_eps, check_grid
 from ._dkw import check_can_reject, dkw_threshold
 from ._ks_rows import _buffers, _upper_counts
@@ -28,6 +38,79 @@ from ._streamed import streamed, streams
 
 #: number of progress-bar steps over the candidates (each step is one parallel kernel call)
 _PROGRESS_STEPS = 20
+
+
+class Bootstrap(TypedDict, total=False):
+    """The bootstrap keywords of alpha-hat (added by :func:`takes_bootstrap_keywords`)."""
+
+    B: int
+    grid: Any
+    exact: bool
+    eps: float
+    seed: int | np.random.Generator | None
+    n_jobs: int | None
+    progress: bool
+    clip: float | None
+
+
+#: the bootstrap keywords of alpha-hat and of what is built on it, in signature order
+_BOOTSTRAP: tuple[Keyword, ...] = (
+    ("B", "int", config.ALPHA_HAT_B), ("grid", "Any", None), ("exact", "bool", True),
+    ("eps", "float", config.DKW_EPS), ("seed", "int | np.random.Generator | None", 0),
+    ("n_jobs", "int | None", None), ("progress", "bool", True),
+    ("clip", "float | None", config.LOGIT_CLIP))
+_BOOTSTRAP_DOC = """\
+B : int, default ``config.ALPHA_HAT_B`` (100)
+    Bootstrap repetitions.
+grid : sequence of float in [0, 0.5), default ``config.ALPHA_GRID``
+    Trimming levels tried in increasing order (alpha-hat is 0.5 when none passes).
+exact : bool, default True
+    Also compute the exact level by bisection (tolerance ``config.ALPHA_HAT_XTOL``).
+eps : float in (0, 1), default 0.01
+    Error probability of the DKW threshold.
+seed : int, numpy.random.Generator or None, default 0
+    An int fixes the result (same seed, same bits, whatever ``n_jobs``) and the bootstrap
+    draws, the same in every function of alpha-hat's family; a Generator is drawn from;
+    None takes fresh entropy.
+n_jobs : int, optional
+    Threads (default all numba threads).
+progress : bool, default True
+    tqdm progress bar over the candidates.
+clip : float or None, default ``config.LOGIT_CLIP`` (15)
+    Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+"""
+
+
+#: the numpydoc entries of the gaps every function of alpha-hat's family reads
+fill_gaps_doc = fill_doc(gaps="""\
+ref_gaps : array_like, shape (M, T), M >= 2
+    Logit gaps of the reference models on T test points.
+cand_gaps : array_like, shape (C, T) or (T,)
+    Logit gaps of the candidates on the same test points.
+""")
+
+
+def _bootstrap_keywords(exact: bool) -> tuple[Keyword, ...]:
+    return tuple(k for k in _BOOTSTRAP if exact or k[0] != "exact")
+
+
+def takes_bootstrap_keywords(*, exact: bool = True) -> Callable[[Any], Any]:
+    """Give a function of alpha-hat's family its bootstrap keywords (``{bootstrap}``).
+
+    Also fills in the entries of its gaps (``{gaps}``).
+
+    ``exact=False``: the function computes the grid levels only and takes no ``exact``.
+    """
+    doc = _BOOTSTRAP_DOC if exact else _BOOTSTRAP_DOC.replace(
+        _BOOTSTRAP_DOC[_BOOTSTRAP_DOC.index("exact :"):_BOOTSTRAP_DOC.index("eps :")], "")
+    keywords = shared_keywords(_bootstrap_keywords(exact), "bootstrap", doc)
+    return lambda fn: fill_gaps_doc(keywords(fn))
+
+
+def bootstrap_values(boot: dict[str, Any], where: str, *, exact: bool = True
+                     ) -> dict[str, Any]:
+    """Return the bootstrap keywords of a call, defaults filled in (any other one refused)."""
+    return keyword_values(boot, _bootstrap_keywords(exact), where)
 
 
 def draw_bootstrap(

@@ -7,7 +7,12 @@ from typing import Any
 import numpy as np
 
 from .. import config
-from .._validation import GenexpyInputError, as_float_grid, check_probability
+from .._validation import (
+    GenexpyInputError,
+    as_float_grid,
+    check_positive_number,
+    check_probability,
+)
 
 #: default deep-ensemble sizes of the ensemble study (robust-KS paper Sec. V, paper Table I)
 ENSEMBLE_SIZES: tuple[int, ...] = (3, 5, 10, 20, 30, 70, 100)
@@ -161,12 +166,4 @@ def check_grid(grid: Any) -> np.ndarray:
 
 def check_clip(clip: Any) -> float | None:
     """Return the clipping bound L > 0 (or None for no clipping)."""
-    if clip is None:
-        return None
-    try:
-        L = float(clip)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(f"clip must be a positive number or None, got {clip!r}.") from None
-    if not (np.isfinite(L) and L > 0):
-        raise GenexpyInputError(f"clip must be a positive finite number or None, got {clip!r}.")
-    return L
+    return None if clip is None else check_positive_number("clip", clip, or_none=True)

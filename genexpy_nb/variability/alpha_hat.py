@@ -16,19 +16,22 @@ variability over random seeds, Section III-C, Algorithm 1 and Appendix B-B.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
 from .. import config
 from ._alpha_hat_core import (
+    Bootstrap,
     _alpha_hat_raw,
     _prepare,
     _summary_frame,
     alpha_hat_on_cluster,
+    bootstrap_values,
     check_alpha_hat_size,
     draw_bootstrap,
+    takes_bootstrap_keywords,
 )
 from ._checks import as_labels, check_alpha
 from ._ks_rows import _ks_rows
@@ -37,19 +40,9 @@ __all__ = ["alpha_hat", "alpha_hat_bootstrap", "trimming_curve", "ks_to_referenc
            "draw_bootstrap", "check_alpha_hat_size", "alpha_hat_on_cluster"]
 
 
-def alpha_hat_bootstrap(
-    ref_gaps: Any,
-    cand_gaps: Any,
-    *,
-    B: int = config.ALPHA_HAT_B,
-    grid: Any = None,
-    exact: bool = True,
-    eps: float = config.DKW_EPS,
-    seed: int | np.random.Generator | None = 0,
-    n_jobs: int | None = None,
-    progress: bool = True,
-    clip: float | None = config.LOGIT_CLIP,
-) -> pl.DataFrame:
+@takes_bootstrap_keywords()
+def alpha_hat_bootstrap(ref_gaps: Any, cand_gaps: Any, **boot: Unpack[Bootstrap]
+                        ) -> pl.DataFrame:
     """Per-bootstrap alpha-hat_b of every candidate, long format.
 
     The alpha-hat of :func:`~genexpy_nb.variability.alpha_hat` is the mean of these per candidate
@@ -57,27 +50,8 @@ def alpha_hat_bootstrap(
 
     Parameters
     ----------
-    ref_gaps : array_like, shape (M, T), M >= 2
-        Logit gaps of the reference models on T test points.
-    cand_gaps : array_like, shape (C, T) or (T,)
-        Logit gaps of the candidates on the same test points.
-    B : int, default ``config.ALPHA_HAT_B`` (100)
-        Bootstrap repetitions.
-    grid : sequence of float in [0, 0.5), default ``config.ALPHA_GRID``
-        Trimming levels tried in increasing order.
-    exact : bool, default True
-        Also compute the exact level by bisection (tolerance ``config.ALPHA_HAT_XTOL``).
-    eps : float in (0, 1), default 0.01
-        Error probability of the DKW threshold.
-    seed : int or None, default 0
-        Same seed, same result, whatever ``n_jobs``; the same draws as
-        :func:`~genexpy_nb.variability.alpha_hat` with the same seed.
-    n_jobs : int, optional
-        Threads (default all numba threads).
-    progress : bool, default True
-        tqdm progress bar over the candidates.
-    clip : float or None, default ``config.LOGIT_CLIP`` (15)
-        Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+    {gaps}
+    {bootstrap}
 
     Returns
     -------
@@ -95,11 +69,9 @@ def alpha_hat_bootstrap(
     >>> boot.shape, boot.columns
     ((8, 5), ['candidate', 'bootstrap', 'alpha_hat', 'alpha_hat_exact', 'd0'])
     """
-    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
-    raw = _alpha_hat_raw(
-        ref, cands, B=B, grid=grid, exact=exact, eps=eps, seed=seed, n_jobs=n_jobs,
-        progress=progress,
-    )
+    b = bootstrap_values(boot, "alpha_hat_bootstrap")
+    ref, cands = _prepare(ref_gaps, cand_gaps, b.pop("clip"))
+    raw = _alpha_hat_raw(ref, cands, **b)
     Bn, C = raw.a_grid.shape
     return pl.DataFrame(
         {
@@ -112,21 +84,9 @@ def alpha_hat_bootstrap(
     ).with_columns(pl.col("alpha_hat_exact").fill_nan(None))
 
 
-def alpha_hat(
-    ref_gaps: Any,
-    cand_gaps: Any,
-    labels: Any = None,
-    *,
-    B: int = config.ALPHA_HAT_B,
-    grid: Any = None,
-    exact: bool = True,
-    eps: float = config.DKW_EPS,
-    seed: int | np.random.Generator | None = 0,
-    n_jobs: int | None = None,
-    progress: bool = True,
-    clip: float | None = config.LOGIT_CLIP,
-    client: Any = None,
-) -> pl.DataFrame:
+@takes_bootstrap_keywords()
+def alpha_hat(ref_gaps: Any, cand_gaps: Any, labels: Any = None, *, client: Any = None,
+              **boot: Unpack[Bootstrap]) -> pl.DataFrame:
     """Compute the trimming level alpha-hat of every candidate against a reference pool.
 
     Robust-KS paper, Section IV-A.
@@ -137,34 +97,15 @@ def alpha_hat(
 
     Parameters
     ----------
-    ref_gaps : array_like, shape (M, T), M >= 2
-        Logit gaps of the reference models on T test points.
-    cand_gaps : array_like, shape (C, T) or (T,)
-        Logit gaps of the candidates on the same test points.
+    {gaps}
     labels : array_like of 0/1, shape (T,), optional
         When given, an ``accuracy`` column is added.
-    B : int, default ``config.ALPHA_HAT_B`` (100)
-        Bootstrap repetitions.
-    grid : sequence of float in [0, 0.5), default ``config.ALPHA_GRID``
-        Trimming levels tried in increasing order; 0.5 when none passes.
-    exact : bool, default True
-        Also compute the exact level by bisection (tolerance ``config.ALPHA_HAT_XTOL``).
-    eps : float in (0, 1), default 0.01
-        Error probability of the DKW threshold.
-    seed : int, numpy.random.Generator or None, default 0
-        An int fixes the result (same seed, same bits, whatever ``n_jobs``); a Generator is
-        drawn from; None takes fresh entropy.
-    n_jobs : int, optional
-        Threads (default all numba threads).
-    progress : bool, default True
-        tqdm progress bar over the candidates.
-    clip : float or None, default ``config.LOGIT_CLIP`` (15)
-        Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
     client : optional, needs ``genexpy_nb[cluster]``
         A ``dask.distributed`` Client, scheduler address, cluster object or ``"local"``
         (:func:`~genexpy_nb.distributed.as_client`): chunks of candidates become tasks on the
         cluster (``n_jobs`` numba threads per task, default 1). The bootstrap draws are made
         once here and shared, so the frame is the same, bit for bit, as without a client.
+    {bootstrap}
 
     Returns
     -------
@@ -196,30 +137,18 @@ def alpha_hat(
     >>> bool(a[0] < a[1])
     True
     """
-    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
+    b = bootstrap_values(boot, "alpha_hat")
+    ref, cands = _prepare(ref_gaps, cand_gaps, b.pop("clip"))
     y = None if labels is None else as_labels(labels, ref.shape[1])
-    raw = _alpha_hat_raw(
-        ref, cands, B=B, grid=grid, exact=exact, eps=eps, seed=seed, n_jobs=n_jobs,
-        progress=progress, client=client,
-    )
-    out = _summary_frame(raw, exact)
+    raw = _alpha_hat_raw(ref, cands, **b, client=client)
+    out = _summary_frame(raw, b["exact"])
     if y is not None:
         out = out.with_columns(pl.Series("accuracy", ((cands > 0) == (y == 1)).mean(axis=1)))
     return out
 
 
-def trimming_curve(
-    ref_gaps: Any,
-    cand_gaps: Any,
-    *,
-    B: int = config.ALPHA_HAT_B,
-    grid: Any = None,
-    eps: float = config.DKW_EPS,
-    seed: int | np.random.Generator | None = 0,
-    n_jobs: int | None = None,
-    progress: bool = True,
-    clip: float | None = config.LOGIT_CLIP,
-) -> pl.DataFrame:
+@takes_bootstrap_keywords(exact=False)
+def trimming_curve(ref_gaps: Any, cand_gaps: Any, **boot: Unpack[Bootstrap]) -> pl.DataFrame:
     """Bootstrap trimmed KS distances ``d_alpha`` over the alpha grid, for charts.
 
     Same bootstrap as :func:`~genexpy_nb.variability.alpha_hat` (same seed, same draws); the
@@ -227,25 +156,8 @@ def trimming_curve(
 
     Parameters
     ----------
-    ref_gaps : array_like, shape (M, T), M >= 2
-        Logit gaps of the reference models on T test points.
-    cand_gaps : array_like, shape (C, T) or (T,)
-        Logit gaps of the candidates on the same test points.
-    B : int, default ``config.ALPHA_HAT_B`` (100)
-        Bootstrap repetitions.
-    grid : sequence of float in [0, 0.5), default ``config.ALPHA_GRID``
-        Trimming levels tried in increasing order.
-    eps : float in (0, 1), default 0.01
-        Error probability of the DKW threshold.
-    seed : int or None, default 0
-        Same seed, same result, whatever ``n_jobs``; the same draws as
-        :func:`~genexpy_nb.variability.alpha_hat` with the same seed.
-    n_jobs : int, optional
-        Threads (default all numba threads).
-    progress : bool, default True
-        tqdm progress bar over the candidates.
-    clip : float or None, default ``config.LOGIT_CLIP`` (15)
-        Clip all gaps to ``[-clip, clip]`` first (None: no clipping).
+    {gaps}
+    {bootstrap}
 
     Returns
     -------
@@ -266,11 +178,9 @@ def trimming_curve(
     >>> bool(curve["d_mean"].is_sorted(descending=True))
     True
     """
-    ref, cands = _prepare(ref_gaps, cand_gaps, clip)
-    raw = _alpha_hat_raw(
-        ref, cands, B=B, grid=grid, exact=False, eps=eps, seed=seed, n_jobs=n_jobs,
-        progress=progress, full=True,
-    )
+    b = bootstrap_values(boot, "trimming_curve", exact=False)
+    ref, cands = _prepare(ref_gaps, cand_gaps, b.pop("clip"))
+    raw = _alpha_hat_raw(ref, cands, **b, exact=False, full=True)
     _, C, G = raw.d_grid.shape
     return pl.DataFrame(
         {

@@ -178,11 +178,8 @@ def ece(gaps: Any, labels: Any, bins: int = config.ECE_BINS) -> float | np.ndarr
 
     Parameters
     ----------
-    gaps : array_like, shape (T,) or (models, T)
-        Logit gaps (logit of class 1 minus logit of class 0) of one model, or one row per
-        model, on T test points.
-    labels : array_like of 0/1, shape (T,)
-        The true label of each test point.
+    gaps, labels : array_like
+        As in :func:`accuracy`.
     bins : int, default ``config.ECE_BINS`` (15)
         Number of equal-width confidence bins on [0, 1].
 

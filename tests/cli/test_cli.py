@@ -467,24 +467,14 @@ def test_unexpected_error_is_one_line_with_a_hint(tmp_path, capsys, monkeypatch,
         cli.main(argv)
 
 
-def test_old_paths_of_the_command_line_warn_and_resolve():
-    """0.2's modules (cli_checks, cli_conclusions, cli_report) and cli.cmd_* still import."""
+def test_the_old_paths_of_the_command_line_are_gone():
+    """0.2's modules (cli_checks, cli_conclusions, cli_report) and cli.cmd_* left in 0.4."""
     import importlib
-    import sys
 
     import genexpy_nb.cli as cli
-    from genexpy_nb.cli import compare, demo, nstar, precompile, seeds
 
-    for name, module in [("cmd_demo", demo), ("cmd_precompile", precompile),
-                         ("cmd_nstar", nstar), ("cmd_seeds", seeds), ("cmd_compare", compare)]:
-        with pytest.warns(DeprecationWarning, match=rf"genexpy_nb\.cli\.{name[4:]}\.{name}"):
-            assert getattr(cli, name) is getattr(module, name)
-    for old, new, name in [("genexpy_nb.cli_checks", "genexpy_nb.cli._checks", "csv_list"),
-                           ("genexpy_nb.cli_conclusions", "genexpy_nb.cli.nstar",
-                            "write_conclusions"),
-                           ("genexpy_nb.cli_report", "genexpy_nb.cli.report",
-                            "add_report_parser")]:
-        sys.modules.pop(old, None)
-        with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
-            module = importlib.import_module(old)
-        assert module is importlib.import_module(new) and hasattr(module, name)
+    for name in ("cmd_demo", "cmd_precompile", "cmd_nstar", "cmd_seeds", "cmd_compare"):
+        assert not hasattr(cli, name)
+    for old in ("genexpy_nb.cli_checks", "genexpy_nb.cli_conclusions", "genexpy_nb.cli_report"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)

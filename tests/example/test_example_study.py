@@ -12,7 +12,6 @@ from numpy.testing import assert_allclose
 pytest.importorskip("sklearn", reason="the example study runs scikit-learn models")
 
 from genexpy_nb import GenexpyInputError
-from genexpy_nb.data import shipped_path
 from genexpy_nb.example.study import (
     FACTOR_ROLES,
     METADATA_KEY,
@@ -31,6 +30,7 @@ from genexpy_nb.example.study import (
     make_condition,
     run_experiments,
 )
+from genexpy_nb.io.public import shipped_path
 
 #: cheap models for the tests that do not need all eight
 CHEAP = ("NaiveBayes", "KNN", "DecisionTree")

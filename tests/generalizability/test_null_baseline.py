@@ -216,7 +216,7 @@ def test_pure_noise_lies_within_its_baseline():
 
 def test_shipped_simulation_meets_the_criteria():
     """The shipped figures (scripts/null_baseline.py, 100 studies per setting)."""
-    from genexpy_nb.data import shipped_path
+    from genexpy_nb.io.public import shipped_path
 
     t = pl.read_parquet(shipped_path("null_baseline.parquet"))
     at = t.filter(pl.col("level") == 0.99)

@@ -75,6 +75,38 @@ def test_rank_rows_matches_naive(n, k, seed, p_missing):
     assert_allclose(t, t0)
 
 
+#: the tests over conditions whose role keywords come from takes_table_roles
+ROLE_TESTS = ["rank_within_conditions", "friedman", "skillings_mack", "posthoc_conover",
+              "posthoc_nemenyi", "posthoc_siegel_castellan", "posthoc_nemenyi_missing",
+              "critical_difference", "win_tie_loss", "pairwise_wilcoxon",
+              "pairwise_corrected_ttest"]
+
+
+@pytest.mark.parametrize("name", ROLE_TESTS)
+def test_role_keywords_are_in_the_signature_and_the_docstring(name):
+    import inspect
+
+    fn = getattr(sig, name)
+    params = inspect.signature(fn).parameters
+    roles = ["target", "blocks", "alternatives", "order", "y_col", "block_col", "group_col"]
+    ties = name not in ("pairwise_wilcoxon", "pairwise_corrected_ttest")
+    assert [p for p in params if p in roles + ["tie_rtol", "tie_atol"]] == roles + (
+        ["tie_rtol", "tie_atol"] if ties else [])
+    assert all(params[p].kind is inspect.Parameter.KEYWORD_ONLY for p in roles)
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    assert "{roles}" not in fn.__doc__
+    assert "    target, blocks, alternatives : str, optional\n" in fn.__doc__
+    assert ("tie_rtol, tie_atol : float" in fn.__doc__) is ties
+    kw = {"n_train": 8, "n_test": 2} if name == "pairwise_corrected_ttest" else {}
+    kw |= {} if name.startswith("pairwise_") else {"higher_is_better": True}
+    x = [[0.8, 0.7, 0.6], [0.9, 0.7, 0.5], [0.7, 0.8, 0.6]]
+    with pytest.raises(TypeError, match=f"{name}\\(\\) got an unexpected keyword argument 'trget'"):
+        fn(x, trget="score", **kw)
+    if not ties:
+        with pytest.raises(TypeError, match="'tie_rtol'"):
+            fn(x, tie_rtol=0.0, **kw)
+
+
 def test_rank_within_conditions_orientation():
     x = np.array([[0.9, 0.7, 0.9], [0.1, 0.2, np.nan]])
     low = sig.rank_within_conditions(x, higher_is_better=False)

@@ -1,0 +1,286 @@
+"""Report sections beyond p-values for a :class:`~genexpy_nb.significance.Comparison`.
+
+* :func:`bayesian_section` — the Bayesian signed-rank test (Benavoli et al. 2017) of every
+  alternative against the best one (or the comparison's control), with a rope;
+* :func:`aggregates_section` — robust aggregates (IQM, mean, median; Agarwal et al. 2021)
+  with bootstrap intervals over the blocks.
+
+Both use the comparison's own table (``values``: blocks x alternatives, after averaging and
+the missing-results policy), so they speak about the same blocks as the rank tests. Add them
+with ``comparison.with_section(...)``; ``genexpy-nb compare --bayesian-rope R
+--aggregates`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._validation import GenexpyInputError
+from .document import Data, Paragraph, ReportSection, Table, plain
+
+__all__ = ["bayesian_section", "aggregates_section", "summary_lines"]
+
+
+def _scores(comparison: Any) -> tuple[np.ndarray, str]:
+    """Return the comparison's scores for these sections and their words.
+
+    Its ``scores_used`` (raw, or min-max normalised per block, as ``compare``'s
+    ``normalize`` chose) and the words a reader needs.
+    """
+    v = getattr(comparison, "scores_used", comparison.values)
+    if getattr(comparison, "normalize", "none") == "minmax":
+        return v, ("scores min-max normalised per block (0 = its lowest result, 1 = its "
+                   "highest)")
+    return v, "raw scores, in the target's units"
+
+
+def _check_comparison(comparison: Any) -> None:
+    from .comparison import Comparison
+
+    if not isinstance(comparison, Comparison):
+        raise GenexpyInputError("comparison must be the result of significance.compare(...).")
+
+
+def bayesian_section(comparison: Any, *, rope: float, against: str | None = None,
+                     prior: float = 0.5, nsamples: int = 50_000, seed: int = 0
+                     ) -> ReportSection:
+    """Run the Bayesian signed-rank test of every alternative against one, as a report section.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`~genexpy_nb.significance.compare`.
+    rope : float
+        Half-width of the region of practical equivalence, in the target's units.
+    against : str, optional
+        The reference alternative (default: the comparison's control, else its best).
+    prior, nsamples, seed
+        As in :func:`~genexpy_nb.significance.bayesian_signed_rank`.
+
+    Returns
+    -------
+    ReportSection
+        With the table ``bayesian_signed_rank``: ``alternative, against, n_blocks,
+        p_alternative_better, p_rope, p_against_better, rope, decision``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from genexpy_nb.significance import compare
+    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "m": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
+    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    >>> s = bayesian_section(cmp, rope=0.01, nsamples=2000)
+    >>> s.tables["bayesian_signed_rank"]["alternative"].to_list()
+    ['b', 'c']
+    """
+    from ..significance.bayesian import DECISION_THRESHOLD, bayesian_signed_rank
+
+    _check_comparison(comparison)
+    alts = list(comparison.alternatives)
+    ref = against if against is not None else (comparison.control or comparison.best[0])
+    if ref not in alts:
+        raise GenexpyInputError(f"against={ref!r} is not one of the alternatives {alts[:20]}.")
+    v, units = _scores(comparison)
+    j = alts.index(ref)
+    rows, notes = [], []
+    for i, a in enumerate(alts):
+        if i == j:
+            continue
+        keep = ~(np.isnan(v[:, i]) | np.isnan(v[:, j]))
+        res = bayesian_signed_rank(v[keep, i], v[keep, j], rope=rope,
+                                   higher_is_better=comparison.higher_is_better, prior=prior,
+                                   nsamples=nsamples, seed=seed, names=(a, ref))
+        p = res.probs
+        k = int(np.argmax(p))
+        decision = ((f"{a} better", "practically equivalent", f"{ref} better")[k]
+                    if p[k] > DECISION_THRESHOLD else "no decision")
+        rows.append((a, ref, int(keep.sum()), *map(float, p), float(rope), decision))
+        if res.note:
+            notes.append(Paragraph(("Note on ", Data(a), ": ", Data(res.note), ".")))
+    table = pl.DataFrame(rows, orient="row", schema={
+        "alternative": pl.String, "against": pl.String, "n_blocks": pl.Int64,
+        "p_alternative_better": pl.Float64, "p_rope": pl.Float64,
+        "p_against_better": pl.Float64, "rope": pl.Float64, "decision": pl.String})
+    # the rows in the order of the mean ranks, best first (the table keeps the input's)
+    place = {a: t for t, a in enumerate(comparison.mean_ranks["alternative"].to_list())}
+    blocks = (
+        Paragraph(("Bayesian signed-rank test (Benavoli et al. 2017) of each alternative "
+                   "against ", Data(ref), f", region of practical equivalence ±{rope:g} "
+                   f"on {units}: "
+                   "posterior probabilities that the alternative is better by more than the "
+                   "rope, that the two are within it, that ", Data(ref),
+                   f" is better; a decision needs a probability above {DECISION_THRESHOLD}.")),
+        Table(("alternative", "P(alternative better)", "P(rope)", ("P(", Data(ref), " better)"),
+               "decision"),
+              tuple((Data(r[0]), f"{r[3]:.3f}", f"{r[4]:.3f}", f"{r[5]:.3f}", Data(r[7]))
+                    for r in sorted(rows, key=lambda r: place.get(r[0], len(place)))),
+              "lrrrl"),
+        *notes,
+    )
+    return ReportSection("Bayesian comparison", blocks, {"bayesian_signed_rank": table})
+
+
+def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm", "mean",
+                                                                          "median"),
+                       reps: int = 10_000, seed: int = 0, confidence_level: float = 0.95
+                       ) -> ReportSection:
+    """Robust aggregates of every alternative with bootstrap intervals, as a report section.
+
+    The comparison holds one score per block and alternative, so every block is a task with
+    one run, and the bootstrap resamples the blocks (``task_bootstrap=True``): the interval
+    covers other blocks from the same population.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`~genexpy_nb.significance.compare`; complete blocks only are used.
+    aggregates : tuple of str
+        Of ``"iqm"``, ``"mean"``, ``"median"``, ``"optimality_gap"``.
+    reps, seed, confidence_level
+        As in :func:`genexpy_nb.aggregates.interval_estimates`.
+
+    Returns
+    -------
+    ReportSection
+        With the table ``aggregates`` (the frame of ``interval_estimates``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from genexpy_nb.significance import compare
+    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "m": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
+    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    >>> aggregates_section(cmp, reps=500).tables["aggregates"].height
+    9
+    """
+    from .. import aggregates as ag
+
+    _check_comparison(comparison)
+    v, units = _scores(comparison)
+    keep = ~np.isnan(v).any(axis=1)
+    if keep.sum() < 2:
+        raise GenexpyInputError("aggregates need at least 2 blocks with every result.")
+    scores = {a: v[keep, i][None, :] for i, a in enumerate(comparison.alternatives)}
+    table = ag.interval_estimates(scores, list(aggregates), reps=reps, seed=seed,
+                                  confidence_level=confidence_level, task_bootstrap=True,
+                                  progress=False)
+    direction = "higher" if comparison.higher_is_better else "lower"
+    n_all = int(v.shape[0])
+    why = ""
+    if keep.sum() < n_all:  # the rank tests use every block: say why these use fewer
+        how = ("count them as losses" if getattr(comparison, "missing", "") == "study" else
+               "use the blocks where they ran")
+        why = (f" The {n_all - int(keep.sum())} blocks with a failed run are left out here "
+               f"(a failed run has no score to average); the rank tests {how} over all "
+               f"{n_all} blocks.")
+    blocks = (
+        Paragraph((f"Aggregates over the {int(keep.sum())} complete blocks with "
+                   f"{confidence_level:.0%} bootstrap intervals ({reps} resamples of the "
+                   f"blocks; Agarwal et al. 2021) of {units}; {direction} is better. IQM: "
+                   "the mean of the middle half of the scores. Rows in the order of the "
+                   "mean ranks, best first." + why,)),
+        _aggregates_table(comparison, table, list(aggregates)),
+    )
+    return ReportSection("Robust aggregates", blocks, {"aggregates": table})
+
+
+def _aggregates_table(comparison: Any, table: pl.DataFrame, aggregates: list[str]) -> Table:
+    """One row per alternative (in the order of the mean ranks), one column per aggregate."""
+    cell = {(r["alternative"], r["aggregate"]): f"{r['estimate']:.4g} [{r['low']:.4g}, "
+            f"{r['high']:.4g}]" for r in table.iter_rows(named=True)}
+    order = [a for a in comparison.mean_ranks["alternative"].to_list()
+             if any((a, g) in cell for g in aggregates)]
+    names = {"iqm": "IQM", "optimality_gap": "optimality gap"}
+    return Table(("alternative", *(f"{names.get(g, g)} [interval]" for g in aggregates)),
+                 tuple((Data(a), *(cell.get((a, g), "") for g in aggregates))
+                       for a in order), "l" + "r" * len(aggregates))
+
+
+def _names_text(names: list[str]) -> str:
+    return ", ".join(plain(n) for n in names) if names else "none"
+
+
+def _bayes_line(res: Any, b: pl.DataFrame) -> str:
+    ref = b["against"][0]
+    rope = float(b["rope"][0])
+    worse = b.filter(pl.col("decision") == f"{ref} better")["alternative"].to_list()
+    better = [r["alternative"] for r in b.iter_rows(named=True)
+              if r["decision"] == f"{r['alternative']} better"]
+    same = b.filter(pl.col("decision") == "practically equivalent")["alternative"].to_list()
+    open_ = b.filter(pl.col("decision") == "no decision")["alternative"].to_list()
+    line = (f"Bayesian signed-rank against {plain(ref)} (rope +-{rope:g} on "
+            f"{_scores(res)[1]}; a decision needs P > 0.95): {plain(ref)} better than "
+            f"{len(worse)} of {b.height}; practically equivalent: {_names_text(same)}; "
+            f"no decision: {_names_text(open_)}")
+    if better:
+        line += f"; better than {plain(ref)}: {_names_text(better)}"
+    return line
+
+
+def _aggregates_line(res: Any, a: pl.DataFrame) -> str:
+    iqm = a.filter(pl.col("aggregate") == "iqm")
+    if not iqm.height:
+        iqm = a.filter(pl.col("aggregate") == a["aggregate"][0])
+    what = iqm["aggregate"][0].upper() if iqm["aggregate"][0] == "iqm" else iqm["aggregate"][0]
+    iqm = iqm.sort("estimate", descending=res.higher_is_better, maintain_order=True)
+    top = [f"{plain(r['alternative'])} {r['estimate']:.4g} [{r['low']:.4g}, {r['high']:.4g}]"
+           for r in iqm.head(3).iter_rows(named=True)]
+    first = iqm["alternative"][0]
+    agree = ("the same as the best mean rank" if first == res.best[0] else
+             f"the best mean rank is {plain(res.best[0])}'s")
+    n_all = int(res.values.shape[0])
+    of = f" of {n_all}" if int(iqm["n_tasks"][0]) < n_all else ""
+    return (f"{what} over the {int(iqm['n_tasks'][0])}{of} complete blocks "
+            f"({_scores(res)[1]}; "
+            f"{iqm['confidence_level'][0]:.0%} bootstrap intervals), best first: "
+            + "; ".join(top) + (" ..." if iqm.height > 3 else "")
+            + f" ({'highest' if res.higher_is_better else 'lowest'}: {plain(first)}, "
+            f"{agree})")
+
+
+def summary_lines(comparison: Any) -> list[str]:
+    """Return the printed lines of the sections beyond p-values a comparison holds.
+
+    One line per section: for the Bayesian signed-rank test (:func:`bayesian_section`),
+    the best's decisions by count and the alternatives practically equivalent to it or
+    undecided; for the aggregates (:func:`aggregates_section`), the three best IQMs with
+    their intervals and whether the IQM's best is the best mean rank. Names from the data
+    are made safe for a terminal. ``genexpy-nb compare`` prints them after the answer.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        With the sections added (``comparison.with_section(...)``).
+
+    Returns
+    -------
+    list of str
+        Empty when it holds neither section.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from genexpy_nb.significance import compare
+    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "m": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
+    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    >>> cmp = cmp.with_section(aggregates_section(cmp, reps=200))
+    >>> summary_lines(cmp)[0].split(";")[0]
+    "IQM over the 8 complete blocks (raw scores, in the target's units"
+    """
+    _check_comparison(comparison)
+    out = []
+    for sec in comparison.sections:
+        if "bayesian_signed_rank" in sec.tables and sec.tables["bayesian_signed_rank"].height:
+            out.append(_bayes_line(comparison, sec.tables["bayesian_signed_rank"]))
+        if "aggregates" in sec.tables and sec.tables["aggregates"].height:
+            out.append(_aggregates_line(comparison, sec.tables["aggregates"]))
+    return out

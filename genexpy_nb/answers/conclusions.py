@@ -1,0 +1,505 @@
+"""The conclusions of a study in sentences: the best, the top group, the pairs, the order.
+
+:func:`conclusions_summary` reads the frame of :func:`~genexpy_nb.conclusions` and says, per
+configuration, what the study concludes and whether it holds, in sentences a reader can
+paste::
+
+    Best: SVM-RBF — holds (n* = 38, 90 % interval 16-226, with 80 datasets).
+    Top 3 {SVM-RBF, ExtraTrees, RandomForest}: unsure — these 80 datasets do not separate
+    ExtraTrees from RandomForest.
+    Pairs (28, judged as a family, Holm): 18 settled, 9 cannot be separated by these
+    datasets, 1 needs 16 more.
+
+The verdicts are the frame's own (``verdict``, ``more``, ``reason``): nothing here decides
+anew. Every string from the data is escaped for the format it lands in (terminal, Markdown,
+HTML). :func:`~genexpy_nb.nstar_summary` leads with this summary when given the conclusions.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from .._escape import html_text, markdown_text, terminal_text
+from .._validation import GenexpyInputError, to_polars
+from .._words import plural
+from ..generalizability.conclusions import MIN_CONDITIONS
+
+__all__ = ["ConclusionsSummary", "conclusions_summary", "condition_word", "WHY_CHANCE"]
+
+#: the columns of a conclusions frame this summary reads
+_NEED = ("config_id", "kind", "k", "members", "observed", "nstar", "nstar_lo", "nstar_hi",
+         "N", "more", "verdict", "reliable", "reason", "judged")
+#: columns of a conclusions frame that are not design factors
+_CONCLUSION_COLUMNS = frozenset({*_NEED, "alternatives", "agreement", "p_value",
+                                 "p_adjusted", "alpha", "level", "bottleneck"})
+
+#: why the paper's n* can be "(chance)" while the conclusions hold (SPEC A14), one sentence
+WHY_CHANCE = (
+    "Why the paper's n* can be marked (chance) while the conclusions above hold and an "
+    "omnibus test (Friedman) gives a tiny p: they answer different questions — the paper's "
+    "n* asks whether the distribution of the per-{unit} rankings is pinned down (rankings "
+    "drawn at random pin their uniform distribution down about as fast as real ones), the "
+    "conclusions ask whether another study of as many {units} would reach the same "
+    "conclusion from its mean ranks, and an omnibus test asks only whether the alternatives "
+    "differ at all.")
+
+
+@dataclass
+class Section:
+    """The sentences about one configuration.
+
+    Parameters
+    ----------
+    title : str
+        The configuration, in words ("metric = accuracy, train_size = full").
+    lines : list of str
+        The sentences, plain text (escaped when rendered).
+    """
+
+    title: str
+    lines: list[str]
+
+
+@dataclass
+class ConclusionsSummary:
+    """What a study concludes and whether it holds, as :func:`conclusions_summary` builds it.
+
+    ``print`` it, display it in a notebook, or render it with ``to_text()`` /
+    ``to_markdown()`` / ``to_html()``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or pandas.DataFrame
+        The conclusions frame that was summarised, unchanged.
+    sections : list of Section
+        One per configuration: its title and its sentences.
+    heading : str
+        The sentences above them (what the conclusions are and what "holds" means).
+    footer : list of str
+        The lines below them ("unsure", how the pairs are judged, where the frame was
+        written).
+    """
+
+    frame: Any
+    sections: list[Section]
+    heading: str
+    footer: list[str] = field(default_factory=list)
+
+    def sentences(self) -> list[str]:
+        """List every sentence of every configuration, in order, as plain text.
+
+        Returns
+        -------
+        list of str
+            The sentences, unescaped (as the frame's data has them).
+        """
+        return [ln for s in self.sections for ln in s.lines]
+
+    def to_text(self, width: int = 100) -> str:
+        """Render the summary as plain text for a terminal (what ``print`` shows).
+
+        Parameters
+        ----------
+        width : int, default 100
+            Lines are wrapped at this width (0: not wrapped).
+
+        Returns
+        -------
+        str
+            The heading, each configuration with its sentences, then the footer; control
+            characters from the data removed.
+        """
+        def wrap(text: str, indent: str = "", more: str = "") -> str:
+            text = terminal_text(text)
+            if width <= 0:
+                return indent + text
+            return textwrap.fill(text, width=width, initial_indent=indent,
+                                 subsequent_indent=more or indent, break_long_words=False,
+                                 break_on_hyphens=False)
+
+        parts = [wrap(self.heading)]
+        for s in self.sections:
+            parts.append("\n".join([wrap(s.title)] + [wrap(ln, "  ", "    ")
+                                                       for ln in s.lines]))
+        if self.footer:
+            parts.append("\n".join(wrap(f) for f in self.footer))
+        return "\n\n".join(parts)
+
+    def to_markdown(self) -> str:
+        """Render the summary as Markdown, every string escaped.
+
+        Returns
+        -------
+        str
+            The heading, a bold title and a bullet list per configuration, the footer.
+        """
+        parts = [markdown_text(self.heading)]
+        for s in self.sections:
+            parts.append(f"**{markdown_text(s.title)}**\n\n"
+                         + "\n".join(f"- {markdown_text(ln)}" for ln in s.lines))
+        if self.footer:
+            parts.append("  \n".join(markdown_text(f) for f in self.footer))
+        return "\n\n".join(parts)
+
+    def to_html(self) -> str:
+        """Render the summary as HTML, every string escaped.
+
+        Returns
+        -------
+        str
+            A ``<div>``: the heading, a bold title and a list per configuration, the footer.
+        """
+        body = "".join(
+            f"<div><b>{html_text(s.title)}</b><ul>"
+            + "".join(f"<li>{html_text(ln)}</li>" for ln in s.lines) + "</ul></div>"
+            for s in self.sections)
+        foot = "".join(f"<p style='font-size:90%'>{html_text(f)}</p>" for f in self.footer)
+        return f"<div><p>{html_text(self.heading)}</p>{body}{foot}</div>"
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def __str__(self) -> str:
+        """Render as plain text (:meth:`to_text`)."""
+        return self.to_text()
+
+
+def condition_word(study: Any) -> str:
+    """Name a condition of a study as its table does ("dataset"), for the sentences.
+
+    Parameters
+    ----------
+    study : Study
+        The study.
+
+    Returns
+    -------
+    str
+        Its one generalizability factor, lowercase when the name is plain lowercase words
+        ("dataset", "task"); "condition" when it generalizes over several factors or the
+        name is not a plain word.
+    """
+    gen = list(getattr(study, "generalize", []))
+    if len(gen) == 1 and str(gen[0]).replace("_", "").isalpha() and str(gen[0]).islower():
+        words = str(gen[0]).split("_")
+        # "dataset_name", "task_id": the column names a dataset, a task
+        if len(words) == 2 and words[1] in _NAME_SUFFIXES:
+            return words[0]
+        return " ".join(w for w in words if w)
+    return "condition"
+
+
+#: last words of a column that names its rows rather than saying what they are
+_NAME_SUFFIXES = frozenset({"name", "names", "id", "ids", "key", "label", "idx", "index"})
+
+
+# ---- numbers and verdicts in words --------------------------------------------------------
+
+
+def _count(x: float) -> str:
+    """Write a number of conditions, rounded up (n* is a count)."""
+    return str(int(math.ceil(x))) if math.isfinite(x) else "infinity"
+
+
+def _ordered_pair_in(reason: str, names: Sequence[str]) -> tuple[str, str] | None:
+    """Recover the least separated pair a set conclusion's reason names, if any."""
+    marker = "(least separated pair: "
+    if not reason or marker not in reason:
+        return None
+    for a in names:
+        for b in names:
+            if a != b and reason.endswith(f"{marker}{a} vs {b})"):
+                return a, b
+    return None
+
+
+@dataclass
+class _Words:
+    """How the conditions are called, alpha* and the interval's level."""
+
+    unit: str
+    units: str
+    level: float
+
+    def many(self, n: int) -> str:
+        return plural(n, self.unit, self.units)
+
+
+def _estimate(r: dict, w: _Words, *, has: bool) -> str:
+    """``n* = 38, 90 % interval 16-226`` (and the conditions the study has)."""
+    lo, hi = r["nstar_lo"], r["nstar_hi"]
+    txt = f"n* = {_count(r['nstar'])}"
+    if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+        txt += f", {w.level * 100:g} % interval {_count(lo)}-{_count(hi)}"
+    return txt + (f", with {w.many(r['N'])}" if has else f"; the study has {r['N']}")
+
+
+def verdict_words(r: dict, w: _Words, names: Sequence[str]) -> str:
+    """Say one conclusion's verdict in words, with its n* or why there is none.
+
+    Parameters
+    ----------
+    r : dict
+        One row of a conclusions frame.
+    w : _Words
+        How the conditions are called and the interval's level.
+    names : sequence of str
+        The configuration's alternatives, best mean rank first (to name the pair an "unsure"
+        rests on, the one ahead first).
+
+    Returns
+    -------
+    str
+        "holds (n* = ..., interval ..., with N datasets)", "needs k more datasets (...)",
+        "tied (why)" or "unsure (why)".
+    """
+    v, reason, N = r["verdict"], r["reason"] or "", r["N"]
+    if v == "holds":
+        return f"holds ({_estimate(r, w, has=True)})"
+    if r["more"] is not None and v.startswith("needs"):
+        return f"needs {r['more']} more {w.units} ({_estimate(r, w, has=False)})"
+    if v == "tied":
+        return f"tied ({reason})" if reason else "tied"
+    if not r["reliable"]:
+        return (f"unsure (only {w.many(N)}: too few to judge; a mean rank's model needs at "
+                f"least {MIN_CONDITIONS})")
+    if r["kind"] == "pair":
+        pair = tuple(r["members"])
+    elif r.get("bottleneck") and "(least separated pair: " in reason:
+        pair = tuple(r["bottleneck"])  # the frame names it: no need to read the reason
+    else:  # a frame without the column (written by an earlier version): read the reason
+        pair = _ordered_pair_in(reason, names)
+    if pair:
+        rank = {a: i for i, a in enumerate(names)}
+        pair = tuple(sorted(pair, key=lambda a: rank.get(a, len(rank))))
+    between = f" {pair[0]} from {pair[1]}" if pair else (" them" if r["kind"] == "pair"
+                                                          else " what it rests on")
+    if "reaches infinity" in reason:
+        return f"unsure (these {N} {w.units} do not separate{between})"
+    if "not separated" in reason:
+        how = ("once judged with the other pairs (Holm)"
+               if r["kind"] == "pair" and "Holm" in (r["judged"] or "") else
+               "at the generalizability level")
+        return (f"unsure (n* = {_count(r['nstar'])} is within the {N} {w.units}, but the "
+                f"difference is not significant {how}: these {w.units} do not yet "
+                f"separate{between})")
+    return f"unsure ({reason})" if reason else "unsure"
+
+
+# ---- one configuration ----------------------------------------------------------------------
+
+
+def _set_sentence(r: dict, w: _Words, names: Sequence[str]) -> str:
+    members = list(r["members"])
+    verdict = verdict_words(r, w, names)
+    if r["kind"] == "best":
+        what = members[0] if len(members) == 1 else f"co-best {{{', '.join(members)}}}"
+        return f"Best: {what} — {verdict}."
+    if r["kind"] == "top_k":
+        k = r["k"]
+        size = f" (ties make it {len(members)})" if len(members) != k else ""
+        return f"Top {k}{size} {{{', '.join(members)}}}: {verdict}."
+    text = str(r["observed"] or "")
+    text = text[len("order "):] if text.startswith("order ") else text
+    return f"Order {text}: {verdict}."
+
+
+def _listed(items: list[str], max_items: int) -> str:
+    if len(items) <= max_items:
+        return ", ".join(items)
+    return ", ".join(items[:max_items]) + f" and {len(items) - max_items} more (in the frame)"
+
+
+def _settled_words(rows: list[dict], order: Sequence[str], max_items: int) -> str:
+    """Settled pairs grouped by the one ahead: "A ahead of B, C; B ahead of C"."""
+    ahead: dict[str, list[str]] = {}
+    for r in rows:
+        a, b = r["members"]
+        ahead.setdefault(a, []).append(b)
+    rank = {a: i for i, a in enumerate(order)}
+    groups = []
+    for a in sorted(ahead, key=lambda x: rank.get(x, len(rank))):
+        behind = sorted(ahead[a], key=lambda x: rank.get(x, len(rank)))
+        groups.append(f"{a} ahead of {', '.join(behind)}")
+    if len(rows) > max_items * 2 and len(groups) > max_items:
+        return "; ".join(groups[:max_items]) + f"; and {len(groups) - max_items} more leaders"
+    return "; ".join(groups)
+
+
+def _pair_sentences(pairs: list[dict], w: _Words, order: Sequence[str],
+                    max_items: int) -> list[str]:
+    """Say the pairs of one configuration: counted, then listed by verdict."""
+    holds = [r for r in pairs if r["verdict"] == "holds"]
+    more = [r for r in pairs if r["more"] is not None and r["verdict"].startswith("needs")]
+    tied = [r for r in pairs if r["verdict"] == "tied"]
+    unsure = [r for r in pairs if r["verdict"] == "unsure"]
+    judged = pairs[0]["judged"] or ""
+    how = ("judged as a family, Holm" if "Holm" in judged else
+           "judged one by one" if "one by one" in judged else judged)
+    counts = [f"{len(holds)} settled"]
+    if unsure:
+        counts.append(f"{len(unsure)} cannot be separated by these {w.units}"
+                      if pairs[0]["reliable"] else f"{len(unsure)} unsure (too few "
+                      f"{w.units})")
+    if more:
+        top = max(r["more"] for r in more)
+        counts.append(f"1 needs {top} more" if len(more) == 1 else
+                      f"{len(more)} need up to {top} more")
+    if tied:
+        counts.append(f"{len(tied)} tied")
+    out = [f"Pairs ({len(pairs)}, {how}): {', '.join(counts)}."]
+    if holds:
+        out.append(f"Settled: {_settled_words(holds, order, max_items)}.")
+    if more:
+        more = sorted(more, key=lambda r: -r["more"])
+        out.append("Need more " + w.units + ": " + _listed(
+            [f"{r['members'][0]} ahead of {r['members'][1]} ({r['more']} more, n* = "
+             f"{_count(r['nstar'])})" for r in more], max_items) + ".")
+    if unsure and pairs[0]["reliable"]:
+        out.append(f"Not separated by these {w.many(pairs[0]['N'])}: " + _listed(
+            [f"{r['members'][0]} vs {r['members'][1]}" for r in unsure], max_items) + ".")
+    if tied:
+        out.append("Tied: " + _listed([f"{r['members'][0]} vs {r['members'][1]}"
+                                       for r in tied], max_items) + ".")
+    return out
+
+
+def _mean_rank_order(rows: list[dict], names: list[str]) -> list[str]:
+    """Order the alternatives by how many pair conclusions have them ahead (no order row)."""
+    wins = dict.fromkeys(names, 0)
+    for r in rows:
+        if r["kind"] == "pair" and str(r["observed"] or "").endswith(f"ahead of "
+                                                                     f"{r['members'][1]}"):
+            wins[r["members"][0]] += 1
+    best = next((r["members"] for r in rows if r["kind"] == "best"), [])
+    return sorted(names, key=lambda a: (a not in best, -wins[a]))
+
+
+def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int) -> Section:
+    first = rows[0]
+    title = (", ".join(f"{c} = {first[c]}" for c in design) if design else "the whole study")
+    title += f" ({w.many(first['N'])})"
+    names: list[str] = list(dict.fromkeys(m for r in rows for m in (r["members"] or [])))
+    order_row = next((r for r in rows if r["kind"] == "order"), None)
+    order = list(order_row["members"]) if order_row else _mean_rank_order(rows, names)
+    names = order
+    lines = [_set_sentence(r, w, names) for r in rows if r["kind"] in ("best", "top_k")]
+    pairs = [r for r in rows if r["kind"] == "pair"]
+    if pairs:
+        lines += _pair_sentences(pairs, w, order, max_items)
+    if order_row:
+        lines.append(_set_sentence(order_row, w, names))
+    needs = [r["more"] for r in rows if r["more"] is not None
+             and r["verdict"].startswith("needs")]
+    if needs:
+        lines.append(f"To settle the conclusions that need more: {max(needs)} more "
+                     f"{w.units} (the largest need; those marked unsure may not settle at "
+                     "any size).")
+    return Section(title, lines)
+
+
+def _check_frame(df: pl.DataFrame) -> None:
+    missing = [c for c in _NEED if c not in df.columns]
+    if missing:
+        raise GenexpyInputError(f"frame lacks the columns {missing}: pass the frame returned "
+                                "by gx.conclusions(study).")
+
+
+def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | None = None,
+                        alpha: float | None = None, level: float | None = None,
+                        max_items: int = 12, where: str | None = None) -> ConclusionsSummary:
+    """Say, per configuration, what a study concludes and whether each conclusion holds.
+
+    The best alternative, the top group(s), the pairs (counted, then listed: settled,
+    needing more conditions, not separated) and the whole order, each with the frame's
+    verdict in words and its n* with interval, in sentences that can be pasted.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or pandas.DataFrame
+        The frame of :func:`~genexpy_nb.conclusions`.
+    unit : str, default "condition"
+        What a condition is called ("dataset", "task"); ``units`` its plural (default:
+        ``unit + "s"``).
+    units : str, optional
+        The plural of ``unit`` when it is not ``unit + "s"``.
+    alpha : float, optional
+        The generalizability level alpha* the frame was computed at (said in the heading;
+        read from the frame's ``alpha`` column when it has one; default 0.95).
+    level : float, optional
+        The level of the interval of n* (read from the frame's ``level`` column when it has
+        one; default 0.90, that of :func:`~genexpy_nb.conclusions`).
+    max_items : int, default 12
+        The most pairs listed per verdict and configuration; the others are counted.
+    where : str, optional
+        Where the full frame was written (said below the sentences), if anywhere.
+
+    Returns
+    -------
+    ConclusionsSummary
+        ``print`` it or display it in a notebook; ``.frame`` is ``frame``,
+        ``.sentences()`` the plain sentences.
+
+    Examples
+    --------
+    >>> import polars as pl, genexpy_nb as gx
+    >>> df = pl.DataFrame({"dataset": [f"d{i}" for i in range(8) for _ in range(3)],
+    ...                    "model": ["a", "b", "c"] * 8,
+    ...                    "acc": [0.9, 0.8, 0.7, 0.9, 0.7, 0.8] * 4})
+    >>> study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
+    ...                  higher_is_better=True)
+    >>> s = gx.conclusions_summary(gx.conclusions(study, kinds=["best"]), unit="dataset")
+    >>> s.sentences()[0]
+    'Best: a — holds (n* = 1, 90 % interval 1-2, with 8 datasets).'
+    """
+    df = to_polars(frame, "frame")
+    _check_frame(df)
+    if not isinstance(max_items, int) or isinstance(max_items, bool) or max_items < 1:
+        raise GenexpyInputError(f"max_items must be a positive integer, got {max_items!r}.")
+
+    def from_frame(col: str, given: float | None, default: float) -> float:
+        if given is not None:
+            return float(given)
+        if col in df.columns and df.height and df[col].n_unique() == 1:
+            return float(df[col][0])
+        return default
+
+    a = from_frame("alpha", alpha, 0.95)
+    w = _Words(unit=unit, units=units or unit + "s", level=from_frame("level", level, 0.90))
+    design = [c for c in df.columns if c not in _CONCLUSION_COLUMNS]
+    sections = []
+    for cid in dict.fromkeys(df["config_id"].to_list()):
+        rows = list(df.filter(pl.col("config_id") == cid).iter_rows(named=True))
+        sections.append(_section(rows, design, w, max_items))
+    heading = (f"Do the study's conclusions hold? Each conclusion (the best, the top group, "
+               f"each pair, the order) comes from the mean ranks over the {w.units}, as in a "
+               f"critical-difference diagram. n*: the {w.units} two independent studies need "
+               f"to reach the same conclusion with probability alpha* = {a:g}; holds: n* <= "
+               f"the {w.units} the study has, and the differences it rests on are "
+               "significant.")
+    footer = [f"unsure: these {w.units} do not separate the alternatives named — more "
+              f"{w.units} may or may not settle it, so no number is given."]
+    judged = {j for j in df.filter(pl.col("kind") == "pair")["judged"].to_list() if j}
+    if any("Holm" in j for j in judged):
+        footer.append("Pairs are judged as a family (Holm's correction over the pairs of a "
+                      "configuration): with many pairs, judged one by one, some identical "
+                      "pairs would be called settled by chance alone.")
+    elif judged:
+        footer.append("Pairs are judged one by one (no correction for the number of pairs).")
+    if judged and (df["kind"] != "pair").any():
+        footer.append("The best, the top group and the order are each one claim: it holds only "
+                      "when every pair it rests on is separated, each pair at alpha* with no "
+                      "correction (an intersection-union test). So a best can hold while its "
+                      "pair with the runner-up, judged among all the pairs, is not settled.")
+    if where:
+        footer.append(f"All conclusions ({plural(df.height, 'row')}): {where}")
+    return ConclusionsSummary(frame=frame, sections=sections, heading=heading, footer=footer)
