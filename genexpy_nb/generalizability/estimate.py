@@ -40,14 +40,10 @@ def resample_mmd(supports: Sequence[tuple], N: int, ns: np.ndarray, rep: int,
     progress bar). ``bucket``: the route of the draws' order for every size (the same
     pairs either way; default: per size, as :func:`draw_pairs`).
     """
-    from .mmd import _draw_pairs
-
     out = np.empty((len(supports), ns.size, rep))
     for j, n in enumerate(ns):
-        if bucket is None:
-            IX, IY = draw_pairs(N, int(n), rep, disjoint=disjoint, replace=replace, seed=rng)
-        else:
-            IX, IY = _draw_pairs(N, int(n), rep, disjoint, replace, rng, bucket)
+        IX, IY = draw_pairs(N, int(n), rep, disjoint=disjoint, replace=replace, seed=rng,
+                            bucket=bucket)
         for q, sup in enumerate(supports):
             out[q, j, :] = mmd_from_pairs(sup[0], sup[1], IX, IY)
         if on_pairs is not None:

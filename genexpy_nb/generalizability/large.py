@@ -319,7 +319,6 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
     its memory is linear in m.
     """
     from .._numba import run_blocks
-    from .mmd import _rowdot
 
     m = sup.m
     units = [(j, r) for j in range(ns.size) for r in range(rep)]
@@ -352,7 +351,7 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
 
             run_blocks(product, len(part), 2.0 * len(part) * (b1 - b0) * m,
                        block_rows=_DENSE_PAIRS)
-        v = _rowdot(Y, C)
+        v = np.einsum("rm,rm->r", Y, C)
         at = 0
         for j in sizes:
             take = [r for jj, r in part if jj == j]

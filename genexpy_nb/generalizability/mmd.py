@@ -74,7 +74,7 @@ def support(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def draw_pairs(
     N: int, n: int, rep: int, *, disjoint: bool = True, replace: bool = False,
-    seed: int | np.random.Generator | None = 0,
+    seed: int | np.random.Generator | None = 0, bucket: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draw the indices of ``rep`` pairs of samples of size ``n`` from ``N`` results (Sec. 4.5).
 
@@ -100,6 +100,10 @@ def draw_pairs(
         The sampling scheme (the table above); the paper's is the default.
     seed : int, numpy Generator or None
         Same seed, same pairs.
+    bucket : bool or None
+        How the uniforms behind the samples are ordered: by the numba bucket sort (True) or
+        by NumPy (False); None by the work of this call
+        (``config.ROUTES.pairs_bucket_min_work``). The same pairs either way.
 
     Returns
     -------
@@ -110,7 +114,7 @@ def draw_pairs(
     n = check_positive_int("n", n, minimum=1)
     rep = check_positive_int("rep", rep, minimum=1)
     check_memory("rep", rep, per_unit=16.0 * (N + 2 * n), what=f"{rep} pairs of samples")
-    return _draw_pairs(N, n, rep, disjoint, replace, rng_from_seed(seed))
+    return _draw_pairs(N, n, rep, disjoint, replace, rng_from_seed(seed), bucket)
 
 
 def _draw_pairs(N: int, n: int, rep: int, disjoint: bool, replace: bool,
