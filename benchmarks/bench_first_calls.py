@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +58,33 @@ print(json.dumps({"numpy_polars": t1 - t0, "genexpy_nb": t2 - t1, "first": first
 FUNCTIONS = ("critical_difference", "posthoc_nemenyi", "pairwise_wilcoxon", "friedman",
              "conclusions")
 
+#: the peers' whole processes on the same table: what a user of each runs instead
+PEERS = {
+    "scipy: studentized_range.ppf (the CD)": r"""
+import sys, numpy as np, pandas as pd
+from scipy import stats
+X = pd.read_csv(sys.argv[1]).drop(columns="dataset").to_numpy()
+stats.studentized_range.ppf(0.95, X.shape[1], np.inf)
+""",
+    "scipy: wilcoxon on every pair": r"""
+import sys, itertools, numpy as np, pandas as pd
+from scipy import stats
+X = pd.read_csv(sys.argv[1]).drop(columns="dataset").to_numpy()
+[stats.wilcoxon(X[:, i], X[:, j]) for i, j in itertools.combinations(range(X.shape[1]), 2)]
+""",
+    "scikit-posthocs: posthoc_nemenyi_friedman": r"""
+import sys, pandas as pd, scikit_posthocs as sp
+sp.posthoc_nemenyi_friedman(pd.read_csv(sys.argv[1]).drop(columns="dataset").to_numpy())
+""",
+    "autorank: autorank()": r"""
+import sys, warnings, pandas as pd
+from autorank import autorank
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    autorank(pd.read_csv(sys.argv[1]).drop(columns="dataset"), alpha=0.05, verbose=False)
+""",
+}
+
 
 def _table(path: Path) -> None:
     rng = np.random.default_rng(1)
@@ -90,6 +118,16 @@ def main() -> None:
                         raise SystemExit(out.stderr[-2000:])
                     res.setdefault((label, fn), []).append(
                         json.loads(out.stdout.strip().splitlines()[-1]))
+        peers: dict[str, list[float]] = {}
+        for _ in range(args.repeat):
+            for name, code in PEERS.items():
+                path = Path(tmp) / "peer.py"
+                path.write_text(code)
+                t = time.perf_counter()
+                out = subprocess.run([sys.executable, str(path), str(table)],
+                                     capture_output=True, text=True, cwd=tmp)
+                if out.returncode == 0:
+                    peers.setdefault(name, []).append(time.perf_counter() - t)
     print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores; medians of "
           f"{args.repeat} fresh processes, interleaved; seconds")
     print(f"{'checkout':14s} {'function':20s} {'numpy+polars':>12s} {'genexpy_nb':>10s} "
@@ -99,6 +137,9 @@ def main() -> None:
         ratio = med["first"] / (med["warm"] + med["genexpy_nb"])
         print(f"{label:14s} {fn:20s} {med['numpy_polars']:12.2f} {med['genexpy_nb']:10.2f} "
               f"{med['first']:10.2f} {med['warm']:7.3f} {med['whole']:6.2f} {ratio:19.2f}")
+    print("the peers' whole processes (interpreter, imports, the same table):")
+    for name, ts in peers.items():
+        print(f"  {name:45s} {statistics.median(ts):6.2f} s")
 
 
 if __name__ == "__main__":

@@ -254,23 +254,27 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
     seed64 = np.uint64(seed)
     pos = (np.arange(ns.size, dtype=np.int64) if positions is None
            else np.ascontiguousarray(positions, dtype=np.int64))
+    r = config.ROUTES
+    dense = float(r.mmd_dense_fraction_small if sup.m <= r.mmd_cache_m
+                  else r.mmd_dense_fraction_large)
+    wide = np.array([sup.m <= r.mmd_small_m or min(2 * int(n), sup.m) >= dense * sup.m
+                     for n in ns])
     if sup.kind == 0:
-        # the values from the matrix: each size's pairs drawn by the kernel's streams, then
-        # the MMD of every pair as the full grid computes it (one BLAS product per block of
-        # pairs where they touch much of the support, the touched points only elsewhere)
+        # the values from the matrix: each size's pairs drawn by the kernel's streams; the
+        # sizes whose pairs touch much of the support by BLAS products with the matrix in
+        # row blocks (each block read once for many pairs: _dense_blocks), the others over
+        # the touched points only, as the full grid computes them
         from .mmd import mmd_from_pairs
 
         res = out.reshape(ns.size, rep)
-        for j, n in enumerate(ns):
-            IX, IY = _unit_pairs(N, int(n), int(pos[j]), rep, seed64)
+        if wide.any():
+            res[wide] = _dense_blocks(sup, N, ns[wide], pos[wide], rep, seed64, on_work)
+        for j in np.flatnonzero(~wide):
+            IX, IY = _unit_pairs(N, int(ns[j]), int(pos[j]), rep, seed64)
             res[j] = mmd_from_pairs(sup.K, sup.inv, IX, IY)
             if on_work is not None:
                 on_work(float(cost[j * rep:(j + 1) * rep].sum()))
         return res
-    r = config.ROUTES
-    dense = float(r.mmd_dense_fraction_small if sup.m <= r.mmd_cache_m
-                  else r.mmd_dense_fraction_large)
-    wide = np.array([min(2 * int(n), sup.m) >= dense * sup.m for n in ns])
     if sup.rows is not None and wide.any():
         # the sizes whose pairs touch much of the support: the matrix in row blocks, computed
         # on the fly and multiplied by the pairs' count differences (BLAS), as the matrix
@@ -308,15 +312,17 @@ _DENSE_PAIRS: int = 100
 def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, rep: int,
                   seed: np.uint64, on_work: Callable[[float], object] | None
                   ) -> np.ndarray:
-    """MMD_n of sizes whose pairs touch much of a support read on the fly: (len(ns), rep).
+    """MMD_n of sizes whose pairs touch much of the support: (len(ns), rep).
 
     ``MMD^2 = c' K c / n^2`` with ``c`` a pair's count differences on the m support points:
     the pairs go in groups (at most ``_DENSE_BYTES`` of ``c`` and ``K c``); for each group
-    the matrix is computed in row blocks from the support's results
-    (``sup.kernel.gram``: the very values of the matrix route) and each block multiplies
-    its rows of ``c`` (BLAS, in products of ``_DENSE_PAIRS`` pairs, the same at any thread
-    count). About the matrix route's cost (its products) plus the matrix once per group;
-    its memory is linear in m.
+    the matrix is read in row blocks of ``_DENSE_BLOCK_ROWS`` (from the support's matrix,
+    or computed on the fly from the support's results, ``sup.kernel.gram``: the same
+    values) and each block multiplies its rows of ``c`` for every pair of the group (BLAS,
+    in products of ``_DENSE_PAIRS`` pairs: the same bits at any thread count). Each block
+    is read once for many pairs, so the products run at the processor's rate where one
+    product per 100 pairs over the whole matrix waited on memory; on the fly, the matrix
+    is computed once per group, and memory stays linear in m.
     """
     from .._numba import run_blocks
 
@@ -344,7 +350,8 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
         Y = np.zeros_like(C)
         for b0 in range(0, m, _DENSE_BLOCK_ROWS):
             b1 = min(m, b0 + _DENSE_BLOCK_ROWS)
-            Kb = np.ascontiguousarray(sup.kernel.gram(rows[b0:b1], rows), dtype=np.float64)
+            Kb = (sup.K[b0:b1] if sup.kind == 0 else np.ascontiguousarray(
+                sup.kernel.gram(rows[b0:b1], rows), dtype=np.float64))
 
             def product(r0: int, r1: int, Kb=Kb, b0=b0, b1=b1, Y=Y, C=C) -> None:
                 Y[r0:r1] += C[r0:r1, b0:b1] @ Kb
