@@ -231,10 +231,12 @@ class Costs:
     #: the classical tests: per (condition, alternative) and per pair of alternatives
     compare_cell_ns: float = 1500.0
     compare_pair_ns: float = 2000.0
-    #: rank probabilities: per (replicate, condition, alternative) and (replicate,
-    #: alternative^2)
+    #: rank probabilities: per (replicate, condition, alternative), per (replicate,
+    #: alternative) (the places from the sorted scores) and per (block of replicates,
+    #: alternative^2) (the places' counts)
     rank_cell_ns: float = 1.5
-    rank_place_ns: float = 12.0
+    rank_place_ns: float = 30.0
+    rank_block_ns: float = 2.0
     #: robust aggregates' bootstrap: per (replicate, alternative, task): the numba kernel,
     #: and NumPy (small work)
     bootstrap_cell_ns: float = 4.0

@@ -871,7 +871,9 @@ def estimate_steps(study: Study, kernels: Sequence[Any] | None = None, *,
         N, na = float(s.N), float(s.na)
         pairs = na * (na - 1) / 2.0
         tests += N * na * c.compare_cell_ns + pairs * c.compare_pair_ns
-        ranks += RANK_REP * (N * na * c.rank_cell_ns + na * na * c.rank_place_ns)
+        block = max(1, 2_000_000 // int(N * na + na * na))  # rank_probabilities' blocks
+        ranks += (RANK_REP * (N * na * c.rank_cell_ns + na * c.rank_place_ns)
+                  + math.ceil(RANK_REP / block) * na * na * c.rank_block_ns)
         work = float(AGG_REP) * na * N
         beyond += work * (c.bootstrap_numpy_cell_ns
                           if work <= config.ROUTES.aggregates_numpy_max_work

@@ -34,7 +34,6 @@ gives the same numbers, everywhere.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -125,10 +124,10 @@ def grid_note(ns: np.ndarray) -> str:
 class LargeSupport:
     """A kernel's support prepared for the batched kernel.
 
-    ``kind`` says where the values come from (0: the matrix ``K``; 1: Mallows bitsets ``B``,
-    tied pairs ``T``, value table ``table`` indexed by twice the discordance, ``c2`` =
-    na (na - 1); 2: RBF rows ``X`` and ``gamma``); ``inv`` (N,) is each result's support
-    point, ``m`` the support's size.
+    ``kind`` says where the values of the sizes read one pair at a time come from (0: the
+    matrix ``K``; 1: Mallows bitsets ``B``, tied pairs ``T``, value table ``table``
+    indexed by twice the discordance, ``c2`` = na (na - 1); 2: RBF rows ``X`` and
+    ``gamma``); ``inv`` (N,) is each result's support point, ``m`` the support's size.
     """
 
     kind: int
@@ -145,6 +144,8 @@ class LargeSupport:
     #: where a pair touches much of the support compute in row blocks (:func:`_dense_blocks`)
     rows: np.ndarray | None = None
     kernel: Kernel | None = None
+    #: ``K`` is the matrix on the support (else computed in blocks from ``rows``)
+    has_matrix: bool = True
 
 
 def _mallows_bits(R: np.ndarray) -> np.ndarray:
@@ -167,10 +168,19 @@ def large_support(kernel: Kernel, data: np.ndarray,
                   ) -> LargeSupport:
     """Prepare a resolved kernel's support of one configuration's results ``data`` (N, na).
 
-    The matrix on the support when it has at most ``config.ROUTES.large_matrix_m`` points
-    (always for a kernel other than Mallows and RBF); the rows to compute values from
-    beyond. ``support``: the kernel's ``(K, inv, counts)`` on ``data`` when already
-    computed (:func:`genexpy_nb.generalizability.mmd.kernel_support`), not computed again.
+    Two routes, by size of support, for the two kinds of sample sizes:
+
+    - the sizes whose pairs touch much of the support read the matrix on the support in
+      row blocks (:func:`_dense_blocks`): the matrix itself up to
+      ``config.ROUTES.large_matrix_m`` points (always for a kernel other than Mallows and
+      RBF), computed in blocks from the support's results beyond;
+    - the other sizes, one pair at a time over the points it touches: from the matrix up to
+      ``config.ROUTES.large_support_m`` points, where look-ups stay in cache; Mallows and
+      RBF values on the fly beyond (from packed bitsets or the score vectors: a look-up in
+      a matrix of hundreds of megabytes misses every cache, a few words of bits do not).
+
+    ``support``: the kernel's ``(K, inv, counts)`` on ``data`` when already computed
+    (:func:`genexpy_nb.generalizability.mmd.kernel_support`), not computed again.
     """
     from ._gram import _tied_pairs
 
@@ -184,19 +194,23 @@ def large_support(kernel: Kernel, data: np.ndarray,
     inv = np.ascontiguousarray(inv, dtype=np.int64)
     m = int(first.size)
     u = data[first]
-    e1 = np.zeros((1, 1))
-    if m > config.ROUTES.large_matrix_m and kernel.name == "mallows":
+    fly = kernel.name in ("mallows", "rbf") and m > config.ROUTES.large_support_m
+    has_matrix = not (kernel.name in ("mallows", "rbf")
+                      and m > config.ROUTES.large_matrix_m)
+    K = (np.ascontiguousarray(kernel.gram(u), dtype=np.float64) if has_matrix
+         else np.zeros((1, 1)))
+    if fly and kernel.name == "mallows":
         na = u.shape[1]
         c2 = na * (na - 1)
         table = np.exp(-float(kernel.nu) * 0.5 * np.arange(c2 + 1, dtype=np.float64))
         T = np.asarray(_tied_pairs(u)).astype(np.int64)
-        return LargeSupport(1, inv, m, e1, _mallows_bits(u), np.ascontiguousarray(T), table,
-                            c2, e1, 0.0, rows=u, kernel=kernel)
-    if m > config.ROUTES.large_matrix_m and kernel.name == "rbf":
-        return LargeSupport(2, inv, m, e1, _NO_ROWS["B"], _NO_ROWS["T"], _NO_ROWS["table"], 0,
+        return LargeSupport(1, inv, m, K, _mallows_bits(u), np.ascontiguousarray(T), table,
+                            c2, np.zeros((1, 1)), 0.0, rows=u, kernel=kernel,
+                            has_matrix=has_matrix)
+    if fly:
+        return LargeSupport(2, inv, m, K, _NO_ROWS["B"], _NO_ROWS["T"], _NO_ROWS["table"], 0,
                             np.ascontiguousarray(u, dtype=np.float64), float(kernel.gamma),
-                            rows=u, kernel=kernel)
-    K = np.ascontiguousarray(kernel.gram(u), dtype=np.float64)
+                            rows=u, kernel=kernel, has_matrix=has_matrix)
     return LargeSupport(0, inv, m, K, **_NO_ROWS)
 
 
@@ -259,44 +273,40 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
                   else r.mmd_dense_fraction_large)
     wide = np.array([sup.m <= r.mmd_small_m or min(2 * int(n), sup.m) >= dense * sup.m
                      for n in ns])
+    res = out.reshape(ns.size, rep)
+    if wide.any():
+        # the sizes whose pairs touch much of the support: BLAS products with the matrix in
+        # row blocks, each block read once for many pairs (_dense_blocks)
+        res[wide] = _dense_blocks(sup, N, ns[wide], pos[wide], rep, seed64, on_work)
+    if wide.all():
+        return res
+    narrow = np.flatnonzero(~wide)
     if sup.kind == 0:
-        # the values from the matrix: each size's pairs drawn by the kernel's streams; the
-        # sizes whose pairs touch much of the support by BLAS products with the matrix in
-        # row blocks (each block read once for many pairs: _dense_blocks), the others over
-        # the touched points only, as the full grid computes them
+        # the others over the touched points, as the full grid computes them
         from .mmd import mmd_from_pairs
 
-        res = out.reshape(ns.size, rep)
-        if wide.any():
-            res[wide] = _dense_blocks(sup, N, ns[wide], pos[wide], rep, seed64, on_work)
-        for j in np.flatnonzero(~wide):
+        for j in narrow:
             IX, IY = _unit_pairs(N, int(ns[j]), int(pos[j]), rep, seed64)
             res[j] = mmd_from_pairs(sup.K, sup.inv, IX, IY)
             if on_work is not None:
                 on_work(float(cost[j * rep:(j + 1) * rep].sum()))
         return res
-    if sup.rows is not None and wide.any():
-        # the sizes whose pairs touch much of the support: the matrix in row blocks, computed
-        # on the fly and multiplied by the pairs' count differences (BLAS), as the matrix
-        # route does; the others below, one pair at a time over the touched points
-        res = out.reshape(ns.size, rep)
-        res[wide] = _dense_blocks(sup, N, ns[wide], pos[wide], rep, seed64, on_work)
-        if not (~wide).any():
-            return res
-        res[~wide] = mmd_grid(dataclasses.replace(sup, rows=None), N, ns[~wide], rep, seed,
-                              on_work, positions=pos[~wide])
-        return res
+    # the others one pair at a time on the batched kernel, values on the fly
+    ns_n, pos_n = ns[narrow], pos[narrow]
+    out_n = np.empty(ns_n.size * rep)
+    cost_n = np.repeat(ns_n.astype(np.float64) ** 2, rep)
 
     def block(u0: int, u1: int) -> None:
         _large.mmd_units(sup.kind, sup.K, sup.B, sup.T, sup.table, sup.c2, sup.X, sup.gamma,
-                         sup.inv, N, ns, pos, rep, seed64, dense, u0, u1, out)
+                         sup.inv, N, ns_n, pos_n, rep, seed64, dense, u0, u1, out_n)
         if on_work is not None:
-            on_work(float(cost[u0:u1].sum()))
+            on_work(float(cost_n[u0:u1].sum()))
 
     with compile_note(_large.mmd_units):
-        run_blocks(block, units, 2.0 * float(cost.sum()) * rep,
+        run_blocks(block, out_n.size, 2.0 * float(cost_n.sum()) * rep,
                    block_rows=_UNITS_PER_BLOCK)
-    return out.reshape(ns.size, rep)
+    res[narrow] = out_n.reshape(ns_n.size, rep)
+    return res
 
 
 #: on-the-fly supports: the pairs' count differences and their products with the matrix,
@@ -350,7 +360,7 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
         Y = np.zeros_like(C)
         for b0 in range(0, m, _DENSE_BLOCK_ROWS):
             b1 = min(m, b0 + _DENSE_BLOCK_ROWS)
-            Kb = (sup.K[b0:b1] if sup.kind == 0 else np.ascontiguousarray(
+            Kb = (sup.K[b0:b1] if sup.has_matrix else np.ascontiguousarray(
                 sup.kernel.gram(rows[b0:b1], rows), dtype=np.float64))
 
             def product(r0: int, r1: int, Kb=Kb, b0=b0, b1=b1, Y=Y, C=C) -> None:
@@ -444,18 +454,20 @@ class GridPlan:
     seconds: float
 
 
-def _mmd_ns(n: int, shape: KernelShape, rep: int, matrix: bool) -> float:
-    """Estimated nanoseconds of ``rep`` MMD values of size n for one kernel (no draws)."""
+def _mmd_ns(n: int, shape: KernelShape, rep: int, fly: bool) -> float:
+    """Estimated nanoseconds of ``rep`` MMD values of size n for one kernel (no draws).
+
+    ``fly``: the sizes read one pair at a time compute Mallows or RBF values on the fly
+    (the large path beyond ``config.ROUTES.large_support_m`` points).
+    """
     c, r = config.COSTS, config.ROUTES
     m = shape.m
     k = min(2 * n, m)
     dense_from = (r.mmd_dense_fraction_small if m <= r.mmd_cache_m
                   else r.mmd_dense_fraction_large)
-    if k >= m * dense_from and not matrix:  # the matrix on the fly, in blocks (_dense_blocks)
+    if m <= r.mmd_small_m or k >= m * dense_from:  # BLAS products with the matrix
         return rep * (m * m * c.blas_ns + (m + 2 * n) * c.cell_ns)
-    if matrix:  # genexpy_nb.generalizability.mmd.mmd_from_pairs
-        if m <= r.mmd_small_m or k >= m * dense_from:
-            return rep * (m * m * c.blas_ns + (m + 2 * n) * c.cell_ns)
+    if not fly:  # over the touched points, from the matrix
         if rep * k * k <= r.mmd_gather_max_work:
             return rep * k * k * c.gather_ns
         return rep * 0.5 * k * k * (c.loop_ns if m <= r.mmd_cache_m else c.loop_far_ns)
@@ -494,12 +506,12 @@ def full_grid_seconds(N: int, ns: np.ndarray, shapes: list[KernelShape], rep: in
     for j, n in enumerate(ns):
         n = int(n)
         total += rep * N * draw
-        total += sum(_mmd_ns(n, s, rep, True) for s in shapes)
+        total += sum(_mmd_ns(n, s, rep, False) for s in shapes)
         if j in keep:
             if N <= NULL_DENSE_MAX:
                 total += len(shapes) * rep * (N * N * c.blas_ns + (N + 2 * n) * c.cell_ns)
             else:
-                total += sum(_mmd_ns(n, s, rep, True) for s in shapes)
+                total += sum(_mmd_ns(n, s, rep, False) for s in shapes)
     return float(total * 1e-9 + runs * len(shapes) * len(ns) * c.size_s)
 
 
@@ -520,8 +532,9 @@ def thinned_grid_seconds(N: int, ns: np.ndarray, shapes: list[KernelShape], rep:
     per_size = np.zeros(len(ns))
     for s in shapes:
         matrix = s.m <= config.ROUTES.large_matrix_m or s.name not in ("mallows", "rbf")
+        fly = s.name in ("mallows", "rbf") and s.m > closed_max
         total += runs * _setup_ns(s, matrix, min(s.m, closed_max))
-        per_size += [2 * int(n) * rep * c.unit_draw_ns + _mmd_ns(int(n), s, rep, matrix)
+        per_size += [2 * int(n) * rep * c.unit_draw_ns + _mmd_ns(int(n), s, rep, fly)
                      for n in ns]
         if not matrix:  # the matrix once per group of the pairs that read it in blocks
             r = config.ROUTES
