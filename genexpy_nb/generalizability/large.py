@@ -343,7 +343,7 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
     rows = sup.rows
     for g0 in range(0, len(units), group):
         part = units[g0:g0 + group]
-        C = np.zeros((len(part), m))
+        C = np.empty((len(part), m))
         sizes = sorted({j for j, _ in part})
         at = 0
         for j in sizes:
@@ -352,10 +352,10 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
             IX, IY = _unit_pairs(N, n, int(pos[j]), rep, seed)
             ix, iy = sup.inv[IX[take]], sup.inv[IY[take]]
             k = len(take)
-            idx = np.concatenate((ix, iy), axis=1) + (np.arange(at, at + k) * m)[:, None]
+            idx = np.concatenate((ix, iy), axis=1) + (np.arange(k) * m)[:, None]
             signs = np.concatenate((np.ones(n), -np.ones(n)))
-            C.ravel()[:] += np.bincount(idx.ravel(), weights=np.tile(signs, k),
-                                        minlength=C.size)
+            C[at:at + k] = np.bincount(idx.ravel(), weights=np.tile(signs, k),
+                                       minlength=k * m).reshape(k, m)
             at += k
         Y = np.zeros_like(C)
         for b0 in range(0, m, _DENSE_BLOCK_ROWS):
