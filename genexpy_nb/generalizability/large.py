@@ -194,9 +194,10 @@ def large_support(kernel: Kernel, data: np.ndarray,
     inv = np.ascontiguousarray(inv, dtype=np.int64)
     m = int(first.size)
     u = data[first]
-    fly = kernel.name in ("mallows", "rbf") and m > config.ROUTES.large_support_m
     has_matrix = not (kernel.name in ("mallows", "rbf")
                       and m > config.ROUTES.large_matrix_m)
+    fly = kernel.name in ("mallows", "rbf") and (m > config.ROUTES.large_support_m
+                                                  or not has_matrix)
     K = (np.ascontiguousarray(kernel.gram(u), dtype=np.float64) if has_matrix
          else np.zeros((1, 1)))
     if fly and kernel.name == "mallows":
@@ -271,8 +272,11 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
     r = config.ROUTES
     dense = float(r.mmd_dense_fraction_small if sup.m <= r.mmd_cache_m
                   else r.mmd_dense_fraction_large)
-    wide = np.array([sup.m <= r.mmd_small_m or min(2 * int(n), sup.m) >= dense * sup.m
-                     for n in ns])
+    # the sizes whose pairs touch much of a large support (beyond large_support_m points: a
+    # matrix larger than the caches) by products with its row blocks; on a smaller one every
+    # size as the full grid computes it, one product per size (the matrix stays in cache)
+    wide = np.array([(sup.m > r.large_support_m or not sup.has_matrix)
+                     and min(2 * int(n), sup.m) >= dense * sup.m for n in ns])
     res = out.reshape(ns.size, rep)
     if wide.any():
         # the sizes whose pairs touch much of the support: BLAS products with the matrix in
@@ -282,7 +286,8 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
         return res
     narrow = np.flatnonzero(~wide)
     if sup.kind == 0:
-        # the others over the touched points, as the full grid computes them
+        # the others as the full grid computes them (BLAS where a pair touches much of the
+        # support, the touched points only elsewhere)
         from .mmd import mmd_from_pairs
 
         for j in narrow:

@@ -195,3 +195,18 @@ def test_mmd_values_read_every_conditions_own_result_beyond_the_closed_forms_sub
     # count; the subsample's values would differ by far more)
     np.testing.assert_allclose(cd.mmd[0], want, rtol=1e-12, atol=1e-14)
     assert S.shape[0] == N
+
+
+@pytest.mark.parametrize("support_m, matrix_m", [(10**9, 10), (10, 10**9), (40, 120)])
+def test_every_split_of_the_routes_gives_the_naive_values(support_m, matrix_m):
+    # the matrix kept or computed in blocks, values looked up or on the fly for the sizes
+    # read one pair at a time: any combination of the two bounds gives the MMD values
+    S = _scores()
+    R = _rankings(S)
+    kern = Mallows().resolve(NA)
+    ns = np.array([2, 6, 20, 64, 150])
+    with config.force_route(large_support_m=support_m, large_matrix_m=matrix_m):
+        out = large.mmd_grid(large.large_support(kern, R), N, ns, 12, 99)
+    pairs = large.large_pairs(N, ns, 12, 99)
+    ref = np.array([[mmd(R[IX[r]], R[IY[r]], kern) for r in range(12)] for IX, IY in pairs])
+    np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
