@@ -159,14 +159,16 @@ class Routes:
     #: the estimate depends on the shape only (never on the machine), so the same study
     #: takes the same path everywhere
     grid_budget_s: float = 1.0
-    #: large-study path: the closed-form parts (the ``approx`` estimators, the sampling
-    #: part of the interval of n* and of the baseline's band, the RBF check) read a seeded
-    #: subsample of this many conditions where a configuration has more distinct results
+    #: large-study path, beyond this many distinct results: the closed-form parts (the
+    #: ``approx`` estimators, the sampling part of the interval of n* and of the baseline's
+    #: band, the RBF check) read a seeded subsample of this many conditions; the sample
+    #: sizes read one pair at a time compute Mallows and RBF values on the fly (a look-up in
+    #: a larger matrix misses the caches); the sizes whose pairs touch much of the support
+    #: read the matrix in row blocks (below: one BLAS product per size, as the full grid)
     large_support_m: float = 2000
     #: large-study path: supports up to this many distinct results keep their kernel
-    #: matrix (288 MB at 6,000), the MMD values then read by BLAS products where a pair
-    #: touches much of the support; beyond, Mallows and RBF values are computed on the fly
-    #: (Jaccard and Borda supports are small: always a matrix)
+    #: matrix (288 MB at 6,000); beyond, its row blocks are computed when read (Mallows and
+    #: RBF; Jaccard and Borda supports are small: always a matrix)
     large_matrix_m: float = 6000
 
 #: the routes in force (see :class:`Routes` and :func:`force_route`)
