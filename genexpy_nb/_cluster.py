@@ -22,12 +22,19 @@ __all__ = [
     "ClusterTaskError",
     "as_client",
     "chunks",
+    "format_items",
     "local_client",
     "map_ordered",
     "map_unordered",
     "require_distributed",
     "total_threads",
 ]
+
+
+#: seconds a map waits while the cluster has no worker at all (every worker died and none was
+#: restarted, or none joined) before it gives up on the unfinished tasks with a
+#: :class:`ClusterTaskError`; a cluster that scales up from zero has that long to start one
+NO_WORKER_TIMEOUT: float = 180.0
 
 
 class ClusterTaskError(RuntimeError):
@@ -217,18 +224,165 @@ def chunks(n: int, n_threads: int, chunk_size: int | None = None,
     return [range(i, min(n, i + chunk_size)) for i in range(0, n, chunk_size)]
 
 
+def _hold(value: Any) -> Any:
+    """Return ``value``: a task whose result is a shared object (see :func:`_share`)."""
+    return value
+
+
+def _share(client: Any, shared: Sequence[Any]) -> list[Any]:
+    """Put the objects every task needs on the cluster once, as tasks that can be recomputed.
+
+    Scattered data (``client.scatter``) cannot be recomputed: once every worker that held it
+    has died, every task still waiting for it is cancelled, and a scatter to a worker that
+    dies during it raises a transport error. A task that returns the object can be run again
+    by the scheduler on any worker, from the copy the scheduler keeps; the workers then pass
+    the result to each other as for any other dependency.
+    """
+    return [client.submit(_hold, obj, pure=False) for obj in shared]
+
+
+def format_items(indices: Sequence[int], unit: str, limit: int = 12) -> str:
+    """Name the items ``indices`` compactly: ``"chunks 0, 3-5 and 9"``.
+
+    Parameters
+    ----------
+    indices : sequence of int
+        The items' indices (any order; duplicates ignored).
+    unit : str
+        The items' name in the singular (``"chunk"``).
+    limit : int, default 12
+        At most this many runs of consecutive indices are named; the rest are counted.
+
+    Returns
+    -------
+    str
+        The unit in the singular or plural, then the indices, runs of consecutive ones as
+        ``a-b``.
+    """
+    idx = sorted(set(int(i) for i in indices))
+    runs: list[tuple[int, int]] = []
+    for i in idx:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    parts = [str(a) if a == b else f"{a}-{b}" for a, b in runs[:limit]]
+    if len(runs) > limit:
+        parts.append(f"{sum(b - a + 1 for a, b in runs[limit:])} more")
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{unit}{'' if len(idx) == 1 else 's'} {text}"
+
+
+def _failure_reason(exc: BaseException) -> str:
+    """Say in words why a task failed on the cluster."""
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        return ("its worker died while running it, as many times as the scheduler allows "
+                "(distributed.scheduler.allowed-failures)")
+    if name in ("FutureCancelledError", "CancelledError"):
+        return "it was cancelled (a worker it needed was lost, or the cluster shut down)"
+    if isinstance(exc, _NoWorkers):
+        return str(exc)
+    if isinstance(exc, OSError) or name in ("CommClosedError", "TimeoutError"):
+        return f"the connection to the cluster broke ({name})"
+    return f"it raised {name}: {exc}"
+
+
+#: the error's advice when the caller keeps what finished (a pool's ``.partial/`` folder)
+RETRY_KEPT = "The others finished; run the same call again to redo the missing ones."
+#: the error's advice when nothing is kept (an analysis returns all or nothing)
+RETRY_ALL = ("Nothing was kept: run the call again once the cluster is healthy, or without "
+             "client= to run it on this machine (the same numbers).")
+
+
+class _NoWorkers(Exception):
+    """The cluster has had no worker for :data:`NO_WORKER_TIMEOUT` seconds."""
+
+
+class _Watchdog:
+    """Cancels the unfinished tasks of a map when the cluster has had no worker for too long.
+
+    A cluster whose workers keep dying may end with none (a nanny gives up restarting its
+    worker); the scheduler then keeps the tasks waiting for ever. A thread asks the
+    scheduler for its workers every second and, after :data:`NO_WORKER_TIMEOUT` seconds
+    without one, cancels the unfinished futures: the map records them as failed for that
+    reason, and ends.
+    """
+
+    def __init__(self, client: Any, futures: Sequence[Any]) -> None:
+        import threading
+
+        self.client, self.futures = client, futures
+        self.fired: _NoWorkers | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="genexpy_nb-no-worker-watch",
+                                        daemon=True)
+        self._thread.start()
+
+    def _has_workers(self) -> bool:
+        try:
+            return bool(self.client.nthreads())
+        except Exception:  # the scheduler did not answer: count as no worker this time
+            return False
+
+    def _run(self) -> None:
+        import time
+
+        last_seen = time.monotonic()
+        while not self._stop.wait(1.0):
+            if self._has_workers():
+                last_seen = time.monotonic()
+            elif time.monotonic() - last_seen >= NO_WORKER_TIMEOUT:
+                self.fired = _NoWorkers(
+                    f"the cluster had no worker for {round(NO_WORKER_TIMEOUT)} s (its workers "
+                    "died and none was restarted, or none joined), so its tasks could not run")
+                with contextlib.suppress(Exception):
+                    self.client.cancel([f for f in self.futures if not f.done()])
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+class _Failures:
+    """The failed items of one map over the cluster, and the error that names them."""
+
+    def __init__(self, n_items: int, unit: str, retry: str,
+                 describe: Callable[[list[int]], str] | None = None) -> None:
+        self.n_items, self.unit, self.retry, self.describe = n_items, unit, retry, describe
+        self.items: dict[int, BaseException] = {}
+
+    def add(self, i: int, exc: BaseException) -> None:
+        self.items.setdefault(i, exc)
+
+    def error(self) -> ClusterTaskError:
+        i0 = min(self.items)
+        e0 = self.items[i0]
+        what = f" ({self.describe(sorted(self.items))})" if self.describe else ""
+        err = ClusterTaskError(
+            f"{len(self.items)} of {self.n_items} {self.unit}s failed on the cluster: "
+            f"{format_items(list(self.items), self.unit)}{what}; {self.unit} {i0}: "
+            f"{_failure_reason(e0)}. {self.retry}")
+        err.failed = sorted(self.items)
+        return err
+
+
 def map_unordered(
     client: Any, fn: Callable[..., Any], items: Sequence[Any], *, shared: Sequence[Any] = (),
     on_result: Callable[[int, Any], None], desc: str = "tasks", unit: str = "task",
-    progress: bool = True, bar: Any = None,
+    progress: bool = True, bar: Any = None, retry: str = RETRY_KEPT,
+    describe: Callable[[list[int]], str] | None = None,
 ) -> None:
     """Run ``fn(item, *shared)`` for every item on the cluster, handing results over as they come.
 
     ``on_result(i, result)`` is called on the client as each task finishes, in completion
-    order. ``shared`` objects are scattered once to every worker (``broadcast``) instead of
-    being shipped with each task. Tasks that fail do not stop the others: when all are done,
-    a :class:`ClusterTaskError` names the failed items (the results delivered to
-    ``on_result`` are kept). Interrupting the call cancels the tasks still pending.
+    order. ``shared`` objects are sent to the cluster once (as tasks the scheduler can run
+    again when the workers holding them die) instead of being shipped with each task. Tasks
+    that fail do not stop the others: when all are done, a :class:`ClusterTaskError` names
+    the failed items (the results delivered to ``on_result`` are kept); so does a
+    connection to the cluster that breaks. Interrupting the call cancels the tasks still
+    pending.
 
     Parameters
     ----------
@@ -239,7 +393,7 @@ def map_unordered(
     items : sequence
         One task per item.
     shared : sequence, default ()
-        Objects passed to every task after the item, sent to each worker once.
+        Objects passed to every task after the item, sent to the cluster once.
     on_result : callable
         ``on_result(i, result)``, called on the client with the index of the item in
         ``items`` and its task's result.
@@ -249,53 +403,68 @@ def map_unordered(
         Show a progress bar (ignored when ``bar`` is given).
     bar : tqdm progress bar, optional
         A bar to advance by one per finished task instead of a new one (left open).
+    retry : str
+        The error's last sentence: what to do next (default: the finished items are kept,
+        run the same call again to redo the others).
+    describe : callable, optional
+        ``describe(failed_indices) -> str``: what the failed items hold, in the error's
+        words (e.g. the configurations of the failed chunks).
 
     Raises
     ------
     ClusterTaskError
-        When some tasks failed, after all have finished; it names the first failed item.
+        When some tasks failed, after all have finished; it names every failed item (its
+        ``failed`` attribute lists their indices) and why the first one failed.
     """
     distributed = require_distributed()
     from ._progress import tqdm
 
     futures: dict[Any, int] = {}
-    shared_f = client.scatter(list(shared), broadcast=True, hash=False) if shared else []
-    failed: list[tuple[int, BaseException]] = []
+    failed = _Failures(len(items), unit, retry, describe)
+    done: set[int] = set()
     own_bar = bar is None
     if own_bar:
         bar = tqdm(total=len(items), desc=desc, unit=unit, disable=not progress, leave=False)
+    watchdog = None
     try:
+        shared_f = _share(client, shared) if shared else []
         for i, item in enumerate(items):
             futures[client.submit(fn, item, *shared_f, pure=False)] = i
+        watchdog = _Watchdog(client, list(futures))
         for fut in distributed.as_completed(list(futures)):
             i = futures[fut]
             try:
                 # a result lost with its worker is computed again (or fails) by the scheduler
                 result = fut.result()
             except Exception as exc:  # the task raised, its worker died too often, cancelled
-                failed.append((i, exc))
+                failed.add(i, watchdog.fired if watchdog.fired is not None else exc)
             else:
                 on_result(i, result)
+            done.add(i)
             fut.release()
             bar.update(1)
+    except OSError as exc:  # the connection to the scheduler broke (CommClosedError, ...)
+        for i in range(len(items)):
+            if i not in done:
+                failed.add(i, exc)
     finally:
-        pending = [f for f in futures if f.status == "pending"]
-        if pending:
-            client.cancel(pending)
+        if watchdog is not None:
+            watchdog.stop()
+        with contextlib.suppress(Exception):  # a cluster already gone has nothing to cancel
+            pending = [f for f in futures if f.status == "pending"]
+            if pending:
+                client.cancel(pending)
         if own_bar:
             bar.close()
-    if failed:
-        i0, e0 = min(failed, key=lambda t: t[0])
-        raise ClusterTaskError(
-            f"{len(failed)} of {len(items)} {unit}s failed on the cluster (first: {unit} "
-            f"{i0}, {type(e0).__name__}: {e0}). The others finished; run the same call "
-            "again to redo the missing ones."
-        ) from e0
+    if failed.items:
+        i0 = min(failed.items)
+        raise failed.error() from failed.items[i0]
 
 
 def map_ordered(
     client: Any, fn: Callable[..., Any], items: Sequence[Any], *, shared: Sequence[Any] = (),
-    desc: str = "tasks", unit: str = "task", progress: bool = True,
+    desc: str = "tasks", unit: str = "task", progress: bool = True, retry: str = RETRY_ALL,
+    describe: Callable[[list[int]], str] | None = None,
 ) -> list[Any]:
     """Run ``fn(item, *shared)`` for every item on the cluster and return the results in order.
 
@@ -316,6 +485,10 @@ def map_ordered(
         The progress bar's label and unit.
     progress : bool, default True
         Show a progress bar.
+    retry : str
+        The error's last sentence (default: nothing was kept, run the call again).
+    describe : callable, optional
+        What the failed items hold, in the error's words (see :func:`map_unordered`).
 
     Returns
     -------
@@ -329,5 +502,5 @@ def map_ordered(
     """
     parts: dict[int, Any] = {}
     map_unordered(client, fn, items, shared=shared, on_result=parts.__setitem__, desc=desc,
-                  unit=unit, progress=progress)
+                  unit=unit, progress=progress, retry=retry, describe=describe)
     return [parts[i] for i in range(len(items))]

@@ -16,6 +16,11 @@ temporary (``.NAME.*.tmp`` file, ``.NAME.partial-*`` folder) that a crash could 
   chosen by the suffix, atomically; :func:`check_frame_path` checks such a path upfront;
 - :func:`check_input_file` - a file to read exists, is a regular file (not a folder, a
   device, a pipe or a symlink loop) and is not larger than the reader accepts;
+  :func:`read_input_bytes` reads it, an error of the system (permission, a disk gone)
+  turned into a clear error naming the file; :func:`check_input_files` bounds a folder's
+  files, their number and their total size, before any is read;
+- :class:`SkippedRecordsWarning` and :func:`skipped_frame` - what a reader of eval logs
+  skipped, file by file and line by line, said as a warning and returned as a frame;
 - :func:`read_npz` - the arrays of an ``.npz`` archive, every member's declared shape
   checked against its size, the memory and the compression ratio before it is read;
 - :func:`file_sha256` - the SHA-256 of a file's bytes (pooch's ``file_hash``), the one
@@ -42,6 +47,7 @@ from ._validation import GenexpyInputError, size_text
 
 __all__ = [
     "ExportSkippedWarning",
+    "SkippedRecordsWarning",
     "FRAME_SUFFIXES",
     "MARKER",
     "atomic_dir",
@@ -49,12 +55,15 @@ __all__ = [
     "atomic_write",
     "check_frame_path",
     "check_input_file",
+    "check_input_files",
     "check_not_input",
     "check_output_dir",
     "file_sha256",
     "js_engine_problem",
     "make_parent",
+    "read_input_bytes",
     "read_npz",
+    "skipped_frame",
     "write_frame",
     "write_npz",
 ]
@@ -398,7 +407,7 @@ def write_frame(df, path: str | os.PathLike) -> Path:
     """
     import polars as pl
 
-    from ._escape import csv_safe
+    from ._escape import csv_safe, json_text
 
     p = check_frame_path(path, "path")
     if not isinstance(df, pl.DataFrame):
@@ -413,7 +422,7 @@ def write_frame(df, path: str | os.PathLike) -> Path:
         elif suffix in (".csv", ".tsv"):
             df.write_csv(fh, separator="\t" if suffix == ".tsv" else ",")
         else:
-            df.write_json(fh)
+            fh.write(json_text(df.write_json()).encode("utf-8"))
     return p
 
 
@@ -528,6 +537,131 @@ def check_input_file(path: str | os.PathLike, what: str = "file", *,
             f"{what} {str(path)!r} holds {size_text(st.st_size)}, more than the "
             f"{size_text(max_bytes)} this reader accepts; is it the right file?")
     return p
+
+
+def read_input_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
+    """Return the bytes of a file checked by :func:`check_input_file`.
+
+    An error of the system while reading (permission denied although the check passed, as
+    on some network file systems or for a file changed meanwhile; a disk gone) becomes a
+    :class:`GenexpyInputError` naming ``what`` and the path, never a traceback.
+    """
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise GenexpyInputError(f"cannot read the {what} {str(path)!r} "
+                                f"({exc.strerror or type(exc).__name__}); check that it "
+                                "exists and that you may read it.") from None
+
+
+def check_input_files(files: list[Path], path: str | os.PathLike, what: str, *,
+                      max_file_bytes: int, max_bytes: int, max_files: int,
+                      memory_per_byte: float = 4.0, option: str = "max_bytes") -> list[Path]:
+    """Check a folder's files before any is read: their number, each size, the total.
+
+    Each file goes through :func:`check_input_file` (at most ``max_file_bytes``); there may
+    be at most ``max_files`` of them, holding at most ``max_bytes`` in all; and reading them
+    must fit in the memory available (``memory_per_byte`` bytes of memory per byte of file,
+    the reader's own estimate). Raises :class:`GenexpyInputError` naming the limit and the
+    option (``option``) that raises it.
+
+    Returns
+    -------
+    list of Path
+        The files, checked.
+    """
+    from ._validation import MEMORY_SHARE, available_memory
+
+    if len(files) > max_files:
+        raise GenexpyInputError(f"{len(files):,} files under {str(path)!r}, more than the "
+                                f"{max_files:,} this reader accepts; give a smaller folder.")
+    checked = [check_input_file(f, what, max_bytes=max_file_bytes) for f in files]
+    total = 0
+    for f in checked:
+        try:
+            total += f.stat().st_size
+        except OSError:  # gone meanwhile: reading it says so
+            pass
+    if total > max_bytes:
+        raise GenexpyInputError(
+            f"the {len(files):,} {what}(s) under {str(path)!r} hold {size_text(total)} in "
+            f"all, more than the {size_text(max_bytes)} this reader reads at once; pass "
+            f"{option}={_round_up(total)} to read them all, or give a smaller folder.")
+    need = total * memory_per_byte
+    if need > 64 * 2**20:
+        avail = available_memory()
+        if need > MEMORY_SHARE * avail:
+            raise GenexpyInputError(
+                f"reading the {len(files):,} {what}(s) under {str(path)!r} "
+                f"({size_text(total)}) needs about {size_text(need)} of memory, and "
+                f"{size_text(avail)} is available; read the folder in parts (one sub-folder "
+                "at a time) and concatenate the frames.")
+    return checked
+
+
+def _round_up(n: int) -> str:
+    """Write a byte count rounded up to two significant digits as Python source (``2_000_000``)."""
+    digits = max(len(str(int(n))) - 2, 0)
+    up = -(-int(n) // 10 ** digits) * 10 ** digits
+    return f"{up:_}"
+
+
+class SkippedRecordsWarning(UserWarning):
+    """A reader of eval logs skipped records: how many, and the first few by file and line.
+
+    Parameters
+    ----------
+    message : str
+        What was read and skipped, the first records by file and line.
+    skipped : polars.DataFrame, optional
+        Every skipped record (``file``, ``line``, ``item``, ``reason``): the frame the
+        reader returns with ``return_dropped=True``; the attribute ``skipped``.
+    """
+
+    def __init__(self, message: str, skipped: Any = None) -> None:
+        super().__init__(message)
+        self.skipped = skipped
+
+
+#: the columns of a reader's report of what it skipped
+SKIPPED_SCHEMA = {"file": "String", "line": "Int64", "item": "String", "reason": "String"}
+
+
+def skipped_frame(rows: list[tuple]) -> Any:
+    """Return the frame of skipped records.
+
+    Its columns: ``file``, ``line`` (null: the whole file, or a format not read by line),
+    ``item`` (what was skipped, when known) and ``reason``.
+    """
+    import polars as pl
+
+    schema = {k: getattr(pl, v) for k, v in SKIPPED_SCHEMA.items()}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def warn_skipped(path: str | os.PathLike, n_read: int, rows: list[tuple], *,
+                 stacklevel: int = 3) -> Any:
+    """Say, as a :class:`SkippedRecordsWarning`, what a reader skipped; return the frame.
+
+    Nothing is said when nothing was skipped.
+    """
+    import warnings
+    from collections import Counter
+
+    frame = skipped_frame(rows)
+    if rows:
+        first = "; ".join(
+            Path(str(f)).name + (f" line {ln}" if ln is not None else "")
+            + (f" ({str(item)[:60]})" if item is not None and ln is None else "")
+            + f": {why}" for f, ln, item, why in rows[:3])
+        kinds = Counter(why for *_, why in rows)
+        more = "" if len(rows) <= 3 else (
+            "; in all: " + "; ".join(f"{n} × {why}" for why, n in kinds.most_common(3)))
+        warnings.warn(SkippedRecordsWarning(
+            f"read {n_read:,} result(s) from {str(path)!r} and skipped {len(rows):,} "
+            f"record(s): {first}{more}. return_dropped=True returns them all, with file "
+            "and line.", frame), stacklevel=stacklevel)
+    return frame
 
 
 #: largest .npz file :func:`read_npz` opens by default (the shipped pools hold ~1 MB)

@@ -3,14 +3,14 @@
 Every progress bar of the package is a ``tqdm.auto`` bar made by :func:`tqdm` here. A bar is
 drawn in a notebook (a widget) and in a terminal (on stderr); when stderr is not a terminal
 (a log file, a pipe, CI), it is left out, so that a log holding both outputs reads as the
-answer alone instead of bars interleaved with it. ``GENEXPY_NB_PROGRESS=1`` shows the bars
-there too, ``GENEXPY_NB_PROGRESS=0`` hides them everywhere; a function's ``progress=False``
-always hides its bar.
+answer alone instead of bars interleaved with it. ``GENEXPY_NB_PROGRESS=1`` (or ``true``,
+``yes``, ``on``) shows the bars there too, ``GENEXPY_NB_PROGRESS=0`` (``false``, ``no``,
+``off``) hides them everywhere; another value is an error naming the variable. A function's
+``progress=False`` always hides its bar.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -22,11 +22,13 @@ def bars_shown() -> bool:
     -------
     bool
         True in a notebook and when stderr is a terminal, unless ``GENEXPY_NB_PROGRESS``
-        says otherwise (``1`` always, ``0`` never).
+        says otherwise (true: always, false: never).
     """
-    asked = os.environ.get("GENEXPY_NB_PROGRESS", "").strip()
-    if asked in ("0", "1"):
-        return asked == "1"
+    from ._validation import env_flag
+
+    asked = env_flag("GENEXPY_NB_PROGRESS", None)
+    if asked is not None:
+        return asked
     from tqdm.autonotebook import tqdm as chosen
     from tqdm.std import tqdm as plain
 

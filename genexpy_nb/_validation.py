@@ -7,6 +7,7 @@ numba kernels. Every error names the offending column or parameter and says how 
 from __future__ import annotations
 
 import math
+import os
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -17,6 +18,48 @@ import polars as pl
 
 class GenexpyInputError(ValueError):
     """Bad input to genexpy_nb: the message names the column or parameter and the fix."""
+
+
+#: the words a boolean environment variable may hold, lower case
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
+def env_flag(name: str, default: bool | None) -> bool | None:
+    """Read a boolean environment variable: the package's one parser of them.
+
+    ``1``, ``true``, ``yes``, ``on`` are true, ``0``, ``false``, ``no``, ``off`` false
+    (any case, spaces ignored); unset or empty gives ``default``; anything else is an
+    error naming the variable and the words it takes (never a guess: ``GENEXPY_NB_DEBUG=0``
+    is false, not "set").
+
+    Parameters
+    ----------
+    name : str
+        The variable.
+    default : bool or None
+        The value when it is unset or empty.
+
+    Returns
+    -------
+    bool or None
+
+    Raises
+    ------
+    GenexpyInputError
+        When the value is none of those words.
+    """
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    word = raw.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise GenexpyInputError(
+        f"the environment variable {name}={raw[:40]!r} is not understood: set it to 1, true, "
+        "yes or on (or 0, false, no, off), or unset it.")
 
 
 class MissingOptionalDependency(ImportError):

@@ -50,6 +50,9 @@ _PHRASES: tuple[tuple[re.Pattern, str], ...] = (
     # a polars snippet (``e.g. df.filter(pl.col('acc').is_finite())``): fix the file instead
     (re.compile(r",? e\.g\. df\.\w+\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"), ""),
     (re.compile(r", or pandas\.read_csv\([^()]*\) then gx\.read_results\(frame\)"), ""),
+    # a column of names kept as text (read_results): the command line names them so
+    (re.compile(r"; cast it \(pl\.col\([^()]*\)\.cast\(pl\.Float64\)\) if they are "
+                r"numbers"), ""),
 )
 
 #: Python argument syntax that must not reach a terminal: ``name=``, ``[...]``, ``{...}``,

@@ -3,7 +3,7 @@
 Every kernel in :mod:`genexpy_nb._numba` is compiled by one of its two decorators,
 :func:`~genexpy_nb._numba.jit_fast` (the :data:`FASTMATH` flags below) or
 :func:`~genexpy_nb._numba.jit_exact` (strict IEEE arithmetic: the trimmed-KS, aggregates,
-studentized-range and conclusions kernels, see there); both cache as :data:`NUMBA_CACHE` says.
+studentized-range and conclusions kernels, see there); both cache as :func:`numba_cache` says.
 """
 
 from __future__ import annotations
@@ -19,8 +19,41 @@ from collections.abc import Iterator
 #: wrong answer). Same policy as STUMPY's ``STUMPY_FASTMATH_FLAGS``.
 FASTMATH: set[str] = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
-#: cache compiled kernels on disk (cold start on Binder matters).
-NUMBA_CACHE: bool = os.environ.get("GENEXPY_NB_NUMBA_CACHE", "1") != "0"
+#: the boolean environment variables the package reads (read by
+#: :func:`genexpy_nb._validation.env_flag`: 1/true/yes/on, 0/false/no/off, else an error):
+#: the traceback of an unexpected error on the command line, numba's disk cache, progress
+#: bars (unset: where a terminal or a notebook shows them)
+BOOLEAN_VARIABLES: tuple[str, ...] = ("GENEXPY_NB_DEBUG", "GENEXPY_NB_NUMBA_CACHE",
+                                      "GENEXPY_NB_PROGRESS")
+
+
+def numba_cache() -> bool:
+    """Say whether compiled kernels are cached on disk (cold start on Binder matters).
+
+    True unless ``GENEXPY_NB_NUMBA_CACHE`` is false (``0``, ``false``, ``no``, ``off``).
+
+    Returns
+    -------
+    bool
+    """
+    from ._validation import env_flag
+
+    return bool(env_flag("GENEXPY_NB_NUMBA_CACHE", True))
+
+
+def check_environment() -> None:
+    """Check every boolean environment variable of the package (a clear error, named).
+
+    Raises
+    ------
+    GenexpyInputError
+        When one of :data:`BOOLEAN_VARIABLES` holds a value that is not a boolean word.
+    """
+    from ._validation import env_flag
+
+    for name in BOOLEAN_VARIABLES:
+        env_flag(name, None)
+
 
 
 def numba_cache_dir() -> str:
@@ -132,6 +165,13 @@ class Routes:
     #: alternatives) with NumPy; beyond, the numba kernel (its first call in a process loads
     #: numba and the compiled kernel, about 1 s)
     kendall_numpy_max_work: float = 4_000_000
+    #: gx.conclusions' plan, Holm's step-down over the pairs of each simulated table: up to
+    #: this much work (draws x pairs per block) by sorting in NumPy; beyond, the numba kernel
+    #: (which orders only the statistics between the unadjusted and Bonferroni cut-offs)
+    holm_numpy_max_work: float = 200_000
+    #: gx.conclusions' plan, the simulated tables at N + k: up to this much work (draws x
+    #: pairs) through NumPy (the tables, then the rule); beyond, the fused numba kernel
+    plan_numpy_max_work: float = 200_000
     #: interval estimates with the task bootstrap: up to this much work (replicates x
     #: alternatives x tasks, x 3 runs per task where a task has several: NumPy is then about
     #: 3x slower per cell) with NumPy, the kernel's bits without loading numba; beyond, the
@@ -325,14 +365,16 @@ _NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
                 "mmd_gather_max_work": -1, "pairs_bucket_min_work": 0,
                 "grid_bucket_min_work": 0,
                 "ks_numpy_max_work": -1, "kendall_numpy_max_work": -1,
-                "aggregates_numpy_max_work": -1, "studentized_python_max_work": -1}
+                "aggregates_numpy_max_work": -1, "studentized_python_max_work": -1,
+                "holm_numpy_max_work": -1, "plan_numpy_max_work": -1}
 #: the bounds that keep every computation on NumPy wherever it has a NumPy path
 _NUMPY_ROUTE = {"mallows_blas_max": math.inf, "rbf_numpy_max": math.inf,
                 "mmd_small_m": math.inf, "mmd_gather_max_work": math.inf,
                 "pairs_bucket_min_work": math.inf, "grid_bucket_min_work": math.inf,
                 "ks_numpy_max_work": math.inf,
                 "kendall_numpy_max_work": math.inf, "aggregates_numpy_max_work": math.inf,
-                "studentized_python_max_work": math.inf}
+                "studentized_python_max_work": math.inf, "holm_numpy_max_work": math.inf,
+                "plan_numpy_max_work": math.inf}
 
 
 @contextlib.contextmanager

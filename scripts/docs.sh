@@ -3,7 +3,11 @@
 # it works from file:// too, search included): the guide, every notebook executed with its
 # charts, the API reference generated from the docstrings, the command-line reference.
 #
-#   GENEXPY_NB_DATA_DIR=../shared/data bash scripts/docs.sh
+#   bash scripts/docs.sh
+#
+# The public results files (notebooks 01, 02, 05) are found or downloaded once as in
+# scripts/test.sh (scripts/public_data.py); offline, those notebooks' pages are built without
+# outputs and the build says so in its last line.
 #
 # Like scripts/test.sh it installs what it needs into .venv (created if missing): the package
 # editable with the `docs` extra (Sphinx, MyST-NB, numpydoc, sphinx-book-theme; pytest and
@@ -61,6 +65,14 @@ fi
 
 # the checkout's package, whatever else is installed (also in the notebooks' kernels)
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+# the public data files (scripts/test.sh has looked for them already when it runs this)
+if [ -z "${GENEXPY_NB_NO_DATA:-}" ]; then
+  data_line=$("$VPY" scripts/public_data.py)
+  case "$data_line" in
+    "found "*) export GENEXPY_NB_DATA_DIR="${data_line#found }" ;;
+    *) export GENEXPY_NB_NO_DATA="${data_line#missing }"; unset GENEXPY_NB_DATA_DIR ;;
+  esac
+fi
 # compile the numerical kernels into numba's cache first (10-20 s quiet, once): the
 # notebooks then show no compile notes and do not each pay for compiling
 "$VPY" -m genexpy_nb precompile --quiet
@@ -68,6 +80,9 @@ start=$(date +%s)
 "$VPY" -m sphinx -W --keep-going -q -b html docs docs/_build/html
 pages=$(find docs/_build/html -name '*.html' | wc -l)
 echo "docs: site built in $(( $(date +%s) - start )) s, $pages pages: docs/_build/html/index.html"
+if [ -n "${GENEXPY_NB_NO_DATA:-}" ]; then
+  echo "docs: the notebooks that read the public data files are shown without outputs: $GENEXPY_NB_NO_DATA"
+fi
 
 if [ "${GENEXPY_NB_DOCS_CHECK:-1}" != "0" ]; then
   # addopts cleared: the project's defaults name nbval's options, and nbval comes with the

@@ -4,9 +4,14 @@
 # numbers on the public data, every notebook under nbval, the notebooks in a headless
 # JupyterLab).
 #
-#   GENEXPY_NB_DATA_DIR=../shared/data bash scripts/test.sh [pytest arguments]
+#   bash scripts/test.sh [pytest arguments]
 #
 # Works in a fresh clone, before or after the README's main-job command in the same clone.
+# The public results files (encoder benchmark, BIG-bench) come from GENEXPY_NB_DATA_DIR when
+# set, else from ../shared/data beside the clone when it holds them, else they are downloaded
+# once into the user's cache folder (checked by sha256, with a progress bar); offline, the
+# tests and notebooks that need them are skipped and the run says so in one line at its end
+# (scripts/public_data.py).
 set -euo pipefail
 
 # A relative GENEXPY_NB_DATA_DIR means relative to where the command was run: make it
@@ -63,6 +68,13 @@ if stale.is_dir() and not (stale / "__init__.py").exists():
     shutil.rmtree(stale)
     print(f"removed the left-over folder of an earlier install: {stale}")
 EOF
+
+# the public data files: found, downloaded once, or (offline) missing, with the reason
+data_line=$("$VPY" scripts/public_data.py)
+case "$data_line" in
+  "found "*) export GENEXPY_NB_DATA_DIR="${data_line#found }"; unset GENEXPY_NB_NO_DATA ;;
+  *) export GENEXPY_NB_NO_DATA="${data_line#missing }"; unset GENEXPY_NB_DATA_DIR ;;
+esac
 
 # the fast part once more with numba's JIT off, so that the kernels' Python source is what
 # runs (and what coverage sees): same assertions against the same naive twins

@@ -28,11 +28,30 @@ def _data_dir() -> Path | None:
     return Path(d) if d else None
 
 
+#: set by scripts/test.sh when the public data could be neither found nor downloaded
+#: (offline): the reason, in one line (scripts/public_data.py)
+NO_DATA = os.environ.get("GENEXPY_NB_NO_DATA", "").strip()
+#: the skip reason of everything that needs the public data files, when they are not here
+NO_DATA_REASON = "needs the public data files (encoder benchmark, BIG-bench), not here"
+#: calls by which a notebook reads the public data files
+DATA_CALLS = ("load_encoders(", "load_bigbench(", "fetch_public_file(", "fetch_public_data(")
+
+
+def reads_public_data(notebook: Path) -> bool:
+    """Whether a notebook's code reads the public data files (and is skipped without them)."""
+    import json
+
+    cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    code = "".join("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "code")
+    return any(call in code for call in DATA_CALLS)
+
+
 @pytest.fixture(scope="session")
 def public_data_dir() -> Path:
     d = _data_dir()
     if d is None or not (d / "encoders_results.parquet").is_file():
-        pytest.skip("GENEXPY_NB_DATA_DIR is not set to a folder with the public data files")
+        pytest.skip(NO_DATA_REASON if NO_DATA else
+                    "GENEXPY_NB_DATA_DIR is not set to a folder with the public data files")
     return d
 
 
@@ -75,10 +94,33 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of the quick subset ``quick``."""
+    """Mark the tests of the quick subset ``quick``; without the public data (offline),
+    skip the notebooks that read it (the tests that need it skip through their fixture)."""
+    data_notebooks: dict[Path, bool] = {}
     for item in items:
         if item.path.name in QUICK_FILES:
             item.add_marker(pytest.mark.quick)
+        if NO_DATA and item.path.suffix == ".ipynb":
+            if item.path not in data_notebooks:
+                data_notebooks[item.path] = reads_public_data(item.path)
+            if data_notebooks[item.path]:
+                item.add_marker(pytest.mark.skip(reason=NO_DATA_REASON))
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Offline: one line at the end (after pytest's short summary, before its count) saying
+    what was skipped for want of the public data."""
+    yield
+    if not NO_DATA:
+        return
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if NO_DATA_REASON in str(getattr(r, "longrepr", ""))]
+    files = sorted({str(r.nodeid).split("::")[0] for r in skipped})
+    named = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+    terminalreporter.write_line(
+        f"public data: {len(skipped)} tests skipped ({named or 'none collected'}), they need "
+        f"the public data files: {NO_DATA}", yellow=True, bold=True)
 
 
 @pytest.fixture(scope="session")

@@ -566,3 +566,80 @@ def win_tie_loss(x, higher_is_better, tie_tolerance=0.0):
         p = 1.0 if not any(v != 0 for v in d) else float(stats.wilcoxon(d).pvalue)
         out[i, j] = (wins, ties, losses, len(d), sum(d) / len(d), p)
     return out
+
+
+# =====================================================================================
+# the plan of gx.conclusions (SPEC A15)
+# =====================================================================================
+def holm_rejections(pvalues, alpha):
+    """Holm's step-down written out: sort, reject while p_(i) < alpha / (m - i), stop."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda q: pvalues[q])
+    out = [False] * m
+    for rank, q in enumerate(order):
+        if pvalues[q] < alpha / (m - rank):
+            out[q] = True
+        else:
+            break
+    return out
+
+
+def holm_rows(abs_t, crit):
+    """The Holm kernel's twin on statistics: sort each row, walk the critical values."""
+    rows, P = abs_t.shape
+    out = np.zeros((rows, P), dtype=bool)
+    for r in range(rows):
+        v = [0.0 if math.isnan(x) else float(x) for x in abs_t[r]]
+        order = sorted(range(P), key=lambda q: -v[q])
+        for rank, q in enumerate(order):
+            if v[q] > crit[rank]:
+                out[r, q] = True
+            else:
+                break
+        # equal statistics share the verdict of the first of them (p-values tie)
+        for q in range(P):
+            if not out[r, q] and any(out[r, s] and v[s] == v[q] for s in range(P)):
+                out[r, q] = True
+    return out
+
+
+def sequential_paths(pool, pi, pj, scale, state, n0, active, idx, grid, crit, ptr, cq,
+                     csign, allow, cap, prior_var, min_var):
+    """The sequential kernel's twin: every draw, step and pair in Python, written from the
+    bets of Waudby-Smith & Ramdas (aGRAPA, clipped) and Holm on p = 2 / max capital."""
+    draws, kmax = idx.shape
+    P = len(pi)
+    out = np.zeros((draws, len(grid), len(allow)), dtype=bool)
+    for r in range(draws):
+        s1, s2, lp, lm, mp, mm = (list(map(float, state[c])) for c in range(6))
+        n = n0
+        for step in range(kmax):
+            row = pool[idx[r, step]]
+            for q in range(P):
+                if not active[q]:
+                    continue
+                x = (row[pi[q]] - row[pj[q]]) * scale
+                m = s1[q] / (n + 1.0)
+                v = max((prior_var + s2[q]) / (n + 1.0) - m * m, min_var)
+                g = m / (v + m * m)
+                if g > 0:
+                    lp[q] += math.log1p(min(g, cap) * x)
+                    mp[q] = max(mp[q], lp[q])
+                elif g < 0:
+                    lm[q] += math.log1p(-min(-g, cap) * x)
+                    mm[q] = max(mm[q], lm[q])
+                s1[q] += x
+                s2[q] += x * x
+            n += 1
+            if step + 1 in list(grid):
+                gi = list(grid).index(step + 1)
+                score = [max(mp[q], mm[q]) for q in range(P)]
+                rej = holm_rows(np.array([score]), crit)[0]
+                for c in range(len(allow)):
+                    bad = 0
+                    for e in range(ptr[c], ptr[c + 1]):
+                        q = cq[e]
+                        s = 1 if mp[q] > mm[q] else (-1 if mm[q] > mp[q] else 0)
+                        bad += not (rej[q] and s == csign[e])
+                    out[r, gi, c] = bad <= allow[c]
+    return out

@@ -238,3 +238,71 @@ def test_compare_shows_a_bar_over_long_post_hoc_tests(monkeypatch, capsys):
     gx.significance.compare(df, alternatives="m", target="acc", blocks="d",
                             higher_is_better=True)
     assert "post-hoc tests of 6 pairs" in capsys.readouterr().err
+
+
+def _many(k: int, n: int = 20) -> pl.DataFrame:
+    rng = np.random.default_rng(0)
+    return pl.DataFrame({"d": np.repeat([f"d{i}" for i in range(n)], k),
+                         "m": np.tile([f"m{j}" for j in range(k)], n),
+                         "acc": rng.random(n * k) + np.tile(np.linspace(0, 3, k), n)})
+
+
+def test_compare_refuses_a_post_hoc_step_that_cannot_fit_in_memory(monkeypatch):
+    """The all-pairs tables' memory is estimated from k before any test runs; the error
+    gives it, the memory available, and what fits (one control, or fewer alternatives)."""
+    import genexpy_nb._validation as validation
+    from genexpy_nb.significance import compare
+
+    monkeypatch.setattr(validation, "available_memory", lambda: 2**30)
+    df = _many(3000)
+    with pytest.raises(GenexpyInputError, match=r"3,000 alternatives make 4,498,500 pairs: the "
+                       r"post-hoc tests and their tables need about 2.9 GB of memory, and "
+                       r"1.1 GB is available; compare against one alternative with control="
+                       r"NAME \(2,999 comparisons.*keep at most 1,\d{3} alternatives"):
+        compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    # against one control: k - 1 pairs, computed as such (not all pairs then a selection)
+    res = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True,
+                  control="m0")
+    assert res.posthoc.height == 2999
+    assert set(res.posthoc["alternative_1"]) == {"m0"}
+
+
+def test_compare_against_a_control_equals_the_all_pairs_selection():
+    from genexpy_nb.significance import compare
+
+    df = _many(12, 9)
+    for posthoc in ("conover", "siegel"):
+        full = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True,
+                       posthoc=posthoc, p_adjust=None)
+        one = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True,
+                      posthoc=posthoc, p_adjust=None, control="m5")
+        sel = full.posthoc.filter((pl.col("alternative_1") == "m5")
+                                  | (pl.col("alternative_2") == "m5"))
+        assert np.allclose(np.sort(sel["pvalue_raw"].to_numpy()),
+                           np.sort(one.posthoc["pvalue_raw"].to_numpy()), rtol=0, atol=1e-15)
+
+
+def test_compare_under_a_4_gb_limit_is_a_clear_error_not_a_crash(tmp_path):
+    """5,000 alternatives x 20 blocks under ``ulimit -v 4 GB``: exit 1 with the sizes, never
+    a MemoryError ("this is a bug", exit 3) or an abort in polars' allocator (exit 134)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = tmp_path / "many.parquet"
+    _many(5000).write_parquet(src)
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, "
+            "resource.RLIM_INFINITY)); from genexpy_nb.cli import main; sys.exit(main("
+            "sys.argv[1:]))")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", code, "compare", str(src), "--alternatives", "m", "--target",
+         "acc", "--blocks", "d", "--higher-is-better", "--figures", "", "--quiet", "--out",
+         str(tmp_path / "out")], capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(root), "GENEXPY_NB_PROGRESS": "0"})
+    if done.returncode == 0:  # a 4 GB address space was enough here (a lean build)
+        return
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "5,000 alternatives make 12,497,500 pairs" in done.stderr
+    assert "--control" in done.stderr and "Traceback" not in done.stderr

@@ -8,7 +8,9 @@ its nanny; the tests that kill one wait for it to come back.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import signal
 import sys
 import threading
@@ -338,3 +340,155 @@ def test_client_errors(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(MissingOptionalDependency, match=r"genexpy_nb\[cluster\]"):
         gx.analyze(study, [gx.Mallows()], client="local", rep=5, progress=False)
+
+
+# ---- the same bits on a cluster, also when workers die; clear errors when they keep dying --
+
+def _example_study() -> gx.Study:
+    from genexpy_nb.example.demo import ROLES
+    from genexpy_nb.example.study import load_example_study
+
+    return gx.Study(load_example_study(), **ROLES)
+
+
+def _on_cluster(client, study, kernels, **kw):
+    from genexpy_nb import config
+    from genexpy_nb.distributed import analyze_on_cluster
+
+    args = {"alphas": config.ALPHAS, "deltas": config.DELTAS,
+            "estimators": gx.generalizability.METHODS, "rep": config.REP, "seed": 0,
+            "disjoint": True, "replace": False, "grid": None, "n_jobs": None,
+            "progress": False, **kw}
+    return analyze_on_cluster(client, study, kernels, **args)
+
+
+@SAME_MACHINE
+def test_the_shipped_example_on_the_cluster_is_the_local_run(cluster):
+    """gx.analyze on the example (Jaccard k=1 and Mallows, seed 0): every column, every bit,
+    whatever the chunks (one configuration per task, two, all in one)."""
+    study = _example_study()
+    kernels = [gx.Jaccard(k=1), gx.Mallows()]
+    local = gx.analyze(study, kernels, seed=0, progress=False)
+    assert local["nstar_hi"].is_finite().any()
+    assert_frame_equal(gx.analyze(study, kernels, seed=0, progress=False, client=cluster),
+                       local, check_exact=True)
+    for size in (1, 2, 100):
+        assert_frame_equal(_on_cluster(cluster, study, kernels, chunk_size=size), local,
+                           check_exact=True)
+
+
+def _kill_busy_workers(client, stop: threading.Event, times: int, every: float,
+                       first_after: float = 0.3) -> list[int]:
+    """SIGKILL a worker that is running a task, ``times`` times (until ``stop`` is set)."""
+    killed: list[int] = []
+    time.sleep(first_after)
+    while not stop.is_set() and len(killed) < times:
+        try:
+            busy = [w for w, keys in client.processing().items() if keys]
+            pids = client.run(os.getpid, workers=busy[:1]) if busy else {}
+        except Exception:  # a worker died between the two calls: try again
+            pids = {}
+        for pid in pids.values():
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        time.sleep(every if pids else 0.02)
+    return killed
+
+
+@SAME_MACHINE
+def test_a_worker_killed_mid_run_changes_no_bit(cluster):
+    """64 configurations in 64 tasks; a worker dies during the run, its tasks (and the study
+    it held) are computed again elsewhere: the frame is the local one, bit for bit."""
+    cluster.wait_for_workers(2, timeout=300)
+    study = _study(n_configs=64, N=60, na=6, seed=3)
+    kernels = [gx.Jaccard(k=1), gx.Mallows(), gx.Borda(), gx.RBF()]
+    local = gx.analyze(study, kernels, seed=0, rep=200, progress=False)
+    stop = threading.Event()
+    t, box = _in_thread(lambda: _on_cluster(cluster, study, kernels, rep=200, chunk_size=1))
+    killed = _kill_busy_workers(cluster, stop, times=1, every=0.5)
+    t.join(timeout=300)
+    stop.set()
+    assert not t.is_alive() and "error" not in box, box
+    assert len(killed) == 1
+    assert_frame_equal(box["result"], local, check_exact=True)
+    cluster.wait_for_workers(2, timeout=300)
+
+
+@SAME_MACHINE
+def test_workers_that_keep_dying_end_in_the_clear_error(monkeypatch):
+    """Workers killed again and again (no retry allowed): the call ends in ClusterTaskError
+    naming the failed chunks and their configurations, never a transport traceback."""
+    import genexpy_nb._cluster as gc
+
+    monkeypatch.setattr(gc, "NO_WORKER_TIMEOUT", 5.0)
+    lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0")
+    client = distributed.Client(lc)
+    try:
+        lc.scheduler.allowed_failures = 0  # a task on a killed worker fails at once
+        study = _study(n_configs=64, N=60, na=6, seed=3)
+        stop = threading.Event()
+        kernels = [gx.Jaccard(k=1), gx.Mallows(), gx.Borda(), gx.RBF()]
+        killer, kbox = _in_thread(lambda: _kill_busy_workers(client, stop, times=10,
+                                                             every=0.3, first_after=0))
+        t, box = _in_thread(lambda: _on_cluster(client, study, kernels, rep=300,
+                                                chunk_size=1))
+        t.join(timeout=300)
+        stop.set()
+        killer.join(timeout=30)
+        assert not t.is_alive()
+    finally:
+        client.close()
+        with contextlib.suppress(Exception):
+            lc.close()
+    assert kbox.get("result"), kbox  # workers were killed
+    err = box.get("error")
+    assert isinstance(err, ClusterTaskError), repr(err)
+    msg = str(err)
+    assert re.search(r"\d+ of 64 chunks failed on the cluster: chunks? \d", msg), msg
+    assert "configuration" in msg and "(config_id)" in msg
+    assert "Nothing was kept" in msg
+    assert err.failed and set(err.failed) <= set(range(64))
+
+
+@SAME_MACHINE
+def test_a_cluster_without_workers_ends_in_the_clear_error(monkeypatch):
+    """Every worker gone and none coming back: the tasks would wait for ever; the call gives
+    up after NO_WORKER_TIMEOUT with the chunks it could not run."""
+    import genexpy_nb._cluster as gc
+
+    monkeypatch.setattr(gc, "NO_WORKER_TIMEOUT", 2.0)
+    lc = distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0")
+    client = distributed.Client(lc)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ClusterTaskError, match=r"3 of 3 chunks failed .* chunks 0-2 "
+                                                   r"\(they hold the configurations 0-2"):
+            _on_cluster(client, _study(n_configs=3), [gx.Mallows()], rep=5, chunk_size=1)
+        assert time.monotonic() - t0 < 60
+    finally:
+        client.close()
+        lc.close()
+
+
+def test_a_broken_connection_is_the_clear_error():
+    """A transport error while submitting (CommClosedError) names the items, as a failure."""
+    from distributed.comm import CommClosedError
+
+    from genexpy_nb._cluster import map_ordered
+
+    class Broken:
+        def submit(self, *args, **kwargs):
+            raise CommClosedError("in <TCP (closed)>: Stream is closed")
+
+    with pytest.raises(ClusterTaskError, match=r"4 of 4 chunks failed on the cluster: "
+                                               r"chunks 0-3; chunk 0: the connection"):
+        map_ordered(Broken(), len, [1, 2, 3, 4], unit="chunk", progress=False)
+
+
+def test_format_items():
+    from genexpy_nb._cluster import format_items
+
+    assert format_items([3], "chunk") == "chunk 3"
+    assert format_items([5, 0, 1, 2, 9, 8], "chunk") == "chunks 0-2, 5 and 8-9"
+    assert format_items(list(range(0, 40, 2)), "chunk", limit=3) == "chunks 0, 2, 4 and 17 more"

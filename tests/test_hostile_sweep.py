@@ -914,7 +914,7 @@ add_clear("cli compare", "--figures bogus", lambda o: cli(
 add_clear("cli compare", "--alpha 2", lambda o: _compare(o, "r.csv", "--alpha", "2"), "--alpha")
 add_clear("cli compare", "one alternative", lambda o: _compare(o, "one_alt.csv"), "'alt'")
 correct("cli compare", "every score tied: the documented degenerate result",
-        lambda r: r.rc == 0 and "p = 1 -> no significant difference" in r.out
+        lambda r: r.rc == 0 and "p = 1.000 -> no significant difference" in r.out
         )(lambda o: _compare(o, "ties.csv"))
 add_clear("cli compare", "a string target", lambda o: _compare(o, "strtarget.csv"), "'acc'")
 add_clear("cli compare", "several rows per pair without --average-over", lambda o: cli(

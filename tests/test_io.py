@@ -141,3 +141,84 @@ def test_write_frame_bad_suffix_writes_nothing(tmp_path):
     with pytest.raises(GenexpyInputError, match="--out"):
         check_frame_path(tmp_path / "noext")
     assert _names(tmp_path) == []
+
+
+# ---- read_results: names keep the text the file has ----------------------------------------
+
+
+def _ids_csv(tmp_path, names=("1", "1.0", "01")):
+    rows = ["ds,alt,seed,acc"] + [f"d{d},{a},{s},{0.5 + 0.1 * i + 0.01 * s:.3f}"
+                                  for d in range(6) for i, a in enumerate(names)
+                                  for s in range(2)]
+    p = tmp_path / "ids.csv"
+    p.write_text("\n".join(rows) + "\n")
+    return p
+
+
+def test_read_results_keeps_names_that_would_merge_as_numbers(tmp_path):
+    import genexpy_nb as gx
+
+    p = _ids_csv(tmp_path)
+    with pytest.warns(gx.TextKeptWarning, match=r"'alt'.*'01', '1', '1.0' are all the same number"):
+        df = gx.read_results(p)
+    assert df.schema["alt"] == pl.String and sorted(set(df["alt"])) == ["01", "1", "1.0"]
+    # numbers that merge nothing stay numbers, the target included
+    assert df.schema["seed"] == pl.Int64 and df.schema["acc"] == pl.Float64
+    study = gx.Study(df, alternatives="alt", target="acc", generalize="ds",
+                     average_over="seed", higher_is_better=True)
+    assert study.na == 3
+    # asked otherwise: polars' numbers, or only the columns named
+    assert gx.read_results(p, keep_text=False)["alt"].n_unique() == 1
+    assert gx.read_results(p, keep_text=["ds"])["alt"].n_unique() == 1
+    with pytest.raises(GenexpyInputError, match="keep_text"):
+        gx.read_results(p, keep_text="alt")
+
+
+def test_read_results_plain_numbers_unchanged(tmp_path):
+    import warnings
+
+    import genexpy_nb as gx
+
+    p = _ids_csv(tmp_path, names=("1", "2", "3"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = gx.read_results(p)
+    assert df.schema["alt"] == pl.Int64
+
+
+def test_cli_keeps_names_as_the_file_writes_them(tmp_path, capsys):
+    from genexpy_nb.cli import main
+
+    p = _ids_csv(tmp_path)
+    rc = main(["compare", str(p), "--alternatives", "alt", "--target", "acc", "--blocks", "ds",
+               "--average-over", "seed", "--higher-is-better", "--figures", "", "--quiet",
+               "--out", str(tmp_path / "c")])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "'01', '1', '1.0' are all the same number" in err and "pl.col" not in err
+    ranks = pl.read_csv(tmp_path / "c" / "mean_ranks.csv",
+                        schema_overrides={"alternative": pl.String})
+    assert sorted(ranks["alternative"]) == ["01", "1", "1.0"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_read_results_unreadable_file_is_a_clear_error(tmp_path, monkeypatch, suffix):
+    """Permission refused while reading (the access check passed: a network file system,
+    a file changed meanwhile): an error naming the file, not a PermissionError traceback."""
+    import builtins
+
+    import genexpy_nb as gx
+
+    p = tmp_path / f"r{suffix}"
+    df = pl.DataFrame({"a": ["x", "y"], "v": [1.0, 2.0]})
+    df.write_csv(p) if suffix == ".csv" else df.write_parquet(p)
+    real = builtins.open
+
+    def denied(file, *args, **kwargs):
+        if str(file) == str(p):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", denied)
+    with pytest.raises(GenexpyInputError, match=rf"cannot read the results file .*r\{suffix}"):
+        gx.read_results(p)

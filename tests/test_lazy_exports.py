@@ -75,3 +75,63 @@ def test_beyond_pvalues_names_lazy():
         "    assert n in charts.__all__ and callable(getattr(charts, n)), n\n"
     )
     _run(code)
+
+
+_DESCRIBE = '''
+import importlib, json, sys, types, warnings
+warnings.simplefilter("ignore", DeprecationWarning)
+from genexpy_nb._lazy import MOVED_MODULES
+if sys.argv[1] == "old-paths-first":
+    for old in MOVED_MODULES:  # every old path, before any public name is looked up
+        importlib.import_module(old)
+parents = sorted({"genexpy_nb"} | {old.rpartition(".")[0] for old in MOVED_MODULES})
+
+def describe(obj):
+    if isinstance(obj, types.ModuleType):
+        return "module " + obj.__name__
+    where = getattr(obj, "__module__", "")
+    return f"{type(obj).__name__} {where}.{getattr(obj, '__qualname__', '')}"
+
+out = {}
+for name in parents:
+    pkg = importlib.import_module(name)
+    for attr in getattr(pkg, "__all__", ()):
+        out[f"{name}.{attr}"] = describe(getattr(pkg, attr))
+print(json.dumps(out))
+'''
+
+
+def _public_names(mode: str) -> dict[str, str]:
+    import json
+
+    proc = subprocess.run([sys.executable, "-c", _DESCRIBE, mode], cwd=ROOT, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+def test_old_module_paths_never_change_a_public_name():
+    """Issue 54: ``import genexpy_nb.mmd`` (a moved path) replaced the function ``gx.mmd``
+    with the module. Every old path imported first, then every name in ``__all__`` of
+    genexpy_nb (and of every package an old path lies in) is what a fresh import gives."""
+    fresh = _public_names("fresh")
+    after = _public_names("old-paths-first")
+    assert "genexpy_nb.mmd" in fresh and fresh["genexpy_nb.mmd"].startswith("function ")
+    assert after == fresh, {k: (fresh[k], after.get(k)) for k in fresh if after.get(k) != fresh[k]}
+
+
+def test_an_old_path_still_imports_and_gx_mmd_still_computes():
+    _run(
+        "import warnings, numpy as np\n"
+        "import genexpy_nb as gx\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import genexpy_nb.mmd\n"
+        "    from genexpy_nb.mmd import mmd_distribution\n"
+        "assert any('genexpy_nb.generalizability.mmd' in str(x.message) for x in w)\n"
+        "from genexpy_nb.generalizability.mmd import mmd_distribution as new\n"
+        "assert mmd_distribution is new\n"
+        "assert callable(gx.mmd) and gx.mmd is genexpy_nb.mmd\n"
+        "import sys\n"
+        "assert sys.modules['genexpy_nb.mmd'] is sys.modules['genexpy_nb.generalizability.mmd']\n"
+    )

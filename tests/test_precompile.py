@@ -49,7 +49,8 @@ print(json.dumps({f.__name__: [sum(f.stats.cache_misses.values()),
 """
 
 #: the groups the default run compiles, and those only ``--all`` adds
-DEFAULT = ["n* of large studies", "conclusions: the order", "the report's bootstrap, Nemenyi",
+DEFAULT = ["n* of large studies", "conclusions: the order", "conclusions: the plan",
+           "the report's bootstrap, Nemenyi",
            "alpha-hat and trimmed KS"]
 LAZY = ["aggregates, Bayesian tests", "rankings with ties"]
 

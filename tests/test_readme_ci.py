@@ -70,3 +70,74 @@ def test_parser_rejects_an_extra_or_reordered_command():
     assert ci_lines("\n".join(reversed(cmds))) != cmds
     assert [ln for ln in ci_lines("\n".join(["export X=1", *cmds])) if ln not in ALLOWED] \
         != cmds
+
+
+# ---- the public data: found beside the clone (CI), downloaded, or skipped offline ---------
+
+def _clone_with_finder(tmp_path: Path) -> Path:
+    """A folder laid out as a clone: clone/scripts/public_data.py, nothing beside it."""
+    import shutil
+
+    clone = tmp_path / "clone"
+    (clone / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "public_data.py", clone / "scripts")
+    return clone
+
+
+def _find(clone: Path, tmp_path: Path, **env: str):
+    import subprocess
+    import sys
+
+    base = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+            "XDG_CACHE_HOME": str(tmp_path / "cache"),
+            # no network: every download goes to a closed port on this machine
+            "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+            "NO_PROXY": ""}
+    return subprocess.run([sys.executable, str(clone / "scripts" / "public_data.py")],
+                          capture_output=True, text=True, timeout=300,
+                          env={**base, **env})
+
+
+def test_the_data_beside_the_clone_is_found_as_in_ci(tmp_path, public_data_dir):
+    """CI lays ../shared/data beside its clone: the README's command finds it there, with no
+    setting (this is how .ci/run still uses ../shared/data)."""
+    real = public_data_dir
+    clone = _clone_with_finder(tmp_path)
+    beside = tmp_path / "shared" / "data"
+    beside.mkdir(parents=True)
+    for f in real.glob("*.parquet"):
+        (beside / f.name).symlink_to(f)
+    proc = _find(clone, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"found {beside}"
+    # a file that is not the published one is not taken: downloaded instead (offline here)
+    (beside / "encoders_results.parquet").unlink()
+    (beside / "encoders_results.parquet").write_bytes(b"PAR1 not the file")
+    proc = _find(clone, tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("missing "), proc
+
+
+def test_offline_without_data_the_command_goes_on_and_says_why(tmp_path):
+    clone = _clone_with_finder(tmp_path)
+    proc = _find(clone, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    line = proc.stdout.strip()
+    assert line.startswith("missing could not download ") and "\n" not in line, line
+    assert "GENEXPY_NB_DATA_DIR" in line and "offline?" in line
+    assert "downloading encoders_results.parquet" in proc.stderr  # it tried, and said so
+    # in CI the data must be there: an error, not a skip
+    ci = _find(clone, tmp_path, CI="true")
+    assert ci.returncode == 1 and "CI must have them" in ci.stderr
+    # a folder you chose that lacks the files is an error naming it (exit 2)
+    chosen = _find(clone, tmp_path, GENEXPY_NB_DATA_DIR=str(tmp_path))
+    assert chosen.returncode == 2 and "encoders_results.parquet not found" in chosen.stderr
+
+
+def test_the_scripts_read_the_finders_line():
+    """test.sh and docs.sh take the folder (or the reason) from scripts/public_data.py, and
+    neither sets GENEXPY_NB_DATA_DIR to ../shared/data itself any more."""
+    for script in ("test.sh", "docs.sh"):
+        text = (ROOT / "scripts" / script).read_text()
+        assert 'data_line=$("$VPY" scripts/public_data.py)' in text, script
+        assert 'export GENEXPY_NB_NO_DATA="${data_line#missing }"' in text, script
+        assert "GENEXPY_NB_DATA_DIR=../shared/data" not in text.replace("# ", ""), script

@@ -13,8 +13,10 @@ At ``builder-inited`` every ``notebooks/*.ipynb`` of the repository is
    every chart inside an ipywidgets panel becomes an HTML element holding its Vega spec
    (through :func:`genexpy_nb._escape.script_json`), which ``_static/genexpy_vega.js`` draws
    with the Vega bundled with the site (no CDN); a panel becomes a static snapshot of its
-   first state; progress bars are dropped, and so is the widget state (megabytes of
-   JavaScript that would need a CDN-hosted widget manager to do anything);
+   first state (the lean state its cell left, kept in the output's metadata while
+   executing: a later cell that moves its sliders does not change the picture); progress
+   bars are dropped, and so is the widget state (megabytes of JavaScript that would need a
+   CDN-hosted widget manager to do anything; the cached executed notebooks do not store it);
 3. shown without its test pins (:func:`hide_checks`): a code cell that only checks results
    (``assert`` statements, ``assert_*`` calls, loops of them, and names used by nothing
    later) gets MyST-NB's ``remove-cell`` tag, and the ``assert`` statements of the other
@@ -25,7 +27,10 @@ At ``builder-inited`` every ``notebooks/*.ipynb`` of the repository is
    so that Sphinx re-reads only what changed. MyST-NB then renders it without executing
    (``nb_execution_mode = "off"``).
 
-A cell that raises fails the build, with the notebook, the cell and the traceback.
+A cell that raises fails the build, with the notebook, the cell and the traceback. Offline
+(``GENEXPY_NB_NO_DATA`` set by ``scripts/public_data.py``), the notebooks that read the public
+data files are not executed: their pages show the notebook without outputs (or the cached
+ones).
 ``GENEXPY_NB_DOCS_NOTEBOOKS`` (comma-separated names, e.g. ``00_quickstart``) executes only
 those notebooks, and ``GENEXPY_NB_DOCS_EXECUTE=0`` none: the others get their cached outputs
 when the cache has them, otherwise a page without outputs (for iterating on the site; CI
@@ -218,7 +223,9 @@ class _Widgets:
 def static_outputs(nb: Any) -> Any:
     """A copy of an executed notebook whose outputs a static page can show (module doc)."""
     nb = copy.deepcopy(nb)
-    widgets = _Widgets(nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {}))
+    # each view's own snapshot (its first state, :func:`execute`), else the notebook's
+    # saved widget state (every model's last state)
+    last = _Widgets(nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {}))
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -233,6 +240,8 @@ def static_outputs(nb: Any) -> Any:
                 out["metadata"] = {}
             elif WIDGET_VIEW in data:
                 ref = data[WIDGET_VIEW].get("model_id")
+                snap = out.get("metadata", {}).get(SNAPSHOT_KEY)
+                widgets = _Widgets(snap) if snap is not None else last
                 if widgets.is_progress(ref):
                     continue
                 if widgets.model(ref) is None:  # no saved state: the text fallback
@@ -393,8 +402,67 @@ def merge_outputs(source: Any, executed: Any) -> Any:
     return nb
 
 
+#: widget state a static snapshot never reads: anywidget's JavaScript and CSS (the Vega
+#: bundle of every Altair JupyterChart, about a megabyte each), binary buffers' placeholders
+LEAN_DROP = ("_esm", "_css", "_anywidget_id", "_dom_classes", "layout", "style", "tabbable",
+             "tooltip", "_view_count")
+
+
+def _refs(value: Any) -> list[str]:
+    """The model ids a widget's state refers to: ``"IPY_MODEL_<id>"`` anywhere inside, and
+    the views an Output widget's outputs display (``{"model_id": "<id>"}``)."""
+    if isinstance(value, str):
+        return [value[len("IPY_MODEL_"):]] if value.startswith("IPY_MODEL_") else []
+    if isinstance(value, dict):
+        own = [value["model_id"]] if isinstance(value.get("model_id"), str) else []
+        return own + [r for v in value.values() for r in _refs(v)]
+    if isinstance(value, list | tuple):
+        return [r for v in value for r in _refs(v)]
+    return []
+
+
+def widget_snapshot(state: dict[str, dict], model_id: str) -> dict[str, dict]:
+    """The saved-state entries of the view ``model_id`` and of every model it contains, lean.
+
+    ``state`` is nbclient's live widget state (``{model_id: traits}``) at the moment the
+    cell that displayed the view finished: the panel's first state, before later cells move
+    its sliders. Traits no snapshot reads (:data:`LEAN_DROP`) are left out.
+    """
+    out: dict[str, dict] = {}
+    todo = [model_id]
+    while todo:
+        mid = todo.pop()
+        st = state.get(mid)
+        if mid in out or not st or "_model_name" not in st:
+            continue
+        lean = {k: copy.deepcopy(v) for k, v in st.items() if k not in LEAN_DROP}
+        out[mid] = {"model_name": st.get("_model_name"),
+                    "model_module": st.get("_model_module"),
+                    "model_module_version": st.get("_model_module_version"), "state": lean}
+        todo.extend(_refs(lean))
+    return out
+
+
+def _snapshot_views(client: Any, cell: Any) -> None:
+    """Keep, in each widget view's output of ``cell``, the lean state it shows now."""
+    for out in cell.get("outputs", []):
+        view = out.get("data", {}).get(WIDGET_VIEW)
+        if isinstance(view, dict) and view.get("model_id"):
+            out.setdefault("metadata", {})[SNAPSHOT_KEY] = widget_snapshot(
+                client.widget_state, view["model_id"])
+
+
+#: where an executed widget view keeps the lean state of its first moment (output metadata)
+SNAPSHOT_KEY = "gx_widget_snapshot"
+
+
 def execute(nb: Any, name: str) -> tuple[Any, float]:
-    """Run every cell in a temporary folder; a cell that raises fails the build."""
+    """Run every cell in a temporary folder; a cell that raises fails the build.
+
+    Each widget view keeps, in its output's metadata, the lean state of the moment its cell
+    finished (:func:`widget_snapshot`); the notebook-wide widget state (every model's last
+    state, anywidget's JavaScript included: megabytes) is not stored.
+    """
     import nbclient
     from nbclient.exceptions import CellExecutionError
 
@@ -404,12 +472,25 @@ def execute(nb: Any, name: str) -> tuple[Any, float]:
     with tempfile.TemporaryDirectory(prefix=f"gx-docs-{name}-") as tmp:
         client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=kernel,
                                          resources={"metadata": {"path": tmp}})
+        client.on_cell_executed = lambda cell, cell_index, execute_reply: _snapshot_views(
+            client, cell)
         try:
             client.execute()
         except CellExecutionError as exc:
             raise ExtensionError(
                 f"notebook {name} failed while building the site:\n{exc}") from exc
+    nb.metadata.pop("widgets", None)
     return nb, time.perf_counter() - t0
+
+
+#: calls by which a notebook reads the public data files (as tests/conftest.py)
+DATA_CALLS = ("load_encoders(", "load_bigbench(", "fetch_public_file(", "fetch_public_data(")
+
+
+def reads_public_data(nb: Any) -> bool:
+    """Whether a notebook's code reads the public data files (not executed offline)."""
+    return any(call in c.source for c in nb.cells if c.cell_type == "code"
+               for call in DATA_CALLS)
 
 
 def selected(names: list[str]) -> list[str]:
@@ -446,6 +527,10 @@ def prepare_notebooks(app: Sphinx) -> None:
         if cached.is_file():
             done = nbformat.read(cached, as_version=4)
             _say(f"notebook {path.stem}: outputs from the cache")
+        elif path.stem in run and os.environ.get("GENEXPY_NB_NO_DATA") and reads_public_data(nb):
+            done = None  # offline: the public data files are not here (scripts/public_data.py)
+            _say(f"notebook {path.stem}: not executed, it reads the public data files, not "
+                 f"here: {os.environ['GENEXPY_NB_NO_DATA']}")
         elif path.stem in run:
             _say(f"notebook {path.stem}: executing ...")
             done, dt = execute(nb, path.stem)
@@ -473,5 +558,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
-__all__ = ["chart_html", "static_outputs", "hide_checks", "unquote_strings",
+__all__ = ["chart_html", "static_outputs", "widget_snapshot", "hide_checks", "unquote_strings",
            "package_fingerprint", "notebook_key", "merge_outputs", "setup"]

@@ -69,7 +69,7 @@ def jit_exact(fn: Callable | None = None, **options) -> Callable | Callable[[Cal
     callable
         The compiled dispatcher, or the decorator when ``fn`` is not given.
     """
-    return _flagged({"cache": config.NUMBA_CACHE, "fastmath": False, "nogil": True}, fn,
+    return _flagged({"cache": config.numba_cache(), "fastmath": False, "nogil": True}, fn,
                     options)
 
 
@@ -90,7 +90,7 @@ def jit_fast(fn: Callable | None = None, **options) -> Callable | Callable[[Call
     callable
         As :func:`jit_exact`'s.
     """
-    return _flagged({"cache": config.NUMBA_CACHE, "fastmath": config.FASTMATH, "nogil": True},
+    return _flagged({"cache": config.numba_cache(), "fastmath": config.FASTMATH, "nogil": True},
                     fn, options)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError
+from . import numbers
 from .document import Data, Paragraph, ReportSection, Table, plain
 
 __all__ = ["bayesian_section", "aggregates_section", "summary_lines"]
@@ -32,9 +33,15 @@ def _scores(comparison: Any) -> tuple[np.ndarray, str]:
     """
     v = getattr(comparison, "scores_used", comparison.values)
     if getattr(comparison, "normalize", "none") == "minmax":
-        return v, ("scores min-max normalised per block (0 = its lowest result, 1 = its "
-                   "highest)")
+        return v, (f"scores min-max normalised per {_unit(comparison)} (0 = its lowest "
+                   "result, 1 = its highest)")
     return v, "raw scores, in the target's units"
+
+
+def _unit(comparison: Any, plural: bool = False) -> str:
+    """Name a block in the comparison's words ("dataset", "block")."""
+    u = getattr(comparison, "unit", "block")
+    return u + "s" if plural else u
 
 
 def _check_comparison(comparison: Any) -> None:
@@ -78,7 +85,14 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
     >>> s.tables["bayesian_signed_rank"]["alternative"].to_list()
     ['b', 'c']
     """
-    from ..significance.bayesian import DECISION_THRESHOLD, bayesian_signed_rank
+    from .._progress import tqdm
+    from ..significance.bayesian import (
+        DECISION_THRESHOLD,
+        MAX_SIGNED_RANK_SECONDS,
+        bayesian_signed_rank,
+        signed_rank_seconds,
+    )
+    from .numbers import seconds
 
     _check_comparison(comparison)
     alts = list(comparison.alternatives)
@@ -88,13 +102,26 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
     v, units = _scores(comparison)
     j = alts.index(ref)
     rows, notes = [], []
+    # the cost of every test, estimated and bounded before the first starts
+    secs = (len(alts) - 1) * signed_rank_seconds(v.shape[0], int(nsamples))
+    if secs > MAX_SIGNED_RANK_SECONDS:
+        raise GenexpyInputError(
+            f"the Bayesian signed-rank tests of {len(alts) - 1:,} alternatives against "
+            f"{ref!r} over {v.shape[0]:,} blocks with {int(nsamples):,} posterior samples "
+            f"each would take about {seconds(secs)} on one core (limit "
+            f"{seconds(MAX_SIGNED_RANK_SECONDS)}); compare fewer alternatives, or draw fewer "
+            "samples.")
+    bar = tqdm(total=len(alts) - 1, unit="test", leave=False, disable=secs < 3.0,
+               desc=f"Bayesian signed-rank tests against the best (about {seconds(secs)})")
     for i, a in enumerate(alts):
         if i == j:
             continue
         keep = ~(np.isnan(v[:, i]) | np.isnan(v[:, j]))
         res = bayesian_signed_rank(v[keep, i], v[keep, j], rope=rope,
                                    higher_is_better=comparison.higher_is_better, prior=prior,
-                                   nsamples=nsamples, seed=seed, names=(a, ref))
+                                   nsamples=nsamples, seed=seed, names=(a, ref),
+                                   progress=False)
+        bar.update()
         p = res.probs
         k = int(np.argmax(p))
         decision = ((f"{a} better", "practically equivalent", f"{ref} better")[k]
@@ -102,6 +129,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
         rows.append((a, ref, int(keep.sum()), *map(float, p), float(rope), decision))
         if res.note:
             notes.append(Paragraph(("Note on ", Data(a), ": ", Data(res.note), ".")))
+    bar.close()
     table = pl.DataFrame(rows, orient="row", schema={
         "alternative": pl.String, "against": pl.String, "n_blocks": pl.Int64,
         "p_alternative_better": pl.Float64, "p_rope": pl.Float64,
@@ -110,14 +138,16 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
     place = {a: t for t, a in enumerate(comparison.mean_ranks["alternative"].to_list())}
     blocks = (
         Paragraph(("Bayesian signed-rank test (Benavoli et al. 2017) of each alternative "
-                   "against ", Data(ref), f", region of practical equivalence ±{rope:g} "
+                   "against ", Data(ref), f", region of practical equivalence "
+                   f"±{numbers.setting(rope)} "
                    f"on {units}: "
                    "posterior probabilities that the alternative is better by more than the "
                    "rope, that the two are within it, that ", Data(ref),
                    f" is better; a decision needs a probability above {DECISION_THRESHOLD}.")),
         Table(("alternative", "P(alternative better)", "P(rope)", ("P(", Data(ref), " better)"),
                "decision"),
-              tuple((Data(r[0]), f"{r[3]:.3f}", f"{r[4]:.3f}", f"{r[5]:.3f}", Data(r[7]))
+              tuple((Data(r[0]), numbers.prob(r[3]), numbers.prob(r[4]), numbers.prob(r[5]),
+                     Data(r[7]))
                     for r in sorted(rows, key=lambda r: place.get(r[0], len(place)))),
               "lrrrl"),
         *notes,
@@ -174,16 +204,17 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
     direction = "higher" if comparison.higher_is_better else "lower"
     n_all = int(v.shape[0])
     why = ""
+    us = _unit(comparison, plural=True)
     if keep.sum() < n_all:  # the rank tests use every block: say why these use fewer
         how = ("count them as losses" if getattr(comparison, "missing", "") == "study" else
-               "use the blocks where they ran")
-        why = (f" The {n_all - int(keep.sum())} blocks with a failed run are left out here "
+               f"use the {us} where they ran")
+        why = (f" The {n_all - int(keep.sum())} {us} with a failed run are left out here "
                f"(a failed run has no score to average); the rank tests {how} over all "
-               f"{n_all} blocks.")
+               f"{n_all} {us}.")
     blocks = (
-        Paragraph((f"Aggregates over the {int(keep.sum())} complete blocks with "
-                   f"{confidence_level:.0%} bootstrap intervals ({reps} resamples of the "
-                   f"blocks; Agarwal et al. 2021) of {units}; {direction} is better. IQM: "
+        Paragraph((f"Aggregates over the {int(keep.sum())} complete {us} with "
+                   f"{numbers.share(confidence_level)} bootstrap intervals ({reps} resamples "
+                   f"of the {us}; Agarwal et al. 2021) of {units}; {direction} is better. IQM: "
                    "the mean of the middle half of the scores. Rows in the order of the "
                    "mean ranks, best first." + why,)),
         _aggregates_table(comparison, table, list(aggregates)),
@@ -193,14 +224,32 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
 
 def _aggregates_table(comparison: Any, table: pl.DataFrame, aggregates: list[str]) -> Table:
     """One row per alternative (in the order of the mean ranks), one column per aggregate."""
-    cell = {(r["alternative"], r["aggregate"]): f"{r['estimate']:.4g} [{r['low']:.4g}, "
-            f"{r['high']:.4g}]" for r in table.iter_rows(named=True)}
+    cell = {(r["alternative"], r["aggregate"]): _estimate(r, _zero(comparison))
+            for r in table.iter_rows(named=True)}
     order = [a for a in comparison.mean_ranks["alternative"].to_list()
              if any((a, g) in cell for g in aggregates)]
     names = {"iqm": "IQM", "optimality_gap": "optimality gap"}
     return Table(("alternative", *(f"{names.get(g, g)} [interval]" for g in aggregates)),
                  tuple((Data(a), *(cell.get((a, g), "") for g in aggregates))
                        for a in order), "l" + "r" * len(aggregates))
+
+
+#: closer to 0 than this share of the largest score is float error (a bootstrap mean of
+#: zeros summed in another order): read "0"
+_FLOAT_ZERO = 1e-12
+
+
+def _estimate(r: dict, zero: float = 0.0) -> str:
+    """Write an aggregate with its interval as every output does (the one formatter)."""
+    return (f"{numbers.number(r['estimate'], zero=zero)} "
+            f"{numbers.interval(r['low'], r['high'], zero=zero)}")
+
+
+def _zero(comparison: Any) -> float:
+    """Return the float error of the comparison's scores: 1e-12 of the largest."""
+    v = _scores(comparison)[0]
+    big = float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
+    return _FLOAT_ZERO * big
 
 
 def _names_text(names: list[str]) -> str:
@@ -215,7 +264,7 @@ def _bayes_line(res: Any, b: pl.DataFrame) -> str:
               if r["decision"] == f"{r['alternative']} better"]
     same = b.filter(pl.col("decision") == "practically equivalent")["alternative"].to_list()
     open_ = b.filter(pl.col("decision") == "no decision")["alternative"].to_list()
-    line = (f"Bayesian signed-rank against {plain(ref)} (rope +-{rope:g} on "
+    line = (f"Bayesian signed-rank against {plain(ref)} (rope +-{numbers.setting(rope)} on "
             f"{_scores(res)[1]}; a decision needs P > 0.95): {plain(ref)} better than "
             f"{len(worse)} of {b.height}; practically equivalent: {_names_text(same)}; "
             f"no decision: {_names_text(open_)}")
@@ -230,16 +279,16 @@ def _aggregates_line(res: Any, a: pl.DataFrame) -> str:
         iqm = a.filter(pl.col("aggregate") == a["aggregate"][0])
     what = iqm["aggregate"][0].upper() if iqm["aggregate"][0] == "iqm" else iqm["aggregate"][0]
     iqm = iqm.sort("estimate", descending=res.higher_is_better, maintain_order=True)
-    top = [f"{plain(r['alternative'])} {r['estimate']:.4g} [{r['low']:.4g}, {r['high']:.4g}]"
+    top = [f"{plain(r['alternative'])} {_estimate(r, _zero(res))}"
            for r in iqm.head(3).iter_rows(named=True)]
     first = iqm["alternative"][0]
     agree = ("the same as the best mean rank" if first == res.best[0] else
              f"the best mean rank is {plain(res.best[0])}'s")
     n_all = int(res.values.shape[0])
     of = f" of {n_all}" if int(iqm["n_tasks"][0]) < n_all else ""
-    return (f"{what} over the {int(iqm['n_tasks'][0])}{of} complete blocks "
+    return (f"{what} over the {int(iqm['n_tasks'][0])}{of} complete {_unit(res, plural=True)} "
             f"({_scores(res)[1]}; "
-            f"{iqm['confidence_level'][0]:.0%} bootstrap intervals), best first: "
+            f"{numbers.share(iqm['confidence_level'][0])} bootstrap intervals), best first: "
             + "; ".join(top) + (" ..." if iqm.height > 3 else "")
             + f" ({'highest' if res.higher_is_better else 'lowest'}: {plain(first)}, "
             f"{agree})")

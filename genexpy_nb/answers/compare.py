@@ -63,7 +63,7 @@ from .._validation import (
     to_polars,
 )
 from .._words import plural, role_nouns
-from ..significance._pairs import correction_words, pairs_frame
+from ..significance._pairs import correction_words
 from ..significance._ranks import mean_ranks_available
 from ..significance.corrections import P_ADJUST_METHODS
 from ..significance.critical_difference import cliques as _cliques
@@ -71,12 +71,13 @@ from ..significance.critical_difference import group_letters
 from ..study._missing import MISSING_POLICIES
 from ..study._roles import alias
 from ..study.ranking import TIE_ATOL, TIE_RTOL, check_tie_tolerances
+from . import numbers
 from ._significance_words import opt, translate
 from .comparison import Comparison
 from .document import Data, Text, as_data
 
 __all__ = ["compare", "Comparison", "MISSING_POLICIES", "NORMALIZE", "POSTHOC_TESTS",
-           "SCALE_RATIO"]
+           "SCALE_RATIO", "block_unit", "scale_basis"]
 
 #: post-hoc tests of :func:`compare` ("auto": Conover-Iman on complete blocks, the
 #: Siegel-Castellan z-test of mean ranks among the available alternatives when results
@@ -462,32 +463,67 @@ def compare(
                 seen[msg] = None
     extra = tuple(m for m in seen if m not in res.notes)
     res = replace(res, notes=res.notes + extra) if extra else res
-    return replace(res, **_scales(res.values, normalize))
+    return replace(res, **_scales(res.values, normalize, res.unit))
 
 
-def _scales(values: np.ndarray, normalize: str) -> dict[str, str]:
+def _scales(values: np.ndarray, normalize: str, unit: str = "block") -> dict[str, str]:
     """Choose the scores of the aggregates, the rope and the effect sizes, and say why.
 
     Returns the Comparison's ``normalize`` ("none" or "minmax") and ``normalize_reason``.
     """
-    obs = ~np.isnan(values)
-    hi = np.where(obs, values, -np.inf).max(axis=1)
-    lo = np.where(obs, values, np.inf).min(axis=1)
-    spread = (hi - lo)[obs.sum(axis=1) >= 2]
+    chosen, reason = scale_basis([values], normalize, unit=unit)
+    return {"normalize": chosen, "normalize_reason": reason}
+
+
+def scale_basis(values: Sequence[np.ndarray], normalize: str = "auto", *,
+                unit: str = "block", option: bool = True) -> tuple[str, str]:
+    """Choose, once, the scale of every cross-condition quantity, and say why.
+
+    The one policy for the scores of the aggregates, the Bayesian rope, the effect sizes
+    and the runs-against-conditions ratio: raw scores, or min-max normalised per condition
+    where the conditions' score ranges (max - min) differ by more than
+    :data:`SCALE_RATIO` (raw scores would let the widest conditions decide).
+
+    Parameters
+    ----------
+    values : sequence of numpy.ndarray, shape (conditions, alternatives) each
+        The results (NaN where missing), one matrix per configuration: the ranges of all
+        of them decide together.
+    normalize : {"auto", "none", "minmax"}
+        "auto" decides from the ranges; the others are kept, and said as asked.
+    unit : str, default "block"
+        What a condition is called in the reason ("dataset").
+    option : bool, default True
+        Name the option that changes the choice (``--normalize`` / ``normalize=``).
+
+    Returns
+    -------
+    normalize : {"none", "minmax"}
+    reason : str
+        The ratio of the widest range to the narrowest, and the choice, in words.
+    """
+    spreads = []
+    for v in values:
+        obs = ~np.isnan(v)
+        hi = np.where(obs, v, -np.inf).max(axis=1)
+        lo = np.where(obs, v, np.inf).min(axis=1)
+        spreads.append((hi - lo)[obs.sum(axis=1) >= 2])
+    spread = np.concatenate(spreads) if spreads else np.zeros(0)
     pos = spread[spread > 0]
     ratio = float(pos.max() / pos.min()) if pos.size else 1.0
-    said = f"the blocks' score ranges (max - min) differ by a factor of {ratio:.3g}"
+    said = (f"the {unit}s' score ranges (max - min) differ by a factor of "
+            f"{numbers.number(ratio)}")
+
+    def flag(value: str, words: str) -> str:
+        return f" ({opt('normalize', value)} {words})" if option else ""
     if normalize != "auto":
-        return {"normalize": normalize,
-                "normalize_reason": f"as asked ({opt('normalize', normalize)}); {said}"}
+        return normalize, f"as asked ({opt('normalize', normalize)}); {said}"
     if ratio > SCALE_RATIO:
-        return {"normalize": "minmax",
-                "normalize_reason": f"{said}, more than {SCALE_RATIO:g}: raw scores would let "
-                                    f"the widest blocks decide ({opt('normalize', 'none')} "
-                                    "keeps them)"}
-    return {"normalize": "none",
-            "normalize_reason": f"{said}, at most {SCALE_RATIO:g} "
-                                f"({opt('normalize', 'minmax')} normalises them)"}
+        return "minmax", (f"{said}, more than {numbers.setting(SCALE_RATIO)}: raw scores "
+                          f"would let the widest {unit}s decide"
+                          + flag("none", "keeps them"))
+    return "none", (f"{said}, at most {numbers.setting(SCALE_RATIO)}"
+                    + flag("minmax", "normalises them"))
 
 
 # ---- the analysis ----------------------------------------------------------------------
@@ -510,28 +546,28 @@ def _policy_matrices(values, tiers, missing):
     return values, np.where(obs, ranked, np.nan), np.ones(values.shape[0], dtype=bool)
 
 
-def _usable(values, tiers, labels, names, missing, notes):
+def _usable(values, tiers, labels, names, missing, notes, unit="block"):
     """Apply ``missing``, then leave out blocks ranking nothing and alternatives without result.
 
     Returns (values, tiers as floats with NaN where still missing, block labels, names).
     """
     values, ranked, keep = _policy_matrices(values, tiers, missing)
     if not keep.all():
-        notes.append(f"{plural(int((~keep).sum()), 'block')} with a missing result left out "
+        notes.append(f"{plural(int((~keep).sum()), unit)} with a missing result left out "
                      f"({opt('missing', 'drop-block')}).")
         labels = [b for b, k in zip(labels, keep) if k]
     # blocks where fewer than two alternatives have a result carry no information
     obs = ~np.isnan(ranked)
     thin = obs.sum(axis=1) < 2
     if thin.any():
-        notes.append(f"{plural(int(thin.sum()), 'block')} with fewer than two results left out "
+        notes.append(f"{plural(int(thin.sum()), unit)} with fewer than two results left out "
                      "(they rank nothing).")
         values, ranked = values[~thin], ranked[~thin]
         labels = [b for b, t in zip(labels, thin) if not t]
     empty = ~(~np.isnan(ranked)).any(axis=0)
     if empty.any():
         gone = [a for a, e in zip(names, empty) if e]
-        notes.append(Text("no result in the tested blocks, left out: ", _listed(gone), "."))
+        notes.append(Text(f"no result in the tested {unit}s, left out: ", _listed(gone), "."))
         values, ranked = values[:, ~empty], ranked[:, ~empty]
         names = [a for a, e in zip(names, empty) if not e]
     return values, ranked, labels, names
@@ -542,7 +578,8 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
              tols, missing, held, failed, tie_tols) -> Comparison:
     from ..significance.rank_tests import friedman, skillings_mack
 
-    values, ranked, labels, names = _usable(values, tiers, labels, names, missing, notes)
+    values, ranked, labels, names = _usable(values, tiers, labels, names, missing, notes,
+                                            block_unit(block_cols))
     n, k = values.shape
     if k < 2 or n < 2:
         raise GenexpyInputError(
@@ -564,6 +601,7 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
             f"Compare against one alternative with {opt('control')}=NAME "
             f"({k - 1:,} comparisons), or keep fewer alternatives (at most "
             f"{_most_alternatives():,}).")
+    _check_posthoc_memory(k, control)
     from .._progress import check_cost
 
     pairs = k - 1 if control is not None else k * (k - 1) // 2
@@ -632,12 +670,15 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
         "alternative_1", "alternative_2", "significant").iter_rows() if not s}
     indist = tuple(a for a in order if a in not_sig)
 
-    _notes(notes, report, ranked, names, block_cols, avg_cols, ties, complete, omni, tols, n)
+    unit = block_unit(block_cols)
+    _notes(notes, report, ranked, names, block_cols, avg_cols, ties, complete, omni, tols, n,
+           unit)
     n_imputed = int((np.isnan(values) & ~np.isnan(ranked)).sum())
     if n_imputed:
         notes.insert(0, f"{plural(n_imputed, 'missing result')}, each counted as the "
-                        "worst tier of its block (a failed run loses to every result of the "
-                        f"block; the missing-results policy of nstar, {opt('missing', 'study')}).")
+                        f"worst tier of its {unit} (a failed run loses to every result of the "
+                        f"{unit}; the missing-results policy of nstar, "
+                        f"{opt('missing', 'study')}).")
     return Comparison(
         omnibus=omni, posthoc=post, mean_ranks=frame, cliques=cl, cd=cd, best=best,
         indistinguishable=indist, control=control, posthoc_test=posthoc, posthoc_label=label,
@@ -647,11 +688,59 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
         higher_is_better=hib, alternatives=tuple(names), blocks=tuple(labels),
         values=values, policy=report, replicates=_replicates_of(report), notes=tuple(notes),
         missing=missing, held_constant=held, failed=failed,
-        tie_tolerance=tie_tols)
+        tie_tolerance=tie_tols, unit=unit)
 
 
 #: pairs above which the post-hoc step draws a bar (about a second per 1,000,000 pairs)
 _POSTHOC_BAR_PAIRS = 200_000
+#: memory per pair of the post-hoc step and the tables written from it: its arrays, the
+#: pairs' frame (two names each), the corrected p-values' order, the CSV copy (measured:
+#: 230-500 bytes of resident memory per pair at 1,000-3,000 alternatives, more address
+#: space); and per alternative pair of the k x k matrices (shared results, variances)
+_BYTES_PER_PAIR = 600.0
+_BYTES_PER_CELL = 24.0
+#: seconds per pair of the post-hoc tests and of writing their table (2,000-3,000
+#: alternatives on one core: about 2 us to test, 4 us to write)
+_SECONDS_PER_PAIR = 6e-6
+
+
+def _posthoc_need(k: int, control: str | None) -> float:
+    pairs = (k - 1) if control is not None else k * (k - 1) // 2
+    return pairs * _BYTES_PER_PAIR + k * k * _BYTES_PER_CELL
+
+
+def _check_posthoc_memory(k: int, control: str | None) -> None:
+    """Refuse, before any test runs, a post-hoc step that would not fit in memory.
+
+    The estimate grows with the pairs (k (k - 1) / 2, or k - 1 against a control); the
+    error gives it, the memory available, and what fits: the comparisons against one
+    control, or the most alternatives.
+    """
+    from .._validation import MEMORY_SHARE, available_memory, size_text
+
+    need = _posthoc_need(k, control)
+    if need <= 256 * 2**20:
+        return
+    avail = available_memory()
+    budget = MEMORY_SHARE * avail
+    if need <= budget:
+        return
+    most = 2
+    while _posthoc_need(most * 2, None) <= budget:
+        most *= 2
+    lo, hi = most, most * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if _posthoc_need(mid, None) <= budget else (lo, mid)
+    pairs = (k - 1) if control is not None else k * (k - 1) // 2
+    fix = (f"keep at most {lo:,} alternatives" if control is not None else
+           f"compare against one alternative with {opt('control')}=NAME ({k - 1:,} "
+           f"comparisons, about {size_text(_posthoc_need(k, 'c'))}), or keep at most "
+           f"{lo:,} alternatives")
+    raise GenexpyInputError(
+        f"{k:,} alternatives make {pairs:,} pairs: the post-hoc tests and their tables need "
+        f"about {size_text(need)} of memory, and {size_text(avail)} is available; {fix} "
+        "(or run on a machine with more memory).")
 
 
 def _posthoc(values, names, mid, complete, **kw):
@@ -661,12 +750,14 @@ def _posthoc(values, names, mid, complete, **kw):
     pairs) they take about 15 s, so a bar shows the step is under way.
     """
     k = values.shape[1]
-    pairs = k * (k - 1) // 2
+    pairs = (k - 1) if kw.get("control") is not None else k * (k - 1) // 2
     if pairs <= _POSTHOC_BAR_PAIRS:
         return _posthoc_tests(values, names, mid, complete, **kw)
     from .._progress import tqdm
+    from .numbers import seconds
 
-    with tqdm(total=1, desc=f"post-hoc tests of {pairs:,} pairs", unit="step") as bar:
+    with tqdm(total=1, desc=f"post-hoc tests of {pairs:,} pairs (about "
+              f"{seconds(pairs * _SECONDS_PER_PAIR)} with their tables)", unit="step") as bar:
         out = _posthoc_tests(values, names, mid, complete, **kw)
         bar.update(1)
     return out
@@ -693,24 +784,15 @@ def _posthoc_tests(values, names, mid, complete, *, posthoc, p_adjust, alpha, hi
                                         order=names), None,
                 "Nemenyi (ranks among available)")
     test = posthoc_conover if posthoc == "conover" else posthoc_siegel_castellan
-    if control is None:
-        post = test(values, p_adjust=p_adjust, alpha=alpha, higher_is_better=hib,
-                    order=names)
-        return post, None, post["test"][0]
     # against one control: the k - 1 pairs with it, corrected as their own family
-    raw = test(values, p_adjust=None, alpha=alpha, higher_is_better=hib, order=names)
-    stat, p = raw["statistic"].to_numpy(), raw["pvalue_raw"].to_numpy()
-    label = raw["test"][0]
-    i, j = np.triu_indices(k, 1)
-    both = (~np.isnan(values)).astype(np.float64)
-    n_both = (both.T @ both)[i, j].astype(np.int64)
-    c = names.index(control)
-    sel = np.flatnonzero((i == c) | (j == c))
-    other = np.where(i[sel] == c, j[sel], i[sel])
-    ci = np.full(other.size, c)
-    return (pairs_frame(label, names, ci, other, stat[sel], p[sel], p_adjust, alpha,
-                        {"mean_rank_1": mid[ci], "mean_rank_2": mid[other],
-                         "n": n_both[sel]}), None, label)
+    post = test(values, p_adjust=p_adjust, alpha=alpha, higher_is_better=hib, order=names,
+                control=control)
+    if control is not None:  # the mean ranks of the omnibus test (ties as it counted them)
+        idx = {a: t for t, a in enumerate(names)}
+        post = post.with_columns(
+            pl.Series("mean_rank_1", mid[[idx[a] for a in post["alternative_1"]]]),
+            pl.Series("mean_rank_2", mid[[idx[a] for a in post["alternative_2"]]]))
+    return post, None, post["test"][0]
 
 
 def _control_group(frame: pl.DataFrame, post: pl.DataFrame, control: str):
@@ -777,8 +859,35 @@ def _name_words(name: str) -> list[str]:
     return [w.lower() for w in re.split(r"[^A-Za-z]+", spaced) if w]
 
 
+def block_unit(block_cols: Sequence[str]) -> str:
+    """Name a block as the table does: "dataset" for a column ``dataset``, else "block".
+
+    Parameters
+    ----------
+    block_cols : sequence of str
+        The columns whose levels are the blocks.
+
+    Returns
+    -------
+    str
+        The column's word (as :func:`~genexpy_nb.answers.conclusions.condition_word`
+        reads it) for one plain lowercase column of three letters or more, "block"
+        otherwise.
+    """
+    from types import SimpleNamespace
+
+    from .conclusions import condition_word
+
+    if list(block_cols) == ["condition"]:  # the study page's conditions
+        return "condition"
+    word = condition_word(SimpleNamespace(generalize=list(block_cols)))
+    # a letter or two ("d") names no kind of thing
+    return "block" if word == "condition" or len(word) < 3 else word
+
+
 def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, omni, tols,
-           n) -> None:
+           n, unit="block") -> None:
+    units = unit + "s"
     reps = [c for c in block_cols if set(_name_words(c)) & _REPLICATE_WORDS]
     if reps:
         notes.append(Text(
@@ -802,9 +911,9 @@ def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, o
     if not complete:
         notes.append(
             f"{plural(int(np.isnan(values).sum()), 'missing result')} in "
-            f"{int(np.isnan(values).any(axis=1).sum())} of {n} blocks: each block ranks the "
+            f"{int(np.isnan(values).any(axis=1).sum())} of {n} {units}: each {unit} ranks the "
             "alternatives that have a result there "
-            "(Skillings–Mack); mean ranks are over the blocks where an alternative has a "
+            f"(Skillings–Mack); mean ranks are over the {units} where an alternative has a "
             "result, its rank among the s present put on the 1..k scale. Skillings–Mack's "
             "statistic has no tie correction (conservative with many ties).")
     counts = (~np.isnan(values)).sum(axis=0)
@@ -815,9 +924,9 @@ def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, o
             shown += [", "] if shown else []
             shown += [Data(a), f" {c}"]
         notes.append(Text(
-            f"some mean ranks cover far fewer of the {n} blocks than others (", *shown,
+            f"some mean ranks cover far fewer of the {n} {units} than others (", *shown,
             " ..." if len(few) > 6 else "", "): each "
-            "is ranked on the blocks where it has a result, which may be easier or harder "
+            f"is ranked on the {units} where it has a result, which may be easier or harder "
             "than the rest; the missing-results tolerances (default 0.2) leave such "
             "alternatives out."))
     if ties == "min":
@@ -825,7 +934,7 @@ def _notes(notes, report, values, names, block_cols, avg_cols, ties, complete, o
                      f"({opt('ties', 'min')}); the tests use mid-ranks, which their null "
                      "distributions assume.")
     if n < 10:
-        notes.append(f"only {n} blocks: the chi-square p-value of {omni.test} is a rough "
+        notes.append(f"only {n} {units}: the chi-square p-value of {omni.test} is a rough "
                      "approximation below about 10.")
     if omni.note:
         notes.append(Text(f"{omni.test}: ", as_data(omni.note), "."))

@@ -7,7 +7,6 @@ its words are the second half of this module), and the files it writes.
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from collections.abc import Sequence
@@ -22,7 +21,8 @@ from .._validation import GenexpyInputError
 from .._words import plural
 from ..significance._pairs import correction_words
 from ..significance._results import SignificanceResult
-from ._significance_words import opt
+from . import numbers
+from ._significance_words import opt as _opt
 from .document import (
     Bullets,
     Data,
@@ -133,6 +133,16 @@ class Comparison:
         The scores of the aggregates, the Bayesian rope and the effect sizes
         (:attr:`scores_used`); ``normalize_reason`` says why.
     normalize_reason : str
+    unit : str
+        What a block is called in the words ("dataset" for a column ``dataset``, "block"
+        where the blocks combine several columns); ``units`` is its plural.
+    options : frozenset of str or None
+        The options the reader can set where the report is shown (the Python names):
+        an option outside them is not named in the words. None: every option of
+        :func:`compare`.
+    policy_note : runs or None
+        Where another policy ran first (the study page): the sentence that says which,
+        instead of this comparison's own tolerances.
     """
 
     omnibus: SignificanceResult
@@ -167,6 +177,14 @@ class Comparison:
     tie_tolerance: tuple[float, float] | None = None
     normalize: str = "none"
     normalize_reason: str = ""
+    unit: str = "block"
+    options: frozenset | None = None
+    policy_note: Any = None
+
+    @property
+    def units(self) -> str:
+        """What a block is called, plural ("datasets" for a column ``dataset``)."""
+        return self.unit + "s"
 
     # ---- sizes --------------------------------------------------------------------------
     @property
@@ -219,8 +237,8 @@ class Comparison:
 
     def __repr__(self) -> str:
         """Return a one-line summary: sizes, omnibus p-value, post-hoc test, best."""
-        return (f"Comparison({self.k} alternatives x {self.n_blocks} blocks; "
-                f"{self.omnibus.test} p = {_p(self.omnibus.pvalue)}; post-hoc "
+        return (f"Comparison({self.k} alternatives x {self.n_blocks} {self.units}; "
+                f"{self.omnibus.test} {_p_paper(self.omnibus.pvalue)}; post-hoc "
                 f"{self.posthoc_label}, {correction_words(self.p_adjust_used)}; best "
                 f"{', '.join(self.best)})")
 
@@ -285,7 +303,7 @@ class Comparison:
         list
             Runs of plain text and the target's name from the data, for the renderers.
         """
-        return [f"Comparison of {self.k} alternatives over {self.n_blocks} blocks: ",
+        return [f"Comparison of {self.k} alternatives over {self.n_blocks} {self.units}: ",
                 Data(self.target), f" ({_direction_words(self.higher_is_better)})"]
 
     def title_text(self) -> str:
@@ -468,15 +486,25 @@ def _flat(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _p(p: float) -> str:
-    if not math.isfinite(p):
-        return "nan"
-    if p == 0:
-        return "0 (below the smallest float)"
-    return f"{p:.3g}" if p >= 1e-3 else f"{p:.2g}"
+    return numbers.pvalue(p)
 
 
 def _p_paper(p: float) -> str:
-    return "p < 0.001" if p < 1e-3 else f"p = {p:.3g}"
+    text = numbers.pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def opt(name: str, value: Any = ..., *, res: Any = None, **kw: Any) -> str:
+    """Write an option as the reader sets it; "" where the surrounding command lacks it."""
+    if res is not None and res.options is not None and name not in res.options:
+        return ""
+    return _opt(name, value, **kw)
+
+
+def _paren_opt(res: Any, name: str, value: Any = ...) -> str:
+    """`` (--flag value)`` where the reader can set the option, else ""."""
+    text = opt(name, value, res=res)
+    return f" ({text})" if text else ""
 
 
 def _direction_words(hib: bool) -> str:
@@ -512,15 +540,15 @@ def _policy_frame(res: Comparison) -> pl.DataFrame:
         ("rows in the table", rp.rows_input),
         ("rows dropped for an empty, NaN or infinite target", rp.rows_invalid_target),
         ("results after averaging replicates", rp.results_after_averaging),
-        ("blocks", rp.conditions_total),
-        (f"blocks dropped (more than {rp.tol_missing_alternatives:.0%} of the alternatives "
-         "missing)", rp.conditions_dropped),
+        (res.units, rp.conditions_total),
+        (f"{res.units} dropped (more than {numbers.share(rp.tol_missing_alternatives)} of the "
+         "alternatives missing)", rp.conditions_dropped),
         ("alternatives", rp.alternatives_total),
-        (f"alternatives dropped (missing in more than {rp.tol_missing_conditions:.0%} of the "
-         "remaining blocks)", len(rp.alternatives_dropped)),
-        ("blocks tested", res.n_blocks),
+        (f"alternatives dropped (missing in more than {numbers.share(rp.tol_missing_conditions)}"
+         f" of the remaining {res.units})", len(rp.alternatives_dropped)),
+        (f"{res.units} tested", res.n_blocks),
         ("alternatives compared", res.k),
-        (f"missing results in the tested blocks ({_handled(res)})", res.n_missing),
+        (f"missing results in the tested {res.units} ({_handled(res)})", res.n_missing),
     ]
     return pl.DataFrame({"item": [r[0] for r in rows], "value": [int(r[1]) for r in rows]})
 
@@ -530,56 +558,63 @@ def _policy_runs(res: Comparison) -> list:
     total = rp.conditions_total * rp.alternatives_total
     missing = total - rp.results_after_averaging
     if missing == 0:
-        return [f"none of the {total} results missing ({rp.alternatives_total} alternatives x "
-                f"{rp.conditions_total} blocks)"]
+        out = [f"none of the {total} results missing ({rp.alternatives_total} alternatives x "
+               f"{rp.conditions_total} {res.units})"]
+        return out + ([" ", res.policy_note] if res.policy_note is not None else [])
     out: list = [f"{missing} of {total} results missing ({rp.alternatives_total} alternatives "
-                 f"x {rp.conditions_total} blocks)"]
+                 f"x {rp.conditions_total} {res.units})"]
     if rp.rows_invalid_target:  # rows of the table, not results: said apart, in its own unit
         k = rp.rows_invalid_target
         out.append(f"; {plural(k, 'row')} of the table with an empty, NaN or infinite target "
                    f"{'was' if k == 1 else 'were'} dropped before averaging")
-    out.append(f"; policy ({opt('tol_missing_alternatives', rp.tol_missing_alternatives)}, "
-               f"{opt('tol_missing_conditions', rp.tol_missing_conditions)}): ")
-    if rp.conditions_dropped or rp.alternatives_dropped:
-        out.append(f"dropped {plural(rp.conditions_dropped, 'block')} missing more than "
-                   f"{rp.tol_missing_alternatives:.0%} of the alternatives, then "
+    if res.policy_note is not None:  # another policy ran first (the study page)
+        out += ["; ", res.policy_note]
+    else:
+        out.append(f"; policy ({opt('tol_missing_alternatives', rp.tol_missing_alternatives)}"
+                   f", {opt('tol_missing_conditions', rp.tol_missing_conditions)}): ")
+    if res.policy_note is not None:
+        pass
+    elif rp.conditions_dropped or rp.alternatives_dropped:
+        out.append(f"dropped {plural(rp.conditions_dropped, res.unit)} missing more than "
+                   f"{numbers.share(rp.tol_missing_alternatives)} of the alternatives, then "
                    f"{plural(len(rp.alternatives_dropped), 'alternative')} missing in more than "
-                   f"{rp.tol_missing_conditions:.0%} of the remaining blocks")
+                   f"{numbers.share(rp.tol_missing_conditions)} of the remaining {res.units}")
         if rp.alternatives_dropped:
             out += [" ("] + _names(rp.alternatives_dropped) + [")"]
     else:
         out.append("nothing dropped")
     out.append(f"; {plural(res.n_missing, 'missing result')} "
                f"{'remains' if res.n_missing == 1 else 'remain'} in the {res.n_blocks} tested "
-               "blocks" + (f": {_handled(res)}" if res.n_missing else ""))
+               f"{res.units}" + (f": {_handled(res)}" if res.n_missing else ""))
     return out
 
 
 def _handled(res: Comparison) -> str:
     """How the tests treat a result still missing after the tolerances (``missing``)."""
-    return {"study": "each counted as the worst tier of its block, as in n*",
-            "drop-block": "their blocks left out",
+    return {"study": f"each counted as the worst tier of its {res.unit}, as in n*",
+            "drop-block": f"their {res.units} left out",
             }.get(res.missing, "ranked among the available alternatives (Skillings–Mack)")
 
 
 def _policy_line(res: Comparison) -> str:
     """Return the choices behind every number: failed runs, ties, held-constant levels."""
-    words = {"study": "count as the worst tier of their block",
-             "drop-block": "drop their block",
-             "available": "are left out of their block's ranking: ranks among the available "
+    u = res.unit
+    words = {"study": f"count as the worst tier of their {u}",
+             "drop-block": f"drop their {u}",
+             "available": f"are left out of their {u}'s ranking: ranks among the available "
                           "alternatives, Skillings–Mack"}[res.missing]
-    out = f"failed or missing runs {words} ({opt('missing', res.missing)})"
+    out = f"failed or missing runs {words}{_paren_opt(res, 'missing', res.missing)}"
     if res.tie_tolerance is not None:
         rtol, atol = res.tie_tolerance
-        out += (f"; scores of a block within {rtol:g} of its score range"
-                + (f" or {atol:g}" if atol else "") + " of each other are tied in every "
-                "rank test")
+        out += (f"; scores of one {u} within {numbers.setting(rtol)} of its score range"
+                + (f" or {numbers.setting(atol)}" if atol else "") + " of each other are tied "
+                "in every rank test")
     if res.normalize_reason:
         out += ("; aggregates, Bayesian rope and effect sizes on "
-                + ("scores min-max normalised per block (0 = its lowest, 1 = its highest)"
+                + (f"scores min-max normalised per {u} (0 = its lowest, 1 = its highest)"
                    if res.normalize == "minmax" else "raw scores")
-                + f": {res.normalize_reason}; the rank tests rank within blocks, unchanged "
-                "by any rescaling of a block")
+                + f": {res.normalize_reason}; the rank tests rank within {res.units}, "
+                f"unchanged by any rescaling of one {u}'s scores")
     if res.held_constant:
         out += "; held constant: " + ", ".join(f"{c} = {v}" for c, v in
                                                res.held_constant.items())
@@ -594,7 +629,7 @@ def _names(names: Sequence[str], ranks: Sequence[float] | None = None, digits: i
             runs.append(", ")
         runs.append(Data(a))
         if ranks is not None:
-            runs.append(f" ({ranks[t]:.{digits}f})")
+            runs.append(f" ({numbers.rank(ranks[t], digits)})")
     return runs
 
 
@@ -607,8 +642,8 @@ def _rank_digits(res: Comparison) -> int:
     best = _mr(res, res.best[0])
     others = [float(r) for r in res.mean_ranks["mean_rank"].to_list() if r != best]
     for digits in range(2, 7):
-        shown = f"{best:.{digits}f}"
-        if all(f"{r:.{digits}f}" != shown for r in others):
+        shown = numbers.rank(best, digits)
+        if all(numbers.rank(r, digits) != shown for r in others):
             return digits
     return 6
 
@@ -616,16 +651,17 @@ def _rank_digits(res: Comparison) -> int:
 def _best_runs(res: Comparison) -> list:
     best = res.best[0]
     dg = _rank_digits(res)
-    runs: list = [Strong(Data(best)), f" has the best mean rank ({_mr(res, best):.{dg}f}"]
+    runs: list = [Strong(Data(best)),
+                  f" has the best mean rank ({numbers.rank(_mr(res, best), dg)}"]
     if res.n_missing and res.missing == "available":  # else every block ranks it
         n_b = int(res.mean_ranks.filter(pl.col("alternative") == best)["n_blocks"][0])
-        runs.append(f" over the {n_b} blocks where it has a result")
+        runs.append(f" over the {n_b} {res.units} where it has a result")
     runs.append(")")
     if len(res.best) > 1:
         runs += [", tied with "] + _names(res.best[1:])
     if res.control is not None:
         c = res.control
-        runs += ["; against the control ", Strong(Data(c)), f" ({_mr(res, c):.{dg}f})"]
+        runs += ["; against the control ", Strong(Data(c)), f" ({numbers.rank(_mr(res, c), dg)})"]
         if res.indistinguishable:
             runs += [", not significantly different: "]
             runs += _names(res.indistinguishable,
@@ -660,7 +696,7 @@ def _failed_names(res: Comparison, most: int = 5) -> list:
     runs: list = [" ("]
     for t, r in enumerate(counts.head(most).iter_rows(named=True)):
         runs += ([", "] if t else []) + [Data(r["alternative"]),
-                                         f" on {plural(r['len'], 'block')}"]
+                                         f" on {plural(r['len'], res.unit)}"]
     if counts.height > most:
         runs.append(f", and {plural(counts.height - most, 'more alternative')}")
     return [*runs, ")"]
@@ -669,9 +705,14 @@ def _failed_names(res: Comparison, most: int = 5) -> list:
 def _paragraph(res: Comparison) -> list:
     om = res.omnibus
     blocks = ", ".join(res.blocks_columns)
-    runs: list = [f"We compared {res.k} alternatives on {res.n_blocks} blocks (levels of "]
-    runs += _names(res.blocks_columns) if blocks else ["blocks"]
-    runs += [") by their "] + [Data(res.target)] + [f" ({_direction_words(res.higher_is_better)}"]
+    if res.unit != "block" and len(res.blocks_columns) == 1:  # the column says what they are
+        runs: list = [f"We compared {res.k} alternatives on {res.n_blocks} {res.units} by "
+                      "their "]
+    else:
+        runs = [f"We compared {res.k} alternatives on {res.n_blocks} blocks (levels of "]
+        runs += _names(res.blocks_columns) if blocks else ["blocks"]
+        runs += [") by their "]
+    runs += [Data(res.target)] + [f" ({_direction_words(res.higher_is_better)}"]
     if res.average_over:
         runs += [", averaged over "] + _names(res.average_over)
     runs.append(")")
@@ -679,19 +720,20 @@ def _paragraph(res: Comparison) -> list:
         runs.append(f"; {plural(res.n_missing, 'result')} {'was' if res.n_missing == 1 else 'were'}"
                     " missing")
         runs += _failed_names(res)
-        runs.append(" and each block ranked the alternatives that had one"
+        runs.append(f" and each {res.unit} ranked the alternatives that had one"
                     if res.missing == "available" else
-                    ", each counted as the worst result of its block")
+                    f", each counted as the worst result of its {res.unit}")
     rp = res.policy
     if rp.conditions_dropped or rp.alternatives_dropped:
-        runs.append(f", after excluding {plural(rp.conditions_dropped, 'block')} and "
+        runs.append(f", after excluding {plural(rp.conditions_dropped, res.unit)} and "
                     f"{plural(len(rp.alternatives_dropped), 'alternative')} with too many missing "
                     "results")
     runs.append(". ")
     verdict = "rejected" if res.significant else "did not reject"
     runs.append(f"{_omnibus_name(res)[0].upper()}{_omnibus_name(res)[1:]} {verdict} the "
-                f"hypothesis that all alternatives perform equally (χ²({om.df:g}) = "
-                f"{om.statistic:.2f}, {_p_paper(om.pvalue)}, α = {res.alpha:g}). ")
+                f"hypothesis that all alternatives perform equally (χ²({numbers.setting(om.df)}) = "
+                f"{numbers.statistic(om.statistic)}, {_p_paper(om.pvalue)}, α = "
+                f"{numbers.setting(res.alpha)}). ")
     corr = "" if res.posthoc_test == "nemenyi" else f" with {correction_words(res.p_adjust)}"
     runs.append(f"{_posthoc_words(res)[0].upper()}{_posthoc_words(res)[1:]}{corr} over "
                 f"{_family_words(res)} found ")
@@ -705,23 +747,26 @@ def _report(res: Comparison) -> tuple[ReportSection, ...]:
     om = res.omnibus
     answer = Paragraph(_best_runs(res))
     omni = ReportSection("Omnibus test", (
-        Table(("test", "statistic", "df", "p", "blocks", "alternatives", "missing results"),
-              ((om.test.replace("-", "–"), f"{om.statistic:.4g}", f"{om.df:g}", _p(om.pvalue),
+        Table(("test", "statistic", "df", "p", res.units, "alternatives", "missing results"),
+              ((om.test.replace("-", "–"), numbers.statistic(om.statistic),
+                numbers.setting(om.df), _p(om.pvalue),
                 str(res.n_blocks), str(res.k), str(res.n_missing)),),
               "lrrrrrr"),
         Paragraph([f"{_omnibus_name(res)[0].upper()}{_omnibus_name(res)[1:]} "
                    f"{'rejects' if res.significant else 'does not reject'} equal performance "
-                   f"of the {res.k} alternatives at α = {res.alpha:g} over the same "
-                   f"{res.n_blocks} blocks that every table and the diagram summarise."]),
+                   f"of the {res.k} alternatives at α = {numbers.setting(res.alpha)} over the "
+                   f"same {res.n_blocks} {res.units} that every table and the diagram "
+                   "summarise."]),
     ))
     corr = ("none needed: the test controls the family-wise error itself"
             if res.posthoc_test == "nemenyi" else correction_words(res.p_adjust))
     ph_items = [f"test: {_posthoc_words(res)}",
                 f"comparisons: {_family_words(res)} (the family corrected together)",
-                f"correction: {corr}; α = {res.alpha:g}"]
+                f"correction: {corr}; α = {numbers.setting(res.alpha)}"]
     if res.cd is not None:
-        ph_items.append(f"critical difference of mean ranks: CD = {res.cd:.3f} (Nemenyi, "
-                        f"α = {res.alpha:g}); the diagram's bars and the groups use it")
+        ph_items.append(f"critical difference of mean ranks: CD = {numbers.rank(res.cd)} "
+                        f"(Nemenyi, α = {numbers.setting(res.alpha)}); the diagram's bars and "
+                        "the groups use it")
     else:
         what = ("the control's bar joins the alternatives around it none of which differs "
                 "significantly from it" if res.control is not None else
@@ -734,7 +779,7 @@ def _report(res: Comparison) -> tuple[ReportSection, ...]:
     rows = []
     ctrl = res.control is not None
     for r in res.mean_ranks.iter_rows(named=True):
-        cells = [Data(r["alternative"]), f"{r['mean_rank']:.2f}", str(r["n_blocks"])]
+        cells = [Data(r["alternative"]), numbers.rank(r["mean_rank"]), str(r["n_blocks"])]
         if ctrl:
             star = " *" if r["significant_vs_control"] else ""
             cells.append("control" if r["alternative"] == res.control else
@@ -742,7 +787,7 @@ def _report(res: Comparison) -> tuple[ReportSection, ...]:
         else:
             cells.append(r["group"])
         rows.append(tuple(cells))
-    head = ("alternative", "mean rank", "blocks",
+    head = ("alternative", "mean rank", res.units,
             "p vs control (* significant)" if ctrl else "group")
     ranks = ReportSection("Mean ranks (1 = best)", (
         Table(head, tuple(rows), "lrrl" if not ctrl else "lrrr"),
@@ -751,14 +796,14 @@ def _report(res: Comparison) -> tuple[ReportSection, ...]:
                    f"{correction_words(res.p_adjust)} over the {res.k - 1} comparisons."]),
     ))
     data_items: list = [[f"{res.k} alternatives (column ", Data(res.alternatives_column),
-                         f") over {res.n_blocks} blocks (", *_names(res.blocks_columns),
+                         f") over {res.n_blocks} {res.units} (", *_names(res.blocks_columns),
                          "); target ", Data(res.target),
                          f", {_direction_words(res.higher_is_better)}"]]
     if res.average_over:
         data_items.append(["results averaged over ", *_names(res.average_over)])
     data_items.append(_policy_runs(res))
     how = "averaged" if res.ties == "average" else "given the lowest rank"
-    data_items.append(f"mean ranks with ties {how} ({opt('ties', res.ties)})")
+    data_items.append(f"mean ranks with ties {how}{_paren_opt(res, 'ties', res.ties)}")
     data = ReportSection("Data", (Bullets(tuple(data_items)),))
     policy = Paragraph([as_data("Policy: " + _policy_line(res) + ".")])
     sections = [ReportSection("Answer", (answer, policy)), data, omni, post, ranks,
@@ -775,21 +820,22 @@ def _summary_lines(res: Comparison) -> list[str]:
     om = res.omnibus
     lines = [
         "policy: " + _policy_line(res),
-        f"{om.test} test over {res.n_blocks} blocks x {res.k} alternatives"
+        f"{om.test} test over {res.n_blocks} {res.units} x {res.k} alternatives"
         + (f" ({plural(res.n_missing, 'missing result')} {_handled(res)})"
            if res.n_missing else "")
-        + f": chi2({om.df:g}) = {om.statistic:.4g}, p = {_p(om.pvalue)} -> "
+        + f": chi2({numbers.setting(om.df)}) = {numbers.statistic(om.statistic)}, "
+        + _p_paper(om.pvalue) + " -> "
         + ("the alternatives differ" if res.significant else "no significant difference")
-        + f" at alpha = {res.alpha:g}",
+        + f" at alpha = {numbers.setting(res.alpha)}",
         f"post-hoc: {_posthoc_words(res)} over {_family_words(res)}, "
         + ("no correction needed (Nemenyi)" if res.posthoc_test == "nemenyi"
-           else correction_words(res.p_adjust)) + f", alpha = {res.alpha:g}"
-        + (f"; CD = {res.cd:.3f}" if res.cd is not None else ""),
+           else correction_words(res.p_adjust)) + f", alpha = {numbers.setting(res.alpha)}"
+        + (f"; CD = {numbers.rank(res.cd)}" if res.cd is not None else ""),
         "best: " + plain_text(_best_runs(res)),
         "missing results: " + plain_text(_policy_runs(res)),
         "mean ranks with ties " + ("averaged" if res.ties == "average"
                                    else "given the lowest rank of their group")
-        + f" ({opt('ties', res.ties)})",
+        + _paren_opt(res, "ties", res.ties),
     ]
     return lines + [f"note: {plain_text(as_data(m))}" for m in res.notes]
 
@@ -798,22 +844,20 @@ def _summary_lines(res: Comparison) -> list[str]:
 
 
 def _latex_p(p: float) -> str:
-    if p < 1e-3:
-        return "$p < 0.001$"
-    return f"$p = {p:.3g}$"
+    return f"${_p_paper(p)}$"
 
 
 def _latex(res: Comparison, *, label: str | None, caption: str | None) -> str:
     om = res.omnibus
     ctrl = res.control is not None
     show_blocks = res.n_missing > 0 and res.missing == "available"
-    cols = ["Alternative", "Mean rank"] + (["Blocks"] if show_blocks else [])
+    cols = ["Alternative", "Mean rank"] + ([res.units.capitalize()] if show_blocks else [])
     cols.append("$p$ vs.\\ control" if ctrl else ("Group"))
     align = "l" + "r" * (len(cols) - 1 - (0 if ctrl else 1)) + ("" if ctrl else "l")
     lines = []
     for r in res.mean_ranks.iter_rows(named=True):
         name = latex(Data(r["alternative"]))
-        cells = [name, f"{r['mean_rank']:.2f}"]
+        cells = [name, numbers.rank(r["mean_rank"])]
         if show_blocks:
             cells.append(str(r["n_blocks"]))
         if ctrl:
@@ -822,7 +866,7 @@ def _latex(res: Comparison, *, label: str | None, caption: str | None) -> str:
                 cells.append("control")
             else:
                 p = r["pvalue_vs_control"]
-                cells.append(("$<0.001$" if p < 1e-3 else f"{p:.3f}")
+                cells.append(f"${numbers.pvalue(p)}$"
                              + (r"$^{*}$" if r["significant_vs_control"] else ""))
         else:
             cells.append(r["group"])
@@ -834,23 +878,27 @@ def _latex(res: Comparison, *, label: str | None, caption: str | None) -> str:
         corr = ("" if res.posthoc_test == "nemenyi"
                 else f", {correction_words(res.p_adjust).replace('–', '--')}")
         ph = _posthoc_words(res).replace("–", "--")
-        cap = [f"Mean ranks (1 = best) of {res.k} alternatives over {res.n_blocks} blocks by ",
+        cap = [f"Mean ranks (1 = best) of {res.k} alternatives over {res.n_blocks} {res.units} "
+               "by ",
                Data(res.target), f" ({_direction_words(res.higher_is_better)}). {test}: "
-               f"$\\chi^2({om.df:g}) = {om.statistic:.2f}$, {_latex_p(om.pvalue)}. "]
+               f"$\\chi^2({numbers.setting(om.df)}) = {numbers.statistic(om.statistic)}$, "
+               f"{_latex_p(om.pvalue)}. "]
         if ctrl:
             cap += ["$p$-values against the control ", Data(res.control),
                     f" by {ph}{corr} over the {res.k - 1} comparisons; "
-                    f"$^{{*}}$ significant at $\\alpha = {res.alpha:g}$."]
+                    f"$^{{*}}$ significant at $\\alpha = {numbers.setting(res.alpha)}$."]
         else:
             cap.append(f"Alternatives sharing a letter are not significantly different ({ph}"
-                       f"{corr}, $\\alpha = {res.alpha:g}$"
-                       + (f", CD $= {res.cd:.3f}$" if res.cd is not None else "") + ").")
+                       f"{corr}, $\\alpha = {numbers.setting(res.alpha)}$"
+                       + (f", CD $= {numbers.rank(res.cd)}$" if res.cd is not None else "")
+                       + ").")
         if show_blocks:
             cap.append(f" {plural(res.n_missing, 'result')} missing: ranks among the available "
-                       "alternatives (Skillings--Mack); Blocks: where each has a result.")
+                       f"alternatives (Skillings--Mack); {res.units.capitalize()}: where each "
+                       "has a result.")
         elif res.n_missing:
             cap.append(f" {plural(res.n_missing, 'result')} missing, each counted as the "
-                       "worst of its block.")
+                       f"worst of its {res.unit}.")
         caption = latex(cap).replace("χ", "chi").replace("α", r"$\alpha$")
     if label is None:
         label = "tab:compare-" + (re.sub(r"[^A-Za-z0-9]+", "-", res.target).strip("-")

@@ -4,11 +4,11 @@
 configuration, what the study concludes and whether it holds, in sentences a reader can
 paste::
 
-    Best: SVM-RBF — holds (n* = 38, 90 % interval 16-226, with 80 datasets).
-    Top 3 {SVM-RBF, ExtraTrees, RandomForest}: unsure — these 80 datasets do not separate
-    ExtraTrees from RandomForest.
-    Pairs (28, judged as a family, Holm): 18 settled, 9 cannot be separated by these
-    datasets, 1 needs 16 more.
+    Best: SVM-RBF — holds (with 80 datasets; agreement n* = 38, 90 % interval 16-226).
+    Top 3 {SVM-RBF, ExtraTrees, RandomForest}: unsure (the direction of ExtraTrees vs
+    RandomForest is not settled: the data are compatible with no difference).
+    Pairs (28, judged as a family, Holm): 18 settled, 9 direction not settled, 1 needs 16
+    more.
 
 The verdicts are the frame's own (``verdict``, ``more``, ``reason``): nothing here decides
 anew. Every string from the data is escaped for the format it lands in (terminal, Markdown,
@@ -19,25 +19,30 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
-from .._escape import html_text, markdown_text, terminal_text
+from .._escape import terminal_text
 from .._validation import GenexpyInputError, to_polars
 from .._words import plural
 from ..generalizability.conclusions import MIN_CONDITIONS
+from . import numbers
+from .document import Bullets, Data, Paragraph, Strong, render_blocks
 
-__all__ = ["ConclusionsSummary", "conclusions_summary", "condition_word", "WHY_CHANCE"]
+__all__ = ["ConclusionsSummary", "conclusions_summary", "condition_word", "WHY_CHANCE",
+           "plan_words"]
 
 #: the columns of a conclusions frame this summary reads
 _NEED = ("config_id", "kind", "k", "members", "observed", "nstar", "nstar_lo", "nstar_hi",
          "N", "more", "verdict", "reliable", "reason", "judged")
 #: columns of a conclusions frame that are not design factors
 _CONCLUSION_COLUMNS = frozenset({*_NEED, "alternatives", "agreement", "p_value",
-                                 "p_adjusted", "alpha", "level", "bottleneck"})
+                                 "p_adjusted", "alpha", "level", "bottleneck", "more_lo",
+                                 "more_hi", "assurance", "p_hold", "p_hold_se", "plan_draws",
+                                 "mode", "effect_lo", "effect_hi"})
 
 #: why the paper's n* can be "(chance)" while the conclusions hold (SPEC A14), one sentence
 WHY_CHANCE = (
@@ -131,6 +136,22 @@ class ConclusionsSummary:
             parts.append("\n".join(wrap(f) for f in self.footer))
         return "\n\n".join(parts)
 
+    def blocks(self) -> tuple:
+        """Return the summary on the document model (:mod:`genexpy_nb.answers.document`).
+
+        Returns
+        -------
+        tuple
+            A paragraph (the heading), per configuration its bold title and the list of its
+            sentences, then the footer's paragraphs; every string escaped where it lands.
+        """
+        out: list = [Paragraph(Data(self.heading))]
+        for s in self.sections:
+            out += [Paragraph(Strong(Data(s.title))),
+                    Bullets(tuple(Data(ln) for ln in s.lines))]
+        out += [Paragraph(Data(f)) for f in self.footer]
+        return tuple(out)
+
     def to_markdown(self) -> str:
         """Render the summary as Markdown, every string escaped.
 
@@ -139,13 +160,7 @@ class ConclusionsSummary:
         str
             The heading, a bold title and a bullet list per configuration, the footer.
         """
-        parts = [markdown_text(self.heading)]
-        for s in self.sections:
-            parts.append(f"**{markdown_text(s.title)}**\n\n"
-                         + "\n".join(f"- {markdown_text(ln)}" for ln in s.lines))
-        if self.footer:
-            parts.append("  \n".join(markdown_text(f) for f in self.footer))
-        return "\n\n".join(parts)
+        return render_blocks(self.blocks(), "markdown")
 
     def to_html(self) -> str:
         """Render the summary as HTML, every string escaped.
@@ -155,12 +170,16 @@ class ConclusionsSummary:
         str
             A ``<div>``: the heading, a bold title and a list per configuration, the footer.
         """
-        body = "".join(
-            f"<div><b>{html_text(s.title)}</b><ul>"
-            + "".join(f"<li>{html_text(ln)}</li>" for ln in s.lines) + "</ul></div>"
-            for s in self.sections)
-        foot = "".join(f"<p style='font-size:90%'>{html_text(f)}</p>" for f in self.footer)
-        return f"<div><p>{html_text(self.heading)}</p>{body}{foot}</div>"
+        return f"<div class=\"gx-conclusions\">{render_blocks(self.blocks(), 'html')}</div>"
+
+    def to_latex(self) -> str:
+        """Render the summary as LaTeX (an ``itemize`` per configuration), every string escaped.
+
+        Returns
+        -------
+        str
+        """
+        return render_blocks(self.blocks(), "latex")
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -206,8 +225,8 @@ _NAME_SUFFIXES = frozenset({"name", "names", "id", "ids", "key", "label", "idx",
 
 
 def _count(x: float) -> str:
-    """Write a number of conditions, rounded up (n* is a count)."""
-    return str(int(math.ceil(x))) if math.isfinite(x) else "infinity"
+    """Write a number of conditions, rounded up (n* is a count): the one formatter's rule."""
+    return numbers.count(x)
 
 
 def _ordered_pair_in(reason: str, names: Sequence[str]) -> tuple[str, str] | None:
@@ -234,17 +253,47 @@ class _Words:
         return plural(n, self.unit, self.units)
 
 
-def _estimate(r: dict, w: _Words, *, has: bool) -> str:
-    """``n* = 38, 90 % interval 16-226`` (and the conditions the study has)."""
+def _estimate(r: dict, w: _Words) -> str:
+    """``agreement n* = 38, 90 % interval 16-226``: the paper's agreement, said as such."""
     lo, hi = r["nstar_lo"], r["nstar_hi"]
-    txt = f"n* = {_count(r['nstar'])}"
+    if r["nstar"] is None or not math.isfinite(r["nstar"]):
+        return "agreement n* beyond reach"
+    txt = f"agreement n* = {_count(r['nstar'])}"
     if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
-        txt += f", {w.level * 100:g} % interval {_count(lo)}-{_count(hi)}"
-    return txt + (f", with {w.many(r['N'])}" if has else f"; the study has {r['N']}")
+        txt += (f", {numbers.setting(w.level * 100)} % interval "
+                f"{numbers.count_interval(lo, hi)}")
+    return txt
+
+
+def _promise(r: dict, w: _Words) -> str:
+    """``then holds with probability 0.8; 90 % predictive interval 12-160``."""
+    a = r.get("assurance")
+    txt = (f"then holds with probability {numbers.setting(a)}" if a is not None
+           else "then holds")
+    lo, hi = r.get("more_lo"), r.get("more_hi")
+    if lo is not None:
+        span = f"{lo}-{hi}" if hi is not None else f"{lo} or more"
+        txt += f"; {numbers.setting(w.level * 100)} % predictive interval {span}"
+    return txt
+
+
+def _unsettled_pair(r: dict, names: Sequence[str]) -> tuple[str, ...] | None:
+    """Return the pair an unsure row rests on, the one ahead first."""
+    reason = r["reason"] or ""
+    if r["kind"] == "pair":
+        pair = tuple(r["members"])
+    elif r.get("bottleneck") and "(least separated pair: " in reason:
+        pair = tuple(r["bottleneck"])  # the frame names it: no need to read the reason
+    else:  # a frame without the column (written by an earlier version): read the reason
+        pair = _ordered_pair_in(reason, names)
+    if pair:
+        rank = {a: i for i, a in enumerate(names)}
+        pair = tuple(sorted(pair, key=lambda a: rank.get(a, len(rank))))
+    return pair or None
 
 
 def verdict_words(r: dict, w: _Words, names: Sequence[str]) -> str:
-    """Say one conclusion's verdict in words, with its n* or why there is none.
+    """Say one conclusion's verdict in words, with what it rests on.
 
     Parameters
     ----------
@@ -259,39 +308,30 @@ def verdict_words(r: dict, w: _Words, names: Sequence[str]) -> str:
     Returns
     -------
     str
-        "holds (n* = ..., interval ..., with N datasets)", "needs k more datasets (...)",
-        "tied (why)" or "unsure (why)".
+        "holds (with N datasets; agreement n* = ...)", "needs k more datasets (then holds
+        with probability 0.8; ...)", "needs over K more datasets (...)", "tied (why)" or
+        "unsure (why)".
     """
     v, reason, N = r["verdict"], r["reason"] or "", r["N"]
     if v == "holds":
-        return f"holds ({_estimate(r, w, has=True)})"
+        return f"holds (with {w.many(N)}; {_estimate(r, w)})"
     if r["more"] is not None and v.startswith("needs"):
-        return f"needs {r['more']} more {w.units} ({_estimate(r, w, has=False)})"
+        return f"needs {r['more']} more {w.units} ({_promise(r, w)})"
+    if v.startswith("needs over"):
+        k = v.split()[2]
+        a = numbers.setting(r.get("assurance") or 0.8)
+        return (f"needs over {k} more {w.units} (the direction is settled, but not within "
+                f"{k} more {w.units} with probability {a})")
     if v == "tied":
         return f"tied ({reason})" if reason else "tied"
     if not r["reliable"]:
         return (f"unsure (only {w.many(N)}: too few to judge; a mean rank's model needs at "
                 f"least {MIN_CONDITIONS})")
-    if r["kind"] == "pair":
-        pair = tuple(r["members"])
-    elif r.get("bottleneck") and "(least separated pair: " in reason:
-        pair = tuple(r["bottleneck"])  # the frame names it: no need to read the reason
-    else:  # a frame without the column (written by an earlier version): read the reason
-        pair = _ordered_pair_in(reason, names)
-    if pair:
-        rank = {a: i for i, a in enumerate(names)}
-        pair = tuple(sorted(pair, key=lambda a: rank.get(a, len(rank))))
-    between = f" {pair[0]} from {pair[1]}" if pair else (" them" if r["kind"] == "pair"
-                                                          else " what it rests on")
-    if "reaches infinity" in reason:
-        return f"unsure (these {N} {w.units} do not separate{between})"
-    if "not separated" in reason:
-        how = ("once judged with the other pairs (Holm)"
-               if r["kind"] == "pair" and "Holm" in (r["judged"] or "") else
-               "at the generalizability level")
-        return (f"unsure (n* = {_count(r['nstar'])} is within the {N} {w.units}, but the "
-                f"difference is not significant {how}: these {w.units} do not yet "
-                f"separate{between})")
+    pair = _unsettled_pair(r, names)
+    if "not settled" in reason or "reaches infinity" in reason:
+        what = f" of {pair[0]} vs {pair[1]}" if pair else ""
+        return (f"unsure (the direction{what} is not settled: the data are compatible with "
+                "no difference)")
     return f"unsure ({reason})" if reason else "unsure"
 
 
@@ -345,15 +385,19 @@ def _pair_sentences(pairs: list[dict], w: _Words, order: Sequence[str],
     judged = pairs[0]["judged"] or ""
     how = ("judged as a family, Holm" if "Holm" in judged else
            "judged one by one" if "one by one" in judged else judged)
+    over = [r for r in pairs if r["verdict"].startswith("needs over")]
     counts = [f"{len(holds)} settled"]
     if unsure:
-        counts.append(f"{len(unsure)} cannot be separated by these {w.units}"
+        counts.append(f"{len(unsure)} direction not settled"
                       if pairs[0]["reliable"] else f"{len(unsure)} unsure (too few "
                       f"{w.units})")
     if more:
         top = max(r["more"] for r in more)
         counts.append(f"1 needs {top} more" if len(more) == 1 else
                       f"{len(more)} need up to {top} more")
+    if over:
+        counts.append(f"{len(over)} need{'s' if len(over) == 1 else ''} "
+                      f"{over[0]['verdict'][len('needs '):]}")
     if tied:
         counts.append(f"{len(tied)} tied")
     out = [f"Pairs ({len(pairs)}, {how}): {', '.join(counts)}."]
@@ -362,11 +406,15 @@ def _pair_sentences(pairs: list[dict], w: _Words, order: Sequence[str],
     if more:
         more = sorted(more, key=lambda r: -r["more"])
         out.append("Need more " + w.units + ": " + _listed(
-            [f"{r['members'][0]} ahead of {r['members'][1]} ({r['more']} more, n* = "
-             f"{_count(r['nstar'])})" for r in more], max_items) + ".")
+            [f"{r['members'][0]} ahead of {r['members'][1]} ({r['more']} more)"
+             for r in more], max_items) + ".")
+    if over:
+        out.append(f"Need {over[0]['verdict'][len('needs '):]} {w.units}: " + _listed(
+            [f"{r['members'][0]} ahead of {r['members'][1]}" for r in over], max_items) + ".")
     if unsure and pairs[0]["reliable"]:
-        out.append(f"Not separated by these {w.many(pairs[0]['N'])}: " + _listed(
-            [f"{r['members'][0]} vs {r['members'][1]}" for r in unsure], max_items) + ".")
+        out.append("Direction not settled (the data are compatible with no difference): "
+                   + _listed([f"{r['members'][0]} vs {r['members'][1]}" for r in unsure],
+                             max_items) + ".")
     if tied:
         out.append("Tied: " + _listed([f"{r['members'][0]} vs {r['members'][1]}"
                                        for r in tied], max_items) + ".")
@@ -384,9 +432,17 @@ def _mean_rank_order(rows: list[dict], names: list[str]) -> list[str]:
     return sorted(names, key=lambda a: (a not in best, -wins[a]))
 
 
-def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int) -> Section:
+def held_words(held: Mapping[str, Any] | None) -> str:
+    """``"h = k, g = 2"``: the held-constant levels as plain text ('' for none)."""
+    return ", ".join(f"{c} = {v}" for c, v in (held or {}).items())
+
+
+def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int,
+             held: Mapping[str, Any] | None = None) -> Section:
     first = rows[0]
     title = (", ".join(f"{c} = {first[c]}" for c in design) if design else "the whole study")
+    if held:
+        title += f", {held_words(held)} held constant"
     title += f" ({w.many(first['N'])})"
     names: list[str] = list(dict.fromkeys(m for r in rows for m in (r["members"] or [])))
     order_row = next((r for r in rows if r["kind"] == "order"), None)
@@ -401,10 +457,97 @@ def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int)
     needs = [r["more"] for r in rows if r["more"] is not None
              and r["verdict"].startswith("needs")]
     if needs:
-        lines.append(f"To settle the conclusions that need more: {max(needs)} more "
-                     f"{w.units} (the largest need; those marked unsure may not settle at "
-                     "any size).")
+        a = rows[0].get("assurance")
+        lines.append(f"What to run next: {max(needs)} more {w.units} settle every conclusion "
+                     f"marked 'needs' up to that number"
+                     + (f", each with probability {numbers.setting(a)}" if a is not None
+                        else "") + ".")
     return Section(title, lines)
+
+
+def _setting(df: pl.DataFrame, col: str, given: float | None, default: float,
+             what: str) -> float:
+    """Return a setting of the frame (alpha*, the interval's level): one value, as given."""
+    found = (sorted(df[col].drop_nulls().unique().to_list())
+             if col in df.columns and df.height else [])
+    if len(found) > 1:
+        raise GenexpyInputError(
+            f"the frame mixes conclusions computed at {what} {', '.join(f'{v:g}' for v in found)}"
+            f"; one heading cannot speak for both: summarise each apart "
+            f"(frame.filter(pl.col({col!r}) == {found[-1]:g})).")
+    if given is not None:
+        if not isinstance(given, (int, float)) or isinstance(given, bool) or not math.isfinite(
+                given):
+            raise GenexpyInputError(f"{col} must be a number, got {given!r}.")
+        if found and abs(float(given) - found[0]) > 1e-12:
+            raise GenexpyInputError(
+                f"{col}={given:g}, but the frame's conclusions were computed at {what} "
+                f"{found[0]:g}: leave {col} out, or compute the conclusions at {given:g}.")
+        return float(given)
+    return float(found[0]) if found else default
+
+
+def _sequential(df: pl.DataFrame) -> bool:
+    return "mode" in df.columns and bool((df["mode"] == "sequential").any())
+
+
+def heading_words(df: pl.DataFrame, alpha: float, w: _Words) -> str:
+    """Say above the conclusions what they are and what each verdict means.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        The conclusions frame.
+    alpha : float
+        alpha*.
+    w : _Words
+        How the conditions are called.
+
+    Returns
+    -------
+    str
+        One paragraph.
+    """
+    a = (float(df["assurance"].drop_nulls()[0]) if "assurance" in df.columns
+         and df["assurance"].drop_nulls().len() else 0.8)
+    mode = ("sequential (anytime-valid)" if _sequential(df) else "fixed-N")
+    return (f"Do the study's conclusions hold? Each conclusion (the best, the top group, each "
+            f"pair, the order) comes from the mean ranks over the {w.units}, as in a "
+            f"critical-difference diagram. holds: the differences it rests on are significant "
+            f"at level {numbers.setting(1 - alpha)} ({mode} verdicts). needs k more: the "
+            f"direction is settled, and after k more {w.units} the same test says holds with "
+            f"probability {numbers.setting(a)} (predicted from the data, over what the "
+            f"effects may be). unsure: the direction is not settled; the data are compatible "
+            f"with no difference. Agreement n*: the {w.units} two independent studies need to "
+            f"reach the same conclusion with probability alpha* = {numbers.setting(alpha)} "
+            f"(the paper's definition, Sec. 3).")
+
+
+def mode_words(df: pl.DataFrame, w: _Words) -> list[str]:
+    """Which rule produced the verdicts, and what a user who looks again should use.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        The conclusions frame.
+    w : _Words
+        How the conditions are called.
+
+    Returns
+    -------
+    list of str
+        The first lines of the footer.
+    """
+    if _sequential(df):
+        return [f"Sequential mode: the chance that any conclusion of a configuration is wrong "
+                f"stays within 1 - alpha* however often you look, one new {w.unit} at a time "
+                f"(betting e-processes on the paired rank differences, Waudby-Smith & Ramdas "
+                f"2023, with Holm's correction; every conclusion rests on that family). Add "
+                f"new {w.units} at the end of the table: they are read in its order."]
+    return [f"Fixed-N verdicts: valid for one look at these {w.units}. If you add {w.units} "
+            f"and run the analysis again, use the sequential mode (gx.conclusions(..., "
+            f"sequential=True), or --sequential): looking after each addition would "
+            f"otherwise call differences settled by chance far more often than 1 - alpha*."]
 
 
 def _check_frame(df: pl.DataFrame) -> None:
@@ -416,7 +559,9 @@ def _check_frame(df: pl.DataFrame) -> None:
 
 def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | None = None,
                         alpha: float | None = None, level: float | None = None,
-                        max_items: int = 12, where: str | None = None) -> ConclusionsSummary:
+                        max_items: int = 12, where: str | None = None,
+                        held_constant: Mapping[str, Any] | None = None
+                        ) -> ConclusionsSummary:
     """Say, per configuration, what a study concludes and whether each conclusion holds.
 
     The best alternative, the top group(s), the pairs (counted, then listed: settled,
@@ -434,14 +579,21 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
         The plural of ``unit`` when it is not ``unit + "s"``.
     alpha : float, optional
         The generalizability level alpha* the frame was computed at (said in the heading;
-        read from the frame's ``alpha`` column when it has one; default 0.95).
+        read from the frame's ``alpha`` column when it has one, and refused when it differs
+        from that; default 0.95). A frame mixing several alpha* is refused: summarise each
+        apart.
     level : float, optional
         The level of the interval of n* (read from the frame's ``level`` column when it has
-        one; default 0.90, that of :func:`~genexpy_nb.conclusions`).
+        one, and refused when it differs from that; default 0.90, that of
+        :func:`~genexpy_nb.conclusions`).
     max_items : int, default 12
         The most pairs listed per verdict and configuration; the others are counted.
     where : str, optional
         Where the full frame was written (said below the sentences), if anywhere.
+    held_constant : dict, optional
+        The levels the study held constant (``Study.held_constant``): said in the heading
+        and in every configuration's title, since each conclusion is about those levels
+        only.
 
     Returns
     -------
@@ -459,35 +611,26 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
     ...                  higher_is_better=True)
     >>> s = gx.conclusions_summary(gx.conclusions(study, kinds=["best"]), unit="dataset")
     >>> s.sentences()[0]
-    'Best: a — holds (n* = 1, 90 % interval 1-2, with 8 datasets).'
+    'Best: a — holds (with 8 datasets; agreement n* = 1, 90 % interval 1-2).'
     """
     df = to_polars(frame, "frame")
     _check_frame(df)
     if not isinstance(max_items, int) or isinstance(max_items, bool) or max_items < 1:
         raise GenexpyInputError(f"max_items must be a positive integer, got {max_items!r}.")
 
-    def from_frame(col: str, given: float | None, default: float) -> float:
-        if given is not None:
-            return float(given)
-        if col in df.columns and df.height and df[col].n_unique() == 1:
-            return float(df[col][0])
-        return default
-
-    a = from_frame("alpha", alpha, 0.95)
-    w = _Words(unit=unit, units=units or unit + "s", level=from_frame("level", level, 0.90))
+    a = _setting(df, "alpha", alpha, 0.95, "alpha*")
+    w = _Words(unit=unit, units=units or unit + "s",
+               level=_setting(df, "level", level, 0.90, "the interval's level"))
     design = [c for c in df.columns if c not in _CONCLUSION_COLUMNS]
     sections = []
     for cid in dict.fromkeys(df["config_id"].to_list()):
         rows = list(df.filter(pl.col("config_id") == cid).iter_rows(named=True))
-        sections.append(_section(rows, design, w, max_items))
-    heading = (f"Do the study's conclusions hold? Each conclusion (the best, the top group, "
-               f"each pair, the order) comes from the mean ranks over the {w.units}, as in a "
-               f"critical-difference diagram. n*: the {w.units} two independent studies need "
-               f"to reach the same conclusion with probability alpha* = {a:g}; holds: n* <= "
-               f"the {w.units} the study has, and the differences it rests on are "
-               "significant.")
-    footer = [f"unsure: these {w.units} do not separate the alternatives named — more "
-              f"{w.units} may or may not settle it, so no number is given."]
+        sections.append(_section(rows, design, w, max_items, held_constant))
+    heading = heading_words(df, a, w)
+    if held_constant:
+        heading += (f" With {held_words(held_constant)} held constant: every conclusion is "
+                    "about those levels only.")
+    footer = mode_words(df, w)
     judged = {j for j in df.filter(pl.col("kind") == "pair")["judged"].to_list() if j}
     if any("Holm" in j for j in judged):
         footer.append("Pairs are judged as a family (Holm's correction over the pairs of a "
@@ -495,11 +638,79 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
                       "pairs would be called settled by chance alone.")
     elif judged:
         footer.append("Pairs are judged one by one (no correction for the number of pairs).")
-    if judged and (df["kind"] != "pair").any():
+    if judged and (df["kind"] != "pair").any() and not _sequential(df):
         footer.append("The best, the top group and the order are each one claim: it holds only "
-                      "when every pair it rests on is separated, each pair at alpha* with no "
-                      "correction (an intersection-union test). So a best can hold while its "
-                      "pair with the runner-up, judged among all the pairs, is not settled.")
+                      "when every pair it rests on is separated, each pair at level 1 - alpha* "
+                      "with no correction (an intersection-union test). So a best can hold "
+                      "while its pair with the runner-up, judged among all the pairs, is not "
+                      "settled.")
     if where:
         footer.append(f"All conclusions ({plural(df.height, 'row')}): {where}")
     return ConclusionsSummary(frame=frame, sections=sections, heading=heading, footer=footer)
+
+
+def plan_words(plan_frame: Any, *, unit: str = "condition", units: str | None = None,
+               labels: dict | None = None) -> list[str]:
+    """Say the plan of a study's conclusions (:func:`genexpy_nb.plan` of them) in sentences.
+
+    The one plan, in the same words wherever it is printed (``genexpy-nb nstar``, the demo):
+    per configuration, the conditions to add and the conclusion that needs the most, with
+    the assurance and the rule (fixed-N or sequential) they are under.
+
+    Parameters
+    ----------
+    plan_frame : polars.DataFrame
+        The frame of :func:`genexpy_nb.plan` on a conclusions frame.
+    unit : str, default "condition"
+        What a condition is called; ``units`` its plural (default ``unit + "s"``).
+    units : str, optional
+        The plural of ``unit``.
+    labels : dict, optional
+        ``{config_id: label}``: how each configuration is named (default: its design levels,
+        or "the study" for one configuration).
+
+    Returns
+    -------
+    list of str
+        One sentence per configuration, worst first (the plan's order), then one saying
+        what the numbers promise.
+    """
+    df = to_polars(plan_frame, "plan_frame")
+    need = {"config_id", "N", "to_run", "verdict", "conclusion"}
+    if not need <= set(df.columns):
+        raise GenexpyInputError(f"plan_frame lacks the columns {sorted(need - set(df.columns))}"
+                                ": pass gx.plan(gx.conclusions(study)).")
+    w = _Words(unit=unit, units=units or unit + "s", level=0.90)
+    design = [c for c in df.columns if c not in _PLAN_COLUMNS]
+    out = []
+    for r in df.iter_rows(named=True):
+        if labels and r["config_id"] in labels:
+            name = str(labels[r["config_id"]])
+        elif design:
+            name = ", ".join(f"{c} = {r[c]}" for c in design)
+        else:
+            name = "The study"
+        has = f"({w.many(r['N'])})"
+        if r["to_run"] and r["to_run"] > 0:
+            out.append(f"{name} {has}: {r['to_run']} more {w.units} (for {r['conclusion']}, "
+                       "the conclusion that needs the most).")
+        elif r["verdict"] == "holds":
+            out.append(f"{name} {has}: nothing to add, every conclusion holds.")
+        else:
+            out.append(f"{name} {has}: no number promised ({r['reason'] or r['verdict']}).")
+    a = (float(df["assurance"].drop_nulls()[0]) if "assurance" in df.columns
+         and df["assurance"].drop_nulls().len() else 0.8)
+    mode = ("sequential (anytime-valid)" if "mode" in df.columns
+            and (df["mode"] == "sequential").any() else "fixed-N")
+    out.append(f"Each number: after that many more {w.units}, the same {mode} test says "
+               f"'holds' for every conclusion marked 'needs k more' up to it, each with "
+               f"probability {numbers.setting(a)} (predicted from the data, over what the "
+               f"effects may be).")
+    return out
+
+
+#: columns of a plan frame of conclusions that are not design factors
+_PLAN_COLUMNS = frozenset({
+    "priority", "config_id", "N", "conclusion", "kind", "nstar", "nstar_hi", "more_lo",
+    "more_hi", "assurance", "mode", "to_run", "holds", "needs_more", "unsure", "tied",
+    "beyond", "verdict", "reason"})

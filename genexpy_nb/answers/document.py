@@ -1,7 +1,8 @@
-"""Written reports of comparisons: one small document model, rendered in three formats.
+"""The one document model of every answer, rendered in four formats.
 
-The formats are Markdown, HTML and plain text, with every string from data escaped for its
-format. A report is a sequence of :class:`~genexpy_nb.significance.ReportSection` objects;
+The formats are Markdown, HTML, plain text (the terminal) and LaTeX, with every string from
+data escaped for its format; every number in it is written by :mod:`.numbers`. A report is
+a sequence of :class:`~genexpy_nb.significance.ReportSection` objects;
 a section holds blocks (``Paragraph``, ``Bullets``, ``Table``, ``Quote``), and a block
 holds *runs*: a plain ``str`` is text this package wrote, ``Data`` wraps a string that came
 from the user's table (an alternative's or a column's name), ``Strong`` emphasises a run.
@@ -23,7 +24,8 @@ from typing import Any
 from .._escape import html_text, latex_text, markdown_text, terminal_text
 
 __all__ = ["Data", "Strong", "Text", "Paragraph", "Bullets", "Table", "Quote",
-           "ReportSection", "render_markdown", "render_html", "render_text", "render_blocks"]
+           "ReportSection", "render_markdown", "render_html", "render_text", "render_latex",
+           "render_blocks"]
 
 
 @dataclass(frozen=True)
@@ -138,11 +140,54 @@ class Bullets:
 
 @dataclass(frozen=True)
 class Table:
-    """A table; header and cells are runs; ``align`` is "l" or "r" per column."""
+    """A table; header and cells are runs; ``align`` is "l" or "r" per column.
+
+    The one table of every answer (the comparison's report, the study page, the summaries
+    of n* and of the seeds): a ``title`` is written above it (bold) and ``notes`` below.
+
+    Parameters
+    ----------
+    header : tuple of runs
+        The column names.
+    rows : tuple of tuples of runs
+        The cells, as many per row as ``header``.
+    align : str, default ""
+        "l" or "r" per column (numbers right); "" aligns every column left.
+    title : run, optional
+        The line above the table.
+    notes : tuple of runs, default ()
+        The lines below it.
+
+    Examples
+    --------
+    >>> print(Table(("model", "n*"), ((Data("a"), "6"),), "lr", title="answers").to_text())
+    answers
+    model  n*
+    -----  --
+    a       6
+    """
 
     header: tuple
     rows: tuple[tuple, ...]
     align: str = ""
+    title: Any = None
+    notes: tuple = ()
+
+    def to_text(self) -> str:
+        """Render the table for a terminal: aligned columns under a rule, data made safe."""
+        return _text_block(self)
+
+    def to_markdown(self) -> str:
+        """Render the table as Markdown (a pipe table), every cell escaped."""
+        return _md_block(self)
+
+    def to_html(self) -> str:
+        """Render the table as HTML, every cell escaped."""
+        return _html_block(self)
+
+    def to_latex(self) -> str:
+        """Render the table as LaTeX (booktabs), data escaped."""
+        return _latex_block(self)
 
 
 @dataclass(frozen=True)
@@ -242,6 +287,19 @@ def latex(run: Any) -> str:
     return "".join(latex(r) for r in run)
 
 
+def _tex(run: Any) -> str:
+    """Return a run as LaTeX with every string escaped, ours included (blocks, sections)."""
+    if isinstance(run, Text):
+        return _tex(run.runs)
+    if isinstance(run, Data):
+        return latex_text(run.text)
+    if isinstance(run, Strong):
+        return r"\textbf{" + _tex(run.run) + "}"
+    if isinstance(run, str):
+        return latex_text(run)
+    return "".join(_tex(r) for r in run)
+
+
 # ---- blocks ----------------------------------------------------------------------------
 
 
@@ -257,7 +315,9 @@ def _md_block(b: Any) -> str:
         rule = ["---:" if a == "r" else "---" for a in align]
         lines = ["| " + " | ".join(_md(h) for h in b.header) + " |", "| " + " | ".join(rule) + " |"]
         lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in b.rows]
-        return "\n".join(lines)
+        head = [f"**{_md(b.title)}**", ""] if b.title is not None else []
+        notes = ["", "  \n".join(_md(n) for n in b.notes)] if b.notes else []
+        return "\n".join(head + lines + notes)
     raise TypeError(f"not a report block: {b!r}")
 
 
@@ -275,7 +335,12 @@ def _html_block(b: Any) -> str:
         head = "".join(f"<th {s}>{_html(h)}</th>" for h, s in zip(b.header, style))
         body = "".join("<tr>" + "".join(f"<td {s}>{_html(c)}</td>" for c, s in zip(row, style))
                        + "</tr>" for row in b.rows)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        if b.title is None and not b.notes:
+            return table
+        title = f"<b>{_html(b.title)}</b>" if b.title is not None else ""
+        notes = "".join(f"<div class=\"note\">{_html(n)}</div>" for n in b.notes)
+        return f"<div class=\"gx-table\">{title}{table}{notes}</div>"
     raise TypeError(f"not a report block: {b!r}")
 
 
@@ -288,9 +353,31 @@ def _text_block(b: Any) -> str:
         cells = [[_text(h) for h in b.header]] + [[_text(c) for c in row] for row in b.rows]
         widths = [max(len(r[j]) for r in cells) for j in range(len(b.header))]
         align = b.align or "l" * len(b.header)
-        return "\n".join("  ".join(c.rjust(w) if a == "r" else c.ljust(w)
-                                   for c, w, a in zip(r, widths, align)).rstrip()
-                         for r in cells)
+        lines = ["  ".join(c.rjust(w) if a == "r" else c.ljust(w)
+                           for c, w, a in zip(r, widths, align)).rstrip() for r in cells]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        head = [_text(b.title)] if b.title is not None else []
+        return "\n".join(head + lines + [_text(n) for n in b.notes])
+    raise TypeError(f"not a report block: {b!r}")
+
+
+def _latex_block(b: Any) -> str:
+    if isinstance(b, Paragraph):
+        return _tex(b.runs)
+    if isinstance(b, Quote):
+        return "\\begin{quote}\n" + _tex(b.runs) + "\n\\end{quote}"
+    if isinstance(b, Bullets):
+        return ("\\begin{itemize}\n" + "\n".join(f"  \\item {_tex(it)}" for it in b.items)
+                + "\n\\end{itemize}")
+    if isinstance(b, Table):
+        align = b.align or "l" * len(b.header)
+        lines = [f"\\begin{{tabular}}{{{align}}}", "  \\toprule",
+                 "  " + " & ".join(_tex(h) for h in b.header) + r" \\", "  \\midrule"]
+        lines += ["  " + " & ".join(_tex(c) for c in row) + r" \\" for row in b.rows]
+        lines += ["  \\bottomrule", "\\end{tabular}"]
+        head = [r"\textbf{" + _tex(b.title) + "}\n"] if b.title is not None else []
+        notes = ["", *(_tex(n) + r"\\" for n in b.notes)] if b.notes else []
+        return "\n".join(head + lines + notes)
     raise TypeError(f"not a report block: {b!r}")
 
 
@@ -321,6 +408,19 @@ def render_text(sections: Sequence[ReportSection]) -> str:
     return "\n".join(out)
 
 
+def render_latex(sections: Sequence[ReportSection]) -> str:
+    """Render the report as LaTeX (a paragraph heading per section; tables need booktabs).
+
+    Every string is escaped with ``genexpy_nb._escape.latex_text``, the package's own
+    text too ("90 % interval" keeps its percent sign).
+    """
+    out = []
+    for s in sections:
+        out.append(r"\paragraph{" + latex_text(s.title) + "}")
+        out.extend(_latex_block(b) for b in s.blocks)
+    return "\n\n".join(out) + "\n"
+
+
 def render_blocks(blocks: Sequence[Any], format: str) -> str:
     """Render blocks without a heading, data escaped (for pages that nest them).
 
@@ -328,7 +428,7 @@ def render_blocks(blocks: Sequence[Any], format: str) -> str:
     ----------
     blocks : sequence of Paragraph, Bullets, Table or Quote
         A section's blocks.
-    format : {"html", "markdown", "text"}
+    format : {"html", "markdown", "text", "latex"}
         Where the text lands.
 
     Returns
@@ -341,5 +441,6 @@ def render_blocks(blocks: Sequence[Any], format: str) -> str:
     >>> render_blocks([Paragraph(["best: ", Data("<b>")])], "html")
     '<p>best: &lt;b&gt;</p>'
     """
-    render = {"html": _html_block, "markdown": _md_block, "text": _text_block}[format]
+    render = {"html": _html_block, "markdown": _md_block, "text": _text_block,
+              "latex": _latex_block}[format]
     return ("" if format == "html" else "\n\n").join(render(b) for b in blocks)

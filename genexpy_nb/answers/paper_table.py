@@ -40,6 +40,7 @@ import polars as pl
 
 from .._validation import GenexpyInputError
 from ..significance._magnitude import ROMANO_THRESHOLDS, romano_label
+from . import numbers
 from .document import Data, Paragraph, ReportSection, Table, latex
 
 __all__ = ["paper_table", "paper_table_section"]
@@ -60,8 +61,8 @@ def _scores(comparison: Any) -> np.ndarray:
 def _score_words(comparison: Any) -> str:
     """Say which scores the median, MAD and Cliff's delta are of (compare's ``normalize``)."""
     if getattr(comparison, "normalize", "none") == "minmax":
-        return ("scores min-max normalised per block (0 = its lowest result, 1 = its "
-                "highest)")
+        return (f"scores min-max normalised per {getattr(comparison, 'unit', 'block')} (0 = "
+                "its lowest result, 1 = its highest)")
     return "raw scores"
 
 
@@ -154,16 +155,24 @@ def paper_table(comparison: Any) -> pl.DataFrame:
                              else "raw").alias("scores"))
 
 
-def _num(x: float | None, spec: str) -> str:
-    return "" if x is None else format(x, spec)
+def _num(x: float | None, how: Any = numbers.number) -> str:
+    return "" if x is None else how(x)
+
+
+def _score(res: Any) -> Any:
+    """Return the formatter of a score (normalised scores on [0, 1] read float error as 0)."""
+    v = _scores(res)
+    zero = 1e-12 * float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
+    return lambda x: numbers.number(x, zero=zero)
 
 
 def _cd_words(res: Any) -> str:
     if res.cd is not None:
-        return (f"critical difference of mean ranks CD = {res.cd:.3f} (Nemenyi, "
-                f"α = {res.alpha:g})")
+        return (f"critical difference of mean ranks CD = {numbers.rank(res.cd)} (Nemenyi, "
+                f"α = {numbers.setting(res.alpha)})")
     return ("no single critical difference: the groups join runs of alternatives no pair of "
-            f"which differs significantly ({res.posthoc_label}, α = {res.alpha:g})")
+            f"which differs significantly ({res.posthoc_label}, α = "
+            f"{numbers.setting(res.alpha)})")
 
 
 def paper_table_section(comparison: Any) -> ReportSection:
@@ -204,25 +213,25 @@ def paper_table_section(comparison: Any) -> ReportSection:
     for r in table.iter_rows(named=True):
         if ctrl:
             tail = ("control" if r["alternative"] == res.control else
-                    _num(r["pvalue_vs_control"], ".3g")
+                    _num(r["pvalue_vs_control"], numbers.pvalue)
                     + (" *" if r["significant_vs_control"] else ""))
         else:
             tail = r["group"]
-        rows.append((Data(r["alternative"]), f"{r['mean_rank']:.2f}", str(r["n_blocks"]),
-                     _num(r["median"], ".4g"), _num(r["mad"], ".4g"),
-                     _num(r["cliffs_delta"], "+.2f") or "(best)", r["magnitude"] or "",
+        rows.append((Data(r["alternative"]), numbers.rank(r["mean_rank"]), str(r["n_blocks"]),
+                     _num(r["median"], _score(res)), _num(r["mad"], _score(res)),
+                     _num(r["cliffs_delta"], numbers.effect) or "(best)", r["magnitude"] or "",
                      tail))
     ref = table["against"][0]
     lo, mid, hi = ROMANO_THRESHOLDS
     notes = ["Median and MAD (median absolute deviation from the median, unscaled) of ",
-             Data(res.target), f" ({_score_words(res)}) over the blocks where each "
+             Data(res.target), f" ({_score_words(res)}) over the {res.units} where each "
              "alternative has a result; "
              "Cliff's δ (Cliff 1993) of ", Data(ref), " against each alternative over those "
              "scores, positive when ", Data(ref), " is better; magnitude after Romano et al. "
              f"(2006): |δ| < {lo} negligible, < {mid} small, < {hi} medium, else large. "
-             f"Mean ranks over the {res.n_blocks} blocks of the tests; "
+             f"Mean ranks over the {res.n_blocks} {res.units} of the tests; "
              + _cd_words(res) + "."]
-    blocks = (Table(("alternative", "mean rank", "blocks", "median", "MAD",
+    blocks = (Table(("alternative", "mean rank", res.units, "median", "MAD",
                      ("Cliff's δ (", Data(ref), " vs it)"), "magnitude", last),
                     tuple(rows), "lrrrrrll"),
               Paragraph(notes))
@@ -236,29 +245,30 @@ def _latex_table(res: Any, table: pl.DataFrame) -> str:
     lines = []
     for r in table.iter_rows(named=True):
         name = latex(Data(r["alternative"]))
-        mr = f"{r['mean_rank']:.2f}"
+        mr = numbers.rank(r["mean_rank"])
         if r["alternative"] in res.best:
             mr = r"\textbf{" + mr + "}"
         # no "$" in a row: math through \ensuremath (a row's specials are all escaped)
         delta = ("---" if r["cliffs_delta"] is None else
-                 f"\\ensuremath{{{r['cliffs_delta']:+.2f}}}")
+                 f"\\ensuremath{{{numbers.effect(r['cliffs_delta'])}}}")
         if ctrl:
             p = r["pvalue_vs_control"]
             tail = ("control" if r["alternative"] == res.control else
-                    (r"\ensuremath{<}0.001" if p < 1e-3 else f"{p:.3f}")
+                    numbers.pvalue(p).replace("<", r"\ensuremath{<}")
                     + (r"\textsuperscript{*}" if r["significant_vs_control"] else ""))
         else:
             tail = r["group"]
-        cells = [name, mr, _num(r["median"], ".4g"), _num(r["mad"], ".4g"), delta,
+        cells = [name, mr, _num(r["median"], _score(res)), _num(r["mad"], _score(res)), delta,
                  r["magnitude"] or "---", tail]
         lines.append("    " + " & ".join(cells) + r" \\")
     lo, mid, hi = ROMANO_THRESHOLDS
     hib = "higher" if res.higher_is_better else "lower"
-    cd = (f"CD $= {res.cd:.3f}$ (Nemenyi, $\\alpha = {res.alpha:g}$)" if res.cd is not None
+    cd = (f"CD $= {numbers.rank(res.cd)}$ (Nemenyi, $\\alpha = {numbers.setting(res.alpha)}$)"
+          if res.cd is not None
           else "no single CD: groups join runs of alternatives no pair of which differs "
-               f"significantly ($\\alpha = {res.alpha:g}$)")
+               f"significantly ($\\alpha = {numbers.setting(res.alpha)}$)")
     last = r"\emph{p} vs.\ control (\textsuperscript{*} significant)" if ctrl else "Group"
-    cap = latex([f"Mean rank (MR, 1 = best) over {res.n_blocks} blocks; median and MAD "
+    cap = latex([f"Mean rank (MR, 1 = best) over {res.n_blocks} {res.units}; median and MAD "
                  "(median absolute deviation, unscaled) of ", Data(res.target),
                  f" ({_score_words(res)}; {hib} is better) where each alternative has a "
                  "result; Cliff's "

@@ -31,8 +31,11 @@ import polars as pl
 from .. import config
 from .._escape import html_text, markdown_text
 from .._validation import GenexpyInputError
+from .._words import opt
+from .._words import plural as plural_words
 from ..study._roles import alias
 from ..study.core import Study
+from . import numbers
 
 __all__ = ["StudyReport", "report"]
 
@@ -115,9 +118,19 @@ class StudyReport:
         best, per configuration (``config_id`` first; the table of
         :func:`genexpy_nb.significance.bayesian_section`); None without a rope.
     rope : float or None
-        Half-width of the region of practical equivalence, in the target's units.
+        Half-width of the region of practical equivalence, on the page's scale
+        (:attr:`basis`).
     missing : {"study", "drop-block", "available"}
         What a result still missing after the tolerances became (see :func:`report`).
+    basis : {"none", "minmax"}
+        The scale of every cross-condition number (raw, or min-max normalised per
+        condition), decided once for the study; ``basis_reason`` says why.
+    basis_reason : str
+    outliers : polars.DataFrame or None
+        Every result far outside its condition's others, by name, with its place in its
+        condition with and without it (:func:`genexpy_nb.answers.scales.outliers`).
+    board_tables : dict of str to polars.DataFrame or None
+        For a per-item board: ``noise_budget``, ``tie_groups``, ``noise_plan``.
     """
 
     study: Study
@@ -138,6 +151,10 @@ class StudyReport:
     bayesian: pl.DataFrame | None = None
     rope: float | None = None
     missing: str = "study"
+    basis: str = "none"
+    basis_reason: str = ""
+    outliers: pl.DataFrame | None = None
+    board_tables: dict | None = None
 
     @property
     def title(self) -> str:
@@ -156,16 +173,32 @@ class StudyReport:
 
     @property
     def policy(self) -> str:
-        """The missing-results policy behind every section, in words (plain text)."""
-        from ..study._missing import missing_words
+        """The filters and the missing-results policy behind every section (plain text).
 
-        out = (f"Missing results: {missing_words(self.missing, self.unit)} "
-               f"(missing = {self.missing}).")
+        The held-constant levels first (every answer is about them only), then what a
+        missing result becomes.
+        """
+        from ..study._missing import missing_words
+        from .conclusions import held_words
+
+        out = ""
+        if self.study.held_constant:
+            out = (f"Held constant: {held_words(self.study.held_constant)} - every answer "
+                   "below is about these levels only (the table's other levels were left "
+                   "out). ")
+        out += (f"Missing results: {missing_words(self.missing, self.unit)} "
+                f"({opt('missing', self.missing)}).")
         if self.missing == "available":
             out += (f" The conclusions, the rank probabilities and n* compare complete "
                     f"rankings of every {self.unit}, so there a failed run is the worst tier "
                     f"of its {self.unit}.")
         return out
+
+    @property
+    def scale(self) -> str:
+        """The scale of every cross-condition number on the page, in words (plain text)."""
+        return ("Scale: " + scale_words(self.basis, self.basis_reason, self.study, self.unit)
+                + "; ranks, and so the conclusions, the rank tests and n*, are scale-free.")
 
     def to_markdown(self) -> str:
         """Render the page as Markdown (CommonMark with pipe tables), data escaped.
@@ -174,9 +207,11 @@ class StudyReport:
         -------
         str
         """
-        out = [f"# {markdown_text(self.title)}", f"**{markdown_text(self.policy)}**"]
+        out = [f"# {markdown_text(self.title)}", f"**{markdown_text(self.policy)}**",
+               f"**{markdown_text(self.scale)}**"]
         for s in self.sections:
-            out += [f"## {s.title}", f"*{s.how}*", s.markdown]
+            # titles are the page's own words; the "how" names columns and filters: escaped
+            out += [f"## {s.title}", f"*{markdown_text(s.how)}*", s.markdown]
         return "\n\n".join(out) + "\n"
 
     def to_html(self) -> str:
@@ -190,6 +225,7 @@ class StudyReport:
                       for s in self.sections)
         body = [f"<h1>{html_text(self.title)}</h1>"
                 f"<p class=\"policy\"><strong>{html_text(self.policy)}</strong></p>"
+                f"<p class=\"policy\"><strong>{html_text(self.scale)}</strong></p>"
                 f"<ol>{toc}</ol>"]
         for s in self.sections:
             body.append(f"<section id=\"{s.key}\"><h2>{html_text(s.title)}</h2>"
@@ -227,7 +263,10 @@ class StudyReport:
         } | ({} if self.replicate_spread is None else
              {"replicate_spread.csv": self.replicate_spread}) | (
             {} if self.aggregates is None else {"aggregates.csv": self.aggregates}) | (
-            {} if self.bayesian is None else {"bayesian_signed_rank.csv": self.bayesian})
+            {} if self.bayesian is None else {"bayesian_signed_rank.csv": self.bayesian}) | (
+            {} if self.outliers is None else {"outliers.csv": self.outliers}) | {
+            f"{name}.csv": frame for name, frame in (self.board_tables or {}).items()
+            if frame.width}
 
     def save(self, folder: str | Path) -> list[Path]:
         """Write the page, its Markdown and every table behind it into ``folder``, atomically.
@@ -329,10 +368,11 @@ def _missing_pairs(data: Any, study: Study, imputed: pl.DataFrame) -> pl.DataFra
     df = study._held_constant_rows(to_polars(data, "data"))
     cond = (pl.col(gen[0]).cast(pl.String) if len(gen) == 1 else
             pl.concat_str([pl.col(c).cast(pl.String) for c in gen], separator=" | "))
+    ok = pl.col(study.target).cast(pl.Float64).is_finite().fill_null(False)
+    if study.imputed is not None:  # a result its source imputed is a failed run
+        ok = ok & ~pl.col(study.imputed).cast(pl.Boolean).fill_null(False)
     base = df.select(*des, cond.alias("condition"),
-                     pl.col(alt).cast(pl.String).alias("alternative"),
-                     pl.col(study.target).cast(pl.Float64).is_finite().fill_null(False)
-                     .alias("ok"))
+                     pl.col(alt).cast(pl.String).alias("alternative"), ok.alias("ok"))
     keys = [*des, "condition", "alternative"]
     present = base.filter("ok").select(keys).unique()
     grid = base.select(*des, "condition").unique().join(
@@ -360,74 +400,55 @@ def _missing_pairs(data: Any, study: Study, imputed: pl.DataFrame) -> pl.DataFra
                     nulls_last=True)
 
 
-def _replicate_spread(data: Any, study: Study) -> pl.DataFrame | None:
-    """Spread over replicates against spread over conditions, per configuration.
-
-    Per (configuration, alternative): the median over conditions of the standard deviation
-    over replicates (conditions with at least two), and the standard deviation over
-    conditions of the alternative's mean relative to the condition's mean over the
-    alternatives (the condition's difficulty removed); then per configuration the medians
-    over the alternatives and their ratio. None without replicates (``average_over``).
-    """
-    from .._validation import to_polars
-
-    if not study.average_over:
-        return None
-    des, gen, alt, t = list(study.design), list(study.generalize), study.alternatives_col, \
-        study.target
-    df = study._held_constant_rows(to_polars(data, "data")).filter(
-        pl.col(t).cast(pl.Float64).is_finite().fill_null(False),
-        pl.col(alt).cast(pl.String).is_in(list(study.alternatives)))
-    # sorted, and groups kept in order: the sums behind every mean and standard deviation
-    # run in one order, so the same data give the same bits (polars' hash grouping does not)
-    df = df.sort([*des, *gen, alt, *study.average_over])
-    cell = df.group_by([*des, *gen, alt], maintain_order=True).agg(
-        pl.col(t).cast(pl.Float64).std().alias("sd"), pl.col(t).cast(pl.Float64).mean()
-        .alias("mean"), pl.len().alias("n"))
-    # each result relative to its condition's mean over the alternatives: the condition's
-    # difficulty is not a difference between the alternatives
-    cell = cell.with_columns((pl.col("mean") - pl.col("mean").mean().over([*des, *gen]))
-                             .alias("relative"))
-    per_alt = cell.group_by([*des, alt], maintain_order=True).agg(
-        pl.col("sd").filter(pl.col("n") >= 2).median().alias("seed_sd"),
-        pl.col("relative").std().alias("condition_sd"),
-        pl.col("n").median().alias("replicates"))
-    out = per_alt.group_by(des or pl.lit(0).alias("__all__"), maintain_order=True).agg(
-        pl.col("replicates").median(), pl.col("seed_sd").median(),
-        pl.col("condition_sd").median())
-    out = out.with_columns((pl.col("seed_sd") / pl.col("condition_sd")).alias("ratio"))
-    names = _names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32))
-    if des:
-        return names.join(out, on=des, how="inner").sort("config_id")
-    return names.join(out.drop("__all__"), how="cross")
-
-
 # ---- the analyses ------------------------------------------------------------------------
 
 
-def _block_column(study: Study) -> str:
-    """Name the blocks' column so that it is neither the alternatives' nor the target's."""
+def _block_column(study: Study, unit: str | None = None) -> str:
+    """Name the blocks' column (the page's word for a condition) apart from the others."""
     from .conclusions import condition_word
 
-    name = condition_word(study)
+    name = unit or condition_word(study)
     while name in (study.alternatives_col, study.target):
         name += "_"
     return name
 
 
-def _comparison(study: Study, cid: int, *, alpha: float, missing: str = "study") -> Any:
+#: the options of :func:`report` (and of ``genexpy-nb report``) a comparison's words may
+#: name: the others (``ties``, ...) belong to ``compare`` only
+REPORT_OPTIONS = frozenset({
+    "alternatives", "target", "generalize", "higher_is_better", "design", "average_over",
+    "held_constant", "tol_missing_alternatives", "tol_missing_conditions", "invalid_target",
+    "alpha", "delta", "kernels", "rep", "seed", "rope", "missing", "normalize", "imputed"})
+
+
+def _policy_note(study: Study, unit: str) -> Any:
+    """Say why a page's comparison keeps every condition (the study's policy ran first)."""
+    from .document import Text
+
+    return Text(
+        f"the study's missing-results policy ran first ("
+        f"{opt('tol_missing_alternatives', study.tol_missing_alternatives)}, "
+        f"{opt('tol_missing_conditions', study.tol_missing_conditions)}; the data section "
+        f"says what it dropped), so the tests take every {unit} and alternative it kept")
+
+
+def _comparison(study: Study, cid: int, *, alpha: float, missing: str = "study",
+                basis: tuple[str, str] = ("none", ""), unit: str = "condition") -> Any:
     """compare(...) over the configuration's conditions, the imputed results left out.
 
     ``compare``'s ``missing`` then puts them back as the worst tier ("study") or ranks
-    among the available alternatives ("available").
+    among the available alternatives ("available"). Its scores are on the page's ``basis``
+    (one for the study), its words name only the options of :func:`report`.
     """
+    from dataclasses import replace
+
     from .compare import compare
     from .paper_table import paper_table_section
 
     s = study.sample(cid)
     keep = ~s.imputed
     rows, cols = keep.nonzero()
-    block = _block_column(study)
+    block = _block_column(study, unit)
     frame = pl.DataFrame({
         block: [str(s.conditions[i]) for i in rows],
         study.alternatives_col: [str(s.alternatives[j]) for j in cols],
@@ -439,7 +460,10 @@ def _comparison(study: Study, cid: int, *, alpha: float, missing: str = "study")
         res = compare(frame, alternatives=study.alternatives_col, target=study.target,
                       blocks=block, higher_is_better=study.higher_is_better, alpha=alpha,
                       tol_missing_alternatives=1.0, tol_missing_conditions=1.0,
-                      missing=missing, tie_rtol=study.tie_rtol, tie_atol=study.tie_atol)
+                      missing=missing, tie_rtol=study.tie_rtol, tie_atol=study.tie_atol,
+                      normalize=basis[0])
+    res = replace(res, normalize_reason=basis[1], options=REPORT_OPTIONS,
+                  policy_note=_policy_note(study, unit))
     # the table a paper can use: on the page, in report.md and mean_ranks.tex
     return res.with_section(paper_table_section(res))
 
@@ -524,27 +548,23 @@ def _section_frame(study: Study, parts: Mapping[int, Any], name: str) -> pl.Data
 # ---- rendering ---------------------------------------------------------------------------
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> tuple[str, str]:
-    """Render an HTML and a Markdown table, every cell escaped for its format."""
-    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html_text(_cell(c))}</td>" for c in r) + "</tr>"
-                   for r in rows)
-    html = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    md = ["| " + " | ".join(markdown_text(h) for h in header) + " |",
-          "| " + " | ".join("---" for _ in header) + " |"]
-    md += ["| " + " | ".join(markdown_text(_cell(c)) for c in r) + " |" for r in rows]
-    return html, "\n".join(md)
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]],
+           align: str = "") -> tuple[str, str]:
+    """Render a table of the document model as HTML and Markdown, every cell escaped.
+
+    Cells are written by the one formatter (:func:`genexpy_nb.answers.numbers.cell`): a
+    cell already written (a ``str``) is kept.
+    """
+    from .document import Data, Table, render_blocks
+
+    t = Table(tuple(Data(h) for h in header),
+              tuple(tuple(Data(numbers.cell(c)) for c in r) for r in rows), align)
+    return render_blocks([t], "html"), render_blocks([t], "markdown")
 
 
 def _cell(v: Any) -> str:
-    """Format a table cell as text: floats to 3 significant digits, None as an empty cell."""
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return "inf" if v == float("inf") else f"{v:.3g}"
-    if isinstance(v, (list, tuple)):
-        return ", ".join(map(str, v))
-    return str(v)
+    """Write a table cell (the one formatter's rule: floats to 3 significant digits)."""
+    return numbers.cell(v)
 
 
 def _demote(markdown: str, by: int = 2) -> str:
@@ -564,18 +584,21 @@ def _answer_section(rep: dict, study: Study, unit: str) -> _Section:
     from .conclusions import conclusions_summary
 
     con = rep["conclusions"]
-    summ = conclusions_summary(con, unit=unit)
+    summ = conclusions_summary(con, unit=unit, held_constant=study.held_constant)
     best = con.filter(pl.col("kind") == "best")
     rows = [[_config_label(study, r["config_id"]), _cell(r["members"]), r["verdict"],
              _nstar_words(r), r["N"]] for r in best.iter_rows(named=True)]
-    html, md = _table(["configuration", "best", "verdict", f"n* [90 % interval] ({unit}s)",
-                       "N"], rows)
+    html, md = _table(["configuration", "best", "verdict",
+                       f"agreement n* (90 % interval) ({unit}s)", "N"], rows)
+    mode = ("sequential (anytime-valid: valid however often you look)"
+            if rep.get("sequential") else "fixed-N (valid for one look)")
     return _Section(
         "answer", "The answer: do the study's conclusions hold?",
         f"From the study's conclusions (mean within-{unit} ranks, {_missing_how(rep, unit)}; "
-        f"the pairs judged as a family with Holm's correction) "
-        f"at alpha* = {rep['alpha']:g}: n* is the number of {unit}s two independent studies "
-        "need to reach the same conclusion with probability alpha*.",
+        f"the pairs judged as a family with Holm's correction; {mode} verdicts) "
+        f"at alpha* = {numbers.setting(rep['alpha'])}: the agreement n* is the number of "
+        f"{unit}s two independent studies need to reach the same conclusion with "
+        "probability alpha*.",
         f"<div class=\"answer-best\">{html}</div>" + summ.to_html(),
         md + "\n\n" + _demote(summ.to_markdown()))
 
@@ -591,45 +614,76 @@ def _nstar_words(r: Mapping[str, Any]) -> str:
     """n* with its interval, as text; none where the verdict is unsure (as the answer says)."""
     if str(r.get("verdict", "")).startswith("unsure"):
         return "none (unsure)"
-
-    def num(x: Any) -> str:
-        return "-" if x is None else ("inf" if x == float("inf") else f"{x:.0f}")
-    return f"{num(r['nstar'])} [{num(r['nstar_lo'])}, {num(r['nstar_hi'])}]"
+    band = numbers.count_interval(r["nstar_lo"], r["nstar_hi"])
+    return numbers.count(r["nstar"]) + (f" ({band})" if band else "")
 
 
 def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
     p = rep["plan"]
     # an unsure row promises no number of conditions: its 0 would read as "none needed"
     rows = [[r["priority"], _config_label(study, r["config_id"]), r["N"], r["conclusion"],
-             "none promised" if str(r["verdict"]).startswith("unsure") else r["to_run"],
-             r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
+             "none promised" if str(r["verdict"]).startswith(("unsure", "needs more than"))
+             else r["to_run"], r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
     html, md = _table(["priority", "configuration", "N", "the conclusion that needs most",
                        f"{unit}s to add", "verdict", "why"], rows)
+    a = float(p["assurance"].drop_nulls()[0]) if ("assurance" in p.columns and
+                                                   p["assurance"].drop_nulls().len()) else 0.8
     lead = (f"Extend the configurations in this order: each row says how many more {unit}s "
-            "its conclusions need to hold (0: none; unsure: no number of "
-            f"{unit}s is promised, these {unit}s do not separate the alternatives).")
+            f"its conclusions need: after that many, the same test says 'holds' for every "
+            f"conclusion marked 'needs k more' up to that number, each with probability "
+            f"{numbers.setting(a)} "
+            f"(predicted from the data). 0: none needed; unsure: the direction is not "
+            f"settled, the data are compatible with no difference, and no number of {unit}s "
+            "is promised.")
     html, md = f"<p>{html_text(lead)}</p>{html}", f"{markdown_text(lead)}\n\n{md}"
-    how = (f"From the plan of the conclusions above (the same alpha* = {rep['alpha']:g}; "
-           f"configurations ranked by the {unit}s their conclusions still need).")
-    spread = rep.get("replicate_spread")
-    if spread is not None and spread.height:
-        reps = ", ".join(study.average_over)
-        rows = [[_config_label(study, r["config_id"]), r["replicates"], r["seed_sd"],
-                 r["condition_sd"], r["ratio"]] for r in spread.iter_rows(named=True)]
-        h, m = _table(["configuration", f"runs per result ({reps})",
-                       f"spread over {reps}", f"spread over {unit}s", "ratio"], rows)
-        text = (f"More runs or more {unit}s? The spread of a result over its runs ({reps}: "
-                f"the median standard deviation) against the spread over {unit}s of each "
-                f"alternative's result relative to the {unit}'s mean over the alternatives "
-                f"(the {unit}'s difficulty removed), medians over the alternatives. Where "
-                f"the ratio is small, each {unit}'s result is already sharp and more "
-                f"{unit}s help more than more runs; where it nears 1 or more, the runs' "
-                f"noise is as large as the differences between {unit}s, and more runs "
-                f"sharpen each {unit}'s result.")
-        html += f"<p>{html_text(text)}</p>{h}"
-        md += f"\n\n{markdown_text(text)}\n\n{m}"
-        how += f" The spread over {reps} from the table's runs."
+    mode = "sequential" if rep.get("sequential") else "fixed-N"
+    how = (f"From the plan of the conclusions above (the same alpha* = "
+           f"{numbers.setting(rep['alpha'])} and the same {mode} rule; configurations ranked "
+           f"by the {unit}s their conclusions still need).")
+    extra = _spread_blocks(rep, study, unit)
+    if extra is not None:
+        html, md = html + extra[0], md + "\n\n" + extra[1]
+        how += f" The spread over {', '.join(study.average_over)} from the table's runs."
     return _Section("plan", "What to run next", how, html, md)
+
+
+def _spread_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> tuple[str, str] | None:
+    """More runs or more conditions? The spread over runs against the spread over conditions.
+
+    On the page's scale (said at its top), the outlier runs left out (listed in the data
+    section, with the ratio they would give); None without replicates.
+    """
+    spread = rep.get("replicate_spread")
+    if spread is None or not spread.height:
+        return None
+    reps = ", ".join(study.average_over)
+    rows = [[_config_label(study, r["config_id"]), numbers.number(r["replicates"]),
+             numbers.number(r["seed_sd"]), numbers.number(r["condition_sd"]),
+             numbers.number(r["ratio"])] for r in spread.iter_rows(named=True)]
+    h, m = _table(["configuration", f"runs per result ({reps})", f"spread over {reps}",
+                   f"spread over {unit}s", "ratio"], rows, "lrrrr")
+    basis = ("each result in fractions of its {unit}'s range (max - min of the {unit}'s "
+             "results), the scale of every cross-{unit} number on this page" if
+             rep["basis"] == "minmax" else "the target's own units, the scale of every "
+             "cross-{unit} number on this page").format(unit=unit)
+    text = (f"More runs or more {unit}s? The spread of a result over its runs ({reps}: "
+            f"the median standard deviation) against the spread over {unit}s of each "
+            f"alternative's result relative to the {unit}'s mean over the alternatives "
+            f"(the {unit}'s difficulty removed), medians over the alternatives, on "
+            f"{basis}; over the {unit}s every section uses. Where the ratio is small, each "
+            f"{unit}'s result is already sharp and more {unit}s help more than more runs; "
+            f"where it nears 1 or more, the runs' noise is as large as the differences "
+            f"between {unit}s, and more runs sharpen each {unit}'s result.")
+    n_out = rep["outliers"].filter(pl.col("alternative").is_not_null()).height
+    if n_out:
+        withs = "; ".join(f"{_config_label(study, r['config_id'])}: "
+                          f"{numbers.number(r['ratio_with_outliers'])}"
+                          if spread.height > 1 else numbers.number(r["ratio_with_outliers"])
+                          for r in spread.iter_rows(named=True))
+        text += (f" The {plural_words(n_out, 'outlier run')} listed in the data section "
+                 f"{'is' if n_out == 1 else 'are'} left out of these spreads; with "
+                 f"{'it' if n_out == 1 else 'them'} the ratio would read {withs}.")
+    return f"<p>{html_text(text)}</p>{h}", f"{markdown_text(text)}\n\n{m}"
 
 
 def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
@@ -649,7 +703,8 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
                   + f"\n\nThe table in LaTeX: classical/config\\_{cid}/mean\\_ranks.tex")
     if rep.get("missing") == "drop-block":
         missing = (f"The {unit}s with a missing result are left out here, as in the "
-                   "conclusions and n* (missing = drop-block; the data section lists them).")
+                   f"conclusions and n* ({opt('missing', 'drop-block')}; the data section "
+                   "lists them).")
     elif _classical_missing(rep) == "study":
         missing = (f"A missing result counts as the worst tier of its {unit}, as in the "
                    "conclusions and n* (the data section lists them by name).")
@@ -663,34 +718,60 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
         f"Friedman's test (Skillings-Mack's where results are missing and left out), the "
         f"post-hoc test with Holm's correction, mean ranks, the critical-difference diagram "
         f"and a table a paper can use, over the {unit}s the study kept, per configuration. "
-        f"{missing} The study's missing-results policy ran first: the tests keep every "
-        f"{unit} and alternative the study kept (their own tolerances set to 1.0, as each "
-        "comparison's data says).",
+        f"{missing} The study's missing-results policy ran first (the data section says "
+        f"what it dropped): the tests keep every {unit} and alternative the study kept, "
+        "so they apply no tolerance of their own (where genexpy-nb compare on the same "
+        "table applies its tolerances to the raw table, the same ones, with the same "
+        "result).",
         "\n".join(html), "\n\n".join(md))
 
 
 def _scores_words(rep: Mapping[str, Any], study: Study, unit: str) -> str:
-    """Say which scores the aggregates and the Bayesian test ran on, and why.
+    """Say which scores every cross-condition number of the page is on (said at its top)."""
+    if rep["basis"] == "minmax":
+        return (f"scores min-max normalised per {unit} (0 = its lowest result, 1 = its "
+                "highest; the page's scale, said at its top)")
+    return f"raw scores of {study.target} (the page's scale, said at its top)"
 
-    Each configuration's comparison chose (``compare``'s ``normalize="auto"``): raw scores,
-    or min-max normalised per condition where the conditions' score ranges differ by
-    orders of magnitude.
+
+def scale_words(basis: str, reason: str, study: Study, unit: str) -> str:
+    """Say the page's scale: raw scores or min-max normalised per condition, and why.
+
+    Parameters
+    ----------
+    basis : {"none", "minmax"}
+        The scale (:func:`genexpy_nb.answers.scales.study_basis`).
+    reason : str
+        Why, in words.
+    study : Study
+        The study (its target and replicate columns).
+    unit : str
+        What a condition is called.
+
+    Returns
+    -------
+    str
     """
     avg = f", averaged over {', '.join(study.average_over)}" if study.average_over else ""
-    norm = [cid for cid, r in rep["comparisons"].items()
-            if getattr(r, "normalize", "none") == "minmax"]
-    raw = (f"raw scores of {study.target} (as the table holds them{avg}; in the target's "
-           "units)")
-    if not norm:
-        return (f"{raw}, as the {unit}s' score ranges differ by less than the factor that "
-                "calls for normalising (each comparison's Answer says by how much)")
-    minmax = (f"scores min-max normalised per {unit} (0 = its lowest result, 1 = its "
-              f"highest; Agarwal et al. 2021), as the {unit}s' score ranges differ by "
-              "orders of magnitude (each comparison's Answer says by how much)")
-    if len(norm) == len(rep["comparisons"]):
-        return minmax
-    labels = "; ".join(_config_label(study, c) for c in norm)
-    return f"{minmax} in {labels}, and on the {raw} elsewhere"
+    if basis == "minmax":
+        return (f"scores min-max normalised per {unit} (0 = its lowest result, 1 = its "
+                f"highest; Agarwal et al. 2021){avg}: {reason}")
+    return f"raw scores of {study.target}, in its own units{avg}: {reason}"
+
+
+#: what a rope is in, the same words in ``--help``, the docstring and the page
+ROPE_UNITS = ("on the scores the page compares, said at its top: in the target's units "
+              "where they are raw, in fractions of each condition's range (max - min) where "
+              "they are min-max normalised (--normalize / normalize= chooses)")
+
+
+def _rope_option() -> str:
+    """How the reader gives a rope: the flag on the command line, the argument in Python."""
+    from .._words import on_command_line
+
+    if on_command_line():
+        return "--bayesian-rope R (gx.report(..., rope=R) in Python)"
+    return "gx.report(..., rope=R) (genexpy-nb report --bayesian-rope R on the command line)"
 
 
 def _classical_missing(rep: Mapping[str, Any]) -> str:
@@ -706,30 +787,33 @@ def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
     several = iv["config_id"].n_unique() > 1
     rope = rep.get("rope")
     scores = _scores_words(rep, study, unit)
+    here = ("in fractions of each {unit}'s range (max - min): the scores are min-max "
+            "normalised per {unit}" if rep["basis"] == "minmax" else
+            "in the target's units: the scores are raw").format(unit=unit)
     if rope is None:
         lead = (f"The Bayesian signed-rank test needs a region of practical equivalence (the "
                 f"smallest difference in {study.target} that matters), which only you can "
-                f"say: give it as gx.report(..., rope=R) or genexpy-nb report --bayesian-rope "
-                f"R, in the target's units. No rope is assumed.")
+                f"say: give it as {_rope_option()}, {here}. No rope is assumed.")
     else:
         lead = (f"The Bayesian signed-rank test of every alternative against the best uses "
-                f"the rope you gave: ±{rope:g} on the scores below (in the target's units "
-                f"where raw, in fractions of a {unit}'s range where normalised).")
+                f"the rope you gave: ±{numbers.setting(rope)} {here} (a rope is "
+                f"{ROPE_UNITS}).")
     html, md = [f"<p>{html_text(lead)}</p>"], [markdown_text(lead)]
     for cid in iv["config_id"].unique(maintain_order=True).to_list():
         part = iv.filter(pl.col("config_id") == cid)
-        rows = [[r["alternative"], r["expected_rank"], r["p_best"],
+        rows = [[r["alternative"], numbers.rank(r["expected_rank"]), numbers.prob(r["p_best"]),
                  f"{r['rank_low']}-{r['rank_high']}", "yes" if r["in_top_group"] else ""]
                 for r in part.iter_rows(named=True)]
         h, m = _table(["alternative", "expected place", "P(best)", "95 % interval of places",
-                       "top group"], rows)
+                       "top group"], rows, "lrrll")
         if several:
             label = _config_label(study, cid)
             html.append(f"<h3>{html_text(label)}</h3>")
             md.append(f"### {markdown_text(label)}")
         html.append(f"<h4>How sure is each place?</h4>{h}")
         md.append(f"#### How sure is each place?\n\n{m}")
-        for title, sec in ((f"Bayesian signed-rank test against the best (rope ±{rope:g})"
+        for title, sec in ((f"Bayesian signed-rank test against the best (rope "
+                            f"±{numbers.setting(rope)})"
                             if rope is not None else None, rep["bayesian"].get(cid)),
                            ("Robust aggregates", rep["aggregates"].get(cid))):
             if title is None or sec is None:
@@ -766,7 +850,8 @@ def _nstar_section(rep: dict, study: Study, unit: str) -> _Section:
         "nstar", f"How consistent are the per-{unit} rankings? (the paper's n*)",
         f"n-generalizability (Matteucci et al., Sec. 3-4): for each research question, the "
         f"number of {unit}s n* at which two independent studies answer it alike (within "
-        f"delta* = {rep['delta']:g}) with probability alpha* = {rep['alpha']:g}, resampled "
+        f"delta* = {numbers.setting(rep['delta'])}) with probability alpha* = "
+        f"{numbers.setting(rep['alpha'])}, resampled "
         f"{rep['nrep']} times per sample size (seed {rep['seed']}), with the no-signal "
         "baseline: the n* of alternatives ranked at random. It measures how consistent the "
         "rankings are, not which alternative wins: it can read (chance) while the winner "
@@ -776,7 +861,7 @@ def _nstar_section(rep: dict, study: Study, unit: str) -> _Section:
 
 def _data_section(rep: dict, study: Study, unit: str) -> _Section:
     r = study.report
-    h1, m1 = _table(["what the study holds", "count"], list(r.to_frame().iter_rows()))
+    h1, m1 = _table(["what the study holds", "count"], list(r.to_frame().iter_rows()), "lr")
     extra_h, extra_m = "", ""
     if r.alternatives_dropped:
         text = "Alternatives dropped: " + ", ".join(r.alternatives_dropped) + "."
@@ -801,7 +886,8 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
         if rep.get("missing") == "drop-block":
             n_left = failed.filter(pl.col("status") == _DROPPED_BLOCK).height
             lead = (f"{failed.height} missing or failed result(s), by name; {n_left} left out "
-                    f"with their {unit} in every section (missing = drop-block); the others "
+                    f"with their {unit} in every section ({opt('missing', 'drop-block')}); the "
+                    "others "
                     f"went with their dropped {unit} or alternative.")
         else:
             lead = (f"{failed.height} missing or failed result(s), by name; {n_imp} imputed "
@@ -812,21 +898,137 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
     if isinstance(rep["data"], Study):
         lead += (f" (Given a study, not its table: only the results missing in the {unit}s "
                  "and alternatives it kept are listed.)")
+    oh, om = _outlier_blocks(rep, study, unit)
+    mh, mm = _marked_blocks(study, unit)
+    h, m = h + mh + oh, (m + ("\n\n" if m and mm else "") + mm
+                         + ("\n\n" if (m or mm) and om else "") + om)
+    if rep.get("source"):
+        said = f"Read from: {rep['source']}"
+        h, m = f"<p>{html_text(said)}</p>" + h, markdown_text(said) + ("\n\n" + m if m else "")
     avg = (f" averaged over {', '.join(study.average_over)}," if study.average_over else "")
     return _Section(
         "data", "The data",
         f"The study's missing-results policy (Matteucci et al., Sec. 4.1):{avg} "
-        f"{unit}s missing more than {r.tol_missing_alternatives:.0%} of the alternatives "
-        f"dropped, then alternatives missing in more than {r.tol_missing_conditions:.0%} of "
+        f"{unit}s missing more than {numbers.share(r.tol_missing_alternatives)} of the "
+        f"alternatives dropped, then alternatives missing in more than "
+        f"{numbers.share(r.tol_missing_conditions)} of "
         f"the {unit}s left, then what is still missing "
-        + (f"left out with its {unit} (missing = drop-block)."
+        + (f"left out with its {unit} ({opt('missing', 'drop-block')})."
            if rep.get("missing") == "drop-block" else "imputed as the worst tier."),
         h1 + extra_h + f"<p>{html_text(lead)}</p>" + h,
         m1 + "\n\n" + extra_m + markdown_text(lead) + ("\n\n" + m if m else ""))
 
 
-_SECTIONS = (_answer_section, _plan_section, _classical_section, _beyond_section,
-             _nstar_section, _data_section)
+def _marked_blocks(study: Study, unit: str) -> tuple[str, str]:
+    """List the rows the ``imputed`` column marked, by name: counted as failed runs."""
+    marked = getattr(study, "marked_imputed", None)
+    if study.imputed is None or marked is None:
+        return "", ""
+
+    if not marked.height:
+        text = (f"No row is marked imputed in column {study.imputed} "
+                f"({opt('imputed', study.imputed)}).")
+        return f"<p>{html_text(text)}</p>", markdown_text(text)
+    des, gen = list(study.design), list(study.generalize)
+    cols = [*des, *gen, study.alternatives_col, *study.average_over]
+    rows = [[x[c] for c in cols] for x in marked.sort(cols).iter_rows(named=True)]
+    text = (f"{plural_words(marked.height, 'row')} marked imputed by the table's source "
+            f"(column {study.imputed}, {opt('imputed', study.imputed)}): each counts as a "
+            f"failed run, its result missing, under the missing-results policy above.")
+    h, m = _table(cols, rows)
+    return f"<p>{html_text(text)}</p>{h}", f"{markdown_text(text)}\n\n{m}"
+
+
+def _outlier_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> tuple[str, str]:
+    """Every outlier by name, with what it did; the rule said either way."""
+    from .scales import OUTLIER_FACTOR, OUTLIER_MADS, OUTLIER_RULE
+
+    rule = OUTLIER_RULE.format(mads=OUTLIER_MADS, factor=OUTLIER_FACTOR, unit=unit)
+    out = rep["outliers"]
+    if not out.height:
+        text = f"Outliers: none ({rule})."
+        return f"<p>{html_text(text)}</p>", markdown_text(text)
+    reps = [c for c in study.average_over if c in out.columns]
+    rows = []
+    for r in out.iter_rows(named=True):
+        where = _config_label(study, r["config_id"])
+        run = ", ".join(f"{c} = {r[c]}" for c in reps)
+        if r["place_without"] is None:
+            did = "its result's only run: the result would be missing without it"
+        elif r["place"] == r["place_without"]:
+            did = f"its place in its {unit} is {r['place']} of {r['of']} either way"
+        else:
+            how = "without this run" if reps else f"at the {unit}'s median"
+            did = (f"places its result {r['place']} of {r['of']} in its {unit} "
+                   f"({r['place_without']} {how})")
+        rows.append([where, r["condition"], r["alternative"], *([run] if reps else []),
+                     numbers.number(r["value"]), numbers.number(r["condition_median"]),
+                     did])
+    h, m = _table(["configuration", unit, "alternative", *(["run"] if reps else []),
+                   study.target, f"{unit}'s median", "what it did"], rows)
+    what = ("the runs are averaged into the results the ranks see" if reps else
+            "the ranks see only its place")
+    text = (f"{plural_words(out.height, 'outlier')}: {rule}. Listed by name with what each "
+            f"did: {what}, so the conclusions, the rank tests and n* see it only through "
+            f"that place; the spreads over runs and {unit}s leave the outlier runs out "
+            "(the plan section says the ratio with them); the aggregates and the effect "
+            "sizes use every result, on the page's scale (outliers.csv has them all).")
+    return f"<p>{html_text(text)}</p>{h}", f"{markdown_text(text)}\n\n{m}"
+
+
+def _noise_section(rep: dict, study: Study, unit: str) -> _Section:
+    """Say the board's noise budget, tie groups and what to run next (items, runs, tasks)."""
+    from .document import render_blocks
+    from .noise_budget import noise_blocks
+
+    blocks, tables = noise_blocks(rep["noise"], alpha=1 - rep["alpha"], unit=unit)
+    rep["noise_tables"] = tables
+    return _Section(
+        "noise", "Runs, items, tasks: where the noise is, and what to run next",
+        f"gx.eval_noise on the board's rows (the {unit}s and models the study kept, the "
+        "failed and the marked-imputed runs left out): the paired differences of the "
+        "models' means over the items both answered, their variance split by method of "
+        f"moments (Miller 2024, Sec. 2-4), the paired tests at alpha = "
+        f"{numbers.setting(1 - rep['alpha'])}. Every number is in noise_budget.csv, "
+        "tie_groups.csv, noise_plan.csv.",
+        render_blocks(blocks, "html"), render_blocks(blocks, "markdown"))
+
+
+def _board_roles(data: Any, items: str | None, runs: str | None, tasks: str | None,
+                 generalize: Any, average_over: Any) -> tuple[Any, Any]:
+    """Return the conditions and replicates of a per-item board: items within their tasks."""
+    if isinstance(data, Study):
+        raise GenexpyInputError("report: items, runs and tasks name columns of a per-item "
+                                "table; pass the table, not a Study.")
+    if items is None:
+        raise GenexpyInputError("report: runs or tasks given without items: name the column "
+                                "of the item (question, sample) too.")
+    if generalize is None:
+        generalize = [c for c in (tasks, items) if c]
+    if average_over is None and runs is not None:
+        average_over = runs
+    return generalize, average_over
+
+
+def _board_noise(data: Any, study: Study, items: str, runs: str | None,
+                 tasks: str | None) -> Any:
+    """gx.eval_noise of the board's rows that the study kept."""
+    from .._validation import to_polars
+    from ..evals.noise import eval_noise
+
+    df = study._held_constant_rows(to_polars(data, "data"))
+    ok = pl.col(study.target).cast(pl.Float64).is_finite().fill_null(False)
+    if study.imputed is not None:
+        ok = ok & ~pl.col(study.imputed).cast(pl.Boolean).fill_null(False)
+    df = df.filter(ok, pl.col(study.alternatives_col).cast(pl.String)
+                   .is_in(list(study.alternatives)))
+    return eval_noise(df, alternatives=study.alternatives_col, target=study.target,
+                      items=items, runs=runs, tasks=tasks,
+                      higher_is_better=study.higher_is_better)
+
+
+_SECTIONS = (_answer_section, _plan_section, _noise_section, _classical_section,
+             _beyond_section, _nstar_section, _data_section)
 
 
 # ---- the cost of the page, known before it starts --------------------------------------
@@ -916,6 +1118,14 @@ def report(
     blocks: str | Sequence[str] | None = None,
     rope: float | None = None,
     missing: str = "study",
+    normalize: str = "auto",
+    imputed: str | None = None,
+    items: str | None = None,
+    runs: str | None = None,
+    tasks: str | None = None,
+    source: str | None = None,
+    sequential: bool = False,
+    assurance: float = 0.8,
 ) -> StudyReport:
     """Analyse a study end to end and return the answer as one page.
 
@@ -955,11 +1165,11 @@ def report(
         Alias of ``generalize`` (the name of :func:`~genexpy_nb.significance.compare`).
     rope : float, optional
         Half-width of the region of practical equivalence of the Bayesian signed-rank test
-        (Benavoli et al. 2017), on the scores each configuration's comparison uses (raw, in
-        the target's units; or min-max normalised per condition where the conditions' score
-        ranges differ by orders of magnitude, as the page says): the smallest difference
-        that matters. Without it the page runs no Bayesian test and says how to ask for one
-        (no default: only the user knows what difference matters).
+        (Benavoli et al. 2017): the smallest difference that matters, on the scores the
+        page compares, said at its top: in the target's units where they are raw, in
+        fractions of each condition's range (max - min) where they are min-max normalised
+        (--normalize / normalize= chooses). Without it the page runs no Bayesian test and
+        says how to ask for one (no default: only the user knows what difference matters).
     missing : {"study", "drop-block", "available"}
         A result still missing after the study's tolerances (a failed run), as in
         :func:`genexpy_nb.significance.compare` and ``genexpy-nb nstar``: the worst tier
@@ -969,6 +1179,33 @@ def report(
         classical tests, the aggregates and the Bayesian test, while the conclusions, the
         rank probabilities and n* (which compare complete rankings) keep the worst tier.
         Said at the top of the page; the failed pairs are listed by name either way.
+    normalize : {"auto", "none", "minmax"}
+        The scale of every number that crosses conditions (the aggregates, the rope, the
+        effect sizes, the spread over runs against the spread over conditions), decided
+        once for the study and said at the top of the page: raw scores, or min-max
+        normalised per condition; "auto" normalises where the conditions' score ranges
+        differ by more than a factor of 100 (raw scores would let the widest decide).
+        Ranks are scale-free.
+    imputed : str, optional
+        A boolean column marking the results the table's source imputed (failed runs it
+        filled in): they count as failed runs under ``missing``, and the page lists them
+        by name (as :class:`~genexpy_nb.Study`'s ``imputed``).
+    items, runs, tasks : str, optional
+        For a per-item board (an LLM or agent benchmark read per item): the columns naming
+        the item, its repeated run (seed, sample, epoch) and its task. The items (within
+        their tasks) are then the conditions (``generalize`` defaults to ``[tasks,
+        items]``, ``average_over`` to ``runs``), and the page adds the board's noise
+        budget over runs, items and tasks (:func:`genexpy_nb.eval_noise`), its tie
+        groups and what to run next in items, runs and tasks.
+    source : str, optional
+        Where the table came from, in words (the evaluation output it was read from, and
+        what the reader chose or left out), said in the data section.
+    sequential : bool
+        The conclusions' anytime-valid mode (:func:`genexpy_nb.conclusions`): verdicts that
+        stay valid when the study is looked at again after every added condition (default:
+        the fixed-N verdicts, valid for one look; the page says which).
+    assurance : float
+        The probability with which "needs k more" comes true (default 0.8).
 
     Returns
     -------
@@ -995,14 +1232,21 @@ def report(
     from .conclusions import condition_word
 
     generalize = alias("generalize", generalize, "blocks", blocks, "report")
+    if items is not None or runs is not None or tasks is not None:
+        generalize, average_over = _board_roles(data, items, runs, tasks, generalize,
+                                                average_over)
     args = dict(alternatives=alternatives, target=target, generalize=generalize,
                 higher_is_better=higher_is_better, design=design, average_over=average_over,
                 held_constant=held_constant, tol_missing_alternatives=tol_missing_alternatives,
-                tol_missing_conditions=tol_missing_conditions, invalid_target=invalid_target)
+                tol_missing_conditions=tol_missing_conditions, invalid_target=invalid_target,
+                imputed=imputed)
     from .._validation import check_choice
     from ..study._missing import MISSING_POLICIES, drop_incomplete_conditions
 
     check_choice("missing", missing, MISSING_POLICIES)
+    from .compare import NORMALIZE
+
+    check_choice("normalize", normalize, NORMALIZE)
     study = _as_study(data, args)
     failed = _failed_runs(study)
     if not isinstance(data, Study):  # the table: also the pairs dropped, by name
@@ -1016,9 +1260,16 @@ def report(
         raise GenexpyInputError(f"seed must be an integer, got {seed!r}.")
     rope = _check_rope(rope)
     kernels = list(kernels) if kernels is not None else default_questions()
-    unit = condition_word(study)
+    unit = "item" if items is not None else condition_word(study)
+    from . import scales
+
+    run_rows = scales._runs_frame(study)
+    flagged = scales.outliers(study, run_rows)
+    basis = scales.study_basis(study, normalize, unit=unit, flagged=flagged)
     parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data,
-                                 rope=rope, missing=missing, failed_runs=failed)
+                                 rope=rope, missing=missing, failed_runs=failed,
+                                 basis=basis[0], basis_reason=basis[1], outliers=flagged,
+                                 source=source, sequential=bool(sequential))
     # what each step will cost, from the study's shape, before any of them starts
     cost = estimate_steps(study, kernels, rep=rep, rope=rope)
     est = check_cost(f"the report of {_shape_words(study)}", sum(cost.values()),
@@ -1027,12 +1278,14 @@ def report(
     with cost_bar("study report", est, total=sum(cost.values()),
                   disable=not progress) as steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
-                                           progress=False)
+                                           progress=False, sequential=sequential,
+                                           assurance=assurance)
         parts["plan"] = plan(parts["conclusions"], alpha=alpha, delta=delta)
         steps.update(cost["conclusions"])
         tests_missing = "available" if missing == "available" else "study"
         parts["comparisons"] = {s.config_id: _comparison(study, s.config_id, alpha=1 - alpha,
-                                                         missing=tests_missing)
+                                                         missing=tests_missing, basis=basis,
+                                                         unit=unit)
                                 for s in study.samples()}
         steps.update(cost["classical tests"])
         parts["rank_probabilities"], parts["rank_intervals"] = _rank_tables(
@@ -1045,9 +1298,20 @@ def report(
                                      estimators=["resample"], rep=rep, seed=seed,
                                      progress=False)
         steps.update(cost["n*"])
-        if not isinstance(data, Study):
-            parts["replicate_spread"] = _replicate_spread(data, study)
-        sections = tuple(f(parts, study, unit) for f in _SECTIONS)
+        parts["replicate_spread"] = scales.replicate_spread(study, basis[0], run_rows,
+                                                            flagged)
+        if items is not None:
+            parts["noise"] = _board_noise(data, study, items, runs, tasks)
+        sections = tuple(f(parts, study, unit) for f in _SECTIONS
+                         if f is not _noise_section or "noise" in parts)
+        if study.held_constant:  # every section's "how" names the filter it was made under
+            from dataclasses import replace
+
+            from .conclusions import held_words
+
+            note = (f" Only the rows with {held_words(study.held_constant)} (held "
+                    "constant).")
+            sections = tuple(replace(s, how=s.how + note) for s in sections)
         steps.update(cost["the page"])
     return StudyReport(
         study=study, conclusions=parts["conclusions"], plan=parts["plan"],
@@ -1057,4 +1321,7 @@ def report(
         seed=seed, unit=unit, replicate_spread=parts.get("replicate_spread"),
         aggregates=_section_frame(study, parts["aggregates"], "aggregates"),
         bayesian=_section_frame(study, parts["bayesian"], "bayesian_signed_rank"), rope=rope,
-        missing=missing)
+        missing=missing, basis=basis[0], basis_reason=basis[1],
+        board_tables=parts.get("noise_tables"),
+        outliers=_names_frame(study).with_columns(pl.col("config_id").cast(pl.UInt32))
+        .join(flagged, on="config_id"))

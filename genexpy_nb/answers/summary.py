@@ -24,7 +24,6 @@ full frame in ``.frame``::
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,13 +31,16 @@ from typing import Any
 import polars as pl
 
 from .. import config
-from .._escape import html_text, markdown_text
+from .._escape import terminal_text as _terminal_text
 from .._validation import GenexpyInputError, to_polars
 from .._words import plural
 from ..generalizability import NSTAR_SCHEMA, NULL_COLUMNS
 from ..generalizability.planner import verdict_word
+from . import numbers
+from .document import Data, Paragraph, Strong, Table, render_blocks
 
-__all__ = ["NstarSummary", "SeedsSummary", "Table", "nstar_summary", "seeds_summary"]
+__all__ = ["NstarSummary", "SeedsSummary", "Table", "nstar_summary", "seeds_summary",
+           "question_words"]
 
 #: estimates of n* that give a verdict, in order of preference (the bound never does)
 _VERDICT_METHODS = ("resample", "approx_weighted", "approx")
@@ -47,25 +49,8 @@ _ANALYSIS_COLUMNS = frozenset({*NSTAR_SCHEMA, *NULL_COLUMNS, "nstar_ceil", "gene
                                "deficit"})
 
 
-def terminal_text(value: object) -> str:
-    """Make a string from data safe for a terminal, on one line.
-
-    Control characters (escape sequences, carriage returns, ...) are shown as ``?``; newlines
-    and tabs become spaces.
-
-    Parameters
-    ----------
-    value : object
-        Anything; its ``str()`` is cleaned.
-
-    Returns
-    -------
-    str
-        The cleaned one-line string.
-    """
-    s = str(value)
-    return "".join("?" if unicodedata.category(ch)[0] == "C" else ch
-                   for ch in s.replace("\n", " ").replace("\t", " "))
+#: a string from data made safe for a terminal, on one line (the one door: ``_escape``)
+terminal_text = _terminal_text
 
 
 def study_words(study) -> str:
@@ -90,107 +75,58 @@ def study_words(study) -> str:
             f"({'higher' if study.higher_is_better else 'lower'} is better)")
 
 
-# ---- a table with three renderings ------------------------------------------------------
+# ---- tables on the one document model ---------------------------------------------------
 
 
-@dataclass
-class Table:
-    """A titled table of strings, rendered as plain text, Markdown or HTML.
+def _table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]],
+           notes: Sequence[str] = (), right: frozenset[int] = frozenset()) -> Table:
+    """Build a :class:`~genexpy_nb.answers.document.Table` of strings (escaped as data).
 
-    Plain text has aligned columns; every cell is escaped for where it lands.
-
-    Parameters
-    ----------
-    title : str
-        The line above the table.
-    headers : list of str
-        The column names.
-    rows : list of list of str
-        The cells, one list of strings per row (as many as ``headers``).
-    notes : list of str, default []
-        Lines printed below the table.
-    right : frozenset of int, default frozenset()
-        The indices of the columns aligned right (numbers).
+    Every cell, the title and the notes are escaped for the format they land in.
     """
-
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    notes: list[str] = field(default_factory=list)
-    #: columns aligned right (numbers)
-    right: frozenset[int] = frozenset()
-
-    def to_text(self) -> str:
-        """Render the table as plain text for a terminal.
-
-        Returns
-        -------
-        str
-            The title, the aligned columns under a rule, then the notes; control characters
-            of the cells shown as ``?``.
-        """
-        head = [terminal_text(h) for h in self.headers]
-        body = [[terminal_text(c) for c in r] for r in self.rows]
-        widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(head)]
-
-        def line(cells: Sequence[str]) -> str:
-            return "  ".join(c.rjust(w) if i in self.right else c.ljust(w)
-                             for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
-
-        out = [terminal_text(self.title), line(head).rstrip(),
-               "  ".join("-" * w for w in widths)]
-        out += [line(r).rstrip() for r in body]
-        out += [terminal_text(n) for n in self.notes]
-        return "\n".join(out)
-
-    def to_markdown(self) -> str:
-        """Render the table as Markdown, every cell escaped.
-
-        Returns
-        -------
-        str
-            The bold title, a pipe table (numbers aligned right) and the notes.
-        """
-        def row(cells):
-            return "| " + " | ".join(markdown_text(c) for c in cells) + " |"
-
-        align = ["---:" if i in self.right else ":---" for i in range(len(self.headers))]
-        out = [f"**{markdown_text(self.title)}**", "", row(self.headers),
-               "| " + " | ".join(align) + " |", *(row(r) for r in self.rows)]
-        if self.notes:
-            out += [""] + [markdown_text(n) + "  " for n in self.notes]
-        return "\n".join(out)
-
-    def to_html(self) -> str:
-        """Render the table as HTML, every cell escaped.
-
-        Returns
-        -------
-        str
-            A ``<div>`` holding the bold title, the ``<table>`` and the notes.
-        """
-        def cells(tag, values):
-            return "".join(
-                f"<{tag} style='text-align:{'right' if i in self.right else 'left'}'>"
-                f"{html_text(v)}</{tag}>" for i, v in enumerate(values))
-
-        body = "".join(f"<tr>{cells('td', r)}</tr>" for r in self.rows)
-        notes = "".join(f"<div style='font-size:90%'>{html_text(n)}</div>" for n in self.notes)
-        return (f"<div><b>{html_text(self.title)}</b><table><thead><tr>"
-                f"{cells('th', self.headers)}</tr></thead><tbody>{body}</tbody></table>"
-                f"{notes}</div>")
+    return Table(tuple(Data(h) for h in headers),
+                 tuple(tuple(Data(c) for c in r) for r in rows),
+                 "".join("r" if i in right else "l" for i in range(len(headers))),
+                 title=Data(title), notes=tuple(Data(n) for n in notes))
 
 
 class _Tables:
-    """Shared rendering of a list of :class:`Table` plus a heading and closing lines.
+    """Shared rendering of a list of tables plus a heading and closing lines.
 
     Copied into each summary class by :func:`_renders_tables` (not a base class: the API
-    reference would name a private base).
+    reference would name a private base). Everything is a block of the one document model
+    (:mod:`genexpy_nb.answers.document`), rendered by its renderers.
     """
 
     heading: str
     tables: list[Table]
     footer: list[str]
+
+    def blocks(self) -> tuple:
+        """Return the summary as blocks of the document model (the lead's excepted).
+
+        Returns
+        -------
+        tuple
+            The heading, each table (its title and the question it answers above it), the
+            closing lines, every string escaped as data.
+        """
+        body: list = []
+        for i, t in enumerate(self.tables):
+            title, question = (getattr(self, "titles", None) or [(None, None)] * (i + 1))[i]
+            if title is not None:
+                body.append(Paragraph(Strong(title)))
+            if question is not None:
+                body.append(Paragraph(question))
+            body.append(t)
+        return (Paragraph(Data(self.heading)), *body, *(Paragraph(Data(f)) for f in self.footer))
+
+    def _lead(self, format: str) -> list[str]:
+        lead = getattr(self, "conclusions", None)
+        if lead is None:
+            return []
+        first = lead.to_text() if format == "text" else render_blocks(lead.blocks(), format)
+        return [first, render_blocks([Paragraph(Strong(Data(self.question)))], format)]
 
     def to_text(self) -> str:
         """Render the summary as plain text for a terminal (what ``print`` shows).
@@ -200,12 +136,7 @@ class _Tables:
         str
             The heading, each table and the closing lines, separated by blank lines.
         """
-        parts = [terminal_text(self.heading)] + [t.to_text() for t in self.tables]
-        lead = getattr(self, "conclusions", None)
-        if lead is not None:
-            parts = [lead.to_text(), terminal_text(self.question)] + parts
-        return "\n\n".join(parts + ["\n".join(terminal_text(f) for f in self.footer)]
-                           if self.footer else parts)
+        return "\n\n".join([*self._lead("text"), render_blocks(self.blocks(), "text")])
 
     def to_markdown(self) -> str:
         """Render the summary as Markdown (what a notebook shows), every cell escaped.
@@ -215,23 +146,23 @@ class _Tables:
         str
             The heading, each table and the closing lines, separated by blank lines.
         """
-        parts = [markdown_text(self.heading)] + [t.to_markdown() for t in self.tables]
-        lead = getattr(self, "conclusions", None)
-        if lead is not None:
-            parts = [lead.to_markdown(), f"### {markdown_text(self.question)}"] + parts
-        parts += ["  \n".join(markdown_text(f) for f in self.footer)] if self.footer else []
-        return "\n\n".join(parts)
+        return "\n\n".join([*self._lead("markdown"), render_blocks(self.blocks(), "markdown")])
+
+    def to_latex(self) -> str:
+        """Render the summary as LaTeX (booktabs tables), every string escaped.
+
+        Returns
+        -------
+        str
+        """
+        return "\n\n".join([*self._lead("latex"), render_blocks(self.blocks(), "latex")])
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
     def _repr_html_(self) -> str:
-        foot = "".join(f"<p>{html_text(f)}</p>" for f in self.footer)
-        lead = getattr(self, "conclusions", None)
-        first = (lead.to_html() + f"<hr><h4>{html_text(self.question)}</h4>"
-                 if lead is not None else "")
-        return (first + f"<div><p>{html_text(self.heading)}</p>"
-                + "<br>".join(t.to_html() for t in self.tables) + foot + "</div>")
+        return "<div>" + "".join([*self._lead("html"), render_blocks(self.blocks(), "html")]) \
+            + "</div>"
 
     def __str__(self) -> str:
         return self.to_text()
@@ -242,7 +173,8 @@ def _renders_tables(cls: type) -> type:
 
     ``cls`` has ``heading``, ``tables`` and ``footer``.
     """
-    for name in ("to_text", "to_markdown", "_repr_markdown_", "_repr_html_", "__str__"):
+    for name in ("blocks", "_lead", "to_text", "to_markdown", "to_latex", "_repr_markdown_",
+                 "_repr_html_", "__str__"):
         setattr(cls, name, _Tables.__dict__[name])
     return cls
 
@@ -250,16 +182,11 @@ def _renders_tables(cls: type) -> type:
 # ---- n* ---------------------------------------------------------------------------------
 
 
-def _num(x: float | None, digits: int = 1) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "-"
-    return f"{x:.{digits}f}"
-
-
 def _interval(lo: float | None, hi: float | None) -> str:
+    """Write the interval of n* as every output does (``4-14``, ends rounded up)."""
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return ""
-    return f"[{_num(lo)}, {_num(hi)}]"
+    return numbers.count_interval(lo, hi)
 
 
 def verdict_text(generalizable: bool | None, deficit: int | None,
@@ -323,6 +250,9 @@ class NstarSummary:
         given.
     question : str, default ""
         The question the tables answer, shown as their title after the conclusions.
+    titles : list of (run, run or None)
+        Per table, its title ("research question: Jaccard(k=1)") and the research question
+        it answers in one line with what delta* allows, shown above it.
     """
 
     frame: pl.DataFrame
@@ -335,6 +265,7 @@ class NstarSummary:
     footer: list[str]
     conclusions: Any = None
     question: str = ""
+    titles: list = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """Count the rows that generalize, need more conditions, or are unsure.
@@ -390,14 +321,14 @@ def _question_row(r: dict, design: list[str], has_null: bool) -> list[str]:
     Design levels, n*, interval, N, the no-signal baseline when there is one, verdict.
     """
     cells = [str(r[c]) for c in design] if design else ["the whole study"]
-    cells += [_num(r["nstar"]), _interval(r.get("nstar_lo"), r.get("nstar_hi")),
+    cells += [numbers.count(r["nstar"]), _interval(r.get("nstar_lo"), r.get("nstar_hi")),
               str(r["N"])]
     if has_null:
-        base = _num(r.get("nstar_null"))
+        base = numbers.count(r.get("nstar_null"))
         band = _interval(r.get("nstar_null_lo"), r.get("nstar_null_hi"))
         # the frame's beyond_chance: false = n* within or above the band
         mark = " (chance)" if r.get("beyond_chance") is False else ""
-        cells += [f"{base} {band}{mark}".strip()]
+        cells += [f"{base} ({band}){mark}" if band else f"{base}{mark}"]
     cells += [r["verdict"]]
     return cells
 
@@ -418,10 +349,60 @@ def _question_notes(part: pl.DataFrame, has_null: bool, max_rows: int) -> list[s
         n_chance = int((part["beyond_chance"] == False).sum())  # noqa: E712
         if n_chance:
             notes.append(f"{n_chance} of them no more consistent than chance "
-                         "(marked (chance), see below).")
+                         f"(marked (chance), see below){RECONCILE if n_yes else '.'}")
     if part.height > max_rows:
         notes.append(f"({part.height - max_rows} more in the full frame.)")
     return notes
+
+
+#: what delta* lets two studies' answers differ by, per research question (SPEC A3)
+_DELTA_WORDS = {
+    "Jaccard": "their sets of best alternatives overlap (Jaccard similarity) at least "
+               "1 - delta* = {keep}",
+    "Mallows": "at most delta* = {d} of the pairs of alternatives are in the other order",
+    "Borda": "the share of alternatives a* beats differs by at most delta* = {d}",
+    "RBF": "the alternatives' scores differ by at most delta* = {d} (a mean squared "
+           "difference, in units of the scores' spread)",
+}
+
+
+def question_words(label: str, delta: float) -> str:
+    """Return the research question of a kernel's label, and what delta* allows in it.
+
+    Parameters
+    ----------
+    label : str
+        The kernel's label (``"Jaccard(k=1)"``, ``"Mallows"``).
+    delta : float
+        delta*.
+
+    Returns
+    -------
+    str
+        E.g. "Are the best alternatives consistently the same? Two studies answer it alike
+        when their sets of best alternatives overlap ... at least 1 - delta* = 95%."
+    """
+    from ..generalizability import kernels
+
+    name = label.split("(")[0]
+    cls = {c.__name__: c for c in (kernels.Borda, kernels.Jaccard, kernels.Mallows,
+                                   kernels.RBF)}.get(name)
+    if cls is None:
+        return ""
+    out = cls.question
+    how = _DELTA_WORDS.get(name)
+    if how:
+        out += " Two studies answer it alike when " + how.format(
+            d=numbers.share(delta), keep=numbers.share(1 - delta)) + "."
+    return out
+
+
+#: said where "k generalize" and "k no more consistent than chance" meet (issue 48): the
+#: two are not a contradiction, and the reader is told so on the same line
+RECONCILE = (": both hold at once — two studies of this size would rank the alternatives "
+             "alike as often as alpha* asks (generalizes), and so would rankings drawn at "
+             "random (chance); generalizing here says that studies agree, not that a winner "
+             "holds, which is what the conclusions answer.")
 
 
 def _question_table(label: str, part: pl.DataFrame, design: list[str], has_null: bool,
@@ -434,8 +415,13 @@ def _question_table(label: str, part: pl.DataFrame, design: list[str], has_null:
     headers += ["verdict"]
     rows = [_question_row(r, design, has_null)
             for r in part.head(max_rows).iter_rows(named=True)]
-    return Table(f"research question: {label}", headers, rows,
-                 _question_notes(part, has_null, max_rows), frozenset(right))
+    delta = float(part["delta"][0]) if "delta" in part.columns and part.height else math.nan
+    t = _table(f"research question: {label}", headers, rows,
+               _question_notes(part, has_null, max_rows), frozenset(right))
+    question = question_words(label, delta)
+    # the question under the research question's name, above its table
+    return (Table(t.header, t.rows, t.align, notes=t.notes), t.title,
+            Data(question) if question else None)
 
 
 def _summary_footer(has_null: bool, methods: list[str], n_rows: int,
@@ -466,7 +452,7 @@ def _summary_footer(has_null: bool, methods: list[str], n_rows: int,
 def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
                   delta: float = config.HEADLINE_DELTA, *, method: str | None = None,
                   max_rows: int = 25, where: str | None = None, conclusions: Any = None,
-                  unit: str = "condition") -> NstarSummary:
+                  unit: str = "condition", held_constant: Any = None) -> NstarSummary:
     """Summarise the answer of :func:`~genexpy_nb.analyze` in one table per research question.
 
     Parameters
@@ -491,6 +477,10 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         n* under the question it answers, with a sentence on why the two can differ.
     unit : str, default "condition"
         What a condition is called in the sentences ("dataset", "task").
+    held_constant : dict, optional
+        The levels the study held constant (``Study.held_constant``), said in the heading
+        (and in the conclusions' when given as a frame): every answer is about those levels
+        only.
 
     Returns
     -------
@@ -525,16 +515,24 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
     order = sel.sort([pl.col("generalizable").is_null(), pl.col("generalizable"), "deficit",
                       pl.col("nstar").fill_nan(None), "config_id"],
                      descending=[False, False, True, True, False], nulls_last=True)
-    tables = [_question_table(label, order.filter(pl.col("kernel_label") == label), design,
-                              has_null, max_rows)
-              for label in dict.fromkeys(sel.sort("config_id")["kernel_label"].to_list())]
+    made = [_question_table(label, order.filter(pl.col("kernel_label") == label), design,
+                            has_null, max_rows)
+            for label in dict.fromkeys(sel.sort("config_id")["kernel_label"].to_list())]
+    tables = [t for t, _, _ in made]
+    titles = [(title, question) for _, title, question in made]
     what = {"resample": "the resampled estimate, with its interval",
             "approx": "the closed-form estimate",
             "approx_weighted": "the weighted closed-form estimate"}.get(method, method)
-    heading = (f"n* at alpha* = {alpha:g}, delta* = {delta:g}, {what}: the number of "
+    heading = (f"n* at alpha* = {numbers.setting(alpha)}, delta* = "
+               f"{numbers.setting(delta)}, {what}: the number of "
                f"{unit}s for two independent studies to agree on each research question "
                f"(how consistent the per-{unit} rankings are, not whether the study's "
                f"conclusions hold); N: the {unit}s each configuration has.")
+    if held_constant:
+        from .conclusions import held_words
+
+        heading += (f" With {held_words(held_constant)} held constant: every answer is about "
+                    "those levels only.")
     footer = _summary_footer(has_null, methods, df.height, where)
     if "grid" in sel.columns and sel["grid"].drop_nulls().len():  # large studies
         notes = "; ".join(sorted(set(sel["grid"].drop_nulls().to_list())))
@@ -547,13 +545,14 @@ def nstar_summary(frame, alpha: float = config.HEADLINE_ALPHA,
         from .conclusions import WHY_CHANCE, ConclusionsSummary, conclusions_summary
 
         lead = (conclusions if isinstance(conclusions, ConclusionsSummary)
-                else conclusions_summary(conclusions, unit=unit, alpha=alpha))
+                else conclusions_summary(conclusions, unit=unit, alpha=alpha,
+                                         held_constant=held_constant))
         question = f"How consistent are the per-{unit} rankings? (the paper's n*, Sec. 4)"
         footer.insert(len(footer) - (1 if where else 0), WHY_CHANCE.format(
             unit=unit, units=f"{unit}s"))
     return NstarSummary(frame=frame, rows=sel, alpha=alpha, delta=delta, method=method,
                         tables=tables, heading=heading, footer=footer, conclusions=lead,
-                        question=question)
+                        question=question, titles=titles)
 
 
 # ---- seeds ------------------------------------------------------------------------------
@@ -621,13 +620,13 @@ def seeds_summary(report, *, id_column: str | None = None, max_rows: int = 25,
     rows = []
     for r in order.head(max_rows).iter_rows(named=True):
         churn = r.get("churn_ensemble_frac")
-        rows.append([str(r.get(ident, r["_i"])), _num(r["alpha_hat"], 3),
-                     _num(r.get("alpha_hat_sd"), 3), _num(r["accuracy"], 3),
-                     _num(churn, 3) if churn is not None else "-", _num(r["ece"], 3)])
+        rows.append([str(r.get(ident, r["_i"])), numbers.prob(r["alpha_hat"]),
+                     numbers.prob(r.get("alpha_hat_sd")), numbers.prob(r["accuracy"]),
+                     numbers.prob(churn), numbers.prob(r["ece"])])
     notes = [f"({df.height - max_rows} more in the full table.)"] if df.height > max_rows \
         else []
-    table = Table(f"{plural(df.height, 'candidate')}, most representative first", headers,
-                  rows, notes, frozenset({1, 2, 3, 4, 5}))
+    table = _table(f"{plural(df.height, 'candidate')}, most representative first", headers,
+                   rows, notes, frozenset({1, 2, 3, 4, 5}))
     heading = ("alpha-hat: the smallest share of a candidate's test points to trim for its "
                "logit gaps to pass the KS test against the reference pool (0 = "
                "representative; smaller = more representative).")

@@ -154,7 +154,8 @@ def _comparison_caption(res: Any, shown: int, total: int, rest: tuple[float, flo
     corr = ("" if res.posthoc_test == "nemenyi"
             else f", {_CORR.get(res.p_adjust, f'{res.p_adjust} correction')}")
     test = res.posthoc_label.replace("-", "–")
-    blocks = f"{res.n_blocks} blocks"
+    unit = getattr(res, "unit", "block")  # the blocks column's word ("dataset")
+    blocks = f"{res.n_blocks} {unit}s"
     if res.control is not None:
         first = (f"{test}{corr} over the {res.k - 1} comparisons with the control, "
                  f"α = {res.alpha:g}, {blocks}")
@@ -165,8 +166,8 @@ def _comparison_caption(res: Any, shown: int, total: int, rest: tuple[float, flo
                   else "bars: no significant difference")
     if res.n_missing:
         nm = res.n_missing
-        fate = {"study": "each counted as the worst tier of its block",
-                "drop-block": "their blocks left out"}.get(getattr(res, "missing", "available"),
+        fate = {"study": f"each counted as the worst tier of its {unit}",
+                "drop-block": f"their {unit}s left out"}.get(getattr(res, "missing", "available"),
                                                         "ranked among those available")
         second += f"; {nm} missing result{'s' if nm != 1 else ''} {fate}"
     if res.ties == "min":
@@ -311,7 +312,7 @@ def _label_items(res: Any, names: list[str], ranks: list[float], side: list[str]
             "label": f"{a} ({r:.2f})" if show_ranks else a,
             "control": a == control,
             "tooltip": f"{a}: mean rank {r:.3f}" + (
-                f" over {n_blocks[a]} blocks" if n_blocks else ""),
+                f" over {n_blocks[a]} {getattr(res, 'unit', 'block')}s" if n_blocks else ""),
         }
         for p, (a, r) in enumerate(zip(names, ranks))
     ]

@@ -25,7 +25,9 @@ Exit codes scripts can rely on: 0 success; 1 an input error (a one-line message 
 never a traceback: unreadable or empty table, unknown column, unusable output path, ...),
 checked before the analysis runs; 2 a usage error (unknown or malformed option); 130
 interrupted (Ctrl-C); 3 an unexpected error, i.e. a bug (one line with a hint; ``--debug``
-or ``GENEXPY_NB_DEBUG=1`` shows the traceback).
+or ``GENEXPY_NB_DEBUG=1`` shows the traceback). Every command works whatever the encoding of
+its output streams: where they cannot write Unicode (``PYTHONIOENCODING=ascii``), the
+characters they cannot encode are written in ASCII (``—`` as ``--``, ``α`` as ``alpha``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from ._checks import (
     EXIT_USAGE,
     caller_words,
     command_flags,
+    debug_asked,
+    encodable_streams,
     one_line,
     say,
     signals_as_interrupts,
@@ -153,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     errors and warnings name the flags (``--invalid-target drop``), not Python's keyword
     arguments (``invalid_target='drop'``), which they keep in a notebook.
     """
+    with encodable_streams():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     from .._words import command_line_words
 
     parser = build_parser()
@@ -166,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("genexpy-nb: interrupted")
         return EXIT_INTERRUPTED
+    try:
+        from ..config import check_environment
+
+        check_environment()  # GENEXPY_NB_DEBUG=maybe: said now, not after a failure
+    except GenexpyInputError as exc:
+        say(f"genexpy-nb {args.command}: error: {one_line(exc)}")
+        return EXIT_INPUT
     try:
         from .._numba import no_compile_note
 
@@ -191,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"genexpy-nb {args.command}: error: {one_line(exc)}")
         return EXIT_INPUT
     except Exception as exc:
-        if getattr(args, "debug", False) or os.environ.get("GENEXPY_NB_DEBUG"):
+        if debug_asked(args):
             raise
         say(f"genexpy-nb {args.command}: unexpected error ({type(exc).__name__}: "
              f"{one_line(exc)[:300]}). This is a bug, not your input: run the command "

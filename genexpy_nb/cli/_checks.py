@@ -27,6 +27,9 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_BUG",
     "say",
+    "answer",
+    "encodable_streams",
+    "debug_asked",
     "one_line",
     "caller_words",
     "command_flags",
@@ -38,6 +41,7 @@ __all__ = [
     "positive_int",
     "probability",
     "fraction",
+    "non_negative",
     "check_parent",
     "no_nulls",
     "direction",
@@ -63,6 +67,65 @@ def say(msg: str = "") -> None:
     from .._escape import terminal_text
 
     print("\n".join(terminal_text(line) for line in str(msg).split("\n")), file=sys.stderr)
+
+
+def answer(msg: str = "") -> None:
+    """Print the answer on stdout, each line through the terminal's escaping door.
+
+    Like :func:`say`: a name from the data cannot send an escape sequence or a
+    bidirectional override to the terminal.
+    """
+    from .._escape import terminal_text
+
+    print("\n".join(terminal_text(line) for line in str(msg).split("\n")))
+
+
+#: characters the package prints: a stream that cannot encode them writes ASCII instead
+_OWN_CHARACTERS = "\u2014\u2013\u00d7\u2265\u03b1\u00b1\u2192\u2026"
+
+
+@contextlib.contextmanager
+def encodable_streams() -> Iterator[None]:
+    r"""Let stdout and stderr write any text, whatever their encoding.
+
+    A stream whose encoding cannot write the package's own characters (``PYTHONIOENCODING=
+    ascii``, a latin-1 terminal, ``LANG=C`` on old systems) writes, for each character it
+    cannot encode, its ASCII rendering (:func:`genexpy_nb._escape.ascii_text`: ``—`` as
+    ``--``, ``α`` as ``alpha``, a name's other characters as ``\u`` escapes) instead of
+    ending the command in a ``UnicodeEncodeError``. The streams are set back afterwards.
+    """
+    from .._escape import ASCII_ERRORS
+
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        enc = getattr(stream, "encoding", None)
+        if not enc or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            _OWN_CHARACTERS.encode(enc)
+        except UnicodeEncodeError:
+            changed.append((stream, stream.errors))
+            stream.reconfigure(errors=ASCII_ERRORS)
+        except LookupError:  # pragma: no cover - an encoding Python does not know
+            continue
+    try:
+        yield
+    finally:
+        for stream, errors in changed:
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=errors)
+
+
+def debug_asked(args: argparse.Namespace | None = None) -> bool:
+    """Say whether the traceback of an unexpected error is asked for.
+
+    ``--debug``, or ``GENEXPY_NB_DEBUG`` set to a true value (``1``, ``true``, ``yes``,
+    ``on``; ``0``, ``false``, ``no``, ``off`` and empty are false; anything else is an
+    error that names the variable).
+    """
+    from .._validation import env_flag
+
+    return bool(getattr(args, "debug", False)) or env_flag("GENEXPY_NB_DEBUG", False)
 
 
 @contextlib.contextmanager
@@ -213,6 +276,30 @@ fraction = _number_type("fraction", float, lambda v: 0.0 <= v <= 1.0, "a number"
                         "a number in [0, 1]")
 
 
+def non_negative(text: str) -> float:
+    """Parse a finite number >= 0 (an argparse type): a width, a tolerance.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The number; an ``argparse.ArgumentTypeError`` says what was expected otherwise.
+    """
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(v) and v >= 0.0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return v
+
+
 def check_parent(p: Path, option: str) -> None:
     """Check that the folder of an output file exists (created now if needed) and is writable."""
     from .._io import make_parent
@@ -258,14 +345,28 @@ def check_out_dir(path: str, option: str = "--out", inputs: list[str] = ()) -> P
 # ---- reading tables --------------------------------------------------------------------
 
 
-def read_table(path: str) -> pl.DataFrame:
+#: the options naming the columns of names (alternatives, conditions, replicates, filters)
+_NAME_OPTIONS = ("alternatives", "generalize", "blocks", "design", "average_over")
+
+
+def read_table(path: str, args: argparse.Namespace | None = None) -> pl.DataFrame:
     """Read a results table from ``.parquet``, ``.csv`` or ``.tsv``.
 
-    Every failure is a clear error (:func:`genexpy_nb.io.public.read_results`).
+    Every failure is a clear error (:func:`genexpy_nb.io.public.read_results`). The columns the
+    options of ``args`` name as alternatives, conditions, design factors, replicates and
+    held-constant filters keep the text the file has (``1``, ``1.0`` and ``01`` are three
+    alternatives, not one number); the target is read as numbers.
     """
     from ..io.public import read_results
 
-    return read_results(path)
+    names: list[str] = []
+    for opt in _NAME_OPTIONS:
+        value = getattr(args, opt, None)
+        names += [value] if isinstance(value, str) and opt == "alternatives" else (
+            csv_list(value) if isinstance(value, str) else [])
+    names += [c for c, _ in (getattr(args, "held_constant", None) or [])]
+    target = getattr(args, "target", None)
+    return read_results(path, keep_text=[c for c in names if c != target])
 
 
 def no_nulls(df, columns: list[str]) -> None:
@@ -350,15 +451,18 @@ def direction(args: argparse.Namespace) -> bool:
     return bool(args.higher_is_better)
 
 
-def add_direction(p: argparse.ArgumentParser) -> None:
+def add_direction(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the required choice ``--higher-is-better`` / ``--lower-is-better`` to a command.
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False where the command reads the direction from the file when it can (``report``
+        on an evaluation output); it then checks the choice itself.
     """
-    g = p.add_mutually_exclusive_group(required=True)
+    g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
                    default=None, help="the target is a score such as accuracy (required: "
                    "this or --lower-is-better)")

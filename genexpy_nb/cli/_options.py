@@ -28,6 +28,7 @@ from ._checks import (
 
 __all__ = [
     "HelpFormatter",
+    "add_plan_options",
     "add_direction",
     "add_results",
     "add_table_roles",
@@ -118,30 +119,35 @@ def add_alias(p: argparse.ArgumentParser, action: argparse.Action, *aliases: str
 # ---- the results table and its roles ---------------------------------------------------
 
 
-def add_results(p: argparse.ArgumentParser) -> None:
+def add_results(p: argparse.ArgumentParser, help: str | None = None) -> None:
     """Add the positional results table (``RESULTS``).
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    help : str, optional
+        The argument's help, where the command reads more than a table.
     """
-    p.add_argument("results", help="tidy results table: .parquet, .csv or .tsv")
+    p.add_argument("results", help=help or "tidy results table: .parquet, .csv or .tsv")
 
 
-def add_alternatives_target(p: argparse.ArgumentParser) -> None:
+def add_alternatives_target(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add ``--alternatives`` (the compared methods' column) and ``--target`` (the result).
 
     Parameters
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False where the command can read them from the file (``report`` on an evaluation
+        output).
     """
-    p.add_argument("--alternatives", required=True, help="column of the compared methods")
-    p.add_argument("--target", required=True, help="numeric result column")
+    p.add_argument("--alternatives", required=required, help="column of the compared methods")
+    p.add_argument("--target", required=required, help="numeric result column")
 
 
-def add_factors(p: argparse.ArgumentParser) -> None:
+def add_factors(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the factors of a study: ``--generalize``, ``--design``, ``--average-over``, and more.
 
     ``--held-constant`` is the last.
@@ -150,9 +156,11 @@ def add_factors(p: argparse.ArgumentParser) -> None:
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        Whether ``--generalize`` is required.
     """
     generalize = p.add_argument(
-        "--generalize", required=True,
+        "--generalize", required=required,
         help="generalizability factor(s), comma-separated (e.g. dataset)")
     add_alias(p, generalize, "--blocks")
     p.add_argument("--design", default="", help="design factors, comma-separated")
@@ -188,7 +196,7 @@ def add_held_constant(p: argparse.ArgumentParser) -> None:
                    help="fix a factor to one level (repeatable)")
 
 
-def add_table_roles(p: argparse.ArgumentParser) -> None:
+def add_table_roles(p: argparse.ArgumentParser, required: bool = True) -> None:
     """Add the table and every role of a study (``nstar``, ``report``).
 
     ``RESULTS``, ``--alternatives``, ``--target``, ``--higher-is-better`` /
@@ -198,11 +206,16 @@ def add_table_roles(p: argparse.ArgumentParser) -> None:
     ----------
     p : argparse.ArgumentParser
         The command's parser.
+    required : bool, default True
+        False for ``report``, which reads the roles of an evaluation output from the file
+        (and checks them itself for a table).
     """
-    add_results(p)
-    add_alternatives_target(p)
-    add_direction(p)
-    add_factors(p)
+    add_results(p, None if required else
+                "a tidy results table (.parquet, .csv, .tsv) with its roles, or an evaluation "
+                "output (a file or a folder) read by its content")
+    add_alternatives_target(p, required)
+    add_direction(p, required)
+    add_factors(p, required)
 
 
 def add_missing_policy(p: argparse.ArgumentParser, unit: str = "condition",
@@ -361,3 +374,35 @@ def add_debug(p: argparse.ArgumentParser) -> None:
     """
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                    help="show the traceback of an unexpected error (a bug)")
+
+
+def add_plan_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--sequential`` and ``--assurance`` (the conclusions' rule and plan).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``nstar`` or ``report``.
+
+    Returns
+    -------
+    None
+        The two options are added.
+    """
+    p.add_argument("--sequential", action="store_true",
+                   help="anytime-valid verdicts: valid however often you look again after "
+                        "adding conditions (add new conditions at the end of the table); "
+                        "default: fixed-N verdicts, valid for one look")
+    p.add_argument("--assurance", type=_assurance, default=0.8, metavar="P",
+                   help="'needs k more' comes true with this probability (default 0.8)")
+
+
+def _assurance(text: str) -> float:
+    """Parse ``--assurance``: a probability strictly between 0 and 1."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability, got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability in (0, 1), got {text!r}")
+    return v

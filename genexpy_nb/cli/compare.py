@@ -15,10 +15,12 @@ from typing import Any
 from .._validation import GenexpyInputError
 from ._checks import (
     EXIT_OK,
+    answer,
     check_out_dir,
     csv_list,
     direction,
     held_levels,
+    non_negative,
     positive_int,
     probability,
     read_table,
@@ -49,7 +51,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise GenexpyInputError(f"--figures: unsupported format(s) {bad}; use html, png, svg "
                                 "or pdf (comma-separated), or '' for none.")
     out = check_out_dir(args.out, inputs=[args.results])
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     from .._words import command_line_words
     from ..answers.compare import compare
 
@@ -81,7 +83,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if args.aggregates:
             res = res.with_section(aggregates_section(res))
         if not args.quiet:
-            print("\n".join([res.summary(), *summary_lines(res)]))
+            answer("\n".join([res.summary(), *summary_lines(res)]))
         from ..charts.cd_figure import save_comparison
 
         paths = save_comparison(res, out, figures=figs, format=args.format)
@@ -131,7 +133,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                    help="compare every alternative with this one only (k - 1 tests, "
                         "corrected as a family of k - 1)")
     c.add_argument("--alpha", type=probability, default=0.05, help="significance level")
-    c.add_argument("--bayesian-rope", type=float, default=None, metavar="R",
+    c.add_argument("--bayesian-rope", type=non_negative, default=None, metavar="R",
                    help="also the Bayesian signed-rank test (Benavoli et al. 2017) of every "
                         "alternative against the best (or --control), with a region of "
                         "practical equivalence of +-R on the scores --normalize chose "

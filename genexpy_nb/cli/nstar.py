@@ -18,9 +18,11 @@ from typing import Any
 
 from .. import config
 from .._validation import GenexpyInputError
+from ..answers.numbers import seconds, setting
 from ._checks import (
     EXIT_OK,
     alpha_list,
+    answer,
     caller_words,
     check_out_dir,
     check_out_file,
@@ -42,6 +44,7 @@ from ._options import (
     add_missing_choice,
     add_missing_policy,
     add_n_jobs,
+    add_plan_options,
     add_quiet,
     add_rep,
     add_seed,
@@ -123,7 +126,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     figures = _figure_dir(args.figures, [args.results], args.out)
     s_alpha, s_delta = answer_thresholds(args)
     concl_path = conclusions_out(args, out, figures)
-    df = read_table(args.results)
+    df = read_table(args.results, args)
     check_role_columns(df, args)
 
     from ..generalizability import analyze
@@ -159,7 +162,7 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     if not args.quiet:
         say(f"analysed {len(study)} configuration{'s' if len(study) != 1 else ''} x "
              f"{len(kernels)} research question{'s' if len(kernels) != 1 else ''} in "
-             f"{time.perf_counter() - t0:.1f} s")
+             f"{seconds(time.perf_counter() - t0)}")
     write_frame(res, out)
     lead = write_conclusions(study, args, concl_path, s_alpha, s_delta)
     from ..answers.summary import nstar_summary
@@ -174,14 +177,15 @@ def cmd_nstar(args: argparse.Namespace) -> int:
     if not args.quiet:
         if only_bound:
             if lead is not None:
-                print(lead.to_text())
+                answer(lead.to_text())
             say(f"note: only the distribution-free bound was computed (--estimators bound): a "
                  f"worst case, never a verdict; wrote {res.height} rows to {out}")
         else:
             from ..answers.conclusions import condition_word
 
-            print(nstar_summary(res, s_alpha, s_delta, where=str(out), conclusions=lead,
-                                unit=condition_word(study)).to_text())
+            answer(nstar_summary(res, s_alpha, s_delta, where=str(out), conclusions=lead,
+                                 unit=condition_word(study),
+                                 held_constant=study.held_constant).to_text())
     return EXIT_OK
 
 
@@ -244,8 +248,8 @@ def add_conclusion_options(p: argparse.ArgumentParser) -> None:
     Returns
     -------
     None
-        ``--top-k``, ``--margin``, ``--budget``, ``--conclusions-out`` and
-        ``--no-conclusions`` are added.
+        ``--top-k``, ``--margin``, ``--budget``, ``--sequential``, ``--assurance``,
+        ``--conclusions-out`` and ``--no-conclusions`` are added.
     """
     p.add_argument("--top-k", type=positive_int, default=3, metavar="K",
                    help="size of the top group whose membership is judged")
@@ -255,6 +259,7 @@ def add_conclusion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=_positive_number, default=None, metavar="CONDITIONS",
                    help="the most conditions you could run: a conclusion that cannot "
                         "settle within them is 'tied'")
+    add_plan_options(p)
     p.add_argument("--conclusions-out", default=None, metavar="PATH",
                    help="table of the conclusions (default: conclusions.parquet, or the "
                         "suffix of --out, in the folder of --out)")
@@ -323,7 +328,7 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
         return None
     if alpha <= 0.5:
         if not args.quiet:
-            say(f"note: no conclusions at alpha* = {alpha:g}: two studies agree by chance "
+            say(f"note: no conclusions at alpha* = {setting(alpha)}: two studies agree by chance "
                 "half the time, choose --summary-alpha above 0.5")
         return None
     from .._io import write_frame
@@ -331,10 +336,12 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
     from ..generalizability import conclusions
 
     frame = conclusions(study, alpha=alpha, delta=delta, top_k=args.top_k, margin=args.margin,
-                        budget=args.budget, seed=args.seed)
+                        budget=args.budget, seed=args.seed,
+                        sequential=getattr(args, "sequential", False),
+                        assurance=getattr(args, "assurance", 0.8))
     write_frame(frame, path)
     return conclusions_summary(frame, unit=condition_word(study), alpha=alpha,
-                               where=str(path))
+                               where=str(path), held_constant=study.held_constant)
 
 
 # ---- the parser ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from .. import config
-from ._checks import EXIT_OK
+from ._checks import EXIT_OK, answer
 from ._options import add_quiet
 
 __all__ = ["add_parser", "cmd_precompile"]
@@ -18,6 +18,7 @@ __all__ = ["add_parser", "cmd_precompile"]
 
 def cmd_precompile(args: argparse.Namespace) -> int:
     """Run ``genexpy-nb precompile``: compile the numba kernels into the disk cache."""
+    from ..answers.numbers import seconds
     from ..example.precompile import precompile
 
     t = time.perf_counter()
@@ -27,11 +28,11 @@ def cmd_precompile(args: argparse.Namespace) -> int:
                f"{row['from_cache']} already in the cache" if row["from_cache"] else
                "already loaded")
         nf = row["functions"]
-        print(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
-              f"({row['seconds']:.1f} s)")
-    print(f"done in {time.perf_counter() - t:.1f} s: first calls in later sessions load "
+        answer(f"{row['kernels']:26s} {nf} function{'s' if nf != 1 else ''}, {how} "
+              f"({seconds(row['seconds'])})")
+    answer(f"done in {seconds(time.perf_counter() - t)}: first calls in later sessions load "
           "these kernels instead of compiling them")
-    print(f"numba's cache of these kernels: {config.numba_cache_dir()}")
+    answer(f"numba's cache of these kernels: {config.numba_cache_dir()}")
     return EXIT_OK
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import config
 from .._validation import GenexpyInputError
-from ._checks import EXIT_OK, check_out_file, positive_int, say
+from ._checks import EXIT_OK, answer, check_out_file, positive_int, say
 from ._options import add_n_jobs, add_quiet, add_seed
 
 __all__ = ["add_parser", "cmd_seeds"]
@@ -63,11 +63,12 @@ def cmd_seeds(args: argparse.Namespace) -> int:
         "model", pl.all().exclude("model"))
     write_frame(rep, out)
     if not args.quiet:
+        from ..answers.numbers import seconds
         from ..answers.summary import seeds_summary
 
         say(f"alpha-hat of {rep.height} candidate{'s' if rep.height != 1 else ''} in "
-             f"{time.perf_counter() - t0:.1f} s")
-        print(seeds_summary(rep, where=str(out)).to_text())
+             f"{seconds(time.perf_counter() - t0)}")
+        answer(seeds_summary(rep, where=str(out)).to_text())
     return EXIT_OK
 
 def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:

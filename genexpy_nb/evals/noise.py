@@ -107,7 +107,7 @@ def _reduce_block(lf, alternatives, task_col, items, runs, target, block, cells_
     if probability:
         q = pl.col(probability).cast(pl.Float64)
         extra.append((q * (1 - q)).mean().alias("__gx_pv"))
-    stats = lf.filter(pl.col(alternatives).is_in(block)).group_by(
+    stats = lf.filter(pl.col(alternatives).is_in(block.to_list())).group_by(
         [alternatives, task_col, items]).agg(
         y.mean().alias("__gx_mean"), y.var(ddof=1).alias("__gx_var"),
         pl.len().alias("__gx_k"), ((y == 0) | (y == 1)).all().alias("__gx_bin"),
@@ -708,6 +708,118 @@ class EvalNoise:
                             "runs": K[ok].astype(np.int64), "se": np.sqrt(var[ok]),
                             "cost": total[ok]})
         return out.sort(["cost", "se"]).head(5)
+
+    def plan_separation(self, a: str, b: str, *, alpha: float = 0.05,
+                        assurance: float = 0.8, family: int = 1, cost: dict | None = None,
+                        max_factor: int = 20, max_runs: int = 64) -> pl.DataFrame:
+        """Return the cheapest designs after which the paired test separates a from b.
+
+        The rule of ``gx.conclusions``' plan (SPEC A15) for an eval: a design (tasks, items
+        per task, runs per item, the present ones included) qualifies when the paired test
+        of the difference at that design separates the pair in the direction observed with
+        probability at least ``assurance``, the probability taken over what the difference
+        may be given the data (predictive power, Spiegelhalter, Freedman & Blackburn 1986),
+        shrunk toward no difference as the table's pairs suggest (the differences that ask
+        for more are selected for looking promising). With ``D`` the observed difference,
+        ``se`` its standard error, ``B = max(0, 1 - mean(se^2) / mean(D^2))`` over the
+        pairs decomposed (the pair alone with two models), the difference is taken as
+        normal with mean ``B D`` and variance ``B se^2``; at a design of standard error
+        ``se'`` (:meth:`se`), ``w = 1 - se'^2 / se^2`` of its items are new, so its
+        difference is normal with mean ``(1 - w) D + w B D`` and variance
+        ``w^2 B se^2 + w se'^2``, and the probability is that of exceeding ``c se'`` in the
+        direction observed, ``c`` the normal critical value at level ``alpha / family``
+        (two-sided; Holm's first step over a family of that many comparisons). The test is
+        on the difference over ``se'``: scale-free, whatever the tasks' scales.
+
+        Parameters
+        ----------
+        a, b : str
+            The two models.
+        alpha : float
+            The test's level.
+        assurance : float
+            The probability of separating to reach (default 0.8).
+        family : int
+            How many comparisons the test is corrected for (Bonferroni's, the most
+            demanding step of Holm's); 1 for this pair alone.
+        cost : dict, optional
+            As :meth:`plan`: ``{"tasks": c_T, "items": c_N, "runs": c_K}`` (default: model
+            calls).
+        max_factor, max_runs : int
+            The design grid, as :meth:`plan`.
+
+        Returns
+        -------
+        polars.DataFrame
+            Up to 5 designs (``tasks``, ``items`` per task, ``runs``, ``se``, ``cost``,
+            ``p_separate``), cheapest first; the present design first when it already
+            separates the pair; empty when none in the searched range reaches the
+            assurance (the difference is too small for it: say so rather than a number).
+        """
+        from scipy.special import ndtr, ndtri
+
+        for name, v in (("alpha", alpha), ("assurance", assurance)):
+            if not (isinstance(v, float) and 0 < v < 1):
+                raise GenexpyInputError(f"{name} must be a number in (0, 1), got {v!r}.")
+        if isinstance(family, bool) or not isinstance(family, int) or family < 1:
+            raise GenexpyInputError(f"family must be a positive integer, got {family!r}.")
+        p, _ = self._pair(a, b)
+        c = float(ndtri(1.0 - alpha / (2.0 * family)))
+        designs = self._design_grid(p, cost, max_factor, max_runs)
+        se_now = p.se
+        d = abs(p.diff)
+        if d > c * se_now:  # separated already: the present design, nothing to add
+            now = self._design_grid(p, cost, 1, max(1, round(p.k_a)))
+            now = now.filter((pl.col("tasks") == p.n_tasks)
+                             & (pl.col("items") == round(p.n_items / p.n_tasks))
+                             & (pl.col("runs") == max(1, round(p.k_a)))).head(1)
+            return now.with_columns(pl.lit(se_now).alias("se"),
+                                    pl.lit(1.0).alias("p_separate"))
+        se_new = designs["se"].to_numpy()
+        B = self._shrinkage()
+        w = np.clip(1.0 - se_new**2 / se_now**2, 0.0, 1.0)
+        mean = (1.0 - w) * d + w * B * d
+        spread = np.sqrt(w * w * B * se_now**2 + w * se_new**2)
+        adds = se_new < se_now * (1 - 1e-9)  # more information than the present design
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prob = np.where(adds & (spread > 0),
+                            ndtr((mean - c * se_new) / np.where(spread > 0, spread, 1.0)), 0.0)
+        out = designs.with_columns(pl.Series("p_separate", prob))
+        keep = adds & (prob >= assurance)
+        return out.filter(pl.Series(keep)).sort(["cost", "se"]).head(5)
+
+    def _shrinkage(self) -> float:
+        """B = max(0, 1 - mean(se^2) / mean(D^2)) over the pairs decomposed so far."""
+        D = np.array([q.diff for q in self._pairs.values()])
+        se = np.array([q.se for q in self._pairs.values()])
+        ok = np.isfinite(D) & np.isfinite(se)
+        if not ok.any() or float(np.mean(D[ok] ** 2)) == 0.0:
+            return 0.0
+        return max(0.0, 1.0 - float(np.mean(se[ok] ** 2)) / float(np.mean(D[ok] ** 2)))
+
+    def _design_grid(self, p: _Pair, cost: dict | None, max_factor: int, max_runs: int
+                     ) -> pl.DataFrame:
+        """Every design of the grid of :meth:`plan`: tasks, items, runs, se, cost."""
+        cost = {"runs": 1.0} if cost is None else dict(cost)
+        unknown = set(cost) - {"tasks", "items", "runs"}
+        if unknown or any(not isinstance(v, (int, float)) or v < 0 for v in cost.values()):
+            raise GenexpyInputError("cost must map 'tasks', 'items', 'runs' to non-negative "
+                                    f"numbers, got {cost!r}.")
+        n_per = p.n_items / p.n_tasks
+        T0 = p.n_tasks
+        Ts = np.unique(np.round(np.geomspace(T0, T0 * max_factor, 40))) if (
+            self.tasks_sampled) else np.array([T0])
+        Ns = np.unique(np.concatenate([np.round(np.geomspace(1, n_per * max_factor, 60)),
+                                       [round(n_per)]]))
+        Ks = np.arange(1, max_runs + 1) if not p.single_run else np.array([round(p.k_a)])
+        T, N, K = (g.ravel() for g in np.meshgrid(Ts, Ns, Ks, indexing="ij"))
+        task, item, ra, rb = self._units(p)
+        run = 0.0 if p.single_run else (ra + rb) / K
+        var = (task / T if self.tasks_sampled else 0.0) + (item + run) / (T * N)
+        total = (cost.get("tasks", 0.0) * T + cost.get("items", 0.0) * T * N
+                 + cost.get("runs", 0.0) * T * N * 2 * K)
+        return pl.DataFrame({"tasks": T.astype(np.int64), "items": N.astype(np.int64),
+                             "runs": K.astype(np.int64), "se": np.sqrt(var), "cost": total})
 
     def paired_test(self, a: str, b: str) -> dict:
         """Test whether two models' benchmark means differ, paired on their shared items.

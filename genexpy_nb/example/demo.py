@@ -6,8 +6,10 @@ package's own benchmark (8 scikit-learn classifiers on 80 datasets, see
 the study's conclusions hold (the winner, the top group, every pair, the order:
 :func:`genexpy_nb.conclusions`) and how many more datasets the others need, runs the whole
 generalizability analysis (every configuration x the four research questions x the 5 x 5
-(alpha*, delta*) grid, resampled estimate, closed-form approximation and bound), says which
-configurations need more datasets, simulates the study growing (the paper's Algorithm 1),
+(alpha*, delta*) grid, resampled estimate, closed-form approximation and bound), says what
+to run next (the plan of the conclusions, :func:`genexpy_nb.plan`) and, apart, which
+configurations need more datasets for agreement on the per-dataset rankings (the paper's
+n*), simulates the study growing (the paper's Algorithm 1),
 and writes the tidy frames and the figures (HTML that opens offline, PNG, SVG) to DIR.
 
 DIR is written atomically: it is built under a hidden temporary name and renamed at the
@@ -28,6 +30,8 @@ import polars as pl
 from .. import config
 from .._escape import terminal_text
 from .._words import plural
+from ..answers.conclusions import plan_words
+from ..answers.numbers import count, seconds
 from ..answers.summary import nstar_summary, study_words, verdict_text
 from ..generalizability import GeneralizabilityAnalysis
 from ..generalizability.kernels import default_questions, paper_questions
@@ -152,7 +156,7 @@ def growth_table(sim: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
         row = {"N_sub": str(n)}
         for r in part.iter_rows(named=True):
             w = word(r["no"], r["unsure"], r["short"])
-            row[r["kernel_label"]] = (f"{r['nstar']:.1f}: {w}" if r["nstar"] is not None
+            row[r["kernel_label"]] = (f"{count(r['nstar'])}: {w}" if r["nstar"] is not None
                                       and math.isfinite(r["nstar"]) else w) \
                 + (" (chance)" if r["chance"] and not r["unsure"] else "")
             if r["unsure"] and not r["no"]:
@@ -220,7 +224,8 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
 
     The folder is complete or absent (see the module docstring); the tables are
     ``conclusions.parquet`` / ``.csv`` (the study's conclusions and whether they hold),
-    ``nstar.parquet`` (every estimate), ``plan.csv`` and ``nstar_vs_N.csv``, each figure is
+    ``plan.csv`` (what to run next: the plan of the conclusions), ``nstar.parquet`` (every
+    estimate), ``agreement.csv`` (the paper's n* deficits) and ``nstar_vs_N.csv``, each figure is
     written as ``.html`` (opens offline), ``.png`` and ``.svg``.
     """
     from .._io import atomic_dir, check_output_dir, write_frame
@@ -245,6 +250,12 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         summary = nstar_summary(res, alpha, delta, conclusions=concl, unit="dataset")
         print(summary.conclusions.to_text())
         print()
+        todo_plan = plan(concl)  # the one plan: what gx.plan, nstar and report say
+        write_frame(todo_plan, tmp / "plan.csv")
+        _say("What to run next (plan.csv, the plan of the conclusions above):")
+        for line in plan_words(todo_plan, unit="dataset"):
+            _say("  " + line)
+        print()
         _say(f"{summary.question}: n* at alpha* = {alpha}, delta* = {delta}, for each "
              "research question:")
         for k in ga.kernels:
@@ -261,7 +272,9 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
         print()
 
         todo = worst_first(plan(res, alpha=alpha, delta=delta))
-        write_frame(todo, tmp / "plan.csv")
+        # the paper's n* measures agreement on the per-dataset rankings: its deficits are
+        # written apart (agreement.csv); what to run next is the conclusions' plan (plan.csv)
+        write_frame(todo, tmp / "agreement.csv")
         short = todo.filter(pl.col("to_run") > 0)
         # one worst configuration, named the same in every paragraph below
         worst = todo.row(0, named=True)
@@ -277,10 +290,12 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
                  f"({worst['kernel_label']}, {top_cfg}). No configuration needs more "
                  "datasets.")
         elif short.height:
-            _say(f"{short.height} of {plural(todo.height, 'configuration')} "
-                 f"need{'s' if short.height == 1 else ''} more datasets to "
-                 "generalize; extend them in this order (to_run = datasets to add, for the "
-                 "question that needs the most):")
+            _say(f"For agreement on the per-dataset rankings (the paper's n*), "
+                 f"{short.height} of {plural(todo.height, 'configuration')} "
+                 f"need{'s' if short.height == 1 else ''} more datasets; by agreement "
+                 "deficit, extend them in this order (to_run = datasets for two studies to "
+                 "agree on the question that needs the most; what settles a conclusion is "
+                 "the plan above):")
             with pl.Config(**_TABLE):
                 print(short.select("priority", *design, "N", "kernel_label", "nstar_ceil",
                                    "to_run"))
@@ -289,7 +304,7 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
                 _say(f"{at_chance} of them at chance level (n* within the no-signal "
                      "baseline's range): more datasets would make two studies agree on that "
                      "question, not find a winner; the conclusions above say which findings "
-                     "more datasets would settle (plan.csv says so in 'reason').")
+                     "more datasets would settle (agreement.csv says so in 'reason').")
         unsure = todo.filter(pl.col("generalizable").is_null())
         if unsure.height:
             _say(f"{unsure.height} of {plural(todo.height, 'configuration')} "
@@ -346,12 +361,13 @@ def run_demo(out_dir: str | Path = "genexpy_demo", *, rep: int = config.REP, see
     kinds = [w for w in ("png", "svg") if w in written]
     also = (f", {' and '.join('.' + k for k in kinds)} (for slides and papers)" if kinds else
             " (no .png or .svg: this machine cannot export them, as said above)")
-    _say(f"Wrote the tables (conclusions.parquet and .csv, nstar.parquet, plan.csv, "
-         f"nstar_vs_N.csv) and the figures to "
-         f"{terminal_text(out)}/ in {time.perf_counter() - t0:.0f} s. Figures, each as .html "
+    _say(f"Wrote the tables (conclusions.parquet and .csv, plan.csv, nstar.parquet, "
+         f"agreement.csv, nstar_vs_N.csv) and the figures to "
+         f"{terminal_text(out)}/ in {seconds(time.perf_counter() - t0)}. Figures, each as .html "
          f"(open it in any web browser; it works offline){also}:")
     for name, what in FIGURES.items():
         print(f"  {name}: {what}")
     first = (out / f"{next(iter(FIGURES))}.html").as_uri()
     print(f"To open one: python -m webbrowser {first}")
-    return {"conclusions": concl, "nstar": res, "plan": todo, "nstar_vs_N": sim}
+    return {"conclusions": concl, "nstar": res, "plan": todo_plan, "agreement": todo,
+            "nstar_vs_N": sim}

@@ -139,12 +139,20 @@ def _conclusions() -> list:
     return kc.signatures()
 
 
+def _plan() -> list:
+    """Run the plan's kernels (gx.conclusions' "needs k more", both modes)."""
+    from .._numba import assurance as ka
+
+    return ka.signatures()
+
+
 #: the groups of kernels: name, how to run them, and whether the default pipeline (the
 #: report, nstar, compare and seeds commands and the functions behind them) calls them;
 #: the others compile on their first use, or with ``precompile(everything=True)``
 _STEPS: tuple[tuple[str, Callable[[], list], bool], ...] = (
     ("n* of large studies", _large_study, True),
     ("conclusions: the order", _conclusions, True),
+    ("conclusions: the plan", _plan, True),
     ("the report's bootstrap, Nemenyi", _report, True),
     ("alpha-hat and trimmed KS", _variability, True),
     ("aggregates, Bayesian tests", _beyond_pvalues, False),

@@ -648,6 +648,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         "polars": pl.__version__,
     }
     from .._io import atomic_write
+    from ..answers.numbers import number, seconds
 
     with atomic_write(args.out) as fh:  # a temporary name, renamed when complete
         df.write_parquet(
@@ -656,8 +657,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         )
     print(
         f"{df.height} rows x {df.width} columns, {df['dataset'].n_unique()} datasets "
-        f"({elapsed:.1f} s, {elapsed / args.conditions:.2f} s per condition) -> {args.out} "
-        f"({args.out.stat().st_size / 1024:.1f} KiB)"
+        f"({seconds(elapsed)}, {seconds(elapsed / args.conditions)} per condition) -> "
+        f"{args.out} ({number(args.out.stat().st_size / 1024)} KiB)"
     )
     return 0
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import polars as pl
 
-from .._cluster import as_client, chunks, map_ordered, total_threads
+from .._cluster import as_client, chunks, format_items, map_ordered, total_threads
 from .._validation import GenexpyInputError
 from ..study._roles import renamed
 from .analysis import (
@@ -168,7 +168,10 @@ def analyze_on_cluster(
                                                          chunk_size)]
         parts = map_ordered(c, _analyze_chunk, pieces,
                             shared=(study, kernels, ga_kwargs, nstar_args),
-                            desc="MMD distributions", unit="chunk", progress=progress)
+                            desc="MMD distributions", unit="chunk", progress=progress,
+                            describe=lambda failed: "they hold the " + format_items(
+                                [cid for i in failed for cid in pieces[i]], "configuration")
+                            + " (config_id)")
     if not parts:  # a study without configurations: the frame's columns, no row
         return nstar_frame(concat_columns([], NSTAR_SCHEMA), study, null=setup.null)
     # a chunk with a configuration on a thinned grid (large studies) has the column grid

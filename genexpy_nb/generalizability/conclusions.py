@@ -44,22 +44,33 @@ every effect by c divides n* by c^2 exactly, so the best, top-k and order conclu
 interval of their *bottleneck* pair (the least separated pair the conclusion depends on) as
 the interval of that scale.
 
-Verdicts: "holds" (n* <= N, trusted, and the conclusion's pairs are separated by a paired
-t-test at level 1 - alpha*), "needs k more" (the estimate, never a huge n* printed as a plan:
-"unsure" when the interval of n* reaches infinity), "unsure", and "tied" (only within an
-equivalence ``margin`` of mean ranks that the user states, or when even the optimistic end of
-n* exceeds the user's ``budget`` of conditions). Pair rows are a family of many claims: by
-default they are judged together with Holm's correction over the pairs of a configuration
-(with 18 alternatives there are 153 pairs: one by one, about 7 identical pairs would be
-called settled at level 0.05). The best, top-k and order rows are single claims that need
-*every* pair they rest on to be separated (an intersection-union test), which keeps their
-error rate at 1 - alpha* with no correction.
+Verdicts (SPEC A15, one rule for the verdict and the plan): "holds" (the pairs the
+conclusion rests on are separated by the paired t-test on the per-condition midrank
+differences at level 1 - alpha*, and N >= 5), "needs k more" (the direction is settled — the
+interval of the effect at ``level`` excludes zero — and after k more conditions the same test,
+with the same correction applied to the whole table at N + k, says "holds" with probability
+``assurance``: a predictive simulation of the whole table, :mod:`.assurance` and
+:mod:`._plan_rule`), "needs over K more" (settled, but not within the plan's horizon),
+"unsure" (the direction is not settled: the data are compatible with no difference), and
+"tied" (only within an equivalence ``margin`` of mean ranks that the user states, or when
+even the optimistic end of k's interval overshoots the user's ``budget`` of conditions). The
+agreement n* is reported beside them, as what it is. Pair rows are a family of many claims:
+by default they are judged together with Holm's correction over the pairs of a
+configuration (with 18 alternatives there are 153 pairs: one by one, about 7 identical pairs
+would be called settled at level 0.05). The best, top-k and order rows are single claims that
+need *every* pair they rest on to be separated (an intersection-union test), which keeps
+their error rate at 1 - alpha* with no correction.
+
+``sequential=True`` judges on anytime-valid p-values instead (betting e-processes on the
+paired midrank differences, :mod:`.sequential`), every conclusion through the pairs' Holm
+family: valid however often the study is looked at again as conditions are added.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -103,39 +114,85 @@ def _ordered_groups(sum2: np.ndarray, alts: Sequence[str]) -> list[list[str]]:
     return groups
 
 
-def _verdict(nstar: float, lo: float, hi: float, N: int, separated: bool, *,
-             reliable: bool, budget: float | None, equivalent: bool) -> tuple[str, int | None,
-                                                                             str]:
-    """Return the verdict in words, how many more conditions, and the reason."""
+@dataclass
+class _Claim:
+    """What a row promises at N + k: its pairs separated in these directions.
+
+    ``q`` the pairs (indices into the configuration's pair statistics), ``sign`` the promised
+    sign of each pair's mean midrank difference (first minus second: -1 when the first is
+    ahead), ``allow`` how many of them may fail (the order's tolerance), ``family`` whether
+    they are judged with the family's correction (Holm) or one by one.
+    """
+
+    q: np.ndarray
+    sign: np.ndarray
+    allow: int
+    family: bool
+
+
+@dataclass
+class _Rule:
+    """How a configuration's rows are judged (the same rule at N and at N + k)."""
+
+    alpha: float
+    adjust: str
+    level: float
+    sequential: bool
+    assurance: float
+    plan_draws: int
+    max_more: int | None
+    plan: bool = True
+    #: the agreement n* of the best, top-k and order (off only for the validation scripts'
+    #: re-runs, which read verdicts alone)
+    agreement: bool = True
+
+    @property
+    def mode(self) -> str:
+        return "sequential" if self.sequential else "fixed"
+
+
+def _row_base(N: int, rule: _Rule) -> dict[str, Any]:
+    return {"more": None, "more_lo": None, "more_hi": None, "p_hold": None, "p_hold_se": None,
+            "plan_draws": None, "assurance": rule.assurance, "mode": rule.mode}
+
+
+def _status(*, reliable: bool, N: int, equivalent: bool, separated: bool, settled: bool
+            ) -> tuple[str, str]:
+    """Return the verdict at N ("holds", "tied", "unsure" or "plan") and its reason."""
     if not reliable:
-        return "unsure", None, (f"only {N} condition(s): the normal model of a mean needs at "
-                                f"least {MIN_CONDITIONS}")
+        return "unsure", (f"only {N} condition(s): the normal model of a mean needs at "
+                          f"least {MIN_CONDITIONS}")
     if equivalent:
-        return "tied", None, "within the equivalence margin of mean ranks"
-    if math.isinf(hi):
-        return "unsure", None, ("these conditions do not separate it: the interval of n* "
-                                "reaches infinity")
-    if budget is not None and lo > budget:
-        return "tied", None, (f"even the optimistic n* ({lo:.0f}) exceeds the budget of "
-                              f"{budget:g} conditions")
-    if nstar <= N:
-        if separated:
-            return "holds", None, ""
-        return "unsure", None, ("n* <= N, but not separated by a paired t-test at level "
-                                "1 - alpha*")
-    more = int(math.ceil(nstar)) - N
-    return f"needs {more} more", more, ""
+        return "tied", "within the equivalence margin of mean ranks"
+    if separated:
+        return "holds", ""
+    if not settled:
+        return "unsure", UNSETTLED
+    return "plan", ""
+
+
+#: the reason of an "unsure" verdict whose direction these conditions do not settle
+UNSETTLED = ("the direction is not settled: the interval of the effect reaches zero (the data "
+             "are compatible with no difference)")
+
+
+def _settled(st: dict[str, np.ndarray], q: np.ndarray) -> np.ndarray:
+    """Whether the interval of each pair's effect (at ``level``) excludes zero."""
+    return (st["eff_lo"][q] > 0) | (st["eff_hi"][q] < 0)
 
 
 def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
-               alpha: float, adjust: str, margin: float | None, budget: float | None,
-               reliable: bool) -> list[dict[str, Any]]:
+               rule: _Rule, sep: np.ndarray, p_adj: np.ndarray, margin: float | None,
+               reliable: bool) -> tuple[list[dict[str, Any]], list[_Claim | None]]:
     nstar, nlo, nhi = st["nstar"], st["nstar_lo"], st["nstar_hi"]
-    p_adj = _holm(st["p"]) if adjust == "holm" else st["p"]
-    judged = "as a family (Holm)" if adjust == "holm" else "one by one"
-    rows = []
-
-    tcrit = _tcrit(alpha, N)
+    p_raw = st["p_anytime"] if rule.sequential else st["p"]
+    if rule.sequential:
+        judged = "as a family (Holm), anytime-valid"
+    else:
+        judged = "as a family (Holm)" if rule.adjust == "holm" else "one by one"
+    rows, claims = [], []
+    tcrit = _tcrit(rule.alpha, N)
+    settled = _settled(st, np.arange(st["i"].size))
     for q in range(st["i"].size):
         i, j = int(st["i"][q]), int(st["j"][q])
         s2 = st["sum2"][q]
@@ -154,18 +211,32 @@ def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
             ns, lo, hi = float(nstar[q]), float(nlo[q]), float(nhi[q])
         equivalent = const_zero or (margin is not None and N > 1 and _within_margin(
             float(st["mean"][q]), float(st["sd"][q]), N, margin, tcrit))
-        verdict, more, reason = _verdict(
-            ns, lo, hi, N, bool(p_adj[q] < 1 - alpha), reliable=reliable, budget=budget,
-            equivalent=equivalent)
+        verdict, reason = _status(reliable=reliable, N=N, equivalent=equivalent,
+                                  separated=bool(sep[q]) and s2 != 0,
+                                  settled=bool(settled[q]) and s2 != 0)
         if const_zero and reliable:
             reason = f"equal ranks in all {N} conditions"
+        claims.append(_Claim(np.array([q]), np.array([int(np.sign(s2))]), 0,
+                             rule.adjust == "holm" or rule.sequential)
+                      if verdict == "plan" else None)
+        lo_e, hi_e = _signed_effect(st, q, -1 if s2 <= 0 else 1)
         rows.append({"kind": "pair", "k": None, "members": names,
                      "alternatives": f"{names[0]} vs {names[1]}", "observed": observed,
                      "agreement": g, "nstar": ns, "nstar_lo": lo, "nstar_hi": hi,
-                     "more": more, "verdict": verdict, "reliable": reliable,
-                     "reason": reason, "p_value": float(st["p"][q]),
-                     "p_adjusted": float(p_adj[q]), "judged": judged, "bottleneck": names})
-    return rows
+                     "verdict": verdict, "reliable": reliable,
+                     "reason": reason, "p_value": float(p_raw[q]),
+                     "p_adjusted": float(p_adj[q]), "judged": judged, "bottleneck": names,
+                     "effect_lo": lo_e, "effect_hi": hi_e, **_row_base(N, rule)})
+    return rows, claims
+
+
+def _signed_effect(st: dict[str, np.ndarray], q: int | None, ahead_sign: int
+                   ) -> tuple[float | None, float | None]:
+    """Return the interval of a pair's standardised effect, positive as observed."""
+    if q is None:
+        return None, None
+    lo, hi = float(st["eff_lo"][q]), float(st["eff_hi"][q])
+    return (-hi, -lo) if ahead_sign < 0 else (lo, hi)
 
 
 def _tcrit(alpha: float, N: int) -> float:
@@ -201,31 +272,45 @@ def _scaled_interval(nstar: float, st: dict[str, np.ndarray], q: int | None, z: 
     return nstar * lo / base, nstar * hi / base
 
 
+def _order_claim(st: dict[str, np.ndarray], sep: np.ndarray, delta: float
+                 ) -> tuple[int | None, bool, bool, _Claim, str]:
+    """Return the order's bottleneck, whether it holds and whether it is settled."""
+    P = st["i"].size
+    allowed = int(math.floor(delta * P + 1e-9))
+    q = None
+    if P:  # the least separated pair beyond those the tolerance allows to disagree
+        order = np.argsort(np.abs(st["t"]), kind="stable")
+        q = int(order[min(allowed, P - 1)])
+    separated = int(np.sum(~sep)) <= allowed
+    settled = int(np.sum(~_settled(st, np.arange(P)))) <= allowed
+    claim = _Claim(np.arange(P), np.sign(st["sum2"]).astype(np.int64), allowed, False)
+    judged = f"intersection-union (at most {allowed} of {P} pairs unseparated)"
+    return q, separated, settled, claim, judged
+
+
 def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndarray],
-             model: _Model, alts: Sequence[str], N: int, z: float, alpha: float,
-             delta: float, budget: float | None, margin: float | None, reliable: bool,
-             groups: list[list[str]]) -> dict[str, Any]:
-    G = _agreement_fn(model, kind, k or 1, delta)
-    nstar = _mc_nstar(G, alpha)
-    agree = G(max(N, 1))
+             model: _Model, alts: Sequence[str], N: int, z: float, rule: _Rule,
+             sep_set: np.ndarray, delta: float, margin: float | None, reliable: bool,
+             groups: list[list[str]]) -> tuple[dict[str, Any], _Claim | None]:
+    if rule.agreement:
+        G = _agreement_fn(model, kind, k or 1, delta)
+        nstar = _mc_nstar(G, rule.alpha)
+        agree = G(max(N, 1))
+    else:  # verdicts only (the validation scripts' re-runs): no agreement
+        nstar, agree = math.nan, math.nan
+    family = rule.sequential  # sequential: the pairs' anytime family, else one by one
     if kind == "order":
-        P = st["i"].size
-        allowed = int(math.floor(delta * P + 1e-9))
-        q = None
-        if P:  # the least separated pair beyond those the tolerance allows to disagree
-            order = np.argsort(np.abs(st["t"]), kind="stable")
-            q = int(order[min(allowed, P - 1)])
-        unseparated = int(np.sum(st["p"] >= 1 - alpha))
-        separated = unseparated <= allowed
+        q, separated, settled, claim, judged = _order_claim(st, sep_set, delta)
+        claim.family = family
         members = [a for g in groups for a in g]
         text = " > ".join(" = ".join(g) for g in groups)
         observed = f"order {text}"
-        judged = f"intersection-union (at most {allowed} of {P} pairs unseparated)"
     else:
         q = _bottleneck(st, inside)
-        cross = inside[st["i"]] != inside[st["j"]]
-        p_cross = st["p"][cross]
-        separated = bool(p_cross.size and np.all(p_cross < 1 - alpha))
+        cross = np.flatnonzero(inside[st["i"]] != inside[st["j"]])
+        separated = bool(cross.size and np.all(sep_set[cross]))
+        settled = bool(cross.size and np.all(_settled(st, cross)))
+        claim = _Claim(cross, np.where(inside[st["i"][cross]], -1, 1), 0, family)
         members = _names(alts, np.flatnonzero(inside))
         order_pos = {a: n for n, a in enumerate(a for g in groups for a in g)}
         members.sort(key=order_pos.__getitem__)
@@ -237,31 +322,60 @@ def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndar
             size = f" (ties make it {len(members)})" if len(members) != k else ""
             observed = f"top {k}{size}: {{{text}}}"
         judged = "intersection-union (every pair it rests on)"
+    if rule.sequential:
+        judged += ", each pair in the anytime-valid family (Holm)"
     lo, hi = _scaled_interval(nstar, st, q, z)
     if math.isfinite(nstar):
         lo, hi = min(lo, nstar), max(hi, nstar)
     equivalent = False
     if margin is not None and q is not None and N > 1:
         equivalent = _within_margin(float(st["mean"][q]), float(st["sd"][q]), N, margin,
-                                    _tcrit(alpha, N))
-    verdict, more, reason = _verdict(nstar, lo, hi, N, separated, reliable=reliable,
-                                     budget=budget, equivalent=equivalent)
+                                    _tcrit(rule.alpha, N))
+    verdict, reason = _status(reliable=reliable, N=N, equivalent=equivalent,
+                              separated=separated, settled=settled)
     tied_all = bool(np.all(st["const"] & (st["sum2"] == 0)))
     if tied_all and reliable and (kind == "order" or inside.all()):
         # every alternative has equal results in every condition: nothing to separate
-        verdict, more, reason = "tied", None, f"equal results in all {N} conditions"
+        verdict, reason = "tied", f"equal results in all {N} conditions"
         q = None
     neck = _names(alts, [int(st["i"][q]), int(st["j"][q])]) if q is not None else []
+    ahead = 1
     if neck and float(st["sum2"][q]) > 0:
         neck = neck[::-1]  # the one ahead first
+    if q is not None:
+        ahead = -1 if float(st["sum2"][q]) <= 0 else 1
     if neck and verdict in ("unsure", "tied") and not reason.startswith("only"):
         reason += f" (least separated pair: {neck[0]} vs {neck[1]})"
-    return {"kind": kind, "k": k, "members": members, "alternatives": text,
-            "observed": observed, "agreement": agree, "nstar": nstar, "nstar_lo": lo,
-            "nstar_hi": hi, "more": more, "verdict": verdict, "reliable": reliable,
-            "reason": reason, "p_value": float(st["p"][q]) if q is not None else 0.0,
-            "p_adjusted": float(st["p"][q]) if q is not None else 0.0, "judged": judged,
-            "bottleneck": neck}
+    lo_e, hi_e = _signed_effect(st, q, ahead)
+    row = {"kind": kind, "k": k, "members": members, "alternatives": text,
+           "observed": observed, "agreement": agree, "nstar": nstar, "nstar_lo": lo,
+           "nstar_hi": hi, "verdict": verdict, "reliable": reliable,
+           "reason": reason, "p_value": float(st["p"][q]) if q is not None else 0.0,
+           "p_adjusted": float(st["p"][q]) if q is not None else 0.0, "judged": judged,
+           "bottleneck": neck, "effect_lo": lo_e, "effect_hi": hi_e, **_row_base(N, rule)}
+    return row, (claim if verdict == "plan" else None)
+
+
+def _separation(st: dict[str, np.ndarray], mr2: np.ndarray, rule: _Rule, order: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which pairs the rule separates at N: (pairs' rows, the best/top-k/order's, p_adjusted).
+
+    Fixed: the pair rows by Holm (or one by one), the sets' pairs one by one. Sequential:
+    everything by Holm on the anytime-valid p-values, read in the conditions' ``order``.
+    """
+    a = 1.0 - rule.alpha
+    direction = np.sign(st["sum2"])
+    if rule.sequential:
+        from .sequential import anytime_p, eprocess_state
+
+        es = eprocess_state(mr2[order] / 2.0, st["i"], st["j"])
+        p, sign = anytime_p(es)
+        p_adj = _holm(p)
+        sep = (p_adj < a) & (sign == direction) & (direction != 0)
+        st["p_anytime"] = p
+        return sep, sep, p_adj
+    p_adj = _holm(st["p"]) if rule.adjust == "holm" else st["p"]
+    return p_adj < a, st["p"] < a, p_adj
 
 
 #: study sizes tried per Monte Carlo n* (the grid of powers of 3 and the bisection)
@@ -310,44 +424,100 @@ def estimated_seconds(study: Any, *, kinds: Sequence[str] = KINDS,
 
 
 def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[int],
-                        alpha: float, delta: float, adjust: str, margin: float | None,
-                        budget: float | None, level: float, draws: int,
-                        rng: np.random.Generator) -> list[dict[str, Any]]:
+                        delta: float, margin: float | None, budget: float | None, draws: int,
+                        rng: np.random.Generator, plan_rng: np.random.Generator, rule: _Rule,
+                        order: np.ndarray | None, progress: bool) -> list[dict[str, Any]]:
     mr2 = _doubled_midranks(np.asarray(sample.rankings))
     N, na = mr2.shape
     alts = sample.alternatives
-    z = conclusion_z(alpha)
+    z = conclusion_z(rule.alpha)
     reliable = N >= MIN_CONDITIONS
-    st = _pair_stats(mr2, level, alpha)
+    st = _pair_stats(mr2, rule.level, rule.alpha)
+    sep_pairs, sep_sets, p_adj = _separation(
+        st, mr2, rule, np.arange(N) if order is None else order)
     sum_all = mr2.sum(axis=0)
     groups = _ordered_groups(sum_all, alts)
     rows: list[dict[str, Any]] = []
+    claims: list[_Claim | None] = []
     need_mc = any(k in kinds for k in ("best", "top_k", "order"))
     model = _Model(mr2, draws, rng) if need_mc else None
-    common = {"st": st, "model": model, "alts": alts, "N": N, "z": z, "alpha": alpha,
-              "delta": delta, "budget": budget, "margin": margin, "reliable": reliable,
+    common = {"st": st, "model": model, "alts": alts, "N": N, "z": z, "rule": rule,
+              "sep_set": sep_sets, "delta": delta, "margin": margin, "reliable": reliable,
               "groups": groups}
+
+    def add(pair: tuple[dict[str, Any], _Claim | None]) -> None:
+        rows.append(pair[0])
+        claims.append(pair[1])
+
     if "best" in kinds:
-        rows.append(_set_row("best", None, sum_all == sum_all.min(), **common))
+        add(_set_row("best", None, sum_all == sum_all.min(), **common))
     if "top_k" in kinds:
         for k in top_k:
             if k >= na:
                 continue
             kth = np.partition(sum_all, k - 1)[k - 1]
-            rows.append(_set_row("top_k", k, sum_all <= kth, **common))
+            add(_set_row("top_k", k, sum_all <= kth, **common))
     if "order" in kinds and na > 2:
-        rows.append(_set_row("order", None, np.ones(na, bool), **common))
+        add(_set_row("order", None, np.ones(na, bool), **common))
     if "pair" in kinds:
-        rows.extend(_pair_rows(st, alts, N, z, alpha, adjust, margin, budget, reliable))
+        prow, pcl = _pair_rows(st, alts, N, z, rule, sep_pairs, p_adj, margin, reliable)
+        rows.extend(prow)
+        claims.extend(pcl)
+    _plan_rows(rows, claims, mr2, st, rule, plan_rng, budget, N,
+               np.arange(N) if order is None else order, progress)
     for r in rows:
         r["N"] = N
     return rows
 
 
+def _items(value: Any, name: str, what: str) -> tuple:
+    """``value`` as a tuple of items; a value that is not a list is an error naming it."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise GenexpyInputError(f"{name} must be {what}, got {value!r}.")
+    return tuple(value)
+def _plan_rows(rows: list[dict[str, Any]], claims: list[_Claim | None], mr2: np.ndarray,
+               st: dict[str, np.ndarray], rule: _Rule, rng: np.random.Generator,
+               budget: float | None, N: int, order: np.ndarray, progress: bool) -> None:
+    """Fill "needs k more" (k, its interval, the probability of holding) for the open rows."""
+    open_rows = [n for n, c in enumerate(claims) if c is not None]
+    if not rule.plan:  # verdicts only (the validation scripts' re-runs): open rows unplanned
+        for n in open_rows:
+            rows[n]["verdict"] = "needs more"
+        return
+    if not open_rows:
+        return
+    from ._plan_rule import plan_claims
+
+    plan = plan_claims(mr2 / 2.0, st["i"], st["j"], [claims[n] for n in open_rows],
+                       alpha=rule.alpha, sequential=rule.sequential,
+                       assurance=rule.assurance, draws=rule.plan_draws,
+                       max_more=rule.max_more, level=rule.level, rng=rng, order=order,
+                       progress=progress)
+    for c, n in enumerate(open_rows):
+        r = rows[n]
+        k, lo, hi = int(plan.k[c]), int(plan.k_lo[c]), int(plan.k_hi[c])
+        r["more_lo"] = lo if lo > 0 else None
+        r["more_hi"] = hi if hi > 0 else None
+        r["p_hold"], r["p_hold_se"] = float(plan.p_hold[c]), float(plan.p_hold_se[c])
+        r["plan_draws"] = plan.draws
+        if k > 0:
+            r["verdict"], r["more"] = f"needs {k} more", k
+            r["reason"] = ""
+        else:
+            r["verdict"] = f"needs over {plan.k_max} more"
+            r["reason"] = (f"not within {plan.k_max} more conditions with probability "
+                           f"{rule.assurance:g}: the effect, shrunk toward no difference as "
+                           "the whole table suggests, is too small for the test")
+        if budget is not None and (lo <= 0 or N + lo > budget):
+            r["verdict"], r["more"] = "tied", None
+            r["reason"] = (f"cannot be settled within the budget of {budget:g} conditions "
+                           "(even the optimistic end of the conditions it needs exceeds it)")
+
+
 def _check_kinds(kinds: Any) -> tuple[str, ...]:
     if isinstance(kinds, str):
         kinds = (kinds,)
-    out = tuple(kinds)
+    out = _items(kinds, "kinds", f"one of {list(KINDS)} or a list of them")
     bad = [k for k in out if k not in KINDS]
     if bad or not out:
         raise GenexpyInputError(f"kinds: unknown {bad or 'empty'}; choose among {list(KINDS)}.")
@@ -355,7 +525,8 @@ def _check_kinds(kinds: Any) -> tuple[str, ...]:
 
 
 def _check_top_k(top_k: Any) -> tuple[int, ...]:
-    ks = (top_k,) if isinstance(top_k, (int, np.integer)) else tuple(top_k)
+    ks = ((top_k,) if isinstance(top_k, (int, np.integer)) else
+          _items(top_k, "top_k", "a positive integer or a list of them"))
     for k in ks:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
             raise GenexpyInputError(f"top_k must be a positive integer or a list of them, "
@@ -392,6 +563,10 @@ def conclusions(
     config_id: Any = None,
     configurations: Sequence[Any] | None = None,
     progress: bool = True,
+    assurance: float = 0.8,
+    sequential: bool = False,
+    plan_draws: int | None = None,
+    max_more: int | None = None,
 ) -> pl.DataFrame:
     """Say which of a study's conclusions hold, and how many conditions the others need.
 
@@ -444,6 +619,20 @@ def conclusions(
     progress : bool
         Show a progress bar over the configurations (default True; drawn only in a notebook
         or a terminal, and only when there are several configurations).
+    assurance : float
+        The probability with which "needs k more" comes true: after k more conditions the
+        verdict rule says "holds" with at least this probability (default 0.8).
+    sequential : bool
+        Anytime-valid verdicts (default False: fixed-N verdicts, valid for one look): the
+        probability that any conclusion of a configuration is wrong stays within
+        1 - alpha* however often the study is looked at again, one added condition at a
+        time. The conditions are read in the order they first appear in the table.
+    plan_draws : int, optional
+        Simulated futures of the plan (default 600 fixed, 400 sequential: the Monte Carlo
+        error of the probability of holding stays under 0.02).
+    max_more : int, optional
+        The plan's horizon: the most conditions it searches (default max(50, 10 N); beyond:
+        "needs over K more").
 
     Returns
     -------
@@ -452,13 +641,21 @@ def conclusions(
         ("best", "top_k", "pair", "order"), ``k`` (the top-k size), ``alternatives`` (the
         alternatives the conclusion names, as text), ``members`` (as a list), ``observed``
         (what this study concludes, in words), ``agreement`` (estimated G at the study's
-        N), ``nstar``, ``nstar_lo``, ``nstar_hi`` (infinite when these conditions do not
-        separate it), ``N``, ``more`` (conditions still needed), ``verdict`` ("holds",
-        "needs k more", "unsure", "tied"), ``reliable``, ``reason``, ``p_value`` (the
-        paired t-test of the pair, or of the bottleneck pair), ``p_adjusted``, ``judged``
-        (one by one, as a family, or intersection-union), ``bottleneck`` (the two
-        alternatives of the least separated pair a best, top-k or order row rests on),
-        ``alpha`` and ``level``.
+        N), ``nstar``, ``nstar_lo``, ``nstar_hi`` (the agreement n* and its interval,
+        infinite when these conditions do not separate it), ``N``, ``more`` (conditions
+        still needed: "needs k more"), ``verdict`` ("holds", "needs k more", "needs over K
+        more", "unsure", "tied"), ``reliable``, ``reason``, ``p_value`` (the
+        paired t-test of the pair, or of the bottleneck pair; in sequential mode the
+        anytime-valid p-value), ``p_adjusted``, ``judged`` (one by one, as a family, or
+        intersection-union), ``bottleneck`` (the two alternatives of the least separated
+        pair a best, top-k or order row rests on), ``alpha`` and ``level``; and (issue 47)
+        ``more_lo``, ``more_hi`` (the predictive interval of k at ``level``; null beyond the
+        horizon), ``assurance``, ``p_hold`` (the probability of holding after ``more``
+        conditions) and ``p_hold_se`` (its Monte Carlo error), ``plan_draws``, ``mode``
+        ("fixed" or "sequential"), ``effect_lo``, ``effect_hi`` (the interval at ``level``
+        of the standardised effect of the pair or bottleneck, positive in the direction
+        observed: "unsure" when it reaches zero). ``more`` is now the plan's k under the
+        verdict rule (it was the agreement's ceil(n*) - N).
 
     Examples
     --------
@@ -485,6 +682,7 @@ def conclusions(
     kinds = _check_kinds(kinds)
     ks = _check_top_k(top_k)
     _check_options(margin, budget, draws, adjust)
+    rule = _check_plan(alpha, adjust, level, assurance, sequential, plan_draws, max_more)
     root = root_seed(seed)
     if config_id is not None and configurations is not None:
         raise GenexpyInputError("give config_id (one configuration) or configurations (a list), "
@@ -511,16 +709,58 @@ def conclusions(
     with cost_bar("conclusions", est, total=sum(costs),
                   disable=not progress or (len(samples) < 2 and est < 2.0)) as bar:
         for s, cost in zip(samples, costs, strict=True):
-            r = _configuration_rows(s, kinds=kinds, top_k=ks, alpha=alpha, delta=delta,
-                                    adjust=adjust, margin=margin, budget=budget,
-                                    level=level, draws=int(draws),
-                                    rng=child_seed(root, s.config_id))
+            r = _configuration_rows(s, kinds=kinds, top_k=ks, delta=delta, margin=margin,
+                                    budget=budget, draws=int(draws),
+                                    rng=child_seed(root, s.config_id),
+                                    plan_rng=child_seed(root, s.config_id, _PLAN_STREAM),
+                                    rule=rule, order=_condition_order(study, s, sequential),
+                                    progress=progress and len(samples) < 2)
             for row in r:
                 row["alpha"], row["level"] = alpha, level
             rows.extend(r)
             levels.extend([{"config_id": s.config_id, **s.levels}] * len(r))
             bar.update(cost)
     return _frame(rows, levels, study)
+
+
+#: the stream of the plan's draws within a configuration's (after the agreement's)
+_PLAN_STREAM = 1
+#: default draws of the plan: Monte Carlo error of the probability of holding at most
+#: sqrt(0.2 * 0.8 / draws): 0.016 (fixed), 0.020 (sequential: each draw is a path)
+PLAN_DRAWS = {"fixed": 600, "sequential": 400}
+
+
+def _check_plan(alpha: float, adjust: str, level: float, assurance: Any, sequential: Any,
+                plan_draws: Any, max_more: Any) -> _Rule:
+    assurance = check_probability("assurance", assurance)
+    if not isinstance(sequential, (bool, np.bool_)):
+        raise GenexpyInputError(f"sequential must be True or False, got {sequential!r}.")
+    mode = "sequential" if sequential else "fixed"
+    if plan_draws is None:
+        plan_draws = PLAN_DRAWS[mode]
+    if isinstance(plan_draws, bool) or not isinstance(plan_draws, (int, np.integer)) or not (
+            100 <= int(plan_draws) <= 100_000):
+        raise GenexpyInputError(f"plan_draws must be an integer from 100 to 100000, got "
+                                f"{plan_draws!r}.")
+    if max_more is not None and (isinstance(max_more, bool) or not isinstance(
+            max_more, (int, np.integer)) or not 1 <= int(max_more) <= 10**6):
+        raise GenexpyInputError(f"max_more must be an integer from 1 to 1000000 (the most "
+                                f"conditions the plan searches), got {max_more!r}.")
+    return _Rule(alpha=alpha, adjust=adjust, level=level, sequential=bool(sequential),
+                 assurance=assurance, plan_draws=int(plan_draws),
+                 max_more=None if max_more is None else int(max_more))
+
+
+def _condition_order(study: Any, sample: Any, sequential: bool) -> np.ndarray | None:
+    """Return the rows of a sample in the order its conditions were added."""
+    if not sequential:
+        return None
+    order = getattr(study, "condition_order", None)
+    if not order:
+        return np.arange(len(sample.conditions))
+    pos = {c: n for n, c in enumerate(order)}
+    keys = [pos.get(c, len(pos)) for c in sample.conditions]
+    return np.argsort(np.asarray(keys), kind="stable")
 
 
 _SCHEMA = {
@@ -530,6 +770,9 @@ _SCHEMA = {
     "more": pl.Int64, "verdict": pl.String, "reliable": pl.Boolean, "reason": pl.String,
     "p_value": pl.Float64, "p_adjusted": pl.Float64, "judged": pl.String,
     "bottleneck": pl.List(pl.String), "alpha": pl.Float64, "level": pl.Float64,
+    "more_lo": pl.Int64, "more_hi": pl.Int64, "assurance": pl.Float64, "p_hold": pl.Float64,
+    "p_hold_se": pl.Float64, "plan_draws": pl.Int64, "mode": pl.String,
+    "effect_lo": pl.Float64, "effect_hi": pl.Float64,
 }
 
 

@@ -49,17 +49,42 @@ def verdict_word(generalizable, reason=None) -> str:
     return f"unsure ({reason})" if reason else "unsure"
 
 
+def _check_conclusions_alpha(df: pl.DataFrame, alpha: float | None) -> None:
+    """Refuse a plan at an alpha* other than the conclusions' (or over several of them)."""
+    if "alpha" not in df.columns or not df.height:
+        return
+    found = sorted(df["alpha"].drop_nulls().unique().to_list())
+    if len(found) > 1:
+        raise GenexpyInputError(
+            f"results holds conclusions computed at alpha* {', '.join(f'{a:g}' for a in found)}"
+            f"; plan one at a time (results.filter(pl.col('alpha') == {found[-1]:g})).")
+    if alpha is not None and found and abs(float(alpha) - found[0]) > 1e-12:
+        raise GenexpyInputError(
+            f"alpha={alpha:g}, but the conclusions were computed at alpha* = {found[0]:g}: "
+            f"their verdicts and 'more' hold at {found[0]:g} only; leave alpha out, or "
+            f"compute the conclusions at alpha={alpha:g} and plan those.")
+
+
 def plan(
     results: pl.DataFrame,
     *,
-    alpha: float = config.HEADLINE_ALPHA,
-    delta: float = config.HEADLINE_DELTA,
+    alpha: float | None = None,
+    delta: float | None = None,
     kernel: str | None = None,
     method: str = "resample",
     on: str = "nstar",
     kinds: Sequence[str] | None = None,
 ) -> pl.DataFrame:
-    """Rank configurations by their deficit n* - N: the ones to extend first come first.
+    """Rank configurations by the conditions they still need: the ones to extend first come first.
+
+    On the frame of :func:`~genexpy_nb.conclusions` this is *the* plan of the package (what
+    ``genexpy-nb nstar``, ``genexpy-nb report``, the demo, the panel and the template show):
+    each configuration's conditions to add are the largest k of its conclusions that say
+    "needs k more" — the conditions after which the verdict rule itself says "holds" with the
+    stated assurance (SPEC A15). On the frame of :func:`~genexpy_nb.analyze` it ranks the
+    paper's agreement deficits n* - N (how many conditions two studies need to agree on the
+    per-condition rankings; Sec. 4.5): a measure of agreement, not of what to run to settle a
+    conclusion.
 
     Parameters
     ----------
@@ -67,8 +92,11 @@ def plan(
         The tidy frame of :func:`~genexpy_nb.analyze`, or that of
         :func:`~genexpy_nb.conclusions` (then each configuration is ranked by the most
         conditions its conclusions need; see Notes).
-    alpha, delta : float, default 0.95 and 0.05
-        The thresholds alpha* and delta* to plan for (they must be in the frame).
+    alpha, delta : float, optional
+        The thresholds alpha* and delta* to plan for (they must be in the frame; default
+        0.95 and 0.05). A conclusions frame was computed at one alpha*, which the plan
+        takes: an ``alpha`` that differs from it, or a frame mixing several, is refused
+        (compute the conclusions at the alpha* you want to plan for).
     kernel : str, optional
         Kernel name or label to plan for (default: every kernel in the frame; a
         configuration's deficit is then the largest over the kernels, i.e. the experiments
@@ -79,7 +107,9 @@ def plan(
         Which n* to plan on: "nstar" (the estimate), "nstar_hi" (the upper end of its
         interval: plan for the pessimistic case, so that the study is generalizable unless
         n* is above the interval) or "nstar_lo"; the interval ends exist for the resampled
-        method (``analyze(..., interval=True)``, the default).
+        method (``analyze(..., interval=True)``, the default). On a conclusions frame:
+        the conclusions' k ("nstar", the default) or the upper or lower end of k's
+        predictive interval (``more_hi``, ``more_lo``).
     kinds : sequence of str, optional
         For a conclusions frame: which conclusions to plan for (any of "best", "top_k",
         "pair", "order"; default all). Ignored for an analysis frame.
@@ -100,13 +130,15 @@ def plan(
     Notes
     -----
     On a conclusions frame, one row per configuration: ``conclusion`` (the one that needs
-    the most conditions, in words), ``kind``, ``nstar``, ``nstar_hi``, ``to_run`` (the
-    conditions to add for every conclusion that can be settled: the largest ``more``, or
-    from ``nstar_hi`` with ``on="nstar_hi"``), the counts ``holds``, ``needs_more``,
-    ``unsure`` and ``tied``, ``verdict`` and ``reason``. A conclusion that is "unsure"
-    (these conditions do not separate it: the interval of its n* reaches infinity) or
-    "tied" never adds to ``to_run``: more conditions may never settle it, and ``reason``
-    says so.
+    the most conditions, in words), ``kind``, ``nstar``, ``nstar_hi`` (its agreement n*),
+    ``more_lo``, ``more_hi`` (the predictive interval of its k), ``assurance``, ``mode``
+    ("fixed" or "sequential": the rule the verdicts and k are under), ``to_run`` (the
+    conditions to add for every conclusion the plan can settle: the largest ``more``, or
+    ``more_hi`` with ``on="nstar_hi"``), the counts ``holds``, ``needs_more``, ``unsure``,
+    ``tied`` and ``beyond`` (a settled direction, but more than the plan's horizon needed),
+    ``verdict`` and ``reason``. A conclusion that is "unsure" (its direction is not settled:
+    the data are compatible with no difference), "tied" or beyond the horizon never adds to
+    ``to_run``, and ``reason`` says so.
 
     Verdicts combine as "and" with three values (never counting an unsure verdict as a
     yes): a configuration is generalizable when it is for every kernel, not generalizable
@@ -119,7 +151,10 @@ def plan(
         raise GenexpyInputError(f"on must be 'nstar', 'nstar_hi' or 'nstar_lo', got {on!r}.")
     df = to_polars(results, "results")
     if {"kind", "members", "verdict", "more"} <= set(df.columns):
+        _check_conclusions_alpha(df, alpha)
         return _plan_conclusions(df, on=on, kinds=kinds)
+    alpha = config.HEADLINE_ALPHA if alpha is None else alpha
+    delta = config.HEADLINE_DELTA if delta is None else delta
     if on != "nstar":
         if on not in df.columns:
             raise GenexpyInputError(
@@ -220,19 +255,30 @@ def _say_chance(out: pl.DataFrame) -> pl.DataFrame:
 _CONCLUSION_COLUMNS = frozenset({
     "config_id", "kind", "k", "alternatives", "members", "observed", "agreement", "nstar",
     "nstar_lo", "nstar_hi", "N", "more", "verdict", "reliable", "reason", "p_value",
-    "p_adjusted", "judged", "alpha", "level", "bottleneck"})
+    "p_adjusted", "judged", "alpha", "level", "bottleneck", "more_lo", "more_hi",
+    "assurance", "p_hold", "p_hold_se", "plan_draws", "mode", "effect_lo", "effect_hi"})
+
+#: for a conclusions frame, the column of k each ``on`` plans with (the frame's own k and
+#: the ends of its predictive interval)
+_ON_MORE = {"nstar": "more", "nstar_hi": "more_hi", "nstar_lo": "more_lo"}
 
 
-def _conclusion_need(on: str) -> pl.Expr:
-    """Conditions still to add for one conclusion; null for unsure and tied ones."""
-    settles = pl.col("verdict").is_in(["holds"]) | pl.col("verdict").str.starts_with("needs")
-    if on == "nstar":
-        need = pl.col("more").fill_null(0)
-    else:
-        n = (pl.col(on) - 1e-9).ceil()
-        need = pl.when(n.is_finite()).then((n - pl.col("N")).clip(lower_bound=0)
-                                           .cast(pl.Int64))
-    return pl.when(settles).then(need).cast(pl.Int64)
+def _conclusion_need(on: str, columns: Sequence[str]) -> pl.Expr:
+    """Return the conditions still to add for one conclusion.
+
+    0 when it holds, its k when it needs more, null for the unsure, the tied and those
+    beyond the plan's horizon.
+    """
+    holds = pl.col("verdict") == "holds"
+    needs = pl.col("verdict").str.starts_with("needs") & pl.col("more").is_not_null()
+    col = _ON_MORE[on]
+    if col in columns:
+        k = pl.col("more") if col == "more" else pl.col(col)
+        return pl.when(holds).then(0).when(needs).then(k).cast(pl.Int64)
+    # a frame of an earlier version (no interval of k): the agreement n*'s interval ends
+    n = (pl.col(on) - 1e-9).ceil()
+    need = pl.when(n.is_finite()).then((n - pl.col("N")).clip(lower_bound=0).cast(pl.Int64))
+    return pl.when(holds | needs).then(need).cast(pl.Int64)
 
 
 def _plan_conclusions(df: pl.DataFrame, *, on: str, kinds: Sequence[str] | None
@@ -257,7 +303,8 @@ def _plan_conclusions(df: pl.DataFrame, *, on: str, kinds: Sequence[str] | None
     design = [c for c in df.columns if c not in _CONCLUSION_COLUMNS]
     what = (pl.col("kind").replace({"top_k": "top group"}) + pl.lit(": ")
             + pl.col("alternatives"))
-    rows = df.with_columns(_conclusion_need(on).alias("_need"), what.alias("conclusion"))
+    rows = df.with_columns(_conclusion_need(on, df.columns).alias("_need"),
+                           what.alias("conclusion"))
     first = (rows.sort(["config_id", pl.col("_need").fill_null(-1)], descending=[False, True],
                        maintain_order=True)
              .group_by("config_id", maintain_order=True).first())
@@ -267,28 +314,38 @@ def _plan_conclusions(df: pl.DataFrame, *, on: str, kinds: Sequence[str] | None
         (pl.col("_need") > 0).sum().alias("needs_more"),
         (pl.col("verdict") == "unsure").sum().alias("unsure"),
         (pl.col("verdict") == "tied").sum().alias("tied"),
+        (pl.col("verdict").str.starts_with("needs over")).sum().alias("beyond"),
         pl.len().alias("conclusions"))
+    extra = [c for c in ("more_lo", "more_hi", "assurance", "mode") if c in first.columns]
     out = first.select("config_id", *design, "N", "conclusion", "kind", "nstar",
-                       "nstar_hi").join(
+                       "nstar_hi", *extra).join(
         counts, on="config_id", how="left")
     verdict = (pl.when(pl.col("holds") == pl.col("conclusions")).then(pl.lit("holds"))
                .when(pl.col("to_run") > 0)
                .then(pl.lit("needs ") + pl.col("to_run").cast(pl.String) + pl.lit(" more"))
+               .when(pl.col("beyond") > 0).then(pl.lit("needs more than the horizon"))
                .when(pl.col("unsure") > 0).then(pl.lit("unsure"))
                .otherwise(pl.lit("tied")))
     unsure = pl.when(pl.col("unsure") > 0).then(
         pl.col("unsure").cast(pl.String) + pl.lit(
-            " unsure (these conditions do not separate them): not counted in the conditions"
-            " to add, more conditions may never settle them"))
+            " unsure (the direction is not settled: the data are compatible with no "
+            "difference): not counted in the conditions to add, no number is promised"))
+    beyond = pl.when(pl.col("beyond") > 0).then(
+        pl.col("beyond").cast(pl.String) + pl.lit(
+            " with a settled direction but beyond the plan's horizon: not counted in the "
+            "conditions to add"))
     tied = pl.when(pl.col("tied") > 0).then(
         pl.col("tied").cast(pl.String) + pl.lit(" tied (within the margin or beyond the "
                                                 "budget): not counted in the conditions to add"))
     out = out.with_columns(
         verdict.alias("verdict"),
-        pl.concat_str([unsure, tied], separator="; ", ignore_nulls=True).alias("reason"),
+        pl.concat_str([unsure, beyond, tied], separator="; ", ignore_nulls=True)
+        .alias("reason"),
     ).with_columns(pl.when(pl.col("to_run") > 0).then(pl.col(c)).alias(c)
-                   for c in ("conclusion", "kind", "nstar", "nstar_hi"))
-    out = out.sort(["to_run", "unsure", "config_id"], descending=[True, True, False])
+                   for c in ("conclusion", "kind", "nstar", "nstar_hi",
+                             *(c for c in ("more_lo", "more_hi") if c in extra)))
+    out = out.sort(["to_run", "beyond", "unsure", "config_id"],
+                   descending=[True, True, True, False])
     return out.drop("conclusions").with_row_index("priority", offset=1)
 
 

@@ -10,7 +10,9 @@ reader reads exactly or refuses, and says what it skipped.
   :func:`split_id_column`, and :func:`read_lm_eval` (lm-evaluation-harness results
   documents);
 * ``eval_logs`` — per-sample evaluation logs: lm-evaluation-harness samples, inspect_ai
-  logs, the Every Eval Ever schema, time-series classification (tsml) results files.
+  logs, the Every Eval Ever schema, time-series classification (tsml) results files;
+* ``boards`` — :func:`read_board`: any of those (and per-item JSONL/CSV boards) told by
+  its content, with the roles of its columns.
 """
 
 from .._lazy import lazy_exports
@@ -28,6 +30,8 @@ _WHERE = {
     "read_eee_instances": "eval_logs",
     "read_tsml_results": "eval_logs",
     "shipped_path": "public",
+    "read_board": "boards",
+    "detect_format": "boards",
 }
 
 __all__ = sorted(_WHERE)

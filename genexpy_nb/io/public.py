@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,8 +64,61 @@ class DatasetUnavailableError(GenexpyInputError):
     """A public data file could neither be found locally nor downloaded."""
 
 
-def fetch_public_file(name: str) -> Path:
+def download_dir() -> Path:
+    """Return the folder the public files are downloaded to (the user's cache folder).
+
+    Returns
+    -------
+    pathlib.Path
+        ``<user cache folder>/genexpy_nb`` (``~/.cache/genexpy_nb`` on Linux), where each
+        file keeps its own name: once downloaded, the folder works as a
+        ``GENEXPY_NB_DATA_DIR``.
+    """
+    import pooch
+
+    return Path(pooch.os_cache("genexpy_nb"))
+
+
+def fetch_public_data(progress: bool = True) -> Path:
+    """Download every public file once (checked by sha256) and return their folder.
+
+    A file already in the folder with the published sha256 is not downloaded again. With
+    ``GENEXPY_NB_DATA_DIR`` set, nothing is downloaded: the files are checked there and that
+    folder is returned.
+
+    Parameters
+    ----------
+    progress : bool, default True
+        Show a progress bar per file being downloaded (on stderr).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder that holds every file of :data:`PUBLIC_FILES`.
+
+    Raises
+    ------
+    DatasetUnavailableError
+        When a file can neither be found nor downloaded (offline); the message names it.
+    """
+    paths = [fetch_public_file(name, progress=progress) for name in PUBLIC_FILES]
+    return paths[0].parent
+
+
+def fetch_public_file(name: str, progress: bool = False) -> Path:
     """Local path of a public data file: from ``$GENEXPY_NB_DATA_DIR``, else pooch's cache.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PUBLIC_FILES`.
+    progress : bool, default False
+        Show a progress bar while the file is downloaded.
+
+    Returns
+    -------
+    pathlib.Path
+        The file, checked against its published sha256.
 
     Raises
     ------
@@ -118,8 +172,9 @@ def fetch_public_file(name: str) -> Path:
                 url=spec.url,
                 known_hash=f"sha256:{spec.sha256}",
                 fname=name,
-                path=pooch.os_cache("genexpy_nb"),
-                progressbar=False,
+                path=download_dir(),
+                # a network that drops packets fails within a minute instead of hanging
+                downloader=pooch.HTTPDownloader(progressbar=progress, timeout=60),
             )
         )
     except Exception as exc:  # network errors come in many types (requests, OSError, ...)
@@ -200,7 +255,8 @@ MISSING_MARKERS: tuple[str, ...] = (
 )
 
 
-def read_results(source, *, what: str = "results file") -> pl.DataFrame:
+def read_results(source, *, what: str = "results file",
+                 keep_text: bool | Sequence[str] = True) -> pl.DataFrame:
     """Read a results table from a path (.parquet, .csv, .tsv) or a polars/pandas/arrow table.
 
     CSV/TSV files are read as UTF-8 with every column's type inferred from the *whole*
@@ -208,7 +264,11 @@ def read_results(source, *, what: str = "results file") -> pl.DataFrame:
     rows and fractions later is a float column), and a column whose values are all numbers
     except missing-value markers (``n/a``, ``NA``, ``-``, ... see ``MISSING_MARKERS``)
     is read as numbers with those cells null - the analysis then reports them
-    (``invalid_target``). Anything else that cannot be read - a missing, empty, truncated
+    (``invalid_target``). Names keep the text the file has: a column whose numbers would
+    merge different texts (alternatives ``1``, ``1.0`` and ``01``, which are all the number
+    1) is read as text, with a :class:`~genexpy_nb.TextKeptWarning` naming it and the
+    texts (cast it yourself when they are numbers); ``keep_text`` chooses the columns this
+    applies to. Anything else that cannot be read - a missing, empty, truncated
     or binary file, a parquet file that is not one, a CSV that is not UTF-8 or has rows
     longer than its header, a header naming a column twice, a folder or a symbolic link
     that loops - raises
@@ -222,6 +282,11 @@ def read_results(source, *, what: str = "results file") -> pl.DataFrame:
         as a polars frame, the caller's object unchanged).
     what : str, default "results file"
         How the file is called in error messages.
+    keep_text : bool or list of str, default True
+        Which columns of a CSV/TSV file keep their text where reading them as numbers
+        would merge different texts: every column (True), none (False: polars' numbers),
+        or the columns named (the command line names the roles' columns, never the
+        target).
 
     Returns
     -------
@@ -251,8 +316,17 @@ def read_results(source, *, what: str = "results file") -> pl.DataFrame:
                                 f"; give a {', '.join(TABLE_SUFFIXES)} file.")
     if p.stat().st_size == 0:
         raise GenexpyInputError(f"{what} {name!r} is an empty file: the table is empty.")
-    df = _read_parquet(p, name, what) if suffix == ".parquet" else _read_delimited(
-        p, name, what, "\t" if suffix == ".tsv" else ",")
+    if not isinstance(keep_text, bool) and (
+            isinstance(keep_text, str) or not all(isinstance(c, str) for c in keep_text)):
+        raise GenexpyInputError(f"keep_text must be True, False or a list of column names, "
+                                f"got {keep_text!r}.")
+    try:
+        df = _read_parquet(p, name, what) if suffix == ".parquet" else _read_delimited(
+            p, name, what, "\t" if suffix == ".tsv" else ",", keep_text)
+    except OSError as exc:  # permission refused although checked (network file systems)
+        raise GenexpyInputError(f"cannot read the {what} {name!r} "
+                                f"({exc.strerror or type(exc).__name__}); check that you may "
+                                "read it.") from None
     if df.height == 0:
         raise GenexpyInputError(f"{what} {name!r}: the table is empty (columns "
                                 f"{df.columns[:8]} but no rows).")
@@ -285,7 +359,7 @@ def _read_parquet(p: Path, name: str, what: str) -> pl.DataFrame:
                                 f"decompressed, and {size_text(avail)} of memory is available"
                                 "; read the columns you need with pl.scan_parquet first.")
     try:
-        return pl.read_parquet(p)
+        return pl.read_parquet(p, glob=False)  # a name with [ ] * ? is a name, not a pattern
     except Exception as exc:
         raise GenexpyInputError(f"{what} {name!r} could not be read: a damaged parquet file "
                                 f"({type(exc).__name__}: {_first_line(exc)}); copy it again."
@@ -341,18 +415,19 @@ def _text_source(p: Path, name: str, what: str) -> Path | bytes:
     return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
-def _read_delimited(p: Path, name: str, what: str, sep: str) -> pl.DataFrame:
+def _read_delimited(p: Path, name: str, what: str, sep: str,
+                    keep_text: bool | Sequence[str] = True) -> pl.DataFrame:
     src = _text_source(p, name, what)
     kind = "TSV" if sep == "\t" else "CSV"
     try:
         try:
             # the types polars infers from the first rows are either right or fail to parse
             # a later row (0/1 scores, then 0.5): then the whole file decides (10x slower)
-            df = pl.read_csv(src, separator=sep)
+            df = pl.read_csv(src, separator=sep, glob=False)
         except pl.exceptions.ComputeError as exc:
             if "could not parse" not in str(exc):
                 raise
-            df = pl.read_csv(src, separator=sep, infer_schema_length=None)
+            df = pl.read_csv(src, separator=sep, infer_schema_length=None, glob=False)
     except pl.exceptions.NoDataError:
         raise GenexpyInputError(f"{what} {name!r}: the table is empty (no header, no rows)."
                                 ) from None
@@ -386,7 +461,69 @@ def _read_delimited(p: Path, name: str, what: str, sep: str) -> pl.DataFrame:
                 f"{what} {name!r} was read as a single column {df.columns[0][:60]!r}: its "
                 f"values seem separated by {other!r}; save it comma-separated (.csv) or "
                 "tab-separated (.tsv).")
-    return _numbers_with_markers(df)
+    df = _numbers_with_markers(df)
+    return _texts_kept(df, src, sep, name, keep_text)
+
+
+class TextKeptWarning(UserWarning):
+    """A column of a CSV/TSV file was read as text: as numbers, different texts would merge.
+
+    Parameters
+    ----------
+    message : str
+        The column, the texts that are one number, and how to read them as numbers.
+    column : str
+        The column (the attribute ``column``).
+    texts : tuple of str
+        Texts of the column that are one number (the attribute ``texts``).
+    """
+
+    def __init__(self, message: str, column: str = "", texts: tuple = ()) -> None:
+        super().__init__(message)
+        self.column, self.texts = column, texts
+
+
+def _texts_kept(df: pl.DataFrame, src: Path | bytes, sep: str, name: str,
+                keep_text: bool | Sequence[str]) -> pl.DataFrame:
+    """Read again as text the numeric columns whose numbers would merge different texts."""
+    import io
+    import warnings
+
+    if keep_text is False:
+        return df
+    asked = df.columns if keep_text is True else [c for c in keep_text if c in df.columns]
+    numeric = [c for c in dict.fromkeys(asked) if df.schema[c].is_numeric()]
+    if not numeric:
+        return df
+    source = io.BytesIO(src) if isinstance(src, bytes) else src
+    text = pl.scan_csv(source, separator=sep, infer_schema=False, glob=False).select(numeric)
+    valid = {c: pl.col(c).is_not_null() & ~pl.col(c).str.strip_chars().is_in(
+        list(MISSING_MARKERS)) for c in numeric}
+    counts = text.select(
+        [pl.col(c).filter(valid[c]).n_unique().alias(f"t{i}") for i, c in enumerate(numeric)]
+        + [pl.col(c).filter(valid[c]).str.strip_chars().cast(pl.Float64, strict=False)
+           .n_unique().alias(f"n{i}") for i, c in enumerate(numeric)]).collect().row(0)
+    merged = [c for i, c in enumerate(numeric) if counts[i] > counts[len(numeric) + i]]
+    if not merged:
+        return df
+    if isinstance(source, io.BytesIO):
+        source.seek(0)
+    kept = pl.scan_csv(source, separator=sep, infer_schema=False, glob=False).select(
+        merged).collect()
+    for c in merged:
+        col = kept[c]
+        num = col.str.strip_chars().cast(pl.Float64, strict=False)
+        same = (pl.DataFrame({"t": col, "n": num}).drop_nulls().unique()
+                .group_by("n").agg(pl.col("t").sort()).filter(pl.col("t").list.len() > 1)
+                .sort("n"))
+        texts = tuple(same["t"][0].to_list()[:3]) if same.height else ()
+        warnings.warn(TextKeptWarning(
+            f"column {c!r} of {name!r} is read as text, as the file writes it: as numbers, "
+            f"different texts would become one ({', '.join(repr(t) for t in texts)} are all "
+            f"the same number); cast it (pl.col({c!r}).cast(pl.Float64)) if they are numbers.",
+            c, texts),
+            stacklevel=4)
+    return df.with_columns(kept[c].alias(c) for c in merged)
 
 
 def _numbers_with_markers(df: pl.DataFrame) -> pl.DataFrame:

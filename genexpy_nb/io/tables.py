@@ -6,8 +6,10 @@
 * :func:`wide_to_long` — a table with one column per alternative into one row per result.
 
 Every reader can say what it dropped (``return_dropped=True``): a frame with one row per
-dropped item and the reason. Files are read as data only (JSON is parsed, never executed),
-each file's size is checked before it is read.
+dropped item and the reason. :func:`read_lm_eval` also says it as a
+:class:`~genexpy_nb.SkippedRecordsWarning`. Files are read as data only (JSON is parsed,
+never executed); their number, each one's size and their total size are checked before
+any is read.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from .._io import check_input_file
+from .._io import check_input_files, read_input_bytes, warn_skipped
 from .._validation import GenexpyInputError, to_polars
 from ._lm_eval_results import directions, model_name
 
@@ -31,6 +33,8 @@ __all__ = ["read_lm_eval", "split_id_column", "wide_to_long"]
 LM_EVAL_MAX_BYTES = 64 * 2**20
 #: the most results files read from one folder
 LM_EVAL_MAX_FILES = 10_000
+#: the most bytes :func:`read_lm_eval` reads in all, by default (``max_bytes=`` raises it)
+LM_EVAL_MAX_TOTAL_BYTES = 1 * 2**30
 
 _DROPPED_SCHEMA = {"item": pl.String, "reason": pl.String}
 
@@ -83,14 +87,15 @@ def _task_rows(task: str, metrics: dict, fname: str, dropped: list):
             filt = "none"
         value = _number(v)
         if value is None:
-            dropped.append((f"{fname}: {task} {key}",
+            dropped.append((fname, None, f"{task} {key}",
                             f"value {str(v)[:40]!r} is not a finite number"))
             continue
         se_key = f"{metric}_stderr,{filt}" if layout_04 else f"{metric}_stderr"
         yield metric, filt, value, _number(metrics.get(se_key))
 
 
-def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
+def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False,
+                 max_bytes: int = LM_EVAL_MAX_TOTAL_BYTES):
     """Read an lm-evaluation-harness output folder into a tidy frame.
 
     lm-evaluation-harness 0.4+ (``lm_eval --output_path out``) writes one
@@ -108,12 +113,15 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
     path : str or path-like
         The output folder (or one results file).
     return_dropped : bool
-        Also return a frame (``item``, ``reason``) of what was not read: ``"metric,filter"``
-        values that are not finite numbers, files that are not JSON or hold no ``results``
-        object, results of a (model, task, metric, filter) superseded by a later file of the
-        same model. Keys without a filter (``alias``, ``name``, ``sample_len``) are
-        metadata, not results, and are not listed; an ``"N/A"`` standard error is a null
-        ``stderr``, not a dropped result.
+        Also return a frame (``file``, ``line`` (null: JSON files are not read by line),
+        ``item``, ``reason``) of what was not read: ``"metric,filter"`` values that are not
+        finite numbers, files that are not JSON or hold no ``results`` object, results of a
+        (model, task, metric, filter) superseded by a later file of the same model. Keys
+        without a filter (``alias``, ``name``, ``sample_len``) are metadata, not results,
+        and are not listed; an ``"N/A"`` standard error is a null ``stderr``, not a dropped
+        result. A :class:`~genexpy_nb.SkippedRecordsWarning` says it in any case.
+    max_bytes : int
+        The most bytes read in all (default 1 GiB), checked before anything is read.
 
     Returns
     -------
@@ -148,28 +156,27 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
             )
     else:
         files = [root]
-    if len(files) > LM_EVAL_MAX_FILES:
-        raise GenexpyInputError(
-            f"{len(files)} results files under {str(path)!r}, more than the "
-            f"{LM_EVAL_MAX_FILES} this reader accepts; give the folder of one study."
-        )
-    dropped: list[tuple[str, str]] = []
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 1:
+        raise GenexpyInputError(f"max_bytes must be a positive whole number of bytes, got "
+                                f"{max_bytes!r}.")
+    check_input_files(files, path, "lm-eval results file", max_file_bytes=LM_EVAL_MAX_BYTES,
+                      max_bytes=max_bytes, max_files=LM_EVAL_MAX_FILES, memory_per_byte=3.0)
+    dropped: list[tuple] = []
     found: dict[tuple[str, str, str, str], tuple[float, float | None, str, bool | None]] = {}
     # file names carry the run's time stamp: sorted, a later run of a model replaces an
     # earlier one (and says so)
     for f in sorted(files, key=lambda p: (p.name, str(p))):
-        p = check_input_file(f, "lm-eval results file", max_bytes=LM_EVAL_MAX_BYTES)
         try:
-            doc = json.loads(p.read_bytes())
+            doc = json.loads(read_input_bytes(f, "lm-eval results file"))
         except (ValueError, RecursionError):
-            dropped.append((str(f), "not valid JSON (or not text)"))
+            dropped.append((str(f), None, None, "not valid JSON (or not text)"))
             continue
         results = doc.get("results") if isinstance(doc, dict) else None
         if not isinstance(results, dict):
             what = ("a JSON " + type(doc).__name__ if not isinstance(doc, dict) else
                     "no 'results' object" if results is None else
                     f"'results' is a {type(results).__name__}, not an object")
-            dropped.append((str(f), f"{what}: not an lm-eval results file"))
+            dropped.append((str(f), None, None, f"{what}: not an lm-eval results file"))
             continue
         model = model_name(doc, f.parent.name)
         rev = _revision(doc)
@@ -178,14 +185,14 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
         hib = directions(doc)
         for task, metrics in results.items():
             if not isinstance(metrics, dict):
-                dropped.append((f"{f.name}: {task}", "task entry is not an object"))
+                dropped.append((str(f), None, str(task), "task entry is not an object"))
                 continue
-            for metric, filt, value, se in _task_rows(str(task), metrics, f.name, dropped):
+            for metric, filt, value, se in _task_rows(str(task), metrics, str(f), dropped):
                 k = (model, str(task), metric, filt)
                 if k in found:
-                    dropped.append((f"{found[k][2]}: {task} {metric},{filt} of {model}",
+                    dropped.append((found[k][2], None, f"{task} {metric},{filt} of {model}",
                                     f"superseded by the later file {f.name}"))
-                found[k] = (value, se, f.name, hib.get(str(task), {}).get(metric))
+                found[k] = (value, se, str(f), hib.get(str(task), {}).get(metric))
     if not found:
         raise GenexpyInputError(_nothing_read(path, len(files), dropped))
     frame = pl.DataFrame(
@@ -195,14 +202,15 @@ def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False):
                 "higher_is_better": pl.Boolean},
         orient="row",
     ).sort(["model", "task", "metric", "filter"])
-    return (frame, _dropped(dropped)) if return_dropped else frame
+    report = warn_skipped(path, frame.height, dropped)
+    return (frame, report) if return_dropped else frame
 
 
-def _nothing_read(path, n_files: int, dropped: list[tuple[str, str]]) -> str:
+def _nothing_read(path, n_files: int, dropped: list[tuple]) -> str:
     """Say that a reader found no result, and what it found instead."""
     from collections import Counter
 
-    counts = Counter(reason for _, reason in dropped)
+    counts = Counter(reason for *_, reason in dropped)
     found = "; ".join(f"{n} × {reason}" for reason, n in counts.most_common(4))
     return (f"no result read from {str(path)!r}: {n_files} file(s) looked at"
             + (f", found {found}" if found else ", holding no task with a numeric metric")

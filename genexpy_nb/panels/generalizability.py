@@ -19,6 +19,7 @@ import polars as pl
 from .. import config
 from .._validation import GenexpyInputError, check_positive_int
 from .._words import plural
+from ..answers.numbers import number, seconds, setting
 from ..generalizability import GeneralizabilityAnalysis, best_alternative
 from ..generalizability.kernels import Borda, Jaccard, Kernel, paper_questions
 from ..generalizability.planner import plan
@@ -381,7 +382,7 @@ class GeneralizabilityExplorer:
             self.progress_out.outputs = ()
             self._register(ga, ga.kernels[0])
             self.status.value = (f"Computed {html.escape(label)} in "
-                                 f"{time.perf_counter() - t0:.1f} s (cached).")
+                                 f"{seconds(time.perf_counter() - t0)} (cached).")
         return self._where[label]
 
     # ---- state ------------------------------------------------------------------------
@@ -534,7 +535,7 @@ class GeneralizabilityExplorer:
             self._conclusions[cid] = conclusions(self.study, alpha=a, delta=d,
                                                  seed=self.seed, config_id=cid)
             self.status.value = (f"Computed this configuration's conclusions in "
-                                 f"{time.perf_counter() - t0:.1f} s (cached).")
+                                 f"{seconds(time.perf_counter() - t0)} (cached).")
         self.conclusions = self._conclusions[cid]
         from ..answers.conclusions import condition_word
 
@@ -610,8 +611,8 @@ class GeneralizabilityExplorer:
     def _summary_html(self, row: dict) -> str:
         """Write the headline: the resampled estimate's n* and verdict (:data:`HEADLINE_NOTE`)."""
         label = html.escape(row["kernel_label"])
-        thr = (f"alpha* = {row['alpha']:.2f}, delta* = {row['delta']:.2f} "
-               f"(eps* = {row['eps']:.3f})")
+        thr = (f"alpha* = {setting(row['alpha'])}, delta* = {setting(row['delta'])} "
+               f"(eps* = {number(row['eps'])})")
         N = row["N"]
         if row["nstar"] is None or not math.isfinite(row["nstar"]):
             return (f"<p><b>n* undefined</b> for {label} at {thr}: "

@@ -18,6 +18,7 @@ import polars as pl
 
 from .. import config
 from .._validation import GenexpyInputError
+from ..answers.numbers import setting
 from .views import (
     CHART_CACHE_SIZE,
     TRIM_GRID,
@@ -137,7 +138,7 @@ class SeedVariabilityExplorer:
         self.candidate = widgets.Dropdown(options=[(n, i) for i, n in enumerate(names)],
                                           value=0, description="candidate")
         self.alpha = widgets.SelectionSlider(
-            options=[(f"{a:.2f}", float(a)) for a in self.grid],
+            options=[(setting(a), float(a)) for a in self.grid],
             value=float(self.grid[min(5, self.grid.size - 1)]),
             description="trimming α", continuous_update=False)
         metrics = [m for m in VAR_METRICS if m in self.report.columns]
@@ -200,7 +201,7 @@ class SeedVariabilityExplorer:
             f"<p><b>{html.escape(name)}</b>: alpha-hat = {fmt_cell(rep['alpha_hat'])} "
             f"(± {fmt_cell(rep.get('alpha_hat_sd'))}; exact "
             f"{fmt_cell(rep.get('alpha_hat_exact'))}) "
-            f"over B = {self.B} bootstraps. At trimming level α = {a:.2f}: "
+            f"over B = {self.B} bootstraps. At trimming level α = {setting(a)}: "
             f"d<sub>α</sub> = {fmt_cell(at['d_mean'], 4)} (90% of bootstraps in "
             f"[{fmt_cell(at['d_lo'], 4)}, {fmt_cell(at['d_hi'], 4)}]) vs the DKW threshold "
             f"τ = {fmt_cell(at['tau'], 4)}: {verdict}.<br>"

@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError
+from ..answers.numbers import number
 from ..generalizability.kernels import RBF, Borda, Jaccard, Kernel, Mallows
 
 __all__ = ["ChartView", "chart_backend"]
@@ -316,7 +317,7 @@ def fmt_cell(v: Any, digits: int = 3) -> str:
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
             return "undefined"
-        return f"{v:.{digits}g}"
+        return number(float(v), digits)
     return str(v)
 
 
@@ -341,8 +342,8 @@ def html_table(df: pl.DataFrame, columns: Sequence[str] | None = None,
 
 
 #: the columns of the conclusions table of the generalizability explorer
-CONCLUSION_COLUMNS = ("kind", "observed", "verdict", "nstar", "nstar_lo", "nstar_hi", "more",
-                      "reason")
+CONCLUSION_COLUMNS = ("kind", "observed", "verdict", "more", "more_lo", "more_hi", "p_hold",
+                      "nstar", "nstar_lo", "nstar_hi", "mode", "reason")
 
 
 def conclusions_html(frame: pl.DataFrame, *, unit: str = "condition",
@@ -364,8 +365,10 @@ def conclusions_html(frame: pl.DataFrame, *, unit: str = "condition",
     -------
     str
         HTML, every string from the data escaped: a bold question, the sentences of
-        :func:`~genexpy_nb.conclusions_summary` and a table (kind, what the study
-        concludes, verdict, n* with its interval, conditions still needed, reason).
+        :func:`~genexpy_nb.conclusions_summary`, the rule they are under (fixed-N or
+        sequential) and a table (kind, what the study concludes, verdict, the conditions
+        still needed with their interval and the probability of holding then, the agreement
+        n* with its interval, the mode, reason).
     """
     from ..answers.conclusions import conclusions_summary
 
@@ -373,9 +376,11 @@ def conclusions_html(frame: pl.DataFrame, *, unit: str = "condition",
     sentences = "".join(f"<li>{html.escape(ln)}</li>" for sec in s.sections
                         for ln in sec.lines)
     title = html.escape(s.sections[0].title) if s.sections else ""
+    mode = f"<p style='font-size:90%'>{html.escape(s.footer[0])}</p>" if s.footer else ""
+    cols = [c for c in CONCLUSION_COLUMNS if c in frame.columns]
     return (f"<p><b>Do this configuration's conclusions hold?</b> ({title}; at alpha* = "
             f"{fmt_cell(alpha if alpha is not None else 0.95)}, the threshold the panel was "
-            f"opened with)</p><ul>{sentences}</ul>"
+            f"opened with)</p><ul>{sentences}</ul>{mode}"
             f"<details><summary>every conclusion ({frame.height})</summary>"
-            f"{html_table(frame, list(CONCLUSION_COLUMNS), max_rows=max_rows)}</details>")
+            f"{html_table(frame, cols, max_rows=max_rows)}</details>")
 

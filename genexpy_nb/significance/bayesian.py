@@ -491,22 +491,73 @@ def correlated_bayesian_ttest(
 
 
 # ---- Bayesian signed-rank test -------------------------------------------------------------
-def _signed_rank_indices(z: np.ndarray, rope: float, block: int = 1 << 20):
-    """Per sorted row i: a_gt, a_ge, b_lt, b_le (see the kernel), from the exact sums."""
-    m = z.size
-    a_gt = np.empty(m, dtype=np.int64)
-    a_ge = np.empty(m, dtype=np.int64)
-    b_lt = np.empty(m, dtype=np.int64)
-    b_le = np.empty(m, dtype=np.int64)
+def _signed_rank_indices(z: np.ndarray, rope: float):
+    """Per sorted row i: a_gt, a_ge, b_lt, b_le (see the kernel), from the exact sums.
+
+    ``z`` is sorted, so for a row i the sums ``z[i] + z[j]`` (rounded as baycomp rounds
+    them) never decrease with j (rounding is monotone): each count is the length of a
+    prefix, found by a binary search that evaluates those same sums - the counts of the
+    m x m comparisons (baycomp's) in O(m log m) instead of O(m^2), bit for bit.
+    """
     t = 2.0 * rope
-    rows = max(1, block // m)
-    for i0 in range(0, m, rows):
-        s = z[i0:i0 + rows, None] + z[None, :]  # exactly baycomp's sums, a block of rows
-        a_gt[i0:i0 + rows] = (s <= t).sum(axis=1)
-        a_ge[i0:i0 + rows] = (s < t).sum(axis=1)
-        b_lt[i0:i0 + rows] = (-s > t).sum(axis=1)
-        b_le[i0:i0 + rows] = (-s >= t).sum(axis=1)
-    return a_gt, a_ge, b_lt, b_le
+    return (_prefix_counts(z, lambda s: s <= t), _prefix_counts(z, lambda s: s < t),
+            _prefix_counts(z, lambda s: -s > t), _prefix_counts(z, lambda s: -s >= t))
+
+
+def _prefix_counts(z: np.ndarray, holds) -> np.ndarray:
+    """For each i, the number of j with ``holds(z[i] + z[j])``, a prefix of the sorted j."""
+    m = z.size
+    lo = np.zeros(m, dtype=np.int64)
+    hi = np.full(m, m, dtype=np.int64)
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        ok = holds(z + z[np.minimum(mid, m - 1)]) & open_
+        lo = np.where(ok, mid + 1, lo)
+        hi = np.where(open_ & ~ok, mid, hi)
+
+
+#: seconds per posterior sample and dataset of the signed-rank kernel (about 14 ns on one
+#: core of the reference machine, with two threads busy), to estimate a call's time
+_SECONDS_PER_SAMPLE_DATASET = 14e-9
+#: the longest a signed-rank test may be estimated to take before it is refused
+MAX_SIGNED_RANK_SECONDS: float = 3600.0
+
+
+def signed_rank_seconds(n_datasets: int, nsamples: int) -> float:
+    """Estimate the seconds :func:`bayesian_signed_rank` takes (posterior sampling).
+
+    Parameters
+    ----------
+    n_datasets : int
+        The datasets (paired scores).
+    nsamples : int
+        The posterior samples.
+
+    Returns
+    -------
+    float
+        The estimate on one core of the reference machine (about 14 ns per sample and
+        dataset; more threads take proportionally less).
+    """
+    return _SECONDS_PER_SAMPLE_DATASET * float(nsamples) * float(n_datasets + 1)
+
+
+def _check_signed_rank_cost(n: int, nsamples: int, func: str) -> float:
+    """Refuse a test estimated to run past MAX_SIGNED_RANK_SECONDS; return the estimate."""
+    secs = signed_rank_seconds(n, nsamples)
+    if secs > MAX_SIGNED_RANK_SECONDS:
+        fits = int(MAX_SIGNED_RANK_SECONDS / (_SECONDS_PER_SAMPLE_DATASET * (n + 1)))
+        fix = (f"use nsamples={max(fits // 1000 * 1000, 1000):,} or fewer (each probability "
+               "then within about 1/sqrt(nsamples))"
+               if fits >= 1000 else "test fewer datasets at once")
+        raise GenexpyInputError(
+            f"{func}: {n:,} datasets x nsamples={nsamples:,} would take about "
+            f"{round(secs / 60)} minutes on one core (limit {round(MAX_SIGNED_RANK_SECONDS / 60)} "
+            f"minutes); {fix}.")
+    return secs
 
 
 #: posterior samples per block: each block draws from its own Generator, seeded from the
@@ -527,7 +578,8 @@ def _block_generators(rng: np.random.Generator, nsamples: int) -> list[np.random
 
 
 def _signed_rank_sample(d: np.ndarray, rope: float, prior: float, nsamples: int,
-                        rng: np.random.Generator) -> np.ndarray:
+                        rng: np.random.Generator, progress: bool = False,
+                        seconds: float = 0.0) -> np.ndarray:
     z = np.concatenate(([0.0], d))
     order = np.argsort(z, kind="stable")
     zs = np.ascontiguousarray(z[order])
@@ -540,20 +592,30 @@ def _signed_rank_sample(d: np.ndarray, rope: float, prior: float, nsamples: int,
     gens = _block_generators(rng, nsamples)
     zero = rope == 0
 
+    from .._progress import tqdm
+
+    bar = tqdm(total=nsamples, unit="sample", leave=False,
+               desc=f"Bayesian signed-rank, {d.size:,} datasets (about {round(seconds)} s on "
+                    "one core)", disable=not progress or seconds < 3.0)
+
     def blocks(b0: int, b1: int) -> None:
         for b in range(b0, b1):
             o = out[b * SAMPLE_BLOCK:(b + 1) * SAMPLE_BLOCK]
             # each block: its pseudo-observation's weights first, then the others'
             gam = gens[b].standard_gamma(prior, size=o.shape[0])
             kb.signed_rank_samples(gens[b], prior_pos, gam, a_gt, a_ge, b_lt, b_le, zero, o)
+            bar.update(o.shape[0])
 
+    # the bar moves by blocks of SAMPLE_BLOCK samples (each its own Generator: the same
+    # bits whatever the threads)
     first = 0
-    if not kb.signed_rank_samples.signatures:  # not compiled yet: once, on this thread
-        with compile_note(kb.signed_rank_samples, "the Bayesian signed-rank kernel"):
-            blocks(0, 1)
-        first = 1
-    run_blocks(lambda b0, b1: blocks(b0 + first, b1 + first), len(gens) - first,
-               work=12.0 * nsamples * zs.size, blocks_per_thread=1)
+    with bar:
+        if not kb.signed_rank_samples.signatures:  # not compiled yet: once, on this thread
+            with compile_note(kb.signed_rank_samples, "the Bayesian signed-rank kernel"):
+                blocks(0, 1)
+            first = 1
+        run_blocks(lambda b0, b1: blocks(b0 + first, b1 + first), len(gens) - first,
+                   work=12.0 * nsamples * zs.size, blocks_per_thread=1)
     return out
 
 
@@ -568,6 +630,7 @@ def bayesian_signed_rank(
     seed: int | np.random.Generator | None = 0,
     names: Sequence[str] | None = None,
     nan_policy: str = "raise",
+    progress: bool = True,
 ) -> BayesianResult:
     """Bayesian signed-rank test of two models over several datasets.
 
@@ -590,6 +653,12 @@ def bayesian_signed_rank(
     names : (str, str), optional
     nan_policy : {"raise", "omit"}
         "omit" drops the datasets with a missing score.
+    progress : bool
+        Show a progress bar, with the estimated time, when the sampling is estimated to
+        take more than a few seconds (:func:`signed_rank_seconds`: about 14 ns per sample
+        and dataset on one core). A test estimated at more than
+        :data:`MAX_SIGNED_RANK_SECONDS` is refused before it starts, with the ``nsamples``
+        that fits.
 
     Returns
     -------
@@ -628,8 +697,10 @@ def bayesian_signed_rank(
     d = _improvement(x, y, hib, nan_policy, func)
     if d.size < 2:
         raise GenexpyInputError(f"{func}: {d.size} dataset(s); at least 2 are needed.")
+    secs = _check_signed_rank_cost(int(d.size), nsamples, func)
     rng = rng_from_seed(seed)
-    sample = _signed_rank_sample(d, r, p, nsamples, rng)
+    sample = _signed_rank_sample(d, r, p, nsamples, rng, progress=bool(progress),
+                                 seconds=secs)
     probs, note = _argmax_probs(sample), None
     if r == 0 and not np.any(d):
         # every improvement is 0: left and right are equal in every sample (up to rounding),

@@ -61,6 +61,7 @@ def posthoc_conover(
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
     nan_policy: str = "propagate",
+    control: Any = None,
     **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Conover–Iman post-hoc test after Friedman's test, for all pairs of alternatives.
@@ -79,6 +80,9 @@ def posthoc_conover(
         ranks (1 = best), not the p-values.
     nan_policy : {"propagate", "raise", "omit"}, default "propagate"
         "omit" drops the conditions with a missing value; "propagate" gives NaN p-values.
+    control : optional
+        Compare only the k - 1 pairs with this alternative (``alternative_1``), corrected
+        as their own family: k - 1 rows instead of k (k - 1) / 2.
     {roles}
 
     Returns
@@ -108,7 +112,7 @@ def posthoc_conover(
     """
     hib = _direction(higher_is_better, "posthoc_conover")
     return _after_friedman(table_matrix(data, roles, "posthoc_conover"), hib, alpha, p_adjust,
-                           nan_policy, "Conover-Iman (Friedman)", _conover_t)
+                           nan_policy, "Conover-Iman (Friedman)", _conover_t, control)
 
 
 @takes_table_roles()
@@ -163,6 +167,7 @@ def posthoc_siegel_castellan(
     p_adjust: str | None = None,
     alpha: float = 0.05,
     higher_is_better: bool = REQUIRED,
+    control: Any = None,
     **roles: Unpack[TableRoles],
 ) -> pl.DataFrame:
     """Siegel–Castellan z-test of mean ranks for all pairs, with or without missing results.
@@ -186,6 +191,9 @@ def posthoc_siegel_castellan(
     higher_is_better : bool, required
         True for scores (accuracy), False for errors, losses or ranks; orients the mean
         ranks (1 = best), not the p-values.
+    control : optional
+        Compare only the k - 1 pairs with this alternative (``alternative_1``), corrected
+        as their own family: k - 1 rows instead of k (k - 1) / 2.
     {roles}
 
     Returns
@@ -231,7 +239,7 @@ def posthoc_siegel_castellan(
     """
     hib = _direction(higher_is_better, "posthoc_siegel_castellan")
     return _among_available(table_matrix(data, roles, "posthoc_siegel_castellan"), hib, alpha,
-                            p_adjust, _siegel_castellan_z)
+                            p_adjust, _siegel_castellan_z, control)
 
 
 @takes_table_roles()
@@ -301,24 +309,45 @@ def _ranked_blocks(values: np.ndarray, names: Sequence[str]) -> np.ndarray:
     return np.ascontiguousarray(values)
 
 
-def _rank_columns(values: np.ndarray, mid: np.ndarray) -> dict[str, Any]:
+def _rank_columns(values: np.ndarray, mid: np.ndarray, pairs: tuple) -> dict[str, Any]:
     """Return the mean ranks of both alternatives of each pair and their shared conditions."""
-    i, j = np.triu_indices(values.shape[1], 1)
+    i, j = pairs
     both = (~np.isnan(values)).astype(np.float64)
-    n_both = (both.T @ both)[i, j].astype(np.int64)
+    if len(i) < values.shape[1] ** 2 // 4:  # a few pairs (against a control): no k x k
+        n_both = np.einsum("ni,ni->i", both[:, i], both[:, j]).astype(np.int64)
+    else:
+        n_both = (both.T @ both)[i, j].astype(np.int64)
     return {"mean_rank_1": mid[i], "mean_rank_2": mid[j], "n": n_both}
 
 
+def _pairs_of(names: Sequence[Any], control: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Return all pairs ``i < j`` (in ``itertools.combinations`` order), or the control's.
+
+    With ``control``: the pairs (control, every other alternative), in order.
+    """
+    k = len(names)
+    if control is None:
+        return np.triu_indices(k, 1)
+    names = [str(a) for a in names]
+    if str(control) not in names:
+        raise GenexpyInputError(f"control {control!r} is not among the alternatives "
+                                f"{names[:20]}.")
+    c = names.index(str(control))
+    others = np.array([a for a in range(k) if a != c], dtype=np.int64)
+    return np.full(others.size, c, dtype=np.int64), others
+
+
 def _after_friedman(m: _Matrix, hib: bool, alpha: float, p_adjust: str | None,
-                    nan_policy: str, label: str, test) -> pl.DataFrame:
+                    nan_policy: str, label: str, test, control: Any = None) -> pl.DataFrame:
     """Test the mean ranks of complete conditions, all pairs (NaN with "propagate").
 
-    ``test(friedman_core(oriented), n, k, i, j) -> (statistic, pvalue)`` of the pairs i < j.
+    ``test(friedman_core(oriented), n, k, i, j) -> (statistic, pvalue)`` of the pairs i < j
+    (or those with ``control``).
     """
     alpha, p_adjust = check_probability("alpha", alpha), _check_p_adjust(p_adjust)
     values, _, propagate = _complete_rows(m.values, nan_policy, "data")
     n, k = values.shape
-    i, j = np.triu_indices(k, 1)
+    i, j = _pairs_of(m.alternatives, control)
     if propagate:
         stat = pval = np.full(i.size, np.nan)
         mean_ranks = np.full(k, np.nan)
@@ -352,22 +381,24 @@ def _nemenyi_q(core, n: int, k: int, i: np.ndarray, j: np.ndarray):
 
 
 def _among_available(m: _Matrix, hib: bool, alpha: float, p_adjust: str | None,
-                     test) -> pl.DataFrame:
-    """Test the mean ranks among the available results, all pairs.
+                     test, control: Any = None) -> pl.DataFrame:
+    """Test the mean ranks among the available results, all pairs (or a control's).
 
-    ``test(values, oriented) -> (statistic, pvalue, mean ranks, the test's name)``.
+    ``test(values, oriented, pairs) -> (statistic, pvalue, mean ranks, the test's name)``.
     """
     alpha, p_adjust = check_probability("alpha", alpha), _check_p_adjust(p_adjust)
     values = _ranked_blocks(m.values, m.alternatives)
-    stat, p, mid, label = test(values, _orient(values, hib))
-    return pairs_frame(label, m.alternatives, *np.triu_indices(len(m.alternatives), 1), stat,
-                       p, p_adjust, alpha, _rank_columns(values, mid))
+    pairs = _pairs_of(m.alternatives, control)
+    stat, p, mid, label = test(values, _orient(values, hib), pairs)
+    return pairs_frame(label, m.alternatives, *pairs, stat, p, p_adjust, alpha,
+                       _rank_columns(values, mid, pairs))
 
 
-def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray):
-    """(z, two-sided p, mean ranks, the test's name), all pairs ``i < j``."""
+def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray,
+                        pairs: tuple | None = None):
+    """(z, two-sided p, mean ranks, the test's name): all pairs ``i < j``, or those given."""
     n, k = values.shape
-    i, j = np.triu_indices(k, 1)
+    i, j = np.triu_indices(k, 1) if pairs is None else pairs
     if not np.isnan(values).any():  # the z-test of mean ranks (Demsar 2006, Sec. 3.2.2)
         mid = _friedman_core(oriented)[1]
         stat = np.abs(mid[i] - mid[j]) / math.sqrt(k * (k + 1.0) / (6.0 * n))
@@ -381,10 +412,14 @@ def _siegel_castellan_z(values: np.ndarray, oriented: np.ndarray):
     return stat, np.minimum(2.0 * norm_sf(stat), 1.0), mid, label
 
 
-def _nemenyi_available_q(values: np.ndarray, oriented: np.ndarray):
-    """(q, p, mean ranks among the available alternatives, the test's name), pairs ``i < j``."""
+def _nemenyi_available_q(values: np.ndarray, oriented: np.ndarray,
+                         pairs: tuple | None = None):
+    """(q, p, mean ranks among the available alternatives, the test's name), all pairs.
+
+    All pairs ``i < j``, or those given.
+    """
     k = values.shape[1]
-    i, j = np.triu_indices(k, 1)
+    i, j = np.triu_indices(k, 1) if pairs is None else pairs
     mid = mean_ranks_available(oriented, "average")
     stat = np.abs(mid[i] - mid[j]) / np.sqrt(mean_rank_diff_var(oriented)[i, j])
     stat = math.sqrt(2.0) * stat  # on complete blocks sqrt(2) z is Nemenyi's q

@@ -141,6 +141,7 @@ def drop_incomplete_conditions(study):
     report = replace(study.report, cells_total=kept_cells, cells_imputed=0)
     out = type(study)._assemble(study.settings(), alternatives=study.alternatives,
                                 samples=samples, configurations=conf, report=report)
+    out.runs, out.marked_imputed = study.runs, study.marked_imputed  # the same table
     frame = pl.DataFrame(dropped, schema={"config_id": pl.UInt32, "condition": pl.String},
                          orient="row")
     return out, frame

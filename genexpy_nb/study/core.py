@@ -181,6 +181,25 @@ class Study:
     blocks : str or list of str, optional
         Alias of ``generalize`` (the name :func:`~genexpy_nb.significance.compare`, the tests
         and the aggregates use: the conditions are the blocks results are ranked within).
+    imputed : str, optional
+        A boolean column marking the rows whose target the table's source imputed (a failed
+        run it filled in, as some public benchmarks do). Those rows count as failed runs:
+        their target is taken as missing, whatever ``invalid_target`` says, and the
+        missing-results policy then treats them as any missing result (a run among
+        replicates is left out of its result's mean; a result with no run left is missing).
+        Counted in ``study.report.rows_marked_imputed`` and listed by name in
+        :attr:`marked_imputed`.
+
+    Attributes
+    ----------
+    runs : polars.DataFrame or None
+        With ``average_over``: the runs behind the averaged results (design, condition,
+        alternative and replicate columns, the target; after the held-constant filter,
+        without the invalid and the imputed rows), so that the spread over runs can be
+        read from the study itself; None without replicates.
+    marked_imputed : polars.DataFrame
+        The rows the ``imputed`` column marks, by name (their design, condition,
+        alternative and replicate columns); empty without ``imputed``.
 
     Notes
     -----
@@ -224,6 +243,7 @@ class Study:
         tie_atol: float = TIE_ATOL,
         require_complete_replicates: bool = False,
         blocks: str | Sequence[str] | None = None,
+        imputed: str | None = None,
     ) -> None:
         generalize = alias("generalize", generalize, "blocks", blocks, "Study")
         df = to_polars(data, "data")
@@ -243,9 +263,12 @@ class Study:
         avg = _as_list("average_over", average_over)
         held = dict(held_constant or {})
         roles: dict[str, list[str]] = {}
+        if imputed is not None and not isinstance(imputed, str):
+            raise GenexpyInputError(f"imputed must be one column name (str), got {imputed!r}.")
         for role, cols in (("alternatives", [alternatives]), ("target", [target]),
                            ("generalize", gen), ("design", des), ("average_over", avg),
-                           ("held_constant", list(held))):
+                           ("held_constant", list(held)),
+                           ("imputed", [imputed] if imputed else [])):
             for c in cols:
                 roles.setdefault(c, []).append(role)
         clashes = {c: r for c, r in roles.items() if len(r) > 1}
@@ -292,6 +315,7 @@ class Study:
             raise GenexpyInputError("require_complete_replicates must be True or False, got "
                                     f"{require_complete_replicates!r}.")
         self.require_complete_replicates = bool(require_complete_replicates)
+        self.imputed = imputed
         if self.higher_is_better:
             hint = sorted(set(_name_words(target)) & LOWER_IS_BETTER_WORDS)
             if hint:
@@ -356,6 +380,29 @@ class Study:
                 )
             df = df.filter(pl.col(col) == level)
         return df
+
+    def _imputed_rows(self, df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Take the rows the ``imputed`` column marks as failed runs (their target missing).
+
+        Returns the table without those rows and the marked rows by name (the key
+        columns). A column that is not boolean (or 0/1) is refused, naming it.
+        """
+        keys = self._keys()
+        if self.imputed is None:
+            return df, pl.DataFrame(schema={k: df.schema[k] for k in keys})
+        col = df.schema[self.imputed]
+        mark = pl.col(self.imputed)
+        if col != pl.Boolean:
+            values = set(df.get_column(self.imputed).drop_nulls().unique().to_list())
+            if not col.is_numeric() or not values <= {0, 1}:
+                raise GenexpyInputError(
+                    f"imputed column {self.imputed!r} must be boolean (or 0/1), marking the "
+                    f"rows whose {self.target!r} the source imputed; it holds "
+                    f"{sorted(map(str, values))[:5]}.")
+            mark = mark.cast(pl.Boolean)
+        mark = mark.fill_null(False)
+        marked = df.filter(mark).select(keys)
+        return df.filter(~mark), marked
 
     def _valid_rows(self, df: pl.DataFrame) -> tuple[pl.DataFrame, int]:
         """Check the factor and target columns and refuse duplicate runs.
@@ -422,7 +469,10 @@ class Study:
             raise GenexpyInputError("data: the table is empty (0 rows); nothing to analyse.")
         df = self._held_constant_rows(df)
         rows_held = df.height
+        df, self.marked_imputed = self._imputed_rows(df)
         df, rows_invalid = self._valid_rows(df)
+        self.runs = (df.select(*self._keys(), pl.col(self.target).cast(pl.Float64))
+                     if self.average_over else None)
         df, rep_expected, short = self._averaged_rows(df)
         n_results = df.height
         if n_results == 0:
@@ -447,6 +497,10 @@ class Study:
             pl.col(self.alternatives_col).cast(pl.String).alias(_ALT),
             pl.col(self.target).cast(pl.Float64),
         )
+        # the conditions in the order they first appear in the table (the order they were
+        # added: gx.conclusions' sequential mode reads them in it)
+        self.condition_order = tuple(enc.get_column(_COND).unique(maintain_order=True)
+                                     .to_list())
         # codes of (design levels...) in lexicographic order of the levels: the order of
         # ``unique().sort(design)``; then (configuration, condition text)
         conf_code = lex_codes([enc.get_column(f"__d{i}__").to_numpy().astype(np.int64) - 1
@@ -558,6 +612,7 @@ class Study:
             tol_missing_alternatives=self.tol_missing_alternatives,
             tol_missing_conditions=self.tol_missing_conditions,
             replicates_expected=rep_expected,
+            rows_marked_imputed=self.marked_imputed.height,
             short_replicates=short,
         )
 
@@ -639,7 +694,7 @@ class Study:
                     "generalize": ("condition",), "design": (), "average_over": (),
                     "held_constant": {}, "tol_missing_alternatives": 1.0,
                     "tol_missing_conditions": 1.0, "invalid_target": "raise",
-                    "require_complete_replicates": False}
+                    "require_complete_replicates": False, "imputed": None}
         return Study._assemble(settings, alternatives=alternatives, samples=samples,
                                configurations=configurations, report=report)
 
@@ -648,7 +703,7 @@ class Study:
     SETTINGS = ("alternatives_col", "target", "generalize", "design", "average_over",
                 "held_constant", "higher_is_better", "tol_missing_alternatives",
                 "tol_missing_conditions", "invalid_target", "tie_rtol", "tie_atol",
-                "require_complete_replicates")
+                "require_complete_replicates", "imputed")
 
     def settings(self) -> dict[str, Any]:
         """Return the study's roles and policies (:data:`SETTINGS`) as a dict."""
@@ -675,6 +730,8 @@ class Study:
         study._samples = samples
         study.configurations = configurations
         study.report = report
+        study.runs = None  # the runs stay with the study built from the table
+        study.marked_imputed = pl.DataFrame()
         return study
 
     # ------------------------------------------------------------------------------------

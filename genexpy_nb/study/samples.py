@@ -14,6 +14,11 @@ import polars as pl
 __all__ = ["ConfigurationSample", "FilterReport"]
 
 
+def _share(x: float) -> str:
+    """Write a tolerance as a whole percentage (a label of the report, not a result)."""
+    return f"{round(100 * x)}%"
+
+
 @dataclass(frozen=True)
 class FilterReport:
     """What the missing-results policy of paper Sec. 4.1 did to the study. Never silent.
@@ -55,6 +60,9 @@ class FilterReport:
     short_replicates : tuple of tuple
         Alternatives with results averaged over fewer replicates than that:
         (alternative, results, fewest replicates, most replicates among them).
+    rows_marked_imputed : int
+        Rows the Study's ``imputed`` column marked as imputed by the table's source,
+        counted as failed runs.
     """
 
     rows_input: int
@@ -75,6 +83,8 @@ class FilterReport:
     #: alternatives with results averaged over fewer replicates than that:
     #: (alternative, results, fewest replicates, most replicates among them)
     short_replicates: tuple[tuple[str, int, int, int], ...] = ()
+    #: rows the ``imputed`` column marked: counted as failed runs (their target missing)
+    rows_marked_imputed: int = 0
 
     def to_frame(self) -> pl.DataFrame:
         """Return the report as a two-column (item, value) frame, for display or export."""
@@ -84,10 +94,10 @@ class FilterReport:
             ("rows dropped for a null/NaN/inf target", self.rows_invalid_target),
             ("results after averaging stochastic factors", self.results_after_averaging),
             ("conditions (configuration x generalizability level)", self.conditions_total),
-            (f"conditions dropped (> {self.tol_missing_alternatives:.0%} alternatives missing)",
-             self.conditions_dropped),
+            (f"conditions dropped (> {_share(self.tol_missing_alternatives)} alternatives "
+             "missing)", self.conditions_dropped),
             ("alternatives", self.alternatives_total),
-            (f"alternatives dropped (missing in > {self.tol_missing_conditions:.0%} "
+            (f"alternatives dropped (missing in > {_share(self.tol_missing_conditions)} "
              "of the remaining conditions)", len(self.alternatives_dropped)),
             ("results kept (conditions x alternatives)", self.cells_total),
             ("missing results imputed as the worst tier", self.cells_imputed),
@@ -95,6 +105,9 @@ class FilterReport:
         if self.replicates_expected:
             rows.insert(4, (f"results averaged over fewer than {self.replicates_expected} "
                             "replicates", sum(r[1] for r in self.short_replicates)))
+        if self.rows_marked_imputed:
+            rows.insert(2, ("rows marked imputed by the source, counted as failed runs",
+                            self.rows_marked_imputed))
         return pl.DataFrame({"item": [r[0] for r in rows], "value": [r[1] for r in rows]})
 
     def replicates_frame(self) -> pl.DataFrame:

@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._cluster import as_client, chunks, map_ordered, total_threads
+from .._cluster import as_client, chunks, format_items, map_ordered, total_threads
 from .._progress import tqdm
 from .._validation import (
     GenexpyInputError,
@@ -345,7 +345,10 @@ def alpha_hat_on_cluster(
         rows = chunks(cands.shape[0], total_threads(c), chunk_size)
         blocks = [cands[r.start:r.stop] for r in rows]
         return map_ordered(c, _alpha_hat_chunk, blocks, shared=(ref, draws, kwargs),
-                           desc=desc, unit="chunk", progress=progress)
+                           desc=desc, unit="chunk", progress=progress,
+                           describe=lambda failed: "they hold the " + format_items(
+                               [j for i in failed for j in rows[i]], "candidate")
+                           + " (rows of the candidates)")
 
 
 def _summary_frame(raw: _AlphaHatRaw, exact: bool) -> pl.DataFrame:

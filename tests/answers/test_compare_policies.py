@@ -167,7 +167,7 @@ def test_failed_runs_lose_by_default_as_in_nstar():
     assert line.startswith("policy: failed or missing runs count as the worst tier")
     assert 'missing="study"' in line
     assert "runs count as the worst tier" in study.to_markdown().split("## Data")[0]
-    assert "Policy: failed or missing runs drop their block" in drop.to_markdown()
+    assert "Policy: failed or missing runs drop their dataset" in drop.to_markdown()
     with pytest.raises(GenexpyInputError, match="missing"):
         _cmp(df, missing="worst")
 
@@ -208,8 +208,8 @@ def test_mixed_scales_normalise_the_aggregates_and_say_so():
     np.testing.assert_allclose(u, (x - lo) / (hi - lo), rtol=0, atol=1e-15)
     assert np.array_equal(res.values, x)  # the raw scores are kept
     line = res.summary().splitlines()[0]
-    assert "min-max normalised per block" in line and "scale-free" not in line
-    assert "unchanged by any rescaling of a block" in line
+    assert "min-max normalised per dataset" in line and "scale-free" not in line
+    assert "unchanged by any rescaling of one dataset's scores" in line
     raw = _cmp(df, higher_is_better=False, normalize="none")
     assert raw.normalize == "none" and raw.scores_used is raw.values
     assert "raw scores" in raw.summary().splitlines()[0] and "as asked" in raw.normalize_reason
@@ -222,7 +222,7 @@ def test_mixed_scales_normalise_the_aggregates_and_say_so():
     assert "min-max normalised" in res.with_section(aggregates_section(
         res, reps=200)).to_markdown()
     bay = res.with_section(bayesian_section(res, rope=0.01, nsamples=500)).to_markdown()
-    assert "±0.01 on scores min-max normalised per block" in bay
+    assert "±0.01 on scores min-max normalised per dataset" in bay
 
 
 def test_one_scale_stays_raw_and_all_equal_blocks_are_the_middle():
@@ -245,7 +245,7 @@ def test_cli_normalize(tmp_path, capsys):
             "--blocks", "dataset", "--lower-is-better", "--figures", "", "--aggregates"]
     assert main([*argv, "--out", str(tmp_path / "a")]) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert "min-max normalised per block" in first and "--normalize none" in first
+    assert "min-max normalised per dataset" in first and "--normalize none" in first
     assert main([*argv, "--normalize", "none", "--out", str(tmp_path / "b")]) == 0
     assert "raw scores: as asked (--normalize none)" in capsys.readouterr().out
 
@@ -258,7 +258,7 @@ def test_printed_lines_of_the_rope_and_the_aggregates_say_which_scores():
     )
 
     df, _ = _mixed_scales()
-    for normalize, words in (("auto", "min-max normalised per block"),
+    for normalize, words in (("auto", "min-max normalised per dataset"),
                              ("none", "raw scores, in the target's units")):
         res = _cmp(df, higher_is_better=False, normalize=normalize)
         more = res.with_section(bayesian_section(res, rope=0.01, nsamples=500)).with_section(
@@ -273,12 +273,12 @@ def test_aggregates_say_why_they_use_fewer_blocks_than_the_rank_tests():
     res = _cmp(_failing())
     more = res.with_section(aggregates_section(res, reps=200))
     md = more.to_markdown()
-    assert "Aggregates over the 26 complete blocks" in md
-    assert "the rank tests count them as losses over all 30 blocks" in md
-    assert "over the 26 of 30 complete blocks" in summary_lines(more)[0]
+    assert "Aggregates over the 26 complete datasets" in md
+    assert "the rank tests count them as losses over all 30 datasets" in md
+    assert "over the 26 of 30 complete datasets" in summary_lines(more)[0]
 
 
 def test_the_best_is_ranked_over_every_block_unless_ranked_among_the_available():
     df = _failing()
-    assert "blocks where it has a result" not in _cmp(df).summary()
-    assert "blocks where it has a result" in _cmp(df, missing="available").summary()
+    assert "datasets where it has a result" not in _cmp(df).summary()
+    assert "datasets where it has a result" in _cmp(df, missing="available").summary()

@@ -396,7 +396,7 @@ def test_report_names_the_test_the_winner_and_quotes_numbers_from_the_data():
     assert f"**{res.best[0]}** has the best mean rank ({res.mean_ranks['mean_rank'][0]:.2f})" in md
     for a in res.indistinguishable:
         assert a in md.split("## Answer")[1].split("##")[0]
-    assert "> We compared 6 alternatives on 40 blocks" in md
+    assert "> We compared 6 alternatives on 40 datasets" in md
     n_sig = int(res.posthoc["significant"].sum())
     assert f"found {n_sig} of 15 differences significant" in md
     html = res._repr_html_()
@@ -407,7 +407,7 @@ def test_report_names_the_test_the_winner_and_quotes_numbers_from_the_data():
     assert tex.count(" \\\\\n") == 7  # header + 6 alternatives
     s = res.summary()
     assert s.splitlines()[0].startswith("policy: failed or missing runs count as the worst")
-    assert s.splitlines()[1].startswith("Friedman test over 40 blocks x 6 alternatives")
+    assert s.splitlines()[1].startswith("Friedman test over 40 datasets x 6 alternatives")
     assert "post-hoc: Conover–Iman" in s and f"best: {res.best[0]}" in s
 
 

@@ -158,5 +158,5 @@ def test_what_the_screenshots_showed_stays_fixed():
                       generalize="dataset", higher_is_better=False, invalid_target="drop",
                       **kw)
     html = mixed.to_html()
-    assert "each counted as the worst tier of its block" in html
+    assert "each counted as the worst tier of its dataset" in html  # the column's word
     assert "ranked among those available" not in html

@@ -186,9 +186,9 @@ def test_comparison_diagram_like_vega_and_names_its_test(kw):
         assert "Nemenyi (Friedman)" in caption and "CD = " in " ".join(texts)
     elif "control" in kw:
         assert ("Conover–Iman (Friedman), Holm's correction over the 11 comparisons with the "
-                "control, α = 0.05, 40 blocks") in caption
+                "control, α = 0.05, 40 datasets") in caption
     else:
-        assert "Conover–Iman (Friedman), Holm's correction, α = 0.05, 40 blocks" in caption
+        assert "Conover–Iman (Friedman), Holm's correction, α = 0.05, 40 datasets" in caption
     if "top" in kw:
         shown = kw["top"]
         assert len(ours_p) == shown

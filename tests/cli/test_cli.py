@@ -4,6 +4,7 @@ Most checks call ``main(argv)`` in-process (fast); a few run ``python -m genexpy
 subprocess to see what a shell sees (exit code, stderr, Ctrl-C). One small table is shared.
 """
 
+import math
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from genexpy_nb.answers.numbers import prob
 from genexpy_nb.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -252,12 +254,14 @@ def test_nstar_prints_the_answer_per_research_question(tmp_path, capsys, table):
     text = cap.out
     assert "n* at alpha* = 0.95, delta* = 0.05" in text
     for label in ("Jaccard(k=1)", "Mallows"):
-        block = text.split(f"research question: {label}\n")[1].split("\n\n")[0]
+        # the title, the question it answers in one line, then the table
+        block = text.split(f"research question: {label}\n")[1].split("\n\n")[1]
         rows = head.filter(pl.col("kernel_label") == label)
         for r in rows.iter_rows(named=True):
             line = next(ln for ln in block.splitlines() if ln.startswith(r["metric"] + " "))
-            assert f"{r['nstar']:.1f}" in line and f" {r['N']} " in line
-            assert f"{r['nstar_null']:.1f}" in line  # the no-signal baseline
+            # n* is a count of conditions, rounded up as in every output (the one formatter)
+            assert f" {math.ceil(r['nstar'] - 1e-9)} " in line and f" {r['N']} " in line
+            assert f" {math.ceil(r['nstar_null'] - 1e-9)} (" in line  # the no-signal baseline
             want = ("generalizes" if r["generalizable"] is True else
                     f"needs {r['deficit']} more" if r["generalizable"] is False else
                     f"unsure ({r['reason']})")
@@ -387,7 +391,7 @@ def test_seeds_from_arrays_and_pool(tmp_path, capsys):
     lines = all_lines[sep + 1:sep + 5]
     order = rep.with_row_index("i").sort(["alpha_hat", "i"])
     for line, r in zip(lines, order.iter_rows(named=True)):
-        assert line.split()[0] == str(r["model"]) and f"{r['accuracy']:.3f}" in line, line
+        assert line.split()[0] == str(r["model"]) and f" {prob(r['accuracy'])} " in f"{line} ", line
     assert f"Full results (4 rows): {out}" in text
 
 

@@ -131,3 +131,41 @@ def test_quiet_writes_but_prints_nothing(table, tmp_path, capsys):
     cap = capsys.readouterr()
     assert rc == 0 and cap.out == "" and cap.err == ""
     assert (tmp_path / "conclusions.csv").exists()
+
+
+def test_sequential_and_assurance_flags_say_which_rule(table, tmp_path, capsys):
+    """--sequential: anytime-valid verdicts, said in the table and the text; the fixed run
+    tells a user who looks again to use it; nstar and report give the same verdicts and k."""
+    out = tmp_path / "n.csv"
+    rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--out", str(out), "--sequential",
+               "--assurance", "0.7"])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    frame = pl.read_csv(out.with_name("conclusions.csv"))
+    assert set(frame["mode"]) == {"sequential"} and set(frame["assurance"]) == {0.7}
+    assert "Sequential mode" in cap.out and "use the sequential mode" not in cap.out
+    fixed = tmp_path / "f.csv"
+    assert main(["nstar", str(table / "t.csv"), *NSTAR, "--out", str(fixed)]) == 0
+    text = capsys.readouterr().out
+    assert "Fixed-N verdicts" in text and "--sequential" in text
+    # report on the same table and seed: the same verdicts and k, in the same words
+    page = tmp_path / "page"
+    report_args = [a for a in NSTAR if a not in ("--estimators", "approx", "--kernel",
+                                                  "jaccard:k=1")]
+    rc = main(["report", str(table / "t.csv"), *report_args, "--kernel", "jaccard:k=1",
+               "--rep", "10", "--out", str(page)])
+    rep_text = capsys.readouterr().out
+    assert rc == 0
+    a = pl.read_csv(fixed.with_name("conclusions.csv")).select("metric", "kind",
+                                                                "alternatives", "verdict",
+                                                                "more")
+    b = pl.read_csv(page / "conclusions.csv").select("metric", "kind", "alternatives",
+                                                     "verdict", "more")
+    assert a.sort(a.columns).equals(b.sort(b.columns))
+    for line in (ln for ln in text.splitlines() if ln.lstrip().startswith("Pairs (")):
+        assert line in rep_text
+    for bad in (["--assurance", "1.5"], ["--assurance", "x"]):
+        rc = main(["nstar", str(table / "t.csv"), *NSTAR, "--out", str(tmp_path / "y.csv"),
+                   *bad])
+        err = capsys.readouterr().err.strip()
+        assert rc in (1, 2) and "--assurance" in err and "Traceback" not in err

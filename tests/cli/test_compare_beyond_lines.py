@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from genexpy_nb.answers.numbers import interval, number
 from genexpy_nb.cli import main
 
 
@@ -21,14 +22,16 @@ def test_compare_prints_aggregates_and_bayesian_lines(tmp_path, capsys):
                  "--aggregates", "--bayesian-rope", "0.01", "--out", str(out)]) == 0
     printed = capsys.readouterr().out.splitlines()
     bayes = next(line for line in printed if line.startswith("Bayesian signed-rank against"))
-    iqm = next(line for line in printed if line.startswith("IQM over the 15 complete blocks"))
+    iqm = next(line for line in printed if line.startswith("IQM over the 15 complete datasets"))
     b = pl.read_csv(out / "bayesian_signed_rank.csv")
     n_worse = b.filter(pl.col("decision") == "m3 better").height
     assert f"m3 better than {n_worse} of {b.height}" in bayes and "+-0.01" in bayes
     a = pl.read_csv(out / "aggregates.csv").filter(pl.col("aggregate") == "iqm").sort(
         "estimate", descending=True)
     top = a.row(0, named=True)
-    assert f"{top['alternative']} {top['estimate']:.4g} [{top['low']:.4g}, " in iqm
+    # the numbers of the file, written by the one formatter
+    assert (f"{top['alternative']} {number(top['estimate'])} "
+            f"{interval(top['low'], top['high'])}") in iqm
     paper = pl.read_csv(out / "paper_table.csv")
     assert paper["alternative"][0] == "m3" and paper["cliffs_delta"][0] is None
     assert set(paper["magnitude"].drop_nulls()) <= {"negligible", "small", "medium", "large"}

@@ -92,7 +92,8 @@ def test_report_states_and_applies_the_policy(table, tmp_path, capsys, missing):
     html = (out / "report.html").read_text()
     # stated at the top: the line right under the title
     assert md.split("\n\n")[1].startswith("**Missing results:")
-    assert f"(missing = {missing})" in md.split("\n\n")[1]
+    # in the words of the command that wrote the page (a flag it has: issue 48)
+    assert f"(--missing {missing})" in md.split("\n\n")[1]
     assert html.index("class=\"policy\"") < html.index("<section")
     failed = pl.read_csv(out / "failed_runs.csv")
     assert sorted(failed["condition"].to_list()) == [f"ds{i:02d}" for i in FAILED]

@@ -64,10 +64,10 @@ def test_failed_runs_are_refused_in_flags_then_dropped_and_reported(tables, tmp_
                  "--missing", "available", "--out", str(out)]) == 0
     cap = capsys.readouterr()
     assert cap.out.splitlines()[0].startswith(
-        "policy: failed or missing runs are left out of their block's ranking")
+        "policy: failed or missing runs are left out of their dataset's ranking")
     lines = cap.out.splitlines()[1:]
     # which test, over how many blocks; post-hoc and correction; the best and its group
-    assert lines[0].startswith("Skillings-Mack test over 60 blocks x 8 alternatives "
+    assert lines[0].startswith("Skillings-Mack test over 60 datasets x 8 alternatives "
                                "(5 missing results ranked among the available")
     assert lines[1].startswith("post-hoc: Siegel–Castellan z-tests of mean ranks among the "
                                "available alternatives over all 28 pairs, Holm's correction")
@@ -121,7 +121,7 @@ def test_options_control_top_ties_nemenyi(tables, tmp_path, capsys):
     assert post.height == 7 and set(post["alternative_1"]) == {"alg0"}
     svg = (out / "cd_diagram.svg").read_text()
     assert "showing the 4 best of 8 alternatives" in svg  # the 3 best and the control
-    assert "Friedman test over 55 blocks x 8 alternatives" in text
+    assert "Friedman test over 55 datasets x 8 alternatives" in text
     out2 = tmp_path / "n"
     assert main(["compare", str(tables / "complete.csv"), *ARGS,
                  "--posthoc", "nemenyi", "--figures", "", "--out", str(out2)]) == 0
@@ -234,6 +234,6 @@ def test_missing_results_and_dropped_rows_are_counted_each_in_its_unit(tmp_path,
                  "seed", "--invalid-target", "drop", "--figures", "", "--out",
                  str(tmp_path / "o")]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert ("1 of 48 results missing (4 alternatives x 12 blocks); 3 rows of the table with "
+    assert ("1 of 48 results missing (4 alternatives x 12 datasets); 3 rows of the table with "
             "an empty, NaN or infinite target were dropped before averaging;") in text
     assert "of them rows" not in text

@@ -8,6 +8,7 @@ import pytest
 import genexpy_nb.example.demo as demo
 from genexpy_nb._io import MARKER
 from genexpy_nb._validation import GenexpyInputError
+from genexpy_nb.answers.numbers import count
 from genexpy_nb.example.demo import FIGURES, example_study, run_demo
 
 
@@ -31,10 +32,10 @@ def test_main_job_end_to_end(main_job):
     out, frames, text = main_job
     names = {p.name for p in out.iterdir()}
     assert {"conclusions.parquet", "conclusions.csv", "nstar.parquet", "plan.csv",
-            "nstar_vs_N.csv", MARKER} <= names
+            "agreement.csv", "nstar_vs_N.csv", MARKER} <= names
     for stem in FIGURES:
         assert {f"{stem}.html", f"{stem}.png", f"{stem}.svg"} <= names
-    assert len(names) == 6 + 3 * len(FIGURES)  # nothing else, no temporary file
+    assert len(names) == 7 + 3 * len(FIGURES)  # nothing else, no temporary file
     res = pl.read_parquet(out / "nstar.parquet")
     assert res.height == 6 * 4 * 25 * 4  # configs x kernels x (alpha, delta) x methods
     head = res.filter(pl.col("alpha") == 0.95, pl.col("delta") == 0.05,
@@ -43,6 +44,28 @@ def test_main_job_end_to_end(main_job):
     assert head["generalizable"].fill_null(False).all()  # a null never counts as true
     assert frames["plan"]["priority"].to_list() == list(range(1, 7))
     assert pl.read_csv(out / "plan.csv").height == 6
+    assert pl.read_csv(out / "agreement.csv").height == 6
+
+
+def test_the_plan_printed_is_plan_csv_the_one_plan_of_the_conclusions(main_job):
+    """What to run next comes from the conclusions (issue 47): plan.csv is gx.plan of
+    conclusions.parquet, and each printed number is its to_run."""
+    import genexpy_nb as gx
+
+    out, frames, text = main_job
+    want = gx.plan(pl.read_parquet(out / "conclusions.parquet"))
+    plan_csv = pl.read_csv(out / "plan.csv")
+    assert plan_csv["to_run"].to_list() == want["to_run"].to_list()
+    assert "mode" in plan_csv.columns and set(plan_csv["mode"]) == {"fixed"}
+    flat = " ".join(text.split())
+    assert "What to run next (plan.csv, the plan of the conclusions above):" in flat
+    for r in want.iter_rows(named=True):
+        label = f"metric = {r['metric']}, train_size = {r['train_size']} (80 datasets):"
+        said = flat.split(label, 1)[1].split(".", 1)[0]
+        if r["to_run"] > 0:
+            assert said.strip().startswith(f"{r['to_run']} more datasets"), said
+        else:
+            assert "more datasets" not in said.split("(")[0], said
 
 
 def test_main_job_speaks_plainly(main_job):
@@ -108,7 +131,7 @@ def test_one_worst_configuration(main_job):
     first = re.search(r"the largest n\* is \d+ \([^,]+, ([^)]+)\)", flat).group(1)
     second = re.search(r"the configuration that needs the most \(([^)]+)\)", flat).group(1)
     assert first == second
-    todo = frames["plan"]
+    todo = frames["agreement"]  # the paper's n* deficits (plan: the conclusions' plan)
     top = todo.row(0, named=True)
     assert top["deficit"] == todo["deficit"].max()
     tied = todo.filter(pl.col("deficit") == top["deficit"])
@@ -159,7 +182,10 @@ def _summary_tables(text: str) -> dict[tuple, dict[str, str]]:
         if not ln.startswith("research question: "):
             continue
         label = ln.removeprefix("research question: ")
-        header, rule = lines[i + 1], lines[i + 2]
+        # the question it answers in one line, then the table: its header above the rule
+        r = next(j for j in range(i + 1, i + 8) if lines[j] and set(lines[j]) <= {"-", " "})
+        header, rule = lines[r - 1], lines[r]
+        i = r - 2
         starts = [m.start() for m in re.finditer(r"-+", rule)]
         cut = list(zip(starts, [*starts[1:], None], strict=True))
         names = [header[a:b].strip() for a, b in cut]
@@ -203,10 +229,11 @@ def check_printed_verdicts(text: str, res: pl.DataFrame, todo: pl.DataFrame,
     assert len(printed) == head.height
     for r in head.iter_rows(named=True):
         cells = printed[(r["kernel_label"], r["metric"], r["train_size"])]
-        assert cells["n*"] == f"{r['nstar']:.1f}" and cells["N"] == str(r["N"])
+        # n* is a count of datasets, rounded up as every output writes it
+        assert cells["n*"] == count(r["nstar"]) and cells["N"] == str(r["N"])
         word = _expected_word(r["generalizable"], r["deficit"])
         assert cells["verdict"].split(" (")[0] == word, (cells, r)
-        assert cells["no-signal n*"].startswith(f"{r['nstar_null']:.1f} ")
+        assert cells["no-signal n*"].startswith(f"{count(r['nstar_null'])} ")
         assert cells["no-signal n*"].endswith("(chance)") == (r["beyond_chance"] is False)
         checked += 1
     # 2. the sentences that sum them up
@@ -235,7 +262,7 @@ def check_printed_verdicts(text: str, res: pl.DataFrame, todo: pl.DataFrame,
         for s in rows.iter_rows(named=True):
             cell = r[s["kernel_label"]]
             value, word = cell.split(": ", 1)
-            assert value == f"{s['nstar']:.1f}"
+            assert value == count(s["nstar"])
             assert word.removesuffix(" (chance)") == _expected_word(
                 s["generalizable"], s["nstar_ceil"] - n), (n, cell, s)
             assert word.endswith("(chance)") == (
@@ -253,7 +280,7 @@ def check_printed_verdicts(text: str, res: pl.DataFrame, todo: pl.DataFrame,
 def test_every_printed_verdict_is_the_files(main_job):
     out, _, text = main_job
     res = pl.read_parquet(out / "nstar.parquet")
-    todo = pl.read_csv(out / "plan.csv")
+    todo = pl.read_csv(out / "agreement.csv")
     sim = pl.read_csv(out / "nstar_vs_N.csv")
     assert sim["repetition"].n_unique() == 1  # one repetition: each row is printed
     # 24 answers, 2 questions x 8 sizes and their 8 combinations
@@ -271,7 +298,7 @@ def test_the_verdict_check_fails_on_a_mismatch(main_job, mutate):
     """The check above can fail: one value changed in a file, or in the text, is caught."""
     out, _, text = main_job
     res = pl.read_parquet(out / "nstar.parquet")
-    todo = pl.read_csv(out / "plan.csv")
+    todo = pl.read_csv(out / "agreement.csv")
     sim = pl.read_csv(out / "nstar_vs_N.csv")
     first = (pl.col("config_id") == 0) & (pl.col("kernel_label") == "Mallows")
     if mutate == "flip a verdict in nstar.parquet":
@@ -352,3 +379,24 @@ def test_a_plan_at_chance_level_is_said(tmp_path, monkeypatch):
     flat = " ".join(printed.getvalue().split())
     assert "extend them in this order" in flat
     assert "3 of them at chance level (n* within the no-signal baseline's range)" in flat
+
+
+def test_no_two_adjacent_lines_read_as_a_contradiction(main_job):
+    """'6 of 6 configurations generalize' above '6 of them no more consistent than chance'
+    reads as a contradiction unless the line says why both hold (issue 48 item 7)."""
+    from genexpy_nb.answers.summary import RECONCILE
+
+    _, _, text = main_job
+    lines = [" ".join(ln.split()) for ln in text.splitlines()]
+    pairs = 0
+    for a, b in zip(lines, lines[1:]):
+        gen = re.search(r"\b(\d+) of (\d+) configurations? generalizes?\b", a)
+        chance = re.search(r"\b(\d+) of them no more consistent than chance", b)
+        if gen and chance and int(gen.group(1)) > 0:
+            pairs += 1
+            assert " ".join(RECONCILE.split()) in b, b
+    assert pairs >= 1  # the example study has such a pair: the check ran
+    # the conclusions, then what to run next for them, lead the demo's answer
+    first = text.index("Do the study's conclusions hold?")
+    assert first < text.index("What to run next (plan.csv") < text.index(
+        "How consistent are the per-dataset rankings?")

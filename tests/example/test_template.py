@@ -140,3 +140,76 @@ def test_a_validation_error_is_one_message(tmp_path):
     assert err.ename == "GenexpyInputError" and len(err.traceback) == 1
     assert "invalid_target='drop'" in err.traceback[0]
     assert "study.py" not in err.traceback[0]
+
+
+#: a configuration cell from an earlier template: without MISSING (added later), and with
+#: only some of the other settings (REP, SEED, OUTPUT_DIR, the grids left out)
+OLD_CONFIG = '''
+import genexpy_nb as gx
+
+RESULTS = gx.data.shipped_path("example_study.parquet")
+ROLES = dict(alternatives="model", target="score", higher_is_better=True, generalize="dataset",
+             design=["metric", "train_size"], average_over="fold", held_constant={})
+QUESTIONS = [gx.Jaccard(k=1), gx.Mallows(), gx.Borda(), gx.RBF()]
+ALPHA, DELTA = 0.95, 0.05
+'''
+
+
+def _run_until_validation(nb, tmp_path):
+    """Execute the template's cells up to its validation cell; return those cells."""
+    from nbclient import NotebookClient
+
+    last = next(i for i, c in enumerate(nb.cells) if "gx.Study(data, **ROLES)" in c.source)
+    nb.cells = nb.cells[:last + 1]
+    env_before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(ROOT) + os.pathsep + (env_before or "")
+    try:
+        NotebookClient(nb, timeout=600, allow_errors=True,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        if env_before is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = env_before
+    return nb.cells
+
+
+def _text(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def test_an_older_configuration_cell_still_runs(tmp_path):
+    """Issue 54: a configuration cell from before MISSING existed stopped later cells with
+    NameError. The settings added later have defaults; the notebook says which it used."""
+    nb = nbformat.read(TEMPLATE, as_version=4)
+    for c in nb.cells:
+        if "config" in c.metadata.get("tags", []):
+            c.source = OLD_CONFIG.strip()
+    cells = _run_until_validation(nb, tmp_path)
+    errors = [o for c in cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "error"]
+    assert not errors, errors
+    said = next(_text(c) for c in cells if "DEFAULTS_USED" in c.source)
+    assert said.startswith("not set in the configuration cell, so at their defaults: ")
+    for name in ("MISSING = 'study'", "REP = 200", "SEED = 0", "ALPHAS = (0.7",
+                 "OUTPUT_DIR = 'my_benchmark_results'"):
+        assert name in said, said
+    assert "QUESTIONS" not in said and "ALPHA = " not in said  # those the cell did set
+    assert "running on the shipped example: True" in _text(cells[-1])
+
+
+def test_the_current_configuration_cell_uses_no_default(tmp_path):
+    cells = _run_until_validation(nbformat.read(TEMPLATE, as_version=4), tmp_path)
+    said = next(_text(c) for c in cells if "DEFAULTS_USED" in c.source)
+    assert said.strip() == "every setting comes from the configuration cell"
+
+
+def test_a_configuration_cell_without_the_table_says_so(tmp_path):
+    nb = nbformat.read(TEMPLATE, as_version=4)
+    for c in nb.cells:
+        if "config" in c.metadata.get("tags", []):
+            c.source = "import genexpy_nb as gx\nQUESTIONS = [gx.Mallows()]"
+    cells = _run_until_validation(nb, tmp_path)
+    err = next(o for c in cells for o in c.get("outputs", []) if o.output_type == "error")
+    assert err.ename == "NameError"
+    assert "must set RESULTS and ROLES" in err.evalue

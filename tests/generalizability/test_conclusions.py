@@ -126,13 +126,22 @@ def test_two_alternatives_best_and_pair_agree():
     assert best["agreement"] == pytest.approx(pair["agreement"], abs=0.05)
 
 
+#: the plan's columns: Monte Carlo (the predictive simulation of the whole table at N + k)
+PLAN_COLUMNS = ["more", "more_lo", "more_hi", "p_hold", "p_hold_se", "verdict"]
+
+
 def test_same_seed_same_bits_and_seed_changes_only_monte_carlo():
+    # the pairs' statistics are closed form; since issue 47 their k ("needs k more") comes
+    # from a simulation of the whole table, so it moves with the seed (the verdict's word
+    # does not: holds, needs, unsure and tied are decided before the plan)
     st = _study(_scores(seed=4))
     a = gx.conclusions(st, seed=7)
     assert a.equals(gx.conclusions(st, seed=7))
     b = gx.conclusions(st, seed=8)
     pairs = pl.col("kind") == "pair"
-    assert a.filter(pairs).equals(b.filter(pairs))  # the pairs are closed form
+    assert a.filter(pairs).drop(PLAN_COLUMNS).equals(b.filter(pairs).drop(PLAN_COLUMNS))
+    word = pl.col("verdict").str.split(" ").list.first()
+    assert a.select(word).equals(b.select(word))
 
 
 def test_direction_and_monotone_rescaling_change_nothing():
@@ -161,7 +170,7 @@ def test_pure_noise_is_unsure_and_has_no_finite_interval():
     res = gx.conclusions(_study(sc), kinds=["best", "top_k", "order"])
     assert set(res["verdict"]) == {"unsure"}
     assert np.isinf(res["nstar_hi"].to_numpy()).all()
-    assert all("do not separate" in r for r in res["reason"])
+    assert all("direction is not settled" in r for r in res["reason"])
 
 
 def test_pure_noise_family_rarely_settles_a_pair():

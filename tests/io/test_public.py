@@ -77,7 +77,7 @@ def test_download_uses_pinned_url_and_hash(monkeypatch, tmp_path):
     seen = {}
     import pooch
 
-    def fake(url, known_hash, fname, path, progressbar):
+    def fake(url, known_hash, fname, path, downloader):
         seen.update(url=url, known_hash=known_hash, fname=fname)
         return str(tmp_path / fname)
 
@@ -93,3 +93,56 @@ def test_unknown_file():
         fetch_public_file("x.parquet")
 
 
+
+
+def _serve(folder):
+    """A throwaway HTTP server on 127.0.0.1 serving ``folder``: (base URL, stop)."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def stop():
+        server.shutdown()
+        server.server_close()
+
+    return f"http://127.0.0.1:{server.server_address[1]}/", stop
+
+
+def test_fetch_public_data_downloads_once_checked_by_hash(tmp_path, monkeypatch, capsys):
+    """The real download path (pooch, a local server): every file once, into one folder that
+    then serves as GENEXPY_NB_DATA_DIR; a second call downloads nothing; a file whose bytes
+    are not the published ones is refused."""
+    import hashlib
+
+    served = tmp_path / "served"
+    served.mkdir()
+    files = {"a.parquet": b"first file" * 1000, "b.parquet": b"second file" * 1000}
+    for name, blob in files.items():
+        (served / name).write_bytes(blob)
+    base, stop = _serve(served)
+    try:
+        monkeypatch.delenv("GENEXPY_NB_DATA_DIR", raising=False)
+        monkeypatch.setattr(data, "download_dir", lambda: tmp_path / "cache")
+        monkeypatch.setattr(data, "PUBLIC_FILES", {
+            name: data.PublicFile(name, base + name, hashlib.sha256(blob).hexdigest(), name)
+            for name, blob in files.items()})
+        folder = data.fetch_public_data(progress=True)
+        assert folder == tmp_path / "cache"
+        assert {p.name: p.read_bytes() for p in folder.iterdir()} == files
+        first = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+        assert data.fetch_public_data(progress=False) == folder  # nothing downloaded again
+        assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == first
+        monkeypatch.setenv("GENEXPY_NB_DATA_DIR", str(folder))  # the folder as the variable
+        assert data.fetch_public_data() == folder
+        monkeypatch.delenv("GENEXPY_NB_DATA_DIR")
+        (served / "a.parquet").write_bytes(b"tampered")
+        (folder / "a.parquet").unlink()
+        with pytest.raises(DatasetUnavailableError, match="a.parquet"):
+            data.fetch_public_data(progress=False)
+    finally:
+        stop()

@@ -100,7 +100,8 @@ def test_lm_eval_later_run_supersedes_and_says_so(lm_eval_folder):
     doc["results"]["arc_easy"]["bleu,none"] = "oops"
     (d / "results_2024-06-01T00-00-00.json").write_text(json.dumps(doc))
     (d / "results_broken.json").write_text("{not json")
-    df, dropped = read_lm_eval(lm_eval_folder, return_dropped=True)
+    with pytest.warns(gx.SkippedRecordsWarning, match="skipped 6 record"):
+        df, dropped = read_lm_eval(lm_eval_folder, return_dropped=True)
     v = df.filter((pl.col("model") == "EleutherAI/pythia-160m") & (pl.col("task") == "arc_easy")
                   & (pl.col("metric") == "acc"))["value"].item()
     assert v == 0.44
@@ -181,7 +182,8 @@ def test_lm_eval_nothing_read_says_what_it_found(tmp_path):
 def test_lm_eval_huge_integer_is_dropped_not_overflowing(tmp_path):
     doc = '{"results": {"t": {"acc,none": %s, "f1,none": 0.5}}, "model_name": "m"}' % ("9" * 400)
     (tmp_path / "results_x.json").write_text(doc)
-    df, dropped = read_lm_eval(tmp_path, return_dropped=True)
+    with pytest.warns(gx.SkippedRecordsWarning, match=r"results_x.json \(t acc,none\)"):
+        df, dropped = read_lm_eval(tmp_path, return_dropped=True)
     assert df.rows() == [("m", "t", "f1", "none", 0.5, None, None)]
     assert "not a finite number" in dropped["reason"][0]
 

@@ -302,3 +302,42 @@ def test_correlated_ttest_draws_its_sample_only_when_read():
     assert np.array_equal(res_g.sample, eager)
     with pytest.raises(GenexpyInputError, match="seed"):
         correlated_bayesian_ttest(x, y, rope=0.01, runs=3, higher_is_better=True, seed=-1)
+
+
+@given(
+    d=hnp.arrays(np.float64, st.integers(1, 60),
+                 elements=st.one_of(st.sampled_from([-1 / 3, -0.1, -0.05, 0.0, 0.05, 0.1, 0.15,
+                                                     1 / 3, 0.2]),
+                                    st.floats(-1, 1, allow_nan=False))),
+    rope=st.sampled_from([0.0, 0.025, 0.05, 0.1, 1 / 6]),
+)
+@settings(max_examples=200, deadline=None)
+def test_signed_rank_counts_equal_the_dense_comparisons(d, rope):
+    """The O(m log m) prefix counts are baycomp's m x m comparisons of the same sums."""
+    z = np.sort(np.concatenate(([0.0], d)))
+    s = z[:, None] + z[None, :]
+    t = 2.0 * rope
+    dense = [(s <= t).sum(1), (s < t).sum(1), (-s > t).sum(1), (-s >= t).sum(1)]
+    for got, want in zip(bayes._signed_rank_indices(z, rope), dense):
+        assert np.array_equal(got, want)
+
+
+def test_signed_rank_cost_is_bounded_before_the_work():
+    x = np.linspace(0, 1, 100_000)
+    with pytest.raises(GenexpyInputError, match=r"100,000 datasets x nsamples=5,000,000 .*"
+                                                r"minutes.*use nsamples="):
+        bayesian_signed_rank(x, x + 0.01, rope=0.0, higher_is_better=True,
+                             nsamples=5_000_000)
+    assert bayes.signed_rank_seconds(100_000, 50_000) < bayes.MAX_SIGNED_RANK_SECONDS
+
+
+def test_signed_rank_shows_a_bar_with_its_estimate(monkeypatch, capsys):
+    monkeypatch.setenv("GENEXPY_NB_PROGRESS", "1")
+    monkeypatch.setattr(bayes, "_SECONDS_PER_SAMPLE_DATASET", 1e-4)  # as if it were slow
+    x, y = _scores(2, 30)
+    bayesian_signed_rank(x, y, rope=0.01, higher_is_better=True, nsamples=2000, seed=0)
+    err = capsys.readouterr().err
+    assert "Bayesian signed-rank, 30 datasets (about 6 s on one core)" in err
+    bayesian_signed_rank(x, y, rope=0.01, higher_is_better=True, nsamples=2000, seed=0,
+                         progress=False)
+    assert "Bayesian signed-rank" not in capsys.readouterr().err

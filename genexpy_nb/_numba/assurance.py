@@ -1,0 +1,289 @@
+"""Numba kernels of the plan (gx.conclusions' "needs k more", SPEC A15).
+
+Arrays and scalars only.
+
+* :func:`holm_rows`: for each row of ``abs_t`` (the absolute paired t statistics of every pair
+  of one simulated study at N + k conditions), which pairs Holm's procedure rejects, given
+  the critical values ``crit`` (``crit[i]`` for the (i + 1)-th smallest p-value, decreasing).
+  Only the statistics between the unadjusted and the Bonferroni critical values need
+  ordering: those above the Bonferroni value are rejected in any order, those below the
+  unadjusted one never. The NumPy route sorts every row (``_holm_sorted``).
+* :func:`fixed_events`: the fixed mode's simulated tables at N + k (the t statistics of every
+  pair from the posterior draws) judged by the verdict rule in one pass per draw, with no
+  (draws x pairs) temporaries (``benchmarks/bench_conclusions.py`` times it against the NumPy
+  route, ``PredictiveModel.at`` then ``fixed_event``, its twin).
+* :func:`sequential_paths`: the sequential mode's simulated futures, one condition at a time:
+  the betting e-processes of every pair (:mod:`genexpy_nb.generalizability.sequential`)
+  advanced along each draw's path, Holm's step-down on their anytime-valid p-values at the
+  values of k of the grid, and whether each claim holds there. A path is sequential by
+  nature (each bet depends on the conditions before it); NumPy would loop in Python over
+  draws x steps. Its naive twin is ``tests/naive.py``'s ``sequential_paths``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import jit_exact
+
+# flags: jit_exact (comparisons against critical values: the same rejections as the NumPy
+# and naive forms; log1p as NumPy's)
+
+
+@jit_exact
+def holm_one(v, crit, band, out):
+    """Holm's step-down on one family's statistics ``v`` (larger = smaller p-value).
+
+    Parameters
+    ----------
+    v : float64 array, shape (P,)
+        The statistics (NaN: never rejected).
+    crit : float64 array, shape (P,)
+        Critical values for the sorted p-values, decreasing.
+    band : float64 array, shape (P,)
+        Work space.
+    out : bool array, shape (P,)
+        Written: the rejections.
+    """
+    P = v.size
+    top = crit[0]
+    bottom = crit[P - 1]
+    sure = 0
+    nb = 0
+    for q in range(P):
+        x = v[q]
+        if x > top:
+            sure += 1
+        elif x > bottom:
+            band[nb] = x
+            nb += 1
+    cut = top
+    idx = sure
+    if nb > 0:
+        srt = np.sort(band[:nb])
+        for b in range(nb - 1, -1, -1):
+            x = srt[b]
+            if x > crit[idx]:
+                idx += 1
+                cut = x
+            else:
+                break
+    if idx == sure:
+        for q in range(P):
+            out[q] = v[q] > top
+    else:
+        for q in range(P):
+            out[q] = v[q] >= cut
+
+
+@jit_exact
+def holm_rows(abs_t, crit, out):
+    """Write into ``out[r, q]`` whether Holm's procedure rejects pair q in row r.
+
+    Parameters
+    ----------
+    abs_t : float64 array, shape (rows, P)
+        Absolute t statistics (inf: a difference with no spread; NaN: never rejected).
+    crit : float64 array, shape (P,)
+        Critical values of |t| for the sorted p-values, decreasing.
+    out : bool array, shape (rows, P)
+        Written: the rejections.
+    """
+    rows, P = abs_t.shape
+    if P == 0:
+        return out
+    band = np.empty(P)
+    for r in range(rows):
+        holm_one(abs_t[r], crit, band, out[r])
+    return out
+
+
+@jit_exact
+def sequential_paths(pool, pi, pj, scale, state, n0, active, idx, grid, crit, ptr, cq,
+                     csign, allow, cap, prior_var, min_var, out):
+    """Advance every pair's e-processes along each draw's path; write the claims' events.
+
+    Parameters
+    ----------
+    pool : float64 array, shape (M, na)
+        Midranks of the conditions a path may draw (observed ones, then permuted ones).
+    pi, pj : int64 arrays, shape (P,)
+        The pairs.
+    scale : float
+        1 / (na - 1): the midrank difference scaled into [-1, 1].
+    state : float64 array, shape (6, P)
+        The e-processes after the observed conditions: sums of x and x^2, log capitals of
+        the bets on positive and negative differences, their running maxima.
+    n0 : int
+        Conditions observed.
+    active : bool array, shape (P,)
+        Pairs to advance (the others are rejected for good: their state stays).
+    idx : int64 array, shape (draws, kmax)
+        The pool row of each future condition of each draw.
+    grid : int64 array, shape (G,)
+        Increasing values of k (<= kmax) at which the claims are judged.
+    crit : float64 array, shape (P,)
+        Holm's critical values of the log e-value score, decreasing.
+    ptr, cq, csign, allow : int64 arrays
+        The claims (compressed rows: claim c rests on pairs ``cq[ptr[c]:ptr[c+1]]`` with the
+        promised signs ``csign``; it holds when at most ``allow[c]`` of them fail).
+    cap, prior_var, min_var : float
+        The bets' cap and the running variance's prior and floor.
+    out : bool array, shape (draws, G, C)
+        Written: whether each claim holds at each k of the grid in each draw.
+    """
+    draws, kmax = idx.shape
+    P = pi.size
+    G = grid.size
+    C = allow.size
+    s1 = np.empty(P)
+    s2 = np.empty(P)
+    lp = np.empty(P)
+    lm = np.empty(P)
+    mp = np.empty(P)
+    mm = np.empty(P)
+    score = np.empty(P)
+    band = np.empty(P)
+    rej = np.zeros(P, dtype=np.bool_)
+    for r in range(draws):
+        for q in range(P):
+            s1[q] = state[0, q]
+            s2[q] = state[1, q]
+            lp[q] = state[2, q]
+            lm[q] = state[3, q]
+            mp[q] = state[4, q]
+            mm[q] = state[5, q]
+        n = n0
+        g = 0
+        for step in range(kmax):
+            row = idx[r, step]
+            for q in range(P):
+                if not active[q]:
+                    continue
+                x = (pool[row, pi[q]] - pool[row, pj[q]]) * scale
+                m = s1[q] / (n + 1.0)
+                v = (prior_var + s2[q]) / (n + 1.0) - m * m
+                if v < min_var:
+                    v = min_var
+                gg = m / (v + m * m)
+                if gg > 0.0:
+                    lam = gg if gg < cap else cap
+                    lp[q] += math.log1p(lam * x)
+                    if lp[q] > mp[q]:
+                        mp[q] = lp[q]
+                elif gg < 0.0:
+                    lam = -gg if -gg < cap else cap
+                    lm[q] += math.log1p(-lam * x)
+                    if lm[q] > mm[q]:
+                        mm[q] = lm[q]
+                s1[q] += x
+                s2[q] += x * x
+            n += 1
+            if g < G and step + 1 == grid[g]:
+                for q in range(P):
+                    score[q] = mp[q] if mp[q] > mm[q] else mm[q]
+                holm_one(score, crit, band, rej)
+                for c in range(C):
+                    bad = 0
+                    for e in range(ptr[c], ptr[c + 1]):
+                        q = cq[e]
+                        s = 1 if mp[q] > mm[q] else (-1 if mm[q] > mp[q] else 0)
+                        if not (rej[q] and s == csign[e]):
+                            bad += 1
+                    out[r, g, c] = bad <= allow[c]
+                g += 1
+                if g == G:
+                    break
+    return out
+
+
+@jit_exact
+def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ptr, cq, csign,
+                 allow, family, out):
+    """Judge the fixed mode's simulated tables at N + k: whether each claim holds per draw.
+
+    The arithmetic of ``PredictiveModel.at`` and ``fixed_event`` (the NumPy route, the
+    kernel's twin) in the same order, fused: no (draws x pairs) temporaries.
+
+    Parameters
+    ----------
+    post, e2 : float64 arrays, shape (draws, na)
+        The posterior draws of the mean midranks and the future conditions' noise.
+    sk : float
+        sqrt(k).
+    pi, pj : int64 arrays, shape (P,)
+        The pairs.
+    dm, dv : float64 arrays, shape (P,)
+        The observed mean and variance (ddof 1) of each pair's midrank difference.
+    chi : float64 array, shape (draws,)
+        chi^2_{k-1} / (k - 1) per draw (0 at k = 1).
+    N, k : int
+        Conditions observed and added.
+    crit : float64 array, shape (P,)
+        Holm's critical values of |t| at N + k - 1 degrees of freedom, decreasing.
+    raw_crit : float
+        The unadjusted critical value of |t|.
+    ptr, cq, csign, allow : int64 arrays
+        The claims (compressed rows, as :func:`sequential_paths` takes them).
+    family : bool array, shape (C,)
+        Whether each claim's pairs are judged by Holm (else one by one).
+    out : bool array, shape (draws, C)
+        Written: whether each claim holds in each draw.
+    """
+    D, na = post.shape
+    P = pi.size
+    C = allow.size
+    n = N + k
+    c_between = N * k / n
+    sqn = math.sqrt(n)
+    f = np.empty(na)
+    at = np.empty(P)
+    sg = np.empty(P, dtype=np.int64)
+    band = np.empty(P)
+    rej = np.zeros(P, dtype=np.bool_)
+    for r in range(D):
+        for a in range(na):
+            f[a] = post[r, a] + e2[r, a] / sk
+        for q in range(P):
+            fd = f[pi[q]] - f[pj[q]]
+            diff = (N * dm[q] + k * fd) / n
+            b = dm[q] - fd
+            var = ((N - 1) * dv[q] + (k - 1) * dv[q] * chi[r] + c_between * (b * b)) / (n - 1)
+            if var < 0.0:
+                var = 0.0
+            sd = math.sqrt(var)
+            sg[q] = 1 if diff > 0.0 else (-1 if diff < 0.0 else 0)
+            if sd > 0.0:
+                at[q] = abs(sqn * diff / sd)
+            else:
+                at[q] = math.inf if diff != 0.0 else 0.0
+        if P > 0:
+            holm_one(at, crit, band, rej)
+        for c in range(C):
+            bad = 0
+            for e in range(ptr[c], ptr[c + 1]):
+                q = cq[e]
+                ok = rej[q] if family[c] else at[q] > raw_crit
+                if not (ok and sg[q] == csign[e]):
+                    bad += 1
+            out[r, c] = bad <= allow[c]
+    return out
+
+
+def signatures() -> list:
+    """Compile the kernels' signatures (for ``genexpy-nb precompile``)."""
+    holm_rows(np.zeros((2, 3)), np.array([3.0, 2.5, 2.0]), np.zeros((2, 3), dtype=np.bool_))
+    i64 = np.int64
+    sequential_paths(np.zeros((2, 3)), np.array([0], i64), np.array([1], i64), 0.5,
+                     np.zeros((6, 1)), 2, np.ones(1, np.bool_), np.zeros((1, 2), i64),
+                     np.array([1, 2], i64), np.array([3.0]), np.array([0, 1], i64),
+                     np.array([0], i64), np.array([1], i64), np.array([0], i64), 0.5, 0.25,
+                     1e-6, np.zeros((1, 2, 1), np.bool_))
+    fixed_events(np.zeros((1, 2)), np.zeros((1, 2)), 1.0, np.array([0], i64),
+                 np.array([1], i64), np.zeros(1), np.ones(1), np.zeros(1), 5, 1,
+                 np.array([2.0]), 2.0, np.array([0, 1], i64), np.array([0], i64),
+                 np.array([1], i64), np.array([0], i64), np.ones(1, np.bool_),
+                 np.zeros((1, 1), np.bool_))
+    return [holm_rows, sequential_paths, fixed_events]
