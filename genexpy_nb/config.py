@@ -219,8 +219,9 @@ ROUTES = Routes()
 class Costs:
     """The cost model behind the routes that change numbers and behind every time estimate.
 
-    Seconds of one core of the reference machine (the project's 2-core AMD EPYC, AVX2,
-    quiet) per unit of work, measured with ``benchmarks/bench_costs.py``. The n* analysis
+    Nanoseconds of one core of the reference machine (the project's 2-core AMD EPYC) per
+    unit of work: its CPU time, measured with ``benchmarks/bench_costs.py`` while other jobs
+    shared the machine (load 4-13), and checked against whole analyses (within 2x). The n* analysis
     chooses its grid from them (``Routes.grid_budget_s``), so they are constants, never
     measured at run time: the same study takes the same path on every machine. Estimates
     shown to users scale them by the machine's speed relative to the reference

@@ -46,7 +46,7 @@ from .kernels import Kernel
 
 __all__ = ["LARGE_GRID_SIZES", "GridPlan", "KernelShape", "LargeSupport", "applies",
            "full_grid_seconds", "grid_note", "large_grid", "large_pairs", "large_support",
-           "large_top", "matrix_route", "mmd_grid", "plan_grid", "subsample_support",
+           "large_top", "mmd_grid", "plan_grid", "subsample_support",
            "thinned_grid_seconds"]
 
 #: sample sizes of the thinned grid
@@ -220,11 +220,6 @@ _NO_ROWS = dict(B=np.zeros((1, 1), dtype=np.uint64), T=np.zeros(1, dtype=np.int6
                 table=np.zeros(1), c2=0, X=np.zeros((1, 1)), gamma=0.0)
 
 
-def matrix_route(kernel: Kernel, m: int) -> bool:
-    """Whether the large-study path reads a kernel's values from its matrix on m points."""
-    return m <= config.ROUTES.large_matrix_m or kernel.name not in ("mallows", "rbf")
-
-
 def large_pairs(N: int, ns: np.ndarray, rep: int, seed: int
                 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Return the pairs the batched kernel draws: per size of ``ns``, (IX, IY) (rep, n).
@@ -302,8 +297,8 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
     cost_n = np.repeat(ns_n.astype(np.float64) ** 2, rep)
 
     def block(u0: int, u1: int) -> None:
-        _large.mmd_units(sup.kind, sup.K, sup.B, sup.T, sup.table, sup.c2, sup.X, sup.gamma,
-                         sup.inv, N, ns_n, pos_n, rep, seed64, dense, u0, u1, out_n)
+        _large.mmd_units(sup.kind, sup.B, sup.T, sup.table, sup.c2, sup.X, sup.gamma,
+                         sup.inv, N, ns_n, pos_n, rep, seed64, u0, u1, out_n)
         if on_work is not None:
             on_work(float(cost_n[u0:u1].sum()))
 
