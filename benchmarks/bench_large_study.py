@@ -35,14 +35,14 @@ NA = 8
 KERNEL_NAMES = ("jaccard", "borda", "mallows", "rbf")
 
 
-def make_study(N: int, seed: int = 0, signal: float = 0.5):
-    """A study of N conditions x NA alternatives with a clear signal."""
+def make_study(N: int, seed: int = 0, signal: float = 0.5, na: int = NA):
+    """A study of N conditions x na alternatives with a clear signal."""
     import genexpy_nb as gx
 
     rng = np.random.default_rng(seed)
-    S = rng.normal(size=(N, NA)) + signal * np.linspace(1.0, 0.0, NA)
-    names = [f"m{i}" for i in range(NA)]
-    df = pl.DataFrame({"dataset": np.repeat([f"d{j:06d}" for j in range(N)], NA),
+    S = rng.normal(size=(N, na)) + signal * np.linspace(1.0, 0.0, na)
+    names = [f"m{i}" for i in range(na)]
+    df = pl.DataFrame({"dataset": np.repeat([f"d{j:06d}" for j in range(N)], na),
                        "model": names * N, "score": S.ravel()})
     return gx.Study(df, alternatives="model", target="score", generalize="dataset",
                     higher_is_better=True)
@@ -65,7 +65,7 @@ def one(N: int, threads: int) -> dict:
 
     gx.analyze(make_study(60), kernels(), progress=False, n_jobs=threads)
     with config.force_route(large_study_min_N=100, large_support_m=50,
-                            large_rbf_matrix_m=50):  # load the large path's kernels too
+                            large_matrix_m=50):  # load the large path's kernels too
         gx.analyze(make_study(300), kernels(), progress=False, n_jobs=threads)
     st = make_study(N)
     t = time.perf_counter()
@@ -96,26 +96,34 @@ def timings(Ns, threads_list) -> None:
             print(f"growth exponent beyond N = 1,000 ({nt} thread(s)): {slope:.2f}")
 
 
-def validate(N: int, seeds: int, names) -> None:
-    """The thinned grid against the full one: n* over seeds of the resampling."""
+def validate(N: int, seeds: int, names, na: int = NA) -> None:
+    """The grid the analysis chooses against the full one: n* over seeds of the resampling.
+
+    The full grid of the paper (no budget, no bound, no baseline: the study's n* does not
+    depend on it) against the default analysis (its grid chosen by the cost model, with
+    the baseline, as a user runs it).
+    """
     import genexpy_nb as gx
     from genexpy_nb import config
 
-    st = make_study(N)
+    st = make_study(N, na=na)
     ks = kernels(names)
     rows = []
     for seed in range(seeds):
-        for label, bound in (("full", math.inf), ("thinned", 1000)):
+        for label, bounds, null in (("full", dict(large_study_min_N=math.inf,
+                                                  grid_budget_s=math.inf), False),
+                                    ("thinned", {}, True)):
             t = time.perf_counter()
-            with config.force_route(large_study_min_N=bound):
+            with config.force_route(**bounds):
                 res = gx.analyze(st, ks, alphas=0.95, deltas=0.05, estimators=["resample"],
-                                 seed=seed, progress=False, null=False)
+                                 seed=seed, progress=False, null=null)
             dt = time.perf_counter() - t
+            grid = res["grid"][0] if "grid" in res.columns else "full grid"
             for r in res.iter_rows(named=True):
                 rows.append({"grid": label, "seed": seed, "kernel": r["kernel"],
                              "nstar": r["nstar"], "lo": r["nstar_lo"], "hi": r["nstar_hi"],
                              "seconds": dt})
-            print(f"  seed {seed} {label:>7}: {dt:6.1f} s", flush=True)
+            print(f"  seed {seed} {label:>7}: {dt:6.1f} s ({grid})", flush=True)
     df = pl.DataFrame(rows)
     print(f"\nn* at alpha* = 0.95, delta* = 0.05, N = {N}, {seeds} seeds of the resampling")
     print(f"{'kernel':>8} {'full median':>11} {'full range':>17} {'full interval':>17} "
@@ -134,6 +142,42 @@ def validate(N: int, seeds: int, names) -> None:
               f"{math.log(tm / fm):>+9.3f}")
 
 
+def sweep(Ns, names, na: int, repeat: int, threads: int) -> None:
+    """Time the analysis at N and N + 1 for each N, warm, interleaved; print the ratios."""
+    import os
+    import statistics
+
+    import genexpy_nb as gx
+    from genexpy_nb import config
+
+    ks = kernels(names)
+    gx.analyze(make_study(60, na=na), ks, progress=False, n_jobs=threads)
+    with config.force_route(large_study_min_N=100, large_support_m=50, large_matrix_m=50):
+        gx.analyze(make_study(300, na=na), ks, progress=False, n_jobs=threads)
+    sizes = sorted({m for N in Ns for m in (N, N + 1)})
+    studies = {N: make_study(N, na=na) for N in sizes}
+    times: dict[int, list[float]] = {N: [] for N in sizes}
+    est, grids = {}, {}
+    for _ in range(repeat):
+        for N in sizes:
+            t = time.perf_counter()
+            ga = gx.GeneralizabilityAnalysis(studies[N], ks, progress=False, n_jobs=threads)
+            times[N].append(time.perf_counter() - t)
+            plan = next(iter(ga.grid_plans.values()))
+            est[N] = ga.estimated_seconds
+            grids[N] = (f"thinned, {plan.ns.size} sizes up to {int(plan.ns[-1])}"
+                        if plan.thinned else f"full, {plan.ns.size} sizes")
+    print(f"load average {os.getloadavg()[0]:.2f}; {threads} thread(s); {na} alternatives, "
+          f"kernels {' '.join(names)}; median of {repeat}, interleaved")
+    print(f"{'N':>7} {'seconds':>8} {'estimate':>8} {'ratio to N-1':>12}  grid")
+    prev = None
+    for N in sizes:
+        med = statistics.median(times[N])
+        ratio = f"{med / statistics.median(times[prev]):.2f}" if prev == N - 1 else ""
+        print(f"{N:>7} {med:8.2f} {est[N]:8.2f} {ratio:>12}  {grids[N]}", flush=True)
+        prev = N
+
+
 def main(argv=None) -> None:
     """Parse the arguments and run the benchmarks."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -145,12 +189,20 @@ def main(argv=None) -> None:
     p.add_argument("--validate-N", type=int, default=2000)
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--kernels", nargs="+", default=list(KERNEL_NAMES))
+    p.add_argument("--na", type=int, default=NA, help="alternatives of the study")
+    p.add_argument("--sweep", nargs="+", type=int, default=None, metavar="N",
+                   help="time N and N + 1 for each N given, warm, interleaved, in one "
+                        "process (the smoothness of the time in N)")
+    p.add_argument("--repeat", type=int, default=3)
     a = p.parse_args(argv)
     if a.one:
         print(json.dumps(one(*a.one)))
         return
     if a.validate:
-        validate(a.validate_N, a.seeds, a.kernels)
+        validate(a.validate_N, a.seeds, a.kernels, a.na)
+        return
+    if a.sweep:
+        sweep(a.sweep, a.kernels, a.na, a.repeat, a.threads[0])
         return
     timings(a.N, a.threads)
 

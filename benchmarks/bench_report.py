@@ -77,6 +77,32 @@ def _table_18x104(path: Path) -> None:
     pl.DataFrame(rows, schema=["dataset", "model", "accuracy"], orient="row").write_csv(path)
 
 
+#: leaderboard shapes of issue 53: (alternatives, conditions, per-item 0/1 scores)
+BOARDS = ((72, 51, False), (100, 1000, True), (300, 50, False), (20, 5000, True))
+
+
+def _board(na: int, nc: int, binary: bool, path: Path, seed: int = 0) -> None:
+    """A seeded leaderboard: na models on nc datasets (accuracies) or items (0/1).
+
+    Accuracies: a skewed difficulty per dataset (most datasets easy, a tail of hard
+    ones), a skill per model and noise, clipped to [0, 1]: not normal, as real accuracy
+    tables, so autorank takes its usual path (Friedman and Nemenyi). Items: each model
+    answers each item correctly with a probability from the item's difficulty and the
+    model's skill.
+    """
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(0.0, 0.1, na)
+    if binary:
+        p = np.clip(0.5 + skill[None, :] + rng.normal(0, 0.2, (nc, 1)), 0.02, 0.98)
+        S = (rng.random((nc, na)) < p).astype(float)
+    else:
+        base = 1.0 - rng.gamma(1.5, 0.08, size=(nc, 1))
+        S = np.clip(base - 0.1 + skill[None, :] + rng.normal(0, 0.02, (nc, na)), 0, 1)
+    pl.DataFrame({"dataset": np.repeat([f"d{i:05d}" for i in range(nc)], na),
+                  "model": [f"m{j:03d}" for j in range(na)] * nc,
+                  "accuracy": S.ravel()}).write_csv(path)
+
+
 def _long_from_wide(wide: Path, path: Path) -> str:
     """A wide results CSV (datasets x methods) as the long table; returns its shape."""
     w = pl.read_csv(wide)
@@ -87,13 +113,19 @@ def _long_from_wide(wide: Path, path: Path) -> str:
     return f"{len(methods)} x {w.height}"
 
 
-def _time(cmd: list[str], env: dict) -> float:
+def _time(cmd: list[str], env: dict) -> tuple[float, float]:
+    """Run one command; return its wall time and its CPU time (user + system, all threads)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     took = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
-    return took
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu
 
 
 def main() -> None:
@@ -102,6 +134,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--wide", type=Path, default=None,
                     help="also a public wide table: datasets x methods, higher is better")
+    ap.add_argument("--boards", action="store_true",
+                    help="the leaderboard shapes of issue 53 (72 x 51, 100 x 1,000 items, "
+                         "300 x 50, 20 x 5,000 items) instead of the example and 18 x 104")
     args = ap.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,18 +146,28 @@ def main() -> None:
         load_example_study().write_csv(tmp / "example.csv")
         _table_18x104(tmp / "t18x104.csv")
         py = [sys.executable, "-m", "genexpy_nb", "report"]
-        runs = {
-            "report, example (8 x 80 x 6 configurations)": py + [
-                str(tmp / "example.csv"), "--alternatives", "model", "--target", "score",
-                "--generalize", "dataset", "--design", "metric,train_size",
-                "--average-over", "fold", "--higher-is-better", "--quiet",
-                "--out", str(tmp / "o1")],
-            "report, 18 x 104": py + [
-                str(tmp / "t18x104.csv"), "--alternatives", "model", "--target",
-                "accuracy", "--generalize", "dataset", "--higher-is-better", "--quiet",
-                "--out", str(tmp / "o2")],
-        }
-        pairs = [("18 x 104", tmp / "t18x104.csv")]
+        common = ["--alternatives", "model", "--target", "accuracy", "--generalize",
+                  "dataset", "--higher-is-better", "--quiet"]
+        if args.boards:
+            runs, pairs = {}, []
+            for na, nc, binary in BOARDS:
+                label = f"{na} x {nc}{' items' if binary else ''}"
+                path = tmp / f"board_{na}x{nc}.csv"
+                _board(na, nc, binary, path)
+                pairs.append((label, path))
+                runs[f"report, {label}"] = py + [str(path), *common, "--max-seconds", "inf",
+                                                 "--out", str(tmp / f"o_{na}x{nc}")]
+        else:
+            runs = {
+                "report, example (8 x 80 x 6 configurations)": py + [
+                    str(tmp / "example.csv"), "--alternatives", "model", "--target", "score",
+                    "--generalize", "dataset", "--design", "metric,train_size",
+                    "--average-over", "fold", "--higher-is-better", "--quiet",
+                    "--out", str(tmp / "o1")],
+                "report, 18 x 104": py + [str(tmp / "t18x104.csv"), *common,
+                                          "--out", str(tmp / "o2")],
+            }
+            pairs = [("18 x 104", tmp / "t18x104.csv")]
         if args.wide is not None:
             shape = _long_from_wide(args.wide, tmp / "wide.csv")
             pairs.append((f"public {shape}", tmp / "wide.csv"))
@@ -138,19 +183,26 @@ def main() -> None:
                     sys.executable, str(tmp / "ar.py"), str(table), "model", "accuracy",
                     "dataset", str(tmp / f"ar_{table.stem}")]
         times: dict[str, list[float]] = {k: [] for k in runs}
+        cpus: dict[str, list[float]] = {k: [] for k in runs}
+        loads = []
         for _ in range(args.repeat):
             for name, cmd in runs.items():
-                times[name].append(_time(cmd, env))
-    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores, "
-          f"{args.repeat} runs each")
+                wall, cpu = _time(cmd, env)
+                times[name].append(wall)
+                cpus[name].append(cpu)
+                loads.append(os.getloadavg()[0])
+    print(f"load average {min(loads):.1f}-{max(loads):.1f} while these ran, "
+          f"{os.cpu_count()} cores, {args.repeat} runs each, interleaved")
     for name, ts in times.items():
-        print(f"{name:48s} min {min(ts):6.2f} s   median {statistics.median(ts):6.2f} s")
+        print(f"{name:48s} min {min(ts):6.2f} s   median {statistics.median(ts):6.2f} s   "
+              f"CPU median {statistics.median(cpus[name]):6.2f} s")
     compared = [k.removeprefix("autorank 4 calls, ") for k in times
                 if k.startswith("autorank")]
     for label in compared:
-        ratio = (statistics.median(times[f"report, {label}"])
-                 / statistics.median(times[f"autorank 4 calls, {label}"]))
-        print(f"report / autorank on {label} (medians): {ratio:.2f}")
+        ours, peer = f"report, {label}", f"autorank 4 calls, {label}"
+        ratio = statistics.median(times[ours]) / statistics.median(times[peer])
+        cpu_ratio = statistics.median(cpus[ours]) / statistics.median(cpus[peer])
+        print(f"report / autorank on {label} (medians): wall {ratio:.2f}, CPU {cpu_ratio:.2f}")
     if not compared:
         print("autorank is not installed (pip install genexpy_nb[bench]): no ratio")
 

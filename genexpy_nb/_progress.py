@@ -56,3 +56,103 @@ def tqdm(*args: Any, disable: bool = False, **kwargs: Any):
     from tqdm.auto import tqdm as auto
 
     return auto(*args, disable=bool(disable) or not bars_shown(), **kwargs)
+
+
+# ---- costs known up front -----------------------------------------------------------------
+def duration_text(seconds: float) -> str:
+    """Say a duration in words: "0.4 s", "12 s", "3.5 min", "2.1 h".
+
+    Parameters
+    ----------
+    seconds : float
+
+    Returns
+    -------
+    str
+    """
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def check_cost(what: str, reference_seconds: float, *, lift: str = "") -> float:
+    """Estimate a computation's time on this machine and refuse it beyond the limit in force.
+
+    The one door every analysis that can run for minutes goes through before it starts
+    (issue: costs known up front). ``reference_seconds`` is the estimate from the shape
+    with :data:`genexpy_nb.config.COSTS` (one core of the reference machine); it is scaled
+    by ``config.LIMITS.speed``.
+
+    Parameters
+    ----------
+    what : str
+        The computation and its shape, as the error names it ("the n* analysis of 1
+        configuration x 2,000 conditions").
+    reference_seconds : float
+        The estimate on the reference machine.
+    lift : str
+        The computation's own way to do less (a smaller ``rep``, fewer kernels), said
+        before the ways to lift the limit.
+
+    Returns
+    -------
+    float
+        The estimate on this machine (seconds).
+
+    Raises
+    ------
+    GenexpyInputError
+        When the estimate exceeds the limit (:func:`genexpy_nb.config.max_seconds`); the
+        message says the estimate, the limit and how to lift it.
+    """
+    from . import config
+    from ._validation import GenexpyInputError
+
+    try:
+        limit = config.max_seconds()
+    except ValueError as err:
+        raise GenexpyInputError(str(err)) from None
+    seconds = float(reference_seconds) * float(config.LIMITS.speed)
+    if seconds > limit:
+        raise GenexpyInputError(
+            f"{what} is estimated to take about {duration_text(seconds)} here, beyond the "
+            f"limit of {duration_text(limit)}. {lift + ' ' if lift else ''}To run it "
+            "anyway, raise the limit: genexpy_nb.config.LIMITS.max_seconds = SECONDS (or "
+            "`with genexpy_nb.config.allow_seconds(SECONDS):` around the call), the "
+            "environment variable GENEXPY_NB_MAX_SECONDS, or --max-seconds SECONDS on the "
+            "command line (math.inf / 'inf' for no limit).")
+    return seconds
+
+
+def cost_bar(what: str, seconds: float, *, total: float | None = None,
+             disable: bool = False, **kwargs: Any):
+    """Make a progress bar that shows the time estimate of a computation (:func:`tqdm`).
+
+    Parameters
+    ----------
+    what : str
+        The bar's description; " (about 12 s)" is added.
+    seconds : float
+        The estimate (from :func:`check_cost`).
+    total : float, optional
+        The bar's total in the computation's own units (default: the estimate itself, in
+        seconds: advance it by each part's estimated seconds).
+    disable : bool
+        Hide it (a function's ``progress=False``).
+    **kwargs
+        Further ``tqdm`` arguments.
+
+    Returns
+    -------
+    tqdm.auto.tqdm
+    """
+    kwargs.setdefault("leave", False)
+    if total is None:
+        kwargs.setdefault("bar_format", "{desc}: {percentage:3.0f}%|{bar}| "
+                                        "[{elapsed}<{remaining}]")
+    return tqdm(total=seconds if total is None else total,
+                desc=f"{what} (about {duration_text(seconds)})", disable=disable, **kwargs)

@@ -154,6 +154,10 @@ class Routes:
     #: draw_pairs: from this much work (rep x N uniforms) on, the first k of the argsort of
     #: uniforms come from an O(N) bucket sort (numba) instead of NumPy: the same indices
     pairs_bucket_min_work: float = 2_000_000
+    #: the n* analysis' full grid: from this much work (rep x N x sample sizes) on, every
+    #: size's draws are ordered by the bucket sort (about 7 against 25 ns per uniform: worth
+    #: loading numba, about 0.5 s, for the whole grid's draws)
+    grid_bucket_min_work: float = 2e7
     #: trimmed KS and alpha-hat: up to this much work (rows x pooled points x trimming levels)
     #: with NumPy; beyond, the numba kernel
     ks_numpy_max_work: float = 3e7
@@ -177,41 +181,206 @@ class Routes:
     #: step-down test scans every hypothesis with NumPy; beyond, the numba kernel (the same
     #: rejections; it walks each draw's largest statistics instead of all pairs)
     leaderboards_numpy_max_work: float = 2e7
+    #: Nemenyi's studentized range: up to this much work (distinct statistics x quadrature
+    #: nodes) in Python, the kernel's arithmetic bit for bit (a few hundred pairs); beyond,
+    #: the numba kernel (its first call in a process loads numba, about 0.6 s)
+    studentized_python_max_work: float = 60_000
     #: numba kernels: below this many basic operations a call runs on the calling thread (a
     #: thread pool costs tens of microseconds)
     parallel_min_work: float = 2_000_000
-    #: n* analysis: configurations with more conditions than this take the large-study path
-    #: (a thinned grid of sample sizes, one batched kernel; see
-    #: ``genexpy_nb.generalizability.large``). Unlike the bounds above this one changes the
-    #: numbers (other draws, fewer sizes): at or below it every output is the paper's
+    #: n* analysis: configurations with more conditions than this always take the
+    #: large-study path (a thinned grid of sample sizes resampled by the batched kernel; see
+    #: ``genexpy_nb.generalizability.large``); at or below it, those whose full grid's
+    #: estimated cost exceeds ``grid_budget_s`` take it too. Unlike the bounds above this
+    #: one changes the numbers (other draws, fewer sizes): on the full grid every output is
+    #: the paper's
     large_study_min_N: float = 1000
-    #: large-study path: supports up to this many distinct results keep their kernel matrix
-    #: (and the closed forms their exact support); beyond, kernel values are computed on the
-    #: fly and the closed-form parts use a seeded subsample of this many conditions
+    #: n* analysis: the most a configuration's MMD distributions may cost on the full grid
+    #: of the paper (seconds of one core of the reference machine, estimated from the shape
+    #: with :data:`COSTS` before anything is drawn); beyond, the large-study path with as
+    #: many sample sizes as this allows (at least ``LARGE_GRID_SIZES``), so that the time
+    #: is smooth in N. Like ``large_study_min_N`` it changes the numbers where it applies;
+    #: the estimate depends on the shape only (never on the machine), so the same study
+    #: takes the same path everywhere
+    grid_budget_s: float = 1.0
+    #: large-study path, beyond this many distinct results: the closed-form parts (the
+    #: ``approx`` estimators, the sampling part of the interval of n* and of the baseline's
+    #: band, the RBF check) read a seeded subsample of this many conditions; the sample
+    #: sizes read one pair at a time compute Mallows and RBF values on the fly (a look-up in
+    #: a larger matrix misses the caches); the sizes whose pairs touch much of the support
+    #: read the matrix in row blocks (below: one BLAS product per size, as the full grid)
     large_support_m: float = 2000
-    #: large-study path: RBF supports up to this many distinct results keep their matrix
-    #: (288 MB at 6,000; an exponential per value on the fly is 5x slower than a look-up);
-    #: Mallows values on the fly are as fast as a look-up, from ``large_support_m`` on
-    large_rbf_matrix_m: float = 6000
-
+    #: large-study path: supports up to this many distinct results keep their kernel
+    #: matrix (288 MB at 6,000); beyond, its row blocks are computed when read (Mallows and
+    #: RBF; Jaccard and Borda supports are small: always a matrix)
+    large_matrix_m: float = 6000
 
 #: the routes in force (see :class:`Routes` and :func:`force_route`)
 ROUTES = Routes()
+
+
+@dataclasses.dataclass(frozen=True)
+class Costs:
+    """The cost model behind the routes that change numbers and behind every time estimate.
+
+    Nanoseconds of one core of the reference machine (the project's 2-core AMD EPYC) per
+    unit of work: its CPU time, measured with ``benchmarks/bench_costs.py`` while other jobs
+    shared the machine (load 4-13), and checked against whole analyses (within 2x). The n* analysis
+    chooses its grid from them (``Routes.grid_budget_s``), so they are constants, never
+    measured at run time: the same study takes the same path on every machine. Estimates
+    shown to users scale them by the machine's speed relative to the reference
+    (:data:`LIMITS`).
+    """
+
+    #: full grid: one uniform drawn and ordered, per (pair, condition), per sample size:
+    #: ordered by NumPy, and by the numba bucket sort (``Routes.grid_bucket_min_work``)
+    draw_ns: float = 25.0
+    bucket_draw_ns: float = 7.0
+    #: dense MMD (count differences times the kernel matrix): per (pair, support point^2)
+    blas_ns: float = 0.04
+    #: dense MMD: per (pair, support point) and per drawn result (bincount, row dots)
+    cell_ns: float = 4.0
+    #: MMD over the touched points with NumPy gathers: per (pair, touched point^2)
+    gather_ns: float = 10.0
+    #: MMD over the touched points in the numba loop: per (pair, touched pair), matrix
+    #: in cache (up to ``Routes.mmd_cache_m`` points) and beyond
+    loop_ns: float = 2.0
+    loop_far_ns: float = 10.0
+    #: large-study path: one index of a pair drawn (Floyd's sampling and the shuffle)
+    unit_draw_ns: float = 8.0
+    #: Mallows values on the fly: per touched pair, and per 64-bit word of the bitsets
+    mallows_pair_ns: float = 2.2
+    mallows_word_ns: float = 0.14
+    #: RBF values on the fly: per (touched pair, alternative), and the exponential
+    rbf_value_ns: float = 0.13
+    rbf_exp_ns: float = 6.0
+    #: kernel matrix on the support: Mallows per (pair of points, alternative^2), RBF and
+    #: the others per (pair of points, alternative)
+    gram_mallows_ns: float = 0.02
+    gram_ns: float = 1.3
+    #: the closed-form parts of n* (the interval's and the band's resamples): per support
+    #: point^2
+    closed_ns: float = 50.0
+    #: fixed cost of one sample size of one kernel (calls, small arrays)
+    size_s: float = 1.5e-4
+    # ---- the conclusions (gx.conclusions), per configuration -------------------------------
+    #: per pair of alternatives: the closed forms (the noncentral-t interval) and the row
+    conclusion_pair_ns: float = 60_000.0
+    #: the order's agreement: per (row pair of draws, pair of alternatives, study size
+    #: tried): the numba kernel, and NumPy (small studies)
+    kendall_ns: float = 1.9
+    kendall_numpy_ns: float = 12.0
+    #: the normal model's draws: per (draw, condition, alternative)
+    conclusion_model_ns: float = 0.5
+    #: the best and the top k: per (draw, alternative, study size tried)
+    conclusion_set_ns: float = 10.0
+    # ---- the report's other sections, per configuration --------------------------------
+    #: the classical tests: per (condition, alternative) and per pair of alternatives
+    compare_cell_ns: float = 1500.0
+    compare_pair_ns: float = 2000.0
+    #: rank probabilities: per (replicate, condition, alternative), per (replicate,
+    #: alternative) (the places from the sorted scores) and per (block of replicates,
+    #: alternative^2) (the places' counts)
+    rank_cell_ns: float = 1.5
+    rank_place_ns: float = 30.0
+    rank_block_ns: float = 2.0
+    #: robust aggregates' bootstrap: per (replicate, alternative, task): the numba kernel,
+    #: and NumPy (small work)
+    bootstrap_cell_ns: float = 4.0
+    bootstrap_numpy_cell_ns: float = 20.0
+    #: the page and its tables: per row of the conclusions
+    page_row_ns: float = 25_000.0
+
+
+#: the cost model (see :class:`Costs`)
+COSTS = Costs()
+
+
+def _env_seconds(name: str, default: float) -> float:
+    """Read a positive number of seconds from the environment variable ``name`` (or ``default``)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (value > 0):  # NaN, 0 and negative values too
+        raise ValueError(f"{name} must be a positive number of seconds (or 'inf'), got "
+                         f"{raw!r}.")
+    return value
+
+
+@dataclasses.dataclass
+class Limits:
+    """How long an analysis may run before it is refused, decided before it starts.
+
+    Every analysis that can run for minutes (the n* analysis, the conclusions, the report,
+    the post-hoc tests, the robust aggregates) estimates its time from the shape of its
+    input with the cost model (:data:`COSTS`) before it starts, shows the estimate on its
+    progress bar, and refuses to start when the estimate exceeds :attr:`max_seconds`, with
+    an error that says how to lift the limit: set ``genexpy_nb.config.LIMITS.max_seconds``
+    (or use :func:`allow_seconds` for a block of code), the environment variable
+    ``GENEXPY_NB_MAX_SECONDS``, or ``--max-seconds`` on the command line.
+    """
+
+    #: the longest an analysis may be estimated to take (seconds on this machine); None:
+    #: the environment variable ``GENEXPY_NB_MAX_SECONDS``, else 600 (ten minutes)
+    max_seconds: float | None = None
+    #: this machine's seconds per second of the reference machine (estimates only: no
+    #: route reads it)
+    speed: float = 1.0
+
+
+#: the limits in force (see :class:`Limits`)
+LIMITS = Limits()
+#: the limit when neither ``LIMITS.max_seconds`` nor the environment sets one
+DEFAULT_MAX_SECONDS: float = 600.0
+
+
+def max_seconds() -> float:
+    """Return the limit in force: ``LIMITS.max_seconds``, else the environment, else 600 s.
+
+    Raises ``ValueError`` (naming the variable) for a value that is not a positive number.
+    """
+    if LIMITS.max_seconds is not None:
+        return float(LIMITS.max_seconds)
+    return _env_seconds("GENEXPY_NB_MAX_SECONDS", DEFAULT_MAX_SECONDS)
+
+
+@contextlib.contextmanager
+def allow_seconds(seconds: float) -> Iterator[Limits]:
+    """Let analyses estimated to take up to ``seconds`` run inside a ``with`` block.
+
+    ``math.inf`` lifts the limit. Not thread-safe (as :func:`force_route`).
+    """
+    value = float(seconds)
+    if not value > 0:
+        raise ValueError(f"seconds must be positive (or math.inf), got {seconds!r}.")
+    old = LIMITS.max_seconds
+    LIMITS.max_seconds = value
+    try:
+        yield LIMITS
+    finally:
+        LIMITS.max_seconds = old
 
 #: the bounds that send every computation to its numba kernel, even on tiny inputs
 _NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
                 "mmd_dense_fraction_small": 2.0, "mmd_dense_fraction_large": 2.0,
                 "mmd_gather_max_work": -1, "pairs_bucket_min_work": 0,
+                "grid_bucket_min_work": 0,
                 "ks_numpy_max_work": -1, "kendall_numpy_max_work": -1,
-                "aggregates_numpy_max_work": -1, "holm_numpy_max_work": -1,
-                "plan_numpy_max_work": -1, "leaderboards_numpy_max_work": -1}
+                "aggregates_numpy_max_work": -1, "studentized_python_max_work": -1,
+                "holm_numpy_max_work": -1, "plan_numpy_max_work": -1,
+                "leaderboards_numpy_max_work": -1}
 #: the bounds that keep every computation on NumPy wherever it has a NumPy path
 _NUMPY_ROUTE = {"mallows_blas_max": math.inf, "rbf_numpy_max": math.inf,
                 "mmd_small_m": math.inf, "mmd_gather_max_work": math.inf,
-                "pairs_bucket_min_work": math.inf, "ks_numpy_max_work": math.inf,
+                "pairs_bucket_min_work": math.inf, "grid_bucket_min_work": math.inf,
+                "ks_numpy_max_work": math.inf,
                 "kendall_numpy_max_work": math.inf, "aggregates_numpy_max_work": math.inf,
-                "holm_numpy_max_work": math.inf, "plan_numpy_max_work": math.inf,
-                "leaderboards_numpy_max_work": math.inf}
+                "studentized_python_max_work": math.inf, "holm_numpy_max_work": math.inf,
+                "plan_numpy_max_work": math.inf, "leaderboards_numpy_max_work": math.inf}
 
 
 @contextlib.contextmanager

@@ -10,8 +10,9 @@ function, except those under ``if TYPE_CHECKING:`` (they never run). The rules:
 * the seed-pool code imports neither the package's face nor the charts or panels;
 * the numba kernels (``_numba``) take arrays: they import only ``config``, the leaf
   ``_validation`` and each other;
-* the bottom (``config``, ``_validation``, ``_escape``, ``_codes``, ``_progress``) imports
-  nothing of the package;
+* the bottom (``config``, ``_validation``, ``_escape``, ``_codes``, ``_lazy``) imports
+  nothing of the package; ``_progress`` (progress bars, costs known up front) only the
+  bottom's ``config`` and ``_validation``;
 * no private name of a public module is imported by another module (a ``_helper.py``
   module exists for that);
 * each cross-cutting policy lives in its one helper: progress bars (``_progress``), atomic
@@ -50,7 +51,10 @@ CHART_DEPS = {"genexpy_nb._escape", "genexpy_nb._io", "genexpy_nb._validation",
 #: the seed-pool package
 SEED_POOLS = ("genexpy_nb.seedpools",)
 BOTTOM = ("genexpy_nb.config", "genexpy_nb._validation", "genexpy_nb._escape",
-          "genexpy_nb._codes", "genexpy_nb._progress", "genexpy_nb._lazy")
+          "genexpy_nb._codes", "genexpy_nb._lazy")
+#: the progress bars and the costs known up front sit on the bottom: they read the limits
+#: and the cost model (config) and refuse with the package's error (_validation), nothing else
+ON_THE_BOTTOM = {"genexpy_nb._progress": {"genexpy_nb.config", "genexpy_nb._validation"}}
 
 
 def _modules() -> dict[str, Path]:
@@ -178,7 +182,7 @@ def test_significance_imports_no_charts():
 
 
 def test_cluster_plumbing_imports_no_domain_module():
-    # (the progress bars' policy is plumbing too: it imports nothing of the package)
+    # (the progress bars' policy is plumbing too: it imports only the bottom)
     assert GRAPH["genexpy_nb._cluster"] <= {"genexpy_nb._validation", "genexpy_nb._progress"}
 
 
@@ -207,6 +211,11 @@ def test_the_bottom_imports_nothing_of_the_package(mod):
     extra = {t for t in GRAPH[mod] if (mod, t) not in BOTTOM_ALLOWED}
     assert not extra, sorted(extra)
     assert not GRAPH["genexpy_nb._validation"]
+
+
+@pytest.mark.parametrize("mod", sorted(ON_THE_BOTTOM))
+def test_the_plumbing_on_the_bottom_imports_only_the_bottom(mod):
+    assert GRAPH[mod] <= ON_THE_BOTTOM[mod], sorted(GRAPH[mod])
 
 
 def _private_imports() -> set[tuple[str, str, str]]:

@@ -293,12 +293,14 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
     accc = np.empty(A)
     tot = np.empty((A, R))
     totc = np.empty(A)
-    tm = np.empty((A, T))
+    one = n == 1  # a slot's mean is its task's one score: medians from the counts
+    tm = np.empty((A, 1 if one else T))
     h = T // 2
     window = 4 * int(np.sqrt(N)) + 32  # about 9 standard deviations of the cut's position
     cum = np.empty(R, dtype=np.int64)
     part = np.empty(R)
     low = np.empty(R)
+    high = np.empty(R)
     for r0 in range(b0, b1, R):
         nr = min(R, b1 - r0)
         for r in range(nr):
@@ -328,11 +330,13 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
                             accc[a] += c * clipped[base + j, a]
                     cnt[j] = 0
                 for a in range(A):
-                    tm[a, t] = acc[a] / n
+                    if not one:
+                        tm[a, t] = acc[a] / n
                     tot[a, r] += acc[a]
                     totc[a] += accc[a] if clip else acc[a]
             for a in range(A):
-                out[b, a, 0] = _median_inplace(tm[a], h)
+                if not one:
+                    out[b, a, 0] = _median_inplace(tm[a], h)
                 out[b, a, 2] = tot[a, r] / N
                 out[b, a, 3] = totc[a] / N
         # the IQM of the batch: per alternative, the total less the lo smallest and the
@@ -341,10 +345,16 @@ def bootstrap_aggregates(scores, clipped, clip, orders, sorted_vals, n, T, key, 
         for a in range(A):
             order = orders[a]
             vals = sorted_vals[a]
-            _ends(counts, order, vals, lo, window, nr, 1, cum, part, low)
-            _ends(counts, order, vals, N - hi, window, nr, -1, cum, part, out[r0:, a, 1])
+            if one:
+                _count_medians(counts, order, vals, h, T % 2 == 0, window, nr, cum,
+                               out[r0:, a, 0])
+            # (the same argument types at both ends: one compiled signature)
+            _ends(counts, order, vals, np.int64(lo), np.int64(window), np.int64(nr),
+                  np.int64(1), cum, part, low)
+            _ends(counts, order, vals, np.int64(N - hi), np.int64(window), np.int64(nr),
+                  np.int64(-1), cum, part, high)
             for r in range(nr):
-                out[r0 + r, a, 1] = (tot[a, r] - low[r] - out[r0 + r, a, 1]) / (hi - lo)
+                out[r0 + r, a, 1] = (tot[a, r] - low[r] - high[r]) / (hi - lo)
         for i in range(N):
             for r in range(nr):
                 counts[i, r] = 0
@@ -380,6 +390,40 @@ def _ends(counts, order, vals, need, window, nr, step, cum, part, res):
                                0, r)
         else:
             res[r] = part[r] + _walk_col(counts, order, vals, need, k, step, cum[r], r)
+
+
+@jit_exact
+def _count_medians(counts, order, vals, h, even, window, nr, cum, res):
+    """Write each batch replicate's median of its drawn scores (one run per task).
+
+    The h-th smallest drawn score (0-based; averaged with the one below for an even
+    number of tasks, as :func:`_median_inplace`), read from the counts along the sorted
+    positions instead of selected among T task means: the positions before ``h - window``
+    are counted for the whole batch in one pass, each replicate walks on from there (or
+    from the start when its median lies inside that bulk). ``0.0 +`` each value, as a
+    slot's mean ``(0.0 + 1 x score) / 1`` is (-0.0 becomes 0.0).
+    """
+    first = h - 1 if even else h
+    m = max(0, first - window)
+    cum[:nr] = 0
+    for k in range(m):
+        o = order[k]
+        for r in range(nr):
+            cum[r] += counts[o, r]
+    for r in range(nr):
+        k, c = (m, cum[r]) if cum[r] <= first else (0, 0)
+        while True:  # the first position whose running count passes ``first``
+            c += counts[order[k], r]
+            if c > first:
+                break
+            k += 1
+        v = 0.0 + vals[k]
+        if even:
+            while c <= h:  # the next drawn score (the same position if drawn twice)
+                k += 1
+                c += counts[order[k], r]
+            v = 0.5 * (v + (0.0 + vals[k]))
+        res[r] = v
 
 
 @jit_exact
@@ -553,10 +597,13 @@ def batch_aggregates(scores, clip, above, gamma, orders, sorted_vals, tsorted, n
             # with the IQM's end on that side: snap positions from it
             top = N - above[a] <= above[a]
             snap = (N - above[a] if top else above[a]) if clip else -1
-            _ends_batched(counts, order, vals, lo, window, reach, nr, 1, cumf, part, acc, low,
-                          -1 if top else snap, scum, spart)
-            _ends_batched(counts, order, vals, N - hi, window, reach, nr, -1, cumf, part, acc,
-                          high, snap if top else -1, scum, spart)
+            # (every scalar as int64: one compiled signature for both ends)
+            _ends_batched(counts, order, vals, np.int64(lo), np.int64(window),
+                          np.int64(reach), np.int64(nr), np.int64(1), cumf, part, acc, low,
+                          np.int64(-1 if top else snap), scum, spart)
+            _ends_batched(counts, order, vals, np.int64(N - hi), np.int64(window),
+                          np.int64(reach), np.int64(nr), np.int64(-1), cumf, part, acc,
+                          high, np.int64(snap if top else -1), scum, spart)
             for r in range(nr):
                 out[r0 + r, a, 1] = (tot[a, r] - low[r] - high[r]) / (hi - lo)
                 if not clip:
@@ -628,8 +675,9 @@ def _ends_batched(counts, order, vals, need, window, reach, nr, step, cum, part,
     k0 = 0 if step > 0 else N - 1
     if 0 <= snap <= m:
         k = _bulk(counts, order, vals, k0, step, snap, nr, cum, part)
-        scum[:nr] = cum[:nr]
-        spart[:nr] = part[:nr]
+        for r in range(nr):  # element by element: no shape check to compile
+            scum[r] = cum[r]
+            spart[r] = part[r]
         k = _bulk(counts, order, vals, k, step, m - snap, nr, cum, part)
     else:
         k = _bulk(counts, order, vals, k0, step, m, nr, cum, part)
@@ -637,8 +685,9 @@ def _ends_batched(counts, order, vals, need, window, reach, nr, step, cum, part,
     for r in range(nr):
         res[r] = cum[r]  # the draws in the bulk
     if snap > m:  # on from the bulk to the snap
-        scum[:nr] = cum[:nr]
-        spart[:nr] = part[:nr]
+        for r in range(nr):
+            scum[r] = cum[r]
+            spart[r] = part[r]
         _bulk(counts, order, vals, kb, step, snap - m, nr, scum, spart)
     k = _near_cut(counts, order, vals, k, step, e - m, np.float64(need), nr, cum, acc)
     needf = np.float64(need)

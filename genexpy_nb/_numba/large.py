@@ -4,8 +4,8 @@ One call evaluates MMD_n for a block of (sample size, pair) units of one configu
 kernel: each unit draws its own pair of disjoint samples from a stream seeded by the unit's
 index (so the bits depend neither on the thread count nor on the blocks), then evaluates
 ``MMD^2 = w' K w`` over the support points the pair touches, with the kernel values read
-from a matrix (small supports) or computed on the fly from the support's rows (Mallows:
-packed "above" bitsets; RBF: the score vectors), so that memory stays linear in the support.
+computed on the fly from the support's rows (Mallows: packed "above" bitsets; RBF: the score
+vectors), so that memory stays linear in the support.
 
 Arrays and scalars only; ``genexpy_nb.generalizability.large`` validates and prepares them.
 """
@@ -17,8 +17,6 @@ import numpy as np
 from . import jit_exact, jit_fast, streams
 from .core import _popcount
 
-#: kernel values from the matrix ``K`` on the support
-KIND_MATRIX = 0
 #: Mallows values on the fly: ``table[c2 - 2 P - T_a - T_b]``, P from packed bitsets
 KIND_MALLOWS = 1
 #: RBF values on the fly: ``exp(-gamma ||x_a - x_b||^2)``
@@ -76,19 +74,6 @@ def draw_unit(seed, u, N, n, taken, buf):
 
 
 @jit_fast
-def _form_matrix(K, nz, wz, kk):
-    """``sum_p w_p (w_p K_pp + 2 sum_{q>p} K_pq w_q)`` over the touched points (matrix)."""
-    s = 0.0
-    for p in range(kk):
-        a = nz[p]
-        acc = 0.0
-        for q in range(p + 1, kk):
-            acc += K[a, nz[q]] * wz[q]
-        s += wz[p] * (wz[p] * K[a, a] + 2.0 * acc)
-    return s
-
-
-@jit_fast
 def _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt):
     """Compute the same form with Mallows values from the packed bitsets (gathered first)."""
     W = B.shape[1]
@@ -131,18 +116,17 @@ def _form_rbf(X, gamma, nz, wz, kk, Xt):
 
 
 @jit_fast
-def mmd_units(kind, K, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, dense_from, u0,
-              u1, out):
+def mmd_units(kind, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, u0, u1, out):
     """MMD_n of the units u0..u1 (unit ``u``: size ``ns[u // rep]``, pair ``u % rep``).
 
     Unit u draws the pair ``pos[u // rep] * rep + u % rep`` (:func:`draw_unit`): a
     subset of a grid's sizes draws the very pairs of the grid at those sizes.
     ``out`` is (len(ns) * rep,); ``inv`` the support index of each of the N results; the
-    support has ``m`` points, and its kernel values come from ``kind`` (see
-    :data:`KIND_MATRIX`, :data:`KIND_MALLOWS`, :data:`KIND_RBF`). Per unit: the pair's
-    count differences on the support, then ``sum_p w_p (w_p k_pp + 2 sum_{q>p} k_pq w_q)``
-    over the k touched points with a nonzero difference (or ``sum_p w_p (K w)_p`` from the
-    matrix, contiguous reads, when k is more than ``dense_from`` m).
+    support has ``m`` points, and its kernel values are computed on the fly as ``kind``
+    says (:data:`KIND_MALLOWS`, :data:`KIND_RBF`; values from a matrix go through
+    ``genexpy_nb.generalizability.mmd.mmd_from_pairs``). Per unit: the pair's count
+    differences on the support, then ``sum_p w_p (w_p k_pp + 2 sum_{q>p} k_pq w_q)`` over
+    the k touched points with a nonzero difference.
     """
     m = inv.max() + 1
     nmax = 0
@@ -155,9 +139,7 @@ def mmd_units(kind, K, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, de
     seen = np.zeros(m, dtype=np.bool_)
     nz = np.empty(min(m, 2 * nmax), dtype=np.int64)
     wz = np.empty(min(m, 2 * nmax))
-    nz2 = np.empty(min(m, 2 * nmax), dtype=np.int64)
-    wz2 = np.empty(min(m, 2 * nmax))
-    cap = min(m, 2 * nmax) if kind != 0 else 1
+    cap = min(m, 2 * nmax)
     Bt = np.empty((cap, B.shape[1]), dtype=np.uint64)
     Tt = np.empty(cap, dtype=np.int64)
     Xt = np.empty((cap, X.shape[1]))
@@ -181,22 +163,7 @@ def mmd_units(kind, K, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, de
                 nz[kk] = a
                 wz[kk] = w[a]
                 kk += 1
-        if kind == 0 and kk > dense_from * m:
-            s = 0.0
-            for p in range(kk):
-                row = nz[p]
-                acc = 0.0
-                for b in range(m):
-                    acc += K[row, b] * w[b]
-                s += wz[p] * acc
-        elif kind == 0:
-            # the touched points in increasing order: the row reads of K go forward
-            order = np.argsort(nz[:kk])
-            for t in range(kk):
-                nz2[t] = nz[order[t]]
-                wz2[t] = wz[order[t]]
-            s = _form_matrix(K, nz2, wz2, kk)
-        elif kind == 1:
+        if kind == 1:
             s = _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt)
         else:
             s = _form_rbf(X, gamma, nz, wz, kk, Xt)
@@ -207,11 +174,13 @@ def mmd_units(kind, K, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, de
 
 
 @jit_exact
-def draw_units(seed, N, ns, rep, u0, u1, IX, IY):
+def draw_units(seed, N, ns, pos, rep, u0, u1, IX, IY):
     """Write the pairs that :func:`mmd_units` draws for the units u0..u1, as index rows.
 
     ``IX``, ``IY`` are (u1 - u0, max n); row ``u - u0`` holds unit u's samples in its
-    first ``ns[u // rep]`` columns (a check of the draws, and the naive twin's input).
+    first ``ns[u // rep]`` columns: the pair ``pos[u // rep] * rep + u % rep`` of the
+    grid (the MMD from the matrix on the support, a check of the draws, the naive twin's
+    input).
     """
     nmax = 0
     for j in range(ns.shape[0]):
@@ -220,8 +189,9 @@ def draw_units(seed, N, ns, rep, u0, u1, IX, IY):
     taken = np.zeros(N, dtype=np.bool_)
     buf = np.empty(2 * nmax, dtype=np.int64)
     for u in range(u0, u1):
-        n = ns[u // rep]
-        draw_unit(seed, u, N, n, taken, buf)
+        j = u // rep
+        n = ns[j]
+        draw_unit(seed, pos[j] * rep + u % rep, N, n, taken, buf)
         for t in range(n):
             IX[u - u0, t] = buf[t]
             IY[u - u0, t] = buf[n + t]

@@ -163,6 +163,25 @@ def _on_threads(fn, rows: int, cells: int) -> None:
     run_blocks(fn, rows, work=6.0 * rows * cells, blocks_per_thread=1)
 
 
+def _bootstrap_seconds(matrices: Any, reps: int, task_bootstrap: bool) -> float:
+    """Estimate the replicates of :func:`interval_estimates` from the shapes (reference s).
+
+    Per (replicate, alternative, cell): the NumPy route's cost where the task bootstrap
+    takes it (``config.ROUTES.aggregates_numpy_max_work``), else the kernel's.
+    """
+    from .. import config
+
+    c = config.COSTS
+    total = 0.0
+    for m in matrices:
+        n, T = m.shape
+        cells = float(reps) * n * T
+        numpy_route = task_bootstrap and float(reps) * (T if n == 1 else 3 * n * T) <= (
+            config.ROUTES.aggregates_numpy_max_work)
+        total += cells * (c.bootstrap_numpy_cell_ns if numpy_route else c.bootstrap_cell_ns)
+    return total * 1e-9
+
+
 def _bar(total: int, work: float, progress: bool | None, desc: str):
     from .._progress import tqdm
 
@@ -320,8 +339,10 @@ def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np
     from .._numba import aggregates as ka
     from .._numba import compile_note
 
-    most = n * T if task_bootstrap else n  # the most draws of one cell in a replicate
-    dtype = np.uint8 if most <= 255 else np.int32
+    # the draws' counts: bytes where no cell can be drawn 256 times in a replicate (n <= 255
+    # without the task bootstrap); the task bootstrap always counts in int32 (one compiled
+    # signature of its kernel: the report's; the counts do not change the results)
+    dtype = np.uint8 if not task_bootstrap and n <= 255 else np.int32
     batch = max(1, min(32, _BATCH_BYTES // (N * np.dtype(dtype).itemsize)))
     if not task_bootstrap:  # the batch's task means too: A x T x batch floats per thread
         batch = max(1, min(batch, _BATCH_BYTES * 4 // (A * T * 8)))
@@ -454,7 +475,14 @@ def interval_estimates(
         shapes.setdefault(m.shape, []).append(name)
     per_call = max(1, min(64, _REPLICATE_CELLS // (4 * reps)))  # alternatives per kernel
     found: dict[str, tuple[np.ndarray, ...]] = {}
-    with _bar(reps * len(sc.matrices), work, progress, "bootstrap") as bar:
+    from .._progress import check_cost, duration_text
+
+    est = check_cost(f"the bootstrap of {len(sc.matrices):,} alternative(s) x {reps:,} "
+                     "replicates", _bootstrap_seconds(sc.matrices.values(), reps,
+                                                       task_bootstrap),
+                     lift="Fewer replicates (reps) cost less.")
+    with _bar(reps * len(sc.matrices), work, progress,
+              f"bootstrap (about {duration_text(est)})") as bar:
         for names in shapes.values():  # the same draws for every alternative of a shape
             for i0 in range(0, len(names), per_call):
                 part = names[i0:i0 + per_call]

@@ -602,6 +602,12 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
             f"({k - 1:,} comparisons), or keep fewer alternatives (at most "
             f"{_most_alternatives():,}).")
     _check_posthoc_memory(k, control)
+    from .._progress import check_cost
+
+    pairs = k - 1 if control is not None else k * (k - 1) // 2
+    check_cost(f"the rank tests of {k:,} alternatives on {n:,} blocks", (
+        n * k * config.COSTS.compare_cell_ns + pairs * config.COSTS.compare_pair_ns) * 1e-9,
+        lift=f"Compare against one alternative ({opt('control')}=NAME) for fewer pairs.")
     complete = not np.isnan(ranked).any()
     if posthoc == "auto":
         posthoc = "conover" if complete else "siegel"

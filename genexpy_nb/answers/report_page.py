@@ -18,6 +18,7 @@ folder, atomically.
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -1064,6 +1065,68 @@ _SECTIONS = (_answer_section, _plan_section, _tiers_section, _noise_section,
              _classical_section, _beyond_section, _nstar_section, _data_section)
 
 
+# ---- the cost of the page, known before it starts --------------------------------------
+
+
+def _shape_words(study: Study) -> str:
+    """Say a study's shape: "1 configuration x 100 alternatives x 1,000 conditions"."""
+    Ns = [s.N for s in study.samples()]
+    return (f"{len(Ns)} configuration(s) x {study.na:,} alternatives x up to "
+            f"{max(Ns, default=0):,} conditions")
+
+
+def estimate_steps(study: Study, kernels: Sequence[Any] | None = None, *,
+                   rep: int = config.REP, rope: float | None = None) -> dict[str, float]:
+    """Estimate each step of :func:`report` from the study's shape, before any starts.
+
+    Parameters
+    ----------
+    study : Study
+    kernels : sequence of Kernel, optional
+        The research questions of n* (default: the report's).
+    rep : int
+        Resampled pairs per sample size of n*.
+    rope : float, optional
+        With a rope, the Bayesian signed-rank test too.
+
+    Returns
+    -------
+    dict of str to float
+        Seconds on one core of the reference machine (:data:`genexpy_nb.config.COSTS`)
+        per step: ``conclusions``, ``classical tests``, ``beyond p-values``, ``n*``,
+        ``the page``.
+    """
+    from ..generalizability.analysis import estimated_seconds as analysis_seconds
+    from ..generalizability.analysis import parallel_speedup
+    from ..generalizability.conclusions import estimated_seconds as conclusion_seconds
+    from ..generalizability.kernels import default_questions
+
+    c = config.COSTS
+    tests = ranks = beyond = rows = 0.0
+    for s in study.samples():
+        N, na = float(s.N), float(s.na)
+        pairs = na * (na - 1) / 2.0
+        tests += N * na * c.compare_cell_ns + pairs * c.compare_pair_ns
+        block = max(1, 2_000_000 // int(N * na + na * na))  # rank_probabilities' blocks
+        ranks += (RANK_REP * (N * na * c.rank_cell_ns + na * c.rank_place_ns)
+                  + math.ceil(RANK_REP / block) * na * na * c.rank_block_ns)
+        work = float(AGG_REP) * na * N
+        beyond += work * (c.bootstrap_numpy_cell_ns
+                          if work <= config.ROUTES.aggregates_numpy_max_work
+                          else c.bootstrap_cell_ns)
+        if rope is not None:
+            beyond += BAYES_SAMPLES * N * na * 0.5
+        rows += pairs + 8.0
+    from .._numba import n_threads
+
+    qs = list(kernels) if kernels is not None else default_questions()
+    return {"conclusions": conclusion_seconds(study),
+            "classical tests": tests * 1e-9,
+            "beyond p-values": (ranks + beyond) * 1e-9,
+            "n*": float(analysis_seconds(study, qs, rep=rep)) / parallel_speedup(n_threads()),
+            "the page": rows * c.page_row_ns * 1e-9}
+
+
 # ---- the entry point ---------------------------------------------------------------------
 
 
@@ -1196,7 +1259,8 @@ def report(
     >>> page.answer()["members"].to_list(), len(page.sections)
     ([['a']], 7)
     """
-    from .._progress import tqdm
+    from .._progress import check_cost, cost_bar
+    from ..config import allow_seconds
     from ..generalizability import analyze, conclusions
     from ..generalizability.kernels import default_questions
     from ..generalizability.planner import plan
@@ -1241,27 +1305,34 @@ def report(
                                  rope=rope, missing=missing, failed_runs=failed,
                                  basis=basis[0], basis_reason=basis[1], outliers=flagged,
                                  source=source, sequential=bool(sequential))
-    steps = tqdm(total=5, desc="study report", disable=not progress)
-    with steps:
+    # what each step will cost, from the study's shape, before any of them starts
+    cost = estimate_steps(study, kernels, rep=rep, rope=rope)
+    est = check_cost(f"the report of {_shape_words(study)}", sum(cost.values()),
+                     lift="A smaller rep, or the analyses one by one (gx.conclusions with "
+                          "fewer kinds, gx.analyze), cost less.")
+    with cost_bar("study report", est, total=sum(cost.values()),
+                  disable=not progress) as steps:
         parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
                                            progress=False, sequential=sequential,
                                            assurance=assurance)
         parts["plan"] = plan(parts["conclusions"], alpha=alpha, delta=delta)
-        steps.update()
+        steps.update(cost["conclusions"])
         tests_missing = "available" if missing == "available" else "study"
         parts["comparisons"] = {s.config_id: _comparison(study, s.config_id, alpha=1 - alpha,
                                                          missing=tests_missing, basis=basis,
                                                          unit=unit)
                                 for s in study.samples()}
-        steps.update()
+        steps.update(cost["classical tests"])
         parts["rank_probabilities"], parts["rank_intervals"] = _rank_tables(
             study, rep=RANK_REP, seed=seed)
         parts["aggregates"], parts["bayesian"] = _beyond_p_values(
             study, parts["comparisons"], rope=rope, seed=seed)
-        steps.update()
-        parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
-                                 estimators=["resample"], rep=rep, seed=seed, progress=False)
-        steps.update()
+        steps.update(cost["beyond p-values"])
+        with allow_seconds(math.inf):  # estimated and allowed above, with the rest
+            parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
+                                     estimators=["resample"], rep=rep, seed=seed,
+                                     progress=False)
+        steps.update(cost["n*"])
         parts["replicate_spread"] = scales.replicate_spread(study, basis[0], run_rows,
                                                             flagged)
         if items is not None:
@@ -1276,7 +1347,7 @@ def report(
             note = (f" Only the rows with {held_words(study.held_constant)} (held "
                     "constant).")
             sections = tuple(replace(s, how=s.how + note) for s in sections)
-        steps.update()
+        steps.update(cost["the page"])
     return StudyReport(
         study=study, conclusions=parts["conclusions"], plan=parts["plan"],
         comparisons=parts["comparisons"], rank_probabilities=parts["rank_probabilities"],

@@ -139,6 +139,17 @@ def _export_notes():
     return notes()
 
 
+def _limits(max_seconds: float | None):
+    """Return the limit of ``--max-seconds`` for the command's analyses (none: as it is)."""
+    import contextlib
+
+    from .. import config
+
+    if max_seconds is None:
+        return contextlib.nullcontext()
+    return config.allow_seconds(max_seconds)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, 1 input error, 2 usage, 130).
 
@@ -175,7 +186,8 @@ def _main(argv: list[str] | None) -> int:
         from .._numba import no_compile_note
 
         with command_line_words(command_flags(commands[args.command])), _export_notes(), \
-                no_compile_note(getattr(args, "quiet", False)), signals_as_interrupts():
+                no_compile_note(getattr(args, "quiet", False)), signals_as_interrupts(), \
+                _limits(getattr(args, "max_seconds", None)):
             return args.func(args)
     except GenexpyInputError as exc:
         with command_line_words(command_flags(commands[args.command])):

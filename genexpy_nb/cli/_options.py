@@ -335,6 +335,35 @@ def add_quiet(p: argparse.ArgumentParser,
     p.add_argument("--quiet", action="store_true", help=help)
 
 
+def _seconds(text: str) -> float:
+    """Parse ``--max-seconds``: a positive number of seconds, or ``inf``."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds (or inf), got {text!r}")
+    return value
+
+
+def add_max_seconds(p: argparse.ArgumentParser) -> None:
+    """Add ``--max-seconds``: the limit on an analysis' estimated time (see ``config.LIMITS``).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The command's parser.
+    """
+    p.add_argument("--max-seconds", type=_seconds, default=None, metavar="SECONDS",
+                   help="refuse to start an analysis estimated to take longer than this "
+                        "(default: $GENEXPY_NB_MAX_SECONDS, else 600; 'inf': no limit); "
+                        "the estimate is made from the table's shape and shown on the "
+                        "progress bar")
+
+
 def add_debug(p: argparse.ArgumentParser) -> None:
     """Add a subcommand's ``--debug`` (the top-level one is the default: given either way).
 

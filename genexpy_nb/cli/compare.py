@@ -31,6 +31,7 @@ from ._options import (
     add_blocks,
     add_direction,
     add_held_constant,
+    add_max_seconds,
     add_missing_choice,
     add_missing_policy,
     add_quiet,
@@ -175,5 +176,6 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                         "mean_ranks and missing_results tables, cd_diagram figures (written "
                         "atomically)")
     add_quiet(c)
+    add_max_seconds(c)
     c.set_defaults(func=cmd_compare)
     return c

@@ -40,6 +40,7 @@ from ._options import (
     INVALID_TARGET_HELP,
     add_alias,
     add_kernel,
+    add_max_seconds,
     add_missing_choice,
     add_missing_policy,
     add_n_jobs,
@@ -388,5 +389,6 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                         "the deficits n* - N; each as .html (opens offline), .png, .svg")
     add_conclusion_options(q)
     add_quiet(q)
+    add_max_seconds(q)
     q.set_defaults(func=cmd_nstar)
     return q

@@ -22,7 +22,7 @@ def cmd_precompile(args: argparse.Namespace) -> int:
     from ..example.precompile import precompile
 
     t = time.perf_counter()
-    res = precompile(progress=not args.quiet)
+    res = precompile(progress=not args.quiet, everything=args.all)
     for row in res.iter_rows(named=True):
         how = (f"{row['compiled']} compiled" if row["compiled"] else
                f"{row['from_cache']} already in the cache" if row["from_cache"] else
@@ -41,11 +41,17 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     pc = sub.add_parser(
         "precompile", formatter_class=formatter,
         help="compile the numerical kernels once, after installing",
-        description="Compile the numba kernels that large studies and large alpha-hat "
-                    "calls use into numba's disk cache (10-20 s on a quiet machine, "
-                    "once per installation), so that no first call in a notebook pauses to "
-                    "compile. "
-                    "Smaller work runs on NumPy and needs none of this.")
+        description="Compile the numba kernels that the default pipeline uses on large "
+                    "inputs (the report, nstar, compare, seeds: large studies' n*, the "
+                    "conclusions' order, the task bootstrap, Nemenyi's test, alpha-hat) "
+                    "into numba's disk cache, once per installation, so that no first call "
+                    "in a notebook pauses to compile; --all adds the kernels nothing calls "
+                    "by default. Smaller work runs on NumPy and needs none of this.")
+    pc.add_argument("--all", action="store_true",
+                    help="every kernel, also those nothing calls by default (the rliable-"
+                         "style aggregates without the task bootstrap, the Bayesian "
+                         "signed-rank test, the simulations' rankings with ties), which "
+                         "otherwise compile on their first use")
     add_quiet(pc, help="no progress bar")
     pc.set_defaults(func=cmd_precompile)
     return pc

@@ -32,6 +32,7 @@ from ._checks import (
 )
 from ._options import (
     add_kernel,
+    add_max_seconds,
     add_missing_choice,
     add_missing_policy,
     add_plan_options,
@@ -220,6 +221,7 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                    help="output folder: report.html, report.md and the tables (written "
                         "atomically; a folder of other files is never touched)")
     add_quiet(r)
+    add_max_seconds(r)
     r.set_defaults(func=cmd_report)
     return r
 

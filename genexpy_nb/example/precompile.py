@@ -61,7 +61,7 @@ def _large_study() -> list:
     # and RBF values on the fly, and the draws the tests compare with
     from ..generalizability import large
 
-    with config.force_route(large_study_min_N=8, large_support_m=4, large_rbf_matrix_m=4):
+    with config.force_route(large_study_min_N=8, large_support_m=4, large_matrix_m=4):
         analyze(study, [Borda("a0"), Jaccard(1), Mallows(), RBF()], rep=4, progress=False)
     large.large_pairs(N, np.array([2, 4]), 2, 0)
     from .._numba import core
@@ -97,29 +97,39 @@ def _rankings() -> list:
     return [kd._enumerate_weak_orders, kd._sample_weak_orders]
 
 
+def _report() -> list:
+    """Run the report's bootstrap (the task bootstrap) and Nemenyi's studentized range."""
+    from .. import aggregates as ag
+    from .. import significance as sig
+
+    rng = np.random.default_rng(0)
+    ag.interval_estimates({"a": rng.random((1, 9)), "b": rng.random((1, 9))}, reps=4, seed=0,
+                          progress=False, task_bootstrap=True)
+    sig.posthoc_nemenyi(rng.random((4, 3)), higher_is_better=True)
+    from .._numba import aggregates as ka
+    from .._numba import studentized as ks
+
+    return [ka.bootstrap_aggregates, ks.range_sf]
+
+
 def _beyond_pvalues() -> list:
-    """Run the robust aggregates' bootstrap, the Bayesian signed-rank test and Nemenyi's."""
+    """Run the rliable-style aggregates, their profiles and the Bayesian signed-rank test."""
     from .. import aggregates as ag
     from .. import significance as sig
 
     rng = np.random.default_rng(0)
     runs = {"a": rng.random((3, 4)), "b": rng.random((3, 4))}  # runs x tasks per method
     ag.interval_estimates(runs, reps=4, seed=0, progress=False)
-    # the task bootstrap on more than 255 cells counts draws in int32 (above: uint8)
-    ag.interval_estimates({"a": rng.random((2, 130))}, reps=2, seed=0, progress=False,
-                          task_bootstrap=True)
     ag.probability_of_improvement(runs, reps=4, seed=0, progress=False)
     ag.performance_profile(runs, [0.25, 0.5], reps=4, seed=0, progress=False)
     x = rng.random(6)
     sig.bayesian_signed_rank(x, x + rng.normal(0, 0.1, 6), rope=0.01, higher_is_better=True,
                              nsamples=8, seed=0)
-    sig.posthoc_nemenyi(rng.random((4, 3)), higher_is_better=True)
     from .._numba import aggregates as ka
     from .._numba import bayesian as kb
-    from .._numba import studentized as ks
 
-    return [ka.bootstrap_aggregates, ka.batch_aggregates, ka.improvement_replicates,
-            ka.profile_replicates, kb.signed_rank_samples, ks.range_sf]
+    return [ka.batch_aggregates, ka.improvement_replicates, ka.profile_replicates,
+            kb.signed_rank_samples]
 
 
 def _conclusions() -> list:
@@ -160,24 +170,37 @@ def _leaderboards() -> list:
     return [kl.stepdown_rows, kl.cuts_held, kl.bt_fit_rows]
 
 
-_STEPS: tuple[tuple[str, Callable[[], list]], ...] = (
-    ("n* of large studies", _large_study),
-    ("alpha-hat and trimmed KS", _variability),
-    ("rankings with ties", _rankings),
-    ("bootstrap, Bayesian tests", _beyond_pvalues),
-    ("conclusions: the order", _conclusions),
-    ("conclusions: the plan", _plan),
-    ("leaderboards: rank sets, Bradley-Terry", _leaderboards),
+#: the groups of kernels: name, how to run them, and whether the default pipeline (the
+#: report, nstar, compare and seeds commands and the functions behind them) calls them;
+#: the others compile on their first use, or with ``precompile(everything=True)``
+_STEPS: tuple[tuple[str, Callable[[], list], bool], ...] = (
+    ("n* of large studies", _large_study, True),
+    ("conclusions: the order", _conclusions, True),
+    ("conclusions: the plan", _plan, True),
+    ("the report's bootstrap, Nemenyi", _report, True),
+    ("alpha-hat and trimmed KS", _variability, True),
+    ("aggregates, Bayesian tests", _beyond_pvalues, False),
+    ("rankings with ties", _rankings, False),
+    ("leaderboards: rank sets, tiers, Bradley-Terry", _leaderboards, True),
 )
 
 
-def precompile(progress: bool = True) -> pl.DataFrame:
-    """Compile every numerical kernel into numba's disk cache (once per installation).
+def precompile(progress: bool = True, everything: bool = False) -> pl.DataFrame:
+    """Compile the numerical kernels into numba's disk cache (once per installation).
+
+    By default the kernels the package's default pipeline calls (the report, ``nstar``,
+    ``compare``, ``seeds`` and the functions behind them: large studies' n*, the order's
+    agreement, the task bootstrap, Nemenyi's studentized range, alpha-hat); the others
+    (the rliable-style aggregates without the task bootstrap and their profiles, the
+    Bayesian signed-rank test, the rankings with ties of the simulations) compile on their
+    first use, with a note, or here with ``everything=True``.
 
     Parameters
     ----------
     progress : bool, default True
         A progress bar over the groups of kernels.
+    everything : bool, default False
+        Every kernel, the ones nothing calls by default too.
 
     Returns
     -------
@@ -198,7 +221,8 @@ def precompile(progress: bool = True) -> pl.DataFrame:
     _numba._NOTED = True  # the progress bar says what is happening: no "compiling" note
     rows = []
     with kernel_routes():
-        for what, step in tqdm(_STEPS, disable=not progress, desc="compiling kernels",
+        steps = [(what, step) for what, step, default in _STEPS if default or everything]
+        for what, step in tqdm(steps, disable=not progress, desc="compiling kernels",
                                unit="group"):
             t = time.perf_counter()
             funcs = step()

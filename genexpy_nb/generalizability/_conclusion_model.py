@@ -167,13 +167,24 @@ def _pair_nstar(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarra
     small = np.flatnonzero(np.isfinite(eff) & (n0 <= _PAIR_DENSE))
     if small.size:
         grid = np.arange(1.0, 4 * _PAIR_DENSE + 1.0)
-        for start in range(0, small.size, 2048):
-            idx = small[start: start + 2048]
-            g = _pair_agreement(eff[idx, None], span_sd[idx, None], grid[None, :])
-            fail = g < alpha
-            last = np.where(fail.any(axis=1),
-                            grid.size - 1 - np.argmax(fail[:, ::-1], axis=1), -1)
-            out[idx] = np.where(last == grid.size - 1, np.inf, grid[last + 1])
+        # no failure from n_safe on (P(> 0) alone reaches sqrt(alpha) there and grows with
+        # n): each pair's search stops at its n_safe, in groups of about equal lengths
+        reach = np.minimum(grid.size, np.ceil(_pair_safe_n(eff[small], span_sd[small],
+                                                           alpha))).astype(np.int64)
+        length = np.maximum(1, 2 ** np.ceil(np.log2(np.maximum(reach, 1))).astype(np.int64))
+        length = np.minimum(length, grid.size)
+        for L in np.unique(length):
+            group = small[length == L]
+            g_n = grid[:L]
+            step = max(1, (1 << 20) // int(L))
+            for start in range(0, group.size, step):
+                idx = group[start: start + step]
+                g = _pair_agreement(eff[idx, None], span_sd[idx, None], g_n[None, :])
+                fail = g < alpha
+                last = np.where(fail.any(axis=1), L - 1 - np.argmax(fail[:, ::-1], axis=1),
+                                -1)
+                out[idx] = np.where(last == grid.size - 1, np.inf,
+                                    grid[np.minimum(last + 1, grid.size - 1)])
     large = np.flatnonzero(np.isfinite(eff) & (n0 > _PAIR_DENSE) & (n0 <= _N_MAX))
     if large.size:
         lo, hi = 0.5 * n0[large], 4.0 * n0[large]
@@ -187,6 +198,22 @@ def _pair_nstar(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarra
                 break
         out[large] = np.where(hi > _N_MAX, np.inf, hi)
     return out
+
+
+def _pair_safe_n(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarray:
+    """Return a study size from which G(n) >= alpha for every larger n (a search stops).
+
+    ``G >= P(> 0)^2`` and ``P(> 0) = Phi(sqrt(n) eff - span_sd / (2 sqrt(n)))`` grows with
+    n, so G stays at or above alpha once ``sqrt(n) eff - span_sd / (2 sqrt(n)) >= z'`` with
+    ``Phi(z') = sqrt(alpha)``: ``sqrt(n) >= (z' + sqrt(z'^2 + 2 eff span_sd)) / (2 eff)``.
+    ``z'`` carries a margin of 1e-6 (far above the rounding of the computed G).
+    """
+    from ._normal import ndtri
+
+    zq = float(ndtri(math.sqrt(alpha))) + 1e-6
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = (zq + np.sqrt(zq * zq + 2.0 * eff * span_sd)) / (2.0 * eff)
+    return np.where(eff > 0, x * x, np.inf)
 
 
 def _pair_nstar_interval(lo: np.ndarray, hi: np.ndarray, span_sd: np.ndarray,
@@ -288,11 +315,16 @@ def _kendall_within(a: np.ndarray, b: np.ndarray, delta: float) -> np.ndarray:
         sa = (da > _RANK_TOL).astype(np.int8) - (da < -_RANK_TOL).astype(np.int8)
         sb = (db > _RANK_TOL).astype(np.int8) - (db < -_RANK_TOL).astype(np.int8)
         return np.abs(sa - sb).sum(axis=1, dtype=np.int64) <= limit2
+    from .._numba import run_blocks
     from .._numba.conclusions import kendall_within
 
     out = np.zeros(a.shape[0], dtype=np.bool_)
-    return kendall_within(np.ascontiguousarray(a), np.ascontiguousarray(b), _RANK_TOL,
-                          limit2, out)
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    # rows on the threads (each writes its own: the same answer at any thread count)
+    run_blocks(lambda r0, r1: kendall_within(a[r0:r1], b[r0:r1], _RANK_TOL, limit2,
+                                             out[r0:r1]),
+               a.shape[0], float(a.shape[0]) * (na * (na - 1) // 2))
+    return out
 
 
 def _agreement_fn(model: _Model, kind: str, k: int, delta: float):

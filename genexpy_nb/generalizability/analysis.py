@@ -55,7 +55,7 @@ from .columns import (
     concat_columns,
     unreliable,
 )
-from .estimate import quantile_fits, resample_mmd, resampled_nstar, sizes_progress
+from .estimate import quantile_fits, resample_mmd, resampled_nstar
 from .fit import (
     MIN_GRID_POINTS,
     nstar_values,
@@ -63,9 +63,18 @@ from .fit import (
 from .interval import INTERVAL_LEVEL
 from .kernels import Borda, Kernel, rbf_degeneracy
 from .large import LARGE_KEY as _LARGE_KEY
+from .large import (
+    GridPlan,
+    KernelShape,
+    LargeSupport,
+    grid_note,
+    large_grid,
+    large_support,
+    mmd_grid,
+    plan_grid,
+    subsample_support,
+)
 from .large import applies as _large_applies
-from .large import grid_note, large_grid, large_support, mmd_grid, subsample_support
-from .large import work_progress as _work_progress
 from .mmd import MODES, kernel_support, mmd_from_pairs
 from .ngen import min_N_for_points, min_N_for_two_points, mmd_quantile, ngen, resolve_grid
 from .questions import check_question, default_alternative, score_thresholds
@@ -285,6 +294,78 @@ def with_grid_notes(frame: pl.DataFrame, notes: dict) -> pl.DataFrame:
     return out.select(order)
 
 
+def parallel_speedup(threads: int) -> float:
+    """How much faster the analyses' kernels run on ``threads`` threads than on one (estimates).
+
+    About 1.6x on two (the draws, the setup and the closed forms stay on one).
+    """
+    return 1.0 + 0.6 * (max(1, int(threads)) - 1)
+
+
+def _bucket_draws(N: int, ns: np.ndarray, rep: int) -> bool:
+    """Whether a full grid's draws order their uniforms by the numba bucket sort.
+
+    The same indices as NumPy's partition (tested), 3-4x faster: worth loading numba
+    (about 0.5 s) for a whole grid's draws from ``config.ROUTES.grid_bucket_min_work``,
+    and always once numba is loaded (the route moves time, never the numbers).
+    """
+    import sys
+
+    return (float(rep) * N * ns.size >= config.ROUTES.grid_bucket_min_work
+            or "numba" in sys.modules)
+
+
+def _shared_support(kernel: Kernel, data: np.ndarray, sup: tuple) -> LargeSupport:
+    """Return a kernel's large-study support, its matrix taken from the closed forms' support.
+
+    ``sup`` is what :func:`subsample_support` returned: the kernel's own support (K, inv,
+    counts) when the kernel has at most ``config.ROUTES.large_support_m`` distinct
+    results, whose matrix the MMD values read too (computed once); beyond, a subsample's
+    support with a virtual assignment of the conditions, which the MMD values must not
+    read (they are computed on every condition's own result).
+    """
+    first, inv, _ = kernel.support(data)
+    if first.size <= config.ROUTES.large_support_m and sup[0].shape[0] == first.size \
+            and np.array_equal(sup[1], inv):
+        return large_support(kernel, data, support=sup)
+    return large_support(kernel, data)
+
+
+def estimated_seconds(study: Study, kernels: Sequence[Kernel], *, rep: int = config.REP,
+                      null: bool = True, disjoint: bool = True, replace: bool = False,
+                      grid: Sequence[int] | Callable[[int], np.ndarray] | None = None,
+                      configurations: Sequence | None = None) -> float:
+    """Estimate an analysis from the study's shape, before anything is drawn.
+
+    The grid and path each configuration would take (:func:`~.large.plan_grid`) and their
+    cost on one core of the reference machine (:data:`genexpy_nb.config.COSTS`).
+
+    Parameters
+    ----------
+    study : Study
+    kernels : list of Kernel
+    rep, null, disjoint, replace, grid, configurations
+        As for :class:`GeneralizabilityAnalysis`.
+
+    Returns
+    -------
+    float
+        Seconds on one core of the reference machine.
+    """
+    setup = check_analysis(study, kernels, rep=rep, seed=0, disjoint=disjoint,
+                           replace=replace, grid=grid, configurations=configurations,
+                           n_jobs=None, null=null)
+    return sum(_plan(study.sample(c), setup).seconds for c in setup.config_ids)
+
+
+def _plan(s: ConfigurationSample, setup: AnalysisSetup) -> GridPlan:
+    """Choose one configuration's grid and path from its shape, with its estimated cost."""
+    shapes = [KernelShape(k.name, int(k.support(s.data_for(k))[0].size), s.na)
+              for k in setup.kernels]
+    return plan_grid(s.N, shapes, setup.rep, setup.null, setup.grid, setup.disjoint,
+                     setup.replace)
+
+
 class GeneralizabilityAnalysis:
     """All configurations x kernels of a study: cached MMD_n distributions and n*.
 
@@ -336,41 +417,54 @@ class GeneralizabilityAnalysis:
         self.disjoint, self.replace = setup.disjoint, setup.replace
         self.mode = MODES[(self.disjoint, self.replace)]
         self.grid = grid
-        grid_fn = setup.grid_fn
         self.min_N, self.min_N3 = setup.min_N, setup.min_N3
         ids = self.config_ids = setup.config_ids
         self.dists: dict[int, ConfigDistributions] = {}
         self._exchanged: dict[int, ConfigurationSample] = {}
         self.null_kernels = self._baseline_kernels() if self.null and ids else None
+        # the grid of every configuration and its cost, from the shapes, before any draw
+        plans = {cid: _plan(study.sample(cid), setup) for cid in ids}
+        self.grid_plans = plans
         # many small BLAS products: one BLAS thread (our own threads split large work)
         from .._numba import one_blas_thread, threads
+        from .._progress import check_cost, cost_bar
 
         with threads(n_jobs) as nthreads, one_blas_thread():
             self.n_jobs = nthreads
-            if progress and len(ids) >= 2:
-                from .._progress import tqdm
+            reference = sum(p.seconds for p in plans.values())
+            self.estimated_seconds = check_cost(
+                f"the n* analysis of {len(ids)} configuration(s) x {len(self.kernels)} "
+                f"kernel(s) (up to {max((study.sample(c).N for c in ids), default=0):,} "
+                "conditions)", reference / parallel_speedup(nthreads),
+                lift="Fewer kernels, a smaller rep or null=False cost less.")
+            bar = cost_bar("MMD distributions", self.estimated_seconds, total=reference,
+                           disable=not progress, unit="s", unit_scale=False,
+                           bar_format="{desc}: {percentage:3.0f}%|{bar}| "
+                                      "[{elapsed}<{remaining}]")
+            with bar:
+                for cid in ids:
+                    plan = plans[cid]
+                    self.dists[cid] = self._compute(
+                        study.sample(cid), plan,
+                        lambda f, sec=plan.seconds: bar.update(sec * f))
 
-                ids_iter = tqdm(ids, desc="MMD distributions", unit="config", leave=False)
-            else:
-                ids_iter = ids
-            sizes = None
-            if progress and len(ids) == 1:
-                N0 = study.sample(ids[0]).N
-                sizes = (_work_progress(grid_fn(N0), self.rep,
-                                        len(self.kernels) * (2 if self.null else 1))
-                         if _large_applies(N0, grid, self.disjoint, self.replace)
-                         else sizes_progress(grid_fn(N0)))
-            for cid in ids_iter:
-                self.dists[cid] = self._compute(study.sample(cid), grid_fn,
-                                                on_size=None if sizes is None else sizes.update)
-            if sizes is not None:
-                sizes.close()
+    def _compute(self, s: ConfigurationSample, plan: GridPlan,
+                 advance: Callable[[float], object] | None = None) -> ConfigDistributions:
+        """Compute one configuration's MMD distributions on its planned grid and path.
 
-    def _compute(self, s: ConfigurationSample, grid_fn,
-                 on_size: Callable[[int], object] | None = None) -> ConfigDistributions:
-        if _large_applies(s.N, self.grid, self.disjoint, self.replace):
-            return self._compute_large(s, on_size)
-        ns = grid_fn(s.N)
+        ``advance(f)`` is called as a fraction f of the work is done (a progress bar).
+        """
+        if plan.thinned:
+            return self._compute_large(s, plan.ns, advance)
+        ns = plan.ns
+        done = [0.0]
+        weight = float(ns.sum()) or 1.0
+
+        def on_size(n: int) -> None:
+            done[0] += n / weight
+            if advance is not None:
+                advance(n / weight)
+
         rng = child_seed(self.seed, s.config_id)
         nk = len(self.kernels)
         # each kernel on its own support (results with identical kernel rows are merged),
@@ -411,38 +505,48 @@ class GeneralizabilityAnalysis:
 
         out = resample_mmd(sups, s.N, ns, self.rep, rng, disjoint=self.disjoint,
                            replace=self.replace,
-                           on_pairs=None if null_sups is None else baseline, on_size=on_size)
+                           on_pairs=None if null_sups is None else baseline, on_size=on_size,
+                           bucket=_bucket_draws(s.N, ns, self.rep))
         return ConfigDistributions(s, self.kernels, ns, out, sups, null_mmd=null_out,
                                    null_supports=null_sups,
                                    null_ns=None if null_sups is None else ns[keep])
 
-    def _compute_large(self, s: ConfigurationSample,
-                       on_work: Callable[[float], object] | None = None
+    def _compute_large(self, s: ConfigurationSample, ns: np.ndarray,
+                       advance: Callable[[float], object] | None = None
                        ) -> ConfigDistributions:
         """Compute the MMD_n distributions of one configuration on the large-study path.
 
-        A thinned grid (``genexpy_nb.generalizability.large``), one batched kernel per
-        kernel, the pairs shared by the kernels and the baseline (same seed); the closed
-        forms read a subsample of the conditions beyond ``config.ROUTES.large_support_m``
-        distinct results.
+        The planned grid ``ns`` (``genexpy_nb.generalizability.large``), the pairs drawn by
+        the batched kernel's streams, shared by the kernels and the baseline (same seed);
+        each kernel's values from its matrix (computed once, shared with the closed forms)
+        or on the fly; the closed forms read a subsample of the conditions beyond
+        ``config.ROUTES.large_support_m`` distinct results.
         """
-        ns = large_grid(s.N)
         rng = child_seed(self.seed, s.config_id)
         pair_seed = int(rng.integers(0, 2**63))
         cf_rng = child_seed(self.seed, s.config_id, _LARGE_KEY)
+        keep = null_sizes(ns.size) if self.null else np.zeros(0, dtype=np.int64)
+        sq = ns.astype(np.float64) ** 2
+        total = len(self.kernels) * self.rep * float(sq.sum() + (sq[keep].sum()
+                                                                 if self.null else 0.0))
+
+        def on_work(w: float) -> None:
+            if advance is not None and total > 0:
+                advance(w / total)
+
         out = np.empty((len(self.kernels), ns.size, self.rep))
         sups, rows = [], []
         for q, k in enumerate(self.kernels):
             data = s.data_for(k)
-            out[q] = mmd_grid(large_support(k, data), s.N, ns, self.rep, pair_seed, on_work)
             sup, r = subsample_support(k, data, cf_rng)
+            out[q] = mmd_grid(_shared_support(k, data, sup), s.N, ns, self.rep, pair_seed,
+                              on_work)
             sups.append(sup)
             rows.append(r)
         null_out = null_sups = null_ns = None
         if self.null:
             s0 = self._exchanged_sample(s)
             P = exchange_permutations(s, self.seed)
-            keep = null_sizes(ns.size)
             null_ns = ns[keep]
             null_out = np.empty((len(self.kernels), null_ns.size, self.rep))
             null_sups = []
@@ -450,9 +554,10 @@ class GeneralizabilityAnalysis:
             for q, k in enumerate(self.null_kernels):
                 data = (np.take_along_axis(s.data_for(k), P, axis=1) if k.on == "scores"
                         else s0.data_for(k))
-                null_out[q] = mmd_grid(large_support(k, data), s.N, null_ns, self.rep,
-                                       pair_seed, on_work, positions=keep)
-                null_sups.append(subsample_support(k, data, cf_rng)[0])
+                sup0 = subsample_support(k, data, cf_rng)[0]
+                null_out[q] = mmd_grid(_shared_support(k, data, sup0), s.N, null_ns,
+                                       self.rep, pair_seed, on_work, positions=keep)
+                null_sups.append(sup0)
         return ConfigDistributions(s, self.kernels, ns, out, sups, null_mmd=null_out,
                                    null_supports=null_sups, null_ns=null_ns,
                                    grid_note=grid_note(ns), cf_rows=rows)

@@ -378,6 +378,51 @@ def _separation(st: dict[str, np.ndarray], mr2: np.ndarray, rule: _Rule, order: 
     return p_adj < a, st["p"] < a, p_adj
 
 
+#: study sizes tried per Monte Carlo n* (the grid of powers of 3 and the bisection)
+_MC_TRIES = 22
+
+
+def _sample_seconds(N: int, na: int, kinds: Sequence[str], top_k: Sequence[int],
+                    draws: int) -> float:
+    """Estimate the conclusions of one configuration (seconds, one core of the reference).
+
+    From the shape only (:data:`genexpy_nb.config.COSTS`): the pairs' closed forms, the
+    normal model's draws, and each Monte Carlo n* (the best, each top k, the order).
+    """
+    c = config.COSTS
+    pairs = na * (na - 1) / 2.0
+    total = pairs * c.conclusion_pair_ns
+    if any(k in kinds for k in ("best", "top_k", "order")):
+        total += float(draws) * N * na * c.conclusion_model_ns
+    sets = ("best" in kinds) + ("top_k" in kinds) * sum(1 for k in top_k if k < na)
+    total += sets * _MC_TRIES * float(draws) * na * c.conclusion_set_ns
+    if "order" in kinds and na > 2:
+        rows = draws // 2
+        per = (c.kendall_numpy_ns if rows * pairs <= config.ROUTES.kendall_numpy_max_work
+               else c.kendall_ns)
+        total += _MC_TRIES * rows * pairs * per
+    return total * 1e-9
+
+
+def estimated_seconds(study: Any, *, kinds: Sequence[str] = KINDS,
+                      top_k: int | Sequence[int] = 3, draws: int = 2000) -> float:
+    """Estimate :func:`conclusions` of a study from its shape (one core of the reference).
+
+    Parameters
+    ----------
+    study : Study
+    kinds, top_k, draws
+        As for :func:`conclusions`.
+
+    Returns
+    -------
+    float
+        Seconds on one core of the reference machine (:data:`genexpy_nb.config.COSTS`).
+    """
+    ks = [top_k] if isinstance(top_k, (int, np.integer)) else list(top_k)
+    return sum(_sample_seconds(s.N, s.na, kinds, ks, int(draws)) for s in study.samples())
+
+
 def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[int],
                         delta: float, margin: float | None, budget: float | None, draws: int,
                         rng: np.random.Generator, plan_rng: np.random.Generator, rule: _Rule,
@@ -654,21 +699,27 @@ def conclusions(
         samples = list(study.samples())
     rows: list[dict[str, Any]] = []
     levels: list[dict[str, Any]] = []
-    from .._progress import tqdm
+    from .._progress import check_cost, cost_bar
 
-    bar = tqdm(samples, desc="conclusions", unit="config",
-               disable=not progress or len(samples) < 2, leave=False)
-    for s in bar:
-        r = _configuration_rows(s, kinds=kinds, top_k=ks, delta=delta, margin=margin,
-                                budget=budget, draws=int(draws),
-                                rng=child_seed(root, s.config_id),
-                                plan_rng=child_seed(root, s.config_id, _PLAN_STREAM),
-                                rule=rule, order=_condition_order(study, s, sequential),
-                                progress=progress and len(samples) < 2)
-        for row in r:
-            row["alpha"], row["level"] = alpha, level
-        rows.extend(r)
-        levels.extend([{"config_id": s.config_id, **s.levels}] * len(r))
+    costs = [_sample_seconds(s.N, s.na, kinds, ks, int(draws)) for s in samples]
+    est = check_cost(f"the conclusions of {len(samples)} configuration(s) (up to "
+                     f"{max((s.na for s in samples), default=0):,} alternatives)", sum(costs),
+                     lift="Fewer kinds (kinds=['best', 'top_k']: the order and every pair "
+                          "cost the most with many alternatives) or fewer draws cost less.")
+    with cost_bar("conclusions", est, total=sum(costs),
+                  disable=not progress or (len(samples) < 2 and est < 2.0)) as bar:
+        for s, cost in zip(samples, costs, strict=True):
+            r = _configuration_rows(s, kinds=kinds, top_k=ks, delta=delta, margin=margin,
+                                    budget=budget, draws=int(draws),
+                                    rng=child_seed(root, s.config_id),
+                                    plan_rng=child_seed(root, s.config_id, _PLAN_STREAM),
+                                    rule=rule, order=_condition_order(study, s, sequential),
+                                    progress=progress and len(samples) < 2)
+            for row in r:
+                row["alpha"], row["level"] = alpha, level
+            rows.extend(r)
+            levels.extend([{"config_id": s.config_id, **s.levels}] * len(r))
+            bar.update(cost)
     return _frame(rows, levels, study)
 
 
@@ -725,11 +776,33 @@ _SCHEMA = {
 }
 
 
+def _list_column(name: str, lists: list[list[str] | None]) -> pl.Series:
+    """Build a list-of-strings column from Python lists, through one flat column in polars.
+
+    The same column as ``pl.Series(name, lists, dtype=pl.List(pl.String))``: the strings
+    converted once, then split by row in polars (a conversion list by list took seconds
+    at 45,000 pairs of alternatives).
+    """
+    rows = [i for i, v in enumerate(lists) if v is not None for _ in v]
+    flat = [x for v in lists if v is not None for x in v]
+    grouped = (pl.DataFrame({"row": pl.Series(rows, dtype=pl.Int64),
+                             "v": pl.Series(flat, dtype=pl.String)})
+               .group_by("row", maintain_order=True).agg(pl.col("v")))
+    full = pl.DataFrame({"row": pl.int_range(0, len(lists), eager=True, dtype=pl.Int64),
+                         "empty": pl.Series([v is not None and not v for v in lists],
+                                            dtype=pl.Boolean)})
+    out = full.join(grouped, on="row", how="left", maintain_order="left").select(
+        pl.when(pl.col("empty")).then(pl.lit([], dtype=pl.List(pl.String)))
+        .otherwise(pl.col("v")).alias(name))  # empty lists stay empty, not null
+    return out.to_series()
+
+
 def _frame(rows: list[dict[str, Any]], levels: list[dict[str, Any]], study: Any
            ) -> pl.DataFrame:
     # every column straight from its Python values (through pyarrow, the list columns
     # imported pandas: most of a second in a fresh process, for nothing polars lacks)
-    cols = {c: pl.Series(c, [r[c] for r in rows], dtype=t) for c, t in _SCHEMA.items()}
+    cols = {c: (_list_column(c, [r[c] for r in rows]) if isinstance(t, pl.List) else
+                pl.Series(c, [r[c] for r in rows], dtype=t)) for c, t in _SCHEMA.items()}
     body = pl.DataFrame(cols)
     conf = study.configurations.select("config_id", *study.design)
     ids = pl.DataFrame({"config_id": [lv["config_id"] for lv in levels]},

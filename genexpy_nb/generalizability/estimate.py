@@ -19,7 +19,7 @@ from .interval import nstar_interval
 from .mmd import draw_pairs, mmd_from_pairs
 from .ngen import mmd_quantile
 
-__all__ = ["FITS", "quantile_fits", "resample_mmd", "resampled_nstar", "sizes_progress"]
+__all__ = ["FITS", "quantile_fits", "resample_mmd", "resampled_nstar"]
 
 #: how the quantile curves of the alphas are fitted: one shared slope, or one line each
 FITS = ("joint", "separate")
@@ -28,7 +28,8 @@ FITS = ("joint", "separate")
 def resample_mmd(supports: Sequence[tuple], N: int, ns: np.ndarray, rep: int,
                  rng: np.random.Generator, *, disjoint: bool, replace: bool,
                  on_pairs: Callable[[int, int, np.ndarray, np.ndarray], None] | None = None,
-                 on_size: Callable[[int], object] | None = None) -> np.ndarray:
+                 on_size: Callable[[int], object] | None = None,
+                 bucket: bool | None = None) -> np.ndarray:
     """Resample ``rep`` values of MMD_n for every kernel support and every n of ``ns``.
 
     The supports are ``(K, inv, ...)``; returns an array (kernels, len(ns), rep).
@@ -36,11 +37,13 @@ def resample_mmd(supports: Sequence[tuple], N: int, ns: np.ndarray, rep: int,
     The same pairs of samples serve every kernel (common random numbers); ``on_pairs(j, n,
     IX, IY)`` sees each draw too (the no-signal baseline reuses them). The pairs are drawn
     from ``rng`` in the order of ``ns``. ``on_size(n)`` is called after each n (a
-    progress bar).
+    progress bar). ``bucket``: the route of the draws' order for every size (the same
+    pairs either way; default: per size, as :func:`draw_pairs`).
     """
     out = np.empty((len(supports), ns.size, rep))
     for j, n in enumerate(ns):
-        IX, IY = draw_pairs(N, int(n), rep, disjoint=disjoint, replace=replace, seed=rng)
+        IX, IY = draw_pairs(N, int(n), rep, disjoint=disjoint, replace=replace, seed=rng,
+                            bucket=bucket)
         for q, sup in enumerate(supports):
             out[q, j, :] = mmd_from_pairs(sup[0], sup[1], IX, IY)
         if on_pairs is not None:
@@ -48,28 +51,6 @@ def resample_mmd(supports: Sequence[tuple], N: int, ns: np.ndarray, rep: int,
         if on_size is not None:
             on_size(int(n))
     return out
-
-
-def sizes_progress(ns: np.ndarray):
-    """Return a progress bar over the sample sizes ``ns`` of one configuration.
-
-    Each size n costs about ``rep`` pairs of n draws, so the bar advances by n and its time
-    estimate holds while the sizes grow; it is drawn only once the run has lasted 2 s.
-
-    Parameters
-    ----------
-    ns : numpy.ndarray of int
-        The grid of sample sizes.
-
-    Returns
-    -------
-    tqdm.tqdm
-        The bar (``update(n)`` after each size, ``close()`` at the end).
-    """
-    from .._progress import tqdm
-
-    return tqdm(total=int(np.sum(ns)), desc="MMD distributions", unit="n",
-                leave=False, delay=2.0)
 
 
 def quantile_fits(ns: np.ndarray, mmd: np.ndarray, a_arr: np.ndarray, eps: np.ndarray,

@@ -74,7 +74,7 @@ def support(sample: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def draw_pairs(
     N: int, n: int, rep: int, *, disjoint: bool = True, replace: bool = False,
-    seed: int | np.random.Generator | None = 0,
+    seed: int | np.random.Generator | None = 0, bucket: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draw the indices of ``rep`` pairs of samples of size ``n`` from ``N`` results (Sec. 4.5).
 
@@ -100,6 +100,10 @@ def draw_pairs(
         The sampling scheme (the table above); the paper's is the default.
     seed : int, numpy Generator or None
         Same seed, same pairs.
+    bucket : bool or None
+        How the uniforms behind the samples are ordered: by the numba bucket sort (True) or
+        by NumPy (False); None by the work of this call
+        (``config.ROUTES.pairs_bucket_min_work``). The same pairs either way.
 
     Returns
     -------
@@ -110,14 +114,25 @@ def draw_pairs(
     n = check_positive_int("n", n, minimum=1)
     rep = check_positive_int("rep", rep, minimum=1)
     check_memory("rep", rep, per_unit=16.0 * (N + 2 * n), what=f"{rep} pairs of samples")
-    rng = rng_from_seed(seed)
+    return _draw_pairs(N, n, rep, disjoint, replace, rng_from_seed(seed), bucket)
+
+
+def _draw_pairs(N: int, n: int, rep: int, disjoint: bool, replace: bool,
+                rng: np.random.Generator, bucket: bool | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`draw_pairs` on checked arguments; ``bucket`` forces the route of the order.
+
+    ``bucket=True`` orders the uniforms by the numba bucket sort, ``False`` by NumPy,
+    None as ``config.ROUTES.pairs_bucket_min_work`` says for this one call: the same
+    indices either way (a full grid's draws decide once for all its sizes).
+    """
     if disjoint and not replace:
         if 2 * n > N:
             raise GenexpyInputError(
                 f"n={n}: two disjoint samples without replacement need 2n <= N={N}. "
                 "Use n <= N // 2, or replace=True."
             )
-        idx = _first_order(rng.random((rep, N)), 2 * n)
+        idx = _first_order(rng.random((rep, N)), 2 * n, bucket)
         return np.ascontiguousarray(idx[:, :n]), np.ascontiguousarray(idx[:, n:])
     if disjoint and replace:
         if N < 2:
@@ -142,10 +157,16 @@ def draw_pairs(
 
 
 
-def _first_order(U: np.ndarray, k: int) -> np.ndarray:
-    """``np.argsort(U, axis=1)[:, :k]`` for uniforms U (rep, N), bit for bit."""
+def _first_order(U: np.ndarray, k: int, bucket: bool | None = None) -> np.ndarray:
+    """``np.argsort(U, axis=1)[:, :k]`` for uniforms U (rep, N), bit for bit.
+
+    ``bucket``: the numba bucket sort (True) or NumPy (False); None: by the work of this
+    call (``config.ROUTES.pairs_bucket_min_work``).
+    """
     rep, N = U.shape
-    if rep * N < config.ROUTES.pairs_bucket_min_work:
+    if bucket is None:
+        bucket = rep * N >= config.ROUTES.pairs_bucket_min_work
+    if not bucket:
         if N < 256 or 2 * k > N:
             return np.argsort(U, axis=1)[:, :k]
         # the k smallest by partition, then sorted: argsort's order when they are distinct

@@ -85,10 +85,12 @@ def analyze(
         paper's "realistic" resampling mode (Sec. 4.5).
     grid : sequence of int, callable or None
         The sample sizes n at which MMD_n is resampled. None (default): n = 2, 4, 6, ...
-        strictly below N // 2 (the paper's), and for a configuration of more than
-        ``config.ROUTES.large_study_min_N`` conditions (1,000) in the default mode a thinned
-        grid of 50 sizes up to a top size growing as sqrt(N) (column ``grid``; user guide,
-        n*, "Large studies"); a callable ``N -> sizes``; or a sequence of sizes (sizes the
+        strictly below N // 2 (the paper's), and in the default mode, for a configuration
+        of more than ``config.ROUTES.large_study_min_N`` conditions (1,000) or whose full
+        grid is estimated to cost more than ``config.ROUTES.grid_budget_s``, a thinned grid
+        of as many sizes as that budget allows (at least 50) up to a top size growing as
+        sqrt(N) beyond 1,000 (column ``grid``; user guide, n*, "Large studies"); a
+        callable ``N -> sizes``; or a sequence of sizes (sizes the
         mode cannot draw for a configuration are skipped there).
     n_jobs : int or None
         Numba threads (None or -1: all cores).

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["signed_rank_pvalues"]
+__all__ = ["signed_rank_pvalues", "signed_rank_tests"]
 
 
 def _tie_groups(s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -99,6 +99,22 @@ def _permutation_p(ranks2: np.ndarray, obs2: np.ndarray, first: np.ndarray,
 
 
 def signed_rank_pvalues(d: np.ndarray) -> np.ndarray:
+    """Two-sided Wilcoxon signed-rank p-values of each row of ``d`` (see :func:`signed_rank_tests`).
+
+    Parameters
+    ----------
+    d : numpy.ndarray, shape (pairs, n)
+        Paired differences, one test per row (NaN: left out).
+
+    Returns
+    -------
+    numpy.ndarray, shape (pairs,)
+        The p-values; NaN for rows without a non-zero difference.
+    """
+    return signed_rank_tests(d)[1]
+
+
+def signed_rank_tests(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided Wilcoxon signed-rank p-values of each row of ``d``, as scipy gives them.
 
     Parameters
@@ -109,7 +125,9 @@ def signed_rank_pvalues(d: np.ndarray) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray, shape (pairs,)
+    statistic : numpy.ndarray, shape (pairs,)
+        ``min(R+, R-)``, scipy's two-sided statistic (the sums of the signed ranks).
+    pvalue : numpy.ndarray, shape (pairs,)
         The p-values; NaN for rows without a non-zero difference.
 
     References
@@ -154,4 +172,6 @@ def signed_rank_pvalues(d: np.ndarray) -> np.ndarray:
     perm = test & (n <= 13) & (has_ties | (n_zero > 0))
     if perm.any():
         out[perm] = _permutation_p(ranks2[perm], obs2[perm], first[perm], m[perm])
-    return out
+    r_plus = obs2 / 2.0
+    r_minus = (m * (m + 1)) / 2.0 - r_plus
+    return np.minimum(r_plus, r_minus), out

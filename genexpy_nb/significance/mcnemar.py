@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from .._validation import GenexpyInputError, check_choice
 from ._results import McNemarResult, _degenerate
@@ -142,6 +141,8 @@ def mcnemar(
                 "table=[[both right, A right B wrong], [A wrong B right, both wrong]]."
             )
         tb = mcnemar_table(y_true, y_pred_a, y_pred_b)
+    from scipy import special  # not at import: the package imports this module (0.5 s)
+
     b, c = int(tb[0, 1]), int(tb[1, 0])
     m, lo = b + c, min(b, c)
     n = int(tb.sum())

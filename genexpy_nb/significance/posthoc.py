@@ -487,15 +487,55 @@ def pairwise_wilcoxon(
     >>> res.select("alternative_1", "alternative_2", pl.col("pvalue").round(4)).rows()
     [('0', '1', 0.0938), ('0', '2', 0.0938), ('1', '2', 0.0938)]
     """
+    m = table_matrix(data, roles, "pairwise_wilcoxon", ties=False)
+    # every pair at once where that gives scipy's numbers; the others one by one
+    fast = iter(_wilcoxon_rows(m.values, zero_method, correction, method, nan_policy) or [])
+
     def test(a: np.ndarray, b: np.ndarray) -> tuple[Any, dict[str, Any]]:
-        res = wilcoxon(a, b, zero_method=zero_method, correction=correction, method=method,
-                       nan_policy=nan_policy)
+        res = next(fast, None)  # the pairs come in the same order (i < j, row by row)
+        if res is None:
+            res = wilcoxon(a, b, zero_method=zero_method, correction=correction,
+                           method=method, nan_policy=nan_policy)
         keep = ~(np.isnan(a) | np.isnan(b)) if nan_policy == "omit" else slice(None)
         mdiff = float(np.mean(a[keep] - b[keep])) if res.n else math.nan
         return res, {"mean_difference": mdiff, "n": res.n}
 
-    return _each_pair(table_matrix(data, roles, "pairwise_wilcoxon", ties=False), alpha,
-                      p_adjust, nan_policy, "Wilcoxon signed-rank", test)
+    return _each_pair(m, alpha, p_adjust, nan_policy, "Wilcoxon signed-rank", test)
+
+
+def _wilcoxon_rows(values: np.ndarray, zero_method: str, correction: bool, method: str,
+                   nan_policy: str) -> list | None:
+    """Every pair's Wilcoxon test at once, where it equals ``wilcoxon`` (scipy's defaults).
+
+    With ``zero_method="wilcox"``, no continuity correction and ``method="auto"``: the
+    statistic and p-value of each pair without a missing value (or with them left out,
+    ``nan_policy="omit"``) from one vectorised pass, the very numbers
+    ``scipy.stats.wilcoxon`` gives (:func:`._signed_rank.signed_rank_tests`); None for the
+    pairs (or all) that go through :func:`wilcoxon` one by one.
+    """
+    from ._results import SignificanceResult
+    from ._signed_rank import signed_rank_tests
+
+    if zero_method != "wilcox" or correction or method != "auto":
+        return None
+    k = values.shape[1]
+    iu, ju = np.triu_indices(k, 1)
+    d = values[:, iu].T - values[:, ju].T  # (pairs, conditions)
+    missing = np.isnan(d).any(axis=1)
+    if nan_policy != "omit" and missing.all():
+        return None
+    statistic, pvalue = signed_rank_tests(np.where(missing[:, None] & (nan_policy != "omit"),
+                                                   0.0, d))
+    n = (~np.isnan(d)).sum(axis=1) if nan_policy == "omit" else np.full(iu.size, d.shape[1])
+    out: list = []
+    for q in range(iu.size):
+        if (missing[q] and nan_policy != "omit") or n[q] == 0 or np.isnan(pvalue[q]):
+            out.append(None)  # a missing value, no pair at all, or no difference
+            continue
+        out.append(SignificanceResult(statistic=float(statistic[q]), pvalue=float(pvalue[q]),
+                                      test="Wilcoxon signed-rank", n=int(n[q]), k=2,
+                                      alternative="two-sided"))
+    return out
 
 
 @takes_table_roles(ties=False)

@@ -407,6 +407,65 @@ def test_task_bootstrap_numpy_route_on_the_kernels_rare_paths(monkeypatch):
                 assert got_k[i] == v_want and state[i] == s_want
 
 
+@pytest.mark.parametrize("T", [300, 1000, 1001])
+@pytest.mark.parametrize("values", ["continuous", "ties", "signed zeros"])
+def test_task_bootstrap_one_run_medians_from_counts_have_the_kernels_bits(T, values):
+    # one run per task (a leaderboard's items): the kernel reads each replicate's median
+    # from the draws' counts along the sorted positions (a bulk for the whole batch, then
+    # a walk), as the NumPy route does; beyond a few hundred tasks the bulk is used
+    from genexpy_nb._numba import aggregates as ka
+    from genexpy_nb.aggregates import _replicates_numpy as rn
+
+    rng = np.random.default_rng(T)
+    if values == "continuous":
+        ms = [_task_effects(a, n=1, T=T) for a in range(3)]
+    elif values == "ties":
+        ms = [rng.choice([0.0, 1.0], size=(1, T)) for _ in range(3)]
+    else:
+        ms = [rng.choice([-0.0, 0.0, -1.5, 2.0], size=(1, T), p=[0.4, 0.4, 0.1, 0.1])
+              for _ in range(3)]
+    args, lo, hi = _kernel_layout(ms, 0.5)
+    key, reps = np.uint64(17), 70
+    want, got = np.empty((reps, 3, 4)), np.empty((reps, 3, 4))
+    ka.bootstrap_aggregates(*args, key, True, lo, hi, 0, reps, want,
+                            np.zeros((T, 32), dtype=np.int32))
+    rn.bootstrap_aggregates(*args, key, lo, hi, 0, reps, got)
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+    # and the medians are those of the replicates' task means, computed naively
+    runs, tasks = rn.replicate_draws(key, 0, reps, 1, T)
+    for a, m in enumerate(ms):
+        assert np.array_equal(want[:, a, 0], np.median(0.0 + m[0][tasks], axis=1))
+
+
+@pytest.mark.parametrize("window", [0, 1, 3, 50])
+@pytest.mark.parametrize("T", [7, 8, 40])
+def test_medians_from_counts_on_either_path(window, T):
+    # the bulk (counted for the whole batch) and the walk on from it, or from the start
+    # when the median lies inside the bulk: both give the h-th drawn value
+    from genexpy_nb._numba import aggregates as ka
+
+    rng = np.random.default_rng(T + window)
+    vals = np.sort(rng.choice([-0.0, 0.0, 0.5, 1.0, 2.0], size=T))
+    order = rng.permutation(T).astype(np.int32)
+    nr = 9
+    counts = np.zeros((T, nr), dtype=np.int32)
+    for r in range(nr):  # T draws each, some piled on the lowest cells (inside the bulk)
+        pile = rng.integers(0, 3) if r % 2 else 0
+        drawn = rng.integers(0, T, size=T)
+        drawn[: T * pile // 3] = rng.integers(0, 2, size=T * pile // 3)
+        sorted_pos = np.sort(drawn)
+        np.add.at(counts[:, r], order[sorted_pos], 1)
+    h = T // 2
+    res, cum = np.empty(nr), np.zeros(nr, dtype=np.int64)
+    ka._count_medians(counts, order, vals, h, T % 2 == 0, window, nr, cum, res)
+    for r in range(nr):
+        pos = np.empty(T, dtype=np.int64)
+        pos[order] = np.arange(T)
+        drawn_vals = np.repeat(0.0 + vals[np.arange(T)], counts[order, r])
+        assert res[r] == np.median(drawn_vals)
+        assert np.signbit(res[r]) == np.signbit(np.median(drawn_vals))
+
+
 @pytest.mark.parametrize("shape", [(1, 104, 18), (3, 9, 4)])
 def test_interval_estimates_same_frame_on_either_task_bootstrap_route(shape):
     from genexpy_nb import config

@@ -130,6 +130,9 @@ ALLOWED = {
     # and its repr helper
     "significance/bayesian.py": 5,
     "significance/_results.py": 1,
+    # the durations on progress bars and in the refusal of an analysis estimated to run too
+    # long (``_progress.duration_text``): plumbing below answers/ (no import up)
+    "_progress.py": 4,
     # the training scripts' own logs (seed pools), not answers of the package
     "seedpools/cnn_seeds.py": 4,
     "seedpools/pools.py": 13,

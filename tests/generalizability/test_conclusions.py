@@ -79,6 +79,27 @@ def test_pair_nstar_is_the_first_n_after_the_last_failure():
     assert np.all(g[grid >= n] >= 0.95)
 
 
+@pytest.mark.parametrize("alpha", [0.7, 0.9, 0.95, 0.99])
+def test_pair_nstar_search_stopped_at_the_safe_size_equals_the_whole_search(alpha):
+    # each pair's search of every whole n stops where G can no longer fail (P(> 0) alone
+    # reaches sqrt(alpha)); the answer is that of searching all 512 sizes
+    rng = np.random.default_rng(int(alpha * 100))
+    eff = np.concatenate([rng.uniform(0.05, 3.0, 400), [0.2, 1.0, 5.0]])
+    span = np.concatenate([rng.choice([0.0, 0.05, 0.5, 1.0, 2.0, 4.0], 400), [3.0, 0.0, 8.0]])
+    got = C._pair_nstar(eff, span, alpha)
+    grid = np.arange(1.0, 513.0)
+    g = C._pair_agreement(eff[:, None], span[:, None], grid[None, :])
+    z = C.conclusion_z(alpha)
+    small = (z / eff) ** 2 <= 128
+    for i in np.flatnonzero(small):
+        fails = grid[g[i] < alpha]
+        want = 1.0 if fails.size == 0 else fails.max() + 1
+        assert got[i] == want, (eff[i], span[i])
+    safe = C._pair_safe_n(eff, span, alpha)
+    for i in range(eff.size):  # beyond the safe size G never fails
+        assert np.all(g[i][grid >= safe[i]] >= alpha)
+
+
 def test_best_agreement_equals_a_direct_monte_carlo_of_the_normal_model():
     sc = _scores(n=50, means=(0.6, 0.3, 0.0), seed=1)
     mr2 = C._doubled_midranks(_study(sc).sample(0).rankings)

@@ -93,7 +93,7 @@ def test_batched_kernel_equals_its_naive_twin(which, matrix_m):
             "rbf": RBF(scale="raw")}[which].resolve(NA)
     data = S if which == "rbf" else R
     ns = np.array([2, 6, 20, 64, 150])
-    with config.force_route(large_support_m=matrix_m, large_rbf_matrix_m=matrix_m):
+    with config.force_route(large_support_m=matrix_m, large_matrix_m=matrix_m):
         sup = large.large_support(kern, data)
         out = large.mmd_grid(sup, N, ns, 12, 99)
     if matrix_m == 10 and which in ("mallows", "rbf"):
@@ -125,7 +125,7 @@ def test_same_bits_at_one_two_and_four_threads_and_for_the_same_seed(monkeypatch
     monkeypatch.setattr(nb, "_max_threads", lambda: 4)  # 4 threads even on a 2-core runner
     st = _study()
     with config.force_route(large_study_min_N=100, large_support_m=60,
-                            large_rbf_matrix_m=60, parallel_min_work=0):
+                            large_matrix_m=60, parallel_min_work=0):
         a = _analyze(st, n_jobs=1, rep=50)
         b = _analyze(st, n_jobs=2, rep=50)
         c = _analyze(st, n_jobs=2, rep=50)
@@ -141,7 +141,7 @@ def test_thinned_grid_agrees_with_the_full_one_on_a_clear_signal():
     st = _study(signal=1.0)
     full = _analyze(st)
     with config.force_route(large_study_min_N=100, large_support_m=80,
-                            large_rbf_matrix_m=80):
+                            large_matrix_m=80):
         thin = _analyze(st)
     assert "grid" not in full.columns and thin["grid"].null_count() == 0
     key = ["kernel", "alpha", "delta", "method"]
@@ -174,3 +174,39 @@ def test_the_summary_says_the_grid_was_thinned():
     assert "thinned grid: 43 sizes up to 86" in text
     assert "thinned grid" not in gx.nstar_summary(_analyze(_study(N=120)), alpha=0.95,
                                                   delta=0.05).to_text()
+
+
+@pytest.mark.parametrize("which", ["mallows", "rbf", "jaccard"])
+def test_mmd_values_read_every_conditions_own_result_beyond_the_closed_forms_subsample(which):
+    # beyond large_support_m distinct results the closed forms read a subsample; the MMD
+    # values never do: the analysis' values equal the batched kernel's on the whole data
+    S = _scores()
+    st = _study()
+    kern = {"mallows": Mallows(), "rbf": RBF(), "jaccard": Jaccard(k=2)}[which]
+    with config.force_route(large_study_min_N=100, large_support_m=40):
+        ga = gx.GeneralizabilityAnalysis(st, [kern], rep=20, progress=False, null=False)
+        cd = next(iter(ga.dists.values()))
+        k = ga.kernels[0]
+        data = cd.sample.data_for(k)
+        seed = int(gx.generalizability.analysis.child_seed(ga.seed, cd.sample.config_id)
+                   .integers(0, 2**63))
+        want = large.mmd_grid(large.large_support(k, data), N, cd.ns, 20, seed)
+    # (within rounding: BLAS may sum a block's rows in another order on another thread
+    # count; the subsample's values would differ by far more)
+    np.testing.assert_allclose(cd.mmd[0], want, rtol=1e-12, atol=1e-14)
+    assert S.shape[0] == N
+
+
+@pytest.mark.parametrize("support_m, matrix_m", [(10**9, 10), (10, 10**9), (40, 120)])
+def test_every_split_of_the_routes_gives_the_naive_values(support_m, matrix_m):
+    # the matrix kept or computed in blocks, values looked up or on the fly for the sizes
+    # read one pair at a time: any combination of the two bounds gives the MMD values
+    S = _scores()
+    R = _rankings(S)
+    kern = Mallows().resolve(NA)
+    ns = np.array([2, 6, 20, 64, 150])
+    with config.force_route(large_support_m=support_m, large_matrix_m=matrix_m):
+        out = large.mmd_grid(large.large_support(kern, R), N, ns, 12, 99)
+    pairs = large.large_pairs(N, ns, 12, 99)
+    ref = np.array([[mmd(R[IX[r]], R[IY[r]], kern) for r in range(12)] for IX, IY in pairs])
+    np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)

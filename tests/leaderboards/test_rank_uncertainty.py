@@ -99,3 +99,24 @@ def test_several_configurations_need_config():
 def test_top_level_names():
     assert gx.rank_probabilities is rank_probabilities
     assert gx.rank_intervals is rank_intervals and gx.top_group is top_group
+
+
+@pytest.mark.parametrize("rep, na", [(1, 1), (3, 2), (50, 7), (200, 40), (20, 300)])
+@pytest.mark.parametrize("coarse", [True, False])
+def test_place_counts_from_sorted_scores_equal_the_pairwise_count(rep, na, coarse):
+    # each replicate's tie groups from its sorted scores (O(na log na)) give the counts of
+    # the pairwise comparisons (O(na^2)), bit for bit (the same 1/k terms, summed in order)
+    from genexpy_nb.leaderboards.rank_uncertainty import _place_counts
+
+    rng = np.random.default_rng(rep * 1000 + na)
+    sums = (rng.integers(0, 6, (rep, na)) * 0.5 if coarse
+            else rng.normal(size=(rep, na)))
+    lower = (sums[:, None, :] < sums[:, :, None]).sum(axis=2)
+    k = (sums[:, None, :] == sums[:, :, None]).sum(axis=2)
+    diff = np.zeros((na, na + 1))
+    a = np.broadcast_to(np.arange(na), (rep, na))
+    np.add.at(diff, (a.ravel(), lower.ravel()), 1.0 / k.ravel())
+    np.add.at(diff, (a.ravel(), (lower + k).ravel()), -1.0 / k.ravel())
+    want = np.cumsum(diff, axis=1)[:, :na]
+    got = _place_counts(sums)
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))

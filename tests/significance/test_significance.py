@@ -632,6 +632,25 @@ def test_pairwise_wilcoxon_equals_scipy(p_adjust):
     assert_allclose(res["mean_difference"][0], np.mean(x[:, 0] - x[:, 1]))
 
 
+@pytest.mark.filterwarnings("ignore::genexpy_nb.significance._results.DegenerateTestWarning")
+@pytest.mark.parametrize("n", [6, 12, 30, 112])
+@pytest.mark.parametrize("nan_policy", ["propagate", "omit"])
+def test_pairwise_wilcoxon_all_pairs_at_once_equals_one_test_per_pair(n, nan_policy):
+    # the pairs tested in one vectorised pass give scipy's numbers bit for bit: ties,
+    # zero differences, identical alternatives, missing values (left out or propagated)
+    rng = np.random.default_rng(n)
+    x = np.round(rng.normal(size=(n, 6)) + np.arange(6) * 0.2, 1)  # ties and zeros
+    x[:, 5] = x[:, 4]  # a pair of identical alternatives: no difference at all
+    x[1, 2] = np.nan
+    res = sig.pairwise_wilcoxon(x, nan_policy=nan_policy)
+    for q, (i, j) in enumerate(zip(*np.triu_indices(6, 1), strict=True)):
+        one = sig.wilcoxon(x[:, i], x[:, j], nan_policy=nan_policy)
+        got = res.row(q, named=True)
+        for key, want in (("statistic", one.statistic), ("pvalue_raw", one.pvalue),
+                          ("n", one.n)):
+            assert (got[key] == want) or (np.isnan(got[key]) and np.isnan(want)), (i, j, key)
+
+
 # =====================================================================================
 # Nadeau–Bengio corrected resampled t-test
 # =====================================================================================

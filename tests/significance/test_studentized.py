@@ -75,3 +75,34 @@ def test_nemenyi_equals_the_old_scipy_path(shape):
     res = sig.posthoc_nemenyi(x, higher_is_better=True)
     old = stats.studentized_range.sf(res["statistic"].to_numpy(), shape[1], np.inf)
     assert_allclose(res["pvalue"].to_numpy(), np.clip(old, 0, 1), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("k", [2, 5, 16, 200, 600])
+def test_python_route_has_the_kernels_bits(k):
+    # small work (a few hundred pairs) runs the kernel's arithmetic in Python without
+    # loading numba: the same doubles, bit for bit
+    from genexpy_nb._numba import studentized as ks
+    from genexpy_nb.significance._studentized import _range_sf_python, _rule
+
+    q = np.concatenate([np.linspace(0.0, 14.0, 157), [np.nan, 1e-300, 40.0]])
+    z, cdf, factor = _rule(k)
+    want, got = np.empty(q.size), np.empty(q.size)
+    ks.range_sf(q, z, cdf, factor, float(k - 1), 0, q.size, want)
+    _range_sf_python(q, z, cdf, factor, float(k - 1), got)
+    assert np.array_equal(want.view(np.uint64), got.view(np.uint64))
+    with config.force_route("numba"):
+        a = studentized_range_sf(q[:40], k)
+    with config.force_route("numpy"):
+        b = studentized_range_sf(q[:40], k)
+    assert np.array_equal(a.view(np.uint64), b.view(np.uint64))
+
+
+@pytest.mark.parametrize("k", [2, 4, 10, 50, 300])
+@pytest.mark.parametrize("p", [0.01, 0.05, 0.1, 0.5])
+def test_upper_quantile_inverts_the_survival_function_as_scipy(k, p):
+    from genexpy_nb.significance._studentized import studentized_range_isf
+
+    q = studentized_range_isf(p, k)
+    assert q == pytest.approx(stats.studentized_range.isf(p, k, np.inf), rel=1e-9)
+    above, below = studentized_range_sf([q, np.nextafter(q, 0.0)], k)
+    assert above <= p < below or above == pytest.approx(p, abs=1e-15)
