@@ -94,10 +94,15 @@ class Kernel:
         Returns
         -------
         Kernel
-            A resolved copy; the kernel itself is left unchanged.
+            A resolved copy; the kernel itself is left unchanged (the defaults: see each
+            kernel's parameters).
         """
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
-        return dataclasses.replace(self, na=na)
+        return dataclasses.replace(self, na=na, **self._defaults(na, alternatives))
+
+    def _defaults(self, na: int, alternatives: Sequence[str] | None) -> dict:
+        """Return the fields :meth:`resolve` fills in besides ``na``."""
+        return {}
 
     @property
     def resolved(self) -> bool:
@@ -259,22 +264,8 @@ class Borda(Kernel):
     nu: float | None = None
     index: int | None = dataclasses.field(default=None, kw_only=True)
 
-    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Borda:
-        """Return a copy with ``na``, the index of a* and the default ``nu = 1/na`` filled in.
-
-        Parameters
-        ----------
-        na : int
-            Number of alternatives (>= 2).
-        alternatives : sequence of str, optional
-            The alternatives' names, in column order, where a* is looked up by name.
-
-        Returns
-        -------
-        Borda
-            A resolved copy; the kernel itself is left unchanged.
-        """
-        na = check_positive_int("na (number of alternatives)", na, minimum=2)
+    def _defaults(self, na: int, alternatives: Sequence[str] | None) -> dict:
+        """Return the index of a* (looked up by name in ``alternatives``) and ``nu = 1/na``."""
         alt = self.alternative
         if alt is None:
             raise GenexpyInputError(
@@ -298,8 +289,8 @@ class Borda(Kernel):
                     "missing-results filter: see study.report.)"
                 )
             idx = names.index(str(alt))
-        nu = 1.0 / na if self.nu is None else _positive("Borda nu", self.nu)
-        return dataclasses.replace(self, na=na, nu=nu, index=idx)
+        return dict(nu=1.0 / na if self.nu is None else _positive("Borda nu", self.nu),
+                    index=idx)
 
     @property
     def label(self) -> str:
@@ -422,24 +413,10 @@ class Mallows(Kernel):
 
     nu: float | None = None
 
-    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Mallows:
-        """Return a copy with ``na`` and the default ``nu = 1/C(na, 2)`` filled in.
-
-        Parameters
-        ----------
-        na : int
-            Number of alternatives (>= 2).
-        alternatives : sequence of str, optional
-            The alternatives' names, in column order (not used).
-
-        Returns
-        -------
-        Mallows
-            A resolved copy; the kernel itself is left unchanged.
-        """
-        na = check_positive_int("na (number of alternatives)", na, minimum=2)
-        nu = 1.0 / math.comb(na, 2) if self.nu is None else _positive("Mallows nu", self.nu)
-        return dataclasses.replace(self, na=na, nu=nu)
+    def _defaults(self, na: int, alternatives: Sequence[str] | None) -> dict:
+        """Return ``nu = 1/C(na, 2)`` unless given."""
+        return dict(nu=1.0 / math.comb(na, 2) if self.nu is None
+                    else _positive("Mallows nu", self.nu))
 
     @property
     def label(self) -> str:
@@ -553,24 +530,9 @@ class RBF(Kernel):
                 "not depend on the units; 'raw' is the paper's definition (scores as given)."
             )
 
-    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> RBF:
-        """Return a copy with ``na`` and the default ``gamma = 1/na`` filled in.
-
-        Parameters
-        ----------
-        na : int
-            Number of alternatives (>= 2).
-        alternatives : sequence of str, optional
-            The alternatives' names, in column order (not used).
-
-        Returns
-        -------
-        RBF
-            A resolved copy; the kernel itself is left unchanged.
-        """
-        na = check_positive_int("na (number of alternatives)", na, minimum=2)
-        gamma = 1.0 / na if self.gamma is None else _positive("RBF gamma", self.gamma)
-        return dataclasses.replace(self, na=na, gamma=gamma)
+    def _defaults(self, na: int, alternatives: Sequence[str] | None) -> dict:
+        """Return ``gamma = 1/na`` unless given."""
+        return dict(gamma=1.0 / na if self.gamma is None else _positive("RBF gamma", self.gamma))
 
     @property
     def label(self) -> str:
