@@ -16,6 +16,9 @@ command accepts the other word as an unlisted alias (:func:`add_alias`).
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
 
 from .. import config
 from ._checks import (
@@ -28,6 +31,7 @@ from ._checks import (
 
 __all__ = [
     "HelpFormatter",
+    "subcommand",
     "add_plan_options",
     "add_direction",
     "add_results",
@@ -85,6 +89,31 @@ class HelpFormatter(argparse.HelpFormatter):
             out.extend(indent + ln for ln in keep)
             out.append("")
         return "\n".join(out).rstrip()
+
+
+def subcommand(name: str, *, help: str, description: str,
+               quiet: str = "print nothing but errors") -> Callable[[Callable], Callable]:
+    """Make a subcommand's ``add_parser(subparsers, formatter)`` from its options.
+
+    The decorated function adds the subcommand's options to its parser; the result adds the
+    parser (``help``, ``description``), those options, ``--quiet`` (its help ``quiet``) and,
+    as the command, the function ``cmd_<name>`` of the same module, looked up when the
+    parser is built (the protocol of :data:`genexpy_nb.cli.COMMANDS`).
+    """
+    def decorate(options: Callable[[argparse.ArgumentParser], None]) -> Callable:
+        def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
+            p = sub.add_parser(name, formatter_class=formatter, help=help,
+                               description=description)
+            options(p)
+            add_quiet(p, help=quiet)
+            p.set_defaults(func=getattr(sys.modules[options.__module__], f"cmd_{name}"))
+            return p
+
+        add_parser.__doc__ = (f"Add the ``{name}`` subcommand and its parser "
+                              "(:data:`genexpy_nb.cli.COMMANDS`).")
+        return add_parser
+
+    return decorate
 
 
 def add_alias(p: argparse.ArgumentParser, action: argparse.Action, *aliases: str) -> None:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
 
 from .. import config
 from ._checks import EXIT_OK, answer
-from ._options import add_quiet
+from ._options import subcommand
 
 __all__ = ["add_parser", "cmd_precompile"]
 
@@ -36,16 +35,11 @@ def cmd_precompile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``precompile`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
-    pc = sub.add_parser(
-        "precompile", formatter_class=formatter,
-        help="compile the numerical kernels once, after installing",
-        description="Compile the numba kernels that large studies and large alpha-hat "
-                    "calls use into numba's disk cache (10-20 s on a quiet machine, "
-                    "once per installation), so that no first call in a notebook pauses to "
-                    "compile. "
-                    "Smaller work runs on NumPy and needs none of this.")
-    add_quiet(pc, help="no progress bar")
-    pc.set_defaults(func=cmd_precompile)
-    return pc
+@subcommand("precompile", quiet="no progress bar",
+            help="compile the numerical kernels once, after installing",
+            description="Compile the numba kernels that large studies and large alpha-hat "
+                        "calls use into numba's disk cache (10-20 s on a quiet machine, once "
+                        "per installation), so that no first call in a notebook pauses to "
+                        "compile. Smaller work runs on NumPy and needs none of this.")
+def add_parser(pc: argparse.ArgumentParser) -> None:
+    """Add the options of ``genexpy-nb precompile``: none but ``--quiet``."""
