@@ -710,7 +710,7 @@ def _check_posthoc_memory(k: int, control: str | None) -> None:
     error gives it, the memory available, and what fits: the comparisons against one
     control, or the most alternatives.
     """
-    from .._validation import MEMORY_SHARE, available_memory, size_text
+    from .._validation import MEMORY_SHARE, available_memory, first_true, size_text
 
     need = _posthoc_need(k, control)
     if need <= 256 * 2**20:
@@ -722,10 +722,7 @@ def _check_posthoc_memory(k: int, control: str | None) -> None:
     most = 2
     while _posthoc_need(most * 2, None) <= budget:
         most *= 2
-    lo, hi = most, most * 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if _posthoc_need(mid, None) <= budget else (lo, mid)
+    lo = first_true(lambda m: _posthoc_need(m, None) > budget, most, most * 2) - 1
     pairs = (k - 1) if control is not None else k * (k - 1) // 2
     fix = (f"keep at most {lo:,} alternatives" if control is not None else
            f"compare against one alternative with {opt('control')}=NAME ({k - 1:,} "

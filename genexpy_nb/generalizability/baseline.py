@@ -17,8 +17,7 @@ import numpy as np
 
 from .._validation import child_seed
 from ..study.core import ConfigurationSample
-from ._normal import ndtri
-from .interval import at_least_one, closed_form_log_sd, fit_se
+from .interval import at_least_one, closed_form_log_sd, fit_se, ndtri
 from .kernels import Kernel
 from .mmd import kernel_support
 

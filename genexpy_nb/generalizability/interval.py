@@ -15,7 +15,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import config
-from ._normal import ndtri
 from .closed_form import lin_z
 from .fit import power_law_fit
 
@@ -23,6 +22,18 @@ from .fit import power_law_fit
 INTERVAL_LEVEL: float = 0.90
 #: bootstrap weightings of the conditions behind the sampling part of the interval
 INTERVAL_B: int = 200
+
+
+def ndtri(p: float) -> float:
+    """Return the standard normal quantile ``Phi^-1(p)`` of a probability ``p`` in (0, 1).
+
+    The standard library's (Wichura's AS241, within 1e-15 of ``scipy.special.ndtri``)
+    rather than scipy's: importing ``scipy.special`` took most of the time of the first
+    analysis in a fresh process.
+    """
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(p)
 
 
 def prediction_se(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, b1: float,

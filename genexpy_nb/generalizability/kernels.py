@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._codes import unique_rows
-from .._validation import GenexpyInputError, check_positive_int
+from .._validation import GenexpyInputError, check_positive_int, fill_doc
 from .._validation import check_positive_number as _positive
 from ._gram import (  # the kernel matrices' NumPy/BLAS computations
     _borda_counts,
@@ -31,11 +31,19 @@ from ._gram import (  # the kernel matrices' NumPy/BLAS computations
     _rbf_gram,
 )
 
+#: the ``na`` entry of every kernel's Parameters
+_fill_na = fill_doc(na="""\
+na : int, optional, keyword-only
+    Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+    :class:`~genexpy_nb.Study` or analysis does it for you).
+""")
+
 __all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS",
            "default_questions", "paper_questions", "score_spread", "rbf_degeneracy",
            "RBF_SCALES"]
 
 
+@_fill_na
 @dataclass(frozen=True)
 class Kernel:
     """Base class. Subclasses define the formula, the question and ``eps(delta)``.
@@ -47,9 +55,7 @@ class Kernel:
 
     Parameters
     ----------
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
     """
 
     name: ClassVar[str] = "kernel"
@@ -223,6 +229,7 @@ class Kernel:
         return math.sqrt(2.0 * (self.kappa_sup - self.kappa_inf))
 
 
+@_fill_na
 @dataclass(frozen=True)
 class Borda(Kernel):
     """Borda kernel: "Is alternative a* consistently ranked the same?" (paper Sec. 4.2).
@@ -244,9 +251,7 @@ class Borda(Kernel):
         average.
     nu : float, optional
         The kernel's bandwidth (> 0); None = ``1/na``.
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
     index : int, optional, keyword-only
         The column index of a*, filled in by :meth:`~genexpy_nb.Kernel.resolve` (leave it out).
 
@@ -323,6 +328,7 @@ class Borda(Kernel):
         return self.na
 
 
+@_fill_na
 @dataclass(frozen=True)
 class Jaccard(Kernel):
     """Jaccard kernel: "Are the best alternatives consistently the same?" (paper Sec. 4.2).
@@ -336,9 +342,7 @@ class Jaccard(Kernel):
     k : int, default 1
         How many top tiers count as "the best" (tiers counted from 0, so ``k=1`` = the
         alternatives tied for first place).
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
 
     Examples
     --------
@@ -383,6 +387,7 @@ class Jaccard(Kernel):
         return 1.0 - delta
 
 
+@_fill_na
 @dataclass(frozen=True)
 class Mallows(Kernel):
     """Mallows kernel: "Are the alternatives ranked in a consistent order?" (paper Sec. 4.2).
@@ -395,9 +400,7 @@ class Mallows(Kernel):
     ----------
     nu : float, optional
         The kernel's bandwidth (> 0); None = ``1/C(na, 2)``.
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
 
     Examples
     --------
@@ -452,6 +455,7 @@ RBF_DEGENERATE_TOL: float = 0.01
 _SPREAD_MAX_PAIRS: int = 2_000_000
 
 
+@_fill_na
 @dataclass(frozen=True)
 class RBF(Kernel):
     """RBF kernel on scores: "Are the raw performances consistent?" (paper Sec. 4.2).
@@ -483,9 +487,7 @@ class RBF(Kernel):
         The kernel's bandwidth (> 0); None = ``1/na``.
     scale : {"spread", "raw"}, default "spread"
         The scale the kernel sees the scores on (see above).
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
 
     Notes
     -----
