@@ -71,6 +71,7 @@ from .._validation import (
     check_probability,
     check_seed,
     child_seed,
+    fill_doc,
 )
 from ._input import Scores, scores_from
 from ._input import score_matrices as score_matrices  # also estimates.score_matrices
@@ -90,6 +91,14 @@ _BLOCK_CELLS: int = 1 << 21
 _PROGRESS_WORK: float = 4e8
 
 _METHODS = ("percentile", "basic")
+#: the columns of a long table, in the docstrings' ``{columns}``
+_fill_columns = fill_doc(columns="""\
+alternatives, target, blocks, run : str, optional
+    Columns of a long table: the algorithm, the score, the blocks (the tasks) and
+    (optionally) the run or seed.
+task : str, optional
+    Alias of ``blocks`` (rliable's name).
+""")
 
 
 
@@ -362,6 +371,7 @@ def _one_interval(m: np.ndarray, rv: np.ndarray, aggs: list[str], gamma: float, 
     return est, lo, hi, lo_err, hi_err
 
 
+@_fill_columns
 def interval_estimates(
     data: Any,
     aggregates: str | Sequence[str] = AGGREGATES,
@@ -389,11 +399,7 @@ def interval_estimates(
     aggregates : str or sequence of str
         Any of ``"median"``, ``"iqm"``, ``"mean"``, ``"optimality_gap"`` (default: all
         four, from the same resamples).
-    alternatives, target, blocks, run : str, optional
-        Columns of a long table: the algorithm, the score, the blocks (the tasks) and
-        (optionally) the run or seed.
-    task : str, optional
-        Alias of ``blocks`` (rliable's name).
+    {columns}
     gamma : float
         Target score of the optimality gap (rliable's default 1: normalised scores).
     reps : int
@@ -444,9 +450,6 @@ def interval_estimates(
                      where="interval_estimates")
     work = float(reps) * sum(m.size for m in sc.matrices.values())
     cols = [AGGREGATES.index(a) for a in aggs]
-    rows: dict[str, list] = {k: [] for k in ("alternative", "aggregate", "estimate", "low",
-                                             "high", "n_runs", "n_tasks", "low_mc_error",
-                                             "high_mc_error")}
     single: list[str] = []
     key = _intervals_key(seed)
     shapes: dict[tuple[int, int], list[str]] = {}
@@ -463,33 +466,20 @@ def interval_estimates(
                 for i, nm in enumerate(part):
                     found[nm] = _one_interval(sc.matrices[nm], rvs[:, i, cols], aggs, g, c,
                                               method, task_bootstrap)
+    rows = []
     for name, m in sc.matrices.items():
         est, lo, hi, lo_err, hi_err = found[name]
         if m.shape[0] < 2 and not task_bootstrap:
             single.append(name)
-        for i, a in enumerate(aggs):
-            rows["alternative"].append(name)
-            rows["aggregate"].append(a)
-            rows["estimate"].append(float(est[i]))
-            rows["low"].append(float(lo[i]))
-            rows["high"].append(float(hi[i]))
-            rows["n_runs"].append(int(m.shape[0]))
-            rows["n_tasks"].append(int(m.shape[1]))
-            rows["low_mc_error"].append(float(lo_err[i]))
-            rows["high_mc_error"].append(float(hi_err[i]))
+        rows += [(name, a, float(est[i]), float(lo[i]), float(hi[i]), c, reps, method,
+                  int(m.shape[0]), int(m.shape[1]), float(lo_err[i]), float(hi_err[i]))
+                 for i, a in enumerate(aggs)]
     _warn_single_run(single)
-    k = len(rows["alternative"])
-    return pl.DataFrame({
-        "alternative": rows["alternative"], "aggregate": rows["aggregate"],
-        "estimate": rows["estimate"], "low": rows["low"], "high": rows["high"],
-        "confidence_level": [c] * k, "reps": [reps] * k, "method": [method] * k,
-        "n_runs": rows["n_runs"], "n_tasks": rows["n_tasks"],
-        "low_mc_error": rows["low_mc_error"], "high_mc_error": rows["high_mc_error"],
-    }, schema={"alternative": pl.String, "aggregate": pl.String, "estimate": pl.Float64,
-               "low": pl.Float64, "high": pl.Float64, "confidence_level": pl.Float64,
-               "reps": pl.Int64, "method": pl.String, "n_runs": pl.Int64,
-               "n_tasks": pl.Int64, "low_mc_error": pl.Float64,
-               "high_mc_error": pl.Float64})
+    return pl.DataFrame(rows, orient="row", schema={
+        "alternative": pl.String, "aggregate": pl.String, "estimate": pl.Float64,
+        "low": pl.Float64, "high": pl.Float64, "confidence_level": pl.Float64,
+        "reps": pl.Int64, "method": pl.String, "n_runs": pl.Int64, "n_tasks": pl.Int64,
+        "low_mc_error": pl.Float64, "high_mc_error": pl.Float64})
 
 
 def _warn_single_run(names: list[str]) -> None:
@@ -623,6 +613,7 @@ def _poi_point(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((gt + 0.5 * eq) / (x.shape[0] * y.shape[0])))
 
 
+@_fill_columns
 def probability_of_improvement(
     data: Any,
     pairs: Sequence[tuple[str, str]] | None = None,
@@ -649,10 +640,7 @@ def probability_of_improvement(
         The pairs to compare; default every pair of alternatives (in input order).
     control : str, optional
         Compare every other alternative (X) with this one (Y) instead.
-    alternatives, target, blocks, run : str, optional
-        Columns of a long table (``blocks``: the tasks).
-    task : str, optional
-        Alias of ``blocks`` (rliable's name).
+    {columns}
     reps, confidence_level, method, seed, progress
         As :func:`interval_estimates`.
 
@@ -749,6 +737,7 @@ def _thresholds(thresholds: Any, sc: Scores) -> np.ndarray:
     return np.unique(thr)
 
 
+@_fill_columns
 def performance_profile(
     data: Any,
     thresholds: int | Sequence[float] | None = None,
@@ -779,10 +768,7 @@ def performance_profile(
         ``"run"``: the fraction of all runs of all tasks above ``tau`` (rliable's score
         distribution, its default); ``"task"``: the fraction of tasks whose mean score is
         above ``tau`` (rliable's average score distribution).
-    alternatives, target, blocks, run : str, optional
-        Columns of a long table (``blocks``: the tasks).
-    task : str, optional
-        Alias of ``blocks`` (rliable's name).
+    {columns}
     reps : int
         Bootstrap replicates (rliable's default for profiles, 2,000).
     confidence_level, method, task_bootstrap, seed, progress
