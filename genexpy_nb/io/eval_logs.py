@@ -208,6 +208,17 @@ def _json_objects(files: list[Path], rd: _Read, what: str):
         del doc  # one document in memory at a time
 
 
+def _read_text(f: Path, rd: _Read) -> str | None:
+    """Return a file's UTF-8 text (a byte-order mark dropped), or skip it (None)."""
+    rd.n_files += 1
+    raw = read_input_bytes(f, rd.what)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        rd.skip(f, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text (a binary file?)")
+        return None
+
+
 def _json_lines(f: Path, rd: _Read):
     r"""Yield (line number, object) of each line; a byte-order mark is not part of line 1.
 
@@ -215,14 +226,9 @@ def _json_lines(f: Path, rd: _Read):
     that ``str.splitlines`` would split at); a last line without its line end that is not
     valid JSON is reported as cut short.
     """
-    rd.n_files += 1
-    raw = read_input_bytes(f, rd.what)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        rd.skip(f, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text (a binary file?)")
+    text = _read_text(f, rd)
+    if text is None:
         return
-    del raw
     lines = text.split("\n")
     last = len(lines)
     if not text.strip():
@@ -774,12 +780,8 @@ def _tsml_header(row: list[str], f: Path, rd: _Read) -> list[int] | None:
 
 
 def _tsml_table(f: Path, rd: _Read) -> list[list[str]] | None:
-    rd.n_files += 1
-    raw = read_input_bytes(f, rd.what)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        rd.skip(f, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text (a binary file?)")
+    text = _read_text(f, rd)
+    if text is None:
         return None
     rd.unterminated = bool(text) and not text.endswith(("\n", "\r"))
     try:
