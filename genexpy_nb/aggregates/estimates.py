@@ -71,9 +71,8 @@ from .._validation import (
     check_probability,
     check_seed,
     child_seed,
-    fill_doc,
 )
-from ._input import Scores, scores_from
+from ._input import Scores, scores_from, takes_columns
 from ._input import score_matrices as score_matrices  # also estimates.score_matrices
 
 #: the aggregates :func:`interval_estimates` computes, in rliable's names' order
@@ -91,14 +90,6 @@ _BLOCK_CELLS: int = 1 << 21
 _PROGRESS_WORK: float = 4e8
 
 _METHODS = ("percentile", "basic")
-#: the columns of a long table, in the docstrings' ``{columns}``
-_fill_columns = fill_doc(columns="""\
-alternatives, target, blocks, run : str, optional
-    Columns of a long table: the algorithm, the score, the blocks (the tasks) and
-    (optionally) the run or seed.
-task : str, optional
-    Alias of ``blocks`` (rliable's name).
-""")
 
 
 
@@ -371,16 +362,11 @@ def _one_interval(m: np.ndarray, rv: np.ndarray, aggs: list[str], gamma: float, 
     return est, lo, hi, lo_err, hi_err
 
 
-@_fill_columns
+@takes_columns
 def interval_estimates(
     data: Any,
     aggregates: str | Sequence[str] = AGGREGATES,
     *,
-    alternatives: str | None = None,
-    target: str | None = None,
-    blocks: str | None = None,
-    task: str | None = None,
-    run: str | None = None,
     gamma: float = 1.0,
     reps: int = REPS,
     confidence_level: float = 0.95,
@@ -388,6 +374,7 @@ def interval_estimates(
     task_bootstrap: bool = False,
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
+    **columns: Any,
 ) -> pl.DataFrame:
     """Compute aggregates of every alternative with stratified-bootstrap confidence intervals.
 
@@ -446,8 +433,7 @@ def interval_estimates(
     aggs = check_names("aggregates", aggregates, AGGREGATES)
     reps, c, method = _check_common(reps, confidence_level, method)
     g = _check_gamma(gamma)
-    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
-                     where="interval_estimates")
+    sc = scores_from(data, columns, "interval_estimates")
     work = float(reps) * sum(m.size for m in sc.matrices.values())
     cols = [AGGREGATES.index(a) for a in aggs]
     single: list[str] = []
@@ -613,22 +599,18 @@ def _poi_point(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((gt + 0.5 * eq) / (x.shape[0] * y.shape[0])))
 
 
-@_fill_columns
+@takes_columns
 def probability_of_improvement(
     data: Any,
     pairs: Sequence[tuple[str, str]] | None = None,
     *,
     control: str | None = None,
-    alternatives: str | None = None,
-    target: str | None = None,
-    blocks: str | None = None,
-    task: str | None = None,
-    run: str | None = None,
     reps: int = REPS,
     confidence_level: float = 0.95,
     method: str = "percentile",
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
+    **columns: Any,
 ) -> pl.DataFrame:
     """Probability that a run of X beats a run of Y, averaged over tasks, with intervals.
 
@@ -660,8 +642,7 @@ def probability_of_improvement(
     P(Y > X)``.
     """
     reps, c, method = _check_common(reps, confidence_level, method)
-    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
-                     where="probability_of_improvement")
+    sc = scores_from(data, columns, "probability_of_improvement")
     names = list(sc.matrices)
     if len(names) < 2:
         raise GenexpyInputError("probability_of_improvement needs at least 2 alternatives.")
@@ -737,23 +718,19 @@ def _thresholds(thresholds: Any, sc: Scores) -> np.ndarray:
     return np.unique(thr)
 
 
-@_fill_columns
+@takes_columns
 def performance_profile(
     data: Any,
     thresholds: int | Sequence[float] | None = None,
     *,
     per: str = "run",
-    alternatives: str | None = None,
-    target: str | None = None,
-    blocks: str | None = None,
-    task: str | None = None,
-    run: str | None = None,
     reps: int = PROFILE_REPS,
     confidence_level: float = 0.95,
     method: str = "percentile",
     task_bootstrap: bool = False,
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
+    **columns: Any,
 ) -> pl.DataFrame:
     """Compute performance profiles: the fraction of runs above each threshold, with bands.
 
@@ -789,8 +766,7 @@ def performance_profile(
     if per not in ("run", "task"):
         raise GenexpyInputError(f"per must be 'run' or 'task', got {per!r}.")
     reps, c, method = _check_common(reps, confidence_level, method)
-    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
-                     where="performance_profile")
+    sc = scores_from(data, columns, "performance_profile")
     thr = _thresholds(thresholds, sc)
     from .._numba import aggregates as ka
     from .._numba import compile_note
