@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import first_true
+
 #: the largest study size searched for n* (beyond: infinite)
 _N_MAX = 10**6
 #: fewer conditions than this: the normal model of a mean is not trusted
@@ -363,11 +365,5 @@ def _mc_nstar(G, alpha: float) -> float:
         else:
             lo = mid
     if hi < 100:  # to the unit: whole numbers of conditions
-        lo, hi = math.floor(lo), math.ceil(hi)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if G(mid) >= alpha:
-                hi = mid
-            else:
-                lo = mid
+        hi = first_true(lambda m: G(m) >= alpha, math.floor(lo), math.ceil(hi))
     return float(hi)
