@@ -210,7 +210,7 @@ def _pair_safe_n(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarr
     ``Phi(z') = sqrt(alpha)``: ``sqrt(n) >= (z' + sqrt(z'^2 + 2 eff span_sd)) / (2 eff)``.
     ``z'`` carries a margin of 1e-6 (far above the rounding of the computed G).
     """
-    from ._normal import ndtri
+    from .interval import ndtri
 
     zq = float(ndtri(math.sqrt(alpha))) + 1e-6
     with np.errstate(divide="ignore", invalid="ignore"):
