@@ -120,7 +120,7 @@ class StudyReport:
         :func:`genexpy_nb.significance.bayesian_section`); None without a rope.
     rope : float or None
         Half-width of the region of practical equivalence, on the page's scale
-        (:attr:`basis`).
+        (``basis``).
     missing : {"study", "drop-block", "available"}
         What a result still missing after the tolerances became (see :func:`report`).
     basis : {"none", "minmax"}
@@ -129,7 +129,7 @@ class StudyReport:
     basis_reason : str
     outliers : polars.DataFrame or None
         Every result far outside its condition's others, by name, with its place in its
-        condition with and without it (:func:`genexpy_nb.answers.scales.outliers`).
+        condition with and without it (what ``genexpy-nb report`` lists under its outliers).
     board_tables : dict of str to polars.DataFrame or None
         For a per-item board: ``noise_budget``, ``tie_groups``, ``noise_plan``.
     tiers : polars.DataFrame or None

@@ -663,9 +663,9 @@ def bayesian_signed_rank(
         "omit" drops the datasets with a missing score.
     progress : bool
         Show a progress bar, with the estimated time, when the sampling is estimated to
-        take more than a few seconds (:func:`signed_rank_seconds`: about 14 ns per sample
+        take more than a few seconds (``signed_rank_seconds``: about 14 ns per sample
         and dataset on one core). A test estimated at more than
-        :data:`MAX_SIGNED_RANK_SECONDS` is refused before it starts, with the ``nsamples``
+        ``MAX_SIGNED_RANK_SECONDS`` is refused before it starts, with the ``nsamples``
         that fits.
 
     Returns
