@@ -74,6 +74,8 @@ intersphinx_mapping: dict = {}  # offline: no inventories are downloaded
 nitpick_ignore_regex = [
     (r"py:.*", r"(torch|distributed|dask|polars|pl|numpy|np|altair|alt|pandas|pd|pyarrow|"
                r"scipy|ipywidgets|anywidget|sklearn|numba|statsmodels|builtins)(\..*)?"),
+    # private base classes (shown by show-inheritance) have no page of their own
+    (r"py:class", r"genexpy_nb(\.\w+)*\._\w+"),
 ]
 
 # -- HTML ---------------------------------------------------------------------------------

@@ -473,22 +473,10 @@ def map_ordered(
 
     Parameters
     ----------
-    client : distributed.Client
-        The client to submit the tasks to.
-    fn : callable
-        The task, ``fn(item, *shared)``; it must be picklable.
-    items : sequence
-        One task per item.
-    shared : sequence, default ()
-        Objects passed to every task after the item, sent to each worker once.
-    desc, unit : str
-        The progress bar's label and unit.
-    progress : bool, default True
-        Show a progress bar.
+    client, fn, items, shared, desc, unit, progress, describe
+        As for :func:`map_unordered`.
     retry : str
         The error's last sentence (default: nothing was kept, run the call again).
-    describe : callable, optional
-        What the failed items hold, in the error's words (see :func:`map_unordered`).
 
     Returns
     -------

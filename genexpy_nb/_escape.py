@@ -88,22 +88,12 @@ def _visible(value: Any) -> str:
 
 
 def terminal_text(value: Any) -> str:
-    r"""``value`` as one line for a terminal: no escape sequence, no control character.
+    r"""``str(value)`` as one line for a terminal: no escape sequence, no control character.
 
     Line breaks (``\n``, ``\r``, U+2028, U+2029 and the others Python splits lines at)
     become spaces; tabs stay; every other control character (ESC starts the sequences
     that clear a screen or set a window's title) and the bidirectional overrides are
     dropped.
-
-    Parameters
-    ----------
-    value : Any
-        The text (``str(value)`` is used).
-
-    Returns
-    -------
-    str
-        One line, safe to print.
 
     Examples
     --------
@@ -124,21 +114,11 @@ _ASCII = {"\u2014": "--", "\u2013": "-", "\u2212": "-", "\u2500": "-", "\u2550":
 
 
 def ascii_text(value: Any) -> str:
-    r"""``value`` in ASCII: the package's own symbols spelled out, other characters escaped.
+    r"""``str(value)`` in ASCII: the package's symbols spelled out, other characters escaped.
 
     ``—`` becomes ``--``, ``α`` ``alpha``, ``≥`` ``>=``; a letter with an accent loses it
     (``é`` -> ``e``); any other character becomes its ``\uXXXX`` escape, so that two
     different names stay two different texts.
-
-    Parameters
-    ----------
-    value : Any
-        The text (``str(value)`` is used).
-
-    Returns
-    -------
-    str
-        Pure ASCII.
 
     Examples
     --------

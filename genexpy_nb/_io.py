@@ -383,6 +383,21 @@ def check_frame_path(path: str | os.PathLike, option: str = "--out") -> Path:
     return p
 
 
+def save_targets(path: Any, formats: tuple[str, ...], refusal: str
+                 ) -> tuple[bool, list[Path], list[str]]:
+    """Return (whether ``path`` is a list, the paths, their formats) of a figure's save.
+
+    A suffix not in ``formats`` is refused: ``refusal.format(suffix=...)`` says why.
+    """
+    many = not isinstance(path, (str, Path))
+    paths = [Path(p) for p in (path if many else [path])]
+    fmts = [p.suffix.lower().lstrip(".") for p in paths]
+    for p, fmt in zip(paths, fmts):
+        if fmt not in formats:
+            raise GenexpyInputError(refusal.format(suffix=repr(p.suffix)))
+    return many, paths, fmts
+
+
 def write_frame(df, path: str | os.PathLike) -> Path:
     """Write a polars frame atomically; the format follows the suffix of ``path``.
 

@@ -573,6 +573,17 @@ def finite_mean(expr: pl.Expr) -> pl.Expr:
             .then(scaled).otherwise(plain))
 
 
+def first_true(ok: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Return the smallest integer in ``(lo, hi]`` where ``ok`` holds, by bisection.
+
+    ``ok`` must be false at ``lo``, true at ``hi`` and monotone between them.
+    """
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
 class _Required:
     """Marker default of keywords the caller must give (shown as ``<required>``)."""
 

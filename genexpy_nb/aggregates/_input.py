@@ -15,10 +15,26 @@ import polars as pl
 from .._validation import (
     GenexpyInputError,
     check_score_range,
+    keyword_values,
     require_columns,
+    shared_keywords,
     to_polars,
 )
 from ..study._roles import alias
+
+#: the columns of a long table, keywords of every function of the package: (name,
+#: annotation, default)
+_COLUMNS = tuple((k, "str | None", None) for k in ("alternatives", "target", "blocks", "task",
+                                                   "run"))
+#: gives a function the columns' keywords, in its signature and (the line ``{columns}``) its
+#: docstring; :func:`scores_from` reads them
+takes_columns = shared_keywords(_COLUMNS, "columns", """\
+alternatives, target, blocks, run : str, optional
+    Columns of a long table: the algorithm, the score, the blocks (the tasks) and
+    (optionally) the run or seed.
+task : str, optional
+    Alias of ``blocks`` (rliable's name).
+""")
 
 
 # ---- input ------------------------------------------------------------------------------
@@ -161,8 +177,9 @@ def _from_table(data: Any, alternatives: str, target: str, task: str,
     return Scores({a: mats[a] for a in names}, tuple(tasks))
 
 
-def scores_from(data: Any, alternatives: str | None, target: str | None, task: str | None,
-            run: str | None, *, blocks: str | None = None, where: str = "scores") -> Scores:
+def scores_from(data: Any, columns: dict[str, Any], where: str) -> Scores:
+    """Return the scores of ``data``, read with the columns' keywords of ``where``."""
+    alternatives, target, blocks, task, run = keyword_values(columns, _COLUMNS, where).values()
     task = alias("blocks", blocks, "task", task, where)
     if isinstance(data, Scores):
         return data
@@ -184,32 +201,19 @@ def scores_from(data: Any, alternatives: str | None, target: str | None, task: s
     return _from_table(data, alternatives, target, task, run)
 
 
-def score_matrices(
-    data: Any,
-    *,
-    alternatives: str | None = None,
-    target: str | None = None,
-    blocks: str | None = None,
-    task: str | None = None,
-    run: str | None = None,
-) -> dict[str, np.ndarray]:
+@takes_columns
+def score_matrices(data: Any, **columns: Any) -> dict[str, np.ndarray]:
     """Return the scores of every alternative as rliable's ``(runs, tasks)`` matrices.
 
     Parameters
     ----------
     data : long table or dict of arrays
         See the module docstring.
-    alternatives, target, blocks, run : str, optional
-        Columns of a long table (``blocks``: the tasks).
-    task : str, optional
-        Alias of ``blocks`` (rliable's name).
+    {columns}
 
     Returns
     -------
     dict of str to numpy.ndarray of shape (runs, tasks)
         Tasks in sorted order (a long table) or as given (a dict).
     """
-    return dict(scores_from(data, alternatives, target, task, run, blocks=blocks,
-                            where="score_matrices").matrices)
-
-
+    return dict(scores_from(data, columns, "score_matrices").matrices)

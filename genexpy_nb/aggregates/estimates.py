@@ -72,7 +72,7 @@ from .._validation import (
     check_seed,
     child_seed,
 )
-from ._input import Scores, scores_from
+from ._input import Scores, scores_from, takes_columns
 from ._input import score_matrices as score_matrices  # also estimates.score_matrices
 
 #: the aggregates :func:`interval_estimates` computes, in rliable's names' order
@@ -383,15 +383,11 @@ def _one_interval(m: np.ndarray, rv: np.ndarray, aggs: list[str], gamma: float, 
     return est, lo, hi, lo_err, hi_err
 
 
+@takes_columns
 def interval_estimates(
     data: Any,
     aggregates: str | Sequence[str] = AGGREGATES,
     *,
-    alternatives: str | None = None,
-    target: str | None = None,
-    blocks: str | None = None,
-    task: str | None = None,
-    run: str | None = None,
     gamma: float = 1.0,
     reps: int = REPS,
     confidence_level: float = 0.95,
@@ -399,6 +395,7 @@ def interval_estimates(
     task_bootstrap: bool = False,
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
+    **columns: Any,
 ) -> pl.DataFrame:
     """Compute aggregates of every alternative with stratified-bootstrap confidence intervals.
 
@@ -410,11 +407,7 @@ def interval_estimates(
     aggregates : str or sequence of str
         Any of ``"median"``, ``"iqm"``, ``"mean"``, ``"optimality_gap"`` (default: all
         four, from the same resamples).
-    alternatives, target, blocks, run : str, optional
-        Columns of a long table: the algorithm, the score, the blocks (the tasks) and
-        (optionally) the run or seed.
-    task : str, optional
-        Alias of ``blocks`` (rliable's name).
+    {columns}
     gamma : float
         Target score of the optimality gap (rliable's default 1: normalised scores).
     reps : int
@@ -461,13 +454,9 @@ def interval_estimates(
     aggs = check_names("aggregates", aggregates, AGGREGATES)
     reps, c, method = _check_common(reps, confidence_level, method)
     g = _check_gamma(gamma)
-    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
-                     where="interval_estimates")
+    sc = scores_from(data, columns, "interval_estimates")
     work = float(reps) * sum(m.size for m in sc.matrices.values())
     cols = [AGGREGATES.index(a) for a in aggs]
-    rows: dict[str, list] = {k: [] for k in ("alternative", "aggregate", "estimate", "low",
-                                             "high", "n_runs", "n_tasks", "low_mc_error",
-                                             "high_mc_error")}
     single: list[str] = []
     key = _intervals_key(seed)
     shapes: dict[tuple[int, int], list[str]] = {}
@@ -491,33 +480,20 @@ def interval_estimates(
                 for i, nm in enumerate(part):
                     found[nm] = _one_interval(sc.matrices[nm], rvs[:, i, cols], aggs, g, c,
                                               method, task_bootstrap)
+    rows = []
     for name, m in sc.matrices.items():
         est, lo, hi, lo_err, hi_err = found[name]
         if m.shape[0] < 2 and not task_bootstrap:
             single.append(name)
-        for i, a in enumerate(aggs):
-            rows["alternative"].append(name)
-            rows["aggregate"].append(a)
-            rows["estimate"].append(float(est[i]))
-            rows["low"].append(float(lo[i]))
-            rows["high"].append(float(hi[i]))
-            rows["n_runs"].append(int(m.shape[0]))
-            rows["n_tasks"].append(int(m.shape[1]))
-            rows["low_mc_error"].append(float(lo_err[i]))
-            rows["high_mc_error"].append(float(hi_err[i]))
+        rows += [(name, a, float(est[i]), float(lo[i]), float(hi[i]), c, reps, method,
+                  int(m.shape[0]), int(m.shape[1]), float(lo_err[i]), float(hi_err[i]))
+                 for i, a in enumerate(aggs)]
     _warn_single_run(single)
-    k = len(rows["alternative"])
-    return pl.DataFrame({
-        "alternative": rows["alternative"], "aggregate": rows["aggregate"],
-        "estimate": rows["estimate"], "low": rows["low"], "high": rows["high"],
-        "confidence_level": [c] * k, "reps": [reps] * k, "method": [method] * k,
-        "n_runs": rows["n_runs"], "n_tasks": rows["n_tasks"],
-        "low_mc_error": rows["low_mc_error"], "high_mc_error": rows["high_mc_error"],
-    }, schema={"alternative": pl.String, "aggregate": pl.String, "estimate": pl.Float64,
-               "low": pl.Float64, "high": pl.Float64, "confidence_level": pl.Float64,
-               "reps": pl.Int64, "method": pl.String, "n_runs": pl.Int64,
-               "n_tasks": pl.Int64, "low_mc_error": pl.Float64,
-               "high_mc_error": pl.Float64})
+    return pl.DataFrame(rows, orient="row", schema={
+        "alternative": pl.String, "aggregate": pl.String, "estimate": pl.Float64,
+        "low": pl.Float64, "high": pl.Float64, "confidence_level": pl.Float64,
+        "reps": pl.Int64, "method": pl.String, "n_runs": pl.Int64, "n_tasks": pl.Int64,
+        "low_mc_error": pl.Float64, "high_mc_error": pl.Float64})
 
 
 def _warn_single_run(names: list[str]) -> None:
@@ -651,21 +627,18 @@ def _poi_point(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((gt + 0.5 * eq) / (x.shape[0] * y.shape[0])))
 
 
+@takes_columns
 def probability_of_improvement(
     data: Any,
     pairs: Sequence[tuple[str, str]] | None = None,
     *,
     control: str | None = None,
-    alternatives: str | None = None,
-    target: str | None = None,
-    blocks: str | None = None,
-    task: str | None = None,
-    run: str | None = None,
     reps: int = REPS,
     confidence_level: float = 0.95,
     method: str = "percentile",
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
+    **columns: Any,
 ) -> pl.DataFrame:
     """Probability that a run of X beats a run of Y, averaged over tasks, with intervals.
 
@@ -677,10 +650,7 @@ def probability_of_improvement(
         The pairs to compare; default every pair of alternatives (in input order).
     control : str, optional
         Compare every other alternative (X) with this one (Y) instead.
-    alternatives, target, blocks, run : str, optional
-        Columns of a long table (``blocks``: the tasks).
-    task : str, optional
-        Alias of ``blocks`` (rliable's name).
+    {columns}
     reps, confidence_level, method, seed, progress
         As :func:`interval_estimates`.
 
@@ -700,8 +670,7 @@ def probability_of_improvement(
     P(Y > X)``.
     """
     reps, c, method = _check_common(reps, confidence_level, method)
-    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
-                     where="probability_of_improvement")
+    sc = scores_from(data, columns, "probability_of_improvement")
     names = list(sc.matrices)
     if len(names) < 2:
         raise GenexpyInputError("probability_of_improvement needs at least 2 alternatives.")
@@ -777,22 +746,19 @@ def _thresholds(thresholds: Any, sc: Scores) -> np.ndarray:
     return np.unique(thr)
 
 
+@takes_columns
 def performance_profile(
     data: Any,
     thresholds: int | Sequence[float] | None = None,
     *,
     per: str = "run",
-    alternatives: str | None = None,
-    target: str | None = None,
-    blocks: str | None = None,
-    task: str | None = None,
-    run: str | None = None,
     reps: int = PROFILE_REPS,
     confidence_level: float = 0.95,
     method: str = "percentile",
     task_bootstrap: bool = False,
     seed: int | np.random.Generator | None = 0,
     progress: bool | None = None,
+    **columns: Any,
 ) -> pl.DataFrame:
     """Compute performance profiles: the fraction of runs above each threshold, with bands.
 
@@ -807,10 +773,7 @@ def performance_profile(
         ``"run"``: the fraction of all runs of all tasks above ``tau`` (rliable's score
         distribution, its default); ``"task"``: the fraction of tasks whose mean score is
         above ``tau`` (rliable's average score distribution).
-    alternatives, target, blocks, run : str, optional
-        Columns of a long table (``blocks``: the tasks).
-    task : str, optional
-        Alias of ``blocks`` (rliable's name).
+    {columns}
     reps : int
         Bootstrap replicates (rliable's default for profiles, 2,000).
     confidence_level, method, task_bootstrap, seed, progress
@@ -831,8 +794,7 @@ def performance_profile(
     if per not in ("run", "task"):
         raise GenexpyInputError(f"per must be 'run' or 'task', got {per!r}.")
     reps, c, method = _check_common(reps, confidence_level, method)
-    sc = scores_from(data, alternatives, target, task, run, blocks=blocks,
-                     where="performance_profile")
+    sc = scores_from(data, columns, "performance_profile")
     thr = _thresholds(thresholds, sc)
     from .._numba import aggregates as ka
     from .._numba import compile_note

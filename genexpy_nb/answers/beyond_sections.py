@@ -33,17 +33,11 @@ def _scores(comparison: Any) -> tuple[np.ndarray, str]:
     Its ``scores_used`` (raw, or min-max normalised per block, as ``compare``'s
     ``normalize`` chose) and the words a reader needs.
     """
-    v = getattr(comparison, "scores_used", comparison.values)
-    if getattr(comparison, "normalize", "none") == "minmax":
-        return v, (f"scores min-max normalised per {_unit(comparison)} (0 = its lowest "
+    v = comparison.scores_used
+    if comparison.normalize == "minmax":
+        return v, (f"scores min-max normalised per {comparison.unit} (0 = its lowest "
                    "result, 1 = its highest)")
     return v, "raw scores, in the target's units"
-
-
-def _unit(comparison: Any, plural: bool = False) -> str:
-    """Name a block in the comparison's words ("dataset", "block")."""
-    u = getattr(comparison, "unit", "block")
-    return u + "s" if plural else u
 
 
 def _check_comparison(comparison: Any) -> None:
@@ -206,9 +200,9 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
     direction = "higher" if comparison.higher_is_better else "lower"
     n_all = int(v.shape[0])
     why = ""
-    us = _unit(comparison, plural=True)
+    us = comparison.units
     if keep.sum() < n_all:  # the rank tests use every block: say why these use fewer
-        how = ("count them as losses" if getattr(comparison, "missing", "") == "study" else
+        how = ("count them as losses" if comparison.missing == "study" else
                f"use the {us} where they ran")
         why = (f" The {n_all - int(keep.sum())} {us} with a failed run are left out here "
                f"(a failed run has no score to average); the rank tests {how} over all "
@@ -359,7 +353,7 @@ def _aggregates_line(res: Any, a: pl.DataFrame) -> str:
              f"the best mean rank is {plain(res.best[0])}'s")
     n_all = int(res.values.shape[0])
     of = f" of {n_all}" if int(iqm["n_tasks"][0]) < n_all else ""
-    return (f"{what} over the {int(iqm['n_tasks'][0])}{of} complete {_unit(res, plural=True)} "
+    return (f"{what} over the {int(iqm['n_tasks'][0])}{of} complete {res.units} "
             f"({_scores(res)[1]}; "
             f"{numbers.share(iqm['confidence_level'][0])} bootstrap intervals), best first: "
             + "; ".join(top) + (" ..." if iqm.height > 3 else "")

@@ -40,7 +40,6 @@ block's scores.
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 import warnings
@@ -62,7 +61,7 @@ from .._validation import (
     require_role_columns,
     to_polars,
 )
-from .._words import plural, role_nouns
+from .._words import opt, plural, role_nouns, translate
 from ..significance._pairs import correction_words
 from ..significance._ranks import mean_ranks_available
 from ..significance.corrections import P_ADJUST_METHODS
@@ -72,7 +71,6 @@ from ..study._missing import MISSING_POLICIES
 from ..study._roles import alias
 from ..study.ranking import TIE_ATOL, TIE_RTOL, check_tie_tolerances
 from . import numbers
-from ._significance_words import opt, translate
 from .comparison import Comparison
 from .document import Data, Text, as_data
 
@@ -173,22 +171,12 @@ def _check_inputs(df: pl.DataFrame, alternatives: str, target: str, blocks: tupl
                                 f"several results per cell; {hint}.")
 
 
-def _study_supports(name: str) -> bool:
-    """Whether this version's :class:`~genexpy_nb.Study` takes the keyword ``name``."""
-    from ..study.core import Study
-
-    return name in inspect.signature(Study).parameters
-
-
 def _replicates_of(report: Any) -> pl.DataFrame | None:
     """Return the Study's report of results averaged over fewer replicates than the others.
 
     That is ``FilterReport.replicates_frame``, or None when the Study does not report them.
     """
-    frame = getattr(report, "replicates_frame", None)
-    if frame is None or not getattr(report, "short_replicates", ()):
-        return None
-    return frame()
+    return report.replicates_frame() if report.short_replicates else None
 
 
 def _held_rows(df: pl.DataFrame, held: Mapping[str, Any] | None,
@@ -236,13 +224,8 @@ def _study_matrix(df, alternatives, target, blocks, average_over, hib, tol_alt, 
         higher_is_better=hib, average_over=list(average_over) or None,
         tol_missing_alternatives=tol_alt, tol_missing_conditions=tol_cond,
         invalid_target=invalid_target, held_constant=held or None,
-        tie_rtol=tie_tols[0], tie_atol=tie_tols[1])
-    if require_complete_replicates:
-        if not _study_supports("require_complete_replicates"):  # pragma: no cover
-            raise GenexpyInputError(
-                f"{opt('require_complete_replicates', True)}: this version of genexpy_nb "
-                "cannot check replicates yet.")
-        kwargs["require_complete_replicates"] = True
+        tie_rtol=tie_tols[0], tie_atol=tie_tols[1],
+        require_complete_replicates=bool(require_complete_replicates))
     try:
         with role_nouns(condition="block", conditions="blocks"):  # its conditions: our blocks
             study = Study(df, **kwargs)
@@ -589,7 +572,7 @@ def _analyse(values, tiers, names, labels, report, notes, *, hib, posthoc, p_adj
     if control is not None:
         control = str(control)
         if control not in names:
-            dropped = getattr(report, "alternatives_dropped", ())
+            dropped = report.alternatives_dropped
             why = (" (dropped by the missing-results policy: raise "
                    f"{opt('tol_missing_conditions')} to keep it)") if control in dropped else ""
             raise GenexpyInputError(f"{opt('control', control)}: not among the compared "
@@ -716,7 +699,7 @@ def _check_posthoc_memory(k: int, control: str | None) -> None:
     error gives it, the memory available, and what fits: the comparisons against one
     control, or the most alternatives.
     """
-    from .._validation import MEMORY_SHARE, available_memory, size_text
+    from .._validation import MEMORY_SHARE, available_memory, first_true, size_text
 
     need = _posthoc_need(k, control)
     if need <= 256 * 2**20:
@@ -728,10 +711,7 @@ def _check_posthoc_memory(k: int, control: str | None) -> None:
     most = 2
     while _posthoc_need(most * 2, None) <= budget:
         most *= 2
-    lo, hi = most, most * 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if _posthoc_need(mid, None) <= budget else (lo, mid)
+    lo = first_true(lambda m: _posthoc_need(m, None) > budget, most, most * 2) - 1
     pairs = (k - 1) if control is not None else k * (k - 1) // 2
     fix = (f"keep at most {lo:,} alternatives" if control is not None else
            f"compare against one alternative with {opt('control')}=NAME ({k - 1:,} "

@@ -18,11 +18,11 @@ import numpy as np
 import polars as pl
 
 from .._validation import GenexpyInputError
+from .._words import opt as _opt
 from .._words import plural
 from ..significance._pairs import correction_words
 from ..significance._results import SignificanceResult
 from . import numbers
-from ._significance_words import opt as _opt
 from .document import (
     Bullets,
     Data,

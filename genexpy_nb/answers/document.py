@@ -23,8 +23,8 @@ from typing import Any
 
 from .._escape import html_text, latex_text, markdown_text, terminal_text
 
-__all__ = ["Data", "Strong", "Text", "Paragraph", "Bullets", "Table", "Quote",
-           "ReportSection", "render_markdown", "render_html", "render_text", "render_latex",
+__all__ = ["Data", "Strong", "Text", "Paragraph", "Bullets", "Table", "Quote", "Heading",
+           "Raw", "ReportSection", "render_markdown", "render_html", "render_text", "render_latex",
            "render_blocks"]
 
 
@@ -132,6 +132,22 @@ class Quote:
 
 
 @dataclass(frozen=True)
+class Heading:
+    """A heading of a nested part (``<h{level}>``, ``#`` x level); the text is a run."""
+
+    level: int
+    runs: Any
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A part already written for HTML and for Markdown (a figure, a nested document)."""
+
+    html: str
+    markdown: str
+
+
+@dataclass(frozen=True)
 class Bullets:
     """A bulleted list; each item is a run."""
 
@@ -219,40 +235,45 @@ def plain(text: Any) -> str:
     return terminal_text(text)
 
 
-def _md(run: Any) -> str:
+#: per format: how a string from the data, a string of ours and emphasis are written
+_RUN_FORMATS = {
+    "markdown": (markdown_text, str, "**{}**"),
+    "html": (html_text, html_text, "<strong>{}</strong>"),
+    "text": (plain, str, "{}"),
+    "latex": (latex_text, str, r"\textbf{{{}}}"),  # our text is LaTeX already
+    "tex": (latex_text, latex_text, r"\textbf{{{}}}"),  # every string escaped (blocks)
+}
+
+
+def _run(run: Any, format: str) -> str:
+    """Write a run for ``format`` (a key of :data:`_RUN_FORMATS`), data escaped."""
+    data, ours, strong = _RUN_FORMATS[format]
     if isinstance(run, Text):
-        return _md(run.runs)
+        return _run(run.runs, format)
     if isinstance(run, Data):
-        return markdown_text(run.text)
+        return data(run.text)
     if isinstance(run, Strong):
-        return f"**{_md(run.run)}**"
+        return strong.format(_run(run.run, format))
     if isinstance(run, str):
-        return run
-    return "".join(_md(r) for r in run)
+        return ours(run)
+    return "".join(_run(r, format) for r in run)
+
+
+def _md(run: Any) -> str:
+    return _run(run, "markdown")
 
 
 def _html(run: Any) -> str:
-    if isinstance(run, Text):
-        return _html(run.runs)
-    if isinstance(run, Data):
-        return html_text(run.text)
-    if isinstance(run, Strong):
-        return f"<strong>{_html(run.run)}</strong>"
-    if isinstance(run, str):
-        return html_text(run)
-    return "".join(_html(r) for r in run)
+    return _run(run, "html")
 
 
 def _text(run: Any) -> str:
-    if isinstance(run, Text):
-        return _text(run.runs)
-    if isinstance(run, Data):
-        return plain(run.text)
-    if isinstance(run, Strong):
-        return _text(run.run)
-    if isinstance(run, str):
-        return run
-    return "".join(_text(r) for r in run)
+    return _run(run, "text")
+
+
+def _tex(run: Any) -> str:
+    """Return a run as LaTeX with every string escaped, ours included (blocks, sections)."""
+    return _run(run, "tex")
 
 
 def plain_text(run: Any) -> str:
@@ -276,28 +297,7 @@ def latex(run: Any) -> str:
     Data is escaped with ``genexpy_nb._escape.latex_text``; the package's own text is
     LaTeX already where it has to be.
     """
-    if isinstance(run, Text):
-        return latex(run.runs)
-    if isinstance(run, Data):
-        return latex_text(run.text)
-    if isinstance(run, Strong):
-        return r"\textbf{" + latex(run.run) + "}"
-    if isinstance(run, str):
-        return run
-    return "".join(latex(r) for r in run)
-
-
-def _tex(run: Any) -> str:
-    """Return a run as LaTeX with every string escaped, ours included (blocks, sections)."""
-    if isinstance(run, Text):
-        return _tex(run.runs)
-    if isinstance(run, Data):
-        return latex_text(run.text)
-    if isinstance(run, Strong):
-        return r"\textbf{" + _tex(run.run) + "}"
-    if isinstance(run, str):
-        return latex_text(run)
-    return "".join(_tex(r) for r in run)
+    return _run(run, "latex")
 
 
 # ---- blocks ----------------------------------------------------------------------------
@@ -306,6 +306,10 @@ def _tex(run: Any) -> str:
 def _md_block(b: Any) -> str:
     if isinstance(b, Paragraph):
         return _md(b.runs)
+    if isinstance(b, Heading):
+        return "#" * b.level + " " + _md(b.runs)
+    if isinstance(b, Raw):
+        return b.markdown
     if isinstance(b, Quote):
         return "> " + _md(b.runs)
     if isinstance(b, Bullets):
@@ -324,6 +328,10 @@ def _md_block(b: Any) -> str:
 def _html_block(b: Any) -> str:
     if isinstance(b, Paragraph):
         return f"<p>{_html(b.runs)}</p>"
+    if isinstance(b, Heading):
+        return f"<h{b.level}>{_html(b.runs)}</h{b.level}>"
+    if isinstance(b, Raw):
+        return b.html
     if isinstance(b, Quote):
         return f"<blockquote><p>{_html(b.runs)}</p></blockquote>"
     if isinstance(b, Bullets):
@@ -345,7 +353,7 @@ def _html_block(b: Any) -> str:
 
 
 def _text_block(b: Any) -> str:
-    if isinstance(b, (Paragraph, Quote)):
+    if isinstance(b, (Paragraph, Quote, Heading)):
         return _text(b.runs)
     if isinstance(b, Bullets):
         return "\n".join(f"- {_text(it)}" for it in b.items)
@@ -364,6 +372,8 @@ def _text_block(b: Any) -> str:
 def _latex_block(b: Any) -> str:
     if isinstance(b, Paragraph):
         return _tex(b.runs)
+    if isinstance(b, Heading):
+        return r"\paragraph{" + _tex(b.runs) + "}"
     if isinstance(b, Quote):
         return "\\begin{quote}\n" + _tex(b.runs) + "\n\\end{quote}"
     if isinstance(b, Bullets):

@@ -53,15 +53,10 @@ def _check(comparison: Any) -> None:
         raise GenexpyInputError("comparison must be the result of significance.compare(...).")
 
 
-def _scores(comparison: Any) -> np.ndarray:
-    """Return the scores of the effect sizes: ``scores_used`` (raw, or normalised per block)."""
-    return getattr(comparison, "scores_used", comparison.values)
-
-
 def _score_words(comparison: Any) -> str:
     """Say which scores the median, MAD and Cliff's delta are of (compare's ``normalize``)."""
-    if getattr(comparison, "normalize", "none") == "minmax":
-        return (f"scores min-max normalised per {getattr(comparison, 'unit', 'block')} (0 = "
+    if comparison.normalize == "minmax":
+        return (f"scores min-max normalised per {comparison.unit} (0 = "
                 "its lowest result, 1 = its highest)")
     return "raw scores"
 
@@ -128,7 +123,7 @@ def paper_table(comparison: Any) -> pl.DataFrame:
     ('b', 0.8, 1.0, 'large')
     """
     _check(comparison)
-    v = _scores(comparison)
+    v = comparison.scores_used
     alts = list(comparison.alternatives)
     ref = comparison.best[0]
     best = v[:, alts.index(ref)]
@@ -151,7 +146,7 @@ def paper_table(comparison: Any) -> pl.DataFrame:
     return mr.select("alternative", "mean_rank", "n_blocks").join(
         stats, on="alternative", how="left", maintain_order="left").with_columns(
         mr.select(*letters)).with_columns(pl.lit(comparison.cd, dtype=pl.Float64).alias("cd"),
-                      pl.lit("minmax" if getattr(comparison, "normalize", "none") == "minmax"
+                      pl.lit("minmax" if comparison.normalize == "minmax"
                              else "raw").alias("scores"))
 
 
@@ -161,7 +156,7 @@ def _num(x: float | None, how: Any = numbers.number) -> str:
 
 def _score(res: Any) -> Any:
     """Return the formatter of a score (normalised scores on [0, 1] read float error as 0)."""
-    v = _scores(res)
+    v = res.scores_used
     zero = 1e-12 * float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
     return lambda x: numbers.number(x, zero=zero)
 

@@ -36,6 +36,7 @@ from .._words import plural as plural_words
 from ..study._roles import alias
 from ..study.core import Study
 from . import numbers
+from .document import Data, Heading, Paragraph, Raw, Table, render_blocks
 
 __all__ = ["StudyReport", "report"]
 
@@ -119,7 +120,7 @@ class StudyReport:
         :func:`genexpy_nb.significance.bayesian_section`); None without a rope.
     rope : float or None
         Half-width of the region of practical equivalence, on the page's scale
-        (:attr:`basis`).
+        (``basis``).
     missing : {"study", "drop-block", "available"}
         What a result still missing after the tolerances became (see :func:`report`).
     basis : {"none", "minmax"}
@@ -128,7 +129,7 @@ class StudyReport:
     basis_reason : str
     outliers : polars.DataFrame or None
         Every result far outside its condition's others, by name, with its place in its
-        condition with and without it (:func:`genexpy_nb.answers.scales.outliers`).
+        condition with and without it (what ``genexpy-nb report`` lists under its outliers).
     board_tables : dict of str to polars.DataFrame or None
         For a per-item board: ``noise_budget``, ``tie_groups``, ``noise_plan``.
     tiers : polars.DataFrame or None
@@ -553,23 +554,20 @@ def _section_frame(study: Study, parts: Mapping[int, Any], name: str) -> pl.Data
 # ---- rendering ---------------------------------------------------------------------------
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]],
-           align: str = "") -> tuple[str, str]:
-    """Render a table of the document model as HTML and Markdown, every cell escaped.
+def _section(key: str, title: str, how: str, blocks: Sequence[Any]) -> _Section:
+    """Make a page section from blocks of the one document model (rendered once each)."""
+    return _Section(key, title, how, render_blocks(blocks, "html"),
+                    render_blocks(blocks, "markdown"))
+
+
+def _grid(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> Table:
+    """Return a table of the document model, every cell escaped as data.
 
     Cells are written by the one formatter (:func:`genexpy_nb.answers.numbers.cell`): a
     cell already written (a ``str``) is kept.
     """
-    from .document import Data, Table, render_blocks
-
-    t = Table(tuple(Data(h) for h in header),
-              tuple(tuple(Data(numbers.cell(c)) for c in r) for r in rows), align)
-    return render_blocks([t], "html"), render_blocks([t], "markdown")
-
-
-def _cell(v: Any) -> str:
-    """Write a table cell (the one formatter's rule: floats to 3 significant digits)."""
-    return numbers.cell(v)
+    return Table(tuple(Data(h) for h in header),
+                 tuple(tuple(Data(numbers.cell(c)) for c in r) for r in rows), align)
 
 
 def _demote(markdown: str, by: int = 2) -> str:
@@ -591,21 +589,20 @@ def _answer_section(rep: dict, study: Study, unit: str) -> _Section:
     con = rep["conclusions"]
     summ = conclusions_summary(con, unit=unit, held_constant=study.held_constant)
     best = con.filter(pl.col("kind") == "best")
-    rows = [[_config_label(study, r["config_id"]), _cell(r["members"]), r["verdict"],
+    rows = [[_config_label(study, r["config_id"]), r["members"], r["verdict"],
              _nstar_words(r), r["N"]] for r in best.iter_rows(named=True)]
-    html, md = _table(["configuration", "best", "verdict",
-                       f"agreement n* (90 % interval) ({unit}s)", "N"], rows)
     mode = ("sequential (anytime-valid: valid however often you look)"
             if rep.get("sequential") else "fixed-N (valid for one look)")
-    return _Section(
+    return _section(
         "answer", "The answer: do the study's conclusions hold?",
         f"From the study's conclusions (mean within-{unit} ranks, {_missing_how(rep, unit)}; "
         f"the pairs judged as a family with Holm's correction; {mode} verdicts) "
         f"at alpha* = {numbers.setting(rep['alpha'])}: the agreement n* is the number of "
         f"{unit}s two independent studies need to reach the same conclusion with "
         "probability alpha*.",
-        f"<div class=\"answer-best\">{html}</div>" + summ.to_html(),
-        md + "\n\n" + _demote(summ.to_markdown()))
+        [_grid(["configuration", "best", "verdict",
+                f"agreement n* (90 % interval) ({unit}s)", "N"], rows),
+         Raw(summ.to_html(), _demote(summ.to_markdown()))])
 
 
 def _missing_how(rep: Mapping[str, Any], unit: str) -> str:
@@ -629,8 +626,6 @@ def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
     rows = [[r["priority"], _config_label(study, r["config_id"]), r["N"], r["conclusion"],
              "none promised" if str(r["verdict"]).startswith(("unsure", "needs more than"))
              else r["to_run"], r["verdict"], r["reason"]] for r in p.iter_rows(named=True)]
-    html, md = _table(["priority", "configuration", "N", "the conclusion that needs most",
-                       f"{unit}s to add", "verdict", "why"], rows)
     a = float(p["assurance"].drop_nulls()[0]) if ("assurance" in p.columns and
                                                    p["assurance"].drop_nulls().len()) else 0.8
     lead = (f"Extend the configurations in this order: each row says how many more {unit}s "
@@ -640,33 +635,32 @@ def _plan_section(rep: dict, study: Study, unit: str) -> _Section:
             f"(predicted from the data). 0: none needed; unsure: the direction is not "
             f"settled, the data are compatible with no difference, and no number of {unit}s "
             "is promised.")
-    html, md = f"<p>{html_text(lead)}</p>{html}", f"{markdown_text(lead)}\n\n{md}"
     mode = "sequential" if rep.get("sequential") else "fixed-N"
     how = (f"From the plan of the conclusions above (the same alpha* = "
            f"{numbers.setting(rep['alpha'])} and the same {mode} rule; configurations ranked "
            f"by the {unit}s their conclusions still need).")
     extra = _spread_blocks(rep, study, unit)
-    if extra is not None:
-        html, md = html + extra[0], md + "\n\n" + extra[1]
+    if extra:
         how += f" The spread over {', '.join(study.average_over)} from the table's runs."
-    return _Section("plan", "What to run next", how, html, md)
+    return _section("plan", "What to run next", how, [
+        Paragraph(Data(lead)), _grid(["priority", "configuration", "N",
+                                      "the conclusion that needs most", f"{unit}s to add",
+                                      "verdict", "why"], rows), *extra])
 
 
-def _spread_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> tuple[str, str] | None:
+def _spread_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> list:
     """More runs or more conditions? The spread over runs against the spread over conditions.
 
     On the page's scale (said at its top), the outlier runs left out (listed in the data
-    section, with the ratio they would give); None without replicates.
+    section, with the ratio they would give); no block without replicates.
     """
     spread = rep.get("replicate_spread")
     if spread is None or not spread.height:
-        return None
+        return []
     reps = ", ".join(study.average_over)
     rows = [[_config_label(study, r["config_id"]), numbers.number(r["replicates"]),
              numbers.number(r["seed_sd"]), numbers.number(r["condition_sd"]),
              numbers.number(r["ratio"])] for r in spread.iter_rows(named=True)]
-    h, m = _table(["configuration", f"runs per result ({reps})", f"spread over {reps}",
-                   f"spread over {unit}s", "ratio"], rows, "lrrrr")
     basis = ("each result in fractions of its {unit}'s range (max - min of the {unit}'s "
              "results), the scale of every cross-{unit} number on this page" if
              rep["basis"] == "minmax" else "the target's own units, the scale of every "
@@ -688,24 +682,24 @@ def _spread_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> tuple[str
         text += (f" The {plural_words(n_out, 'outlier run')} listed in the data section "
                  f"{'is' if n_out == 1 else 'are'} left out of these spreads; with "
                  f"{'it' if n_out == 1 else 'them'} the ratio would read {withs}.")
-    return f"<p>{html_text(text)}</p>{h}", f"{markdown_text(text)}\n\n{m}"
+    return [Paragraph(Data(text)),
+            _grid(["configuration", f"runs per result ({reps})", f"spread over {reps}",
+                   f"spread over {unit}s", "ratio"], rows, "lrrrr")]
 
 
 def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
-    html, md = [], []
+    blocks: list = []
     for cid, res in rep["comparisons"].items():
-        label = _config_label(study, cid)
         if len(rep["comparisons"]) > 1:
-            html.append(f"<h3>{html_text(label)}</h3>")
-            md.append(f"### {markdown_text(label)}")
-        html.append(f"<figure>{_cd_svg(res)}</figure>{res.to_html()}"
-                    "<details><summary>The table in LaTeX (booktabs; also in "
-                    f"classical/config_{cid}/mean_ranks.tex)</summary>"
-                    f"<pre>{html_text(res.to_latex())}</pre></details>")
-        # the LaTeX stays in its file: a name from the data could close a code fence
-        md.append(f"![CD diagram](classical/config_{cid}/cd_diagram.svg)\n\n"
-                  + _demote(res.to_markdown(), 3)
-                  + f"\n\nThe table in LaTeX: classical/config\\_{cid}/mean\\_ranks.tex")
+            blocks.append(Heading(3, Data(_config_label(study, cid))))
+        # the LaTeX stays in its file in Markdown: a name from the data could close a fence
+        blocks.append(Raw(
+            f"<figure>{_cd_svg(res)}</figure>{res.to_html()}<details><summary>The table in "
+            f"LaTeX (booktabs; also in classical/config_{cid}/mean_ranks.tex)</summary>"
+            f"<pre>{html_text(res.to_latex())}</pre></details>",
+            f"![CD diagram](classical/config_{cid}/cd_diagram.svg)\n\n"
+            + _demote(res.to_markdown(), 3)
+            + f"\n\nThe table in LaTeX: classical/config\\_{cid}/mean\\_ranks.tex"))
     if rep.get("missing") == "drop-block":
         missing = (f"The {unit}s with a missing result are left out here, as in the "
                    f"conclusions and n* ({opt('missing', 'drop-block')}; the data section "
@@ -718,7 +712,7 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
                    "that have a result there, while the conclusions and n* rank a missing "
                    "result last (the data section lists them), so the mean ranks may differ "
                    "where results are missing.")
-    return _Section(
+    return _section(
         "classical", "The classical tests",
         f"Friedman's test (Skillings-Mack's where results are missing and left out), the "
         f"post-hoc test with Holm's correction, mean ranks, the critical-difference diagram "
@@ -727,8 +721,7 @@ def _classical_section(rep: dict, study: Study, unit: str) -> _Section:
         f"what it dropped): the tests keep every {unit} and alternative the study kept, "
         "so they apply no tolerance of their own (where genexpy-nb compare on the same "
         "table applies its tolerances to the raw table, the same ones, with the same "
-        "result).",
-        "\n".join(html), "\n\n".join(md))
+        "result).", blocks)
 
 
 def _scores_words(rep: Mapping[str, Any], study: Study, unit: str) -> str:
@@ -786,8 +779,6 @@ def _classical_missing(rep: Mapping[str, Any]) -> str:
 
 
 def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
-    from .document import render_blocks
-
     iv = rep["rank_intervals"]
     several = iv["config_id"].n_unique() > 1
     rope = rep.get("rope")
@@ -803,34 +794,27 @@ def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
         lead = (f"The Bayesian signed-rank test of every alternative against the best uses "
                 f"the rope you gave: ±{numbers.setting(rope)} {here} (a rope is "
                 f"{ROPE_UNITS}).")
-    html, md = [f"<p>{html_text(lead)}</p>"], [markdown_text(lead)]
+    blocks: list = [Paragraph(Data(lead))]
     for cid in iv["config_id"].unique(maintain_order=True).to_list():
         part = iv.filter(pl.col("config_id") == cid)
         rows = [[r["alternative"], numbers.rank(r["expected_rank"]), numbers.prob(r["p_best"]),
                  f"{r['rank_low']}-{r['rank_high']}", "yes" if r["in_top_group"] else ""]
                 for r in part.iter_rows(named=True)]
-        h, m = _table(["alternative", "expected place", "P(best)", "95 % interval of places",
-                       "top group"], rows, "lrrll")
         if several:
-            label = _config_label(study, cid)
-            html.append(f"<h3>{html_text(label)}</h3>")
-            md.append(f"### {markdown_text(label)}")
-        html.append(f"<h4>How sure is each place?</h4>{h}")
-        md.append(f"#### How sure is each place?\n\n{m}")
+            blocks.append(Heading(3, Data(_config_label(study, cid))))
+        blocks += [Heading(4, "How sure is each place?"),
+                   _grid(["alternative", "expected place", "P(best)", "95 % interval of places",
+                          "top group"], rows, "lrrll")]
         for title, sec in ((f"Bayesian signed-rank test against the best (rope "
                             f"±{numbers.setting(rope)})"
                             if rope is not None else None, rep["bayesian"].get(cid)),
                            ("Robust aggregates", rep["aggregates"].get(cid))):
             if title is None or sec is None:
                 continue
-            if isinstance(sec, str):  # the reason it could not run
-                h, m = f"<p>{html_text(sec)}</p>", markdown_text(sec)
-            else:
-                h, m = render_blocks(sec.blocks, "html"), render_blocks(sec.blocks, "markdown")
-            html.append(f"<h4>{html_text(title)}</h4>{h}")
-            md.append(f"#### {markdown_text(title)}\n\n{m}")
+            blocks += [Heading(4, Data(title)),  # a reason it could not run, or its blocks
+                       *((Paragraph(Data(sec)),) if isinstance(sec, str) else sec.blocks)]
     files = "aggregates.csv" + (", bayesian_signed_rank.csv" if rope is not None else "")
-    return _Section(
+    return _section(
         "beyond", "Beyond p-values: how sure is each place, and by how much?",
         f"Rank probabilities: the {unit}s resampled with replacement {RANK_REP} times "
         f"(seed {rep['seed']}), the alternatives ranked by mean within-{unit} rank "
@@ -843,15 +827,14 @@ def _beyond_section(rep: dict, study: Study, unit: str) -> _Section:
         f"per {unit}: the stratified bootstrap resamples the {unit}s), the Bayesian test "
         f"over the {unit}s where both alternatives of a pair have one ({BAYES_SAMPLES} "
         f"posterior samples, seed {rep['seed']}). Every number is in rank_intervals.csv, "
-        f"{files}.",
-        "\n".join(html), "\n\n".join(md))
+        f"{files}.", blocks)
 
 
 def _nstar_section(rep: dict, study: Study, unit: str) -> _Section:
     from .summary import nstar_summary
 
     summ = nstar_summary(rep["nstar"], rep["alpha"], rep["delta"], unit=unit)
-    return _Section(
+    return _section(
         "nstar", f"How consistent are the per-{unit} rankings? (the paper's n*)",
         f"n-generalizability (Matteucci et al., Sec. 3-4): for each research question, the "
         f"number of {unit}s n* at which two independent studies answer it alike (within "
@@ -860,30 +843,27 @@ def _nstar_section(rep: dict, study: Study, unit: str) -> _Section:
         f"{rep['nrep']} times per sample size (seed {rep['seed']}), with the no-signal "
         "baseline: the n* of alternatives ranked at random. It measures how consistent the "
         "rankings are, not which alternative wins: it can read (chance) while the winner "
-        "above holds.",
-        summ._repr_html_(), _demote(summ.to_markdown()))
+        "above holds.", [Raw(summ._repr_html_(), _demote(summ.to_markdown()))])
 
 
 def _data_section(rep: dict, study: Study, unit: str) -> _Section:
     r = study.report
-    h1, m1 = _table(["what the study holds", "count"], list(r.to_frame().iter_rows()), "lr")
-    extra_h, extra_m = "", ""
+    head: list = [_grid(["what the study holds", "count"], list(r.to_frame().iter_rows()),
+                        "lr")]
     if r.alternatives_dropped:
-        text = "Alternatives dropped: " + ", ".join(r.alternatives_dropped) + "."
-        extra_h += f"<p>{html_text(text)}</p>"
-        extra_m += markdown_text(text) + "\n\n"
+        head.append(Paragraph(Data("Alternatives dropped: " + ", ".join(r.alternatives_dropped)
+                                   + ".")))
     if r.short_replicates:
-        rows = [list(x) for x in r.short_replicates]
-        h, m = _table(["alternative averaged over fewer replicates", "results", "fewest",
-                       "most"], rows)
-        extra_h, extra_m = extra_h + h, extra_m + m + "\n\n"
+        head.append(_grid(["alternative averaged over fewer replicates", "results", "fewest",
+                           "most"], [list(x) for x in r.short_replicates]))
     failed = rep["failed_runs"]
+    listed: list = []
     n_imp = failed.filter(pl.col("status") == _IMPUTED).height
     if failed.height:
         rows = [[", ".join(str(x[c]) for c in study.design) or "(all)", x["condition"],
                  x["alternative"], x["status"]] for x in failed.iter_rows(named=True)]
-        h, m = _table(["configuration", unit, "alternative (no result)", "what happened"],
-                      rows)
+        listed.append(_grid(["configuration", unit, "alternative (no result)",
+                             "what happened"], rows))
         where = ("the classical tests, the conclusions, the rank probabilities and n*"
                  if _classical_missing(rep) == "study" else
                  "the conclusions, the rank probabilities and n*, and left out of the "
@@ -899,19 +879,14 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
                     f"as the worst tier of its {unit} in {where}; the others went with their "
                     f"dropped {unit} or alternative.")
     else:
-        h, m, lead = "", "", f"No result is missing in the {unit}s and alternatives kept."
+        lead = f"No result is missing in the {unit}s and alternatives kept."
     if isinstance(rep["data"], Study):
         lead += (f" (Given a study, not its table: only the results missing in the {unit}s "
                  "and alternatives it kept are listed.)")
-    oh, om = _outlier_blocks(rep, study, unit)
-    mh, mm = _marked_blocks(study, unit)
-    h, m = h + mh + oh, (m + ("\n\n" if m and mm else "") + mm
-                         + ("\n\n" if (m or mm) and om else "") + om)
     if rep.get("source"):
-        said = f"Read from: {rep['source']}"
-        h, m = f"<p>{html_text(said)}</p>" + h, markdown_text(said) + ("\n\n" + m if m else "")
+        listed.insert(0, Paragraph(Data(f"Read from: {rep['source']}")))
     avg = (f" averaged over {', '.join(study.average_over)}," if study.average_over else "")
-    return _Section(
+    return _section(
         "data", "The data",
         f"The study's missing-results policy (Matteucci et al., Sec. 4.1):{avg} "
         f"{unit}s missing more than {numbers.share(r.tol_missing_alternatives)} of the "
@@ -920,8 +895,8 @@ def _data_section(rep: dict, study: Study, unit: str) -> _Section:
         f"the {unit}s left, then what is still missing "
         + (f"left out with its {unit} ({opt('missing', 'drop-block')})."
            if rep.get("missing") == "drop-block" else "imputed as the worst tier."),
-        h1 + extra_h + f"<p>{html_text(lead)}</p>" + h,
-        m1 + "\n\n" + extra_m + markdown_text(lead) + ("\n\n" + m if m else ""))
+        [*head, Paragraph(Data(lead)), *listed, *_marked_blocks(study, unit),
+         *_outlier_blocks(rep, study, unit)])
 
 
 def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
@@ -929,59 +904,53 @@ def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
     from ..leaderboards import tiers
     from .conclusions import tier_lines
 
-    t = tiers(study, level=rep["alpha"], seed=rep["seed"], progress=False)
+    a = rep.get("assurance", 0.8)
+    t = tiers(study, level=rep["alpha"], assurance=a, seed=rep["seed"], progress=False)
     rep["tiers"] = t
-    html, md = [], []
+    blocks: list = []
     for cid in dict.fromkeys(t["config_id"].to_list()):
-        lines = tier_lines(t, cid, unit, unit + "s")
-        label = _config_label(study, cid)
-        html.append(f"<h3>{html_text(label)}</h3>" + "".join(
-            f"<p>{html_text(x)}</p>" for x in lines))
-        md.append(f"### {markdown_text(label)}\n\n" + "\n\n".join(
-            markdown_text(x) for x in lines))
+        blocks.append(Heading(3, Data(_config_label(study, cid))))
+        blocks += [Paragraph(Data(x)) for x in tier_lines(t, cid, unit, unit + "s")]
     how = (f"From the simultaneous rank sets (Mogstad, Romano, Shaikh & Wilhelm 2023) at "
            f"level alpha* = {numbers.setting(rep['alpha'])}: a tier ends where every "
            "alternative above is shown ahead of every one below, all pairs at once (max-t "
            f"step-down over the mean within-{unit} ranks, bootstrap over the {unit}s). "
            f"{unit.capitalize()}s to add: after them the same test shows the cut with "
-           "probability 0.8 in a predictive simulation (effects drawn given the data, "
+           f"probability {numbers.setting(a)} in a predictive simulation (effects drawn "
+           "given the data, "
            f"future {unit}s drawn, the test re-run; in simulated studies such promises "
            "were kept in 83-100% of the cases). A tier is one statement about every "
            "alternative at once: a pair the answer above calls settled (judged among the "
            "pairs with Holm's correction) can sit inside one tier, because a cut needs "
            "every pair across it shown together.")
-    return _Section("tiers", "Tiers", how, "".join(html), "\n\n".join(md))
+    return _section("tiers", "Tiers", how, blocks)
 
 
-def _marked_blocks(study: Study, unit: str) -> tuple[str, str]:
+def _marked_blocks(study: Study, unit: str) -> list:
     """List the rows the ``imputed`` column marked, by name: counted as failed runs."""
     marked = getattr(study, "marked_imputed", None)
     if study.imputed is None or marked is None:
-        return "", ""
-
+        return []
     if not marked.height:
-        text = (f"No row is marked imputed in column {study.imputed} "
-                f"({opt('imputed', study.imputed)}).")
-        return f"<p>{html_text(text)}</p>", markdown_text(text)
+        return [Paragraph(Data(f"No row is marked imputed in column {study.imputed} "
+                               f"({opt('imputed', study.imputed)})."))]
     des, gen = list(study.design), list(study.generalize)
     cols = [*des, *gen, study.alternatives_col, *study.average_over]
     rows = [[x[c] for c in cols] for x in marked.sort(cols).iter_rows(named=True)]
     text = (f"{plural_words(marked.height, 'row')} marked imputed by the table's source "
             f"(column {study.imputed}, {opt('imputed', study.imputed)}): each counts as a "
             f"failed run, its result missing, under the missing-results policy above.")
-    h, m = _table(cols, rows)
-    return f"<p>{html_text(text)}</p>{h}", f"{markdown_text(text)}\n\n{m}"
+    return [Paragraph(Data(text)), _grid(cols, rows)]
 
 
-def _outlier_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> tuple[str, str]:
+def _outlier_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> list:
     """Every outlier by name, with what it did; the rule said either way."""
     from .scales import OUTLIER_FACTOR, OUTLIER_MADS, OUTLIER_RULE
 
     rule = OUTLIER_RULE.format(mads=OUTLIER_MADS, factor=OUTLIER_FACTOR, unit=unit)
     out = rep["outliers"]
     if not out.height:
-        text = f"Outliers: none ({rule})."
-        return f"<p>{html_text(text)}</p>", markdown_text(text)
+        return [Paragraph(Data(f"Outliers: none ({rule})."))]
     reps = [c for c in study.average_over if c in out.columns]
     rows = []
     for r in out.iter_rows(named=True):
@@ -998,8 +967,6 @@ def _outlier_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> tuple[st
         rows.append([where, r["condition"], r["alternative"], *([run] if reps else []),
                      numbers.number(r["value"]), numbers.number(r["condition_median"]),
                      did])
-    h, m = _table(["configuration", unit, "alternative", *(["run"] if reps else []),
-                   study.target, f"{unit}'s median", "what it did"], rows)
     what = ("the runs are averaged into the results the ranks see" if reps else
             "the ranks see only its place")
     text = (f"{plural_words(out.height, 'outlier')}: {rule}. Listed by name with what each "
@@ -1007,25 +974,25 @@ def _outlier_blocks(rep: Mapping[str, Any], study: Study, unit: str) -> tuple[st
             f"that place; the spreads over runs and {unit}s leave the outlier runs out "
             "(the plan section says the ratio with them); the aggregates and the effect "
             "sizes use every result, on the page's scale (outliers.csv has them all).")
-    return f"<p>{html_text(text)}</p>{h}", f"{markdown_text(text)}\n\n{m}"
+    return [Paragraph(Data(text)),
+            _grid(["configuration", unit, "alternative", *(["run"] if reps else []),
+                   study.target, f"{unit}'s median", "what it did"], rows)]
 
 
 def _noise_section(rep: dict, study: Study, unit: str) -> _Section:
     """Say the board's noise budget, tie groups and what to run next (items, runs, tasks)."""
-    from .document import render_blocks
     from .noise_budget import noise_blocks
 
     blocks, tables = noise_blocks(rep["noise"], alpha=1 - rep["alpha"], unit=unit)
     rep["noise_tables"] = tables
-    return _Section(
+    return _section(
         "noise", "Runs, items, tasks: where the noise is, and what to run next",
         f"gx.eval_noise on the board's rows (the {unit}s and models the study kept, the "
         "failed and the marked-imputed runs left out): the paired differences of the "
         "models' means over the items both answered, their variance split by method of "
         f"moments (Miller 2024, Sec. 2-4), the paired tests at alpha = "
         f"{numbers.setting(1 - rep['alpha'])}. Every number is in noise_budget.csv, "
-        "tie_groups.csv, noise_plan.csv.",
-        render_blocks(blocks, "html"), render_blocks(blocks, "markdown"))
+        "tie_groups.csv, noise_plan.csv.", blocks)
 
 
 def _board_roles(data: Any, items: str | None, runs: str | None, tasks: str | None,
@@ -1304,7 +1271,8 @@ def report(
     parts: dict[str, Any] = dict(alpha=alpha, delta=delta, seed=seed, nrep=rep, data=data,
                                  rope=rope, missing=missing, failed_runs=failed,
                                  basis=basis[0], basis_reason=basis[1], outliers=flagged,
-                                 source=source, sequential=bool(sequential))
+                                 source=source, sequential=bool(sequential),
+                                 assurance=assurance)
     # what each step will cost, from the study's shape, before any of them starts
     cost = estimate_steps(study, kernels, rep=rep, rope=rope)
     est = check_cost(f"the report of {_shape_words(study)}", sum(cost.values()),

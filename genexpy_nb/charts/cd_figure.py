@@ -33,7 +33,14 @@ import polars as pl
 
 from .._escape import html_text
 from .._escape import xml_text as escape  # html.escape, and drops what XML forbids
-from .._validation import REQUIRED, GenexpyInputError, to_polars
+from .._validation import (
+    REQUIRED,
+    GenexpyInputError,
+    Keyword,
+    keyword_values,
+    shared_keywords,
+    to_polars,
+)
 from .._validation import check_direction as _direction
 from ..significance.critical_difference import cliques, critical_difference
 from ..study._roles import score_roles
@@ -548,30 +555,89 @@ def _colour_list(colors: Any, names: list[str]) -> list[str] | None:
     return [escape(str(colors[a])) for a in names]
 
 
-def cd_diagram_svg(
-    data: Any,
-    *,
-    alpha: float = 0.05,
-    higher_is_better: bool = REQUIRED,
-    pairwise: pl.DataFrame | None = None,
-    order: Sequence[str] | None = None,
-    colors: str | Mapping[str, str] | None = None,
-    reverse: bool = False,
-    show_ranks: bool = True,
-    show_cd: bool | None = None,
-    width: int = 500,
-    row_height: int = 18,
-    title: str | None = None,
-    top: int | None = None,
-    caption: str | Sequence[str] | None = None,
-    target: str | None = None,
-    blocks: str | None = None,
-    alternatives: str | Sequence[Any] | None = None,
-    y_col: str | None = None,
-    block_col: str | None = None,
-    group_col: str | None = None,
-    nan_policy: str = "raise",
-) -> str:
+#: the keywords of the CD diagram's drawings (``cd_diagram``, ``cd_diagram_svg``), in their
+#: signatures' order: (name, annotation, default)
+CD_KEYWORDS: tuple[Keyword, ...] = (
+    ("alpha", "float", 0.05), ("higher_is_better", "bool", REQUIRED),
+    ("pairwise", "pl.DataFrame | None", None), ("order", "Sequence[str] | None", None),
+    ("colors", "str | Mapping[str, str] | None", None), ("reverse", "bool", False),
+    ("show_ranks", "bool", True), ("show_cd", "bool | None", None), ("width", "int", 500),
+    ("row_height", "int", 18), ("title", "str | None", None), ("top", "int | None", None),
+    ("caption", "str | Sequence[str] | None", None), ("target", "str | None", None),
+    ("blocks", "str | None", None), ("alternatives", "str | Sequence[Any] | None", None),
+    ("y_col", "str | None", None), ("block_col", "str | None", None),
+    ("group_col", "str | None", None), ("nan_policy", "str", "raise"))
+_CD_DOC = """\
+data : Comparison, frame or matrix
+    A :class:`~genexpy_nb.significance.Comparison` (from
+    :func:`~genexpy_nb.significance.compare`: its mean ranks, its post-hoc test's bars,
+    its control), the result of :func:`~genexpy_nb.significance.critical_difference` (a
+    frame with columns ``alternative, mean_rank, cd``), or anything that function
+    accepts (wide/long table, 2-d array of conditions x alternatives), which is then
+    ranked with ``alpha``, ``higher_is_better``, ``target``, ``blocks``,
+    ``alternatives`` and ``nan_policy``.
+alpha : float
+    Level of the critical difference (ignored for a ready frame: its ``cd`` is used).
+higher_is_better : bool, required for raw data
+    True for scores (accuracy), False for errors, losses or ranks. Not needed (and
+    ignored) when ``data`` is already a critical_difference(...) frame.
+pairwise : polars.DataFrame, optional
+    A post-hoc frame (e.g. :func:`~genexpy_nb.significance.posthoc_conover` with
+    ``p_adjust="holm"``); its ``significant`` column then defines the cliques instead
+    of the CD (see :func:`~genexpy_nb.significance.cliques`).
+order : sequence of str, optional
+    Top-to-bottom order of the labels (all alternatives). Default: the classic layout,
+    the outermost alternative of each side on top, so that connectors do not cross.
+colors : None, str or mapping
+    None: black; a Vega scheme name (``"category10"``, ``"tableau10"``, ...); or a
+    mapping alternative -> CSS colour. Colours points, connectors and labels (without
+    Vega: ``category10``, ``tableau10``, ``set1``, ``dark2``; another scheme is drawn by
+    Vega).
+reverse : bool
+    False: rank 1 (best) on the left; True: on the right.
+show_ranks : bool
+    Append the mean rank to each label.
+show_cd : bool, optional
+    Draw Nemenyi's CD bar. Default: yes, unless ``pairwise`` defines the cliques (the
+    bar would then suggest a criterion that was not used).
+width, row_height : int
+    Width of the plot (pixels) and height of one label row.
+title : str, optional
+    Title above the caption.
+top : int, optional
+    Draw the ``top`` best alternatives (and a comparison's control); the caption
+    summarises the rest. Default: a comparison's ``top``, else all.
+caption : str or list of str, optional
+    Lines under the title instead of the generated description of the test (which
+    names the post-hoc test, correction, alpha and blocks).
+target, blocks, alternatives, nan_policy
+    Long input / labels / selection / missing values of raw data, see
+    :func:`~genexpy_nb.significance.critical_difference`; a list passed to
+    ``alternatives`` is the alternatives' names or selection (that function's
+    ``order``; here ``order`` is the labels' order).
+y_col, block_col, group_col : str, optional
+    Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+"""
+#: gives a drawing of the CD diagram the keywords :data:`CD_KEYWORDS`, in its signature and
+#: (the line ``{drawing}``) its docstring
+drawing_keywords = shared_keywords(CD_KEYWORDS, "drawing", _CD_DOC)
+
+
+def cd_drawing(data: Any, kwargs: dict[str, Any], func: str) -> tuple[dict, dict[str, Any]]:
+    """Return the layout of a drawing's diagram (:func:`cd_layout`) and its drawing options.
+
+    ``kwargs`` are the drawing's :data:`CD_KEYWORDS`; the options are ``colors``,
+    ``reverse``, ``width``, ``row_height`` and ``title``.
+    """
+    kw = keyword_values(kwargs, CD_KEYWORDS, func)
+    roles = score_roles(*(kw.pop(k) for k in ("target", "blocks", "alternatives", "y_col",
+                                              "block_col", "group_col")), func)
+    draw = {k: kw.pop(k) for k in ("reverse", "width", "row_height", "title")}
+    return cd_layout(data, **kw, **roles, func=func), dict(draw, colors=kw["colors"])
+
+
+@drawing_keywords
+def cd_diagram_svg(data: Any, **kwargs: Any) -> str:
     """Draw the critical-difference diagram as an SVG document (text), without Vega.
 
     Takes the arguments of :func:`~genexpy_nb.charts.cd_diagram` and draws the same picture:
@@ -583,41 +649,7 @@ def cd_diagram_svg(
 
     Parameters
     ----------
-    data : Comparison, frame or matrix
-        A :class:`~genexpy_nb.significance.Comparison` (its mean ranks, bars, test and
-        control), a :func:`~genexpy_nb.significance.critical_difference` frame, or scores
-        (see :func:`~genexpy_nb.charts.cd_diagram`).
-    alpha : float
-        Level of the critical difference for scores (a frame or a Comparison has its own).
-    higher_is_better : bool, required for scores
-        True for scores (accuracy), False for errors or losses; ignored otherwise.
-    pairwise : polars.DataFrame, optional
-        A post-hoc frame whose ``significant`` column defines the bars instead of the CD.
-    order : sequence of str, optional
-        Top-to-bottom order of the labels, every drawn alternative once (default: the
-        outermost alternative of each side on top, so that connectors do not cross).
-    colors : None, str or mapping
-        None: black; a Vega scheme name; or a mapping alternative -> CSS colour (a scheme
-        other than ``category10``, ``tableau10``, ``set1`` or ``dark2`` is drawn by Vega).
-    reverse, show_ranks : bool
-        Rank 1 (best) on the right instead of the left; each label followed by its mean rank.
-    show_cd : bool, optional
-        Draw Nemenyi's CD bar (default: when it defines the bars, no ``pairwise``, no control).
-    width, row_height : int
-        Width of the plot and height of one label row, in pixels.
-    title : str, optional
-        Title above the caption.
-    top : int, optional
-        Draw the ``top`` best alternatives (and a comparison's control); the caption
-        summarises the others (default: a comparison's ``top``, else all).
-    caption : str or list of str, optional
-        Lines under the title instead of the generated description of the test.
-    target, blocks, alternatives, nan_policy
-        How scores are read: as for :func:`~genexpy_nb.significance.critical_difference`;
-        a list passed to ``alternatives`` is the alternatives' names or selection (that
-        function's ``order``; here ``order`` is the labels' order).
-    y_col, block_col, group_col : str, optional
-        Aliases of ``target``, ``blocks`` and ``alternatives`` (scikit-posthocs' names).
+    {drawing}
 
     Returns
     -------
@@ -632,14 +664,8 @@ def cd_diagram_svg(
     >>> svg.startswith("<svg") and "CD = " in svg and "Nemenyi" in svg
     True
     """
-    lay = cd_layout(
-        data, alpha=alpha, higher_is_better=higher_is_better, pairwise=pairwise, order=order,
-        colors=colors, show_ranks=show_ranks, show_cd=show_cd,
-        **score_roles(target, blocks, alternatives, y_col, block_col, group_col,
-                       "cd_diagram_svg"),
-        nan_policy=nan_policy, func="cd_diagram_svg", top=top, caption=caption,
-    )
-    colours = _colour_list(colors, lay["names"])
+    lay, draw = cd_drawing(data, kwargs, "cd_diagram_svg")
+    colours = _colour_list(draw["colors"], lay["names"])
     if colours is None:  # a scheme this module does not list: let Vega draw it
         import vl_convert as vlc
 
@@ -647,10 +673,9 @@ def cd_diagram_svg(
         from .export import vega_lite_spec as _spec
         from .export import vl_version as _vl_version
 
-        chart = layout_chart(lay, colors=colors, reverse=reverse, width=width,
-                             row_height=row_height, title=title)
-        return vlc.vegalite_to_svg(_spec(chart), vl_version=_vl_version())
-    return _svg(lay, colours, reverse=reverse, width=width, row_height=row_height, title=title)
+        return vlc.vegalite_to_svg(_spec(layout_chart(lay, **draw)), vl_version=_vl_version())
+    del draw["colors"]
+    return _svg(lay, colours, **draw)
 
 
 def _html_page(svg: str, title: str, body: str = "") -> str:
@@ -727,16 +752,11 @@ def save_cd_diagram(
     vl-convert's resvg). HTML is a page holding the SVG (and, for a Comparison, its
     report), which opens offline.
     """
-    from .._io import atomic_write
+    from .._io import atomic_write, save_targets
 
-    many = not isinstance(path, (str, Path))
-    paths = [Path(p) for p in (path if many else [path])]
-    fmts = [p.suffix.lower().lstrip(".") for p in paths]
-    for p, fmt in zip(paths, fmts):
-        if fmt not in _FIGURES:
-            raise GenexpyInputError(
-                f"save_cd_diagram: cannot save as {p.suffix!r}; use .png, .svg, .pdf or .html "
-                "(or save_chart(cd_diagram(...), path) for .json).")
+    many, paths, fmts = save_targets(
+        path, _FIGURES, "save_cd_diagram: cannot save as {suffix}; use .png, .svg, .pdf or "
+        ".html (or save_chart(cd_diagram(...), path) for .json).")
     if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
         raise GenexpyInputError(f"scale must be a positive number, got {scale!r}.")
     svg = cd_diagram_svg(data, **kwargs)

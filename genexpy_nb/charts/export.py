@@ -75,11 +75,12 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path | Sequence[str | Path]
     """
     import warnings
 
-    from .._io import ExportSkippedWarning, atomic_write, js_engine_problem
+    from .._io import ExportSkippedWarning, atomic_write, js_engine_problem, save_targets
 
     if not isinstance(chart, alt.TopLevelMixin):
         raise GenexpyInputError(f"chart must be an Altair chart, got {type(chart).__name__}.")
-    many, paths, fmts = _save_targets(path)
+    many, paths, fmts = save_targets(path, _SAVE_FORMATS, "cannot save as {suffix}: use a path "
+                                     "ending in .html, .png, .svg, .pdf or .json.")
     needs_vlc = [f for f in fmts if f in ("png", "svg", "pdf") or (f == "html" and inline)]
     problem = js_engine_problem() if needs_vlc else None
     skipped = [p for p, f in zip(paths, fmts) if problem and f in ("png", "svg", "pdf")]
@@ -103,20 +104,6 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path | Sequence[str | Path]
     if notes:
         warnings.warn(ExportSkippedWarning("; ".join(notes), str(problem)), stacklevel=2)
     return written if many else written[0]
-
-
-def _save_targets(path: str | Path | Sequence[str | Path]
-                  ) -> tuple[bool, list[Path], list[str]]:
-    """Return (whether ``path`` is a list, the paths, their formats); raise on a bad suffix."""
-    many = not isinstance(path, (str, Path))
-    paths = [Path(p) for p in (path if many else [path])]
-    fmts = [p.suffix.lower().lstrip(".") for p in paths]
-    for p, fmt in zip(paths, fmts):
-        if fmt not in _SAVE_FORMATS:
-            raise GenexpyInputError(
-                f"cannot save as {p.suffix!r}: use a path ending in .html, .png, .svg, .pdf "
-                "or .json.")
-    return many, paths, fmts
 
 
 def _write_format(fh: Any, fmt: str, spec: dict, bundle: str | None, fmts: list[str],

@@ -456,8 +456,6 @@ def add_direction(p: argparse.ArgumentParser, required: bool = True) -> None:
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     required : bool, default True
         False where the command reads the direction from the file when it can (``report``
         on an evaluation output); it then checks the choice itself.

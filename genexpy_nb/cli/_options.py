@@ -6,7 +6,9 @@ same way): the results table and its roles (``--alternatives``, ``--target``, th
 missing-results policy (``--tol-missing-*``, ``--invalid-target``), the research questions
 (``--kernel``), and the options most commands have (``--rep``, ``--seed``, ``--n-jobs``,
 ``--quiet``, ``--debug``). A group takes the words of a command where they differ (a
-"block" in ``compare``, a "condition" elsewhere), so each ``--help`` reads as before.
+"block" in ``compare``, a "condition" elsewhere), so each ``--help`` reads as before. Every
+``add_*`` takes the command's parser ``p`` first and adds its options to it; a ``help``
+argument is the option's help in the command's words.
 
 One vocabulary for the roles: ``--generalize`` (``nstar``, ``report``) and ``--blocks``
 (``compare``) name the same role, the column(s) whose levels are the conditions, and each
@@ -16,6 +18,9 @@ command accepts the other word as an unlisted alias (:func:`add_alias`).
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
 
 from .. import config
 from ._checks import (
@@ -28,6 +33,7 @@ from ._checks import (
 
 __all__ = [
     "HelpFormatter",
+    "subcommand",
     "add_plan_options",
     "add_direction",
     "add_results",
@@ -87,6 +93,31 @@ class HelpFormatter(argparse.HelpFormatter):
         return "\n".join(out).rstrip()
 
 
+def subcommand(name: str, *, help: str, description: str,
+               quiet: str = "print nothing but errors") -> Callable[[Callable], Callable]:
+    """Make a subcommand's ``add_parser(subparsers, formatter)`` from its options.
+
+    The decorated function adds the subcommand's options to its parser; the result adds the
+    parser (``help``, ``description``), those options, ``--quiet`` (its help ``quiet``) and,
+    as the command, the function ``cmd_<name>`` of the same module, looked up when the
+    parser is built (the protocol of :data:`genexpy_nb.cli.COMMANDS`).
+    """
+    def decorate(options: Callable[[argparse.ArgumentParser], None]) -> Callable:
+        def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
+            p = sub.add_parser(name, formatter_class=formatter, help=help,
+                               description=description)
+            options(p)
+            add_quiet(p, help=quiet)
+            p.set_defaults(func=getattr(sys.modules[options.__module__], f"cmd_{name}"))
+            return p
+
+        add_parser.__doc__ = (f"Add the ``{name}`` subcommand and its parser "
+                              "(:data:`genexpy_nb.cli.COMMANDS`).")
+        return add_parser
+
+    return decorate
+
+
 def add_alias(p: argparse.ArgumentParser, action: argparse.Action, *aliases: str) -> None:
     """Let ``p`` accept ``aliases`` as further option strings of ``action``, unlisted.
 
@@ -97,8 +128,6 @@ def add_alias(p: argparse.ArgumentParser, action: argparse.Action, *aliases: str
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     action : argparse.Action
         What ``p.add_argument`` returned for the documented option.
     *aliases : str
@@ -120,15 +149,7 @@ def add_alias(p: argparse.ArgumentParser, action: argparse.Action, *aliases: str
 
 
 def add_results(p: argparse.ArgumentParser, help: str | None = None) -> None:
-    """Add the positional results table (``RESULTS``).
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The command's parser.
-    help : str, optional
-        The argument's help, where the command reads more than a table.
-    """
+    """Add the positional results table (``RESULTS``)."""
     p.add_argument("results", help=help or "tidy results table: .parquet, .csv or .tsv")
 
 
@@ -137,8 +158,6 @@ def add_alternatives_target(p: argparse.ArgumentParser, required: bool = True) -
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     required : bool, default True
         False where the command can read them from the file (``report`` on an evaluation
         output).
@@ -154,8 +173,6 @@ def add_factors(p: argparse.ArgumentParser, required: bool = True) -> None:
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     required : bool, default True
         Whether ``--generalize`` is required.
     """
@@ -170,13 +187,7 @@ def add_factors(p: argparse.ArgumentParser, required: bool = True) -> None:
 
 
 def add_blocks(p: argparse.ArgumentParser) -> None:
-    """Add ``--blocks`` (``compare``'s word for ``--generalize``, also accepted).
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The command's parser.
-    """
+    """Add ``--blocks`` (``compare``'s word for ``--generalize``, also accepted)."""
     blocks = p.add_argument(
         "--blocks", required=True,
         help="column(s) defining a block, comma-separated (e.g. dataset; folds as blocks are "
@@ -185,13 +196,7 @@ def add_blocks(p: argparse.ArgumentParser) -> None:
 
 
 def add_held_constant(p: argparse.ArgumentParser) -> None:
-    """Add ``--held-constant COLUMN=LEVEL`` (repeatable): keep the rows at one level.
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The command's parser.
-    """
+    """Add ``--held-constant COLUMN=LEVEL`` (repeatable): keep the rows at one level."""
     p.add_argument("--held-constant", action="append", metavar="COLUMN=LEVEL", type=level_pair,
                    help="fix a factor to one level (repeatable)")
 
@@ -204,8 +209,6 @@ def add_table_roles(p: argparse.ArgumentParser, required: bool = True) -> None:
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     required : bool, default True
         False for ``report``, which reads the roles of an evaluation output from the file
         (and checks them itself for a table).
@@ -225,8 +228,6 @@ def add_missing_policy(p: argparse.ArgumentParser, unit: str = "condition",
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     unit : str, default "condition"
         What a row of the rankings is called in the command's words (``"block"``).
     complete_note : str, default ""
@@ -254,8 +255,6 @@ def add_missing_choice(p: argparse.ArgumentParser, unit: str = "condition") -> N
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     unit : str, default "condition"
         What a row of the rankings is called in the command's words (``"block"``).
     """
@@ -273,8 +272,6 @@ def add_kernel(p: argparse.ArgumentParser, help: str) -> None:
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     help : str
         The option's help in the command's words.
     """
@@ -284,39 +281,17 @@ def add_kernel(p: argparse.ArgumentParser, help: str) -> None:
 
 def add_rep(p: argparse.ArgumentParser,
             help: str = "resampled pairs of studies per sample size") -> None:
-    """Add ``--rep``, the resampled pairs of studies per sample size of n*.
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The command's parser.
-    help : str
-        The option's help.
-    """
+    """Add ``--rep``, the resampled pairs of studies per sample size of n*."""
     p.add_argument("--rep", type=positive_int, default=config.REP, help=help)
 
 
 def add_seed(p: argparse.ArgumentParser, help: str = "random seed") -> None:
-    """Add ``--seed``, the random seed (default 0).
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The command's parser.
-    help : str
-        The option's help.
-    """
+    """Add ``--seed``, the random seed (default 0)."""
     p.add_argument("--seed", type=int, default=0, help=help)
 
 
 def add_n_jobs(p: argparse.ArgumentParser) -> None:
-    """Add ``--n-jobs``, the threads (default: all cores).
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The command's parser.
-    """
+    """Add ``--n-jobs``, the threads (default: all cores)."""
     p.add_argument("--n-jobs", type=positive_int, default=None,
                    help="threads (default: all cores)")
 
@@ -327,8 +302,6 @@ def add_quiet(p: argparse.ArgumentParser,
 
     Parameters
     ----------
-    p : argparse.ArgumentParser
-        The command's parser.
     help : str
         What it leaves out, in the command's words.
     """
@@ -365,30 +338,13 @@ def add_max_seconds(p: argparse.ArgumentParser) -> None:
 
 
 def add_debug(p: argparse.ArgumentParser) -> None:
-    """Add a subcommand's ``--debug`` (the top-level one is the default: given either way).
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The subcommand's parser.
-    """
+    """Add a subcommand's ``--debug`` (the top-level one is the default: given either way)."""
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                    help="show the traceback of an unexpected error (a bug)")
 
 
 def add_plan_options(p: argparse.ArgumentParser) -> None:
-    """Add ``--sequential`` and ``--assurance`` (the conclusions' rule and plan).
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The parser of ``nstar`` or ``report``.
-
-    Returns
-    -------
-    None
-        The two options are added.
-    """
+    """Add ``--sequential`` and ``--assurance`` (the conclusions' rule and plan)."""
     p.add_argument("--sequential", action="store_true",
                    help="anytime-valid verdicts: valid however often you look again after "
                         "adding conditions (add new conditions at the end of the table); "

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from ._checks import EXIT_OK, check_out_dir
-from ._options import add_quiet, add_rep, add_seed
+from ._options import add_rep, add_seed, subcommand
 
 __all__ = ["add_parser", "cmd_demo"]
 
@@ -24,18 +23,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``demo`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
-    d = sub.add_parser("demo", formatter_class=formatter,
-                       help="the shipped example study, analysed end to end, offline",
-                       description="Analyse the example study shipped with the package (8 "
-                                   "classifiers on 80 datasets) end to end and write tables "
-                                   "and figures to a folder.")
+@subcommand("demo", quiet="no progress bars",
+            help="the shipped example study, analysed end to end, offline",
+            description="Analyse the example study shipped with the package (8 classifiers "
+                        "on 80 datasets) end to end and write tables and figures to a folder.")
+def add_parser(d: argparse.ArgumentParser) -> None:
+    """Add the options of ``genexpy-nb demo``."""
     d.add_argument("--out", default="genexpy_demo",
                    help="output folder (written atomically; a folder written by an earlier "
                         "run is replaced, a folder of other files is never touched)")
     add_rep(d)
     add_seed(d)
-    add_quiet(d, help="no progress bars")
-    d.set_defaults(func=cmd_demo)
-    return d

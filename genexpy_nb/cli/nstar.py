@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
 
 from .. import config
 from .._validation import GenexpyInputError
@@ -45,10 +44,10 @@ from ._options import (
     add_missing_policy,
     add_n_jobs,
     add_plan_options,
-    add_quiet,
     add_rep,
     add_seed,
     add_table_roles,
+    subcommand,
 )
 
 __all__ = ["add_parser", "cmd_nstar", "add_conclusion_options", "answer_thresholds",
@@ -347,18 +346,17 @@ def write_conclusions(study, args: argparse.Namespace, path: Path | None, alpha:
 # ---- the parser ------------------------------------------------------------------------
 
 
-def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``nstar`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
-    q = sub.add_parser(
-        "nstar", formatter_class=formatter,
-        help="do a study's conclusions hold, and n* for every configuration",
-        description="Do your study's conclusions hold (the winner, the top group, every "
-                    "pair, the order), and how many more experimental conditions (datasets, "
-                    "...) would settle the others? Then the paper's n* per research "
-                    "question: how consistent the per-condition rankings are.\n\nexample:\n  "
-                    "genexpy-nb nstar results.parquet --alternatives encoder --target cv_score "
-                    "--higher-is-better \\\n    --generalize dataset --design model,tuning "
-                    "--kernel jaccard:k=1 --kernel borda:OHE --out nstar.parquet")
+@subcommand("nstar",
+            help="do a study's conclusions hold, and n* for every configuration",
+            description="Do your study's conclusions hold (the winner, the top group, every "
+                        "pair, the order), and how many more experimental conditions (datasets, "
+                        "...) would settle the others? Then the paper's n* per research "
+                        "question: how consistent the per-condition rankings are.\n\nexample:\n  "
+                        "genexpy-nb nstar results.parquet --alternatives encoder --target cv_score "
+                        "--higher-is-better \\\n    --generalize dataset --design model,tuning "
+                        "--kernel jaccard:k=1 --kernel borda:OHE --out nstar.parquet")
+def add_parser(q: argparse.ArgumentParser) -> None:
+    """Add the options of ``genexpy-nb nstar``."""
     add_table_roles(q)
     add_kernel(q, help="research question (repeatable): jaccard[:k=K], mallows[:nu=V], "
                        "borda[:ALTERNATIVE] (default: the best on average), rbf[:gamma=V]; "
@@ -388,7 +386,4 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
                    help="also write the charts to this folder: n* by alpha* and by delta*, "
                         "the deficits n* - N; each as .html (opens offline), .png, .svg")
     add_conclusion_options(q)
-    add_quiet(q)
     add_max_seconds(q)
-    q.set_defaults(func=cmd_nstar)
-    return q

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
 
 from .. import config
 from ._checks import EXIT_OK, answer
-from ._options import add_quiet
+from ._options import subcommand
 
 __all__ = ["add_parser", "cmd_precompile"]
 
@@ -36,22 +35,19 @@ def cmd_precompile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``precompile`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
-    pc = sub.add_parser(
-        "precompile", formatter_class=formatter,
-        help="compile the numerical kernels once, after installing",
-        description="Compile the numba kernels that the default pipeline uses on large "
-                    "inputs (the report, nstar, compare, seeds: large studies' n*, the "
-                    "conclusions' order, the task bootstrap, Nemenyi's test, alpha-hat) "
-                    "into numba's disk cache, once per installation, so that no first call "
-                    "in a notebook pauses to compile; --all adds the kernels nothing calls "
-                    "by default. Smaller work runs on NumPy and needs none of this.")
+@subcommand("precompile", quiet="no progress bar",
+            help="compile the numerical kernels once, after installing",
+            description="Compile the numba kernels that the default pipeline uses on large "
+                        "inputs (the report, nstar, compare, seeds: large studies' n*, the "
+                        "conclusions' order and plan, the task bootstrap, Nemenyi's test, "
+                        "alpha-hat, the leaderboards' tiers) into numba's disk cache, once per "
+                        "installation, so that no first call in a notebook pauses to compile; "
+                        "--all adds the kernels nothing calls by default. Smaller work runs on "
+                        "NumPy and needs none of this.")
+def add_parser(pc: argparse.ArgumentParser) -> None:
+    """Add the options of ``genexpy-nb precompile``: ``--all`` and ``--quiet``."""
     pc.add_argument("--all", action="store_true",
                     help="every kernel, also those nothing calls by default (the rliable-"
                          "style aggregates without the task bootstrap, the Bayesian "
                          "signed-rank test, the simulations' rankings with ties), which "
                          "otherwise compile on their first use")
-    add_quiet(pc, help="no progress bar")
-    pc.set_defaults(func=cmd_precompile)
-    return pc

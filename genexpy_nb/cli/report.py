@@ -6,7 +6,6 @@ Ever, tsml, per-item boards) —, builds the study (the same roles and missing-r
 as ``nstar``: the shared option groups of :mod:`genexpy_nb.cli._options`), and writes
 ``report.html`` (opens offline), ``report.md`` and the tidy tables behind every number into
 one folder, atomically; prints the answer's first section.
-(Formerly ``genexpy_nb.cli_report``.)
 """
 
 from __future__ import annotations
@@ -36,13 +35,13 @@ from ._options import (
     add_missing_choice,
     add_missing_policy,
     add_plan_options,
-    add_quiet,
     add_rep,
     add_seed,
     add_table_roles,
+    subcommand,
 )
 
-__all__ = ["add_parser", "add_report_parser", "cmd_report"]
+__all__ = ["add_parser", "cmd_report"]
 
 
 class _Usage(Exception):
@@ -150,27 +149,26 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``report`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
-    r = sub.add_parser(
-        "report", formatter_class=formatter,
-        help="the whole answer for a study, as one page (HTML, Markdown, tidy tables)",
-        description="One page per study: do its conclusions hold, what to run next, the "
-                    "classical rank tests with their CD diagrams, how sure each place is, "
-                    "the paper's n* per research question with its no-signal baseline, and "
-                    "what the missing-results policy did (every missing result by name). "
-                    "Writes report.html (opens offline), report.md and the tidy tables "
-                    "behind every number. RESULTS is a tidy results table with its roles, or "
-                    "an evaluation output read by its content: an lm-evaluation-harness "
-                    "results folder (0.3, 0.4) or its --log_samples files, inspect_ai JSON "
-                    "logs, Every Eval Ever files, tsml results, or a per-item board (JSONL, "
-                    "CSV: a model, an item and a score column; item example_id, doc_id, "
-                    "question_id, ...; score pass1, pass@1, acc, correct, score, ...; task "
-                    "benchmark_id, task).\n\nexamples:\n  genexpy-nb report results.csv "
-                    "--alternatives model --target accuracy --generalize dataset \\\n    "
-                    "--higher-is-better --average-over seed --out study_report\n  "
-                    "genexpy-nb report lm_eval_output/ --out study_report\n  "
-                    "genexpy-nb report board.jsonl --items example_id --out study_report")
+@subcommand("report",
+            help="the whole answer for a study, as one page (HTML, Markdown, tidy tables)",
+            description="One page per study: do its conclusions hold, what to run next, the "
+                        "classical rank tests with their CD diagrams, how sure each place is, "
+                        "the paper's n* per research question with its no-signal baseline, and "
+                        "what the missing-results policy did (every missing result by name). "
+                        "Writes report.html (opens offline), report.md and the tidy tables "
+                        "behind every number. RESULTS is a tidy results table with its roles, or "
+                        "an evaluation output read by its content: an lm-evaluation-harness "
+                        "results folder (0.3, 0.4) or its --log_samples files, inspect_ai JSON "
+                        "logs, Every Eval Ever files, tsml results, or a per-item board (JSONL, "
+                        "CSV: a model, an item and a score column; item example_id, doc_id, "
+                        "question_id, ...; score pass1, pass@1, acc, correct, score, ...; task "
+                        "benchmark_id, task).\n\nexamples:\n  genexpy-nb report results.csv "
+                        "--alternatives model --target accuracy --generalize dataset \\\n    "
+                        "--higher-is-better --average-over seed --out study_report\n  "
+                        "genexpy-nb report lm_eval_output/ --out study_report\n  "
+                        "genexpy-nb report board.jsonl --items example_id --out study_report")
+def add_parser(r: argparse.ArgumentParser) -> None:
+    """Add the options of ``genexpy-nb report``."""
     add_table_roles(r, required=False)
     r.add_argument("--items", default=None, metavar="COLUMN",
                    help="per-item rows (an LLM or agent benchmark): the column naming the item "
@@ -220,11 +218,4 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     r.add_argument("--out", default="study_report",
                    help="output folder: report.html, report.md and the tables (written "
                         "atomically; a folder of other files is never touched)")
-    add_quiet(r)
     add_max_seconds(r)
-    r.set_defaults(func=cmd_report)
-    return r
-
-
-#: its name in 0.2 (``genexpy_nb.cli_report.add_report_parser``)
-add_report_parser = add_parser

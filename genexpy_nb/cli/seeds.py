@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
 
 from .. import config
 from .._validation import GenexpyInputError
 from ._checks import EXIT_OK, answer, check_out_file, positive_int, say
-from ._options import add_n_jobs, add_quiet, add_seed
+from ._options import add_n_jobs, add_seed, subcommand
 
 __all__ = ["add_parser", "cmd_seeds"]
 
@@ -71,20 +70,20 @@ def cmd_seeds(args: argparse.Namespace) -> int:
         answer(seeds_summary(rep, where=str(out)).to_text())
     return EXIT_OK
 
-def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
-    """Add the ``seeds`` subcommand and its parser (:data:`genexpy_nb.cli.COMMANDS`)."""
-    s = sub.add_parser(
-        "seeds", formatter_class=formatter,
-        help="alpha-hat, accuracy, churn and ECE of models trained with different seeds",
-        description="How representative is a model trained with one seed? For every "
-                    "candidate model: alpha-hat (trimmed KS test against a reference pool "
-                    "of models trained with other seeds), accuracy, churn and ECE.\n\n"
-                    "POOL is an .npz file: a pool written by genexpy_nb.seedpools (or the "
-                    "name of a shipped one, e.g. cnn_digits_both.npz), or your own arrays "
-                    "saved with np.savez(path, gaps=G, labels=y) - G of shape (models, test "
-                    "points) holding logit gaps (logit of class 1 minus logit of class 0), "
-                    "the first half the reference - or np.savez(path, reference=R, "
-                    "candidates=C, labels=y).")
+
+@subcommand("seeds",
+            help="alpha-hat, accuracy, churn and ECE of models trained with different seeds",
+            description="How representative is a model trained with one seed? For every "
+                        "candidate model: alpha-hat (trimmed KS test against a reference pool "
+                        "of models trained with other seeds), accuracy, churn and ECE.\n\n"
+                        "POOL is an .npz file: a pool written by genexpy_nb.seedpools (or the "
+                        "name of a shipped one, e.g. cnn_digits_both.npz), or your own arrays "
+                        "saved with np.savez(path, gaps=G, labels=y) - G of shape (models, "
+                        "test points) holding logit gaps (logit of class 1 minus logit of "
+                        "class 0), the first half the reference - or np.savez(path, "
+                        "reference=R, candidates=C, labels=y).")
+def add_parser(s: argparse.ArgumentParser) -> None:
+    """Add the options of ``genexpy-nb seeds``."""
     s.add_argument("pool", metavar="POOL", help="the .npz file of logit gaps and labels")
     s.add_argument("--n-reference", type=positive_int, default=None,
                    help="models in the reference (the first ones); default: half the pool")
@@ -101,6 +100,3 @@ def add_parser(sub: Any, formatter: type) -> argparse.ArgumentParser:
     add_n_jobs(s)
     s.add_argument("--out", default="seeds.csv",
                    help="output table, one row per candidate (.csv, .parquet, .tsv or .json)")
-    add_quiet(s)
-    s.set_defaults(func=cmd_seeds)
-    return s

@@ -685,29 +685,9 @@ class EvalNoise:
         """
         if not isinstance(target_se, (int, float)) or not target_se > 0:
             raise GenexpyInputError(f"target_se must be a positive number, got {target_se!r}.")
-        cost = {"runs": 1.0} if cost is None else dict(cost)
-        unknown = set(cost) - {"tasks", "items", "runs"}
-        if unknown or any(not isinstance(v, (int, float)) or v < 0 for v in cost.values()):
-            raise GenexpyInputError("cost must map 'tasks', 'items', 'runs' to non-negative "
-                                    f"numbers, got {cost!r}.")
-        p, _ = self._pair(a, b)
-        n_per = p.n_items / p.n_tasks
-        T0 = p.n_tasks
-        Ts = np.unique(np.round(np.geomspace(T0, T0 * max_factor, 40))) if (
-            self.tasks_sampled) else np.array([T0])
-        Ns = np.unique(np.round(np.geomspace(1, n_per * max_factor, 60)))
-        Ks = np.arange(1, max_runs + 1) if not p.single_run else np.array([round(p.k_a)])
-        T, N, K = (g.ravel() for g in np.meshgrid(Ts, Ns, Ks, indexing="ij"))
-        task, item, ra, rb = self._units(p)
-        run = 0.0 if p.single_run else (ra + rb) / K
-        var = (task / T if self.tasks_sampled else 0.0) + (item + run) / (T * N)
-        total = (cost.get("tasks", 0.0) * T + cost.get("items", 0.0) * T * N
-                 + cost.get("runs", 0.0) * T * N * 2 * K)
-        ok = np.sqrt(var) <= target_se
-        out = pl.DataFrame({"tasks": T[ok].astype(np.int64), "items": N[ok].astype(np.int64),
-                            "runs": K[ok].astype(np.int64), "se": np.sqrt(var[ok]),
-                            "cost": total[ok]})
-        return out.sort(["cost", "se"]).head(5)
+        grid = self._design_grid(self._pair(a, b)[0], cost, max_factor, max_runs,
+                                 with_present=False)
+        return grid.filter(pl.col("se") <= target_se).sort(["cost", "se"]).head(5)
 
     def plan_separation(self, a: str, b: str, *, alpha: float = 0.05,
                         assurance: float = 0.8, family: int = 1, cost: dict | None = None,
@@ -797,9 +777,12 @@ class EvalNoise:
             return 0.0
         return max(0.0, 1.0 - float(np.mean(se[ok] ** 2)) / float(np.mean(D[ok] ** 2)))
 
-    def _design_grid(self, p: _Pair, cost: dict | None, max_factor: int, max_runs: int
-                     ) -> pl.DataFrame:
-        """Every design of the grid of :meth:`plan`: tasks, items, runs, se, cost."""
+    def _design_grid(self, p: _Pair, cost: dict | None, max_factor: int, max_runs: int, *,
+                     with_present: bool = True) -> pl.DataFrame:
+        """Every design of the grid of :meth:`plan`: tasks, items, runs, se, cost.
+
+        The items per task searched include the present number with ``with_present``.
+        """
         cost = {"runs": 1.0} if cost is None else dict(cost)
         unknown = set(cost) - {"tasks", "items", "runs"}
         if unknown or any(not isinstance(v, (int, float)) or v < 0 for v in cost.values()):
@@ -810,7 +793,7 @@ class EvalNoise:
         Ts = np.unique(np.round(np.geomspace(T0, T0 * max_factor, 40))) if (
             self.tasks_sampled) else np.array([T0])
         Ns = np.unique(np.concatenate([np.round(np.geomspace(1, n_per * max_factor, 60)),
-                                       [round(n_per)]]))
+                                       [round(n_per)] if with_present else []]))
         Ks = np.arange(1, max_runs + 1) if not p.single_run else np.array([round(p.k_a)])
         T, N, K = (g.ravel() for g in np.meshgrid(Ts, Ns, Ks, indexing="ij"))
         task, item, ra, rb = self._units(p)

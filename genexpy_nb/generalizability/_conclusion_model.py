@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import first_true
+
 #: the largest study size searched for n* (beyond: infinite)
 _N_MAX = 10**6
 #: fewer conditions than this: the normal model of a mean is not trusted
@@ -208,7 +210,7 @@ def _pair_safe_n(eff: np.ndarray, span_sd: np.ndarray, alpha: float) -> np.ndarr
     ``Phi(z') = sqrt(alpha)``: ``sqrt(n) >= (z' + sqrt(z'^2 + 2 eff span_sd)) / (2 eff)``.
     ``z'`` carries a margin of 1e-6 (far above the rounding of the computed G).
     """
-    from ._normal import ndtri
+    from .interval import ndtri
 
     zq = float(ndtri(math.sqrt(alpha))) + 1e-6
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -363,11 +365,5 @@ def _mc_nstar(G, alpha: float) -> float:
         else:
             lo = mid
     if hi < 100:  # to the unit: whole numbers of conditions
-        lo, hi = math.floor(lo), math.ceil(hi)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if G(mid) >= alpha:
-                hi = mid
-            else:
-                lo = mid
+        hi = first_true(lambda m: G(m) >= alpha, math.floor(lo), math.ceil(hi))
     return float(hi)

@@ -15,13 +15,9 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    child_seed,
-)
+from .._validation import child_seed
 from ..study.core import ConfigurationSample
-from ._normal import ndtri
-from .fit import power_law_fit
-from .interval import closed_form_log_sd, prediction_se
+from .interval import at_least_one, closed_form_log_sd, fit_se, ndtri
 from .kernels import Kernel
 from .mmd import kernel_support
 
@@ -65,23 +61,10 @@ def null_band(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
     fit parts of the interval of n* (:func:`nstar_interval`), the first from fewer
     resamples, summarised by a standard deviation.
     """
-    na_, nd_ = nst.shape
-    lo = np.full((na_, nd_), np.nan)
-    hi = np.full((na_, nd_), np.nan)
     finite = np.isfinite(nst)
     if not finite.any():
-        return lo, hi
-    x0 = np.log(eps)
-    if joint:
-        b1, b0, _ = power_law_fit(ns, Q, rows) if pfit is None else pfit
-        se = prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
-        degenerate = np.any(Q[:na_] <= 0, axis=1)
-    else:
-        se = np.full((na_, nd_), np.nan)
-        degenerate = np.any(Q <= 0, axis=1)
-        for i in range(na_):
-            b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
-            se[i] = prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+        return np.full(nst.shape, np.nan), np.full(nst.shape, np.nan)
+    se, degenerate = fit_se(ns, Q, rows, eps, nst.shape, joint, pfit)
     from .._numba import one_blas_thread  # many small products: one thread is faster
 
     with one_blas_thread():
@@ -93,10 +76,7 @@ def null_band(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndarray,
         lnst = np.log(nst)
         lo = np.where(finite, np.exp(lnst - w), np.nan)
         hi = np.where(finite, np.exp(lnst + w), np.nan)
-    one = finite & degenerate[:, None]  # all resampled results agree: n* = 1 exactly
-    lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
-    hi = np.where(one, 1.0, hi)
-    return lo, hi
+    return at_least_one(lo, hi, nst, degenerate)
 
 
 def exchange_permutations(sample: ConfigurationSample, seed: int) -> np.ndarray:

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import config
-from ._normal import ndtri
 from .closed_form import lin_z
 from .fit import power_law_fit
 
@@ -23,6 +22,18 @@ from .fit import power_law_fit
 INTERVAL_LEVEL: float = 0.90
 #: bootstrap weightings of the conditions behind the sampling part of the interval
 INTERVAL_B: int = 200
+
+
+def ndtri(p: float) -> float:
+    """Return the standard normal quantile ``Phi^-1(p)`` of a probability ``p`` in (0, 1).
+
+    The standard library's (Wichura's AS241, within 1e-15 of ``scipy.special.ndtri``)
+    rather than scipy's: importing ``scipy.special`` took most of the time of the first
+    analysis in a fresh process.
+    """
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(p)
 
 
 def prediction_se(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, b1: float,
@@ -166,34 +177,50 @@ def nstar_interval(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, nst: np.ndar
     counts of the study's kernel classes; ``widen`` multiplies both half-widths on the log
     scale (see :func:`_interval`).
     """
-    na_, nd_ = nst.shape
-    lo = np.full((na_, nd_), np.nan)
-    hi = np.full((na_, nd_), np.nan)
     finite = np.isfinite(nst)
     if not finite.any():
-        return lo, hi
-    x0 = np.log(eps)
-    if joint:
-        b1, b0, _ = power_law_fit(ns, Q, rows) if pfit is None else pfit
-        se = prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_]
-        degenerate = np.any(Q[:na_] <= 0, axis=1)
-    else:
-        se = np.full((na_, nd_), np.nan)
-        degenerate = np.any(Q <= 0, axis=1)
-        for i in range(na_):
-            b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
-            se[i] = prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+        return np.full(nst.shape, np.nan), np.full(nst.shape, np.nan)
+    se, degenerate = fit_se(ns, Q, rows, eps, nst.shape, joint, pfit)
     dev = _closed_form_spread(K, counts, alphas, INTERVAL_B, rng)
     with np.errstate(divide="ignore"):
         llo, lhi = _interval(np.log(nst), dev, se, level, widen)
-    lo = np.where(finite, np.exp(llo), np.nan)
-    hi = np.where(finite, np.exp(lhi), np.nan)
-    # n* = 1 because all resampled results agree is exact; otherwise the lower end never
-    # goes below 1 unless the estimate itself does
-    one = finite & degenerate[:, None]
-    lo = np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst)))
-    hi = np.where(one, 1.0, hi)
-    return lo, hi
+    return at_least_one(np.where(finite, np.exp(llo), np.nan),
+                        np.where(finite, np.exp(lhi), np.nan), nst, degenerate)
+
+
+def fit_se(ns: np.ndarray, Q: np.ndarray, rows: np.ndarray, eps: np.ndarray,
+           shape: tuple[int, int], joint: bool, pfit: tuple | None
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Return the fit part of an interval of n*: ``se`` (A, d) and the degenerate rows.
+
+    ``se`` is the standard error of the line at ``log eps*``: one line fitted to the curves
+    ``Q`` (``rows`` of the slope, ``pfit`` when already fitted) when ``joint``, else one
+    line per alternative's curve. A degenerate row is one where every resampled result
+    agrees (n* = 1 exactly).
+    """
+    na_ = shape[0]
+    x0 = np.log(eps)
+    if joint:
+        b1, b0, _ = power_law_fit(ns, Q, rows) if pfit is None else pfit
+        return (prediction_se(ns, Q, rows, float(b1), b0, x0)[:na_],
+                np.any(Q[:na_] <= 0, axis=1))
+    se = np.full(shape, np.nan)
+    for i in range(na_):
+        b1, b0, _ = power_law_fit(ns, Q[i:i + 1])
+        se[i] = prediction_se(ns, Q[i:i + 1], np.ones(1, dtype=bool), float(b1), b0, x0)
+    return se, np.any(Q <= 0, axis=1)
+
+
+def at_least_one(lo: np.ndarray, hi: np.ndarray, nst: np.ndarray,
+                 degenerate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Clip an interval of n* at 1.
+
+    Exactly 1 where every resampled result agrees (exact); otherwise a lower end never below
+    1 unless the estimate itself is.
+    """
+    one = np.isfinite(nst) & degenerate[:, None]
+    return (np.where(one, 1.0, np.maximum(lo, np.minimum(1.0, nst))),
+            np.where(one, 1.0, hi))
 
 
 def closed_form_log_sd(K: np.ndarray, counts: np.ndarray, alphas: np.ndarray,

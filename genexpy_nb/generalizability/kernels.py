@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._codes import unique_rows
-from .._validation import GenexpyInputError, check_positive_int
+from .._validation import GenexpyInputError, check_positive_int, fill_doc
 from .._validation import check_positive_number as _positive
 from ._gram import (  # the kernel matrices' NumPy/BLAS computations
     _borda_counts,
@@ -31,11 +31,19 @@ from ._gram import (  # the kernel matrices' NumPy/BLAS computations
     _rbf_gram,
 )
 
+#: the ``na`` entry of every kernel's Parameters
+_fill_na = fill_doc(na="""\
+na : int, optional, keyword-only
+    Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
+    :class:`~genexpy_nb.Study` or analysis does it for you).
+""")
+
 __all__ = ["Kernel", "Borda", "Jaccard", "Mallows", "RBF", "parse_kernel", "DEFAULT_KERNELS",
            "default_questions", "paper_questions", "score_spread", "rbf_degeneracy",
            "RBF_SCALES"]
 
 
+@_fill_na
 @dataclass(frozen=True)
 class Kernel:
     """Base class. Subclasses define the formula, the question and ``eps(delta)``.
@@ -47,9 +55,7 @@ class Kernel:
 
     Parameters
     ----------
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
     """
 
     name: ClassVar[str] = "kernel"
@@ -94,10 +100,15 @@ class Kernel:
         Returns
         -------
         Kernel
-            A resolved copy; the kernel itself is left unchanged.
+            A resolved copy; the kernel itself is left unchanged (the defaults: see each
+            kernel's parameters).
         """
         na = check_positive_int("na (number of alternatives)", na, minimum=2)
-        return dataclasses.replace(self, na=na)
+        return dataclasses.replace(self, na=na, **self._defaults(na, alternatives))
+
+    def _defaults(self, na: int, alternatives: Sequence[str] | None) -> dict:
+        """Return the fields :meth:`resolve` fills in besides ``na``."""
+        return {}
 
     @property
     def resolved(self) -> bool:
@@ -218,6 +229,7 @@ class Kernel:
         return math.sqrt(2.0 * (self.kappa_sup - self.kappa_inf))
 
 
+@_fill_na
 @dataclass(frozen=True)
 class Borda(Kernel):
     """Borda kernel: "Is alternative a* consistently ranked the same?" (paper Sec. 4.2).
@@ -239,9 +251,7 @@ class Borda(Kernel):
         average.
     nu : float, optional
         The kernel's bandwidth (> 0); None = ``1/na``.
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
     index : int, optional, keyword-only
         The column index of a*, filled in by :meth:`~genexpy_nb.Kernel.resolve` (leave it out).
 
@@ -259,22 +269,8 @@ class Borda(Kernel):
     nu: float | None = None
     index: int | None = dataclasses.field(default=None, kw_only=True)
 
-    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Borda:
-        """Return a copy with ``na``, the index of a* and the default ``nu = 1/na`` filled in.
-
-        Parameters
-        ----------
-        na : int
-            Number of alternatives (>= 2).
-        alternatives : sequence of str, optional
-            The alternatives' names, in column order, where a* is looked up by name.
-
-        Returns
-        -------
-        Borda
-            A resolved copy; the kernel itself is left unchanged.
-        """
-        na = check_positive_int("na (number of alternatives)", na, minimum=2)
+    def _defaults(self, na: int, alternatives: Sequence[str] | None) -> dict:
+        """Return the index of a* (looked up by name in ``alternatives``) and ``nu = 1/na``."""
         alt = self.alternative
         if alt is None:
             raise GenexpyInputError(
@@ -298,8 +294,8 @@ class Borda(Kernel):
                     "missing-results filter: see study.report.)"
                 )
             idx = names.index(str(alt))
-        nu = 1.0 / na if self.nu is None else _positive("Borda nu", self.nu)
-        return dataclasses.replace(self, na=na, nu=nu, index=idx)
+        return dict(nu=1.0 / na if self.nu is None else _positive("Borda nu", self.nu),
+                    index=idx)
 
     @property
     def label(self) -> str:
@@ -332,6 +328,7 @@ class Borda(Kernel):
         return self.na
 
 
+@_fill_na
 @dataclass(frozen=True)
 class Jaccard(Kernel):
     """Jaccard kernel: "Are the best alternatives consistently the same?" (paper Sec. 4.2).
@@ -345,9 +342,7 @@ class Jaccard(Kernel):
     k : int, default 1
         How many top tiers count as "the best" (tiers counted from 0, so ``k=1`` = the
         alternatives tied for first place).
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
 
     Examples
     --------
@@ -392,6 +387,7 @@ class Jaccard(Kernel):
         return 1.0 - delta
 
 
+@_fill_na
 @dataclass(frozen=True)
 class Mallows(Kernel):
     """Mallows kernel: "Are the alternatives ranked in a consistent order?" (paper Sec. 4.2).
@@ -404,9 +400,7 @@ class Mallows(Kernel):
     ----------
     nu : float, optional
         The kernel's bandwidth (> 0); None = ``1/C(na, 2)``.
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
 
     Examples
     --------
@@ -422,24 +416,10 @@ class Mallows(Kernel):
 
     nu: float | None = None
 
-    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> Mallows:
-        """Return a copy with ``na`` and the default ``nu = 1/C(na, 2)`` filled in.
-
-        Parameters
-        ----------
-        na : int
-            Number of alternatives (>= 2).
-        alternatives : sequence of str, optional
-            The alternatives' names, in column order (not used).
-
-        Returns
-        -------
-        Mallows
-            A resolved copy; the kernel itself is left unchanged.
-        """
-        na = check_positive_int("na (number of alternatives)", na, minimum=2)
-        nu = 1.0 / math.comb(na, 2) if self.nu is None else _positive("Mallows nu", self.nu)
-        return dataclasses.replace(self, na=na, nu=nu)
+    def _defaults(self, na: int, alternatives: Sequence[str] | None) -> dict:
+        """Return ``nu = 1/C(na, 2)`` unless given."""
+        return dict(nu=1.0 / math.comb(na, 2) if self.nu is None
+                    else _positive("Mallows nu", self.nu))
 
     @property
     def label(self) -> str:
@@ -475,6 +455,7 @@ RBF_DEGENERATE_TOL: float = 0.01
 _SPREAD_MAX_PAIRS: int = 2_000_000
 
 
+@_fill_na
 @dataclass(frozen=True)
 class RBF(Kernel):
     """RBF kernel on scores: "Are the raw performances consistent?" (paper Sec. 4.2).
@@ -506,9 +487,7 @@ class RBF(Kernel):
         The kernel's bandwidth (> 0); None = ``1/na``.
     scale : {"spread", "raw"}, default "spread"
         The scale the kernel sees the scores on (see above).
-    na : int, optional, keyword-only
-        Number of alternatives; None until :meth:`~genexpy_nb.Kernel.resolve` fills it in (a
-        :class:`~genexpy_nb.Study` or analysis does it for you).
+    {na}
 
     Notes
     -----
@@ -553,24 +532,9 @@ class RBF(Kernel):
                 "not depend on the units; 'raw' is the paper's definition (scores as given)."
             )
 
-    def resolve(self, na: int, alternatives: Sequence[str] | None = None) -> RBF:
-        """Return a copy with ``na`` and the default ``gamma = 1/na`` filled in.
-
-        Parameters
-        ----------
-        na : int
-            Number of alternatives (>= 2).
-        alternatives : sequence of str, optional
-            The alternatives' names, in column order (not used).
-
-        Returns
-        -------
-        RBF
-            A resolved copy; the kernel itself is left unchanged.
-        """
-        na = check_positive_int("na (number of alternatives)", na, minimum=2)
-        gamma = 1.0 / na if self.gamma is None else _positive("RBF gamma", self.gamma)
-        return dataclasses.replace(self, na=na, gamma=gamma)
+    def _defaults(self, na: int, alternatives: Sequence[str] | None) -> dict:
+        """Return ``gamma = 1/na`` unless given."""
+        return dict(gamma=1.0 / na if self.gamma is None else _positive("RBF gamma", self.gamma))
 
     @property
     def label(self) -> str:

@@ -46,6 +46,7 @@ from .._validation import (
     check_positive_int,
     check_probability,
     child_seed,
+    first_true,
     require_columns,
     root_seed,
     to_polars,
@@ -117,11 +118,18 @@ def _resolve_kernels(kernels: Kernel | Sequence[Kernel], na: int) -> list[Kernel
     return out
 
 
-def _check_alpha_grid(alpha: float | Sequence[float]) -> np.ndarray:
+def _check_grids(kernels: Kernel | Sequence[Kernel], na: int, alpha: Any, delta: Any
+                 ) -> tuple[list[Kernel], np.ndarray, np.ndarray]:
+    """Return the kernels resolved for ``na`` and the checked grids of alpha* and delta*."""
+    ks = _resolve_kernels(kernels, na)
     a = as_float_grid("alpha", alpha)
     for v in a:
         check_probability("alpha", v)
-    return a
+    d = as_float_grid("delta", delta)
+    for k in ks:
+        for v in d:
+            k.check_delta(v)
+    return ks, a, d
 
 
 # ---------------------------------------------------------------------------------------
@@ -294,14 +302,8 @@ def _first_at_least(g: Callable[[int], float], thr: float, n_max: int, scan_max:
     for m in range(1, min(hi, scan_max) + 1):
         if g(m) >= thr:
             return float(m), True
-    lo = scan_max  # g(lo) < thr: scanned
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if g(mid) >= thr:
-            hi = mid
-        else:
-            lo = mid
-    return float(hi), False
+    # g(scan_max) < thr: scanned
+    return float(first_true(lambda m: g(m) >= thr, scan_max, hi)), False
 
 
 def _true_nstar(s: _PmfMMD, alpha: float, delta: float, n_max: int, scan_max: int
@@ -412,12 +414,7 @@ def true_nstar_frame(
         exact, rep, se, reason.
     """
     R, p = check_pmf(rankings, probs)
-    ks = _resolve_kernels(kernels, R.shape[1])
-    a_arr = _check_alpha_grid(alphas)
-    d_arr = as_float_grid("delta", deltas)
-    for k in ks:
-        for d in d_arr:
-            k.check_delta(d)
+    ks, a_arr, d_arr = _check_grids(kernels, R.shape[1], alphas, deltas)
     rep, n_max, scan_max, seed = _check_search(rep, n_max, scan_max, seed)
     rows = []
     for k in tqdm(ks, desc="true n*", unit="kernel", disable=not progress or len(ks) < 2,
@@ -524,12 +521,7 @@ def estimate_nstar_from_sample(
         reliable.
     """
     X = check_rankings(sample, "sample")
-    ks = _resolve_kernels(kernels, X.shape[1])
-    a_arr = _check_alpha_grid(alpha)
-    d_arr = as_float_grid("delta", delta)
-    for k in ks:
-        for d in d_arr:
-            k.check_delta(d)
+    ks, a_arr, d_arr = _check_grids(kernels, X.shape[1], alpha, delta)
     rep = check_positive_int("rep", rep, minimum=2)
     sups = [kernel_support(k, X)[:2] for k in ks]
     rows = _estimate_rows(sups, X.shape[0], ks, a_arr, d_arr, rep, root_seed(seed), grid,
@@ -568,18 +560,13 @@ def preliminary_nstar(
         Columns N, repetition, then those of :func:`estimate_nstar_from_sample`.
     """
     R, p = check_pmf(rankings, probs)
-    ks = _resolve_kernels(kernels, R.shape[1])
+    ks, a_arr, d_arr = _check_grids(kernels, R.shape[1], alpha, delta)
     if isinstance(Ns, (int, np.integer)):
         Ns = [Ns]
     Ns = [check_positive_int("Ns", N, minimum=2) for N in Ns]
     if not Ns:
         raise GenexpyInputError("Ns must list at least one size N of the preliminary study.")
     repetitions = check_positive_int("repetitions", repetitions)
-    a_arr = _check_alpha_grid(alpha)
-    d_arr = as_float_grid("delta", delta)
-    for k in ks:
-        for d in d_arr:
-            k.check_delta(d)
     rep = check_positive_int("rep", rep, minimum=2)
     seed = root_seed(seed)
     # kernel matrices on the kernel's classes of P, once; a sample's matrix is a sub-matrix

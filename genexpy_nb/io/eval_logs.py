@@ -50,7 +50,7 @@ from typing import Any
 import polars as pl
 
 from .._io import check_input_file, check_input_files, read_input_bytes, warn_skipped
-from .._validation import GenexpyInputError
+from .._validation import GenexpyInputError, fill_doc
 
 __all__ = ["direction", "read_eee", "read_eee_instances", "read_inspect_log",
            "read_lm_eval_samples", "read_tsml_results"]
@@ -197,6 +197,28 @@ def _load_json(f: Path, rd: _Read):
         return None
 
 
+def _json_objects(files: list[Path], rd: _Read, what: str):
+    """Yield ``(file, object)`` of the JSON files holding an object; skip the others."""
+    for f in files:
+        doc = _load_json(f, rd)
+        if isinstance(doc, dict):
+            yield f, doc
+        elif doc is not None:
+            rd.skip(f, None, f"a JSON {type(doc).__name__}, not {what}")
+        del doc  # one document in memory at a time
+
+
+def _read_text(f: Path, rd: _Read) -> str | None:
+    """Return a file's UTF-8 text (a byte-order mark dropped), or skip it (None)."""
+    rd.n_files += 1
+    raw = read_input_bytes(f, rd.what)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        rd.skip(f, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text (a binary file?)")
+        return None
+
+
 def _json_lines(f: Path, rd: _Read):
     r"""Yield (line number, object) of each line; a byte-order mark is not part of line 1.
 
@@ -204,14 +226,9 @@ def _json_lines(f: Path, rd: _Read):
     that ``str.splitlines`` would split at); a last line without its line end that is not
     valid JSON is reported as cut short.
     """
-    rd.n_files += 1
-    raw = read_input_bytes(f, rd.what)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        rd.skip(f, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text (a binary file?)")
+    text = _read_text(f, rd)
+    if text is None:
         return
-    del raw
     lines = text.split("\n")
     last = len(lines)
     if not text.strip():
@@ -231,10 +248,21 @@ def _json_lines(f: Path, rd: _Read):
         yield n, doc
 
 
-def _score(v: Any) -> float | None:
-    """Return a finite float from a per-item score; ``True``/``False`` are 1/0."""
+#: the reading options of every reader of this module, in its docstring's ``{reading}``
+_fill_reading = fill_doc(reading="""\
+return_dropped : bool
+    Also return the frame of every record skipped (``file``, ``line`` (null where the
+    file is not read by line), ``item``, ``reason``); a
+    :class:`~genexpy_nb.SkippedRecordsWarning` says it in any case.
+max_bytes : int
+    The most bytes read in all (default 2 GiB), checked before anything is read.
+""")
+
+
+def finite_number(v: Any, *, booleans: bool = True) -> float | None:
+    """Return a JSON value as a finite float, else None (booleans: 1/0 if ``booleans``)."""
     if isinstance(v, bool):
-        return float(v)
+        return float(v) if booleans else None
     if not isinstance(v, (int, float)):
         return None
     try:
@@ -371,6 +399,7 @@ def _lm_eval_runs(files: list[Path], model: str | None, rd: _Read) -> list[tuple
     return out
 
 
+@_fill_reading
 def read_lm_eval_samples(path: str | os.PathLike, *, model: str | None = None,
                          return_dropped: bool = False, max_bytes: int = MAX_TOTAL_BYTES):
     """Read lm-evaluation-harness per-sample logs (``--log_samples``) into per-item rows.
@@ -394,11 +423,7 @@ def read_lm_eval_samples(path: str | os.PathLike, *, model: str | None = None,
     model : str, optional
         The model's name. Default: ``model_name`` (or ``pretrained=``) of the
         ``results_<time>.json`` written beside the samples file, else the folder's name.
-    return_dropped : bool
-        Also return the frame of every record skipped (``file``, ``line``, ``item``,
-        ``reason``); a :class:`~genexpy_nb.SkippedRecordsWarning` says it in any case.
-    max_bytes : int
-        The most bytes read in all (default 2 GiB), checked before anything is read.
+    {reading}
 
     Returns
     -------
@@ -422,7 +447,7 @@ def read_lm_eval_samples(path: str | os.PathLike, *, model: str | None = None,
             filt = filt if isinstance(filt, str) else json.dumps(filt)
             for key in keys:
                 key = key if isinstance(key, str) else json.dumps(key)
-                v = _score(doc.get(key))
+                v = finite_number(doc.get(key))
                 if v is None:
                     rd.skip(f, n, f"metric {key[:30]!r}: {_not_a_score(doc.get(key))}", item)
                     continue
@@ -442,7 +467,7 @@ def _inspect_value(v: Any) -> tuple[float | None, bool | None]:
         return INSPECT_LETTERS[v.strip().upper()], True
     if isinstance(v, bool):
         return float(v), True
-    return _score(v), None
+    return finite_number(v), None
 
 
 def _inspect_log(doc: dict, f: Path, rd: _Read) -> tuple[str, str, str, list] | None:
@@ -482,6 +507,7 @@ def _inspect_log(doc: dict, f: Path, rd: _Read) -> tuple[str, str, str, list] | 
     return model, task, created, out
 
 
+@_fill_reading
 def read_inspect_log(path: str | os.PathLike, *, return_dropped: bool = False,
                      max_bytes: int = MAX_TOTAL_BYTES):
     """Read inspect_ai evaluation logs (JSON) into per-sample rows.
@@ -499,12 +525,7 @@ def read_inspect_log(path: str | os.PathLike, *, return_dropped: bool = False,
     path : str or path-like
         A log file written as JSON (``--log-format json``, or
         ``inspect log convert --to json`` for ``.eval`` files), or a folder of them.
-    return_dropped : bool
-        Also return the frame of every record skipped (``file``, ``line`` (null: JSON
-        logs are not read by line), ``item``, ``reason``); a
-        :class:`~genexpy_nb.SkippedRecordsWarning` says it in any case.
-    max_bytes : int
-        The most bytes read in all (default 2 GiB), checked before anything is read.
+    {reading}
 
     Returns
     -------
@@ -524,13 +545,7 @@ def read_inspect_log(path: str | os.PathLike, *, return_dropped: bool = False,
     files = _files(path, ("*.json",), "inspect_ai log", max_bytes, "json")
     rd = _Read(path, "inspect_ai log")
     logs: dict[tuple[str, str], list[tuple]] = {}
-    for f in files:
-        doc = _load_json(f, rd)
-        if doc is None:
-            continue
-        if not isinstance(doc, dict):
-            rd.skip(f, None, f"a JSON {type(doc).__name__}, not a log object")
-            continue
+    for f, doc in _json_objects(files, rd, "a log object"):
         got = _inspect_log(doc, f, rd)
         del doc
         if got is not None:
@@ -567,7 +582,7 @@ def _eee_stderr(details: dict) -> float | None:
     se = unc.get("standard_error") if isinstance(unc, dict) else None
     if isinstance(se, dict):
         se = se.get("value")
-    return _score(se) if not isinstance(se, bool) else None
+    return finite_number(se, booleans=False)
 
 
 def _eee_aggregate_rows(doc: dict, f: Path, rd: _Read) -> None:
@@ -595,7 +610,7 @@ def _eee_aggregate_rows(doc: dict, f: Path, rd: _Read) -> None:
             continue
         details = res.get("score_details") if isinstance(res.get("score_details"), dict) else {}
         v = details.get("score")
-        value = None if isinstance(v, bool) else _score(v)
+        value = finite_number(v, booleans=False)
         metric = _eee_metric(res)
         if value is None:
             rd.skip(f, None, f"score: {_not_a_score(v)}", f"{name} {metric}")
@@ -610,6 +625,7 @@ _SCHEMA_EEE = {"model": pl.String, "evaluation": pl.String, "metric": pl.String,
                "evaluation_id": pl.String}
 
 
+@_fill_reading
 def read_eee(path: str | os.PathLike, *, return_dropped: bool = False,
              max_bytes: int = MAX_TOTAL_BYTES):
     """Read Every Eval Ever aggregate files (JSON) into one row per model and evaluation.
@@ -622,12 +638,7 @@ def read_eee(path: str | os.PathLike, *, return_dropped: bool = False,
     ----------
     path : str or path-like
         An aggregate ``.json`` file or a folder searched recursively for them.
-    return_dropped : bool
-        Also return the frame of every record skipped (``file``, ``line`` (null),
-        ``item``, ``reason``); a :class:`~genexpy_nb.SkippedRecordsWarning` says it in any
-        case.
-    max_bytes : int
-        The most bytes read in all (default 2 GiB), checked before anything is read.
+    {reading}
 
     Returns
     -------
@@ -640,13 +651,7 @@ def read_eee(path: str | os.PathLike, *, return_dropped: bool = False,
     """
     files = _files(path, ("*.json",), "Every Eval Ever aggregate file", max_bytes, "json")
     rd = _Read(path, "Every Eval Ever aggregate file")
-    for f in files:
-        doc = _load_json(f, rd)
-        if doc is None:
-            continue
-        if not isinstance(doc, dict):
-            rd.skip(f, None, f"a JSON {type(doc).__name__}, not an object")
-            continue
+    for f, doc in _json_objects(files, rd, "an object"):
         _eee_aggregate_rows(doc, f, rd)
     return rd.done(_SCHEMA_EEE, ["model", "evaluation", "metric", "evaluation_id"],
                    "Give Every Eval Ever aggregate JSON files.", return_dropped)
@@ -685,7 +690,7 @@ def _eee_instance(doc: dict, n: int, f: Path, rd: _Read, hib: dict, evals: dict)
         return
     item = rd.key(doc.get("sample_id"), "sample_id", f, n, name)
     v = ev.get("score")
-    value = _score(v) if not isinstance(v, bool) else None
+    value = finite_number(v, booleans=False)
     if value is None and isinstance(ev.get("is_correct"), bool):
         value = float(ev["is_correct"])
     if value is None:
@@ -703,6 +708,7 @@ def _eee_instance(doc: dict, n: int, f: Path, rd: _Read, hib: dict, evals: dict)
     rd.add((model, name, item, 0, "score", value, d), (model, name, item), value, f, n)
 
 
+@_fill_reading
 def read_eee_instances(path: str | os.PathLike, *, return_dropped: bool = False,
                        max_bytes: int = MAX_TOTAL_BYTES):
     """Read Every Eval Ever instance-level files (JSONL) into per-item rows.
@@ -717,11 +723,7 @@ def read_eee_instances(path: str | os.PathLike, *, return_dropped: bool = False,
     path : str or path-like
         An instance-level ``.jsonl`` file or a folder searched recursively for them
         (with the aggregate ``.json`` files that state each metric's direction).
-    return_dropped : bool
-        Also return the frame of every record skipped (``file``, ``line``, ``item``,
-        ``reason``); a :class:`~genexpy_nb.SkippedRecordsWarning` says it in any case.
-    max_bytes : int
-        The most bytes read in all (default 2 GiB), checked before anything is read.
+    {reading}
 
     Returns
     -------
@@ -778,12 +780,8 @@ def _tsml_header(row: list[str], f: Path, rd: _Read) -> list[int] | None:
 
 
 def _tsml_table(f: Path, rd: _Read) -> list[list[str]] | None:
-    rd.n_files += 1
-    raw = read_input_bytes(f, rd.what)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        rd.skip(f, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text (a binary file?)")
+    text = _read_text(f, rd)
+    if text is None:
         return None
     rd.unterminated = bool(text) and not text.endswith(("\n", "\r"))
     try:
@@ -912,6 +910,7 @@ class _TsmlCells:
         self._clear()
 
 
+@_fill_reading
 def read_tsml_results(path: str | os.PathLike, *, return_dropped: bool = False,
                       max_bytes: int = MAX_TOTAL_BYTES):
     """Read time-series classification results files: one CSV per classifier and metric.
@@ -932,11 +931,7 @@ def read_tsml_results(path: str | os.PathLike, *, return_dropped: bool = False,
     ----------
     path : str or path-like
         One results file or a folder searched recursively for ``*.csv``.
-    return_dropped : bool
-        Also return the frame of every cell skipped (``file``, ``line``, ``item``,
-        ``reason``); a :class:`~genexpy_nb.SkippedRecordsWarning` says it in any case.
-    max_bytes : int
-        The most bytes read in all (default 2 GiB), checked before anything is read.
+    {reading}
 
     Returns
     -------

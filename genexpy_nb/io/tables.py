@@ -15,7 +15,6 @@ any is read.
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import polars as pl
 from .._io import check_input_files, read_input_bytes, warn_skipped
 from .._validation import GenexpyInputError, to_polars
 from ._lm_eval_results import directions, model_name
+from .eval_logs import finite_number
 
 __all__ = ["read_lm_eval", "split_id_column", "wide_to_long"]
 
@@ -41,16 +41,6 @@ _DROPPED_SCHEMA = {"item": pl.String, "reason": pl.String}
 
 def _dropped(rows: list[tuple[str, str]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=_DROPPED_SCHEMA, orient="row")
-
-
-def _number(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    try:
-        v = float(v)
-    except OverflowError:  # a JSON integer of hundreds of digits
-        return None
-    return v if math.isfinite(v) else None
 
 
 def _revision(doc: dict) -> str | None:
@@ -85,13 +75,13 @@ def _task_rows(task: str, metrics: dict, fname: str, dropped: list):
             if isinstance(v, str):
                 continue  # an alias or a name
             filt = "none"
-        value = _number(v)
+        value = finite_number(v, booleans=False)
         if value is None:
             dropped.append((fname, None, f"{task} {key}",
                             f"value {str(v)[:40]!r} is not a finite number"))
             continue
         se_key = f"{metric}_stderr,{filt}" if layout_04 else f"{metric}_stderr"
-        yield metric, filt, value, _number(metrics.get(se_key))
+        yield metric, filt, value, finite_number(metrics.get(se_key), booleans=False)
 
 
 def read_lm_eval(path: str | os.PathLike, *, return_dropped: bool = False,

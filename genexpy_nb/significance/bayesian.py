@@ -316,6 +316,17 @@ def _improvement(x: Any, y: Any, higher_is_better: bool, nan_policy: str,
     return -d if higher_is_better else d
 
 
+def _checked(func: str, x: Any, y: Any, rope: Any, higher_is_better: Any, names: Any,
+             nsamples: Any, nan_policy: str) -> tuple[float, bool, tuple[str, str], int,
+                                                      np.ndarray]:
+    """Check a test's common arguments: the rope, direction, names, samples, improvements."""
+    r = _check_rope(rope, func)
+    hib = _direction(higher_is_better, func)
+    nm = _check_names(names)
+    nsamples = _check_nsamples(nsamples)
+    return r, hib, nm, nsamples, _improvement(x, y, hib, nan_policy, func)
+
+
 def _check_nsamples(nsamples: Any) -> int:
     n = check_positive_int("nsamples", nsamples, minimum=1)
     if n > MAX_NSAMPLES:
@@ -435,11 +446,8 @@ def correlated_bayesian_ttest(
     [0.0, 0.001, 0.999]
     """
     func = "correlated_bayesian_ttest"
-    r = _check_rope(rope, func)
-    hib = _direction(higher_is_better, func)
-    nm = _check_names(names)
-    nsamples = _check_nsamples(nsamples)
-    d = _improvement(x, y, hib, nan_policy, func)
+    r, hib, nm, nsamples, d = _checked(func, x, y, rope, higher_is_better, names, nsamples,
+                                       nan_policy)
     J = int(d.size)
     if J < 2:
         raise GenexpyInputError(f"{func}: {J} paired score(s); at least 2 CV splits are needed.")
@@ -655,9 +663,9 @@ def bayesian_signed_rank(
         "omit" drops the datasets with a missing score.
     progress : bool
         Show a progress bar, with the estimated time, when the sampling is estimated to
-        take more than a few seconds (:func:`signed_rank_seconds`: about 14 ns per sample
+        take more than a few seconds (``signed_rank_seconds``: about 14 ns per sample
         and dataset on one core). A test estimated at more than
-        :data:`MAX_SIGNED_RANK_SECONDS` is refused before it starts, with the ``nsamples``
+        ``MAX_SIGNED_RANK_SECONDS`` is refused before it starts, with the ``nsamples``
         that fits.
 
     Returns
@@ -689,12 +697,9 @@ def bayesian_signed_rank(
     (0.0, 0.0, 1.0)
     """
     func = "bayesian_signed_rank"
-    r = _check_rope(rope, func)
-    hib = _direction(higher_is_better, func)
-    nm = _check_names(names)
-    nsamples = _check_nsamples(nsamples)
+    r, hib, nm, nsamples, d = _checked(func, x, y, rope, higher_is_better, names, nsamples,
+                                       nan_policy)
     p = check_positive_number("prior", prior)
-    d = _improvement(x, y, hib, nan_policy, func)
     if d.size < 2:
         raise GenexpyInputError(f"{func}: {d.size} dataset(s); at least 2 are needed.")
     secs = _check_signed_rank_cost(int(d.size), nsamples, func)
@@ -763,13 +768,10 @@ def bayesian_sign_test(
     renormalised (baycomp's two probabilities; ``probs[1]`` is then 0).
     """
     func = "bayesian_sign_test"
-    r = _check_rope(rope, func)
-    hib = _direction(higher_is_better, func)
-    nm = _check_names(names)
-    nsamples = _check_nsamples(nsamples)
+    r, hib, nm, nsamples, d = _checked(func, x, y, rope, higher_is_better, names, nsamples,
+                                       nan_policy)
     p = check_positive_number("prior", prior)
     place = check_choice("prior_place", prior_place, ("left", "rope", "right"))
-    d = _improvement(x, y, hib, nan_policy, func)
     if d.size < 1:
         raise GenexpyInputError(f"{func}: no dataset to compare.")
     n_left = int(np.sum(d < -r))

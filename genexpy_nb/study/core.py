@@ -188,7 +188,7 @@ class Study:
         missing-results policy then treats them as any missing result (a run among
         replicates is left out of its result's mean; a result with no run left is missing).
         Counted in ``study.report.rows_marked_imputed`` and listed by name in
-        :attr:`marked_imputed`.
+        ``marked_imputed``.
 
     Attributes
     ----------

@@ -28,7 +28,7 @@ from statsmodels.stats.multitest import multipletests
 
 from genexpy_nb import GenexpyInputError, Study
 from genexpy_nb import significance as sig
-from genexpy_nb.answers._significance_words import command_line_words
+from genexpy_nb._words import command_line_words
 from genexpy_nb.answers.document import Data, Paragraph, ReportSection, Table
 from genexpy_nb.significance import compare
 from genexpy_nb.significance._pvalues import chi2_sf, f_sf, norm_sf, t_sf
