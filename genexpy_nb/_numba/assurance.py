@@ -10,7 +10,7 @@ Arrays and scalars only.
   unadjusted one never. The NumPy route sorts every row (``_holm_sorted``).
 * :func:`fixed_events`: the fixed mode's simulated tables at N + k (the t statistics of every
   pair from the posterior draws) judged by the verdict rule in one pass per draw, with no
-  (draws x pairs) temporaries (``benchmarks/bench_conclusions.py`` times it against the NumPy
+  (draws x pairs) temporaries and Holm's procedure without a sort (:func:`holm_count`) (``benchmarks/bench_conclusions.py`` times it against the NumPy
   route, ``PredictiveModel.at`` then ``fixed_event``, its twin).
 * :func:`sequential_paths`: the sequential mode's simulated futures, one condition at a time:
   the betting e-processes of every pair (:mod:`genexpy_nb.generalizability.sequential`)
@@ -200,12 +200,94 @@ def sequential_paths(pool, pi, pj, scale, state, n0, active, idx, grid, crit, pt
 
 
 @jit_exact
-def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ptr, cq, csign,
-                 allow, family, out):
+def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval):
+    """The number m of Holm's rejections of one family: it rejects the ``at`` above crit[m-1].
+
+    The same rejections as :func:`holm_one` without sorting the band (the statistics between
+    the unadjusted and the Bonferroni values). The (i + 1)-th largest statistic is rejected
+    with all before it while it exceeds ``crit[i]``; with ``F(i)`` the number of statistics
+    above ``crit[i]``, m is the first i with ``F(i) <= i``. The band is counted in cells of
+    ``|t|`` (``cell(x) = int((x - crit[-1]) inv_h)``, monotone in x, the same formula for the
+    critical values, so a statistic in a cell above crit[i]'s exceeds it) and sorted into
+    them; walking the cells from the top, only a cell holding a crit[i] with ``F(i)`` not
+    already above i is looked at value by value (its values sorted, exact comparisons).
+
+    Parameters
+    ----------
+    at : float64 array, shape (P,)
+        The statistics (no NaN).
+    crit : float64 array, shape (P,)
+        Critical values, decreasing.
+    ilo, ihi : int64 arrays, shape (C + 1,)
+        The indices i of the critical values in each cell: ``ilo[c] <= i < ihi[c]``.
+    inv_h : float
+        Cells per unit of ``|t|`` (0 when the critical values are all equal).
+    cell, cnt, start, sval : arrays
+        Work space: (P,) int64, (C + 1,) int64, (C + 2,) int64, (P,) float64.
+
+    Returns
+    -------
+    int
+        m, from 0 to P.
+    """
+    P = at.size
+    C1 = cnt.size
+    top = crit[0]
+    bottom = crit[P - 1]
+    for c in range(C1):
+        cnt[c] = 0
+    S = 0
+    for q in range(P):
+        x = at[q]
+        if x > top:
+            S += 1
+            cell[q] = -1
+        elif x > bottom:
+            c = int((x - bottom) * inv_h)
+            c = c if c < C1 else C1 - 1
+            cell[q] = c
+            cnt[c] += 1
+        else:
+            cell[q] = -1
+    tot = 0
+    for c in range(C1):
+        start[c] = tot
+        tot += cnt[c]
+    start[C1] = tot
+    for c in range(C1):
+        cnt[c] = start[c]
+    for q in range(P):
+        c = cell[q]
+        if c >= 0:
+            sval[cnt[c]] = at[q]
+            cnt[c] += 1
+    above = S  # statistics in the cells above the current one
+    for c in range(C1 - 1, -1, -1):
+        n_c = start[c + 1] - start[c]
+        lo = ilo[c]
+        hi = ihi[c]
+        if lo < hi and above < hi:  # some crit[i] of this cell may stop the procedure
+            seg = np.sort(sval[start[c]: start[c + 1]])
+            p = n_c  # the cell's statistics above crit[i]: seg[p:]
+            for i in range(lo, hi):
+                cr = crit[i]
+                while p > 0 and seg[p - 1] > cr:
+                    p -= 1
+                if above + n_c - p <= i:
+                    return i
+        above += n_c
+    return P
+
+
+@jit_exact(error_model="numpy")
+def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ilo, ihi, inv_h,
+                 ptr, cq, csign, allow, family, out):
     """Judge the fixed mode's simulated tables at N + k: whether each claim holds per draw.
 
     The arithmetic of ``PredictiveModel.at`` and ``fixed_event`` (the NumPy route, the
-    kernel's twin) in the same order, fused: no (draws x pairs) temporaries.
+    kernel's twin) in the same order, fused: no (draws x pairs) temporaries; the pairs'
+    statistics in a loop without branches (vectorised), Holm's procedure by
+    :func:`holm_count`, the claims on one pair read directly.
 
     Parameters
     ----------
@@ -225,6 +307,8 @@ def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ptr, c
         Holm's critical values of |t| at N + k - 1 degrees of freedom, decreasing.
     raw_crit : float
         The unadjusted critical value of |t|.
+    ilo, ihi, inv_h
+        The cells of the critical values (:func:`holm_count`).
     ptr, cq, csign, allow : int64 arrays
         The claims (compressed rows, as :func:`sequential_paths` takes them).
     family : bool array, shape (C,)
@@ -239,37 +323,77 @@ def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ptr, c
     c_between = N * k / n
     sqn = math.sqrt(n)
     f = np.empty(na)
+    fd = np.empty(P)
     at = np.empty(P)
-    sg = np.empty(P, dtype=np.int64)
-    band = np.empty(P)
-    rej = np.zeros(P, dtype=np.bool_)
+    sg = np.empty(P, dtype=np.int8)
+    a1 = np.empty(P)
+    for q in range(P):
+        a1[q] = (N - 1) * dv[q]
+    C1 = ilo.size
+    cell = np.empty(P, dtype=np.int64)
+    cnt = np.empty(C1, dtype=np.int64)
+    start = np.empty(C1 + 1, dtype=np.int64)
+    sval = np.empty(P)
+    one = np.full(C, -1, dtype=np.int64)  # a claim on one pair, none allowed to fail
+    one_sign = np.zeros(C, dtype=np.int8)
+    for c in range(C):
+        if ptr[c + 1] - ptr[c] == 1 and allow[c] == 0:
+            one[c] = cq[ptr[c]]
+            one_sign[c] = csign[ptr[c]]
     for r in range(D):
         for a in range(na):
             f[a] = post[r, a] + e2[r, a] / sk
+        ch = chi[r]
         for q in range(P):
-            fd = f[pi[q]] - f[pj[q]]
-            diff = (N * dm[q] + k * fd) / n
-            b = dm[q] - fd
-            var = ((N - 1) * dv[q] + (k - 1) * dv[q] * chi[r] + c_between * (b * b)) / (n - 1)
-            if var < 0.0:
-                var = 0.0
+            fd[q] = f[pi[q]] - f[pj[q]]
+        for q in range(P):  # no branch: the compiler vectorises it
+            diff = (N * dm[q] + k * fd[q]) / n
+            b = dm[q] - fd[q]
+            var = (a1[q] + (k - 1) * dv[q] * ch + c_between * (b * b)) / (n - 1)
+            var = 0.0 if var < 0.0 else var
             sd = math.sqrt(var)
-            sg[q] = 1 if diff > 0.0 else (-1 if diff < 0.0 else 0)
-            if sd > 0.0:
-                at[q] = abs(sqn * diff / sd)
-            else:
-                at[q] = math.inf if diff != 0.0 else 0.0
+            sg[q] = (diff > 0.0) - (diff < 0.0)
+            t = abs(sqn * diff / sd)
+            at[q] = t if sd > 0.0 else (math.inf if diff != 0.0 else 0.0)
+        thr = math.inf  # Holm rejects the statistics above it
         if P > 0:
-            holm_one(at, crit, band, rej)
+            m = holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval)
+            if m > 0:
+                thr = crit[m - 1]
         for c in range(C):
+            q = one[c]
+            if q >= 0:
+                out[r, c] = at[q] > (thr if family[c] else raw_crit) and sg[q] == one_sign[c]
+                continue
             bad = 0
             for e in range(ptr[c], ptr[c + 1]):
                 q = cq[e]
-                ok = rej[q] if family[c] else at[q] > raw_crit
+                ok = at[q] > thr if family[c] else at[q] > raw_crit
                 if not (ok and sg[q] == csign[e]):
                     bad += 1
             out[r, c] = bad <= allow[c]
     return out
+
+
+def holm_cells(crit: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """The cells of :func:`holm_count` for one family's critical values (about 4 per cell).
+
+    Returns
+    -------
+    ilo, ihi : numpy.ndarray
+        (C + 1,) int64: the indices of the critical values in each cell.
+    inv_h : float
+        Cells per unit of |t|.
+    """
+    P = crit.size
+    C = max(64, P // 4)
+    span = float(crit[0] - crit[-1]) if P else 0.0
+    inv_h = C / span if span > 0.0 else 0.0
+    cells = ((crit - crit[-1]) * inv_h).astype(np.int64) if P else np.zeros(0, np.int64)
+    neg = -cells  # increasing
+    want = -np.arange(C + 1)
+    return (np.searchsorted(neg, want, side="left").astype(np.int64),
+            np.searchsorted(neg, want, side="right").astype(np.int64), inv_h)
 
 
 def signatures() -> list:
@@ -281,9 +405,10 @@ def signatures() -> list:
                      np.array([1, 2], i64), np.array([3.0]), np.array([0, 1], i64),
                      np.array([0], i64), np.array([1], i64), np.array([0], i64), 0.5, 0.25,
                      1e-6, np.zeros((1, 2, 1), np.bool_))
+    crit = np.array([2.0])
     fixed_events(np.zeros((1, 2)), np.zeros((1, 2)), 1.0, np.array([0], i64),
                  np.array([1], i64), np.zeros(1), np.ones(1), np.zeros(1), 5, 1,
-                 np.array([2.0]), 2.0, np.array([0, 1], i64), np.array([0], i64),
+                 crit, 2.0, *holm_cells(crit), np.array([0, 1], i64), np.array([0], i64),
                  np.array([1], i64), np.array([0], i64), np.ones(1, np.bool_),
                  np.zeros((1, 1), np.bool_))
     return [holm_rows, sequential_paths, fixed_events]

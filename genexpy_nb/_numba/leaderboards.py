@@ -286,6 +286,96 @@ def bt_fit_rows(pi, pj, W, Nn, beta0, ridge, center, tol, max_iter, out, iters, 
     return out
 
 
+@jit_exact
+def studentised_draws(M2, m1, iu, ju, d, var0, N, out):
+    """The rank sets' bootstrap draws of a block of pairs, from the replicates' moments.
+
+    The arithmetic of ``genexpy_nb.leaderboards.sets.bootstrap_draws`` (its NumPy route, the
+    twin) in the same order, one pass with no temporaries: per replicate r and pair p,
+    ``e = m1[r, i] - m1[r, j]``, the variance ``max(M2[r, p] / N - e^2, 0) N / (N - 1)``
+    moderated toward ``var0`` with one prior degree of freedom, and
+    ``(e - d_p) / sqrt(var / N)`` (±inf or 0 where the variance is 0), as float32.
+
+    Parameters
+    ----------
+    M2 : float64 array, shape (b, pb)
+        Each replicate's weighted sums of the pairs' squared per-condition differences.
+    m1 : float64 array, shape (b, K)
+        Each replicate's mean midranks.
+    iu, ju : int64 arrays, shape (pb,)
+        The block's pairs.
+    d : float64 array, shape (pb,)
+        Their observed mean differences.
+    var0 : float
+        The moderation's prior variance.
+    N : int
+        Conditions.
+    out : float32 array, shape (b, pb)
+        Written: the draws.
+    """
+    b, pb = M2.shape
+    df = N - 1
+    scale = N / max(N - 1, 1)
+    prior = 1.0 * var0  # NU0 * var0, NU0 = 1
+    den = df + 1.0
+    for r in range(b):
+        for p in range(pb):
+            e = m1[r, iu[p]] - m1[r, ju[p]]
+            v = M2[r, p] / N - e * e
+            v = (v if v >= 0.0 else 0.0) * scale
+            v = (df * v + prior) / den
+            x = e - d[p]
+            if v > 0.0:
+                out[r, p] = x / np.sqrt(v / N)
+            else:
+                out[r, p] = np.inf if x > 0 else (-np.inf if x < 0 else 0.0)
+    return out
+
+
+@jit_exact
+def top_abs(G, L, order, r0, r1):
+    """Write, for rows ``r0:r1`` of G, the columns of the L largest ``|G|``, largest first.
+
+    One pass per row with a buffer of 2L candidates above a running threshold (the L-th
+    largest kept so far); equal values in any order (the step-down reads only the values).
+
+    Parameters
+    ----------
+    G : float32 array, shape (B, P)
+    L : int
+        At most P.
+    order : int32 array, shape (B, L)
+        Written.
+    r0, r1 : int
+        The rows.
+    """
+    B, P = G.shape
+    cap = 2 * L
+    val = np.empty(cap, dtype=np.float32)
+    idx = np.empty(cap, dtype=np.int32)
+    for r in range(r0, r1):
+        n = 0
+        thr = np.float32(-1.0)
+        for p in range(P):
+            a = abs(G[r, p])
+            if a > thr or n < L:
+                val[n] = a
+                idx[n] = p
+                n += 1
+                if n == cap:  # keep the L largest; the threshold is the smallest of them
+                    srt = np.argsort(-val[:n], kind="mergesort")
+                    v2 = val[srt[:L]].copy()
+                    i2 = idx[srt[:L]].copy()
+                    val[:L] = v2
+                    idx[:L] = i2
+                    n = L
+                    thr = val[L - 1]
+        srt = np.argsort(-val[:n], kind="mergesort")
+        for t in range(L):
+            order[r, t] = idx[srt[t]]
+    return order
+
+
 def signatures() -> list:
     """Compile the kernels' signatures (for ``genexpy-nb precompile``)."""
     G = np.zeros((4, 3), dtype=np.float32)
@@ -297,6 +387,11 @@ def signatures() -> list:
     stepdown_rows(np.zeros((1, 3)), G, order, 3, grid[:0], grid[:0],
                   np.full(3, 3, np.uint8), out, 0, 1)
     cuts_held(out, np.array([0, 0, 1]), np.array([1, 2, 2]), np.zeros((1, 2), np.bool_), 0, 1)
+    studentised_draws(np.ones((2, 3)), np.ones((2, 3)), np.array([0, 0, 1]),
+                      np.array([1, 2, 2]), np.zeros(3), 0.5, 5, G[:2])
+    studentised_draws(np.ones((2, 3)), np.ones((2, 3)), np.array([0, 0, 1]),
+                      np.array([1, 2, 2]), np.zeros(3), 0.5, 5, G[:2, 1:])
+    top_abs(G, 2, order, 0, 4)
     pi = np.array([0, 0, 1], dtype=np.int64)
     pj = np.array([1, 2, 2], dtype=np.int64)
     W = np.ones((1, 3))

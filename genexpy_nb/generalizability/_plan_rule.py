@@ -133,22 +133,32 @@ def fused_judge(model: PredictiveModel, claims: list[Any], a: float):
     """
     from scipy.special import stdtrit
 
-    from .._numba.assurance import fixed_events
+    from .._numba import run_blocks
+    from .._numba.assurance import fixed_events, holm_cells
 
     ptr, cq, cs, allow, fam = _compressed(claims)
     pi = np.asarray(model.i, dtype=np.int64)
     pj = np.asarray(model.j, dtype=np.int64)
+    per_k: dict[int, tuple] = {}  # the critical values of each k (every block of draws)
 
     def judge(k: int, rows: slice) -> np.ndarray:
-        df = model.N + k - 1
-        crit = holm_critical(model.P, df, a)
-        raw = float(stdtrit(float(df), 1.0 - a / 2.0))
+        if k not in per_k:
+            df = model.N + k - 1
+            crit = holm_critical(model.P, df, a)
+            per_k[k] = (crit, float(stdtrit(float(df), 1.0 - a / 2.0)), *holm_cells(crit))
+        crit, raw, ilo, ihi, inv_h = per_k[k]
         post = np.ascontiguousarray(model.post[rows])
+        e2 = np.ascontiguousarray(model.e2[rows])
+        chi = np.ascontiguousarray(model.chi(k)[rows])
         out = np.zeros((post.shape[0], len(claims)), dtype=np.bool_)
-        return fixed_events(post, np.ascontiguousarray(model.e2[rows]), math.sqrt(k), pi, pj,
-                            model.d_mean, model.d_var,
-                            np.ascontiguousarray(model.chi(k)[rows]), model.N, int(k), crit,
-                            raw, ptr, cq, cs, allow, fam, out)
+
+        def block(r0: int, r1: int) -> None:  # each block its own draws: any thread count
+            fixed_events(post[r0:r1], e2[r0:r1], math.sqrt(k), pi, pj, model.d_mean,
+                         model.d_var, chi[r0:r1], model.N, int(k), crit, raw, ilo, ihi,
+                         inv_h, ptr, cq, cs, allow, fam, out[r0:r1])
+
+        run_blocks(block, post.shape[0], work=float(post.shape[0]) * (model.P + len(claims)))
+        return out
 
     return judge
 

@@ -85,17 +85,22 @@ def kth_index(level: float, reps: int) -> int:
 
 
 def top_order(G: np.ndarray, L: int = TOP_L) -> np.ndarray:
-    """Per bootstrap draw (row of G), the columns of its L largest ``|G|``, largest first."""
+    """Per bootstrap draw (row of G), the columns of its L largest ``|G|``, largest first.
+
+    Equal values in any order: the step-down reads only the values through it.
+    """
     B, P = G.shape
     L = min(L, P)
-    a = np.abs(G)
-    if L < P:
-        part = np.argpartition(-a, L - 1, axis=1)[:, :L]
-    else:
-        part = np.broadcast_to(np.arange(P), (B, P)).copy()
-    vals = np.take_along_axis(a, part, axis=1)
-    idx = np.argsort(-vals, axis=1, kind="stable")
-    return np.ascontiguousarray(np.take_along_axis(part, idx, axis=1), dtype=np.int32)
+    if L == P:
+        idx = np.argsort(-np.abs(G), axis=1, kind="stable")
+        return np.ascontiguousarray(idx, dtype=np.int32)
+    from .._numba import run_blocks
+    from .._numba.leaderboards import top_abs
+
+    order = np.empty((B, L), dtype=np.int32)
+    G = np.ascontiguousarray(G, dtype=np.float32)
+    run_blocks(lambda r0, r1: top_abs(G, L, order, r0, r1), B, work=float(B) * P)
+    return order
 
 
 def _stepdown_numpy(z: np.ndarray, G: np.ndarray, kth: int, live: np.ndarray,

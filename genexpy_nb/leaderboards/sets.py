@@ -27,6 +27,7 @@ those with ``rank_lo <= k``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .. import config
 from .._validation import (
     GenexpyInputError,
     check_memory,
@@ -174,6 +176,9 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     G = np.empty((reps, P), dtype=np.float32)
     block = max(1, min(reps, 2_000_000 // max(1, N)))
     pblock = max(1, 4_000_000 // max(1, N + block))
+    kernel = None
+    if float(reps) * P > config.ROUTES.leaderboards_numpy_max_work or "numba" in sys.modules:
+        from .._numba.leaderboards import studentised_draws as kernel  # the same bits
     done = 0
     while done < reps:
         b = min(block, reps - done)
@@ -184,6 +189,10 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
         for s in range(0, P, pblock):
             cols = slice(s, min(P, s + pblock))
             D = x[:, iu[cols]] - x[:, ju[cols]]
+            if kernel is not None:
+                kernel(W @ (D * D), m1, iu[cols], ju[cols], d[cols], var0, N,
+                       G[done: done + b, cols])
+                continue
             e1 = m1[:, iu[cols]] - m1[:, ju[cols]]
             v = np.maximum(W @ (D * D) / N - e1 * e1, 0.0) * (N / max(N - 1, 1))
             G[done: done + b, cols] = studentised(e1 - d[cols], moderated(v, var0, N - 1), N)

@@ -73,6 +73,55 @@ def test_fused_kernel_equals_the_numpy_route():
         np.testing.assert_array_equal(numpy_route(model.at(k)), fused(k, slice(None)))
 
 
+@pytest.mark.parametrize("P, df", [(1, 9), (2, 5), (45, 20), (780, 60), (4950, 300)])
+def test_holm_count_rejects_as_the_naive_twin(P, df):
+    """Holm without a sort (cells of |t|): the same rejections as sorting each row."""
+    from genexpy_nb._numba.assurance import holm_cells, holm_count
+
+    rng = np.random.default_rng(P)
+    rows = 6 if P > 1000 else 30
+    t = np.abs(rng.standard_normal((rows, P))) * rng.choice([1.0, 2.5, 4.0], size=(rows, 1))
+    t[:, : P // 3] *= 2
+    t[0] = 3.0  # all tied
+    t[1, 0] = np.inf
+    t[2, :: 2] = np.round(t[2, :: 2], 1)  # many ties
+    crit = A.holm_critical(P, df, 0.05)
+    t[3, : P // 2] = crit[: P // 2] + 1e-12  # just above / at the critical values
+    t[4, : P // 2] = crit[: P // 2]
+    want = naive.holm_rows(t, crit) if P <= 780 else None
+    ilo, ihi, inv_h = holm_cells(crit)
+    C1 = ilo.size
+    for r in range(rows):
+        m = holm_count(t[r], crit, ilo, ihi, inv_h, np.empty(P, np.int64),
+                       np.empty(C1, np.int64), np.empty(C1 + 1, np.int64), np.empty(P))
+        got = t[r] > crit[m - 1] if m else np.zeros(P, bool)
+        if want is None:  # large P: the sorted walk in NumPy
+            want_r = A._holm_sorted(t[r: r + 1], crit)[0]
+        else:
+            want_r = want[r]
+        np.testing.assert_array_equal(got, want_r)
+    assert 0 < np.mean([t[r] > crit[-1] for r in range(rows)]) < 1
+
+
+def test_fused_kernel_equals_the_numpy_route_on_a_wide_board():
+    """40 alternatives (780 pairs), twins and ties: the fused kernel's cells and threads."""
+    sc = _scores(25, np.linspace(1.5, 0, 40), seed=4)
+    x = _midranks(np.round(sc, 1))
+    x[:, 7] = x[:, 8]
+    model = A.PredictiveModel(x, draws=300, rng=np.random.default_rng(2))
+    P = model.P
+    claims = [CC._Claim(np.array([q]), np.array([1 if q % 3 else -1]), 0, q % 5 != 0)
+              for q in range(P)]
+    claims.append(CC._Claim(np.arange(P), np.sign(model.d_mean).astype(int), 40, False))
+    numpy_route = R.fixed_event(claims, 0.05)
+    fused = R.fused_judge(model, claims, 0.05)
+    for k in (1, 3, 30, 250):
+        want = numpy_route(model.at(k))
+        assert want[:, :P].any() and not want[:, :P].all()
+        np.testing.assert_array_equal(fused(k, slice(None)), want)
+        np.testing.assert_array_equal(fused(k, slice(17, 200)), want[17:200])
+
+
 def test_sequential_kernel_matches_its_naive_twin():
     x = _midranks(_scores(12, [0.8, 0.4, 0.0, 0.0], seed=2))
     i, j = np.triu_indices(4, 1)
