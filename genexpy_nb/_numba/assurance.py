@@ -10,8 +10,9 @@ Arrays and scalars only.
   unadjusted one never. The NumPy route sorts every row (``_holm_sorted``).
 * :func:`fixed_events`: the fixed mode's simulated tables at N + k (the t statistics of every
   pair from the posterior draws) judged by the verdict rule in one pass per draw, with no
-  (draws x pairs) temporaries and Holm's procedure without a sort (:func:`holm_count`) (``benchmarks/bench_conclusions.py`` times it against the NumPy
-  route, ``PredictiveModel.at`` then ``fixed_event``, its twin).
+  (draws x pairs) temporaries and Holm's procedure without a sort (:func:`holm_count`)
+  (``benchmarks/bench_conclusions.py`` times it against the NumPy route,
+  ``PredictiveModel.at`` then ``fixed_event``, its twin).
 * :func:`sequential_paths`: the sequential mode's simulated futures, one condition at a time:
   the betting e-processes of every pair (:mod:`genexpy_nb.generalizability.sequential`)
   advanced along each draw's path, Holm's step-down on their anytime-valid p-values at the
@@ -201,7 +202,7 @@ def sequential_paths(pool, pi, pj, scale, state, n0, active, idx, grid, crit, pt
 
 @jit_exact
 def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval):
-    """The number m of Holm's rejections of one family: it rejects the ``at`` above crit[m-1].
+    """Count Holm's rejections m of one family: it rejects the ``at`` above crit[m-1].
 
     The same rejections as :func:`holm_one` without sorting the band (the statistics between
     the unadjusted and the Bonferroni values). The (i + 1)-th largest statistic is rejected
@@ -376,7 +377,7 @@ def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ilo, i
 
 
 def holm_cells(crit: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """The cells of :func:`holm_count` for one family's critical values (about 4 per cell).
+    """Return the cells of :func:`holm_count` for one family's critical values (~4 a cell).
 
     Returns
     -------

@@ -288,7 +288,7 @@ def bt_fit_rows(pi, pj, W, Nn, beta0, ridge, center, tol, max_iter, out, iters, 
 
 @jit_exact
 def studentised_draws(M2, m1, iu, ju, d, var0, N, out):
-    """The rank sets' bootstrap draws of a block of pairs, from the replicates' moments.
+    """Write the rank sets' bootstrap draws of a block of pairs, from the replicates' moments.
 
     The arithmetic of ``genexpy_nb.leaderboards.sets.bootstrap_draws`` (its NumPy route, the
     twin) in the same order, one pass with no temporaries: per replicate r and pair p,
