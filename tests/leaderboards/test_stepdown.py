@@ -163,3 +163,52 @@ def test_never_wider_than_bonferroni_of_the_same_draws(level):
             lo, hi = (lo, mid) if tail(cand[mid]) <= 1 - level else (mid + 1, hi)
         c_bonf = cand[lo]
         assert np.all(rej[z > c_bonf] == 1) and np.all(rej[z < -c_bonf] == -1)
+
+
+def test_top_abs_kernel_keeps_the_largest_as_a_full_sort_does():
+    """The one-pass top-L of each draw (numba) against sorting the whole row (its twin)."""
+    from genexpy_nb._numba.leaderboards import top_abs
+
+    rng = np.random.default_rng(3)
+    B, P, L = 40, 500, 24
+    G = rng.standard_normal((B, P)).astype(np.float32)
+    G[0] = 1.0  # all tied
+    G[1, ::3] = np.round(G[1, ::3], 1)  # many ties
+    G[2, 7] = np.inf
+    G[3] = np.sort(np.abs(G[3]))  # increasing: the buffer is compacted on every block
+    order = np.empty((B, L), dtype=np.int32)
+    top_abs(G, L, order, 0, B)
+    a = np.abs(G)
+    for r in range(B):
+        want = np.sort(a[r])[::-1][:L]
+        np.testing.assert_array_equal(a[r, order[r]], want)  # the values, largest first
+        assert len(set(order[r].tolist())) == L  # L distinct columns
+    assert order[2, 0] == 7
+
+
+def test_studentised_draws_kernel_equals_the_numpy_arithmetic():
+    """The rank sets' draws (numba) bit for bit against the NumPy route's formula."""
+    from genexpy_nb._numba.leaderboards import studentised_draws
+    from genexpy_nb.leaderboards.sets import moderated, studentised
+
+    rng = np.random.default_rng(5)
+    N, K, b = 30, 8, 50
+    x = rng.integers(1, K + 1, size=(N, K)).astype(float)
+    x[:, 3] = x[:, 2]  # a pair with no variance at all
+    iu, ju = (a.astype(np.int64) for a in np.triu_indices(K, 1))
+    d = x[:, iu].mean(0) - x[:, ju].mean(0)
+    idx = rng.integers(0, N, size=(b, N))
+    W = np.stack([np.bincount(r, minlength=N) for r in idx]).astype(float)
+    m1 = W @ x / N
+    D = x[:, iu] - x[:, ju]
+    M2 = W @ (D * D)
+    for var0 in (0.0, 0.7):
+        e1 = m1[:, iu] - m1[:, ju]
+        v = np.maximum(M2 / N - e1 * e1, 0.0) * (N / (N - 1))
+        want = studentised(e1 - d, moderated(v, var0, N - 1), N).astype(np.float32)
+        got = np.empty((b, iu.size), dtype=np.float32)
+        studentised_draws(M2, m1, iu, ju, d, var0, N, got)
+        np.testing.assert_array_equal(got, want)
+        if var0 == 0.0:  # the pair with no variance: 0, the branch of a zero variance
+            q = np.flatnonzero((iu == 2) & (ju == 3))[0]
+            assert (got[:, q] == 0.0).all() and np.abs(got).max() > 0.5
