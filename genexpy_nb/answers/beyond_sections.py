@@ -20,33 +20,48 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError
+from .._validation import GenexpyInputError, fill_doc
 from . import numbers
 from .document import Data, Paragraph, ReportSection, Table, plain
 
 __all__ = ["bayesian_section", "aggregates_section", "rank_sets_section", "summary_lines"]
 
 
-def _scores(comparison: Any) -> tuple[np.ndarray, str]:
-    """Return the comparison's scores for these sections and their words.
+#: the numpydoc entries the sections of a comparison share (here and in :mod:`.paper_table`)
+fill_comparison_doc = fill_doc(comparison="""\
+comparison : Comparison
+    From :func:`~genexpy_nb.significance.compare`.
+""", example="""\
+>>> import polars as pl
+>>> from genexpy_nb.significance import compare
+>>> df = pl.DataFrame({"d": [f"d{i}" for i in range(12) for _ in range(3)],
+...                    "m": ["a", "b", "c"] * 12,
+...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 6})
+>>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+""")
 
-    Its ``scores_used`` (raw, or min-max normalised per block, as ``compare``'s
-    ``normalize`` chose) and the words a reader needs.
+
+def score_words(comparison: Any, raw: str = "raw scores, in the target's units") -> str:
+    """Say which scores the sections read: the comparison's ``scores_used``.
+
+    Raw, or min-max normalised per block, as ``compare``'s ``normalize`` chose; ``raw`` is
+    what raw scores are called.
     """
-    v = comparison.scores_used
     if comparison.normalize == "minmax":
-        return v, (f"scores min-max normalised per {comparison.unit} (0 = its lowest "
-                   "result, 1 = its highest)")
-    return v, "raw scores, in the target's units"
+        return (f"scores min-max normalised per {comparison.unit} (0 = its lowest "
+                "result, 1 = its highest)")
+    return raw
 
 
-def _check_comparison(comparison: Any) -> None:
+def check_comparison(comparison: Any) -> None:
+    """Refuse anything but the result of :func:`~genexpy_nb.significance.compare`."""
     from .comparison import Comparison
 
     if not isinstance(comparison, Comparison):
         raise GenexpyInputError("comparison must be the result of significance.compare(...).")
 
 
+@fill_comparison_doc
 def bayesian_section(comparison: Any, *, rope: float, against: str | None = None,
                      prior: float = 0.5, nsamples: int = 50_000, seed: int = 0
                      ) -> ReportSection:
@@ -54,8 +69,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
 
     Parameters
     ----------
-    comparison : Comparison
-        From :func:`~genexpy_nb.significance.compare`.
+    {comparison}
     rope : float
         Half-width of the region of practical equivalence, in the target's units.
     against : str, optional
@@ -71,12 +85,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
 
     Examples
     --------
-    >>> import polars as pl
-    >>> from genexpy_nb.significance import compare
-    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
-    ...                    "m": ["a", "b", "c"] * 8,
-    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
-    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    {example}
     >>> s = bayesian_section(cmp, rope=0.01, nsamples=2000)
     >>> s.tables["bayesian_signed_rank"]["alternative"].to_list()
     ['b', 'c']
@@ -90,12 +99,12 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
     )
     from .numbers import seconds
 
-    _check_comparison(comparison)
+    check_comparison(comparison)
     alts = list(comparison.alternatives)
     ref = against if against is not None else (comparison.control or comparison.best[0])
     if ref not in alts:
         raise GenexpyInputError(f"against={ref!r} is not one of the alternatives {alts[:20]}.")
-    v, units = _scores(comparison)
+    v, units = comparison.scores_used, score_words(comparison)
     j = alts.index(ref)
     rows, notes = [], []
     # the cost of every test, estimated and bounded before the first starts
@@ -151,6 +160,7 @@ def bayesian_section(comparison: Any, *, rope: float, against: str | None = None
     return ReportSection("Bayesian comparison", blocks, {"bayesian_signed_rank": table})
 
 
+@fill_comparison_doc
 def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm", "mean",
                                                                           "median"),
                        reps: int = 10_000, seed: int = 0, confidence_level: float = 0.95
@@ -177,19 +187,14 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
 
     Examples
     --------
-    >>> import polars as pl
-    >>> from genexpy_nb.significance import compare
-    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
-    ...                    "m": ["a", "b", "c"] * 8,
-    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
-    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    {example}
     >>> aggregates_section(cmp, reps=500).tables["aggregates"].height
     9
     """
     from .. import aggregates as ag
 
-    _check_comparison(comparison)
-    v, units = _scores(comparison)
+    check_comparison(comparison)
+    v, units = comparison.scores_used, score_words(comparison)
     keep = ~np.isnan(v).any(axis=1)
     if keep.sum() < 2:
         raise GenexpyInputError("aggregates need at least 2 blocks with every result.")
@@ -218,6 +223,7 @@ def aggregates_section(comparison: Any, *, aggregates: tuple[str, ...] = ("iqm",
     return ReportSection("Robust aggregates", blocks, {"aggregates": table})
 
 
+@fill_comparison_doc
 def rank_sets_section(comparison: Any, *, level: float = 0.95, reps: int = 2000,
                       seed: int = 0) -> ReportSection:
     """Say which places each alternative can hold, all at once, and the tiers, as a section.
@@ -228,8 +234,7 @@ def rank_sets_section(comparison: Any, *, level: float = 0.95, reps: int = 2000,
 
     Parameters
     ----------
-    comparison : Comparison
-        From :func:`~genexpy_nb.significance.compare`.
+    {comparison}
     level : float
         Probability that every set holds at once (default 0.95).
     reps : int
@@ -244,19 +249,14 @@ def rank_sets_section(comparison: Any, *, level: float = 0.95, reps: int = 2000,
 
     Examples
     --------
-    >>> import polars as pl
-    >>> from genexpy_nb.significance import compare
-    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(12) for _ in range(3)],
-    ...                    "m": ["a", "b", "c"] * 12,
-    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 6})
-    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    {example}
     >>> rank_sets_section(cmp, reps=300).tables["rank_sets"]["tier"].to_list()
     [1, 2, 3]
     """
     from ..leaderboards import rank_sets
     from ..study import Study
 
-    _check_comparison(comparison)
+    check_comparison(comparison)
     scores = comparison.scores_frame()
     study = Study(scores, alternatives="alternative", target="score", generalize="block",
                   higher_is_better=comparison.higher_is_better, invalid_target="drop",
@@ -291,7 +291,7 @@ def _rank_sets_line(sets: pl.DataFrame) -> str:
 
 def _aggregates_table(comparison: Any, table: pl.DataFrame, aggregates: list[str]) -> Table:
     """One row per alternative (in the order of the mean ranks), one column per aggregate."""
-    cell = {(r["alternative"], r["aggregate"]): _estimate(r, _zero(comparison))
+    cell = {(r["alternative"], r["aggregate"]): _estimate(r, score_zero(comparison))
             for r in table.iter_rows(named=True)}
     order = [a for a in comparison.mean_ranks["alternative"].to_list()
              if any((a, g) in cell for g in aggregates)]
@@ -312,9 +312,9 @@ def _estimate(r: dict, zero: float = 0.0) -> str:
             f"{numbers.interval(r['low'], r['high'], zero=zero)}")
 
 
-def _zero(comparison: Any) -> float:
+def score_zero(comparison: Any) -> float:
     """Return the float error of the comparison's scores: 1e-12 of the largest."""
-    v = _scores(comparison)[0]
+    v = comparison.scores_used
     big = float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
     return _FLOAT_ZERO * big
 
@@ -332,7 +332,7 @@ def _bayes_line(res: Any, b: pl.DataFrame) -> str:
     same = b.filter(pl.col("decision") == "practically equivalent")["alternative"].to_list()
     open_ = b.filter(pl.col("decision") == "no decision")["alternative"].to_list()
     line = (f"Bayesian signed-rank against {plain(ref)} (rope +-{numbers.setting(rope)} on "
-            f"{_scores(res)[1]}; a decision needs P > 0.95): {plain(ref)} better than "
+            f"{score_words(res)}; a decision needs P > 0.95): {plain(ref)} better than "
             f"{len(worse)} of {b.height}; practically equivalent: {_names_text(same)}; "
             f"no decision: {_names_text(open_)}")
     if better:
@@ -346,7 +346,7 @@ def _aggregates_line(res: Any, a: pl.DataFrame) -> str:
         iqm = a.filter(pl.col("aggregate") == a["aggregate"][0])
     what = iqm["aggregate"][0].upper() if iqm["aggregate"][0] == "iqm" else iqm["aggregate"][0]
     iqm = iqm.sort("estimate", descending=res.higher_is_better, maintain_order=True)
-    top = [f"{plain(r['alternative'])} {_estimate(r, _zero(res))}"
+    top = [f"{plain(r['alternative'])} {_estimate(r, score_zero(res))}"
            for r in iqm.head(3).iter_rows(named=True)]
     first = iqm["alternative"][0]
     agree = ("the same as the best mean rank" if first == res.best[0] else
@@ -354,13 +354,14 @@ def _aggregates_line(res: Any, a: pl.DataFrame) -> str:
     n_all = int(res.values.shape[0])
     of = f" of {n_all}" if int(iqm["n_tasks"][0]) < n_all else ""
     return (f"{what} over the {int(iqm['n_tasks'][0])}{of} complete {res.units} "
-            f"({_scores(res)[1]}; "
+            f"({score_words(res)}; "
             f"{numbers.share(iqm['confidence_level'][0])} bootstrap intervals), best first: "
             + "; ".join(top) + (" ..." if iqm.height > 3 else "")
             + f" ({'highest' if res.higher_is_better else 'lowest'}: {plain(first)}, "
             f"{agree})")
 
 
+@fill_comparison_doc
 def summary_lines(comparison: Any) -> list[str]:
     """Return the printed lines of the sections beyond p-values a comparison holds.
 
@@ -382,17 +383,12 @@ def summary_lines(comparison: Any) -> list[str]:
 
     Examples
     --------
-    >>> import polars as pl
-    >>> from genexpy_nb.significance import compare
-    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
-    ...                    "m": ["a", "b", "c"] * 8,
-    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
-    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    {example}
     >>> cmp = cmp.with_section(aggregates_section(cmp, reps=200))
     >>> summary_lines(cmp)[0].split(";")[0]
-    "IQM over the 8 complete blocks (raw scores, in the target's units"
+    "IQM over the 12 complete blocks (raw scores, in the target's units"
     """
-    _check_comparison(comparison)
+    check_comparison(comparison)
     out = []
     for sec in comparison.sections:
         if "bayesian_signed_rank" in sec.tables and sec.tables["bayesian_signed_rank"].height:

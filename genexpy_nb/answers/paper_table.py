@@ -38,27 +38,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError
 from ..significance._magnitude import ROMANO_THRESHOLDS, romano_label
 from . import numbers
+from .beyond_sections import check_comparison, fill_comparison_doc, score_words, score_zero
 from .document import Data, Paragraph, ReportSection, Table, latex
 
 __all__ = ["paper_table", "paper_table_section"]
-
-
-def _check(comparison: Any) -> None:
-    from .comparison import Comparison
-
-    if not isinstance(comparison, Comparison):
-        raise GenexpyInputError("comparison must be the result of significance.compare(...).")
-
-
-def _score_words(comparison: Any) -> str:
-    """Say which scores the median, MAD and Cliff's delta are of (compare's ``normalize``)."""
-    if comparison.normalize == "minmax":
-        return (f"scores min-max normalised per {comparison.unit} (0 = "
-                "its lowest result, 1 = its highest)")
-    return "raw scores"
 
 
 def _oriented_delta(best: np.ndarray, other: np.ndarray, higher_is_better: bool
@@ -88,13 +73,13 @@ def _oriented_delta(best: np.ndarray, other: np.ndarray, higher_is_better: bool
     return delta if higher_is_better else -delta
 
 
+@fill_comparison_doc
 def paper_table(comparison: Any) -> pl.DataFrame:
     """Return the table a paper can use, as a tidy frame (one row per alternative).
 
     Parameters
     ----------
-    comparison : Comparison
-        From :func:`~genexpy_nb.significance.compare`.
+    {comparison}
 
     Returns
     -------
@@ -112,17 +97,12 @@ def paper_table(comparison: Any) -> pl.DataFrame:
 
     Examples
     --------
-    >>> import polars as pl
-    >>> from genexpy_nb.significance import compare
-    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
-    ...                    "m": ["a", "b", "c"] * 8,
-    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
-    >>> t = paper_table(compare(df, alternatives="m", target="acc", blocks="d",
-    ...                         higher_is_better=True))
+    {example}
+    >>> t = paper_table(cmp)
     >>> t.select("alternative", "median", "cliffs_delta", "magnitude").rows()[1]
     ('b', 0.8, 1.0, 'large')
     """
-    _check(comparison)
+    check_comparison(comparison)
     v = comparison.scores_used
     alts = list(comparison.alternatives)
     ref = comparison.best[0]
@@ -156,8 +136,7 @@ def _num(x: float | None, how: Any = numbers.number) -> str:
 
 def _score(res: Any) -> Any:
     """Return the formatter of a score (normalised scores on [0, 1] read float error as 0)."""
-    v = res.scores_used
-    zero = 1e-12 * float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
+    zero = score_zero(res)
     return lambda x: numbers.number(x, zero=zero)
 
 
@@ -170,6 +149,7 @@ def _cd_words(res: Any) -> str:
             f"{numbers.setting(res.alpha)})")
 
 
+@fill_comparison_doc
 def paper_table_section(comparison: Any) -> ReportSection:
     r"""Return :func:`paper_table` as a report section, with its LaTeX table.
 
@@ -180,8 +160,7 @@ def paper_table_section(comparison: Any) -> ReportSection:
 
     Parameters
     ----------
-    comparison : Comparison
-        From :func:`~genexpy_nb.significance.compare`.
+    {comparison}
 
     Returns
     -------
@@ -190,16 +169,11 @@ def paper_table_section(comparison: Any) -> ReportSection:
 
     Examples
     --------
-    >>> import polars as pl
-    >>> from genexpy_nb.significance import compare
-    >>> df = pl.DataFrame({"d": [f"d{i}" for i in range(8) for _ in range(3)],
-    ...                    "m": ["a", "b", "c"] * 8,
-    ...                    "acc": [0.9, 0.8, 0.7, 0.85, 0.8, 0.6] * 4})
-    >>> cmp = compare(df, alternatives="m", target="acc", blocks="d", higher_is_better=True)
+    {example}
     >>> "\\toprule" in paper_table_section(cmp).latex
     True
     """
-    _check(comparison)
+    check_comparison(comparison)
     res = comparison
     table = paper_table(res)
     ctrl = "group" not in table.columns
@@ -219,8 +193,8 @@ def paper_table_section(comparison: Any) -> ReportSection:
     ref = table["against"][0]
     lo, mid, hi = ROMANO_THRESHOLDS
     notes = ["Median and MAD (median absolute deviation from the median, unscaled) of ",
-             Data(res.target), f" ({_score_words(res)}) over the {res.units} where each "
-             "alternative has a result; "
+             Data(res.target), f" ({score_words(res, 'raw scores')}) over the {res.units} "
+             "where each alternative has a result; "
              "Cliff's δ (Cliff 1993) of ", Data(ref), " against each alternative over those "
              "scores, positive when ", Data(ref), " is better; magnitude after Romano et al. "
              f"(2006): |δ| < {lo} negligible, < {mid} small, < {hi} medium, else large. "
@@ -265,8 +239,8 @@ def _latex_table(res: Any, table: pl.DataFrame) -> str:
     last = r"\emph{p} vs.\ control (\textsuperscript{*} significant)" if ctrl else "Group"
     cap = latex([f"Mean rank (MR, 1 = best) over {res.n_blocks} {res.units}; median and MAD "
                  "(median absolute deviation, unscaled) of ", Data(res.target),
-                 f" ({_score_words(res)}; {hib} is better) where each alternative has a "
-                 "result; Cliff's "
+                 f" ({score_words(res, 'raw scores')}; {hib} is better) where each "
+                 "alternative has a result; Cliff's "
                  "$\\delta$ of ", Data(ref), " against each alternative (positive: ",
                  Data(ref), " better), magnitude after Romano et al.\\ (2006): "
                  f"$|\\delta| < {lo}$ negligible, $< {mid}$ small, $< {hi}$ medium, else "
