@@ -19,6 +19,10 @@ population mean, ``Sigma`` their covariance):
   ``tr(Sigma) / N``);
 * k future conditions: their mean midrank vector ``f ~ N(mu, Sigma_hat / k)``, the sample
   variance of a pair's future differences ``sigma_hat^2 chi^2_{k-1} / (k - 1)``;
+* optionally (``scale=True``, the leaderboards' tier plan) the scale of the variances is
+  uncertain too: each draw multiplies Sigma_hat by ``g = (N - 1) / chi^2_{N-1}`` (the
+  posterior of a variance estimated from N conditions) in the effects' spread, the future
+  conditions' noise and their variance;
 * the whole table at N + k pools the observed and the future conditions (means, and the
   pooled variance with its between-part term), and the family test is run on it.
 
@@ -38,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -92,9 +97,6 @@ class FutureTable:
         (draws, P) mean midrank difference of each pair (first minus second) at N + k.
     sd : numpy.ndarray
         (draws, P) standard deviation of the per-condition difference at N + k.
-    t : numpy.ndarray
-        (draws, P) paired t statistic ``sqrt(n) diff / sd`` (+-inf where sd = 0 and
-        diff != 0, NaN where both are 0).
     """
 
     n: int
@@ -102,7 +104,15 @@ class FutureTable:
     means: np.ndarray
     diff: np.ndarray
     sd: np.ndarray
-    t: np.ndarray
+
+    @cached_property
+    def t(self) -> np.ndarray:
+        """Return the (draws, P) paired t statistics ``sqrt(n) diff / sd``.
+
+        +-inf where sd = 0 and diff != 0, NaN where both are 0.
+        """
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return math.sqrt(self.n) * self.diff / self.sd
 
 
 class PredictiveModel:
@@ -119,6 +129,10 @@ class PredictiveModel:
     shrink : bool, default True
         Shrink the effects by the empirical-Bayes factor (:func:`shrinkage_factor`); False:
         the posterior under a flat prior.
+    scale : bool, default False
+        Draw the variances' scale from its posterior, ``g = (N - 1) / chi^2_{N-1}`` per draw
+        (the leaderboards' tier plan); False: plug the estimated variances in (the plan of
+        ``gx.conclusions``).
     pairs : tuple of numpy.ndarray, optional
         The (i, j) index arrays of the pairs (default: every pair i < j, in that order).
 
@@ -127,13 +141,19 @@ class PredictiveModel:
     N, na, draws : int
     B : float
         The shrinkage factor used (1 without shrinkage).
+    g : numpy.ndarray or None
+        (draws,) the variances' scale of each draw (None when plugged in).
     i, j : numpy.ndarray
         The pairs.
+    post : numpy.ndarray
+        (draws, na) the mean midranks drawn given the data.
+    e2 : numpy.ndarray
+        (draws, na) the noise of one future condition's midranks, per draw.
     """
 
     def __init__(self, x: np.ndarray, *, draws: int, rng: np.random.Generator,
-                 shrink: bool = True, pairs: tuple[np.ndarray, np.ndarray] | None = None
-                 ) -> None:
+                 shrink: bool = True, scale: bool = False,
+                 pairs: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         x = np.asarray(x, dtype=float)
         N, na = x.shape
         if N < 2:
@@ -146,11 +166,16 @@ class PredictiveModel:
         self.B = shrinkage_factor(x) if shrink else 1.0
         m = mu.mean()
         e1 = _multipliers(xc, self.draws, rng)
-        e2 = _multipliers(xc, self.draws, rng)
+        self.e2 = _multipliers(xc, self.draws, rng)
         self._u = rng.random(self.draws)  # the chi-square of the future variance, by inversion
-        #: (draws, na) the effects drawn given the data; the future conditions' noise
-        self.post = m + self.B * (mu - m) + math.sqrt(self.B) * e1 / math.sqrt(N)
-        self.e2 = e2
+        self.g = None
+        if scale:
+            self.g = (N - 1) / rng.chisquare(N - 1, self.draws)
+            root = np.sqrt(self.g)[:, None]
+            self.post = m + self.B * (mu - m) + math.sqrt(self.B) * root * e1 / math.sqrt(N)
+            self.e2 = root * self.e2
+        else:
+            self.post = m + self.B * (mu - m) + math.sqrt(self.B) * e1 / math.sqrt(N)
         d = x[:, self.i] - x[:, self.j]
         self.d_mean = d.mean(axis=0)
         self.d_var = d.var(axis=0, ddof=1)
@@ -162,7 +187,7 @@ class PredictiveModel:
         return int(self.i.size)
 
     def chi(self, k: int) -> np.ndarray:
-        """Return each draw's ``chi^2_{k-1} / (k - 1)`` (0 at k = 1), the same uniforms at every k.
+        """Return each draw's future variance ratio, the same uniforms at every k.
 
         Parameters
         ----------
@@ -172,7 +197,9 @@ class PredictiveModel:
         Returns
         -------
         numpy.ndarray
-            (draws,) the future sample variance of every pair over its expectation.
+            (draws,) the sample variance of every pair's k future differences over its
+            observed one: ``g chi^2_{k-1} / (k - 1)`` (``g`` = 1 when the scale is plugged
+            in; 0 at k = 1).
         """
         if k < 2:
             return np.zeros(self.draws)
@@ -180,7 +207,8 @@ class PredictiveModel:
             from scipy.special import gammaincinv
 
             a = (k - 1) / 2.0
-            self._chi_cache[k] = gammaincinv(a, self._u) / a
+            c = gammaincinv(a, self._u) / a
+            self._chi_cache[k] = c if self.g is None else self.g * c
         return self._chi_cache[k]
 
     def at(self, k: int, rows: slice = slice(None)) -> FutureTable:
@@ -207,11 +235,9 @@ class PredictiveModel:
         between = (N * k / n) * (dm - fd) ** 2
         chi = self.chi(k)[rows][:, None]
         var = ((N - 1) * dv + (k - 1) * dv * chi + between) / (n - 1)
-        sd = np.sqrt(np.maximum(var, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = math.sqrt(n) * diff / sd
         means = (N * self.mu + k * f) / n
-        return FutureTable(n=n, df=n - 1, means=means, diff=diff, sd=sd, t=t)
+        return FutureTable(n=n, df=n - 1, means=means, diff=diff,
+                           sd=np.sqrt(np.maximum(var, 0.0)))
 
 
 def _multipliers(xc: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:

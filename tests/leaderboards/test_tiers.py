@@ -8,7 +8,7 @@ import pytest
 import toys
 
 import genexpy_nb as gx
-from genexpy_nb.leaderboards._assurance import FutureTable, PredictiveModel, search_k
+from genexpy_nb.generalizability.assurance import FutureTable, PredictiveModel, search_k
 from genexpy_nb.leaderboards.sets import family
 from genexpy_nb.leaderboards.tier_plan import _cut_event
 
@@ -87,7 +87,7 @@ def test_unsure_when_the_direction_is_not_settled():
 def test_search_k_finds_the_crossing_of_a_known_event():
     """A synthetic event that holds in a draw once k >= that draw's threshold."""
     x = _scores(5, 10, [0, 1, 2])
-    model = PredictiveModel(x, draws=1000, rng=np.random.default_rng(0))
+    model = PredictiveModel(x, draws=1000, rng=np.random.default_rng(0), scale=True)
     thresholds = np.random.default_rng(1).integers(1, 200, size=1000)
     seen = {}
 
@@ -105,7 +105,7 @@ def test_search_k_finds_the_crossing_of_a_known_event():
 
 
 def test_shrinkage_factor_bounds():
-    from genexpy_nb.leaderboards._assurance import shrinkage_factor
+    from genexpy_nb.generalizability.assurance import shrinkage_factor
 
     noise = np.random.default_rng(0).normal(size=(30, 5))
     assert 0.0 <= shrinkage_factor(noise) < 0.5
