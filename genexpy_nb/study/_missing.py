@@ -142,6 +142,8 @@ def drop_incomplete_conditions(study):
     out = type(study)._assemble(study.settings(), alternatives=study.alternatives,
                                 samples=samples, configurations=conf, report=report)
     out.runs, out.marked_imputed = study.runs, study.marked_imputed  # the same table
+    kept = set(out.condition_order)  # the table's order of the conditions kept
+    out.condition_order = tuple(c for c in study.condition_order if c in kept)
     frame = pl.DataFrame(dropped, schema={"config_id": pl.UInt32, "condition": pl.String},
                          orient="row")
     return out, frame

@@ -732,6 +732,9 @@ class Study:
         study.report = report
         study.runs = None  # the runs stay with the study built from the table
         study.marked_imputed = pl.DataFrame()
+        # the conditions in the order the samples hold them (no table to read it from)
+        study.condition_order = tuple(dict.fromkeys(
+            c for s in samples.values() for c in s.conditions))
         return study
 
     # ------------------------------------------------------------------------------------
