@@ -179,7 +179,10 @@ def test_the_documentation_build_installs_what_its_check_imports():
             for a in n.names}
     tops |= {n.module.split(".")[0] for n in ast.walk(tree)
              if isinstance(n, ast.ImportFrom) and n.module and not n.level}
-    local = {p.stem for p in (ROOT / "docs" / "_ext").glob("*.py")} | {"genexpy_nb"}
+    # the docs' extensions, the package and the tests' own helpers (conftest: pytest loads
+    # it for every test anyway) are not installed by pip
+    local = ({p.stem for p in (ROOT / "docs" / "_ext").glob("*.py")} | {"genexpy_nb"}
+             | {p.stem for p in (ROOT / "tests").glob("*.py")})
     dists = packages_distributions()
     third = {t for t in tops - local - set(sys.stdlib_module_names)}
     assert third, "found no import in tests/test_docs_site.py"
