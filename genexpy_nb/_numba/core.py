@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import jit_fast
+from . import jit_exact, jit_fast
 
 if numba.config.DISABLE_JIT:  # the pure-Python path of the test suite
 
@@ -167,6 +167,38 @@ def rbf_rows(X, Y, gamma, sym, r0, r1, out):
             out[i, j] = np.exp(-gamma * s)
 
 
+@jit_exact
+def touch(a, d, w, seen, nz, k):
+    """Add ``d`` to the count difference ``w[a]``; a point not seen yet goes to ``nz[k]``.
+
+    Returns the number of touched points (``k`` + 1 when ``a`` is new).
+    """
+    if not seen[a]:
+        seen[a] = True
+        nz[k] = a
+        k += 1
+    w[a] += d
+    return k
+
+
+@jit_exact
+def nonzero_support(k, w, seen, nz, wz):
+    """Keep the touched points ``nz[:k]`` whose count difference is not 0; returns how many.
+
+    A support point whose difference returned to 0 contributes nothing: the others move to
+    the front of ``nz``, their differences to ``wz``; ``seen`` is cleared.
+    """
+    kk = 0
+    for t in range(k):
+        a = nz[t]
+        seen[a] = False
+        if w[a] != 0.0:
+            nz[kk] = a
+            wz[kk] = w[a]
+            kk += 1
+    return kk
+
+
 @jit_fast
 def mmd_rows(K, inv, IX, IY, r0, r1, out):
     """MMD of the pairs r0..r1: ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3).
@@ -186,28 +218,10 @@ def mmd_rows(K, inv, IX, IY, r0, r1, out):
     for r in range(r0, r1):
         k = 0
         for t in range(nx):
-            a = inv[IX[r, t]]
-            if not seen[a]:
-                seen[a] = True
-                nz[k] = a
-                k += 1
-            w[a] += 1.0
+            k = touch(inv[IX[r, t]], 1.0, w, seen, nz, k)
         for t in range(ny):
-            a = inv[IY[r, t]]
-            if not seen[a]:
-                seen[a] = True
-                nz[k] = a
-                k += 1
-            w[a] -= 1.0
-        # a support point whose count difference returned to 0 contributes nothing
-        kk = 0
-        for t in range(k):
-            a = nz[t]
-            seen[a] = False
-            if w[a] != 0.0:
-                nz[kk] = a
-                wz[kk] = w[a]
-                kk += 1
+            k = touch(inv[IY[r, t]], -1.0, w, seen, nz, k)
+        kk = nonzero_support(k, w, seen, nz, wz)
         s = 0.0
         if 2 * kk > m:
             for p in range(kk):
