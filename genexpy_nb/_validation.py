@@ -652,6 +652,18 @@ def check_direction(higher_is_better: Any, func: str, *, unit: str = "condition"
 Keyword = tuple[str, str, Any]
 
 
+def axis_length(array: str, axis: int, doc: str) -> property:
+    """Return a read-only property: the length of axis ``axis`` of the attribute ``array``.
+
+    The sizes a class reads off its matrix (conditions, alternatives, models, test points)
+    in one line each: ``N = axis_length("x", 0, "The number of conditions.")``.
+    """
+    def length(self: Any) -> int:
+        return int(getattr(self, array).shape[axis])
+
+    return property(length, doc=doc)
+
+
 def fill_doc(**fragments: str) -> Callable[[Any], Any]:
     """Put numpydoc entries shared by a family of functions into a function's docstring.
 
