@@ -296,6 +296,18 @@ def check_positive_int(name: str, value: Any, minimum: int = 1) -> int:
     return int(value)
 
 
+def float_array(x: Any, message: str, *, copy: bool = False) -> np.ndarray:
+    """Return ``x`` as a float64 array (a copy with ``copy``); ``message`` when it is not one.
+
+    ``message`` is that of the :class:`GenexpyInputError` raised for a value NumPy cannot
+    read as numbers (text, a ragged list).
+    """
+    try:
+        return np.array(x, dtype=np.float64) if copy else np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(message) from None
+
+
 def as_float_grid(name: str, values: float | Sequence[float], *,
                   unique: bool = False) -> np.ndarray:
     """Return a 1-d float array of finite numbers from a scalar or a sequence (not empty).
