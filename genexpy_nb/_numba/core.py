@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import jit_exact, jit_fast
+from . import jit_fast
 
 if numba.config.DISABLE_JIT:  # the pure-Python path of the test suite
 
@@ -167,21 +167,7 @@ def rbf_rows(X, Y, gamma, sym, r0, r1, out):
             out[i, j] = np.exp(-gamma * s)
 
 
-@jit_exact
-def touch(a, d, w, seen, nz, k):
-    """Add ``d`` to the count difference ``w[a]``; a point not seen yet goes to ``nz[k]``.
-
-    Returns the number of touched points (``k`` + 1 when ``a`` is new).
-    """
-    if not seen[a]:
-        seen[a] = True
-        nz[k] = a
-        k += 1
-    w[a] += d
-    return k
-
-
-@jit_exact
+@jit_fast(inline="always")
 def nonzero_support(k, w, seen, nz, wz):
     """Keep the touched points ``nz[:k]`` whose count difference is not 0; returns how many.
 
@@ -217,10 +203,16 @@ def mmd_rows(K, inv, IX, IY, r0, r1, out):
     inv_n2 = 1.0 / (nx * ny)
     for r in range(r0, r1):
         k = 0
-        for t in range(nx):
-            k = touch(inv[IX[r, t]], 1.0, w, seen, nz, k)
-        for t in range(ny):
-            k = touch(inv[IY[r, t]], -1.0, w, seen, nz, k)
+        for side in range(2):  # the counts of x (+1 each), then of y (-1 each)
+            S = IX if side == 0 else IY
+            d = 1.0 if side == 0 else -1.0
+            for t in range(S.shape[1]):
+                a = inv[S[r, t]]
+                if not seen[a]:
+                    seen[a] = True
+                    nz[k] = a
+                    k += 1
+                w[a] += d
         kk = nonzero_support(k, w, seen, nz, wz)
         s = 0.0
         if 2 * kk > m:

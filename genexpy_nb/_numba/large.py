@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit_exact, jit_fast, streams
-from .core import _popcount, nonzero_support, touch
+from .core import _popcount, nonzero_support
 
 #: Mallows values on the fly: ``table[c2 - 2 P - T_a - T_b]``, P from packed bitsets
 KIND_MALLOWS = 1
@@ -154,7 +154,12 @@ def mmd_units(kind, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, u0, u
         draw_unit(seed, pos[j] * rep + u % rep, N, n, taken, buf)
         k = 0
         for t in range(2 * n):
-            k = touch(inv[buf[t]], 1.0 if t < n else -1.0, w, seen, nz, k)
+            a = inv[buf[t]]
+            if not seen[a]:
+                seen[a] = True
+                nz[k] = a
+                k += 1
+            w[a] += 1.0 if t < n else -1.0
         kk = nonzero_support(k, w, seen, nz, wz)
         if kind == 1:
             s = _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt)
