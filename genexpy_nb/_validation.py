@@ -296,6 +296,18 @@ def check_positive_int(name: str, value: Any, minimum: int = 1) -> int:
     return int(value)
 
 
+def float_array(x: Any, message: str, *, copy: bool = False) -> np.ndarray:
+    """Return ``x`` as a float64 array (a copy with ``copy``); ``message`` when it is not one.
+
+    ``message`` is that of the :class:`GenexpyInputError` raised for a value NumPy cannot
+    read as numbers (text, a ragged list).
+    """
+    try:
+        return np.array(x, dtype=np.float64) if copy else np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GenexpyInputError(message) from None
+
+
 def as_float_grid(name: str, values: float | Sequence[float], *,
                   unique: bool = False) -> np.ndarray:
     """Return a 1-d float array of finite numbers from a scalar or a sequence (not empty).
@@ -650,6 +662,18 @@ def check_direction(higher_is_better: Any, func: str, *, unit: str = "condition"
 
 #: a keyword of a family of functions: (name, annotation as written, default)
 Keyword = tuple[str, str, Any]
+
+
+def axis_length(array: str, axis: int, doc: str) -> property:
+    """Return a read-only property: the length of axis ``axis`` of the attribute ``array``.
+
+    The sizes a class reads off its matrix (conditions, alternatives, models, test points)
+    in one line each: ``N = axis_length("x", 0, "The number of conditions.")``.
+    """
+    def length(self: Any) -> int:
+        return int(getattr(self, array).shape[axis])
+
+    return property(length, doc=doc)
 
 
 def fill_doc(**fragments: str) -> Callable[[Any], Any]:

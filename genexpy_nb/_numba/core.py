@@ -167,6 +167,24 @@ def rbf_rows(X, Y, gamma, sym, r0, r1, out):
             out[i, j] = np.exp(-gamma * s)
 
 
+@jit_fast(inline="always")
+def nonzero_support(k, w, seen, nz, wz):
+    """Keep the touched points ``nz[:k]`` whose count difference is not 0; returns how many.
+
+    A support point whose difference returned to 0 contributes nothing: the others move to
+    the front of ``nz``, their differences to ``wz``; ``seen`` is cleared.
+    """
+    kk = 0
+    for t in range(k):
+        a = nz[t]
+        seen[a] = False
+        if w[a] != 0.0:
+            nz[kk] = a
+            wz[kk] = w[a]
+            kk += 1
+    return kk
+
+
 @jit_fast
 def mmd_rows(K, inv, IX, IY, r0, r1, out):
     """MMD of the pairs r0..r1: ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3).
@@ -185,29 +203,17 @@ def mmd_rows(K, inv, IX, IY, r0, r1, out):
     inv_n2 = 1.0 / (nx * ny)
     for r in range(r0, r1):
         k = 0
-        for t in range(nx):
-            a = inv[IX[r, t]]
-            if not seen[a]:
-                seen[a] = True
-                nz[k] = a
-                k += 1
-            w[a] += 1.0
-        for t in range(ny):
-            a = inv[IY[r, t]]
-            if not seen[a]:
-                seen[a] = True
-                nz[k] = a
-                k += 1
-            w[a] -= 1.0
-        # a support point whose count difference returned to 0 contributes nothing
-        kk = 0
-        for t in range(k):
-            a = nz[t]
-            seen[a] = False
-            if w[a] != 0.0:
-                nz[kk] = a
-                wz[kk] = w[a]
-                kk += 1
+        for side in range(2):  # the counts of x (+1 each), then of y (-1 each)
+            S = IX if side == 0 else IY
+            d = 1.0 if side == 0 else -1.0
+            for t in range(S.shape[1]):
+                a = inv[S[r, t]]
+                if not seen[a]:
+                    seen[a] = True
+                    nz[k] = a
+                    k += 1
+                w[a] += d
+        kk = nonzero_support(k, w, seen, nz, wz)
         s = 0.0
         if 2 * kk > m:
             for p in range(kk):

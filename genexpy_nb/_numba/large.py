@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit_exact, jit_fast, streams
-from .core import _popcount
+from .core import _popcount, nonzero_support
 
 #: Mallows values on the fly: ``table[c2 - 2 P - T_a - T_b]``, P from packed bitsets
 KIND_MALLOWS = 1
@@ -71,6 +71,16 @@ def draw_unit(seed, u, N, n, taken, buf):
         buf[j] = tmp
     for i in range(k):
         taken[buf[i]] = False
+
+
+@jit_exact
+def _draw_buffers(N, ns):
+    """Return the largest size in ``ns`` and the buffers :func:`draw_unit` fills at it."""
+    nmax = 0
+    for j in range(ns.shape[0]):
+        if ns[j] > nmax:
+            nmax = ns[j]
+    return nmax, np.zeros(N, dtype=np.bool_), np.empty(2 * nmax, dtype=np.int64)
 
 
 @jit_fast
@@ -129,12 +139,7 @@ def mmd_units(kind, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, u0, u
     the k touched points with a nonzero difference.
     """
     m = inv.max() + 1
-    nmax = 0
-    for j in range(ns.shape[0]):
-        if ns[j] > nmax:
-            nmax = ns[j]
-    taken = np.zeros(N, dtype=np.bool_)
-    buf = np.empty(2 * nmax, dtype=np.int64)
+    nmax, taken, buf = _draw_buffers(N, ns)
     w = np.zeros(m)
     seen = np.zeros(m, dtype=np.bool_)
     nz = np.empty(min(m, 2 * nmax), dtype=np.int64)
@@ -155,14 +160,7 @@ def mmd_units(kind, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, u0, u
                 nz[k] = a
                 k += 1
             w[a] += 1.0 if t < n else -1.0
-        kk = 0
-        for t in range(k):
-            a = nz[t]
-            seen[a] = False
-            if w[a] != 0.0:
-                nz[kk] = a
-                wz[kk] = w[a]
-                kk += 1
+        kk = nonzero_support(k, w, seen, nz, wz)
         if kind == 1:
             s = _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt)
         else:
@@ -182,12 +180,7 @@ def draw_units(seed, N, ns, pos, rep, u0, u1, IX, IY):
     grid (the MMD from the matrix on the support, a check of the draws, the naive twin's
     input).
     """
-    nmax = 0
-    for j in range(ns.shape[0]):
-        if ns[j] > nmax:
-            nmax = ns[j]
-    taken = np.zeros(N, dtype=np.bool_)
-    buf = np.empty(2 * nmax, dtype=np.int64)
+    nmax, taken, buf = _draw_buffers(N, ns)
     for u in range(u0, u1):
         j = u // rep
         n = ns[j]

@@ -15,6 +15,7 @@ import polars as pl
 from .._validation import (
     GenexpyInputError,
     check_score_range,
+    float_array,
     keyword_values,
     require_columns,
     shared_keywords,
@@ -53,12 +54,8 @@ def _check_matrix(name: str, a: Any) -> np.ndarray:
         raw = None
     if raw is not None and raw.dtype.kind in "iu":  # before the cast loses the digits
         check_score_range(raw, f"scores of {name!r}")
-    try:
-        m = np.array(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(
-            f"scores of {name!r}: expected a numeric array of shape (runs, tasks)."
-        ) from None
+    m = float_array(a, f"scores of {name!r}: expected a numeric array of shape (runs, tasks).",
+                    copy=True)
     if m.ndim != 2:
         raise GenexpyInputError(
             f"scores of {name!r}: expected shape (runs, tasks) as rliable takes, got "

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError
+from .._validation import GenexpyInputError, axis_length
 from .._words import opt as _opt
 from .._words import plural
 from ..significance._pairs import correction_words
@@ -187,10 +187,7 @@ class Comparison:
         return self.unit + "s"
 
     # ---- sizes --------------------------------------------------------------------------
-    @property
-    def n_blocks(self) -> int:
-        """Blocks tested (after the missing-results policy)."""
-        return int(self.values.shape[0])
+    n_blocks = axis_length("values", 0, "Blocks tested (after the missing-results policy).")
 
     @property
     def scores_used(self) -> np.ndarray:
@@ -215,10 +212,7 @@ class Comparison:
         safe = np.where(width > 0, width, 1.0)
         return np.where(width > 0, (v - lo) / safe, np.where(np.isnan(v), np.nan, 0.5))
 
-    @property
-    def k(self) -> int:
-        """Alternatives compared."""
-        return int(self.values.shape[1])
+    k = axis_length("values", 1, "Alternatives compared.")
 
     @property
     def n_missing(self) -> int:

@@ -28,7 +28,7 @@ import polars as pl
 from .._escape import terminal_text
 from .._validation import GenexpyInputError, to_polars
 from .._words import plural
-from ..generalizability.conclusions import MIN_CONDITIONS
+from ..generalizability.conclusions import MIN_CONDITIONS, fill_study_example
 from . import numbers
 from .document import Bullets, Data, Paragraph, Strong, render_blocks
 
@@ -557,6 +557,7 @@ def _check_frame(df: pl.DataFrame) -> None:
                                 "by gx.conclusions(study).")
 
 
+@fill_study_example
 def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | None = None,
                         alpha: float | None = None, level: float | None = None,
                         max_items: int = 12, where: str | None = None,
@@ -606,12 +607,7 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
 
     Examples
     --------
-    >>> import polars as pl, genexpy_nb as gx
-    >>> df = pl.DataFrame({"dataset": [f"d{i}" for i in range(8) for _ in range(3)],
-    ...                    "model": ["a", "b", "c"] * 8,
-    ...                    "acc": [0.9, 0.8, 0.7, 0.9, 0.7, 0.8] * 4})
-    >>> study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
-    ...                  higher_is_better=True)
+    {study_example}
     >>> s = gx.conclusions_summary(gx.conclusions(study, kinds=["best"]), unit="dataset")
     >>> s.sentences()[0]
     'Best: a — holds (with 8 datasets; agreement n* = 1, 90 % interval 1-2).'

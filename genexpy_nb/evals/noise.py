@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError, to_polars
+from .._validation import GenexpyInputError, fill_doc, to_polars
 
 __all__ = ["EvalNoise", "eval_noise"]
 
@@ -464,6 +464,15 @@ def eval_noise(data: Any, *, alternatives: str, target: str, items: str,
                      higher_is_better, dict(zip(red.models, means.tolist())))
 
 
+#: the entries of a test of one pair at a level
+_fill_test_doc = fill_doc(test="""\
+a, b : str
+    The two models.
+alpha : float
+    The test's level.
+""")
+
+
 class EvalNoise:
     """The noise budget of a benchmark's pairwise differences (see :func:`eval_noise`).
 
@@ -624,16 +633,14 @@ class EvalNoise:
         return task / T + (item + run) / (np.asarray(T) * N) if self.tasks_sampled else (
             (item + run) / (np.asarray(T) * N))
 
+    @_fill_test_doc
     def mde(self, a: str, b: str, *, alpha: float = 0.05, power: float = 0.8,
             runs: Any = None, items: int | None = None, tasks: int | None = None) -> float:
         """Return the minimum detectable effect of a two-sided test at a design.
 
         Parameters
         ----------
-        a, b : str
-            The two models.
-        alpha : float
-            The test's level.
+        {test}
         power : float
             The probability of detecting a true difference of that size.
         runs, items, tasks : optional
@@ -689,6 +696,7 @@ class EvalNoise:
                                  with_present=False)
         return grid.filter(pl.col("se") <= target_se).sort(["cost", "se"]).head(5)
 
+    @_fill_test_doc
     def plan_separation(self, a: str, b: str, *, alpha: float = 0.05,
                         assurance: float = 0.8, family: int = 1, cost: dict | None = None,
                         max_factor: int = 20, max_runs: int = 64) -> pl.DataFrame:
@@ -713,10 +721,7 @@ class EvalNoise:
 
         Parameters
         ----------
-        a, b : str
-            The two models.
-        alpha : float
-            The test's level.
+        {test}
         assurance : float
             The probability of separating to reach (default 0.8).
         family : int

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import GenexpyInputError, Seed, check_positive_int, root_seed
+from .._validation import GenexpyInputError, Seed, axis_length, check_positive_int, root_seed
 
 __all__ = ["KEY_CATALOGUE", "MAX_ROWS", "REAL_EVERY", "Condition", "check_conditions",
            "check_seed", "describe_conditions", "int_seed", "make_condition",
@@ -105,15 +105,8 @@ class Condition:
     X: np.ndarray = field(repr=False)
     y: np.ndarray = field(repr=False)
 
-    @property
-    def n_samples(self) -> int:
-        """The number of samples (rows of ``X``)."""
-        return int(self.X.shape[0])
-
-    @property
-    def n_features(self) -> int:
-        """The number of features (columns of ``X``)."""
-        return int(self.X.shape[1])
+    n_samples = axis_length("X", 0, "The number of samples (rows of ``X``).")
+    n_features = axis_length("X", 1, "The number of features (columns of ``X``).")
 
     @property
     def minority_rate(self) -> float:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import config
+from .._validation import fill_doc
 from .assurance import (
     FutureTable,
     KPlan,
@@ -41,6 +42,18 @@ __all__ = ["plan_claims", "fixed_event", "fused_judge", "sequential_inputs", "pl
 MIN_HORIZON = 50
 #: sequential mode: draws x horizon x pairs advanced at most (about a second of the kernel)
 SEQUENTIAL_MAX_WORK = 2e8
+#: the entries the fixed mode's two rules share, and the two readers of a plan
+_fill_doc = fill_doc(rule="""\
+claims : list
+    As :func:`plan_claims` takes them.
+a : float
+    The tests' level, 1 - alpha*.
+""", plan="""\
+assurance, level : float
+    The probability of holding to reach; the level of k's predictive interval.
+k_max : int
+    The horizon.
+""")
 
 
 def horizon(N: int, max_more: int | None) -> int:
@@ -114,6 +127,7 @@ def _compressed(claims: list[Any]) -> tuple[np.ndarray, ...]:
     return ptr, cq, cs, allow, fam
 
 
+@_fill_doc
 def fused_judge(model: PredictiveModel, claims: list[Any], a: float):
     """Return the fixed mode's rule through the fused kernel: ``judge(k, rows)``.
 
@@ -121,10 +135,7 @@ def fused_judge(model: PredictiveModel, claims: list[Any], a: float):
     ----------
     model : PredictiveModel
         The draws.
-    claims : list
-        As :func:`plan_claims` takes them.
-    a : float
-        The tests' level, 1 - alpha*.
+    {rule}
 
     Returns
     -------
@@ -163,15 +174,13 @@ def fused_judge(model: PredictiveModel, claims: list[Any], a: float):
     return judge
 
 
+@_fill_doc
 def fixed_event(claims: list[Any], a: float):
     """Return the verdict rule of gx.conclusions (fixed mode) as a family test.
 
     Parameters
     ----------
-    claims : list
-        As :func:`plan_claims` takes them.
-    a : float
-        The tests' level, 1 - alpha*.
+    {rule}
 
     Returns
     -------
@@ -291,6 +300,7 @@ def _plan_sequential(x, i, j, claims, *, alpha, assurance, draws, k_max, level, 
 _EVENT_BLOCK = 2e7
 
 
+@_fill_doc
 def plan_from_events(ev: np.ndarray, grid: np.ndarray, *, assurance: float, level: float,
                      k_max: int) -> KPlan:
     """Read a plan off simulated events (draws, G, C) at the grid's values of k.
@@ -301,10 +311,7 @@ def plan_from_events(ev: np.ndarray, grid: np.ndarray, *, assurance: float, leve
         (draws, G, C) whether each claim holds at each k of ``grid`` in each draw.
     grid : numpy.ndarray
         (G,) increasing values of k.
-    assurance, level : float
-        The probability of holding to reach; the level of k's predictive interval.
-    k_max : int
-        The horizon.
+    {plan}
 
     Returns
     -------
@@ -317,6 +324,7 @@ def plan_from_events(ev: np.ndarray, grid: np.ndarray, *, assurance: float, leve
                             assurance=assurance, level=level, k_max=k_max)
 
 
+@_fill_doc
 def plan_from_counts(hits: np.ndarray, first: np.ndarray, grid: np.ndarray, *, draws: int,
                      assurance: float, level: float, k_max: int) -> KPlan:
     """Read a plan off the counts of holding draws and each draw's first k of holding.
@@ -331,10 +339,7 @@ def plan_from_counts(hits: np.ndarray, first: np.ndarray, grid: np.ndarray, *, d
         (G,) increasing values of k.
     draws : int
         The number of draws.
-    assurance, level : float
-        The probability of holding to reach; the level of k's predictive interval.
-    k_max : int
-        The horizon.
+    {plan}
 
     Returns
     -------

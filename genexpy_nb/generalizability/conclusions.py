@@ -77,7 +77,7 @@ import numpy as np
 import polars as pl
 
 from .. import config
-from .._validation import GenexpyInputError, check_probability, child_seed, root_seed
+from .._validation import GenexpyInputError, check_probability, child_seed, fill_doc, root_seed
 from ._conclusion_model import (  # the model: pairs in closed form, sets by Monte Carlo
     MIN_CONDITIONS,
     _agreement_fn,
@@ -547,6 +547,18 @@ def _check_options(margin: Any, budget: Any, draws: Any, adjust: Any) -> None:
                                 f"(one by one), got {adjust!r}.")
 
 
+#: the example's study that the conclusions' docstrings share (here and in the answers)
+fill_study_example = fill_doc(study_example="""\
+>>> import polars as pl, genexpy_nb as gx
+>>> df = pl.DataFrame({"dataset": [f"d{i}" for i in range(8) for _ in range(3)],
+...                    "model": ["a", "b", "c"] * 8,
+...                    "acc": [0.9, 0.8, 0.7, 0.9, 0.7, 0.8] * 4})
+>>> study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
+...                  higher_is_better=True)
+""")
+
+
+@fill_study_example
 def conclusions(
     study: Any,
     *,
@@ -659,12 +671,7 @@ def conclusions(
 
     Examples
     --------
-    >>> import polars as pl, genexpy_nb as gx
-    >>> df = pl.DataFrame({"dataset": [f"d{i}" for i in range(8) for _ in range(3)],
-    ...                    "model": ["a", "b", "c"] * 8,
-    ...                    "acc": [0.9, 0.8, 0.7, 0.9, 0.7, 0.8] * 4})
-    >>> study = gx.Study(df, alternatives="model", target="acc", generalize="dataset",
-    ...                  higher_is_better=True)
+    {study_example}
     >>> res = gx.conclusions(study, kinds=["best"])
     >>> res.select("observed", "verdict").row(0)
     ('a is the best', 'holds')

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .._numba.distributions import _enumerate_weak_orders, _sample_weak_orders
-from .._validation import GenexpyInputError, check_positive_int, rng_from_seed
+from .._validation import GenexpyInputError, check_positive_int, float_array, rng_from_seed
 
 __all__ = [
     "MAX_ENUMERATE_NA",
@@ -328,10 +328,7 @@ def check_pmf(rankings: Any, probs: Sequence[float] | np.ndarray
     ([[0, 1], [1, 0]], [0.25, 0.75])
     """
     support = check_rankings(rankings)
-    try:
-        p = np.asarray(probs, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GenexpyInputError("probs must be a list of numbers, one per ranking.") from None
+    p = float_array(probs, "probs must be a list of numbers, one per ranking.")
     if p.ndim != 1 or p.shape[0] != support.shape[0]:
         raise GenexpyInputError(
             f"probs: expected {support.shape[0]} probabilities (one per ranking), got shape "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -387,6 +387,15 @@ class Jaccard(Kernel):
         return 1.0 - delta
 
 
+def _decay(kernel: Kernel, rate: float | None, size: Callable[[int], float],
+           delta: float) -> float:
+    """``f(delta) = exp(-rate size(na) delta)`` of Mallows and RBF (``exp(-delta)`` unset)."""
+    if rate is None:
+        return math.exp(-delta)
+    kernel._need_resolved()
+    return math.exp(-rate * size(kernel.na) * delta)
+
+
 @_fill_na
 @dataclass(frozen=True)
 class Mallows(Kernel):
@@ -438,10 +447,7 @@ class Mallows(Kernel):
         return _mallows_gram(X, Y, float(self.nu))
 
     def _f(self, delta):
-        if self.nu is None:
-            return math.exp(-delta)
-        self._need_resolved()
-        return math.exp(-self.nu * math.comb(self.na, 2) * delta)
+        return _decay(self, self.nu, lambda na: math.comb(na, 2), delta)
 
 
 #: the scalings of the RBF kernel's scores (:class:`RBF`)
@@ -551,10 +557,7 @@ class RBF(Kernel):
         return _rbf_gram(X, Y, float(self.gamma))
 
     def _f(self, delta):
-        if self.gamma is None:
-            return math.exp(-delta)
-        self._need_resolved()
-        return math.exp(-self.gamma * self.na * delta)
+        return _decay(self, self.gamma, lambda na: na, delta)
 
     def spread(self, scores: np.ndarray) -> float:
         """Return the scale ``s`` of a configuration's scores (N, na).

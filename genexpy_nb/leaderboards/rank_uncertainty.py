@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .._codes import run_ends
 from .._validation import GenexpyInputError, check_seed, rng_from_seed
 
 __all__ = ["rank_probabilities", "rank_intervals", "top_group"]
@@ -84,13 +85,7 @@ def _place_counts(sums: np.ndarray) -> np.ndarray:
     # alternatives strictly better (the group's first sorted place) and the group's size
     order = np.argsort(sums, axis=1, kind="stable")
     srt = np.take_along_axis(sums, order, axis=1)
-    pos = np.broadcast_to(np.arange(na), (rep, na))
-    new = np.ones((rep, na), dtype=bool)
-    new[:, 1:] = srt[:, 1:] != srt[:, :-1]
-    last = np.ones((rep, na), dtype=bool)
-    last[:, :-1] = new[:, 1:]
-    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
-    end = np.minimum.accumulate(np.where(last, pos, na)[:, ::-1], axis=1)[:, ::-1]
+    start, end = run_ends(srt, starts=True)
     lower = np.empty((rep, na), dtype=np.int64)  # (rep, na): strictly better
     k = np.empty((rep, na), dtype=np.int64)  # tied, itself included
     np.put_along_axis(lower, order, start, axis=1)

@@ -38,6 +38,7 @@ import polars as pl
 from .. import config
 from .._validation import (
     GenexpyInputError,
+    axis_length,
     check_memory,
     check_positive_int,
     check_probability,
@@ -82,15 +83,8 @@ class Family:
     order: np.ndarray
     level: float
 
-    @property
-    def N(self) -> int:
-        """The number of conditions."""
-        return int(self.x.shape[0])
-
-    @property
-    def K(self) -> int:
-        """The number of alternatives."""
-        return int(self.x.shape[1])
+    N = axis_length("x", 0, "The number of conditions.")
+    K = axis_length("x", 1, "The number of alternatives.")
 
 
 def doubled_midranks(tiers: np.ndarray) -> np.ndarray:

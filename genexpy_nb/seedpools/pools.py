@@ -43,7 +43,7 @@ import polars as pl
 
 from .._escape import markdown_text, terminal_text
 from .._io import atomic_write, write_npz
-from .._validation import GenexpyInputError, check_positive_int, root_seed
+from .._validation import GenexpyInputError, axis_length, check_positive_int, root_seed
 from .._version import __version__
 from ._pool_files import read_meta, read_partial_config
 
@@ -296,15 +296,8 @@ class SeedPool:
     meta: dict[str, Any]
     name: str = ""
 
-    @property
-    def n_models(self) -> int:
-        """M, the number of models."""
-        return int(self.gaps.shape[0])
-
-    @property
-    def n_test(self) -> int:
-        """T, the number of test points."""
-        return int(self.gaps.shape[1])
+    n_models = axis_length("gaps", 0, "M, the number of models.")
+    n_test = axis_length("gaps", 1, "T, the number of test points.")
 
     @property
     def source(self) -> str:

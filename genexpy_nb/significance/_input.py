@@ -21,6 +21,7 @@ from .._validation import (
     GenexpyInputError,
     Keyword,
     check_choice,
+    float_array,
     keyword_values,
     require_columns,
     shared_keywords,
@@ -136,14 +137,9 @@ def _wide_frame_matrix(df: pl.DataFrame, block_col, alternatives, name) -> _Matr
 
 
 def _array_matrix(data, alternatives, name) -> _Matrix:
-    try:
-        values = np.asarray(data, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(
-            f"{name}: could not read it as a numeric matrix; rows of different lengths "
-            "(a ragged list) or non-numeric entries. Give one row per condition with one "
-            "value per alternative (NaN where missing)."
-        ) from None
+    values = float_array(data, f"{name}: could not read it as a numeric matrix; rows of "
+                         "different lengths (a ragged list) or non-numeric entries. Give one "
+                         "row per condition with one value per alternative (NaN where missing).")
     if values.ndim != 2:
         raise GenexpyInputError(
             f"{name}: expected a 2-d matrix (conditions x alternatives), got {values.ndim} "
@@ -348,10 +344,7 @@ def _complete_rows(values: np.ndarray, nan_policy: str, name: str, min_rows: int
 
 
 def _as_1d(x: Any, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(f"{name}: expected a sequence of numbers.") from None
+    arr = float_array(x, f"{name}: expected a sequence of numbers.")
     if arr.ndim != 1:
         raise GenexpyInputError(f"{name}: expected a 1-d sequence, got shape {arr.shape}.")
     if np.isinf(arr).any():

@@ -22,6 +22,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._codes import run_ends
+
 __all__ = ["signed_rank_pvalues", "signed_rank_tests"]
 
 
@@ -30,15 +32,9 @@ def _tie_groups(s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     ``s`` holds rows sorted ascending, NaN last; the starts are those of the non-NaN entries.
     """
-    p, m = s.shape
-    pos = np.broadcast_to(np.arange(m), (p, m))
-    new = np.ones((p, m), dtype=bool)
-    new[:, 1:] = s[:, 1:] != s[:, :-1]
-    last = np.ones((p, m), dtype=bool)
-    last[:, :-1] = new[:, 1:]
-    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
-    end = np.minimum.accumulate(np.where(last, pos, m)[:, ::-1], axis=1)[:, ::-1]
-    return start, end, new & (np.arange(m) < np.isfinite(s).sum(axis=1, keepdims=True))
+    start, end = run_ends(s, starts=True)
+    pos = np.arange(s.shape[1])
+    return start, end, (start == pos) & (pos < np.isfinite(s).sum(axis=1, keepdims=True))
 
 
 @lru_cache(maxsize=64)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import GenexpyInputError, check_choice
+from .._validation import GenexpyInputError, check_choice, float_array
 from ._results import McNemarResult, _degenerate
 
 __all__ = ["mcnemar", "mcnemar_table"]
@@ -123,10 +123,7 @@ def mcnemar(
     if table is not None:
         if y_true is not None or y_pred_a is not None or y_pred_b is not None:
             raise GenexpyInputError("mcnemar: give either the labels or table=..., not both.")
-        try:
-            tb = np.asarray(table, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise GenexpyInputError("table must be a 2 x 2 table of counts.") from None
+        tb = float_array(table, "table must be a 2 x 2 table of counts.")
         if tb.shape != (2, 2) or not np.isfinite(tb).all() or (tb < 0).any() or np.any(
             tb != np.round(tb)
         ):

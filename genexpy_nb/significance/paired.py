@@ -36,6 +36,7 @@ from .._validation import (
     GenexpyInputError,
     check_choice,
     check_positive_int,
+    float_array,
     rng_from_seed,
 )
 from ._input import _ALTERNATIVES, _paired_differences
@@ -343,10 +344,7 @@ def _as_5x2(a: Any, b: Any, func: str) -> np.ndarray:
     for name, v in (("a", a), ("b", b)):
         if v is None:
             continue
-        try:
-            arr = np.asarray(v, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise GenexpyInputError(f"{func}: {name} must hold numbers.") from None
+        arr = float_array(v, f"{func}: {name} must hold numbers.")
         if arr.size != 10 or arr.ndim not in (1, 2) or (arr.ndim == 2 and arr.shape != (5, 2)):
             raise GenexpyInputError(
                 f"{func}: {name} must hold the 10 scores of 5 repetitions x 2 folds, shape "

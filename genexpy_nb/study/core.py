@@ -19,6 +19,7 @@ from .._validation import (
     check_probability,
     check_reserved_names,
     check_score_range,
+    fill_doc,
     finite_mean,
     require_columns,
     to_polars,
@@ -136,6 +137,13 @@ def _as_list(name: str, value: str | Sequence[str] | None) -> list[str]:
         if not isinstance(v, str):
             raise GenexpyInputError(f"{name} must hold column names (str), got {v!r}.")
     return out
+
+
+#: the entry of a method of one configuration
+_fill_key_doc = fill_doc(key="""\
+key : int, mapping or sequence
+    The configuration, as :meth:`config_id` takes it.
+""")
 
 
 class Study:
@@ -803,13 +811,13 @@ class Study:
             "filter)."
         )
 
+    @_fill_key_doc
     def sample(self, key: int | Mapping[str, Any] | Sequence[Any]) -> ConfigurationSample:
         """Return the observed results of one configuration.
 
         Parameters
         ----------
-        key : int, mapping or sequence
-            The configuration, as :meth:`config_id` takes it.
+        {key}
 
         Returns
         -------
@@ -823,13 +831,13 @@ class Study:
         for cid in sorted(self._samples):
             yield self._samples[cid]
 
+    @_fill_key_doc
     def rankings_frame(self, key: int | Mapping[str, Any] | Sequence[Any]) -> pl.DataFrame:
         """Return the rankings of one configuration as a tidy frame.
 
         Parameters
         ----------
-        key : int, mapping or sequence
-            The configuration, as :meth:`config_id` takes it.
+        {key}
 
         Returns
         -------

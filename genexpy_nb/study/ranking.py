@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from .._codes import unique_rows
-from .._validation import REQUIRED, GenexpyInputError, check_direction
+from .._validation import REQUIRED, GenexpyInputError, check_direction, float_array
 
 __all__ = ["TIE_ATOL", "TIE_FLOAT_FLOOR", "TIE_RTOL", "check_tie_tolerances", "first_rows",
            "lex_codes", "rank_scores", "sorted_codes", "tie_tolerance"]
@@ -125,12 +125,8 @@ def rank_scores(
     """
     higher_is_better = check_direction(higher_is_better, "rank_scores")
     rtol, atol = check_tie_tolerances(rtol, atol)
-    try:
-        s = np.array(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(
-            "scores must be numbers (a float matrix: conditions x alternatives)."
-        ) from None
+    s = float_array(scores, "scores must be numbers (a float matrix: conditions x alternatives).",
+                    copy=True)
     if s.ndim == 1:
         s = s[None, :]
     if s.ndim != 2:

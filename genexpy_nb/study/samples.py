@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from .._validation import axis_length
+
 __all__ = ["ConfigurationSample", "FilterReport"]
 
 
@@ -177,15 +179,8 @@ class ConfigurationSample:
     #: the scores as each kind of score kernel sees them (:meth:`data_for`), made once
     _prepared: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    @property
-    def N(self) -> int:
-        """The number of conditions (rows)."""
-        return int(self.rankings.shape[0])
-
-    @property
-    def na(self) -> int:
-        """The number of alternatives (columns)."""
-        return int(self.rankings.shape[1])
+    N = axis_length("rankings", 0, "The number of conditions (rows).")
+    na = axis_length("rankings", 1, "The number of alternatives (columns).")
 
     def data_for(self, kernel) -> np.ndarray:
         """Return the array a kernel works on.

@@ -12,6 +12,7 @@ from .._validation import (
     as_float_grid,
     check_positive_number,
     check_probability,
+    float_array,
 )
 
 #: default deep-ensemble sizes of the ensemble study (robust-KS paper Sec. V, paper Table I)
@@ -28,12 +29,7 @@ def as_gaps(name: str, x: Any, *, ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
     Raises GenexpyInputError naming ``name`` for a wrong number of dimensions, an empty
     test set or a NaN/inf value.
     """
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise GenexpyInputError(
-            f"{name} must be a numeric array of logit gaps, got {type(x).__name__}."
-        ) from None
+    arr = float_array(x, f"{name} must be a numeric array of logit gaps, got {type(x).__name__}.")
     if arr.ndim not in ndim:
         shapes = " or ".join({1: "(T,)", 2: "(models, T)"}[d] for d in ndim)
         raise GenexpyInputError(
