@@ -26,7 +26,9 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
 
     ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2``, P the pairs ordered the same strict way
     by both rankings (a reversed pair counts 1, tied in one ranking only 1/2, tied in both
-    0; paper App. B); twice n_d is an integer, so every path gives exact counts. Moderate
+    0; paper App. B); twice n_d is an integer, so every path gives exact counts. Rankings
+    with few tie levels (0/1 item correctness: two): P from the contingency tables of the
+    levels (:func:`_concordant_levels`, ``config.ROUTES.mallows_levels_max``). Moderate
     inputs: P as BLAS products of 0/1 "a above b" matrices, in chunks of alternatives.
     Large: the same product on bit matrices with popcounts (``na^2 / 64`` word operations per
     pair, in chunks of alternatives: memory linear in the support).
