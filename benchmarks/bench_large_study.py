@@ -13,10 +13,18 @@ baseline on (the default):
   delta* = 0.05, the resampled estimate) over several seeds of the resampling, with the
   full grid's seed-to-seed range and interval.
 
+``--items DIR``: the n* analysis of ``genexpy-nb report`` (Jaccard k=1 and Mallows, the
+baseline, rep 200) on the 20 x 5,000 items board of ``bench_report.py`` (0/1 correctness:
+rankings with two tie levels), each run a fresh process, interleaved with the same run on
+the package at DIR (e.g. ``git archive <commit> genexpy_nb | tar -x -C DIR``): medians,
+their ratio, the load, whether the n* frames are equal and the MMD samples' largest
+relative difference.
+
 Usage::
 
     nice python benchmarks/bench_large_study.py --threads 1 2
     nice python benchmarks/bench_large_study.py --validate --seeds 5
+    nice python benchmarks/bench_large_study.py --items /tmp/before --repeat 3
 """
 
 from __future__ import annotations
@@ -178,6 +186,60 @@ def sweep(Ns, names, na: int, repeat: int, threads: int) -> None:
         prev = N
 
 
+ITEMS_RUN = r'''
+import sys, time
+import numpy as np, polars as pl
+import genexpy_nb as gx
+from genexpy_nb import config
+from genexpy_nb.generalizability.analysis import GeneralizabilityAnalysis
+from genexpy_nb.generalizability.kernels import default_questions
+study = gx.Study(pl.read_csv(sys.argv[1]), alternatives="model", target="accuracy",
+                 generalize="dataset", higher_is_better=True)
+t = time.perf_counter()
+an = GeneralizabilityAnalysis(study, default_questions(), progress=False)
+res = an.nstar(alphas=[config.HEADLINE_ALPHA], deltas=[config.HEADLINE_DELTA])
+print(time.perf_counter() - t)
+cd = next(iter(an.dists.values()))
+np.savez(sys.argv[2], mmd=cd.mmd, null=cd.null_mmd)
+res.write_parquet(sys.argv[2] + ".parquet")
+'''
+
+
+def items(other: str, repeat: int) -> None:
+    """The n* analysis on the 20 x 5,000 items board, here and at ``other``, interleaved."""
+    import os
+    import statistics
+    import tempfile
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_report import _board
+
+    here = str(Path(__file__).resolve().parent.parent)
+    with tempfile.TemporaryDirectory() as tmp:
+        board = Path(tmp) / "board.csv"
+        _board(20, 5000, True, board)
+        times: dict[str, list[float]] = {"this": [], "other": []}
+        for _ in range(repeat):
+            for key, path in (("other", other), ("this", here)):
+                env = {**os.environ, "PYTHONPATH": path}
+                out = subprocess.run([sys.executable, "-c", ITEMS_RUN, str(board),
+                                      f"{tmp}/{key}.npz"], env=env, capture_output=True,
+                                     text=True, check=True, cwd=tmp)  # not this folder
+                times[key].append(float(out.stdout.split()[-1]))
+                print(f"{key}: {times[key][-1]:.2f} s (load {os.getloadavg()[0]:.1f})",
+                      flush=True)
+        a, b = (statistics.median(times[k]) for k in ("other", "this"))
+        print(f"median {a:.2f} s -> {b:.2f} s: {a / b:.2f}x")
+        fa, fb = (pl.read_parquet(f"{tmp}/{k}.npz.parquet") for k in ("other", "this"))
+        print("n* frames equal:", fa.equals(fb))
+        za, zb = np.load(f"{tmp}/other.npz"), np.load(f"{tmp}/this.npz")
+        for k in ("mmd", "null"):
+            rel = np.max(np.abs(za[k] - zb[k]) / np.maximum(np.abs(za[k]), 1e-300))
+            print(f"{k}: largest relative difference {rel:.2g}, "
+                  f"{np.mean(za[k] != zb[k]):.1%} of the values not bit-identical")
+
+
 def main(argv=None) -> None:
     """Parse the arguments and run the benchmarks."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -194,7 +256,12 @@ def main(argv=None) -> None:
                    help="time N and N + 1 for each N given, warm, interleaved, in one "
                         "process (the smoothness of the time in N)")
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--items", metavar="DIR", default=None,
+                   help="the 20 x 5,000 items board against the package at DIR")
     a = p.parse_args(argv)
+    if a.items:
+        items(a.items, a.repeat)
+        return
     if a.one:
         print(json.dumps(one(*a.one)))
         return

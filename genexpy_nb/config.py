@@ -137,6 +137,11 @@ class Routes:
     #: Mallows matrix: up to this many multiply-adds (rows_x * rows_y * na^2) through BLAS on
     #: 0/1 single-precision matrices (exact counts); beyond, the numba popcount kernel
     mallows_blas_max: float = 6e9
+    #: Mallows matrix: from the contingency tables of the rankings' L tie levels when their
+    #: cost per entry, (L - 1)^2 (2 na + 2), is at most this times the na^2 of the routes
+    #: above (L = 2, 0/1 item correctness, from na = 18 on; L = 3 from na = 68); the same
+    #: exact counts
+    mallows_levels_max: float = 0.12
     #: RBF matrix: up to this many entries (rows_x * rows_y * na) through NumPy in blocks;
     #: beyond, the numba kernel on threads
     rbf_numpy_max: float = 1e8
@@ -365,7 +370,8 @@ def allow_seconds(seconds: float) -> Iterator[Limits]:
         LIMITS.max_seconds = old
 
 #: the bounds that send every computation to its numba kernel, even on tiny inputs
-_NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
+_NUMBA_ROUTE = {"mallows_blas_max": -1, "mallows_levels_max": -1, "rbf_numpy_max": -1,
+                "mmd_small_m": -1,
                 "mmd_dense_fraction_small": 2.0, "mmd_dense_fraction_large": 2.0,
                 "mmd_gather_max_work": -1, "pairs_bucket_min_work": 0,
                 "grid_bucket_min_work": 0,
@@ -374,7 +380,7 @@ _NUMBA_ROUTE = {"mallows_blas_max": -1, "rbf_numpy_max": -1, "mmd_small_m": -1,
                 "holm_numpy_max_work": -1, "plan_numpy_max_work": -1,
                 "leaderboards_numpy_max_work": -1}
 #: the bounds that keep every computation on NumPy wherever it has a NumPy path
-_NUMPY_ROUTE = {"mallows_blas_max": math.inf, "rbf_numpy_max": math.inf,
+_NUMPY_ROUTE = {"mallows_blas_max": math.inf, "mallows_levels_max": -1, "rbf_numpy_max": math.inf,
                 "mmd_small_m": math.inf, "mmd_gather_max_work": math.inf,
                 "pairs_bucket_min_work": math.inf, "grid_bucket_min_work": math.inf,
                 "ks_numpy_max_work": math.inf,

@@ -26,7 +26,9 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
 
     ``n_d = C(na, 2) - P - (tied_x + tied_y) / 2``, P the pairs ordered the same strict way
     by both rankings (a reversed pair counts 1, tied in one ranking only 1/2, tied in both
-    0; paper App. B); twice n_d is an integer, so every path gives exact counts. Moderate
+    0; paper App. B); twice n_d is an integer, so every path gives exact counts. Rankings
+    with few tie levels (0/1 item correctness: two): P from the contingency tables of the
+    levels (:func:`_concordant_levels`, ``config.ROUTES.mallows_levels_max``). Moderate
     inputs: P as BLAS products of 0/1 "a above b" matrices, in chunks of alternatives.
     Large: the same product on bit matrices with popcounts (``na^2 / 64`` word operations per
     pair, in chunks of alternatives: memory linear in the support).
@@ -35,14 +37,72 @@ def _mallows_gram(X: np.ndarray, Y: np.ndarray, nu: float) -> np.ndarray:
     na = X.shape[1]
     c2 = na * (na - 1)
     nx, ny = X.shape[0], Y.shape[0]
-    if float(nx) * ny * na * na <= config.ROUTES.mallows_blas_max:
+    LX = _levels(X)
+    LY = LX if sym else _levels(Y)
+    L = max(int(LX.max(initial=0)), int(LY.max(initial=0))) + 1
+    if (L - 1) ** 2 * (2 * na + 2) <= config.ROUTES.mallows_levels_max * na * na:
+        P = _concordant_levels(LX, LY, L)
+    elif float(nx) * ny * na * na <= config.ROUTES.mallows_blas_max:
         P = _concordant_blas(X, Y, sym)
     else:
         P = _concordant_bits(X, Y, sym)
     tx = _tied_pairs(X)
     ty = tx if sym else _tied_pairs(Y)
-    nd2 = c2 - 2.0 * P - tx[:, None] - ty[None, :]
-    return np.exp(-nu * 0.5 * nd2)
+    # nd2 = c2 - 2 P - tx - ty in place (exact integers in float64: the same numbers in
+    # any order), then exp(-nu nd2 / 2)
+    nd2 = np.multiply(P, -2.0, out=P) if P.dtype == np.float64 else -2.0 * P
+    nd2 += c2
+    nd2 -= tx[:, None]
+    nd2 -= ty[None, :]
+    np.multiply(nd2, -nu * 0.5, out=nd2)
+    return np.exp(nd2, out=nd2)
+
+
+def _levels(R: np.ndarray) -> np.ndarray:
+    """Each ranking's tiers as dense levels 0, 1, ..., L - 1 (the same order, ties kept)."""
+    if R.size == 0:
+        return np.zeros(R.shape, dtype=np.int64)
+    order = np.argsort(R, axis=1, kind="stable")
+    S = np.take_along_axis(R, order, axis=1)
+    d = np.zeros(S.shape, dtype=np.int64)
+    np.cumsum(S[:, 1:] != S[:, :-1], axis=1, out=d[:, 1:])
+    out = np.empty_like(d)
+    np.put_along_axis(out, order, d, axis=1)
+    return out
+
+
+def _concordant_levels(X: np.ndarray, Y: np.ndarray, L: int) -> np.ndarray:
+    """P (see :func:`_mallows_gram`) from the contingency tables of the rankings' levels.
+
+    X, Y hold dense levels below L (:func:`_levels`). With ``n_pq`` the alternatives at
+    level p in x and q in y and ``s_pq`` those above p in x and above q in y, the pairs
+    ordered the same strict way by both are ``P = sum_{p, q < L - 1} n_pq s_pq``: 2 (L -
+    1)^2 BLAS products of 0/1 matrices (rows x na) instead of one of width na^2 (two
+    tie levels, as 0/1 item correctness: 2 against na^2 / na products). Exact: every count
+    is an integer below 2^53.
+    """
+    from .._numba import run_blocks
+
+    nx, na = X.shape
+    ny = Y.shape[0]
+    P = np.empty((nx, ny))
+    eq_y = [(Y == q).astype(np.float64) for q in range(L - 1)]
+    gt_y = [(Y > q).astype(np.float64) for q in range(L - 1)]
+
+    def block(r0: int, r1: int) -> None:
+        x, out = X[r0:r1], P[r0:r1]
+        out[...] = 0.0
+        for p in range(L - 1):
+            eq_x, gt_x = (x == p).astype(np.float64), (x > p).astype(np.float64)
+            for q in range(L - 1):
+                n = eq_x @ eq_y[q].T
+                n *= gt_x @ gt_y[q].T
+                out += n
+
+    # row blocks on threads (exact counts: the same numbers however the rows are cut)
+    run_blocks(block, nx, 2.0 * nx * ny * na * (L - 1) ** 2,
+               block_rows=max(1, _NUMPY_BLOCK_BYTES // (8 * max(1, ny))))
+    return P
 
 
 def _concordant_blas(X: np.ndarray, Y: np.ndarray, sym: bool) -> np.ndarray:

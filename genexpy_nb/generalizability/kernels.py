@@ -375,10 +375,14 @@ class Jaccard(Kernel):
         tx = (X < self.k).astype(np.float64)
         ty = tx if Y is X else (Y < self.k).astype(np.float64)
         inter = tx @ ty.T
-        union = tx.sum(axis=1)[:, None] + ty.sum(axis=1)[None, :] - inter
-        out = np.ones_like(inter)
-        np.divide(inter, union, out=out, where=union > 0)
-        return out
+        sx, sy = tx.sum(axis=1), ty.sum(axis=1)
+        union = sx[:, None] + sy[None, :]
+        union -= inter
+        # in place: the union is 0 only between two empty top sets, whose value is 1
+        with np.errstate(invalid="ignore"):
+            np.divide(inter, union, out=inter)
+        inter[np.ix_(sx == 0, sy == 0)] = 1.0
+        return inter
 
     def _class_key(self, X):
         return (X < self.k).astype(np.int8)

@@ -326,13 +326,16 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
 
     ``MMD^2 = c' K c / n^2`` with ``c`` a pair's count differences on the m support points:
     the pairs go in groups (at most ``_DENSE_BYTES`` of ``c`` and ``K c``); for each group
-    the matrix is read in row blocks of ``_DENSE_BLOCK_ROWS`` (from the support's matrix,
-    or computed on the fly from the support's results, ``sup.kernel.gram``: the same
-    values) and each block multiplies its rows of ``c`` for every pair of the group (BLAS,
-    in products of ``_DENSE_PAIRS`` pairs: the same bits at any thread count). Each block
-    is read once for many pairs, so the products run at the processor's rate where one
-    product per 100 pairs over the whole matrix waited on memory; on the fly, the matrix
-    is computed once per group, and memory stays linear in m.
+    the matrix is read in row blocks of ``_DENSE_BLOCK_ROWS`` from the diagonal on (from
+    the support's matrix, or computed on the fly from the support's results,
+    ``sup.kernel.gram``: the same values) and each block multiplies its rows of ``c`` for
+    every pair of the group (BLAS, in products of ``_DENSE_PAIRS`` pairs: the same bits at
+    any thread count); K being symmetric, ``c' K c`` is the diagonal blocks' terms plus
+    twice those right of them: half the multiply-adds of whole rows (the same values to
+    about 1e-14, summed in another order). Each block is read once for many pairs, so the
+    products run at the processor's rate where one product per 100 pairs over the whole
+    matrix waited on memory; on the fly, the upper part of the matrix is computed once per
+    group, and memory stays linear in m.
     """
     from .._numba import run_blocks
 
@@ -357,18 +360,22 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
             C[at:at + k] = np.bincount(idx.ravel(), weights=np.tile(signs, k),
                                        minlength=k * m).reshape(k, m)
             at += k
-        Y = np.zeros_like(C)
+        v = np.zeros(len(part))
         for b0 in range(0, m, _DENSE_BLOCK_ROWS):
             b1 = min(m, b0 + _DENSE_BLOCK_ROWS)
-            Kb = (sup.K[b0:b1] if sup.has_matrix else np.ascontiguousarray(
-                sup.kernel.gram(rows[b0:b1], rows), dtype=np.float64))
+            # the block's rows from the diagonal on: c' K c = the diagonal blocks' terms +
+            # twice those above them (K symmetric), half the products of the whole rows
+            Kb = (sup.K[b0:b1, b0:] if sup.has_matrix else np.ascontiguousarray(
+                sup.kernel.gram(rows[b0:b1], rows[b0:]), dtype=np.float64))
 
-            def product(r0: int, r1: int, Kb=Kb, b0=b0, b1=b1, Y=Y, C=C) -> None:
-                Y[r0:r1] += C[r0:r1, b0:b1] @ Kb
+            def product(r0: int, r1: int, Kb=Kb, b0=b0, b1=b1, v=v, C=C) -> None:
+                Z = C[r0:r1, b0:b1] @ Kb
+                d = np.einsum("rm,rm->r", Z[:, :b1 - b0], C[r0:r1, b0:b1])
+                d += 2.0 * np.einsum("rm,rm->r", Z[:, b1 - b0:], C[r0:r1, b1:])
+                v[r0:r1] += d
 
-            run_blocks(product, len(part), 2.0 * len(part) * (b1 - b0) * m,
+            run_blocks(product, len(part), 1.0 * len(part) * (b1 - b0) * (2 * m - b0 - b1),
                        block_rows=_DENSE_PAIRS)
-        v = np.einsum("rm,rm->r", Y, C)
         at = 0
         for j in sizes:
             take = [r for jj, r in part if jj == j]

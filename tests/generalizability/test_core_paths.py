@@ -25,6 +25,7 @@ mmod = importlib.import_module("genexpy_nb.generalizability.mmd")  # the module,
 
 def _force_numba(monkeypatch):
     monkeypatch.setattr(config.ROUTES, "mallows_blas_max", -1)
+    monkeypatch.setattr(config.ROUTES, "mallows_levels_max", -1)
     monkeypatch.setattr(config.ROUTES, "rbf_numpy_max", -1)
     monkeypatch.setattr(config.ROUTES, "mmd_small_m", -1)
     monkeypatch.setattr(config.ROUTES, "mmd_gather_max_work", -1)
@@ -35,6 +36,7 @@ def _force_numba(monkeypatch):
 def _force_numpy_blocks(monkeypatch):
     """The NumPy paths of moderate inputs, in the smallest blocks (one alternative or one
     row of the kernel matrix, one pair of samples at a time)."""
+    monkeypatch.setattr(config.ROUTES, "mallows_levels_max", -1)
     monkeypatch.setattr(_gram, "_NUMPY_BLOCK_BYTES", 8)
     monkeypatch.setattr(config.ROUTES, "mmd_small_m", -1)
     monkeypatch.setattr(mmod, "_GATHER_BLOCK", 1)
@@ -110,6 +112,48 @@ def test_mallows_paths_agree_bit_for_bit(monkeypatch):
     # worked example (paper Example 4.1) on the bitset path
     assert Mallows().resolve(3)(np.array([0, 0, 0]), np.array([0, 1, 1])) == pytest.approx(
         math.exp(-1 / 3))
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(X=rankings(), Y=rankings(), block=st.sampled_from([8, 100, 2**30]))
+def test_mallows_tie_levels_match_naive_and_the_other_routes(monkeypatch, X, Y, block):
+    """The contingency tables of the tie levels (tiers with gaps and repeats, all tied,
+    X and Y apart, row blocks of one row): the naive values, and the very bits of the
+    "above" routes."""
+    na = min(X.shape[1], Y.shape[1])
+    X, Y = np.ascontiguousarray(X[:, :na]), np.ascontiguousarray(Y[:, :na])
+    if na < 2:
+        return
+    monkeypatch.setattr(_gram, "_NUMPY_BLOCK_BYTES", block)
+    k = Mallows(nu=0.05).resolve(na)
+    with config.force_route(mallows_levels_max=math.inf):
+        fast, sym = k.gram(X, Y), k.gram(X)
+    slow = naive.gram(lambda r, s: naive.mallows(r, s, 0.05), X.tolist(), Y.tolist())
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-14)
+    assert np.array_equal(sym, sym.T)
+    for route in ("numba", "numpy"):
+        with config.force_route(route):
+            assert np.array_equal(k.gram(X, Y), fast) and np.array_equal(k.gram(X), sym)
+
+
+def test_mallows_levels_are_dense_tiers_and_binary_rankings_take_them():
+    R = np.array([[5, 5, 9, 1], [0, 0, 0, 0], [7, 3, 3, 100]])
+    assert _gram._levels(R).tolist() == [[1, 1, 2, 0], [0, 0, 0, 0], [1, 0, 0, 2]]
+    # 0/1 correctness of 20 models on items: L = 2, the levels route by default
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, (30, 20))
+    k = Mallows().resolve(20)
+    calls = []
+    real = _gram._concordant_levels
+    try:
+        _gram._concordant_levels = lambda *a: calls.append(1) or real(*a)
+        K = k.gram(X)
+    finally:
+        _gram._concordant_levels = real
+    assert calls
+    np.testing.assert_allclose(K, naive.gram(lambda r, s: naive.mallows(r, s, k.nu),
+                                             X.tolist(), X.tolist()), rtol=1e-12)
 
 
 def test_rbf_rows_match_naive(large_paths):

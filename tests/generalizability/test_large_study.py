@@ -210,3 +210,36 @@ def test_every_split_of_the_routes_gives_the_naive_values(support_m, matrix_m):
     pairs = large.large_pairs(N, ns, 12, 99)
     ref = np.array([[mmd(R[IX[r]], R[IY[r]], kern) for r in range(12)] for IX, IY in pairs])
     np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("which", ["jaccard", "mallows"])
+@pytest.mark.parametrize("matrix_m", [10**9, 10])
+@pytest.mark.parametrize("block_rows", [7, 64])
+def test_dense_blocks_upper_triangle_equals_the_naive_mmd(monkeypatch, which, matrix_m,
+                                                          block_rows):
+    # every size through the row blocks (the diagonal block once, those above it twice),
+    # with many blocks and a shorter last one, the matrix kept or computed in blocks; 0/1
+    # rankings (two tie levels) and all-tied rows
+    import naive
+
+    monkeypatch.setattr(large, "_DENSE_BLOCK_ROWS", block_rows)
+    monkeypatch.setattr(large, "_DENSE_PAIRS", 5)
+    rng = np.random.default_rng(3)
+    Nb, na = 120, 6
+    R = rng.integers(0, 2, (Nb, na))
+    R[::9] = 0
+    kern = (Jaccard(k=1) if which == "jaccard" else Mallows()).resolve(na)
+    ns = np.array([2, 5, 12, 40])
+    with config.force_route(large_support_m=10, large_matrix_m=matrix_m,
+                            mmd_dense_fraction_small=0.0, mmd_dense_fraction_large=0.0):
+        sup = large.large_support(kern, R)
+        assert sup.m > 2 * block_rows or block_rows == 64
+        out = large.mmd_grid(sup, Nb, ns, 6, 11)
+    f = ((lambda r, s: naive.jaccard(r, s, 1) if min(r) == 0 or min(s) == 0 else 1.0)
+         if which == "jaccard" else (lambda r, s: naive.mallows(r, s, kern.nu)))
+    pairs = large.large_pairs(Nb, ns, 6, 11)
+    ref = np.array([[naive.mmd(f, R[IX[r]].tolist(), R[IY[r]].tolist()) for r in range(6)]
+                    for IX, IY in pairs])
+    np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-7)
+    quick = np.array([[mmd(R[IX[r]], R[IY[r]], kern) for r in range(6)] for IX, IY in pairs])
+    np.testing.assert_allclose(out, quick, rtol=1e-12, atol=1e-12)
