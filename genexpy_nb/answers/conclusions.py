@@ -749,13 +749,17 @@ def tier_lines(tiers: Any, config_id: Any, unit: str, units: str, max_items: int
     level = float(t["level"][0])
     out = [f"Tiers ({numbers.share(level)} for all alternatives at once): "
            + " | ".join(", ".join(g) for g in groups) + "."]
+    if any(len(g) > 1 for g in groups):
+        out.append("A pair settled among the pairs (Holm) can sit inside a tier, and a cut "
+                   f"can need more {units} than its pair: a cut needs every pair across it "
+                   "shown together.")
     plan = [r for r in t.iter_rows(named=True) if r["more"] is not None]
     plan.sort(key=lambda r: r["more"])
     for r in plan[:max_items]:
         hi = r["more_hi"]
         span = (numbers.count_interval(r["more_lo"], hi)
                 if hi is not None and math.isfinite(hi)
-                else f"{numbers.count(r['more_lo'])} or more")
+                else f"at least {numbers.count(r['more_lo'])}")
         out.append(f"To split {r['above']} from {r['below']}: {numbers.count(r['more'])} "
                    f"more {units} (the same test then shows it with predicted probability "
                    f"{numbers.prob(r['assurance_at_more'])} ± {numbers.prob(r['mc_error'])}, "
