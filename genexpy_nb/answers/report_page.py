@@ -919,10 +919,7 @@ def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
            f"probability {numbers.setting(a)} in a predictive simulation (effects drawn "
            "given the data, "
            f"future {unit}s drawn, the test re-run; in simulated studies such promises "
-           "were kept in 83-100% of the cases). A tier is one statement about every "
-           "alternative at once: a pair the answer above calls settled (judged among the "
-           "pairs with Holm's correction) can sit inside one tier, because a cut needs "
-           "every pair across it shown together.")
+           "were kept in 83-100% of the cases).")
     return _section("tiers", "Tiers", how, blocks)
 
 
