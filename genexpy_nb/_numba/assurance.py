@@ -211,7 +211,9 @@ def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval):
     ``|t|`` (``cell(x) = int((x - crit[-1]) inv_h)``, monotone in x, the same formula for the
     critical values, so a statistic in a cell above crit[i]'s exceeds it) and sorted into
     them; walking the cells from the top, only a cell holding a crit[i] with ``F(i)`` not
-    already above i is looked at value by value (its values sorted, exact comparisons).
+    already above i is looked at value by value (its values sorted in place, exact
+    comparisons: a cell holds a few values, and an allocation per cell cost more than the
+    sort).
 
     Parameters
     ----------
@@ -264,20 +266,36 @@ def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval):
             cnt[c] += 1
     above = S  # statistics in the cells above the current one
     for c in range(C1 - 1, -1, -1):
-        n_c = start[c + 1] - start[c]
+        s0 = start[c]
+        n_c = start[c + 1] - s0
         lo = ilo[c]
         hi = ihi[c]
         if lo < hi and above < hi:  # some crit[i] of this cell may stop the procedure
-            seg = np.sort(sval[start[c]: start[c + 1]])
-            p = n_c  # the cell's statistics above crit[i]: seg[p:]
+            _sort_small(sval, s0, s0 + n_c)
+            p = n_c  # the cell's statistics above crit[i]: sval[s0 + p: s0 + n_c]
             for i in range(lo, hi):
                 cr = crit[i]
-                while p > 0 and seg[p - 1] > cr:
+                while p > 0 and sval[s0 + p - 1] > cr:
                     p -= 1
                 if above + n_c - p <= i:
                     return i
         above += n_c
     return P
+
+
+@jit_exact
+def _sort_small(v, a, b):
+    """Sort ``v[a:b]`` in place: insertion sort for a few values (no allocation), else NumPy's."""
+    if b - a > 16:
+        v[a:b].sort()
+        return
+    for u in range(a + 1, b):
+        x = v[u]
+        w = u - 1
+        while w >= a and v[w] > x:
+            v[w + 1] = v[w]
+            w -= 1
+        v[w + 1] = x
 
 
 @jit_exact(error_model="numpy")

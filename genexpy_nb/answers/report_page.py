@@ -905,8 +905,10 @@ def _tiers_section(rep: dict, study: Study, unit: str) -> _Section:
     from .conclusions import tier_lines
 
     a = rep.get("assurance", 0.8)
-    t = tiers(study, level=rep["alpha"], assurance=a, seed=rep["seed"], progress=False)
-    rep["tiers"] = t
+    if rep.get("tiers") is None:  # computed beside the other analyses by report()
+        rep["tiers"] = tiers(study, level=rep["alpha"], assurance=a, seed=rep["seed"],
+                             progress=False)
+    t = rep["tiers"]
     blocks: list = []
     for cid in dict.fromkeys(t["config_id"].to_list()):
         blocks.append(Heading(3, Data(_config_label(study, cid))))
@@ -1091,6 +1093,73 @@ def estimate_steps(study: Study, kernels: Sequence[Any] | None = None, *,
             "the page": rows * c.page_row_ns * 1e-9}
 
 
+def _analyses(parts: dict[str, Any], study: Study, steps: Any, cost: Mapping[str, float], *,
+              kernels: list[Any], unit: str, basis: tuple[str, str]) -> None:
+    """Run the page's analyses into ``parts``: four independent streams at once.
+
+    The conclusions (with the plan) on the calling thread; the classical tests with the
+    rank tables and the aggregates, the tiers, and n* each on a thread of their own. Each
+    draws from its own seeded stream, so the page is the same bits whatever the order in
+    which they finish; the compiled kernels release the GIL, so one stream's kernels run
+    while another's Python builds its rows (on two cores: the report of a 300 x 50
+    leaderboard in about two thirds of the time of one stream after another). BLAS runs
+    on one thread throughout (the streams are the parallelism; a product's bits then do
+    not depend on what runs beside it).
+    """
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .._numba import one_blas_thread
+    from ..config import allow_seconds
+    from ..generalizability import analyze, conclusions
+    from ..generalizability.planner import plan
+    from ..leaderboards import tiers
+
+    alpha, delta, seed, rope = parts["alpha"], parts["delta"], parts["seed"], parts["rope"]
+    missing = parts["missing"]
+
+    def tests() -> None:
+        tests_missing = "available" if missing == "available" else "study"
+        parts["comparisons"] = {s.config_id: _comparison(study, s.config_id, alpha=1 - alpha,
+                                                         missing=tests_missing, basis=basis,
+                                                         unit=unit)
+                                for s in study.samples()}
+        parts["rank_probabilities"], parts["rank_intervals"] = _rank_tables(
+            study, rep=RANK_REP, seed=seed)
+        parts["aggregates"], parts["bayesian"] = _beyond_p_values(
+            study, parts["comparisons"], rope=rope, seed=seed)
+
+    def nstar() -> None:
+        parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
+                                 estimators=["resample"], rep=parts["nrep"], seed=seed,
+                                 progress=False)
+
+    def tier_table() -> None:
+        parts["tiers"] = tiers(study, level=alpha, assurance=parts["assurance"], seed=seed,
+                               progress=False)
+
+    with one_blas_thread(), allow_seconds(math.inf), ThreadPoolExecutor(
+            max_workers=3, thread_name_prefix="genexpy_nb-report") as pool:
+        # the costs were estimated and allowed above, for the whole page
+        # each in a copy of this context: the words of the surface that called (options
+        # named as on the command line or as keywords) carry over
+        streams = [pool.submit(contextvars.copy_context().run, f)
+                   for f in (nstar, tier_table, tests)]
+        try:
+            parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
+                                               progress=False,
+                                               sequential=parts["sequential"],
+                                               assurance=parts["assurance"])
+            parts["plan"] = plan(parts["conclusions"], alpha=alpha, delta=delta)
+            steps.update(cost["conclusions"])
+            for f in streams:
+                f.result()
+            steps.update(cost["classical tests"] + cost["beyond p-values"] + cost["n*"])
+        finally:  # an error in one stream: the others are not waited for longer than needed
+            for f in streams:
+                f.cancel()
+
+
 # ---- the entry point ---------------------------------------------------------------------
 
 
@@ -1224,10 +1293,7 @@ def report(
     ([['a']], 7)
     """
     from .._progress import check_cost, cost_bar
-    from ..config import allow_seconds
-    from ..generalizability import analyze, conclusions
     from ..generalizability.kernels import default_questions
-    from ..generalizability.planner import plan
     from .conclusions import condition_word
 
     generalize = alias("generalize", generalize, "blocks", blocks, "report")
@@ -1277,27 +1343,7 @@ def report(
                           "fewer kinds, gx.analyze), cost less.")
     with cost_bar("study report", est, total=sum(cost.values()),
                   disable=not progress) as steps:
-        parts["conclusions"] = conclusions(study, alpha=alpha, delta=delta, seed=seed,
-                                           progress=False, sequential=sequential,
-                                           assurance=assurance)
-        parts["plan"] = plan(parts["conclusions"], alpha=alpha, delta=delta)
-        steps.update(cost["conclusions"])
-        tests_missing = "available" if missing == "available" else "study"
-        parts["comparisons"] = {s.config_id: _comparison(study, s.config_id, alpha=1 - alpha,
-                                                         missing=tests_missing, basis=basis,
-                                                         unit=unit)
-                                for s in study.samples()}
-        steps.update(cost["classical tests"])
-        parts["rank_probabilities"], parts["rank_intervals"] = _rank_tables(
-            study, rep=RANK_REP, seed=seed)
-        parts["aggregates"], parts["bayesian"] = _beyond_p_values(
-            study, parts["comparisons"], rope=rope, seed=seed)
-        steps.update(cost["beyond p-values"])
-        with allow_seconds(math.inf):  # estimated and allowed above, with the rest
-            parts["nstar"] = analyze(study, kernels, alphas=[alpha], deltas=[delta],
-                                     estimators=["resample"], rep=rep, seed=seed,
-                                     progress=False)
-        steps.update(cost["n*"])
+        _analyses(parts, study, steps, cost, kernels=kernels, unit=unit, basis=basis)
         parts["replicate_spread"] = scales.replicate_spread(study, basis[0], run_rows,
                                                             flagged)
         if items is not None:

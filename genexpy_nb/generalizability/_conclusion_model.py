@@ -104,6 +104,10 @@ def _two_sided_p(t: np.ndarray, N: int) -> np.ndarray:
     return np.where(np.isnan(t), 1.0, out)
 
 
+#: basic operations of one noncentral-t inversion (for the threads' decision)
+_NCT_OPS = 10_000.0
+
+
 def _effect_interval(t: np.ndarray, N: int, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Noncentral-t interval of the standardised effect mu/sigma (two-sided, ``level``)."""
     from scipy.special import nctdtrinc
@@ -115,12 +119,20 @@ def _effect_interval(t: np.ndarray, N: int, level: float) -> tuple[np.ndarray, n
     ok = np.isfinite(t)
     tail = (1.0 - level) / 2.0
     if ok.any():
-        df = np.full(int(ok.sum()), float(N - 1))
+        from .._numba import run_blocks
+
         tt = t[ok]
-        lam_lo = nctdtrinc(df, 1.0 - tail, tt)
-        lam_hi = nctdtrinc(df, tail, tt)
-        lo[ok] = lam_lo / math.sqrt(N)
-        hi[ok] = lam_hi / math.sqrt(N)
+        lam = np.empty((2, tt.size))
+        df = float(N - 1)
+
+        def block(r0: int, r1: int) -> None:  # elementwise: the same bits on any threads
+            lam[0, r0:r1] = nctdtrinc(df, 1.0 - tail, tt[r0:r1])
+            lam[1, r0:r1] = nctdtrinc(df, tail, tt[r0:r1])
+
+        # scipy's root search releases the GIL; about 10 microseconds an entry
+        run_blocks(block, tt.size, work=float(tt.size) * _NCT_OPS, blocks_per_thread=1)
+        lo[ok] = lam[0] / math.sqrt(N)
+        hi[ok] = lam[1] / math.sqrt(N)
     inf = np.isinf(t)
     lo[inf] = np.where(t[inf] > 0, np.inf, -np.inf)
     hi[inf] = lo[inf]
@@ -245,8 +257,11 @@ def _holm(p: np.ndarray) -> np.ndarray:
 class _Model:
     """The normal model of a study's mean-rank vector, with fixed Gaussian draws."""
 
-    def __init__(self, mr2: np.ndarray, draws: int, rng: np.random.Generator) -> None:
+    def __init__(self, mr2: np.ndarray, draws: int, rng: np.random.Generator,
+                 kernels: bool = False) -> None:
         N, na = mr2.shape
+        #: numba is loaded anyway (the plan's kernel): no NumPy route to spare its loading
+        self.kernels = kernels
         x = mr2 / 2.0
         self.mu = x.mean(axis=0)
         xc = x - self.mu
@@ -299,17 +314,31 @@ def _top_sets(means: np.ndarray, k: int) -> np.ndarray:
     return np.packbits(means <= kth + _RANK_TOL, axis=1)
 
 
-def _kendall_within(a: np.ndarray, b: np.ndarray, delta: float) -> np.ndarray:
+def kendall_numpy(rows: int, na: int, kernels: bool = False) -> bool:
+    """Whether the order's agreement takes the NumPy route (else the numba kernel).
+
+    NumPy up to ``config.ROUTES.kendall_numpy_max_work`` (rows x pairs): it spares loading
+    numba, about 1 s in a fresh process, unless numba is loaded anyway (``kernels``: the
+    plan's fused kernel follows) and the bound is not lifted (``math.inf``). Both routes
+    give the same answers.
+    """
+    from .. import config
+
+    bound = config.ROUTES.kendall_numpy_max_work
+    return rows * (na * (na - 1) // 2) <= bound and not (kernels and bound < math.inf)
+
+
+def _kendall_within(a: np.ndarray, b: np.ndarray, delta: float,
+                    kernels: bool = False) -> np.ndarray:
     """Whether the normalised Kendall distance of each row pair is at most ``delta``.
 
     Discordant pairs count 1, a pair tied in one order and not in the other 1/2 (the
     Mallows count of SPEC A3): ``sum |sign(a_i - a_j) - sign(b_i - b_j)| / 2``.
+    ``kernels``: numba is loaded anyway (:func:`kendall_numpy`).
     """
-    from .. import config
-
     na = a.shape[1]
     limit2 = 2.0 * delta * (na * (na - 1) // 2) + 1e-9
-    if a.shape[0] * (na * (na - 1) // 2) <= config.ROUTES.kendall_numpy_max_work:
+    if kendall_numpy(a.shape[0], na, kernels):
         # small studies: NumPy, no compiled kernel to load (about 1 s in a fresh process)
         i, j = np.triu_indices(na, 1)
         da = a[:, i] - a[:, j]
@@ -336,7 +365,8 @@ def _agreement_fn(model: _Model, kind: str, k: int, delta: float):
         return lambda n: _set_agreement(_top_sets(model.means(n), k))
     half = model.z.shape[0] // 2
     return lambda n: float(np.mean(_kendall_within(
-        model.means(n, slice(0, half)), model.means(n, slice(half, 2 * half)), delta)))
+        model.means(n, slice(0, half)), model.means(n, slice(half, 2 * half)), delta,
+        model.kernels)))
 
 
 def _mc_nstar(G, alpha: float) -> float:

@@ -87,6 +87,7 @@ from ._conclusion_model import (  # the model: pairs in closed form, sets by Mon
     _Model,
     _pair_stats,
     conclusion_z,
+    kendall_numpy,
 )
 
 __all__ = ["conclusions", "conclusion_z"]
@@ -383,7 +384,7 @@ _MC_TRIES = 22
 
 
 def _sample_seconds(N: int, na: int, kinds: Sequence[str], top_k: Sequence[int],
-                    draws: int) -> float:
+                    draws: int, rule: _Rule | None = None) -> float:
     """Estimate the conclusions of one configuration (seconds, one core of the reference).
 
     From the shape only (:data:`genexpy_nb.config.COSTS`): the pairs' closed forms, the
@@ -398,10 +399,16 @@ def _sample_seconds(N: int, na: int, kinds: Sequence[str], top_k: Sequence[int],
     total += sets * _MC_TRIES * float(draws) * na * c.conclusion_set_ns
     if "order" in kinds and na > 2:
         rows = draws // 2
-        per = (c.kendall_numpy_ns if rows * pairs <= config.ROUTES.kendall_numpy_max_work
+        per = (c.kendall_numpy_ns if kendall_numpy(rows, na, _plan_kernel(rule, na))
                else c.kendall_ns)
         total += _MC_TRIES * rows * pairs * per
     return total * 1e-9
+
+
+def _plan_kernel(rule: _Rule | None, na: int) -> bool:
+    """Whether the plan of na alternatives (a family of every pair) loads numba (its kernel)."""
+    return (rule is not None and rule.plan and not rule.sequential
+            and rule.plan_draws * (na * (na - 1) // 2) > config.ROUTES.plan_numpy_max_work)
 
 
 def estimated_seconds(study: Any, *, kinds: Sequence[str] = KINDS,
@@ -440,7 +447,7 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
     rows: list[dict[str, Any]] = []
     claims: list[_Claim | None] = []
     need_mc = any(k in kinds for k in ("best", "top_k", "order"))
-    model = _Model(mr2, draws, rng) if need_mc else None
+    model = _Model(mr2, draws, rng, _plan_kernel(rule, na)) if need_mc else None
     common = {"st": st, "model": model, "alts": alts, "N": N, "z": z, "rule": rule,
               "sep_set": sep_sets, "delta": delta, "margin": margin, "reliable": reliable,
               "groups": groups}
@@ -708,7 +715,7 @@ def conclusions(
     levels: list[dict[str, Any]] = []
     from .._progress import check_cost, cost_bar
 
-    costs = [_sample_seconds(s.N, s.na, kinds, ks, int(draws)) for s in samples]
+    costs = [_sample_seconds(s.N, s.na, kinds, ks, int(draws), rule) for s in samples]
     est = check_cost(f"the conclusions of {len(samples)} configuration(s) (up to "
                      f"{max((s.na for s in samples), default=0):,} alternatives)", sum(costs),
                      lift="Fewer kinds (kinds=['best', 'top_k']: the order and every pair "

@@ -210,6 +210,27 @@ def test_same_seed_same_page():
     assert a == b
 
 
+def test_same_page_on_one_thread_and_on_all(tmp_path):
+    """The analyses run side by side on threads: the page does not depend on how many."""
+    from genexpy_nb._numba import threads
+
+    df = _table(alts=tuple(f"m{j}" for j in range(30)), n=40, seed=5)
+    pages = []
+    for n in (1, None, None):
+        with threads(n):
+            page = gx.report(df, **_roles(), seed=2, rep=30, progress=False)
+        pages.append(page)
+        page.save(tmp_path / f"p{len(pages)}")
+    first = pages[0]
+    for page in pages[1:]:
+        assert page.to_markdown() == first.to_markdown()
+        assert page.conclusions.equals(first.conclusions)
+        assert page.tiers.equals(first.tiers) and page.nstar.equals(first.nstar)
+        assert page.rank_probabilities.equals(first.rank_probabilities)
+    for name in ("conclusions.csv", "tiers.csv", "nstar.csv", "aggregates.csv", "plan.csv"):
+        assert (tmp_path / "p1" / name).read_bytes() == (tmp_path / "p2" / name).read_bytes()
+
+
 def test_bad_input_names_the_fix():
     with pytest.raises(gx.GenexpyInputError, match="target"):
         gx.report(_table(), alternatives="model", generalize="dataset",
@@ -236,6 +257,10 @@ def test_cli_report_files_and_exit_codes(tmp_path, capsys):
             "failed_runs.csv", "classical"} <= files
     failed = pl.read_csv(out / "failed_runs.csv")
     assert failed.select("condition", "alternative").rows() == [("d4", "svr")]
+    # the classical tests run on a stream of their own: they still name the command's flags
+    classical = (out / "classical" / "config_0" / "report.md").read_text(encoding="utf-8")
+    assert "--tol-missing-alternatives" in classical
+    assert "tol_missing_alternatives=" not in classical
     assert pl.read_csv(out / "bayesian_signed_rank.csv")["rope"].unique().to_list() == [0.05]
     assert not REMOTE.search((out / "report.html").read_text(encoding="utf-8"))
     # an input error: one line naming the flag; a usage error: 2
