@@ -394,6 +394,30 @@ def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ilo, i
     return out
 
 
+@jit_exact
+def tally_events(ev, k, first, hits):
+    """Count the holding draws of each claim and keep each draw's first k of holding.
+
+    Parameters
+    ----------
+    ev : bool array, shape (draws, C)
+        Whether each claim holds in each draw at N + k.
+    k : int
+        Conditions added.
+    first : int64 array, shape (draws, C)
+        Updated in place: ``min(first, k)`` where ``ev``.
+    hits : int64 array, shape (C,)
+        Updated in place: plus the number of draws where each claim holds.
+    """
+    D, C = ev.shape
+    for r in range(D):
+        for c in range(C):
+            if ev[r, c]:
+                hits[c] += 1
+                if k < first[r, c]:
+                    first[r, c] = k
+
+
 def holm_cells(crit: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Return the cells of :func:`holm_count` for one family's critical values (~4 a cell).
 
@@ -430,4 +454,5 @@ def signatures() -> list:
                  crit, 2.0, *holm_cells(crit), np.array([0, 1], i64), np.array([0], i64),
                  np.array([1], i64), np.array([0], i64), np.ones(1, np.bool_),
                  np.zeros((1, 1), np.bool_))
-    return [holm_rows, sequential_paths, fixed_events]
+    tally_events(np.zeros((1, 1), np.bool_), 1, np.zeros((1, 1), i64), np.zeros(1, i64))
+    return [holm_rows, sequential_paths, fixed_events, tally_events]

@@ -423,19 +423,25 @@ class _Tally:
     def run(self, model: PredictiveModel, event: Event | None, ks, bar,
             judge: Callable[[int, slice], np.ndarray] | None = None) -> None:
         block = max(1, _BLOCK_WORK // max(1, model.P))
+        tally = None
+        if judge is not None:  # the fused kernel: numba is loaded, the counts in a loop too
+            from .._numba.assurance import tally_events as tally
         for k in ks:
             k = int(k)
             if k in self.hits:
                 continue
-            hits = 0
+            hits = np.zeros(self.first.shape[1], dtype=np.int64)
             for start in range(0, model.draws, block):
                 sl = slice(start, min(model.draws, start + block))
                 ev = np.asarray(judge(k, sl) if judge is not None
                                 else event(model.at(k, sl)), dtype=bool)
-                hits = hits + ev.sum(axis=0)
                 f = self.first[sl]  # a view: each draw's first k of holding, in place
+                if tally is not None:
+                    tally(np.ascontiguousarray(ev), k, f, hits)
+                    continue
+                hits += ev.sum(axis=0)
                 np.minimum(f, k, out=f, where=ev)
-            self.hits[k] = np.asarray(hits, dtype=np.int64)
+            self.hits[k] = hits
             if bar is not None:
                 bar.update(1)
 

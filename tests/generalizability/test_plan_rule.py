@@ -386,3 +386,26 @@ def test_verdict_invariants_hold_on_any_study(na, n, seed, ties, sequential):
             assert r["p_adjusted"] < 0.05
     p = gx.plan(res)
     assert p["to_run"].item() == (res["more"].max() or 0)
+
+
+def test_search_with_the_fused_kernel_equals_the_numpy_route():
+    """The whole search (the counts and each draw's first k kept by a kernel on the fused
+    route): the same plan, bit for bit, as the NumPy route's."""
+    sc = _scores(20, np.linspace(1.2, 0, 12), seed=7)
+    x = _midranks(sc)
+    x[:, 5] = x[:, 6]
+    claims = [CC._Claim(np.array([q]), np.array([1 if q % 2 else -1]), 0, True)
+              for q in range(66)]
+    i, j = np.triu_indices(12, 1)
+    signs = np.sign(x[:, i].mean(axis=0) - x[:, j].mean(axis=0)).astype(int)
+    claims.append(CC._Claim(np.arange(66), signs, 6, False))  # the order, 6 may fail
+    plans = []
+    for fused in (False, True):
+        model = A.PredictiveModel(x, draws=300, rng=np.random.default_rng(3))
+        judge = R.fused_judge(model, claims, 0.05) if fused else None
+        event = None if fused else R.fixed_event(claims, 0.05)
+        plans.append(A.search_k(model, event, len(claims), k_max=200, judge=judge))
+    a, b = plans
+    assert (a.k > 0).any() and (a.k_lo > 0).any()
+    for name in ("k", "k_lo", "k_hi", "p_hold", "p_hold_se", "evaluated"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
