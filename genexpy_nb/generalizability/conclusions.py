@@ -292,13 +292,10 @@ def _order_claim(st: dict[str, np.ndarray], sep: np.ndarray, delta: float
 def _set_row(kind: str, k: int | None, inside: np.ndarray, st: dict[str, np.ndarray],
              model: _Model, alts: Sequence[str], N: int, z: float, rule: _Rule,
              sep_set: np.ndarray, delta: float, margin: float | None, reliable: bool,
-             groups: list[list[str]]) -> tuple[dict[str, Any], _Claim | None]:
-    if rule.agreement:
-        G = _agreement_fn(model, kind, k or 1, delta)
-        nstar = _mc_nstar(G, rule.alpha)
-        agree = G(max(N, 1))
-    else:  # verdicts only (the validation scripts' re-runs): no agreement
-        nstar, agree = math.nan, math.nan
+             groups: list[list[str]], mc: tuple[float, float] = (math.nan, math.nan)
+             ) -> tuple[dict[str, Any], _Claim | None]:
+    """One row of the best, a top k or the order, and its claim (``mc``: its n*, agreement)."""
+    nstar, agree = mc
     family = rule.sequential  # sequential: the pairs' anytime family, else one by one
     if kind == "order":
         q, separated, settled, claim, judged = _order_claim(st, sep_set, delta)
@@ -456,25 +453,48 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
         rows.append(pair[0])
         claims.append(pair[1])
 
+    sets: list[tuple[str, int | None, np.ndarray]] = []
     if "best" in kinds:
-        add(_set_row("best", None, sum_all == sum_all.min(), **common))
+        sets.append(("best", None, sum_all == sum_all.min()))
     if "top_k" in kinds:
         for k in top_k:
             if k >= na:
                 continue
             kth = np.partition(sum_all, k - 1)[k - 1]
-            add(_set_row("top_k", k, sum_all <= kth, **common))
+            sets.append(("top_k", k, sum_all <= kth))
     if "order" in kinds and na > 2:
-        add(_set_row("order", None, np.ones(na, bool), **common))
+        sets.append(("order", None, np.ones(na, bool)))
+    # the sets' Monte Carlo n* (their own stream) beside the plan (its own): the claims
+    # and verdicts do not depend on them
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="genexpy_nb-nstar") as pool:
+        mc = pool.submit(lambda: [_set_nstar(model, kind, k, delta, rule, N)
+                                  for kind, k, _ in sets])
+        for kind, k, inside in sets:  # the claims first (placeholders for n*)
+            claims.append(_set_row(kind, k, inside, **common)[1])
+        if "pair" in kinds:
+            prow, pcl = _pair_rows(st, alts, N, z, rule, sep_pairs, p_adj, margin, reliable)
+            claims.extend(pcl)
+        plan = _plan(claims, mr2, st, rule, plan_rng,
+                     np.arange(N) if order is None else order, progress)
+        for (kind, k, inside), nstar in zip(sets, mc.result(), strict=True):
+            rows.append(_set_row(kind, k, inside, **common, mc=nstar)[0])
     if "pair" in kinds:
-        prow, pcl = _pair_rows(st, alts, N, z, rule, sep_pairs, p_adj, margin, reliable)
         rows.extend(prow)
-        claims.extend(pcl)
-    _plan_rows(rows, claims, mr2, st, rule, plan_rng, budget, N,
-               np.arange(N) if order is None else order, progress)
+    _plan_rows(rows, claims, plan, rule, budget, N)
     for r in rows:
         r["N"] = N
     return rows
+
+
+def _set_nstar(model: _Model | None, kind: str, k: int | None, delta: float, rule: _Rule,
+               N: int) -> tuple[float, float]:
+    """Return the Monte Carlo n* and the agreement at N of the best, a top k or the order."""
+    if not rule.agreement or model is None:  # verdicts only (the validation re-runs)
+        return math.nan, math.nan
+    G = _agreement_fn(model, kind, k or 1, delta)
+    return _mc_nstar(G, rule.alpha), G(max(N, 1))
 
 
 def _items(value: Any, name: str, what: str) -> tuple:
@@ -482,9 +502,23 @@ def _items(value: Any, name: str, what: str) -> tuple:
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
         raise GenexpyInputError(f"{name} must be {what}, got {value!r}.")
     return tuple(value)
-def _plan_rows(rows: list[dict[str, Any]], claims: list[_Claim | None], mr2: np.ndarray,
-               st: dict[str, np.ndarray], rule: _Rule, rng: np.random.Generator,
-               budget: float | None, N: int, order: np.ndarray, progress: bool) -> None:
+def _plan(claims: list[_Claim | None], mr2: np.ndarray, st: dict[str, np.ndarray],
+          rule: _Rule, rng: np.random.Generator, order: np.ndarray, progress: bool) -> Any:
+    """Plan the open claims (None where none is open or the rule plans nothing)."""
+    open_claims = [c for c in claims if c is not None]
+    if not rule.plan or not open_claims:
+        return None
+    from ._plan_rule import plan_claims
+
+    return plan_claims(mr2 / 2.0, st["i"], st["j"], open_claims,
+                       alpha=rule.alpha, sequential=rule.sequential,
+                       assurance=rule.assurance, draws=rule.plan_draws,
+                       max_more=rule.max_more, level=rule.level, rng=rng, order=order,
+                       progress=progress)
+
+
+def _plan_rows(rows: list[dict[str, Any]], claims: list[_Claim | None], plan: Any,
+               rule: _Rule, budget: float | None, N: int) -> None:
     """Fill "needs k more" (k, its interval, the probability of holding) for the open rows."""
     open_rows = [n for n, c in enumerate(claims) if c is not None]
     if not rule.plan:  # verdicts only (the validation scripts' re-runs): open rows unplanned
@@ -493,13 +527,6 @@ def _plan_rows(rows: list[dict[str, Any]], claims: list[_Claim | None], mr2: np.
         return
     if not open_rows:
         return
-    from ._plan_rule import plan_claims
-
-    plan = plan_claims(mr2 / 2.0, st["i"], st["j"], [claims[n] for n in open_rows],
-                       alpha=rule.alpha, sequential=rule.sequential,
-                       assurance=rule.assurance, draws=rule.plan_draws,
-                       max_more=rule.max_more, level=rule.level, rng=rng, order=order,
-                       progress=progress)
     for c, n in enumerate(open_rows):
         r = rows[n]
         k, lo, hi = int(plan.k[c]), int(plan.k_lo[c]), int(plan.k_hi[c])
