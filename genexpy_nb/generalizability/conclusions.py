@@ -182,25 +182,47 @@ def _settled(st: dict[str, np.ndarray], q: np.ndarray) -> np.ndarray:
     return (st["eff_lo"][q] > 0) | (st["eff_hi"][q] < 0)
 
 
-def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
-               rule: _Rule, sep: np.ndarray, p_adj: np.ndarray, margin: float | None,
-               reliable: bool) -> tuple[list[dict[str, Any]], list[_Claim | None]]:
+def _pair_verdicts(st: dict[str, np.ndarray], N: int, rule: _Rule, sep: np.ndarray,
+                   margin: float | None, reliable: bool
+                   ) -> tuple[list[tuple[str, str]], list[_Claim | None]]:
+    """Return every pair's verdict and reason at N, and its claim where the plan is asked."""
+    verdicts, claims = [], []
+    tcrit = _tcrit(rule.alpha, N)
+    settled = _settled(st, np.arange(st["i"].size))
+    family = rule.adjust == "holm" or rule.sequential
+    for q in range(st["i"].size):
+        s2 = st["sum2"][q]
+        const_zero = bool(st["const"][q] and s2 == 0)
+        equivalent = const_zero or (margin is not None and N > 1 and _within_margin(
+            float(st["mean"][q]), float(st["sd"][q]), N, margin, tcrit))
+        verdict, reason = _status(reliable=reliable, N=N, equivalent=equivalent,
+                                  separated=bool(sep[q]) and s2 != 0,
+                                  settled=bool(settled[q]) and s2 != 0)
+        if const_zero and reliable:
+            reason = f"equal ranks in all {N} conditions"
+        verdicts.append((verdict, reason))
+        claims.append(_Claim(np.array([q]), np.array([int(np.sign(s2))]), 0, family)
+                      if verdict == "plan" else None)
+    return verdicts, claims
+
+
+def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, rule: _Rule,
+               p_adj: np.ndarray, reliable: bool, verdicts: list[tuple[str, str]]
+               ) -> list[dict[str, Any]]:
+    """Return the rows of every pair (their verdicts from :func:`_pair_verdicts`)."""
     nstar, nlo, nhi = st["nstar"], st["nstar_lo"], st["nstar_hi"]
     p_raw = st["p_anytime"] if rule.sequential else st["p"]
     if rule.sequential:
         judged = "as a family (Holm), anytime-valid"
     else:
         judged = "as a family (Holm)" if rule.adjust == "holm" else "one by one"
-    rows, claims = [], []
-    tcrit = _tcrit(rule.alpha, N)
-    settled = _settled(st, np.arange(st["i"].size))
+    rows = []
     for q in range(st["i"].size):
         i, j = int(st["i"][q]), int(st["j"][q])
         s2 = st["sum2"][q]
         a, b = (i, j) if s2 <= 0 else (j, i)
         names = _names(alts, [a, b])
-        const_zero = bool(st["const"][q] and s2 == 0)
-        if const_zero:
+        if st["const"][q] and s2 == 0:
             observed = f"{names[0]} and {names[1]} tie in every condition"
             g, ns, lo, hi = 1.0, 1.0, 1.0, 1.0
         elif s2 == 0:
@@ -210,16 +232,7 @@ def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
             observed = f"{names[0]} ahead of {names[1]}"
             g = float(st["agreement"][q])
             ns, lo, hi = float(nstar[q]), float(nlo[q]), float(nhi[q])
-        equivalent = const_zero or (margin is not None and N > 1 and _within_margin(
-            float(st["mean"][q]), float(st["sd"][q]), N, margin, tcrit))
-        verdict, reason = _status(reliable=reliable, N=N, equivalent=equivalent,
-                                  separated=bool(sep[q]) and s2 != 0,
-                                  settled=bool(settled[q]) and s2 != 0)
-        if const_zero and reliable:
-            reason = f"equal ranks in all {N} conditions"
-        claims.append(_Claim(np.array([q]), np.array([int(np.sign(s2))]), 0,
-                             rule.adjust == "holm" or rule.sequential)
-                      if verdict == "plan" else None)
+        verdict, reason = verdicts[q]
         lo_e, hi_e = _signed_effect(st, q, -1 if s2 <= 0 else 1)
         rows.append({"kind": "pair", "k": None, "members": names,
                      "alternatives": f"{names[0]} vs {names[1]}", "observed": observed,
@@ -228,7 +241,7 @@ def _pair_rows(st: dict[str, np.ndarray], alts: Sequence[str], N: int, z: float,
                      "reason": reason, "p_value": float(p_raw[q]),
                      "p_adjusted": float(p_adj[q]), "judged": judged, "bottleneck": names,
                      "effect_lo": lo_e, "effect_hi": hi_e, **_row_base(N, rule)})
-    return rows, claims
+    return rows
 
 
 def _signed_effect(st: dict[str, np.ndarray], q: int | None, ahead_sign: int
@@ -468,21 +481,24 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
     # and verdicts do not depend on them
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="genexpy_nb-nstar") as pool:
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="genexpy_nb-conclusions") as pool:
         mc = pool.submit(lambda: [_set_nstar(model, kind, k, delta, rule, N)
                                   for kind, k, _ in sets])
         for kind, k, inside in sets:  # the claims first (placeholders for n*)
             claims.append(_set_row(kind, k, inside, **common)[1])
         if "pair" in kinds:
-            prow, pcl = _pair_rows(st, alts, N, z, rule, sep_pairs, p_adj, margin, reliable)
-            claims.extend(pcl)
-        plan = _plan(claims, mr2, st, rule, plan_rng,
-                     np.arange(N) if order is None else order, progress)
+            verdicts, pair_claims = _pair_verdicts(st, N, rule, sep_pairs, margin, reliable)
+            claims.extend(pair_claims)
+        # the plan (its own stream) on a thread too, while the rows are written here
+        plan = pool.submit(_plan, claims, mr2, st, rule, plan_rng,
+                           np.arange(N) if order is None else order, progress)
+        if "pair" in kinds:
+            pair_rows = _pair_rows(st, alts, N, rule, p_adj, reliable, verdicts)
         for (kind, k, inside), nstar in zip(sets, mc.result(), strict=True):
             rows.append(_set_row(kind, k, inside, **common, mc=nstar)[0])
-    if "pair" in kinds:
-        rows.extend(prow)
-    _plan_rows(rows, claims, plan, rule, budget, N)
+        if "pair" in kinds:
+            rows.extend(pair_rows)
+        _plan_rows(rows, claims, plan.result(), rule, budget, N)
     for r in rows:
         r["N"] = N
     return rows
