@@ -1,14 +1,17 @@
 """Where ``genexpy-nb report``'s time goes, per step and section (cProfile, cold process).
 
-Run from the repository root:  PYTHONPATH=. python benchmarks/profile_report.py [--boards]
+Run from the repository root:  PYTHONPATH=. python benchmarks/profile_report.py [--streams]
 
 Each board of ``bench_report.py --boards`` (72 x 51, 100 x 1,000 items, 300 x 50, 20 x 5,000
 items) is profiled in a fresh interpreter, the profiler on from the first import, so the
 table counts what a user waits for: the imports, reading the CSV, each analysis and each
 section of the page, writing the folder. Each row is the cumulative time of the functions
 that do that step (cProfile's own overhead included: the times are about 1.1-1.3x those
-of an unprofiled run; read them as shares). ``--top N`` also prints the N costliest
-functions of each board.
+of an unprofiled run; read them as shares). The report runs its analyses side by side on
+threads; profiled, they run one after another on one thread (the rows add up to the time of
+one stream after another). ``--streams`` prints instead when each analysis and section of
+an unprofiled run started and ended, and on which thread. ``--top N`` also prints the N
+costliest functions of each board.
 """
 
 from __future__ import annotations
@@ -35,11 +38,14 @@ STEPS = (
                                       ("answers/scales.py", "outliers")]),
     ("conclusions: pairs (closed form)", [("generalizability/_conclusion_model.py",
                                            "_pair_stats"),
+                                          ("generalizability/conclusions.py",
+                                           "_pair_verdicts"),
                                           ("generalizability/conclusions.py", "_pair_rows"),
                                           ("generalizability/conclusions.py", "_separation")]),
     ("conclusions: best, top-k, order (Monte Carlo n*)", [
-        ("generalizability/conclusions.py", "_set_row")]),
-    ("conclusions: the plan (needs k more)", [("generalizability/conclusions.py",
+        ("generalizability/conclusions.py", "_set_nstar")]),
+    ("conclusions: the plan (needs k more)", [("generalizability/conclusions.py", "_plan"),
+                                              ("generalizability/conclusions.py",
                                                "_plan_rows")]),
     ("conclusions: the frame", [("generalizability/conclusions.py", "_frame")]),
     ("classical tests (per configuration)", [("answers/report_page.py", "_comparison")]),
@@ -48,8 +54,8 @@ STEPS = (
     ("n* (two questions, baseline)", [("generalizability/run.py", "analyze")]),
     ("section: the answer", [("answers/report_page.py", "_answer_section")]),
     ("section: what to run next (plan)", [("answers/report_page.py", "_plan_section")]),
-    ("section: tiers (rank sets, their plan)", [("answers/report_page.py",
-                                                 "_tiers_section")]),
+    ("tiers (rank sets, their plan)", [("leaderboards/tier_plan.py", "tiers")]),
+    ("section: tiers", [("answers/report_page.py", "_tiers_section")]),
     ("section: the classical tests", [("answers/report_page.py", "_classical_section")]),
     ("section: beyond p-values", [("answers/report_page.py", "_beyond_section")]),
     ("section: n*", [("answers/report_page.py", "_nstar_section")]),
@@ -57,8 +63,28 @@ STEPS = (
     ("writing the folder", [("answers/report_page.py", "save")]),
 )
 
+# The report runs its analyses as streams on threads, and cProfile sees only the thread
+# that started it: here every pool runs what it is given at once, on the calling thread (the
+# streams one after another: the rows add up to the CPU time of one stream after another,
+# not to the wall time; ``--streams`` prints when each stream ran in an unprofiled run).
 CHILD = r'''
 import cProfile, sys, time
+import concurrent.futures as cf
+class _Serial:
+    def __init__(self, *a, **k):
+        pass
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        return False
+    def submit(self, fn, *args, **kwargs):
+        f = cf.Future()
+        try:
+            f.set_result(fn(*args, **kwargs))
+        except BaseException as e:
+            f.set_exception(e)
+        return f
+cf.ThreadPoolExecutor = _Serial
 t0 = time.perf_counter()
 pr = cProfile.Profile()
 pr.enable()
@@ -70,6 +96,42 @@ except SystemExit:
 pr.disable()
 pr.dump_stats(sys.argv[1])
 print(time.perf_counter() - t0)
+'''
+
+
+#: ``--streams``: when each analysis of an unprofiled report starts and ends, and on which
+#: thread (the report's four streams, then its sections and the folder)
+STREAMS = r'''
+import functools, sys, threading, time
+t0 = time.perf_counter()
+import genexpy_nb.answers.report_page as RP
+import genexpy_nb.generalizability as G
+import genexpy_nb.leaderboards as L
+log = []
+def wrap(owner, name):
+    fn = getattr(owner, name)
+    @functools.wraps(fn)
+    def timed(*a, **k):
+        t = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            log.append((t - t0, time.perf_counter() - t0, name, threading.current_thread().name))
+    setattr(owner, name, timed)
+for owner, name in [(G, "analyze"), (G, "conclusions"), (L, "tiers"), (RP, "_comparison"),
+                    (RP, "_rank_tables"), (RP, "_beyond_p_values"), (RP.StudyReport, "save")]:
+    wrap(owner, name)
+names = [f.__name__ for f in RP._SECTIONS]
+for name in names:
+    wrap(RP, name)
+RP._SECTIONS = tuple(getattr(RP, n) for n in names)
+from genexpy_nb.cli import main
+start = time.perf_counter() - t0
+main(sys.argv[1:])
+print(f"{'imports':22s} {'MainThread':26s}   0.00 -> {start:6.2f}")
+for a, b, name, thread in sorted(log):
+    print(f"{name:22s} {thread:26s} {a:6.2f} -> {b:6.2f}  ({b - a:.2f} s)")
+print(f"whole process {time.perf_counter() - t0:.2f} s")
 '''
 
 
@@ -104,12 +166,37 @@ def profile(path: Path, out: Path, tmp: Path) -> tuple[dict[str, float], float, 
     return rows, wall, st
 
 
+def _streams(only: str | None) -> None:
+    """Print, per board, when each analysis and section of an unprofiled report ran."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for na, nc, binary in BOARDS:
+            if only and only != f"{na}x{nc}":
+                continue
+            path = tmp / f"board_{na}x{nc}.csv"
+            _board(na, nc, binary, path)
+            args = ["report", str(path), "--alternatives", "model", "--target", "accuracy",
+                    "--generalize", "dataset", "--higher-is-better", "--quiet",
+                    "--max-seconds", "inf", "--out", str(tmp / f"o_{na}x{nc}")]
+            proc = subprocess.run([sys.executable, "-c", STREAMS, *args], env=env,
+                                  capture_output=True, text=True, check=True, cwd=ROOT)
+            print(f"## {na} x {nc:,}{' items' if binary else ''} (load average "
+                  f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)")
+            print(proc.stdout)
+
+
 def main() -> None:
     """Profile the boards and print the table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--top", type=int, default=0)
     ap.add_argument("--only", default=None, help="one board, e.g. 300x50")
+    ap.add_argument("--streams", action="store_true",
+                    help="unprofiled: when each stream and section ran, on which thread")
     args = ap.parse_args()
+    if args.streams:
+        _streams(args.only)
+        return
     cols, tops = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
