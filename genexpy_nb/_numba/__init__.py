@@ -103,8 +103,10 @@ def n_threads() -> int:
     """Threads to use: ``n_jobs`` of the running analysis, else numba's current setting."""
     if _REQUESTED is not None:
         return _REQUESTED
-    if "numba" in sys.modules:
-        return max(1, int(sys.modules["numba"].get_num_threads()))
+    if "numba" in sys.modules:  # loaded, or being loaded by another thread: wait for it
+        import numba
+
+        return max(1, int(numba.get_num_threads()))
     return _max_threads()
 
 

@@ -444,46 +444,30 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
                         delta: float, margin: float | None, budget: float | None, draws: int,
                         rng: np.random.Generator, plan_rng: np.random.Generator, rule: _Rule,
                         order: np.ndarray | None, progress: bool) -> list[dict[str, Any]]:
+    from concurrent.futures import ThreadPoolExecutor
+
     mr2 = _doubled_midranks(np.asarray(sample.rankings))
     N, na = mr2.shape
     alts = sample.alternatives
-    z = conclusion_z(rule.alpha)
-    reliable = N >= MIN_CONDITIONS
-    st = _pair_stats(mr2, rule.level, rule.alpha)
-    sep_pairs, sep_sets, p_adj = _separation(
-        st, mr2, rule, np.arange(N) if order is None else order)
     sum_all = mr2.sum(axis=0)
-    groups = _ordered_groups(sum_all, alts)
-    rows: list[dict[str, Any]] = []
-    claims: list[_Claim | None] = []
+    sets = _sets(kinds, top_k, sum_all)
     need_mc = any(k in kinds for k in ("best", "top_k", "order"))
     model = _Model(mr2, draws, rng, _plan_kernel(rule, na)) if need_mc else None
-    common = {"st": st, "model": model, "alts": alts, "N": N, "z": z, "rule": rule,
-              "sep_set": sep_sets, "delta": delta, "margin": margin, "reliable": reliable,
-              "groups": groups}
-
-    def add(pair: tuple[dict[str, Any], _Claim | None]) -> None:
-        rows.append(pair[0])
-        claims.append(pair[1])
-
-    sets: list[tuple[str, int | None, np.ndarray]] = []
-    if "best" in kinds:
-        sets.append(("best", None, sum_all == sum_all.min()))
-    if "top_k" in kinds:
-        for k in top_k:
-            if k >= na:
-                continue
-            kth = np.partition(sum_all, k - 1)[k - 1]
-            sets.append(("top_k", k, sum_all <= kth))
-    if "order" in kinds and na > 2:
-        sets.append(("order", None, np.ones(na, bool)))
-    # the sets' Monte Carlo n* (their own stream) beside the plan (its own): the claims
-    # and verdicts do not depend on them
-    from concurrent.futures import ThreadPoolExecutor
-
+    rows: list[dict[str, Any]] = []
+    claims: list[_Claim | None] = []
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="genexpy_nb-conclusions") as pool:
+        # the sets' Monte Carlo n* (their own stream) from the start, beside the pairs and
+        # the plan (its own stream): the claims and verdicts do not depend on them
         mc = pool.submit(lambda: [_set_nstar(model, kind, k, delta, rule, N)
                                   for kind, k, _ in sets])
+        reliable = N >= MIN_CONDITIONS
+        st = _pair_stats(mr2, rule.level, rule.alpha)
+        sep_pairs, sep_sets, p_adj = _separation(
+            st, mr2, rule, np.arange(N) if order is None else order)
+        common = {"st": st, "model": model, "alts": alts, "N": N,
+                  "z": conclusion_z(rule.alpha), "rule": rule, "sep_set": sep_sets,
+                  "delta": delta, "margin": margin, "reliable": reliable,
+                  "groups": _ordered_groups(sum_all, alts)}
         for kind, k, inside in sets:  # the claims first (placeholders for n*)
             claims.append(_set_row(kind, k, inside, **common)[1])
         if "pair" in kinds:
@@ -502,6 +486,23 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
     for r in rows:
         r["N"] = N
     return rows
+
+
+def _sets(kinds: Sequence[str], top_k: Sequence[int], sum_all: np.ndarray
+          ) -> list[tuple[str, int | None, np.ndarray]]:
+    """Return the best, each top k and the order asked for: (kind, k, members)."""
+    na = sum_all.size
+    sets: list[tuple[str, int | None, np.ndarray]] = []
+    if "best" in kinds:
+        sets.append(("best", None, sum_all == sum_all.min()))
+    if "top_k" in kinds:
+        for k in top_k:
+            if k < na:
+                kth = np.partition(sum_all, k - 1)[k - 1]
+                sets.append(("top_k", k, sum_all <= kth))
+    if "order" in kinds and na > 2:
+        sets.append(("order", None, np.ones(na, bool)))
+    return sets
 
 
 def _set_nstar(model: _Model | None, kind: str, k: int | None, delta: float, rule: _Rule,
