@@ -12,6 +12,7 @@ from .. import config
 
 _POOL = None
 _POOL_LOCK = threading.Lock()
+_DECORATE_LOCK = threading.RLock()
 _NOTED = False
 _REQUESTED: int | None = None
 _BLAS = None
@@ -31,13 +32,16 @@ def njit(**options) -> Callable:
     from numba.core import config as numba_config
 
     def decorate(fn: Callable) -> Callable:
-        if not options.get("cache") or numba_config.CACHE_DIR or numba_config.DISABLE_JIT:
-            return numba.njit(**options)(fn)
-        numba_config.CACHE_DIR = config.numba_cache_dir()
-        try:
-            return numba.njit(**options)(fn)
-        finally:
-            numba_config.CACHE_DIR = ""
+        # one decoration at a time: two threads may import kernel modules at once (the
+        # report's streams), and the folder is numba's global setting while it lasts
+        with _DECORATE_LOCK:
+            if not options.get("cache") or numba_config.CACHE_DIR or numba_config.DISABLE_JIT:
+                return numba.njit(**options)(fn)
+            numba_config.CACHE_DIR = config.numba_cache_dir()
+            try:
+                return numba.njit(**options)(fn)
+            finally:
+                numba_config.CACHE_DIR = ""
 
     return decorate
 
