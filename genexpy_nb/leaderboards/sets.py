@@ -27,6 +27,7 @@ those with ``rank_lo <= k``.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +57,9 @@ REPS = 2000
 MAX_REPS = 100_000
 #: prior degrees of freedom of the moderated variances (see ``_stepdown``)
 NU0 = 1.0
+#: replicates per block of the draws' kernel on threads (each element is computed alone, so
+#: the split changes no bit; fixed blocks all the same)
+_DRAW_ROWS = 250
 
 
 @dataclass
@@ -171,8 +175,21 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     block = max(1, min(reps, 2_000_000 // max(1, N)))
     pblock = max(1, 4_000_000 // max(1, N + block))
     kernel = None
-    if float(reps) * P > config.ROUTES.leaderboards_numpy_max_work or "numba" in sys.modules:
-        from .._numba.leaderboards import studentised_draws as kernel  # the same bits
+    bound = config.ROUTES.leaderboards_numpy_max_work
+    # the kernel once numba is loaded, unless the NumPy route is forced (an infinite bound)
+    if float(reps) * P > bound or ("numba" in sys.modules and math.isfinite(bound)):
+        from .._numba import run_blocks
+        from .._numba.leaderboards import studentised_draws  # the same bits
+
+        def kernel(M2: np.ndarray, m1: np.ndarray, cols: slice, out: np.ndarray) -> None:
+            # element by element: any split of the rows gives the same bits (fixed blocks)
+            run_blocks(lambda r0, r1: studentised_draws(M2, m1, iu[cols], ju[cols], d[cols],
+                                                        var0, N, out, cols.start, r0, r1),
+                       M2.shape[0], work=10.0 * M2.size, block_rows=_DRAW_ROWS)
+        # one buffer for every block's products (a fresh array of this size per block costs
+        # its page faults every time); their bits are those of any order of summation:
+        # the counts times squared differences of midranks (multiples of 1/4) are exact
+        buf = np.empty(min(block, reps) * min(pblock, P))
     done = 0
     while done < reps:
         b = min(block, reps - done)
@@ -184,8 +201,8 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
             cols = slice(s, min(P, s + pblock))
             D = x[:, iu[cols]] - x[:, ju[cols]]
             if kernel is not None:
-                kernel(W @ (D * D), m1, iu[cols], ju[cols], d[cols], var0, N,
-                       G[done: done + b, cols])
+                M2 = np.matmul(W, D * D, out=buf[: b * D.shape[1]].reshape(b, D.shape[1]))
+                kernel(M2, m1, cols, G[done: done + b])
                 continue
             e1 = m1[:, iu[cols]] - m1[:, ju[cols]]
             v = np.maximum(W @ (D * D) / N - e1 * e1, 0.0) * (N / max(N - 1, 1))
