@@ -170,19 +170,22 @@ def rank_probabilities(
             f"rank probabilities of {na:,} alternatives over {n:,} conditions with "
             f"rep={rep:,} take about {work:.1e} operations; lower rep (to "
             f"{max(1, 5 * 10**10 // (na * (n + na))):,} or less) or rank fewer alternatives.")
+    from .._numba import one_blas_thread  # loads no numba
+
     m = _doubled_midranks(s.rankings)
     counts = np.zeros((na, na))
     block = max(1, 2_000_000 // max(1, n * na + na * na))
     done = 0
-    while done < rep:
-        size = min(block, rep - done)
-        draws = rng.integers(0, n, size=(size, n))
-        # how often each condition is drawn, per replicate: sums of doubled midranks are
-        # exact integers, so ties between mean ranks are exact
-        w = np.bincount((draws + n * np.arange(size)[:, None]).ravel(),
-                        minlength=size * n).reshape(size, n)
-        counts += _place_counts(_exact_sums(w, m))
-        done += size
+    with one_blas_thread():  # small products: a multi-threaded BLAS stalls on a busy machine
+        while done < rep:
+            size = min(block, rep - done)
+            draws = rng.integers(0, n, size=(size, n))
+            # how often each condition is drawn, per replicate: sums of doubled midranks are
+            # exact integers, so ties between mean ranks are exact
+            w = np.bincount((draws + n * np.arange(size)[:, None]).ravel(),
+                            minlength=size * n).reshape(size, n)
+            counts += _place_counts(_exact_sums(w, m))
+            done += size
     prob = counts / rep
     return pl.DataFrame({
         "alternative": np.repeat(np.array(s.alternatives, dtype=object), na).tolist(),
