@@ -45,11 +45,12 @@ def _doubled_midranks(tiers: np.ndarray) -> np.ndarray:
 def _exact_sums(w: np.ndarray, m: np.ndarray) -> np.ndarray:
     """Return ``w @ m`` of two integer matrices, exactly, as int64.
 
-    Through BLAS in float64 where every partial sum is an integer below 2**53 (so exact
-    in any order of summation: the counts and the doubled midranks are non-negative), else
-    with NumPy's integer product (several times slower).
+    ``w`` holds counts (non-negative): every partial sum of a row's products is at most
+    the row's total count times the largest ``|m|``. Where that is below 2**53 every partial
+    sum is an integer a float64 holds exactly, so BLAS gives the exact product in any order
+    of summation; else NumPy's integer product (several times slower).
     """
-    if float(w.sum(axis=1).max(initial=0)) * float(m.max(initial=0)) < 2.0**53:
+    if float(w.sum(axis=1).max(initial=0)) * float(np.abs(m).max(initial=0)) < 2.0**53:
         return (w.astype(np.float64) @ m.astype(np.float64)).astype(np.int64)
     return w @ m
 

@@ -162,7 +162,8 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     ``d*`` and the variance of its per-condition difference moderated toward ``var0`` (the
     data's mean variance of the pairs, held fixed: a replicate that draws only conditions
     in which nothing varies keeps finite statistics):
-    ``G[b, p] = (d*_p - d_p) / sqrt(s~*_p^2 / N)``.
+    ``G[b, p] = (d*_p - d_p) / sqrt(s~*_p^2 / N)``. ``x`` holds midranks (multiples of
+    1/2, at most K): the compiled route relies on its products being exact.
 
     Returns
     -------
