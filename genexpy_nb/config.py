@@ -180,11 +180,15 @@ class Routes:
     #: interval estimates with the task bootstrap: up to this much work (replicates x
     #: alternatives x tasks, x 3 runs per task where a task has several: NumPy is then about
     #: 3x slower per cell) with NumPy, the kernel's bits without loading numba; beyond, the
-    #: numba kernel (its first call in a process loads numba and the kernel, about 1 s)
+    #: numba kernel (its first call in a process loads numba and the kernel, about 1 s);
+    #: once numba is loaded the kernel whatever the work (2-3x faster), unless this bound is
+    #: infinite (the forced NumPy route)
     aggregates_numpy_max_work: float = 2.5e7
     #: rank sets, tiers: up to this much work (data sets x bootstrap draws x pairs) the
     #: step-down test scans every hypothesis with NumPy; beyond, the numba kernel (the same
-    #: rejections; it walks each draw's largest statistics instead of all pairs)
+    #: rejections; it walks each draw's largest statistics instead of all pairs); their
+    #: bootstrap draws too (replicates x pairs), and always through the kernel once numba
+    #: is loaded, unless this bound is infinite (the forced NumPy route)
     leaderboards_numpy_max_work: float = 2e7
     #: Nemenyi's studentized range: up to this much work (distinct statistics x quadrature
     #: nodes) in Python, the kernel's arithmetic bit for bit (a few hundred pairs); beyond,

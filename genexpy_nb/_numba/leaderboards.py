@@ -286,15 +286,23 @@ def bt_fit_rows(pi, pj, W, Nn, beta0, ridge, center, tol, max_iter, out, iters, 
     return out
 
 
-@jit_exact
-def studentised_draws(M2, m1, iu, ju, d, var0, N, out):
-    """Write the rank sets' bootstrap draws of a block of pairs, from the replicates' moments.
+@jit_exact(error_model="numpy")
+def studentised_draws(M2, m1, iu, ju, d, var0, N, out, c0, r0, r1):
+    """Write rows ``r0:r1`` of the rank sets' bootstrap draws of a block of pairs.
 
     The arithmetic of ``genexpy_nb.leaderboards.sets.bootstrap_draws`` (its NumPy route, the
     twin) in the same order, one pass with no temporaries: per replicate r and pair p,
     ``e = m1[r, i] - m1[r, j]``, the variance ``max(M2[r, p] / N - e^2, 0) N / (N - 1)``
     moderated toward ``var0`` with one prior degree of freedom, and
-    ``(e - d_p) / sqrt(var / N)`` (±inf or 0 where the variance is 0), as float32.
+    ``(e - d_p) / sqrt(var / N)`` (±inf or 0 where the variance is 0), as float32. Each
+    element depends on its own row and pair only, so blocks of rows may run on threads in
+    any split (the same bits). Per row, the differences ``e`` are gathered first and the
+    statistics then computed in a loop with no gathers and no branches (selects), with
+    NumPy's error model (no zero-division checks: the divisors ``N`` and ``sqrt(var / N)``
+    are used only where they are positive, as in the NumPy route), into a contiguous slice
+    of a row of ``out`` (its columns from ``c0``): the loop vectorises, where a strided view
+    of the block's columns would not. About 4x faster than one loop over both into a view,
+    the same IEEE operations in the same order.
 
     Parameters
     ----------
@@ -310,25 +318,34 @@ def studentised_draws(M2, m1, iu, ju, d, var0, N, out):
         The moderation's prior variance.
     N : int
         Conditions.
-    out : float32 array, shape (b, pb)
-        Written: the draws.
+    out : float32 array, shape (b, P), C-contiguous
+        Written on rows ``r0:r1``, columns ``c0:c0 + pb``: the draws.
+    c0 : int
+        The block's first column in ``out``.
+    r0, r1 : int
+        The rows (replicates) to process.
     """
     b, pb = M2.shape
     df = N - 1
     scale = N / max(N - 1, 1)
     prior = 1.0 * var0  # NU0 * var0, NU0 = 1
     den = df + 1.0
-    for r in range(b):
+    fN = float(N)
+    e = np.empty(pb)
+    for r in range(r0, r1):
+        mr = m1[r]
         for p in range(pb):
-            e = m1[r, iu[p]] - m1[r, ju[p]]
-            v = M2[r, p] / N - e * e
+            e[p] = mr[iu[p]] - mr[ju[p]]
+        M2r = M2[r]
+        o = out[r, c0:c0 + pb]
+        for p in range(pb):
+            ep = e[p]
+            v = M2r[p] / fN - ep * ep
             v = (v if v >= 0.0 else 0.0) * scale
             v = (df * v + prior) / den
-            x = e - d[p]
-            if v > 0.0:
-                out[r, p] = x / np.sqrt(v / N)
-            else:
-                out[r, p] = np.inf if x > 0 else (-np.inf if x < 0 else 0.0)
+            x = ep - d[p]
+            t = x / np.sqrt(v / fN)  # computed everywhere, kept where v > 0
+            o[p] = t if v > 0.0 else (np.inf if x > 0 else (-np.inf if x < 0 else 0.0))
     return out
 
 
@@ -388,9 +405,7 @@ def signatures() -> list:
                   np.full(3, 3, np.uint8), out, 0, 1)
     cuts_held(out, np.array([0, 0, 1]), np.array([1, 2, 2]), np.zeros((1, 2), np.bool_), 0, 1)
     studentised_draws(np.ones((2, 3)), np.ones((2, 3)), np.array([0, 0, 1]),
-                      np.array([1, 2, 2]), np.zeros(3), 0.5, 5, G[:2])
-    studentised_draws(np.ones((2, 3)), np.ones((2, 3)), np.array([0, 0, 1]),
-                      np.array([1, 2, 2]), np.zeros(3), 0.5, 5, G[:2, 1:])
+                      np.array([1, 2, 2]), np.zeros(3), 0.5, 5, G[:2], 0, 0, 2)
     top_abs(G, 2, order, 0, 4)
     pi = np.array([0, 0, 1], dtype=np.int64)
     pj = np.array([1, 2, 2], dtype=np.int64)

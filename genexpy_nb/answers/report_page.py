@@ -480,14 +480,14 @@ RANK_REP = 2000
 
 def _rank_tables(study: Study, *, rep: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Rank probabilities and intervals (with the top group) of every configuration."""
-    from ..leaderboards.rank_uncertainty import rank_intervals, rank_probabilities, top_group
+    from ..leaderboards.rank_uncertainty import rank_intervals, rank_probabilities
 
     probs, ivals = [], []
     for s in study.samples():
         p = rank_probabilities(study, rep=rep, seed=seed, config=s.config_id)
-        top = set(top_group(p))
+        # the top group (gx.top_group) is read off the same intervals: rank_low 1
         iv = rank_intervals(p).with_columns(
-            pl.col("alternative").is_in(list(top)).alias("in_top_group"))
+            (pl.col("rank_low") == 1).alias("in_top_group"))
         cid = pl.lit(s.config_id, dtype=pl.UInt32).alias("config_id")
         probs.append(p.select(cid, pl.all()))
         ivals.append(iv.sort("expected_rank").select(cid, pl.all()))

@@ -42,6 +42,19 @@ def _doubled_midranks(tiers: np.ndarray) -> np.ndarray:
     return (2 * less + eq + 1).astype(np.int64)
 
 
+def _exact_sums(w: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Return ``w @ m`` of two integer matrices, exactly, as int64.
+
+    ``w`` holds counts (non-negative): every partial sum of a row's products is at most
+    the row's total count times the largest ``|m|``. Where that is below 2**53 every partial
+    sum is an integer a float64 holds exactly, so BLAS gives the exact product in any order
+    of summation; else NumPy's integer product (several times slower).
+    """
+    if float(w.sum(axis=1).max(initial=0)) * float(np.abs(m).max(initial=0)) < 2.0**53:
+        return (w.astype(np.float64) @ m.astype(np.float64)).astype(np.int64)
+    return w @ m
+
+
 #: the most bootstrap replicates one call draws: probabilities to about ±0.001 (2000 give
 #: about ±0.01); more only costs time
 MAX_REP = 1_000_000
@@ -158,19 +171,22 @@ def rank_probabilities(
             f"rank probabilities of {na:,} alternatives over {n:,} conditions with "
             f"rep={rep:,} take about {work:.1e} operations; lower rep (to "
             f"{max(1, 5 * 10**10 // (na * (n + na))):,} or less) or rank fewer alternatives.")
+    from .._numba import one_blas_thread  # loads no numba
+
     m = _doubled_midranks(s.rankings)
     counts = np.zeros((na, na))
     block = max(1, 2_000_000 // max(1, n * na + na * na))
     done = 0
-    while done < rep:
-        size = min(block, rep - done)
-        draws = rng.integers(0, n, size=(size, n))
-        # how often each condition is drawn, per replicate: sums of doubled midranks are
-        # exact integers, so ties between mean ranks are exact
-        w = np.zeros((size, n), dtype=np.int64)
-        np.add.at(w, (np.repeat(np.arange(size), n), draws.ravel()), 1)
-        counts += _place_counts(w @ m)
-        done += size
+    with one_blas_thread():  # small products: a multi-threaded BLAS stalls on a busy machine
+        while done < rep:
+            size = min(block, rep - done)
+            draws = rng.integers(0, n, size=(size, n))
+            # how often each condition is drawn, per replicate: sums of doubled midranks are
+            # exact integers, so ties between mean ranks are exact
+            w = np.bincount((draws + n * np.arange(size)[:, None]).ravel(),
+                            minlength=size * n).reshape(size, n)
+            counts += _place_counts(_exact_sums(w, m))
+            done += size
     prob = counts / rep
     return pl.DataFrame({
         "alternative": np.repeat(np.array(s.alternatives, dtype=object), na).tolist(),
@@ -232,10 +248,17 @@ def rank_intervals(probabilities: pl.DataFrame, *, confidence_level: float = 0.9
     tail = (1 - c) / 2
     rows = []
     eps = 1e-12
-    for alt in p["alternative"].unique(maintain_order=True).to_list():
-        sub = p.filter(pl.col("alternative") == alt).sort("rank")
-        r = sub["rank"].to_numpy()
-        q = sub["probability"].to_numpy()
+    # each alternative's rows, in order of first appearance, from one pass over the frame
+    # (a filter per alternative scanned the whole frame each time: quadratic in them)
+    groups = p.with_row_index("_row").group_by("alternative", maintain_order=True).agg(
+        pl.col("_row"))
+    rank_all = p["rank"].to_numpy()
+    prob_all = p["probability"].to_numpy()
+    for alt, idx in groups.iter_rows():
+        idx = np.asarray(idx, dtype=np.int64)
+        idx = idx[np.argsort(rank_all[idx], kind="stable")]
+        r = rank_all[idx]
+        q = prob_all[idx]
         cdf = np.cumsum(q)
         low = int(r[np.argmax(cdf > tail + eps)])
         high = int(r[np.argmax(cdf >= 1 - tail - eps)])

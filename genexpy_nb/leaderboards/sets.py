@@ -27,6 +27,7 @@ those with ``rank_lo <= k``.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +57,9 @@ REPS = 2000
 MAX_REPS = 100_000
 #: prior degrees of freedom of the moderated variances (see ``_stepdown``)
 NU0 = 1.0
+#: replicates per block of the draws' kernel on threads (each element is computed alone, so
+#: the split changes no bit; fixed blocks all the same)
+_DRAW_ROWS = 250
 
 
 @dataclass
@@ -158,7 +162,8 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     ``d*`` and the variance of its per-condition difference moderated toward ``var0`` (the
     data's mean variance of the pairs, held fixed: a replicate that draws only conditions
     in which nothing varies keeps finite statistics):
-    ``G[b, p] = (d*_p - d_p) / sqrt(s~*_p^2 / N)``.
+    ``G[b, p] = (d*_p - d_p) / sqrt(s~*_p^2 / N)``. ``x`` holds midranks (multiples of
+    1/2, at most K): the compiled route relies on its products being exact.
 
     Returns
     -------
@@ -170,9 +175,11 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     G = np.empty((reps, P), dtype=np.float32)
     block = max(1, min(reps, 2_000_000 // max(1, N)))
     pblock = max(1, 4_000_000 // max(1, N + block))
-    kernel = None
-    if float(reps) * P > config.ROUTES.leaderboards_numpy_max_work or "numba" in sys.modules:
-        from .._numba.leaderboards import studentised_draws as kernel  # the same bits
+    bound = config.ROUTES.leaderboards_numpy_max_work
+    # the kernel once numba is loaded, unless the NumPy route is forced (an infinite bound)
+    if float(reps) * P > bound or ("numba" in sys.modules and math.isfinite(bound)):
+        _draws_kernel(x, iu, ju, d, var0, rng, G, block, pblock)
+        return G
     done = 0
     while done < reps:
         b = min(block, reps - done)
@@ -183,15 +190,57 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
         for s in range(0, P, pblock):
             cols = slice(s, min(P, s + pblock))
             D = x[:, iu[cols]] - x[:, ju[cols]]
-            if kernel is not None:
-                kernel(W @ (D * D), m1, iu[cols], ju[cols], d[cols], var0, N,
-                       G[done: done + b, cols])
-                continue
             e1 = m1[:, iu[cols]] - m1[:, ju[cols]]
             v = np.maximum(W @ (D * D) / N - e1 * e1, 0.0) * (N / max(N - 1, 1))
             G[done: done + b, cols] = studentised(e1 - d[cols], moderated(v, var0, N - 1), N)
         done += b
     return G
+
+
+def _draws_kernel(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray,
+                  var0: float, rng: np.random.Generator, G: np.ndarray, block: int,
+                  pblock: int) -> None:
+    """Write the draws of ``bootstrap_draws`` into ``G`` with the numba kernel, its bits.
+
+    The same replicates (the same stream, in the same blocks) and the same arithmetic; each
+    block of pairs in fixed blocks of ``_DRAW_ROWS`` replicates on threads, each block its
+    own product of the counts and the squared differences (one BLAS thread each: on a busy
+    machine a multi-threaded BLAS stalls on products this small) and the kernel on it. The
+    products are exact whatever their shape or order of summation (counts times squared
+    differences of midranks: multiples of 1/4 far below 2**53), as is ``W @ x`` before its
+    division, and the kernel computes each element alone: the same bits at any thread
+    count and in any blocks.
+    """
+    from .._numba import one_blas_thread, run_blocks
+    from .._numba.leaderboards import studentised_draws
+
+    N = x.shape[0]
+    reps, P = G.shape
+    # one buffer for every block's products, each block of rows its own contiguous part (a
+    # fresh array per block would cost its page faults every time)
+    buf = np.empty(min(block, reps) * min(pblock, P))
+    done = 0
+    with one_blas_thread():
+        while done < reps:
+            b = min(block, reps - done)
+            idx = rng.integers(0, N, size=(b, N))
+            W = np.bincount((idx + N * np.arange(b)[:, None]).ravel(),
+                            minlength=b * N).reshape(b, N).astype(np.float64)
+            m1 = W @ x / N
+            for s in range(0, P, pblock):
+                cols = slice(s, min(P, s + pblock))
+                D = x[:, iu[cols]] - x[:, ju[cols]]
+                DD = D * D
+                w = DD.shape[1]
+
+                def rows(r0: int, r1: int, W=W, m1=m1, DD=DD, w=w, cols=cols,
+                         out=G[done: done + b]) -> None:
+                    M2 = np.matmul(W[r0:r1], DD, out=buf[r0 * w: r1 * w].reshape(r1 - r0, w))
+                    studentised_draws(M2, m1[r0:r1], iu[cols], ju[cols], d[cols], var0, N,
+                                      out[r0:r1], cols.start, 0, r1 - r0)
+
+                run_blocks(rows, b, work=float(b) * w * (2 * N + 10), block_rows=_DRAW_ROWS)
+            done += b
 
 
 def family(sample: Any, *, level: float, reps: int, rng: np.random.Generator) -> Family:

@@ -148,3 +148,21 @@ def test_joint_coverage_simultaneous_but_not_marginal():
             sets = gx.rank_sets(_study(x), reps=300, seed=s, simultaneous=sim)
             joint[sim] += bool((sets["rank_lo"] == 1).all())
     assert joint[True] >= 93 > joint[False]
+
+
+def test_bootstrap_draws_same_bits_on_either_route_in_row_blocks():
+    """The draws' kernel, its rows in blocks (on threads when worth it), against NumPy."""
+    from genexpy_nb.leaderboards import sets
+
+    rng = np.random.default_rng(3)
+    mr2 = doubled_midranks(rng.integers(0, 4, size=(25, 9)))
+    mr2[:, 4] = mr2[:, 3]  # a pair with no variance at all
+    _theta, iu, ju, d, var = pair_moments(mr2)
+    x = mr2 / 2.0
+    reps = 2 * sets._DRAW_ROWS + 17  # three blocks of rows, the last one short
+    for var0 in (0.0, float(var.mean())):
+        with config.force_route("numpy"):
+            a = sets.bootstrap_draws(x, iu, ju, d, var0, reps, np.random.default_rng(1))
+        with config.force_route("numba", parallel_min_work=0):  # the blocks on threads
+            b = sets.bootstrap_draws(x, iu, ju, d, var0, reps, np.random.default_rng(1))
+        np.testing.assert_array_equal(a.view(np.int32), b.view(np.int32))

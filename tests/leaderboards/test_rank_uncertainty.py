@@ -120,3 +120,44 @@ def test_place_counts_from_sorted_scores_equal_the_pairwise_count(rep, na, coars
     want = np.cumsum(diff, axis=1)[:, :na]
     got = _place_counts(sums)
     assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+def _intervals_one_by_one(p, c):
+    """rank_intervals' arithmetic, one filter per alternative (the twin of the grouping)."""
+    tail, eps, rows = (1 - c) / 2, 1e-12, []
+    for alt in p["alternative"].unique(maintain_order=True).to_list():
+        sub = p.filter(pl.col("alternative") == alt).sort("rank")
+        r, q = sub["rank"].to_numpy(), sub["probability"].to_numpy()
+        cdf = np.cumsum(q)
+        rows.append((alt, float((r * q).sum()), float(q[r == 1].sum()),
+                     int(r[np.argmax(cdf > tail + eps)]), int(r[np.argmax(cdf >= 1 - tail - eps)])))
+    return rows
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("c", [0.5, 0.95])
+def test_rank_intervals_equal_one_alternative_at_a_time(shuffle, c):
+    # one grouping pass over the frame, against a filter per alternative: the same bits,
+    # the alternatives in order of first appearance, the rows in any order
+    x = np.random.default_rng(4).normal(size=(12, 9))
+    x[:, 3] = x[:, 2]  # tied alternatives
+    p = rank_probabilities(_study(x), rep=300, seed=2)
+    if shuffle:
+        p = p.sample(fraction=1.0, shuffle=True, seed=1)
+    got = rank_intervals(p, confidence_level=c)
+    want = _intervals_one_by_one(p, c)
+    assert got.rows() == want
+    assert [r[1] for r in got.rows()] == [r[1] for r in want]  # the floats, bit for bit
+
+
+def test_exact_sums_of_counts_and_doubled_midranks():
+    # the replicates' sums through BLAS in floats: exact integers, as the integer product
+    from genexpy_nb.leaderboards.rank_uncertainty import _exact_sums
+
+    rng = np.random.default_rng(0)
+    w = rng.integers(0, 9, size=(40, 300))
+    m = rng.integers(3, 2 * 500, size=(300, 25))
+    got = _exact_sums(w, m)
+    assert got.dtype == np.int64 and np.array_equal(got, w @ m)
+    big = np.full((2, 3), 2**40)  # partial sums beyond 2**53: the integer product
+    assert np.array_equal(_exact_sums(np.full((1, 2), 2**14), big[:2]), np.full((1, 3), 2**55))

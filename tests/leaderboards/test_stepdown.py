@@ -207,8 +207,15 @@ def test_studentised_draws_kernel_equals_the_numpy_arithmetic():
         v = np.maximum(M2 / N - e1 * e1, 0.0) * (N / (N - 1))
         want = studentised(e1 - d, moderated(v, var0, N - 1), N).astype(np.float32)
         got = np.empty((b, iu.size), dtype=np.float32)
-        studentised_draws(M2, m1, iu, ju, d, var0, N, got)
+        studentised_draws(M2, m1, iu, ju, d, var0, N, got, 0, 0, b)
         np.testing.assert_array_equal(got, want)
+        # rows in blocks (as on threads), into columns of a wider array (as the rank sets'
+        # draws, a block of pairs at a time): the same bits, nothing else written
+        wide = np.full((b, iu.size + 5), np.nan, dtype=np.float32)
+        for r0, r1 in ((0, 7), (7, 8), (8, b)):
+            studentised_draws(M2, m1, iu, ju, d, var0, N, wide, 2, r0, r1)
+        np.testing.assert_array_equal(wide[:, 2:-3].view(np.int32), want.view(np.int32))
+        assert np.isnan(wide[:, :2]).all() and np.isnan(wide[:, -3:]).all()
         if var0 == 0.0:  # the pair with no variance: 0, the branch of a zero variance
             q = np.flatnonzero((iu == 2) & (ju == 3))[0]
             assert (got[:, q] == 0.0).all() and np.abs(got).max() > 0.5
