@@ -5,7 +5,8 @@ kernel: each unit draws its own pair of disjoint samples from a stream seeded by
 index (so the bits depend neither on the thread count nor on the blocks), then evaluates
 ``MMD^2 = w' K w`` over the support points the pair touches, with the kernel values read
 computed on the fly from the support's rows (Mallows: packed "above" bitsets; RBF: the score
-vectors), so that memory stays linear in the support.
+vectors; Jaccard, and Mallows on rankings of two tie levels: one word of bits per result and a
+table of values), so that memory stays linear in the support.
 
 Arrays and scalars only; ``genexpy_nb.generalizability.large`` validates and prepares them.
 """
@@ -21,6 +22,10 @@ from .core import _popcount, nonzero_support
 KIND_MALLOWS = 1
 #: RBF values on the fly: ``exp(-gamma ||x_a - x_b||^2)``
 KIND_RBF = 2
+#: values from one word of bits per result (a set S_a of at most 64 alternatives) and a
+#: table: ``table[(|S_a| L + |S_b|) L + |S_a & S_b|]``, L = na + 1 (Jaccard's top sets;
+#: Mallows on rankings of two tie levels, S_a the alternatives at the first)
+KIND_SETS = 3
 
 _GOLDEN = streams.GOLDEN
 _UNIT = np.uint64(0xD1B54A32D192ED03)
@@ -106,6 +111,43 @@ def _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt):
 
 
 @jit_fast
+def _form_sets(B, T, table, L, nz, wz, kk, Mt, Ct):
+    """Compute the same form with values from one word of bits and a table (gathered first).
+
+    ``B[a, 0]`` is the set of result a, ``T[a]`` its size; the value of (a, b) is
+    ``table[(T[a] L + T[b]) L + popcount(B[a, 0] & B[b, 0])]``.
+    """
+    for p in range(kk):
+        a = nz[p]
+        Mt[p] = B[a, 0]
+        Ct[p] = T[a] * L
+    s = 0.0
+    for p in range(kk):
+        mp = Mt[p]
+        base = Ct[p] * L
+        acc = 0.0
+        for q in range(p + 1, kk):
+            acc += table[base + Ct[q] + _popcount(mp & Mt[q])] * wz[q]
+        s += wz[p] * (wz[p] * table[base + Ct[p] + T[nz[p]]] + 2.0 * acc)
+    return s
+
+
+@jit_fast
+def sets_block(M, C, r0, r1, c0, table, L, out):
+    """Write the kernel matrix's rows r0..r1 from column c0 on, from sets (:data:`KIND_SETS`).
+
+    ``out[i - r0, j - c0] = table[(C[i] L + C[j]) L + popcount(M[i] & M[j])]`` with
+    ``M`` the sets (one word each) and ``C`` their sizes: the very values of the table.
+    """
+    m = M.shape[0]
+    for i in range(r0, r1):
+        mi = M[i]
+        base = C[i] * L * L
+        for j in range(c0, m):
+            out[i - r0, j - c0] = table[base + C[j] * L + _popcount(mi & M[j])]
+
+
+@jit_fast
 def _form_rbf(X, gamma, nz, wz, kk, Xt):
     """Compute the same form with RBF values from the score vectors (gathered first)."""
     na = X.shape[1]
@@ -133,7 +175,9 @@ def mmd_units(kind, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, u0, u
     subset of a grid's sizes draws the very pairs of the grid at those sizes.
     ``out`` is (len(ns) * rep,); ``inv`` the support index of each of the N results; the
     support has ``m`` points, and its kernel values are computed on the fly as ``kind``
-    says (:data:`KIND_MALLOWS`, :data:`KIND_RBF`; values from a matrix go through
+    says (:data:`KIND_MALLOWS`: ``T`` the tied pairs, ``c2`` = na (na - 1);
+    :data:`KIND_RBF`; :data:`KIND_SETS`: ``B`` (m, 1) the sets, ``T`` their sizes, ``c2``
+    the table's stride L; values from a matrix go through
     ``genexpy_nb.generalizability.mmd.mmd_from_pairs``). Per unit: the pair's count
     differences on the support, then ``sum_p w_p (w_p k_pp + 2 sum_{q>p} k_pq w_q)`` over
     the k touched points with a nonzero difference.
@@ -148,6 +192,8 @@ def mmd_units(kind, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, u0, u
     Bt = np.empty((cap, B.shape[1]), dtype=np.uint64)
     Tt = np.empty(cap, dtype=np.int64)
     Xt = np.empty((cap, X.shape[1]))
+    Mt = np.empty(cap, dtype=np.uint64)
+    Ct = np.empty(cap, dtype=np.int64)
     for u in range(u0, u1):
         j = u // rep
         n = ns[j]
@@ -163,6 +209,8 @@ def mmd_units(kind, B, T, table, c2, X, gamma, inv, N, ns, pos, rep, seed, u0, u
         kk = nonzero_support(k, w, seen, nz, wz)
         if kind == 1:
             s = _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt)
+        elif kind == 3:
+            s = _form_sets(B, T, table, c2, nz, wz, kk, Mt, Ct)
         else:
             s = _form_rbf(X, gamma, nz, wz, kk, Xt)
         for t in range(k):
