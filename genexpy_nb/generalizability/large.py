@@ -465,12 +465,17 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
 
 def _sets_rows(sup: LargeSupport, b0: int, b1: int) -> np.ndarray:
     """Rows b0..b1 of the matrix on a support of sets (kind 3), from column b0 on."""
-    from .._numba import compile_note
+    from .._numba import compile_note, run_blocks
     from .._numba import large as _large
 
     out = np.empty((b1 - b0, sup.m - b0))
+    M = sup.B.ravel()
+
+    def rows(r0: int, r1: int) -> None:  # each value from the table: the same at any split
+        _large.sets_block(M, sup.T, b0 + r0, b0 + r1, b0, sup.table, sup.c2, out[r0:r1])
+
     with compile_note(_large.sets_block):
-        _large.sets_block(sup.B.ravel(), sup.T, b0, b1, b0, sup.table, sup.c2, out)
+        run_blocks(rows, b1 - b0, float(b1 - b0) * (sup.m - b0))
     return out
 
 
