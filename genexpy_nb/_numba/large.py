@@ -120,7 +120,7 @@ def _form_sets(B, T, table, L, nz, wz, kk, Mt, Ct):
 
     ``B[a, 0]`` is the set of result a, ``T[a]`` its size; the value of (a, b) is
     ``table[(T[a] L + T[b]) L + popcount(B[a, 0] & B[b, 0])]``. Summed in order, as
-    :func:`_form_mallows` sums (no reassociation): on rankings of two tie levels both give
+    ``_form_mallows`` sums (no reassociation): on rankings of two tie levels both give
     Mallows' MMD values bit for bit.
     """
     for p in range(kk):
@@ -151,6 +151,79 @@ def sets_block(M, C, r0, r1, c0, table, L, out):
         base = C[i] * L * L
         for j in range(c0, m):
             out[i - r0, j - c0] = table[base + C[j] * L + _popcount(mi & M[j])]
+
+
+@jit_fast
+def sets_gather(M, C, table, L, P, Q):
+    """Write ``Q[r, i, j]``, the value of the sets ``P[r, i]`` and ``P[r, j]`` (kind 3).
+
+    The blocks of the matrix on the points each pair touches, as
+    ``genexpy_nb.generalizability.mmd`` gathers them from a matrix: the same numbers.
+    """
+    for r in range(P.shape[0]):
+        for i in range(P.shape[1]):
+            a = P[r, i]
+            ma = M[a]
+            base = C[a] * L * L
+            for j in range(P.shape[1]):
+                b = P[r, j]
+                Q[r, i, j] = table[base + C[b] * L + _popcount(ma & M[b])]
+
+
+@jit_fast
+def mmd_rows_sets(M, C, table, L, inv, IX, IY, r0, r1, out):
+    """MMD of the pairs r0..r1 with values from sets, summed as the matrix's loop sums.
+
+    The twin of ``genexpy_nb._numba.core.mmd_rows`` (the same touched points in the same
+    order, the same sums) with ``K[a, b]`` read as
+    ``table[(C[a] L + C[b]) L + popcount(M[a] & M[b])]``: the same numbers, bit for bit.
+    """
+    m = M.shape[0]
+    nx = IX.shape[1]
+    ny = IY.shape[1]
+    w = np.zeros(m)
+    seen = np.zeros(m, dtype=np.bool_)
+    nz = np.empty(m, dtype=np.int64)
+    wz = np.empty(m)
+    inv_n2 = 1.0 / (nx * ny)
+    LL = L * L
+    for r in range(r0, r1):
+        k = 0
+        for side in range(2):  # the counts of x (+1 each), then of y (-1 each)
+            S = IX if side == 0 else IY
+            d = 1.0 if side == 0 else -1.0
+            for t in range(S.shape[1]):
+                a = inv[S[r, t]]
+                if not seen[a]:
+                    seen[a] = True
+                    nz[k] = a
+                    k += 1
+                w[a] += d
+        kk = nonzero_support(k, w, seen, nz, wz)
+        s = 0.0
+        if 2 * kk > m:
+            for p in range(kk):
+                row = nz[p]
+                mr = M[row]
+                base = C[row] * LL
+                acc = 0.0
+                for b in range(m):
+                    acc += table[base + C[b] * L + _popcount(mr & M[b])] * w[b]
+                s += wz[p] * acc
+        else:
+            for p in range(kk):
+                row = nz[p]
+                mr = M[row]
+                base = C[row] * LL
+                acc = 0.0
+                for q in range(p + 1, kk):
+                    b = nz[q]
+                    acc += table[base + C[b] * L + _popcount(mr & M[b])] * wz[q]
+                s += wz[p] * (wz[p] * table[base + C[row] * L + C[row]] + 2.0 * acc)
+        for t in range(kk):
+            w[nz[t]] = 0.0
+        v = s * inv_n2
+        out[r] = np.sqrt(v) if v > 0.0 else 0.0
 
 
 @jit_fast

@@ -240,8 +240,10 @@ def sets_support(kernel: Kernel, rankings: np.ndarray
     levels 0 and 1 (0/1 item correctness) on the sets at level 0: for two sets S and S' of
     a and b alternatives that share t, Jaccard is ``t / (a + b - t)`` and Mallows
     ``exp(-nu n_d)`` with ``2 n_d = n0 h + 2 (a - t)(b - t)``, ``h = a + b - 2 t`` the
-    alternatives in one set only, ``n0 = na - h`` (a pair of alternatives discordant in
-    both rankings counts 2, a pair tied in one only 1). Each value is computed as the
+    alternatives in one set only, ``n0 = na - h`` the others (twice the discordance: a
+    pair with one alternative in S only and the other in S' only is reversed and counts
+    2; a pair of one alternative in one set only and one of the others is tied in one
+    ranking only and counts 1; every other pair 0). Each value is computed as the
     kernel's matrix computes it (the same division; the same exponentials of twice the
     discordance), so the table holds the very numbers of ``kernel.gram``.
 
@@ -354,14 +356,16 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
     if wide.all():
         return res
     narrow = np.flatnonzero(~wide)
-    if sup.kind == 0:
+    if sup.kind == 0 or (sup.kind == 3 and sup.kernel is not None
+                         and sup.kernel.name == "jaccard"):
         # the others as the full grid computes them (BLAS where a pair touches much of the
-        # support, the touched points only elsewhere)
+        # support, the touched points only elsewhere); Jaccard's sets as its matrix would
         from .mmd import mmd_from_pairs
 
         for j in narrow:
             IX, IY = _unit_pairs(N, int(ns[j]), int(pos[j]), rep, seed64)
-            res[j] = mmd_from_pairs(sup.K, sup.inv, IX, IY)
+            res[j] = (mmd_from_pairs(sup.K, sup.inv, IX, IY) if sup.kind == 0
+                      else _sets_from_pairs(sup, IX, IY))
             if on_work is not None:
                 on_work(float(cost[j * rep:(j + 1) * rep].sum()))
         return res
@@ -460,6 +464,44 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
             at += len(take)
             if on_work is not None:
                 on_work(float(len(take)) * n * n)
+    return out
+
+
+def _sets_from_pairs(sup: LargeSupport, IX: np.ndarray, IY: np.ndarray) -> np.ndarray:
+    """MMD of pairs touching little of a support of sets, as from its matrix: (rep,).
+
+    The computations of :func:`genexpy_nb.generalizability.mmd.mmd_from_pairs` (the
+    touched points' blocks gathered with NumPy for moderate work, a numba loop beyond; the
+    matrix itself on a small support, or where the pairs touch much of it), with the
+    matrix's values read from the sets: the numbers the matrix would give, bit for bit.
+    """
+    from .._numba import compile_note, run_blocks
+    from .._numba import large as _large
+    from .mmd import _mmd_touched, mmd_from_pairs
+
+    rep, n = IX.shape
+    k = min(2 * n, sup.m)
+    r = config.ROUTES
+    if sup.m <= r.mmd_small_m or k >= sup.m * (r.mmd_dense_fraction_small
+                                               if sup.m <= r.mmd_cache_m
+                                               else r.mmd_dense_fraction_large):
+        # a small support, or pairs that touch much of it: its matrix and BLAS products
+        return mmd_from_pairs(_sets_rows(sup, 0, sup.m), sup.inv, IX, IY)
+    out = np.empty(rep)
+    M = sup.B.ravel()
+    if rep * k * k <= r.mmd_gather_max_work:
+        def values(P: np.ndarray) -> np.ndarray:
+            Q = np.empty((P.shape[0], P.shape[1], P.shape[1]))
+            _large.sets_gather(M, sup.T, sup.table, sup.c2, P, Q)
+            return Q
+
+        with compile_note(_large.sets_gather):
+            _mmd_touched(None, sup.inv, IX, IY, out, values=values)
+        return out
+    with compile_note(_large.mmd_rows_sets):
+        run_blocks(lambda r0, r1: _large.mmd_rows_sets(M, sup.T, sup.table, sup.c2, sup.inv,
+                                                       IX, IY, r0, r1, out),
+                   rep, rep * k * k / 2.0)
     return out
 
 
