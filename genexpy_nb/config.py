@@ -221,7 +221,10 @@ class Routes:
     large_support_m: float = 2000
     #: large-study path: supports up to this many distinct results keep their kernel
     #: matrix (288 MB at 6,000); beyond, its row blocks are computed when read (Mallows and
-    #: RBF; Jaccard and Borda supports are small: always a matrix)
+    #: RBF; Borda's supports are small: always a matrix). Jaccard's, and Mallows' on
+    #: rankings of two tie levels (0/1 item correctness), beyond ``large_support_m`` have
+    #: none at any size: their values come from one word of bits per result
+    #: (``generalizability.large.sets_support``)
     large_matrix_m: float = 6000
 
 #: the routes in force (see :class:`Routes` and :func:`force_route`)

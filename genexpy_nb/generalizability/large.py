@@ -20,7 +20,10 @@ estimated cost (:func:`full_grid_seconds`, from the shape only: the cost model o
   full grid computes it: BLAS products where a pair touches much of the support), and
   computed on the fly from the support's results beyond (the matrix in row blocks for
   those sizes, one numba loop over the touched points for the others: memory linear in
-  N);
+  N); Jaccard's values (and Mallows' on rankings of two tie levels, as 0/1 item
+  correctness) beyond ``config.ROUTES.large_support_m`` distinct results always on the
+  fly, from one word of bits per result and a table of the values (:func:`sets_support`):
+  no matrix of hundreds of megabytes to build, the same values;
 - and, beyond ``config.ROUTES.large_support_m`` distinct results, the closed-form parts
   (the ``approx`` estimators, the sampling part of the interval of n* and of the
   baseline's band, the RBF degeneracy check) read a seeded subsample of that many
@@ -46,7 +49,7 @@ from .kernels import Kernel
 
 __all__ = ["LARGE_GRID_SIZES", "GridPlan", "KernelShape", "LargeSupport", "applies",
            "full_grid_seconds", "grid_note", "large_grid", "large_pairs", "large_support",
-           "large_top", "mmd_grid", "plan_grid", "subsample_support",
+           "large_top", "mmd_grid", "plan_grid", "sets_support", "subsample_support",
            "thinned_grid_seconds"]
 
 #: sample sizes of the thinned grid
@@ -127,7 +130,9 @@ class LargeSupport:
     ``kind`` says where the values of the sizes read one pair at a time come from (0: the
     matrix ``K``; 1: Mallows bitsets ``B``, tied pairs ``T``, value table ``table``
     indexed by twice the discordance, ``c2`` = na (na - 1); 2: RBF rows ``X`` and
-    ``gamma``); ``inv`` (N,) is each result's support point, ``m`` the support's size.
+    ``gamma``; 3: sets of alternatives ``B`` (m, 1), one word each, their sizes ``T``,
+    the value table ``table`` of :func:`sets_support` and its stride ``c2`` = na + 1);
+    ``inv`` (N,) is each result's support point, ``m`` the support's size.
     """
 
     kind: int
@@ -164,8 +169,8 @@ def _mallows_bits(R: np.ndarray) -> np.ndarray:
 
 
 def large_support(kernel: Kernel, data: np.ndarray,
-                  support: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-                  ) -> LargeSupport:
+                  support: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                  sets: bool = True) -> LargeSupport:
     """Prepare a resolved kernel's support of one configuration's results ``data`` (N, na).
 
     Two routes, by size of support, for the two kinds of sample sizes:
@@ -179,8 +184,14 @@ def large_support(kernel: Kernel, data: np.ndarray,
       RBF values on the fly beyond (from packed bitsets or the score vectors: a look-up in
       a matrix of hundreds of megabytes misses every cache, a few words of bits do not).
 
+    Beyond ``config.ROUTES.large_support_m`` points, Jaccard, and Mallows on rankings of two
+    tie levels (0/1 item correctness), take neither route's matrix: both read their values
+    from one word of bits per result and a table (:func:`sets_support`), the row blocks
+    too.
+
     ``support``: the kernel's ``(K, inv, counts)`` on ``data`` when already computed
     (:func:`genexpy_nb.generalizability.mmd.kernel_support`), not computed again.
+    ``sets=False`` keeps the routes of other kernels (a check of the values, a benchmark).
     """
     from ._gram import _tied_pairs
 
@@ -194,6 +205,12 @@ def large_support(kernel: Kernel, data: np.ndarray,
     inv = np.ascontiguousarray(inv, dtype=np.int64)
     m = int(first.size)
     u = data[first]
+    bits = sets_support(kernel, u) if sets and m > config.ROUTES.large_support_m else None
+    if bits is not None:  # values from one word of bits per result and a table, no matrix
+        M, C, table, L = bits
+        return LargeSupport(3, inv, m, np.zeros((1, 1)), np.ascontiguousarray(M[:, None]), C,
+                            table, L, np.zeros((1, 1)), 0.0, rows=u, kernel=kernel,
+                            has_matrix=False)
     has_matrix = not (kernel.name in ("mallows", "rbf")
                       and m > config.ROUTES.large_matrix_m)
     fly = kernel.name in ("mallows", "rbf") and (m > config.ROUTES.large_support_m
@@ -213,6 +230,65 @@ def large_support(kernel: Kernel, data: np.ndarray,
                             np.ascontiguousarray(u, dtype=np.float64), float(kernel.gamma),
                             rows=u, kernel=kernel, has_matrix=has_matrix)
     return LargeSupport(0, inv, m, K, **_NO_ROWS)
+
+
+def sets_support(kernel: Kernel, rankings: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """Each ranking as one word of bits, with the table of the kernel's values, where exact.
+
+    Jaccard's value depends on the top-k sets only, and Mallows' on rankings of two tie
+    levels 0 and 1 (0/1 item correctness) on the sets at level 0: for two sets S and S' of
+    a and b alternatives that share t, Jaccard is ``t / (a + b - t)`` and Mallows
+    ``exp(-nu n_d)`` with ``2 n_d = n0 h + 2 (a - t)(b - t)``, ``h = a + b - 2 t`` the
+    alternatives in one set only, ``n0 = na - h`` the others (twice the discordance: a
+    pair with one alternative in S only and the other in S' only is reversed and counts
+    2; a pair of one alternative in one set only and one of the others is tied in one
+    ranking only and counts 1; every other pair 0). Each value is computed as the
+    kernel's matrix computes it (the same division; the same exponentials of twice the
+    discordance), so the table holds the very numbers of ``kernel.gram``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A resolved kernel.
+    rankings : numpy.ndarray
+        (m, na) integer rankings (tiers, 0 = best).
+
+    Returns
+    -------
+    tuple or None
+        ``(M, C, table, L)``: the sets (m,) uint64 (bit i: alternative i), their sizes (m,)
+        int64, the values (L^3,) at ``(a L + b) L + t`` and L = na + 1; None for another
+        kernel, more than 64 alternatives, or Mallows on rankings with other levels.
+    """
+    R = np.asarray(rankings)
+    na = R.shape[1]
+    if na > 64 or kernel.name not in ("jaccard", "mallows"):
+        return None
+    if kernel.name == "jaccard":
+        S = R < kernel.k
+    elif R.size and (R.min() < 0 or R.max() > 1):
+        return None
+    else:
+        S = R == 0
+    M = (S.astype(np.uint64) << np.arange(na, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+    C = S.sum(axis=1, dtype=np.int64)
+    L = na + 1
+    a, b, t = np.meshgrid(np.arange(L), np.arange(L), np.arange(L), indexing="ij")
+    valid = (t <= np.minimum(a, b)) & (a + b - t <= na)
+    if kernel.name == "jaccard":
+        union = a + b - t
+        with np.errstate(invalid="ignore", divide="ignore"):
+            table = np.where(union > 0, t / np.where(union > 0, union, 1), 1.0)
+    else:
+        h = a + b - 2 * t
+        nd2 = (na - h) * h + 2 * (a - t) * (b - t)
+        c2 = na * (na - 1)
+        exp = np.exp(-float(kernel.nu) * 0.5 * np.arange(c2 + 1, dtype=np.float64))
+        table = exp[np.where(valid, np.clip(nd2, 0, c2), 0)]
+    table = np.where(valid, table, 0.0)
+    return (np.ascontiguousarray(M), np.ascontiguousarray(C),
+            np.ascontiguousarray(table.ravel(), dtype=np.float64), L)
 
 
 #: the unused arrays of a support read from its matrix
@@ -280,14 +356,16 @@ def mmd_grid(sup: LargeSupport, N: int, ns: np.ndarray, rep: int, seed: int,
     if wide.all():
         return res
     narrow = np.flatnonzero(~wide)
-    if sup.kind == 0:
+    if sup.kind == 0 or (sup.kind == 3 and sup.kernel is not None
+                         and sup.kernel.name == "jaccard"):
         # the others as the full grid computes them (BLAS where a pair touches much of the
-        # support, the touched points only elsewhere)
+        # support, the touched points only elsewhere); Jaccard's sets as its matrix would
         from .mmd import mmd_from_pairs
 
         for j in narrow:
             IX, IY = _unit_pairs(N, int(ns[j]), int(pos[j]), rep, seed64)
-            res[j] = mmd_from_pairs(sup.K, sup.inv, IX, IY)
+            res[j] = (mmd_from_pairs(sup.K, sup.inv, IX, IY) if sup.kind == 0
+                      else _sets_from_pairs(sup, IX, IY))
             if on_work is not None:
                 on_work(float(cost[j * rep:(j + 1) * rep].sum()))
         return res
@@ -365,8 +443,9 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
             b1 = min(m, b0 + _DENSE_BLOCK_ROWS)
             # the block's rows from the diagonal on: c' K c = the diagonal blocks' terms +
             # twice those above them (K symmetric), half the products of the whole rows
-            Kb = (sup.K[b0:b1, b0:] if sup.has_matrix else np.ascontiguousarray(
-                sup.kernel.gram(rows[b0:b1], rows[b0:]), dtype=np.float64))
+            Kb = (sup.K[b0:b1, b0:] if sup.has_matrix else _sets_rows(sup, b0, b1)
+                  if sup.kind == 3 else np.ascontiguousarray(
+                      sup.kernel.gram(rows[b0:b1], rows[b0:]), dtype=np.float64))
 
             def product(r0: int, r1: int, Kb=Kb, b0=b0, b1=b1, v=v, C=C) -> None:
                 Z = C[r0:r1, b0:b1] @ Kb
@@ -385,6 +464,60 @@ def _dense_blocks(sup: LargeSupport, N: int, ns: np.ndarray, pos: np.ndarray, re
             at += len(take)
             if on_work is not None:
                 on_work(float(len(take)) * n * n)
+    return out
+
+
+def _sets_from_pairs(sup: LargeSupport, IX: np.ndarray, IY: np.ndarray) -> np.ndarray:
+    """MMD of pairs touching little of a support of sets, as from its matrix: (rep,).
+
+    The computations of :func:`genexpy_nb.generalizability.mmd.mmd_from_pairs` (the
+    touched points' blocks gathered with NumPy for moderate work, a numba loop beyond; the
+    matrix itself on a small support, or where the pairs touch much of it), with the
+    matrix's values read from the sets: the numbers the matrix would give, bit for bit.
+    """
+    from .._numba import compile_note, run_blocks
+    from .._numba import large as _large
+    from .mmd import _mmd_touched, mmd_from_pairs
+
+    rep, n = IX.shape
+    k = min(2 * n, sup.m)
+    r = config.ROUTES
+    if sup.m <= r.mmd_small_m or k >= sup.m * (r.mmd_dense_fraction_small
+                                               if sup.m <= r.mmd_cache_m
+                                               else r.mmd_dense_fraction_large):
+        # a small support, or pairs that touch much of it: its matrix and BLAS products
+        return mmd_from_pairs(_sets_rows(sup, 0, sup.m), sup.inv, IX, IY)
+    out = np.empty(rep)
+    M = sup.B.ravel()
+    if rep * k * k <= r.mmd_gather_max_work:
+        def values(P: np.ndarray) -> np.ndarray:
+            Q = np.empty((P.shape[0], P.shape[1], P.shape[1]))
+            _large.sets_gather(M, sup.T, sup.table, sup.c2, P, Q)
+            return Q
+
+        with compile_note(_large.sets_gather):
+            _mmd_touched(None, sup.inv, IX, IY, out, values=values)
+        return out
+    with compile_note(_large.mmd_rows_sets):
+        run_blocks(lambda r0, r1: _large.mmd_rows_sets(M, sup.T, sup.table, sup.c2, sup.inv,
+                                                       IX, IY, r0, r1, out),
+                   rep, rep * k * k / 2.0)
+    return out
+
+
+def _sets_rows(sup: LargeSupport, b0: int, b1: int) -> np.ndarray:
+    """Rows b0..b1 of the matrix on a support of sets (kind 3), from column b0 on."""
+    from .._numba import compile_note, run_blocks
+    from .._numba import large as _large
+
+    out = np.empty((b1 - b0, sup.m - b0))
+    M = sup.B.ravel()
+
+    def rows(r0: int, r1: int) -> None:  # each value from the table: the same at any split
+        _large.sets_block(M, sup.T, b0 + r0, b0 + r1, b0, sup.table, sup.c2, out[r0:r1])
+
+    with compile_note(_large.sets_block):
+        run_blocks(rows, b1 - b0, float(b1 - b0) * (sup.m - b0))
     return out
 
 

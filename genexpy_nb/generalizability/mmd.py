@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .. import config
@@ -299,14 +301,16 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
 
 
 
-def _mmd_touched(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarray,
-                 out: np.ndarray) -> None:
+def _mmd_touched(K: np.ndarray | None, inv: np.ndarray, IX: np.ndarray, IY: np.ndarray,
+                 out: np.ndarray,
+                 values: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
     """``MMD^2 = w' K w`` over the support points each pair touches (NumPy).
 
     Per pair: the support indices of both samples sorted, runs of equal indices summed to
     the count difference ``w`` (+1 per x, -1 per y); points whose difference is 0 dropped;
     then the k x k block of K on the remaining points, gathered and weighted. A pair of equal
-    multisets gives exactly 0, as in the dense path.
+    multisets gives exactly 0, as in the dense path. ``values(P)``: the blocks (rows, k, k)
+    on the points ``P`` (rows, k) when K is not held (computed from the support's results).
     """
     rep, n = IX.shape
     signs = np.concatenate((np.ones(n), -np.ones(n)))
@@ -332,7 +336,7 @@ def _mmd_touched(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarray,
         Pt = np.zeros((nr, kmax), dtype=np.int64)
         Wt[row, col] = w
         Pt[row, col] = pts
-        Q = K[Pt[:, :, None], Pt[:, None, :]]
+        Q = K[Pt[:, :, None], Pt[:, None, :]] if values is None else values(Pt)
         v = _rowdot(np.matmul(Q, Wt[:, :, None])[:, :, 0], Wt)
         np.divide(v, float(n * n), out=v)
         np.maximum(v, 0.0, out=v)

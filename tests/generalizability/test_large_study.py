@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 import genexpy_nb as gx
 from genexpy_nb import config
@@ -243,3 +245,135 @@ def test_dense_blocks_upper_triangle_equals_the_naive_mmd(monkeypatch, which, ma
     np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-7)
     quick = np.array([[mmd(R[IX[r]], R[IY[r]], kern) for r in range(6)] for IX, IY in pairs])
     np.testing.assert_allclose(out, quick, rtol=1e-12, atol=1e-12)
+
+
+# ---- supports of sets: one word of bits per result and a table of values -----------------
+def _two_levels(rng, n, na):
+    """0/1 rankings (two tie levels) with all-tied rows of both levels."""
+    R = (rng.random((n, na)) < rng.random((n, 1))).astype(np.int64)
+    R[::7] = 0
+    R[3::11] = 1
+    return R
+
+
+@settings(max_examples=30, deadline=None)
+@given(na=hst.integers(2, 64), seed=hst.integers(0, 2**31), which=hst.sampled_from(
+    ["jaccard1", "jaccard3", "mallows", "mallows_nu"]))
+def test_sets_table_gives_the_kernel_matrix_bit_for_bit(na, seed, which):
+    from genexpy_nb._numba import large as kl
+
+    rng = np.random.default_rng(seed)
+    kern = {"jaccard1": Jaccard(k=1), "jaccard3": Jaccard(k=3), "mallows": Mallows(),
+            "mallows_nu": Mallows(nu=float(rng.uniform(0.01, 2.0)))}[which].resolve(na)
+    # Jaccard on rankings of any levels (its value reads the top-k sets only)
+    X = (_two_levels(rng, 40, na) if which.startswith("mallows")
+         else rng.integers(0, 5, (40, na)))
+    sets = large.sets_support(kern, X)
+    assert sets is not None
+    M, C, table, L = sets
+    assert L == na + 1 and np.array_equal(C, [bin(int(v)).count("1") for v in M])
+    out = np.empty((40, 40 - 5))
+    kl.sets_block(M, C, 0, 40, 5, table, L, out)
+    # the very numbers of the kernel's own matrix (the same division, the same exponentials)
+    assert np.array_equal(out, kern.gram(X)[:, 5:])
+
+
+@pytest.mark.parametrize("which", ["jaccard", "mallows"])
+def test_sets_values_equal_the_naive_kernels(which):
+    import naive
+
+    rng = np.random.default_rng(5)
+    na = 9
+    kern = (Jaccard(k=2) if which == "jaccard" else Mallows()).resolve(na)
+    X = _two_levels(rng, 30, na) if which == "mallows" else rng.integers(0, 4, (30, na))
+    M, C, table, L = large.sets_support(kern, X)
+    f = ((lambda r, s: naive.jaccard(r, s, 2)) if which == "jaccard"
+         else (lambda r, s: naive.mallows(r, s, kern.nu)))
+    for i in range(30):
+        for j in range(30):
+            t = bin(int(M[i]) & int(M[j])).count("1")
+            got = table[(C[i] * L + C[j]) * L + t]
+            assert abs(got - f(X[i].tolist(), X[j].tolist())) <= 1e-12
+
+
+def test_sets_support_only_where_the_values_are_exact():
+    rng = np.random.default_rng(0)
+    R2 = _two_levels(rng, 20, 6)
+    R3 = R2.copy()
+    R3[0, 0] = 2  # a third tie level: Mallows' value reads more than the first level's set
+    assert large.sets_support(Mallows().resolve(6), R2) is not None
+    assert large.sets_support(Mallows().resolve(6), R3) is None
+    assert large.sets_support(Jaccard(k=1).resolve(6), R3) is not None
+    assert large.sets_support(Borda(0).resolve(6), R2) is None
+    assert large.sets_support(RBF().resolve(6), R2.astype(float)) is None
+    wide = rng.integers(0, 2, (5, 65))
+    assert large.sets_support(Jaccard(k=1).resolve(65), wide) is None
+    assert large.sets_support(Mallows().resolve(65), wide) is None
+
+
+@pytest.mark.parametrize("which", ["jaccard", "mallows"])
+@pytest.mark.parametrize("dense_from", [0.3, 0.0, 2.0])
+@pytest.mark.parametrize("gather_max", [1e12, -1.0])
+def test_sets_support_mmd_equals_its_naive_twin(which, dense_from, gather_max):
+    # every size one pair at a time (2.0), every size in row blocks (0.0), or split (0.3);
+    # Jaccard's pairs through the NumPy gathers or the numba loop (gather_max): the MMD of
+    # the pairs the batched kernel draws, from the definition
+    import naive
+
+    rng = np.random.default_rng(8)
+    Nb, na = 240, 7
+    R = _two_levels(rng, Nb, na)
+    kern = (Jaccard(k=1) if which == "jaccard" else Mallows()).resolve(na)
+    ns = np.array([2, 6, 20, 64])
+    with config.force_route(large_support_m=10, mmd_dense_fraction_small=dense_from,
+                            mmd_dense_fraction_large=dense_from, mmd_small_m=-1,
+                            mmd_gather_max_work=gather_max):
+        sup = large.large_support(kern, R)
+        out = large.mmd_grid(sup, Nb, ns, 5, 21)
+    assert sup.kind == 3 and not sup.has_matrix
+    # (two empty top sets, all-tied rows at level 1: the kernel's value 1)
+    f = ((lambda r, s: naive.jaccard(r, s, 1) if min(r) == 0 or min(s) == 0 else 1.0)
+         if which == "jaccard" else (lambda r, s: naive.mallows(r, s, kern.nu)))
+    pairs = large.large_pairs(Nb, ns, 5, 21)
+    ref = np.array([[naive.mmd(f, R[IX[r]].tolist(), R[IY[r]].tolist()) for r in range(5)]
+                    for IX, IY in pairs])
+    np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
+
+
+def test_sets_support_same_bits_at_one_two_and_four_threads(monkeypatch):
+    import genexpy_nb._numba as nb
+
+    monkeypatch.setattr(nb, "_max_threads", lambda: 4)
+    rng = np.random.default_rng(2)
+    R = _two_levels(rng, N, NA)
+    ns = large.large_grid(N)
+    outs = []
+    for threads in (1, 2, 4):
+        monkeypatch.setattr(nb, "_max_threads", lambda t=threads: t)
+        with config.force_route(large_support_m=10, parallel_min_work=0):
+            for kern in (Jaccard(k=1).resolve(NA), Mallows().resolve(NA)):
+                sup = large.large_support(kern, R)
+                assert sup.kind == 3
+                outs.append(large.mmd_grid(sup, N, ns, 20, 4))
+    assert all(np.array_equal(a, b) for a, b in zip(outs[:2], outs[2:4], strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(outs[:2], outs[4:], strict=True))
+
+
+@pytest.mark.parametrize("which", ["jaccard", "mallows"])
+@pytest.mark.parametrize("gather_max", [1e12, -1.0])
+def test_sets_support_gives_the_other_routes_values_bit_for_bit(which, gather_max):
+    # the matrix kept (Jaccard) or Mallows' packed bitsets: the same MMD values bit for bit,
+    # where the pairs read the row blocks and where they are summed one at a time (Jaccard's
+    # touched blocks gathered with NumPy or summed by the numba loop: gather_max)
+    rng = np.random.default_rng(4)
+    R = _two_levels(rng, N, NA)
+    kern = (Jaccard(k=1) if which == "jaccard" else Mallows()).resolve(NA)
+    ns = large.large_grid(N)
+    with config.force_route(large_support_m=10, mmd_dense_fraction_small=0.3,
+                            mmd_dense_fraction_large=0.3, mmd_gather_max_work=gather_max):
+        new = large.large_support(kern, R)
+        old = large.large_support(kern, R, sets=False)
+        a, b = large.mmd_grid(new, N, ns, 20, 6), large.mmd_grid(old, N, ns, 20, 6)
+        wide = np.array([min(2 * n, new.m) >= 0.3 * new.m for n in ns])
+    assert new.kind == 3 and old.kind != 3 and wide.any() and not wide.all()
+    assert np.array_equal(a, b)
