@@ -465,6 +465,22 @@ def _section(rows: list[dict], design: Sequence[str], w: _Words, max_items: int,
     return Section(title, lines)
 
 
+#: what the sentences read of a pair's row (a board of 300 alternatives has 44,850)
+_PAIR_KEYS = ("kind", "members", "verdict", "more", "judged", "reliable", "observed", "N",
+              "assurance")
+
+
+def _rows(frame: pl.DataFrame, design: Sequence[str]) -> list[dict]:
+    """Return one configuration's rows in order: every column of the sets', a pair's keys."""
+    pair = (frame["kind"] == "pair").to_list()
+    if not any(pair):
+        return list(frame.iter_rows(named=True))
+    keys = [c for c in frame.columns if c in _PAIR_KEYS or c in design]
+    sets = iter(frame.filter(pl.col("kind") != "pair").iter_rows(named=True))
+    pairs = iter(frame.filter(pl.col("kind") == "pair").select(keys).iter_rows(named=True))
+    return [next(pairs) if p else next(sets) for p in pair]
+
+
 def _setting(df: pl.DataFrame, col: str, given: float | None, default: float,
              what: str) -> float:
     """Return a setting of the frame (alpha*, the interval's level): one value, as given."""
@@ -623,7 +639,7 @@ def conclusions_summary(frame: Any, *, unit: str = "condition", units: str | Non
     design = [c for c in df.columns if c not in _CONCLUSION_COLUMNS]
     sections = []
     for cid in dict.fromkeys(df["config_id"].to_list()):
-        rows = list(df.filter(pl.col("config_id") == cid).iter_rows(named=True))
+        rows = _rows(df.filter(pl.col("config_id") == cid), design)
         sections.append(_section(rows, design, w, max_items, held_constant))
         if tiers is not None:
             sections[-1].lines.extend(tier_lines(tiers, cid, w.unit, w.units, max_items))
