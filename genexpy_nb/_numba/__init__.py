@@ -13,6 +13,7 @@ from .. import config
 _POOL = None
 _POOL_LOCK = threading.Lock()
 _DECORATE_LOCK = threading.RLock()
+_BLAS_LOCK = threading.Lock()
 _NOTED = False
 _REQUESTED: int | None = None
 _BLAS = None
@@ -98,6 +99,28 @@ def jit_fast(fn: Callable | None = None, **options) -> Callable | Callable[[Call
                     fn, options)
 
 
+def jit_in_order(fn: Callable | None = None,
+                 **options) -> Callable | Callable[[Callable], Callable]:
+    """Compile a kernel with :data:`genexpy_nb.config.FASTMATH` less ``reassoc``: cached, nogil.
+
+    Every sum in the order it is written (not split into vector lanes): for kernels whose
+    sums must give the bits of another route's loop over the same terms.
+
+    Parameters
+    ----------
+    fn, **options
+        As in :func:`jit_exact`.
+
+    Returns
+    -------
+    callable
+        As :func:`jit_exact`'s.
+    """
+    return _flagged({"cache": config.numba_cache(),
+                     "fastmath": set(config.FASTMATH) - {"reassoc"}, "nogil": True}, fn,
+                    options)
+
+
 def _max_threads() -> int:
     env = os.environ.get("NUMBA_NUM_THREADS")
     return max(1, int(env) if env and env.isdigit() else (os.cpu_count() or 1))
@@ -142,23 +165,22 @@ def one_blas_thread() -> Iterator[None]:
     threadpoolctl is done once per process.
     """
     global _BLAS, _BLAS_DEPTH
-    if _BLAS_DEPTH:
+    with _BLAS_LOCK:  # threads of one report nest these: count them under a lock
+        outer = _BLAS_DEPTH == 0
         _BLAS_DEPTH += 1
-        try:
-            yield
-        finally:
-            _BLAS_DEPTH -= 1
-        return
-    if _BLAS is None:
-        from threadpoolctl import ThreadpoolController
+        if outer and _BLAS is None:
+            from threadpoolctl import ThreadpoolController
 
-        _BLAS = ThreadpoolController()
-    _BLAS_DEPTH = 1
+            _BLAS = ThreadpoolController()
     try:
-        with _BLAS.limit(limits=1, user_api="blas"):
+        if outer:
+            with _BLAS.limit(limits=1, user_api="blas"):
+                yield
+        else:
             yield
     finally:
-        _BLAS_DEPTH = 0
+        with _BLAS_LOCK:
+            _BLAS_DEPTH -= 1
 
 
 def run_blocks(fn: Callable[[int, int], None], nrows: int, work: float,

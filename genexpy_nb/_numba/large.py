@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import jit_exact, jit_fast, streams
+from . import jit_exact, jit_fast, jit_in_order, streams
 from .core import _popcount, nonzero_support
 
 #: Mallows values on the fly: ``table[c2 - 2 P - T_a - T_b]``, P from packed bitsets
@@ -27,9 +27,6 @@ KIND_RBF = 2
 #: Mallows on rankings of two tie levels, S_a the alternatives at the first)
 KIND_SETS = 3
 
-#: fast-math without reassociation: a sum in the order written (not split into vector
-#: lanes), as the loops over a few words of bits are compiled
-_IN_ORDER = {"nsz", "arcp", "contract", "afn"}
 
 _GOLDEN = streams.GOLDEN
 _UNIT = np.uint64(0xD1B54A32D192ED03)
@@ -114,7 +111,7 @@ def _form_mallows(B, T, table, c2, nz, wz, kk, Bt, Tt):
     return s
 
 
-@jit_fast(fastmath=_IN_ORDER)
+@jit_in_order  # a sum in the order written, as the loops over a few words of bits
 def _form_sets(B, T, table, L, nz, wz, kk, Mt, Ct):
     """Compute the same form with values from one word of bits and a table (gathered first).
 

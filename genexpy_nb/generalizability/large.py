@@ -477,7 +477,7 @@ def _sets_from_pairs(sup: LargeSupport, IX: np.ndarray, IY: np.ndarray) -> np.nd
     """
     from .._numba import compile_note, run_blocks
     from .._numba import large as _large
-    from .mmd import _mmd_touched, mmd_from_pairs
+    from .mmd import mmd_from_pairs, mmd_touched
 
     rep, n = IX.shape
     k = min(2 * n, sup.m)
@@ -496,7 +496,7 @@ def _sets_from_pairs(sup: LargeSupport, IX: np.ndarray, IY: np.ndarray) -> np.nd
             return Q
 
         with compile_note(_large.sets_gather):
-            _mmd_touched(None, sup.inv, IX, IY, out, values=values)
+            mmd_touched(None, sup.inv, IX, IY, out, values=values)
         return out
     with compile_note(_large.mmd_rows_sets):
         run_blocks(lambda r0, r1: _large.mmd_rows_sets(M, sup.T, sup.table, sup.c2, sup.inv,

@@ -288,7 +288,7 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
     # large support, pairs touching a small part of it: the quadratic form over the touched
     # points only, with NumPy gathers for moderate work, a numba loop beyond
     if rep * k * k <= config.ROUTES.mmd_gather_max_work:
-        _mmd_touched(K, inv, IX, IY, out)
+        mmd_touched(K, inv, IX, IY, out)
         return out
     from .._numba import compile_note, run_blocks
     from .._numba import core as _core
@@ -301,7 +301,7 @@ def mmd_from_pairs(K: np.ndarray, inv: np.ndarray, IX: np.ndarray, IY: np.ndarra
 
 
 
-def _mmd_touched(K: np.ndarray | None, inv: np.ndarray, IX: np.ndarray, IY: np.ndarray,
+def mmd_touched(K: np.ndarray | None, inv: np.ndarray, IX: np.ndarray, IY: np.ndarray,
                  out: np.ndarray,
                  values: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
     """``MMD^2 = w' K w`` over the support points each pair touches (NumPy).
@@ -347,7 +347,7 @@ def _mmd_touched(K: np.ndarray | None, inv: np.ndarray, IX: np.ndarray, IY: np.n
 #: ``rep`` of 200 is two blocks; BLAS is near its rate from about 100 rows)
 _PAIRS_PER_BLOCK = 100
 
-#: entries of the gathered blocks of K at once in :func:`_mmd_touched`
+#: entries of the gathered blocks of K at once in ``mmd_touched``
 _GATHER_BLOCK = 4_000_000
 
 

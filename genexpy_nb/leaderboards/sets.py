@@ -183,10 +183,7 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     done = 0
     while done < reps:
         b = min(block, reps - done)
-        idx = rng.integers(0, N, size=(b, N))
-        W = np.bincount((idx + N * np.arange(b)[:, None]).ravel(),
-                        minlength=b * N).reshape(b, N).astype(np.float64)
-        m1 = W @ x / N
+        W, m1 = _replicate(x, b, rng)
         for s in range(0, P, pblock):
             cols = slice(s, min(P, s + pblock))
             D = x[:, iu[cols]] - x[:, ju[cols]]
@@ -195,6 +192,16 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
             G[done: done + b, cols] = studentised(e1 - d[cols], moderated(v, var0, N - 1), N)
         done += b
     return G
+
+
+def _replicate(x: np.ndarray, b: int, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Draw b replicates of the conditions: their counts W (b, N) and mean rows ``W x / N``."""
+    N = x.shape[0]
+    idx = rng.integers(0, N, size=(b, N))
+    W = np.bincount((idx + N * np.arange(b)[:, None]).ravel(),
+                    minlength=b * N).reshape(b, N).astype(np.float64)
+    return W, W @ x / N
 
 
 def _draws_kernel(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray,
@@ -223,10 +230,7 @@ def _draws_kernel(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray,
     with one_blas_thread():
         while done < reps:
             b = min(block, reps - done)
-            idx = rng.integers(0, N, size=(b, N))
-            W = np.bincount((idx + N * np.arange(b)[:, None]).ravel(),
-                            minlength=b * N).reshape(b, N).astype(np.float64)
-            m1 = W @ x / N
+            W, m1 = _replicate(x, b, rng)
             for s in range(0, P, pblock):
                 cols = slice(s, min(P, s + pblock))
                 D = x[:, iu[cols]] - x[:, ju[cols]]
