@@ -101,24 +101,11 @@ def jit_fast(fn: Callable | None = None, **options) -> Callable | Callable[[Call
 
 def jit_in_order(fn: Callable | None = None,
                  **options) -> Callable | Callable[[Callable], Callable]:
-    """Compile a kernel with :data:`genexpy_nb.config.FASTMATH` less ``reassoc``: cached, nogil.
+    """Compile as :func:`jit_fast` less ``reassoc``: every sum in the order it is written.
 
-    Every sum in the order it is written (not split into vector lanes): for kernels whose
-    sums must give the bits of another route's loop over the same terms.
-
-    Parameters
-    ----------
-    fn, **options
-        As in :func:`jit_exact`.
-
-    Returns
-    -------
-    callable
-        As :func:`jit_exact`'s.
+    For kernels whose sums must give the bits of another route's loop over the same terms.
     """
-    return _flagged({"cache": config.numba_cache(),
-                     "fastmath": set(config.FASTMATH) - {"reassoc"}, "nogil": True}, fn,
-                    options)
+    return jit_fast(fn, **{"fastmath": set(config.FASTMATH) - {"reassoc"}, **options})
 
 
 def _max_threads() -> int:

@@ -180,28 +180,33 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     if float(reps) * P > bound or ("numba" in sys.modules and math.isfinite(bound)):
         _draws_kernel(x, iu, ju, d, var0, rng, G, block, pblock)
         return G
-    done = 0
-    while done < reps:
-        b = min(block, reps - done)
-        W, m1 = _replicate(x, b, rng)
-        for s in range(0, P, pblock):
-            cols = slice(s, min(P, s + pblock))
-            D = x[:, iu[cols]] - x[:, ju[cols]]
-            e1 = m1[:, iu[cols]] - m1[:, ju[cols]]
-            v = np.maximum(W @ (D * D) / N - e1 * e1, 0.0) * (N / max(N - 1, 1))
-            G[done: done + b, cols] = studentised(e1 - d[cols], moderated(v, var0, N - 1), N)
-        done += b
+    for done, b, W, m1, cols, D in _blocks(x, iu, ju, reps, block, pblock, rng):
+        e1 = m1[:, iu[cols]] - m1[:, ju[cols]]
+        v = np.maximum(W @ (D * D) / N - e1 * e1, 0.0) * (N / max(N - 1, 1))
+        G[done: done + b, cols] = studentised(e1 - d[cols], moderated(v, var0, N - 1), N)
     return G
 
 
-def _replicate(x: np.ndarray, b: int, rng: np.random.Generator
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Draw b replicates of the conditions: their counts W (b, N) and mean rows ``W x / N``."""
+def _blocks(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, reps: int, block: int,
+            pblock: int, rng: np.random.Generator):
+    """Yield the draws' blocks in order: (first row, rows, counts W, ``W x / N``, pairs, D).
+
+    Each block of ``block`` replicates draws the conditions with replacement (their counts
+    W, (b, N)); each block of ``pblock`` pairs gives the per-condition differences D.
+    """
     N = x.shape[0]
-    idx = rng.integers(0, N, size=(b, N))
-    W = np.bincount((idx + N * np.arange(b)[:, None]).ravel(),
-                    minlength=b * N).reshape(b, N).astype(np.float64)
-    return W, W @ x / N
+    P = iu.size
+    done = 0
+    while done < reps:
+        b = min(block, reps - done)
+        idx = rng.integers(0, N, size=(b, N))
+        W = np.bincount((idx + N * np.arange(b)[:, None]).ravel(),
+                        minlength=b * N).reshape(b, N).astype(np.float64)
+        m1 = W @ x / N
+        for s in range(0, P, pblock):
+            cols = slice(s, min(P, s + pblock))
+            yield done, b, W, m1, cols, x[:, iu[cols]] - x[:, ju[cols]]
+        done += b
 
 
 def _draws_kernel(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray,
@@ -226,25 +231,18 @@ def _draws_kernel(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray,
     # one buffer for every block's products, each block of rows its own contiguous part (a
     # fresh array per block would cost its page faults every time)
     buf = np.empty(min(block, reps) * min(pblock, P))
-    done = 0
     with one_blas_thread():
-        while done < reps:
-            b = min(block, reps - done)
-            W, m1 = _replicate(x, b, rng)
-            for s in range(0, P, pblock):
-                cols = slice(s, min(P, s + pblock))
-                D = x[:, iu[cols]] - x[:, ju[cols]]
-                DD = D * D
-                w = DD.shape[1]
+        for done, b, W, m1, cols, D in _blocks(x, iu, ju, reps, block, pblock, rng):
+            DD = D * D
+            w = DD.shape[1]
 
-                def rows(r0: int, r1: int, W=W, m1=m1, DD=DD, w=w, cols=cols,
-                         out=G[done: done + b]) -> None:
-                    M2 = np.matmul(W[r0:r1], DD, out=buf[r0 * w: r1 * w].reshape(r1 - r0, w))
-                    studentised_draws(M2, m1[r0:r1], iu[cols], ju[cols], d[cols], var0, N,
-                                      out[r0:r1], cols.start, 0, r1 - r0)
+            def rows(r0: int, r1: int, W=W, m1=m1, DD=DD, w=w, cols=cols,
+                     out=G[done: done + b]) -> None:
+                M2 = np.matmul(W[r0:r1], DD, out=buf[r0 * w: r1 * w].reshape(r1 - r0, w))
+                studentised_draws(M2, m1[r0:r1], iu[cols], ju[cols], d[cols], var0, N,
+                                  out[r0:r1], cols.start, 0, r1 - r0)
 
-                run_blocks(rows, b, work=float(b) * w * (2 * N + 10), block_rows=_DRAW_ROWS)
-            done += b
+            run_blocks(rows, b, work=float(b) * w * (2 * N + 10), block_rows=_DRAW_ROWS)
 
 
 def family(sample: Any, *, level: float, reps: int, rng: np.random.Generator) -> Family:
