@@ -231,6 +231,18 @@ def test_same_page_on_one_thread_and_on_all(tmp_path):
         assert (tmp_path / "p1" / name).read_bytes() == (tmp_path / "p2" / name).read_bytes()
 
 
+def test_an_error_in_a_stream_reaches_the_caller(monkeypatch):
+    """An analysis that fails on its thread fails the report with its own error."""
+    import genexpy_nb.leaderboards as lb
+
+    def broken(*args, **kwargs):
+        raise gx.GenexpyInputError("tiers: broken on purpose")
+
+    monkeypatch.setattr(lb, "tiers", broken)
+    with pytest.raises(gx.GenexpyInputError, match="broken on purpose"):
+        gx.report(_table(), **_roles(), seed=0, rep=20, progress=False)
+
+
 def test_bad_input_names_the_fix():
     with pytest.raises(gx.GenexpyInputError, match="target"):
         gx.report(_table(), alternatives="model", generalize="dataset",
