@@ -188,11 +188,20 @@ def outliers(study: Any, runs: pl.DataFrame | None = None) -> pl.DataFrame:
               "condition_median": pl.Float64, "robust_z": pl.Float64, "scale": pl.String,
               "place": pl.Int64, "place_without": pl.Int64, "of": pl.Int64}
     rows = []
-    for (cid, cond), part in runs.group_by(["config_id", "condition"], maintain_order=True):
-        v = part["value"].to_numpy()
-        z, far, log = _flag(v)
+    values = runs["value"].to_numpy()
+    if not values.size or bool(((values >= 0) & (values <= 1)).all()):
+        return pl.DataFrame(rows, schema=schema, orient="row")  # scores in [0, 1]: none
+    # each condition's values through its row numbers (a partition per condition cost
+    # 0.1 ms each: half a second on 5,000 items); the rows of a flagged one in a frame
+    groups = (runs.with_row_index("_row")
+              .group_by(["config_id", "condition"], maintain_order=True).agg(pl.col("_row")))
+    for cid, cond, idx in groups.iter_rows():
+        idx = np.asarray(idx, dtype=np.int64)
+        z, far, log = _flag(values[idx])
         if not far.any():
             continue
+        part = runs[idx]
+        v = values[idx]
         med = float(10 ** np.median(np.log10(v))) if log else float(np.median(v))
         means = part.group_by("alternative", maintain_order=True).agg(pl.col("value").mean())
         means = dict(means.iter_rows())
