@@ -107,15 +107,20 @@ def _runs_frame(study: Any) -> pl.DataFrame:
         [(s.config_id, str(c)) for s in study.samples() for c in s.conditions],
         schema={"config_id": pl.UInt32, "condition": pl.String}, orient="row")
     if study.runs is None:
-        rows = []
+        schema = {"config_id": pl.UInt32, "condition": pl.String, "alternative": pl.String,
+                  "value": pl.Float64}
+        parts = [pl.DataFrame(schema=schema)]
         for s, v in zip(study.samples(), _observed(study), strict=True):
-            for i, c in enumerate(s.conditions):
-                for j, a in enumerate(s.alternatives):
-                    if not math.isnan(v[i, j]):
-                        rows.append((s.config_id, str(c), str(a), float(v[i, j])))
-        return pl.DataFrame(rows, schema={"config_id": pl.UInt32, "condition": pl.String,
-                                          "alternative": pl.String, "value": pl.Float64},
-                            orient="row")
+            v = np.asarray(v, dtype=np.float64)
+            i, j = np.nonzero(~np.isnan(v))  # row by row: condition, then alternative
+            conds = np.array([str(c) for c in s.conditions], dtype=object)
+            alts = np.array([str(a) for a in s.alternatives], dtype=object)
+            parts.append(pl.DataFrame({
+                "config_id": pl.Series(np.full(i.size, s.config_id), dtype=pl.UInt32),
+                "condition": pl.Series(conds[i], dtype=pl.String),
+                "alternative": pl.Series(alts[j], dtype=pl.String),
+                "value": pl.Series(v[i, j], dtype=pl.Float64)}))
+        return pl.concat(parts)
     des, gen = list(study.design), list(study.generalize)
     cond = (pl.col(gen[0]).cast(pl.String) if len(gen) == 1 else
             pl.concat_str([pl.col(c).cast(pl.String) for c in gen], separator=" | "))
