@@ -1156,7 +1156,8 @@ def _analyses(parts: dict[str, Any], study: Study, steps: Any, cost: Mapping[str
             for f in streams:
                 f.result()
             steps.update(cost["classical tests"] + cost["beyond p-values"] + cost["n*"])
-        finally:  # an error in one stream: the others are not waited for longer than needed
+        finally:  # an error: the streams not yet started never start (the pool's end
+            # waits for those running)
             for f in streams:
                 f.cancel()
 
