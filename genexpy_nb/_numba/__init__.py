@@ -108,6 +108,18 @@ def jit_in_order(fn: Callable | None = None,
     return jit_fast(fn, **{"fastmath": set(config.FASTMATH) - {"reassoc"}, **options})
 
 
+def numpy_route(work: float, bound: float, loaded: bool = False) -> bool:
+    """Whether a computation of ``work`` takes its NumPy route under a ``config.ROUTES`` bound.
+
+    NumPy up to the bound spares loading numba (about 1 s in a fresh process). Once numba is
+    loaded, or will be by what follows (``loaded``), the kernel is faster and gives the same
+    bits, so it is taken, unless the bound is infinite (the NumPy route forced).
+    """
+    import math
+
+    return work <= bound and not ((loaded or "numba" in sys.modules) and math.isfinite(bound))
+
+
 def _max_threads() -> int:
     env = os.environ.get("NUMBA_NUM_THREADS")
     return max(1, int(env) if env and env.isdigit() else (os.cpu_count() or 1))

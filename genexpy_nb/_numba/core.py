@@ -185,6 +185,27 @@ def nonzero_support(k, w, seen, nz, wz):
     return kk
 
 
+@jit_fast(inline="always")
+def pair_support(IX, IY, inv, r, w, seen, nz, wz):
+    """Count pair r's differences on the support (x +1, then y -1); keep the nonzero ones.
+
+    Returns how many support points a pair moves (``nz[:kk]``, their differences in ``wz``;
+    ``w`` holds them by point, ``seen`` is cleared), as :func:`nonzero_support`.
+    """
+    k = 0
+    for side in range(2):  # the counts of x (+1 each), then of y (-1 each)
+        S = IX if side == 0 else IY
+        d = 1.0 if side == 0 else -1.0
+        for t in range(S.shape[1]):
+            a = inv[S[r, t]]
+            if not seen[a]:
+                seen[a] = True
+                nz[k] = a
+                k += 1
+            w[a] += d
+    return nonzero_support(k, w, seen, nz, wz)
+
+
 @jit_fast
 def mmd_rows(K, inv, IX, IY, r0, r1, out):
     """MMD of the pairs r0..r1: ``MMD^2 = w' K w``, ``w = (cx - cy) / n`` (paper Sec. 4.3).
@@ -202,18 +223,7 @@ def mmd_rows(K, inv, IX, IY, r0, r1, out):
     wz = np.empty(m)
     inv_n2 = 1.0 / (nx * ny)
     for r in range(r0, r1):
-        k = 0
-        for side in range(2):  # the counts of x (+1 each), then of y (-1 each)
-            S = IX if side == 0 else IY
-            d = 1.0 if side == 0 else -1.0
-            for t in range(S.shape[1]):
-                a = inv[S[r, t]]
-                if not seen[a]:
-                    seen[a] = True
-                    nz[k] = a
-                    k += 1
-                w[a] += d
-        kk = nonzero_support(k, w, seen, nz, wz)
+        kk = pair_support(IX, IY, inv, r, w, seen, nz, wz)
         s = 0.0
         if 2 * kk > m:
             for p in range(kk):

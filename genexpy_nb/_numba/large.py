@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import jit_exact, jit_fast, jit_in_order, streams
-from .core import _popcount, nonzero_support
+from .core import _popcount, nonzero_support, pair_support
 
 #: Mallows values on the fly: ``table[c2 - 2 P - T_a - T_b]``, P from packed bitsets
 KIND_MALLOWS = 1
@@ -185,18 +185,7 @@ def mmd_rows_sets(M, C, table, L, inv, IX, IY, r0, r1, out):
     inv_n2 = 1.0 / (nx * ny)
     LL = L * L
     for r in range(r0, r1):
-        k = 0
-        for side in range(2):  # the counts of x (+1 each), then of y (-1 each)
-            S = IX if side == 0 else IY
-            d = 1.0 if side == 0 else -1.0
-            for t in range(S.shape[1]):
-                a = inv[S[r, t]]
-                if not seen[a]:
-                    seen[a] = True
-                    nz[k] = a
-                    k += 1
-                w[a] += d
-        kk = nonzero_support(k, w, seen, nz, wz)
+        kk = pair_support(IX, IY, inv, r, w, seen, nz, wz)
         s = 0.0
         if 2 * kk > m:
             for p in range(kk):

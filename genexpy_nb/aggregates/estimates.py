@@ -57,7 +57,6 @@ reinforcement learning at the edge of the statistical precipice. NeurIPS 34.
 from __future__ import annotations
 
 import math
-import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -326,11 +325,11 @@ def _aggregate_replicates(ms: list[np.ndarray], gamma: float, reps: int, key: np
     hi = N - lo
     out = np.empty((reps, A, 4))
     numpy_work = float(reps) * A * (T if n == 1 else 3 * N)
-    bound = config.ROUTES.aggregates_numpy_max_work
+    from .._numba import numpy_route
+
     # once numba is loaded (a report's earlier analyses load it) the kernel is 2-3x faster
     # even on small tables; a forced NumPy route (an infinite bound) stays on NumPy
-    loaded = "numba" in sys.modules and math.isfinite(bound)
-    if task_bootstrap and numpy_work <= bound and not loaded:
+    if task_bootstrap and numpy_route(numpy_work, config.ROUTES.aggregates_numpy_max_work):
         # the kernel's replicates, bit for bit, without loading numba (about 1 s)
         from . import _replicates_numpy
 

@@ -317,15 +317,15 @@ def _top_sets(means: np.ndarray, k: int) -> np.ndarray:
 def kendall_numpy(rows: int, na: int, kernels: bool = False) -> bool:
     """Whether the order's agreement takes the NumPy route (else the numba kernel).
 
-    NumPy up to ``config.ROUTES.kendall_numpy_max_work`` (rows x pairs): it spares loading
-    numba, about 1 s in a fresh process, unless numba is loaded anyway (``kernels``: the
-    plan's fused kernel follows) and the bound is not lifted (``math.inf``). Both routes
-    give the same answers.
+    Up to ``config.ROUTES.kendall_numpy_max_work`` (rows x pairs) while numba is not
+    loaded (``kernels``: the plan's fused kernel follows and loads it), as ``numpy_route``
+    of the kernels' package decides. Both routes give the same answers.
     """
     from .. import config
+    from .._numba import numpy_route
 
-    bound = config.ROUTES.kendall_numpy_max_work
-    return rows * (na * (na - 1) // 2) <= bound and not (kernels and bound < math.inf)
+    return numpy_route(rows * (na * (na - 1) // 2), config.ROUTES.kendall_numpy_max_work,
+                       kernels)
 
 
 def _kendall_within(a: np.ndarray, b: np.ndarray, delta: float,

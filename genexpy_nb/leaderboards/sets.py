@@ -27,8 +27,6 @@ those with ``rank_lo <= k``.
 
 from __future__ import annotations
 
-import math
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -175,9 +173,10 @@ def bootstrap_draws(x: np.ndarray, iu: np.ndarray, ju: np.ndarray, d: np.ndarray
     G = np.empty((reps, P), dtype=np.float32)
     block = max(1, min(reps, 2_000_000 // max(1, N)))
     pblock = max(1, 4_000_000 // max(1, N + block))
-    bound = config.ROUTES.leaderboards_numpy_max_work
+    from .._numba import numpy_route
+
     # the kernel once numba is loaded, unless the NumPy route is forced (an infinite bound)
-    if float(reps) * P > bound or ("numba" in sys.modules and math.isfinite(bound)):
+    if not numpy_route(float(reps) * P, config.ROUTES.leaderboards_numpy_max_work):
         _draws_kernel(x, iu, ju, d, var0, rng, G, block, pblock)
         return G
     for done, b, W, m1, cols, D in _blocks(x, iu, ju, reps, block, pblock, rng):

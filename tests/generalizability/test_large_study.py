@@ -222,8 +222,6 @@ def test_dense_blocks_upper_triangle_equals_the_naive_mmd(monkeypatch, which, ma
     # every size through the row blocks (the diagonal block once, those above it twice),
     # with many blocks and a shorter last one, the matrix kept or computed in blocks; 0/1
     # rankings (two tie levels) and all-tied rows
-    import naive
-
     monkeypatch.setattr(large, "_DENSE_BLOCK_ROWS", block_rows)
     monkeypatch.setattr(large, "_DENSE_PAIRS", 5)
     rng = np.random.default_rng(3)
@@ -237,11 +235,7 @@ def test_dense_blocks_upper_triangle_equals_the_naive_mmd(monkeypatch, which, ma
         sup = large.large_support(kern, R)
         assert sup.m > 2 * block_rows or block_rows == 64
         out = large.mmd_grid(sup, Nb, ns, 6, 11)
-    f = ((lambda r, s: naive.jaccard(r, s, 1) if min(r) == 0 or min(s) == 0 else 1.0)
-         if which == "jaccard" else (lambda r, s: naive.mallows(r, s, kern.nu)))
-    pairs = large.large_pairs(Nb, ns, 6, 11)
-    ref = np.array([[naive.mmd(f, R[IX[r]].tolist(), R[IY[r]].tolist()) for r in range(6)]
-                    for IX, IY in pairs])
+    pairs, ref = _naive_grid(which, kern, R, Nb, ns, 6, 11)
     np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-7)
     quick = np.array([[mmd(R[IX[r]], R[IY[r]], kern) for r in range(6)] for IX, IY in pairs])
     np.testing.assert_allclose(out, quick, rtol=1e-12, atol=1e-12)
@@ -318,8 +312,6 @@ def test_sets_support_mmd_equals_its_naive_twin(which, dense_from, gather_max):
     # every size one pair at a time (2.0), every size in row blocks (0.0), or split (0.3);
     # Jaccard's pairs through the NumPy gathers or the numba loop (gather_max): the MMD of
     # the pairs the batched kernel draws, from the definition
-    import naive
-
     rng = np.random.default_rng(8)
     Nb, na = 240, 7
     R = _two_levels(rng, Nb, na)
@@ -331,12 +323,7 @@ def test_sets_support_mmd_equals_its_naive_twin(which, dense_from, gather_max):
         sup = large.large_support(kern, R)
         out = large.mmd_grid(sup, Nb, ns, 5, 21)
     assert sup.kind == 3 and not sup.has_matrix
-    # (two empty top sets, all-tied rows at level 1: the kernel's value 1)
-    f = ((lambda r, s: naive.jaccard(r, s, 1) if min(r) == 0 or min(s) == 0 else 1.0)
-         if which == "jaccard" else (lambda r, s: naive.mallows(r, s, kern.nu)))
-    pairs = large.large_pairs(Nb, ns, 5, 21)
-    ref = np.array([[naive.mmd(f, R[IX[r]].tolist(), R[IY[r]].tolist()) for r in range(5)]
-                    for IX, IY in pairs])
+    _, ref = _naive_grid(which, kern, R, Nb, ns, 5, 21)
     np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
 
 
@@ -377,3 +364,16 @@ def test_sets_support_gives_the_other_routes_values_bit_for_bit(which, gather_ma
         wide = np.array([min(2 * n, new.m) >= 0.3 * new.m for n in ns])
     assert new.kind == 3 and old.kind != 3 and wide.any() and not wide.all()
     assert np.array_equal(a, b)
+
+
+def _naive_grid(which, kern, R, Nb, ns, rep, seed):
+    """The grid's pairs and their MMD from the naive kernels (two empty top sets, and
+    all-tied rows at level 1, have the kernel's value 1)."""
+    import naive
+
+    f = ((lambda r, s: naive.jaccard(r, s, 1) if min(r) == 0 or min(s) == 0 else 1.0)
+         if which == "jaccard" else (lambda r, s: naive.mallows(r, s, kern.nu)))
+    pairs = large.large_pairs(Nb, ns, rep, seed)
+    ref = np.array([[naive.mmd(f, R[IX[r]].tolist(), R[IY[r]].tolist()) for r in range(rep)]
+                    for IX, IY in pairs])
+    return pairs, ref
