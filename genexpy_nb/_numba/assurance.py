@@ -200,20 +200,26 @@ def sequential_paths(pool, pi, pj, scale, state, n0, active, idx, grid, crit, pt
     return out
 
 
+#: candidate cells a draw looks at value by value before it sorts its whole band into cells
+_HOLM_LOOKS = 4
+
+
 @jit_exact
-def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval):
+def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval, band):
     """Count Holm's rejections m of one family: it rejects the ``at`` above crit[m-1].
 
     The same rejections as :func:`holm_one` without sorting the band (the statistics between
     the unadjusted and the Bonferroni values). The (i + 1)-th largest statistic is rejected
     with all before it while it exceeds ``crit[i]``; with ``F(i)`` the number of statistics
-    above ``crit[i]``, m is the first i with ``F(i) <= i``. The band is counted in cells of
-    ``|t|`` (``cell(x) = int((x - crit[-1]) inv_h)``, monotone in x, the same formula for the
-    critical values, so a statistic in a cell above crit[i]'s exceeds it) and sorted into
-    them; walking the cells from the top, only a cell holding a crit[i] with ``F(i)`` not
-    already above i is looked at value by value (its values sorted in place, exact
-    comparisons: a cell holds a few values, and an allocation per cell cost more than the
-    sort).
+    above ``crit[i]``, m is the first i with ``F(i) <= i``. The statistics above the
+    Bonferroni value are only counted and those of the band copied out (one pass); the band
+    is counted in cells of ``|t|`` (``cell(x) = int((x - crit[-1]) inv_h)``, monotone in x,
+    the same formula for the critical values, so a statistic in a cell above crit[i]'s
+    exceeds it). Walking the cells from the top, only a cell holding a crit[i] with ``F(i)``
+    not already above i is looked at value by value: its values gathered from the band and
+    sorted in place (exact comparisons; a cell holds a few values). Beyond
+    ``_HOLM_LOOKS`` such cells, the rest of the band is sorted into its cells at once (a
+    counting sort), so a draw never costs more than one pass over the band per cell.
 
     Parameters
     ----------
@@ -225,8 +231,9 @@ def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval):
         The indices i of the critical values in each cell: ``ilo[c] <= i < ihi[c]``.
     inv_h : float
         Cells per unit of ``|t|`` (0 when the critical values are all equal).
-    cell, cnt, start, sval : arrays
-        Work space: (P,) int64, (C + 1,) int64, (C + 2,) int64, (P,) float64.
+    cell, cnt, start, sval, band : arrays
+        Work space: (P,) int64, (C + 1,) int64 **all zero** (left all zero), (C + 2,)
+        int64, (P,) float64, (P,) float64.
 
     Returns
     -------
@@ -237,42 +244,83 @@ def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval):
     C1 = cnt.size
     top = crit[0]
     bottom = crit[P - 1]
-    for c in range(C1):
-        cnt[c] = 0
     S = 0
+    nb = 0
     for q in range(P):
         x = at[q]
         if x > top:
             S += 1
-            cell[q] = -1
         elif x > bottom:
-            c = int((x - bottom) * inv_h)
-            c = c if c < C1 else C1 - 1
-            cell[q] = c
-            cnt[c] += 1
-        else:
-            cell[q] = -1
+            band[nb] = x
+            nb += 1
+    for b in range(nb):
+        c = int((band[b] - bottom) * inv_h)
+        c = c if c < C1 else C1 - 1
+        cell[b] = c
+        cnt[c] += 1
+    m = _holm_walk(crit, ilo, ihi, cell, cnt, start, sval, band, nb, S, P)
+    for b in range(nb):
+        cnt[cell[b]] = 0
+    return m
+
+
+@jit_exact
+def _holm_walk(crit, ilo, ihi, cell, cnt, start, sval, band, nb, S, P):
+    """The walk of :func:`holm_count` down the cells of the band (``cnt``: their counts)."""
+    C1 = cnt.size
+    above = S  # statistics in the cells above the current one
+    looks = 0
+    for c in range(C1 - 1, -1, -1):
+        n_c = cnt[c]
+        lo = ilo[c]
+        hi = ihi[c]
+        if lo < hi and above < hi:  # some crit[i] of this cell may stop the procedure
+            looks += 1
+            if looks > _HOLM_LOOKS:
+                return _holm_sorted_walk(crit, ilo, ihi, cell, cnt, start, sval, band, nb,
+                                         above, c, P)
+            s = 0
+            for b in range(nb):
+                if cell[b] == c:
+                    sval[s] = band[b]
+                    s += 1
+            _sort_small(sval, 0, s)
+            p = s  # the cell's statistics above crit[i]: sval[p:s]
+            for i in range(lo, hi):
+                cr = crit[i]
+                while p > 0 and sval[p - 1] > cr:
+                    p -= 1
+                if above + s - p <= i:
+                    return i
+        above += n_c
+    return P
+
+
+@jit_exact
+def _holm_sorted_walk(crit, ilo, ihi, cell, cnt, start, sval, band, nb, above, c0, P):
+    """The walk from cell ``c0`` down with the band's values there sorted into their cells."""
     tot = 0
-    for c in range(C1):
+    for c in range(c0 + 1):
         start[c] = tot
         tot += cnt[c]
-    start[C1] = tot
-    for c in range(C1):
+    start[c0 + 1] = tot
+    for c in range(c0 + 1):  # cnt as each cell's write position
         cnt[c] = start[c]
-    for q in range(P):
-        c = cell[q]
-        if c >= 0:
-            sval[cnt[c]] = at[q]
+    for b in range(nb):
+        c = cell[b]
+        if c <= c0:
+            sval[cnt[c]] = band[b]
             cnt[c] += 1
-    above = S  # statistics in the cells above the current one
-    for c in range(C1 - 1, -1, -1):
+    for c in range(c0 + 1):  # all zero again below c0 (holm_count resets those above)
+        cnt[c] = 0
+    for c in range(c0, -1, -1):
         s0 = start[c]
         n_c = start[c + 1] - s0
         lo = ilo[c]
         hi = ihi[c]
-        if lo < hi and above < hi:  # some crit[i] of this cell may stop the procedure
+        if lo < hi and above < hi:
             _sort_small(sval, s0, s0 + n_c)
-            p = n_c  # the cell's statistics above crit[i]: sval[s0 + p: s0 + n_c]
+            p = n_c
             for i in range(lo, hi):
                 cr = crit[i]
                 while p > 0 and sval[s0 + p - 1] > cr:
@@ -350,9 +398,10 @@ def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ilo, i
         a1[q] = (N - 1) * dv[q]
     C1 = ilo.size
     cell = np.empty(P, dtype=np.int64)
-    cnt = np.empty(C1, dtype=np.int64)
+    cnt = np.zeros(C1, dtype=np.int64)
     start = np.empty(C1 + 1, dtype=np.int64)
     sval = np.empty(P)
+    band = np.empty(P)
     one = np.full(C, -1, dtype=np.int64)  # a claim on one pair, none allowed to fail
     one_sign = np.zeros(C, dtype=np.int8)
     for c in range(C):
@@ -376,7 +425,7 @@ def fixed_events(post, e2, sk, pi, pj, dm, dv, chi, N, k, crit, raw_crit, ilo, i
             at[q] = t if sd > 0.0 else (math.inf if diff != 0.0 else 0.0)
         thr = math.inf  # Holm rejects the statistics above it
         if P > 0:
-            m = holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval)
+            m = holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval, band)
             if m > 0:
                 thr = crit[m - 1]
         for c in range(C):

@@ -53,6 +53,9 @@ __all__ = ["PredictiveModel", "FutureTable", "KPlan", "search_k", "holm_rejects"
 
 #: draws x pairs per block of the simulation (bounds the memory: about 16 MB a block array)
 _BLOCK_WORK = 2_000_000
+#: draws x claims per block of the fused kernel's events (bools: 16 MB), which holds no
+#: (draws x pairs) array: its calls on fewer draws spent half their time again on set-up
+_JUDGE_CELLS = 16_000_000
 
 
 def shrinkage_factor(x: np.ndarray) -> float:
@@ -426,6 +429,8 @@ class _Tally:
         tally = None
         if judge is not None:  # the fused kernel: numba is loaded, the counts in a loop too
             from .._numba.assurance import tally_events as tally
+
+            block = max(1, _JUDGE_CELLS // max(1, self.first.shape[1]))
         for k in ks:
             k = int(k)
             if k in self.hits:

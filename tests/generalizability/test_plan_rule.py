@@ -88,12 +88,16 @@ def test_holm_count_rejects_as_the_naive_twin(P, df):
     crit = A.holm_critical(P, df, 0.05)
     t[3, : P // 2] = crit[: P // 2] + 1e-12  # just above / at the critical values
     t[4, : P // 2] = crit[: P // 2]
+    t[5] = 0.0  # the walk looks at every cell down to the middle: its counting-sort fallback
+    t[5, : P // 2] = crit[: P // 2] + 1e-12
     want = naive.holm_rows(t, crit) if P <= 780 else None
     ilo, ihi, inv_h = holm_cells(crit)
     C1 = ilo.size
+    cnt = np.zeros(C1, np.int64)
     for r in range(rows):
-        m = holm_count(t[r], crit, ilo, ihi, inv_h, np.empty(P, np.int64),
-                       np.empty(C1, np.int64), np.empty(C1 + 1, np.int64), np.empty(P))
+        m = holm_count(t[r], crit, ilo, ihi, inv_h, np.empty(P, np.int64), cnt,
+                       np.empty(C1 + 1, np.int64), np.empty(P), np.empty(P))
+        assert not cnt.any()  # left all zero for the next draw
         got = t[r] > crit[m - 1] if m else np.zeros(P, bool)
         if want is None:  # large P: the sorted walk in NumPy
             want_r = A._holm_sorted(t[r: r + 1], crit)[0]
