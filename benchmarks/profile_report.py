@@ -70,7 +70,18 @@ STEPS = (
 CHILD = r'''
 import cProfile, sys, time
 import concurrent.futures as cf
+_Pool = cf.ThreadPoolExecutor
 class _Serial:
+    """The report's streams and gx.conclusions' threads, one after another on this thread.
+
+    The kernels' row blocks (run_blocks) keep their own pools: cProfile counts a step's
+    kernels as the time its thread waited for them.
+    """
+    def __new__(cls, *a, **k):
+        if not str(k.get("thread_name_prefix", "")).startswith(
+                ("genexpy_nb-report", "genexpy_nb-conclusions")):
+            return _Pool(*a, **k)
+        return object.__new__(cls)
     def __init__(self, *a, **k):
         pass
     def __enter__(self):
@@ -89,11 +100,14 @@ t0 = time.perf_counter()
 pr = cProfile.Profile()
 pr.enable()
 from genexpy_nb.cli import main
+rc = 0
 try:
-    main(sys.argv[2:])
-except SystemExit:
-    pass
+    rc = main(sys.argv[2:])
+except SystemExit as e:
+    rc = e.code
 pr.disable()
+if rc:  # a report that failed is not a profile of one
+    raise SystemExit(f"the report failed (exit code {rc})")
 pr.dump_stats(sys.argv[1])
 print(time.perf_counter() - t0)
 '''
