@@ -63,6 +63,21 @@ def _doubled_midranks(tiers: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 def _pair_stats(mr2: np.ndarray, level: float, alpha: float) -> dict[str, np.ndarray]:
     """Statistics of every pair (i < j) of one configuration from doubled midranks."""
+    st = _pair_core(mr2, level, alpha)
+    _pair_intervals(st, mr2.shape[0], level, alpha)
+    return st
+
+
+def _pair_core(mr2: np.ndarray, level: float, alpha: float) -> dict[str, np.ndarray]:
+    """The pairs' statistics without the intervals of their effects (what a verdict reads).
+
+    ``settled`` (the interval of the effect excludes zero) comes from the t statistic: the
+    lower end of the noncentral-t interval is above zero exactly when the t-test rejects at
+    that level, the t above ``t_{N-1}^{-1}(1 - tail)``; within 1e-7 of that value the
+    interval itself decides. The intervals (``eff_lo``, ``eff_hi``, ``nstar_lo``,
+    ``nstar_hi``, NaN here) are :func:`_pair_intervals`' (a root search per pair, a second on
+    44,850 pairs), which the plan need not wait for.
+    """
     N, na = mr2.shape
     iu, ju = np.triu_indices(na, k=1)
     d2 = mr2[:, iu] - mr2[:, ju]  # doubled midrank differences, exact integers
@@ -82,16 +97,51 @@ def _pair_stats(mr2: np.ndarray, level: float, alpha: float) -> dict[str, np.nda
         eff = np.where((sd == 0) & (sum2 == 0), 0.0, eff)
         t = np.sqrt(N) * eff
     p = _two_sided_p(t, N)
-    lo, hi = _effect_interval(t, N, level)
+    later = np.full(t.shape, np.nan)  # the intervals: _pair_intervals
     with np.errstate(divide="ignore", invalid="ignore"):
         span_sd = np.where(sd > 0, span / np.where(sd > 0, sd, 1.0), 0.0)
     out = {"i": iu, "j": ju, "sum2": sum2, "mean": mean, "sd": sd, "eff": eff, "t": t,
-           "p": p, "eff_lo": lo, "eff_hi": hi, "const": const, "span_sd": span_sd}
+           "p": p, "eff_lo": later, "eff_hi": later.copy(), "const": const,
+           "span_sd": span_sd}
     out["nstar"] = _pair_nstar(np.abs(eff), span_sd, alpha)
     out["agreement"] = np.where(np.isfinite(eff), _pair_agreement(
         np.where(np.isfinite(eff), np.abs(eff), 0.0), span_sd, float(max(N, 1))), 1.0)
-    out["nstar_lo"], out["nstar_hi"] = _pair_nstar_interval(lo, hi, span_sd, alpha)
+    out["nstar_lo"], out["nstar_hi"] = later.copy(), later.copy()
+    out["settled"] = _settled_by_t(t, N, level)
     return out
+
+
+def _settled_by_t(t: np.ndarray, N: int, level: float) -> np.ndarray:
+    """Whether each pair's noncentral-t interval of the effect excludes zero, from ``t``."""
+    if N < 2:
+        return np.zeros(t.shape, dtype=bool)
+    from scipy.special import stdtrit
+
+    tail = (1.0 - level) / 2.0
+    tq = float(stdtrit(float(N - 1), 1.0 - tail))
+    a = np.abs(t)
+    out = a > tq  # NaN: False, as its interval (-inf, inf)
+    near = np.flatnonzero(np.isfinite(t) & (np.abs(a - tq) <= 1e-7 * tq))
+    if near.size:  # at the critical value: the interval itself
+        lo, hi = _effect_interval(t[near], N, level)
+        out[near] = (lo > 0) | (hi < 0)
+    return out
+
+
+def _pair_intervals(st: dict[str, np.ndarray], N: int, level: float, alpha: float) -> bool:
+    """Fill the intervals of the pairs' effects and n* into ``st`` (from :func:`_pair_core`).
+
+    Returns whether the intervals settle the same pairs as ``st["settled"]`` did (always,
+    so far; a caller that acted on ``settled`` before acts again otherwise), which then
+    becomes the intervals' own.
+    """
+    lo, hi = _effect_interval(st["t"], N, level)
+    st["eff_lo"], st["eff_hi"] = lo, hi
+    st["nstar_lo"], st["nstar_hi"] = _pair_nstar_interval(lo, hi, st["span_sd"], alpha)
+    settled = (lo > 0) | (hi < 0)
+    same = bool(np.array_equal(settled, st["settled"]))
+    st["settled"] = settled
+    return same
 
 
 def _two_sided_p(t: np.ndarray, N: int) -> np.ndarray:

@@ -85,7 +85,8 @@ from ._conclusion_model import (  # the model: pairs in closed form, sets by Mon
     _holm,
     _mc_nstar,
     _Model,
-    _pair_stats,
+    _pair_core,
+    _pair_intervals,
     conclusion_z,
     kendall_numpy,
 )
@@ -179,7 +180,7 @@ UNSETTLED = ("the direction is not settled: the interval of the effect reaches z
 
 def _settled(st: dict[str, np.ndarray], q: np.ndarray) -> np.ndarray:
     """Whether the interval of each pair's effect (at ``level``) excludes zero."""
-    return (st["eff_lo"][q] > 0) | (st["eff_hi"][q] < 0)
+    return st["settled"][q]
 
 
 def _pair_verdicts(st: dict[str, np.ndarray], N: int, rule: _Rule, sep: np.ndarray,
@@ -454,28 +455,41 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
     need_mc = any(k in kinds for k in ("best", "top_k", "order"))
     model = _Model(mr2, draws, rng, _plan_kernel(rule, na)) if need_mc else None
     rows: list[dict[str, Any]] = []
-    claims: list[_Claim | None] = []
+    plan_start = plan_rng.bit_generator.state  # the plan's stream as given (to start anew)
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="genexpy_nb-conclusions") as pool:
         # the sets' Monte Carlo n* (their own stream) from the start, beside the pairs and
         # the plan (its own stream): the claims and verdicts do not depend on them
         mc = pool.submit(lambda: [_set_nstar(model, kind, k, delta, rule, N)
                                   for kind, k, _ in sets])
         reliable = N >= MIN_CONDITIONS
-        st = _pair_stats(mr2, rule.level, rule.alpha)
+        st = _pair_core(mr2, rule.level, rule.alpha)  # the intervals below, beside the plan
         sep_pairs, sep_sets, p_adj = _separation(
             st, mr2, rule, np.arange(N) if order is None else order)
         common = {"st": st, "model": model, "alts": alts, "N": N,
                   "z": conclusion_z(rule.alpha), "rule": rule, "sep_set": sep_sets,
                   "delta": delta, "margin": margin, "reliable": reliable,
                   "groups": _ordered_groups(sum_all, alts)}
-        for kind, k, inside in sets:  # the claims first (placeholders for n*)
-            claims.append(_set_row(kind, k, inside, **common)[1])
-        if "pair" in kinds:
-            verdicts, pair_claims = _pair_verdicts(st, N, rule, sep_pairs, margin, reliable)
-            claims.extend(pair_claims)
-        # the plan (its own stream) on a thread too, while the rows are written here
-        plan = pool.submit(_plan, claims, mr2, st, rule, plan_rng,
-                           np.arange(N) if order is None else order, progress)
+
+        def verdicts_and_plan():
+            """The claims (placeholders for n*), the pairs' verdicts, the plan started."""
+            claims = [_set_row(kind, k, inside, **common)[1] for kind, k, inside in sets]
+            verdicts = None
+            if "pair" in kinds:
+                verdicts, pair_claims = _pair_verdicts(st, N, rule, sep_pairs, margin,
+                                                       reliable)
+                claims.extend(pair_claims)
+            # the plan (its own stream) on a thread too, while the rows are written here
+            return claims, verdicts, pool.submit(
+                _plan, claims, mr2, st, rule, plan_rng,
+                np.arange(N) if order is None else order, progress)
+
+        claims, verdicts, plan = verdicts_and_plan()
+        if not _pair_intervals(st, N, rule.level, rule.alpha):
+            # the intervals settle other pairs than the t statistics said (not seen so far):
+            # the verdicts and the plan again, from the intervals (the plan's stream anew)
+            plan.result()
+            plan_rng.bit_generator.state = plan_start
+            claims, verdicts, plan = verdicts_and_plan()
         if "pair" in kinds:
             pair_rows = _pair_rows(st, alts, N, rule, p_adj, reliable, verdicts)
         for (kind, k, inside), nstar in zip(sets, mc.result(), strict=True):

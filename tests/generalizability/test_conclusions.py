@@ -57,6 +57,43 @@ def test_pairs_match_scipy_t_test_and_statsmodels_holm(discrete):
     assert set(res["judged"]) == {"as a family (Holm)"}
 
 
+@pytest.mark.parametrize("N", [1, 2, 3, 12, 51, 1000])
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95])
+def test_settled_from_t_is_the_noncentral_t_interval_excluding_zero(N, level):
+    """The verdicts read ``settled`` from t before the intervals' root searches run (the
+    plan starts on it): the same pairs as the intervals settle, at the critical value too."""
+    from scipy.special import stdtrit
+
+    tq = float(stdtrit(max(N - 1, 1), 1.0 - (1.0 - level) / 2.0))
+    rng = np.random.default_rng(N)
+    near = tq * (1.0 + np.array([-1e-6, -1e-8, -1e-12, 0.0, 1e-12, 1e-8, 1e-6]))
+    t = np.concatenate([rng.normal(0.0, 2 * tq, 400), near, -near, [0.0, np.inf, -np.inf,
+                                                                    np.nan, 40.0, -300.0]])
+    lo, hi = C._effect_interval(t, N, level)
+    np.testing.assert_array_equal(C._settled_by_t(t, N, level), (lo > 0) | (hi < 0))
+
+
+def test_verdicts_and_plan_again_when_the_intervals_disagree_with_t(monkeypatch):
+    """Should the intervals ever settle other pairs than t did, the verdicts and the plan
+    are made again from the intervals, from the plan's own stream: the same frame."""
+    scores = _scores(n=30, means=(0.6, 0.5, 0.1, 0.0, -0.1), seed=3)
+    want = gx.conclusions(_study(scores), seed=4, progress=False)
+    assert (want["verdict"].str.starts_with("needs")).any()  # the plan's k are in the frame
+    conc = importlib.import_module("genexpy_nb.generalizability.conclusions")
+    core = conc._pair_core
+    flips = []
+
+    def wrong(*args, **kwargs):
+        st = core(*args, **kwargs)
+        st["settled"] = ~st["settled"]  # every pair said wrongly
+        flips.append(1)
+        return st
+
+    monkeypatch.setattr(conc, "_pair_core", wrong)
+    got = gx.conclusions(_study(scores), seed=4, progress=False)
+    assert flips and got.equals(want)
+
+
 def test_pair_nstar_tends_to_the_closed_form():
     z = C.conclusion_z(0.95)
     assert z == pytest.approx(stats.norm.ppf((1 + math.sqrt(0.9)) / 2), rel=1e-12)
