@@ -414,9 +414,37 @@ def _agreement_fn(model: _Model, kind: str, k: int, delta: float):
     if kind == "top_k":
         return lambda n: _set_agreement(_top_sets(model.means(n), k))
     half = model.z.shape[0] // 2
-    return lambda n: float(np.mean(_kendall_within(
+    firm = _firm_order(model, half, delta)
+    return lambda n: 1.0 if firm(n) else float(np.mean(_kendall_within(
         model.means(n, slice(0, half)), model.means(n, slice(half, 2 * half)), delta,
         model.kernels)))
+
+
+def _firm_order(model: _Model, half: int, delta: float):
+    """Return ``firm(n)``: whether every pair of draws agrees on the order at n, for sure.
+
+    A draw moves a mean rank by at most ``max |z| / sqrt(n)``: the alternatives whose mean
+    ranks lie further apart than twice that (and the tie tolerance) are in the same order,
+    untied, in every draw, so only the pairs closer than that can disagree, each counting at
+    most 1. When they are too few to exceed the distance allowed, every pair of draws is
+    within it and the agreement is 1 exactly, without counting (the large n of the order's
+    n* search; the margin of 1e-9 is far above the rounding of the means).
+    """
+    na = model.mu.size
+    P = na * (na - 1) // 2
+    zmax = float(np.max(np.abs(model.z[:2 * half]))) if half else 0.0
+    mu = np.sort(model.mu)
+    margin = _RANK_TOL + 1e-9 * (1.0 + float(np.max(np.abs(mu))) + zmax) if na else 0.0
+    allowed = delta * P + 0.5e-9  # the discordant pairs _kendall_within allows (halved)
+
+    def firm(n: float) -> bool:
+        if not half or na < 2:
+            return False
+        gap = 2.0 * zmax / math.sqrt(n) + margin
+        close = np.searchsorted(mu, mu + gap, side="right") - np.arange(1, na + 1)
+        return float(np.sum(close)) <= allowed
+
+    return firm
 
 
 def _mc_nstar(G, alpha: float) -> float:

@@ -94,6 +94,31 @@ def test_verdicts_and_plan_again_when_the_intervals_disagree_with_t(monkeypatch)
     assert flips and got.equals(want)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_order_agreement_taken_as_one_only_where_counting_gives_one(seed):
+    """The order's agreement skips counting at the n where no pair of draws can disagree
+    beyond the distance allowed: there the count gives exactly 1 too, at every n of the
+    n* search (mean ranks with ties, close and far alternatives)."""
+    rng = np.random.default_rng(seed)
+    scores = np.repeat(rng.normal(0.0, 1.0, (40, 1)), 12, axis=1) + np.linspace(0, 3, 12)
+    scores[:, 5] = scores[:, 4]  # twins: a tie in every draw's means
+    scores += rng.normal(0.0, 0.3 + seed, scores.shape)
+    mr2 = C._doubled_midranks(-scores)
+    model = C._Model(mr2, 400, np.random.default_rng(seed))
+    half = model.z.shape[0] // 2
+    G = C._agreement_fn(model, "order", 1, 0.05)
+    firm = C._firm_order(model, half, 0.05)
+    skipped = 0
+    for n in [1.0, 3.0, 9.0, 27.0, 81.0, 243.0, 729.0, 2187.0, 6561.0, 59049.0, 1e6]:
+        counted = float(np.mean(C._kendall_within(
+            model.means(n, slice(0, half)), model.means(n, slice(half, 2 * half)), 0.05)))
+        assert G(n) == counted
+        if firm(n):
+            skipped += 1
+            assert counted == 1.0
+    assert 0 < skipped < 11
+
+
 def test_pair_nstar_tends_to_the_closed_form():
     z = C.conclusion_z(0.95)
     assert z == pytest.approx(stats.norm.ppf((1 + math.sqrt(0.9)) / 2), rel=1e-12)
