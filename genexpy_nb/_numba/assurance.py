@@ -266,7 +266,7 @@ def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval, band):
 
 @jit_exact
 def _holm_walk(crit, ilo, ihi, cell, cnt, start, sval, band, nb, S, P):
-    """The walk of :func:`holm_count` down the cells of the band (``cnt``: their counts)."""
+    """Walk :func:`holm_count`'s cells of the band down from the top (``cnt``: their counts)."""
     C1 = cnt.size
     above = S  # statistics in the cells above the current one
     looks = 0
@@ -284,21 +284,16 @@ def _holm_walk(crit, ilo, ihi, cell, cnt, start, sval, band, nb, S, P):
                 if cell[b] == c:
                     sval[s] = band[b]
                     s += 1
-            _sort_small(sval, 0, s)
-            p = s  # the cell's statistics above crit[i]: sval[p:s]
-            for i in range(lo, hi):
-                cr = crit[i]
-                while p > 0 and sval[p - 1] > cr:
-                    p -= 1
-                if above + s - p <= i:
-                    return i
+            m = _cell_stop(crit, sval, 0, s, lo, hi, above)
+            if m >= 0:
+                return m
         above += n_c
     return P
 
 
 @jit_exact
 def _holm_sorted_walk(crit, ilo, ihi, cell, cnt, start, sval, band, nb, above, c0, P):
-    """The walk from cell ``c0`` down with the band's values there sorted into their cells."""
+    """Walk from cell ``c0`` down, the band's values there sorted into their cells first."""
     tot = 0
     for c in range(c0 + 1):
         start[c] = tot
@@ -319,16 +314,29 @@ def _holm_sorted_walk(crit, ilo, ihi, cell, cnt, start, sval, band, nb, above, c
         lo = ilo[c]
         hi = ihi[c]
         if lo < hi and above < hi:
-            _sort_small(sval, s0, s0 + n_c)
-            p = n_c
-            for i in range(lo, hi):
-                cr = crit[i]
-                while p > 0 and sval[s0 + p - 1] > cr:
-                    p -= 1
-                if above + n_c - p <= i:
-                    return i
+            m = _cell_stop(crit, sval, s0, n_c, lo, hi, above)
+            if m >= 0:
+                return m
         above += n_c
     return P
+
+
+@jit_exact
+def _cell_stop(crit, sval, s0, n_c, lo, hi, above):
+    """Return the first crit index of a cell where Holm stops (-1: none), its values sorted.
+
+    ``sval[s0:s0 + n_c]``: the cell's statistics (sorted here, in place); ``lo, hi``: the
+    indices of its critical values; ``above``: the statistics in the cells above it.
+    """
+    _sort_small(sval, s0, s0 + n_c)
+    p = n_c  # the cell's statistics above crit[i]: sval[s0 + p: s0 + n_c]
+    for i in range(lo, hi):
+        cr = crit[i]
+        while p > 0 and sval[s0 + p - 1] > cr:
+            p -= 1
+        if above + n_c - p <= i:
+            return i
+    return -1
 
 
 @jit_exact

@@ -69,7 +69,7 @@ def _pair_stats(mr2: np.ndarray, level: float, alpha: float) -> dict[str, np.nda
 
 
 def _pair_core(mr2: np.ndarray, level: float, alpha: float) -> dict[str, np.ndarray]:
-    """The pairs' statistics without the intervals of their effects (what a verdict reads).
+    """Return the pairs' statistics but the intervals of their effects (what a verdict reads).
 
     ``settled`` (the interval of the effect excludes zero) comes from the t statistic: the
     lower end of the noncentral-t interval is above zero exactly when the t-test rejects at

@@ -471,7 +471,7 @@ def _configuration_rows(sample: Any, *, kinds: Sequence[str], top_k: Sequence[in
                   "groups": _ordered_groups(sum_all, alts)}
 
         def verdicts_and_plan():
-            """The claims (placeholders for n*), the pairs' verdicts, the plan started."""
+            """Return the claims (placeholders for n*), the pairs' verdicts, the plan started."""
             claims = [_set_row(kind, k, inside, **common)[1] for kind, k, inside in sets]
             verdicts = None
             if "pair" in kinds:
