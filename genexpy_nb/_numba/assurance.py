@@ -34,6 +34,25 @@ from . import jit_exact
 
 
 @jit_exact
+def _split_band(v, top, bottom, band):
+    """Count the statistics above ``top`` and copy those in (bottom, top] to ``band``.
+
+    Returns (the count above, the number copied): those above the Bonferroni value are
+    rejected in any order, those at or below the unadjusted one never.
+    """
+    sure = 0
+    nb = 0
+    for q in range(v.size):
+        x = v[q]
+        if x > top:
+            sure += 1
+        elif x > bottom:
+            band[nb] = x
+            nb += 1
+    return sure, nb
+
+
+@jit_exact
 def holm_one(v, crit, band, out):
     """Holm's step-down on one family's statistics ``v`` (larger = smaller p-value).
 
@@ -51,15 +70,7 @@ def holm_one(v, crit, band, out):
     P = v.size
     top = crit[0]
     bottom = crit[P - 1]
-    sure = 0
-    nb = 0
-    for q in range(P):
-        x = v[q]
-        if x > top:
-            sure += 1
-        elif x > bottom:
-            band[nb] = x
-            nb += 1
+    sure, nb = _split_band(v, top, bottom, band)
     cut = top
     idx = sure
     if nb > 0:
@@ -242,17 +253,8 @@ def holm_count(at, crit, ilo, ihi, inv_h, cell, cnt, start, sval, band):
     """
     P = at.size
     C1 = cnt.size
-    top = crit[0]
     bottom = crit[P - 1]
-    S = 0
-    nb = 0
-    for q in range(P):
-        x = at[q]
-        if x > top:
-            S += 1
-        elif x > bottom:
-            band[nb] = x
-            nb += 1
+    S, nb = _split_band(at, crit[0], bottom, band)
     for b in range(nb):
         c = int((band[b] - bottom) * inv_h)
         c = c if c < C1 else C1 - 1
