@@ -20,6 +20,10 @@ prints the ratio of the medians (the runs interleaved: one of each per round); n
 rank probabilities, aggregates). The minimum and median
 wall times are printed with the load average: run it on a quiet machine.
 
+``--against DIR`` also times the same reports run from another checkout of the package (a
+git worktree of an earlier commit, say), interleaved with this one's, and prints the ratios
+of their medians: a change's speed-up measured in the same conditions.
+
 ``--wide PATH`` adds a public table of your own (a wide CSV: the first column names the
 datasets, every other numeric column is a method's accuracy, higher is better), timed the
 same way as the 18 x 104 table, e.g. the 14 x 85 UCR table of ``results/ppsn_vs_sota.csv``
@@ -113,13 +117,13 @@ def _long_from_wide(wide: Path, path: Path) -> str:
     return f"{len(methods)} x {w.height}"
 
 
-def _time(cmd: list[str], env: dict) -> tuple[float, float]:
+def _time(cmd: list[str], env: dict, cwd: Path = ROOT) -> tuple[float, float]:
     """Run one command; return its wall time and its CPU time (user + system, all threads)."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
     took = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -134,6 +138,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--wide", type=Path, default=None,
                     help="also a public wide table: datasets x methods, higher is better")
+    ap.add_argument("--against", type=Path, default=None,
+                    help="another checkout of the package (e.g. a git worktree of an earlier "
+                         "commit): its reports too, interleaved, and the ratios")
     ap.add_argument("--boards", action="store_true",
                     help="the leaderboard shapes of issue 53 (72 x 51, 100 x 1,000 items, "
                          "300 x 50, 20 x 5,000 items) instead of the example and 18 x 104")
@@ -175,6 +182,17 @@ def main() -> None:
                 str(tmp / "wide.csv"), "--alternatives", "model", "--target", "accuracy",
                 "--generalize", "dataset", "--higher-is-better", "--quiet",
                 "--out", str(tmp / "o3")]
+        other = {}
+        if args.against is not None:  # the same reports from the other checkout
+            against = args.against.resolve()
+            if not (against / "genexpy_nb" / "__init__.py").is_file():
+                raise SystemExit(f"--against {against}: no genexpy_nb package there")
+            for name, cmd in list(runs.items()):
+                if name.startswith("report, "):
+                    key = "against" + name.removeprefix("report")
+                    at = cmd.index("--out") + 1  # its own output folder
+                    runs[key] = [*cmd[:at], cmd[at] + "_against", *cmd[at + 1:]]
+                    other[key] = against
         if importlib.util.find_spec("autorank") is not None:
             (tmp / "ar.py").write_text(AUTORANK)
             for label, table in pairs:
@@ -187,7 +205,8 @@ def main() -> None:
         loads = []
         for _ in range(args.repeat):
             for name, cmd in runs.items():
-                wall, cpu = _time(cmd, env)
+                cwd = other.get(name, ROOT)
+                wall, cpu = _time(cmd, {**env, "PYTHONPATH": str(cwd)}, cwd)
                 times[name].append(wall)
                 cpus[name].append(cpu)
                 loads.append(os.getloadavg()[0])
@@ -203,6 +222,12 @@ def main() -> None:
         ratio = statistics.median(times[ours]) / statistics.median(times[peer])
         cpu_ratio = statistics.median(cpus[ours]) / statistics.median(cpus[peer])
         print(f"report / autorank on {label} (medians): wall {ratio:.2f}, CPU {cpu_ratio:.2f}")
+    for name in other:
+        mine = "report" + name.removeprefix("against")
+        ratio = statistics.median(times[mine]) / statistics.median(times[name])
+        cpu_ratio = statistics.median(cpus[mine]) / statistics.median(cpus[name])
+        print(f"this checkout / {args.against} on {name.removeprefix('against, ')} "
+              f"(medians): wall {ratio:.2f}, CPU {cpu_ratio:.2f}")
     if not compared:
         print("autorank is not installed (pip install genexpy_nb[bench]): no ratio")
 
