@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterator
 
 from .. import config
 
-_POOLS = threading.local()
+_POOL = None
+_POOL_LOCK = threading.Lock()
 _DECORATE_LOCK = threading.RLock()
 _BLAS_LOCK = threading.Lock()
 _NOTED = False
@@ -212,20 +213,14 @@ def run_blocks(fn: Callable[[int, int], None], nrows: int, work: float,
 
 
 def _pool(nt: int):
-    """Return the calling thread's pool, with at least ``nt`` workers.
+    """Return the shared thread pool, with at least ``nt`` workers."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL._max_workers < nt:
+            from concurrent.futures import ThreadPoolExecutor
 
-    One pool per calling thread: the report's streams (and the threads of gx.conclusions)
-    each split their kernels on workers of their own, which the system schedules side by
-    side; with one pool for all, a stream's blocks waited in line behind every block
-    another stream had queued before them. A pool dropped with its thread ends its workers.
-    """
-    pool = getattr(_POOLS, "pool", None)
-    if pool is None or pool._max_workers < nt:
-        from concurrent.futures import ThreadPoolExecutor
-
-        pool = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="genexpy_nb")
-        _POOLS.pool = pool
-    return pool
+            _POOL = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="genexpy_nb")
+        return _POOL
 
 
 def _run_fixed_blocks(fn: Callable[[int, int], None], nrows: int, rows: int, nt: int) -> None:

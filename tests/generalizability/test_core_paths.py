@@ -232,43 +232,6 @@ def test_threads_do_not_change_bits(monkeypatch):
         assert np.array_equal(K, outs[0][0]) and np.array_equal(v, outs[0][1])
 
 
-def test_each_thread_splits_its_kernels_on_a_pool_of_its_own():
-    """The report's streams each run their row blocks on workers of their own (a shared
-    pool made a stream's blocks wait behind every block queued by the others); a block
-    that splits its own rows again uses its worker's pool, so nesting cannot deadlock."""
-    import threading
-
-    from genexpy_nb._numba import _pool, run_blocks, threads
-
-    pools = {}
-
-    def grab(name):
-        pools[name] = (_pool(2), _pool(2))
-
-    workers = [threading.Thread(target=grab, args=(n,)) for n in "ab"]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    assert pools["a"][0] is pools["a"][1] and pools["a"][0] is not pools["b"][0]
-    out = np.zeros((8, 8))
-
-    def inner(r0, r1):
-        def cells(c0, c1):
-            out[r0:r1, c0:c1] += 1.0
-
-        run_blocks(cells, 8, work=1e12)
-
-    def outer():
-        with threads(2):
-            run_blocks(inner, 8, work=1e12)
-
-    runner = threading.Thread(target=outer, daemon=True)
-    runner.start()
-    runner.join(timeout=60)
-    assert not runner.is_alive() and np.all(out == 1.0)
-
-
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(X=rankings(), Y=rankings())
