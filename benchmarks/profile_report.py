@@ -17,6 +17,7 @@ costliest functions of each board.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import pstats
 import subprocess
@@ -151,6 +152,96 @@ print(f"whole process {time.perf_counter() - t0:.2f} s")
 '''
 
 
+#: ``--held-back``: n* waits until the other three streams have finished, then runs alone
+HELD = r'''
+import sys, threading, time
+t0 = time.perf_counter()
+import genexpy_nb.answers.report_page as RP
+import genexpy_nb.generalizability as G
+import genexpy_nb.generalizability.planner as P
+import genexpy_nb.leaderboards as L
+done, lock, others = set(), threading.Lock(), threading.Event()
+marks = {}
+def last_of(owner, name):
+    """The last call of each of the other streams: plan, tiers, the aggregates."""
+    fn = getattr(owner, name)
+    def wrapped(*a, **k):
+        try:
+            return fn(*a, **k)
+        finally:
+            with lock:
+                done.add(name)
+                if len(done) == 3 and not others.is_set():
+                    marks["others"] = time.perf_counter() - t0
+                    others.set()
+    setattr(owner, name, wrapped)
+for owner, name in [(P, "plan"), (L, "tiers"), (RP, "_beyond_p_values")]:
+    last_of(owner, name)
+_analyze = G.analyze
+def held(*a, **k):
+    others.wait()
+    t = time.perf_counter()
+    try:
+        return _analyze(*a, **k)
+    finally:
+        marks["nstar"] = time.perf_counter() - t
+        marks["nstar_end"] = time.perf_counter() - t0
+G.analyze = held
+_save = RP.StudyReport.save
+def save(self, *a, **k):
+    t = time.perf_counter()
+    try:
+        return _save(self, *a, **k)
+    finally:
+        marks["save_end"] = time.perf_counter() - t0
+        marks["after_nstar"] = marks["save_end"] - marks["nstar_end"]
+RP.StudyReport.save = save
+from genexpy_nb.cli import main
+main(sys.argv[1:])
+print(marks["others"], marks["nstar"], marks["after_nstar"], time.perf_counter() - t0)
+'''
+
+
+def _held_back(only: str | None, repeat: int) -> None:
+    """Print, per board, the page's analyses without n* beside them, and n* alone."""
+    import statistics
+
+    from bench_report import AUTORANK, _time
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    have_autorank = importlib.util.find_spec("autorank") is not None
+    print("| board | other analyses done (s) | n* alone (s) | sections and folder (s) | "
+          "page without n* (s) | autorank (s) |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "ar.py").write_text(AUTORANK)
+        for na, nc, binary in BOARDS:
+            if only and only != f"{na}x{nc}":
+                continue
+            path = tmp / f"board_{na}x{nc}.csv"
+            _board(na, nc, binary, path)
+            args = ["report", str(path), "--alternatives", "model", "--target", "accuracy",
+                    "--generalize", "dataset", "--higher-is-better", "--quiet",
+                    "--max-seconds", "inf", "--out", str(tmp / f"o_{na}x{nc}")]
+            marks, peer = [], []
+            for _ in range(repeat):
+                proc = subprocess.run([sys.executable, "-c", HELD, *args], env=env,
+                                      capture_output=True, text=True, check=True, cwd=ROOT)
+                marks.append([float(v) for v in proc.stdout.split()[-4:]])
+                if have_autorank:
+                    out = tmp / f"ar_{na}x{nc}"
+                    out.mkdir(exist_ok=True)
+                    peer.append(_time([sys.executable, str(tmp / "ar.py"), str(path),
+                                       "model", "accuracy", "dataset", str(out)], env)[0])
+            others, nstar, after, _whole = (statistics.median(c) for c in zip(*marks))
+            ar = f"{statistics.median(peer):.2f}" if peer else "not installed"
+            print(f"| {na} x {nc:,}{' items' if binary else ''} | {others:.2f} | {nstar:.2f} "
+                  f"| {after:.2f} | {others + after:.2f} | {ar} |")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} cores, "
+          f"{repeat} runs each, medians")
+
+
 def _cum(stats: pstats.Stats, targets: list[tuple[str, str]]) -> float:
     """Sum the cumulative times of the named functions (outermost calls only)."""
     total = 0.0
@@ -209,7 +300,14 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="one board, e.g. 300x50")
     ap.add_argument("--streams", action="store_true",
                     help="unprofiled: when each stream and section ran, on which thread")
+    ap.add_argument("--held-back", action="store_true",
+                    help="unprofiled: the other analyses without n* beside them, then n* "
+                         "alone, and autorank on the same board")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per board (--held-back)")
     args = ap.parse_args()
+    if args.held_back:
+        _held_back(args.only, args.repeat)
+        return
     if args.streams:
         _streams(args.only)
         return
