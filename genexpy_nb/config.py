@@ -170,11 +170,6 @@ class Routes:
     #: alternatives) with NumPy; beyond, the numba kernel (its first call in a process loads
     #: numba and the compiled kernel, about 1 s)
     kendall_numpy_max_work: float = 4_000_000
-    #: the order's agreement from this many alternatives on: the discordant pairs counted
-    #: from the two orders sorted (na log na a row) instead of pair by pair (na^2 / 2): the
-    #: same count; at 300 alternatives 1.5x faster on a board's draws, at 100 slower (rows
-    #: that exceed the distance early stop early pair by pair)
-    kendall_sorted_min_na: float = 200
     #: gx.conclusions' plan, Holm's step-down over the pairs of each simulated table: up to
     #: this much work (draws x pairs per block) by sorting in NumPy; beyond, the numba kernel
     #: (which orders only the statistics between the unadjusted and Bonferroni cut-offs)

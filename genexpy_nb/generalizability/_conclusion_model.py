@@ -396,17 +396,14 @@ def _kendall_within(a: np.ndarray, b: np.ndarray, delta: float,
         sa = (da > _RANK_TOL).astype(np.int8) - (da < -_RANK_TOL).astype(np.int8)
         sb = (db > _RANK_TOL).astype(np.int8) - (db < -_RANK_TOL).astype(np.int8)
         return np.abs(sa - sb).sum(axis=1, dtype=np.int64) <= limit2
-    from .. import config
     from .._numba import run_blocks
-    from .._numba.conclusions import kendall_within, kendall_within_sorted
+    from .._numba.conclusions import kendall_within
 
     out = np.zeros(a.shape[0], dtype=np.bool_)
     a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
-    # many alternatives: the count from the sorted orders (the same count)
-    kernel = (kendall_within_sorted if na >= config.ROUTES.kendall_sorted_min_na
-              else kendall_within)
     # rows on the threads (each writes its own: the same answer at any thread count)
-    run_blocks(lambda r0, r1: kernel(a[r0:r1], b[r0:r1], _RANK_TOL, limit2, out[r0:r1]),
+    run_blocks(lambda r0, r1: kendall_within(a[r0:r1], b[r0:r1], _RANK_TOL, limit2,
+                                             out[r0:r1]),
                a.shape[0], float(a.shape[0]) * (na * (na - 1) // 2))
     return out
 
