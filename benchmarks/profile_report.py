@@ -202,6 +202,23 @@ print(marks["others"], marks["nstar"], marks["after_nstar"], time.perf_counter()
 '''
 
 
+def _report_args(path: Path, out: Path) -> list[str]:
+    """The command line of the boards' report (after ``python -m genexpy_nb``)."""
+    return ["report", str(path), "--alternatives", "model", "--target", "accuracy",
+            "--generalize", "dataset", "--higher-is-better", "--quiet", "--max-seconds",
+            "inf", "--out", str(out)]
+
+
+def _boards(tmp: Path, only: str | None):
+    """Write the boards of ``bench_report.py --boards`` into ``tmp``: (na, nc, binary, path)."""
+    for na, nc, binary in BOARDS:
+        if only and only != f"{na}x{nc}":
+            continue
+        path = tmp / f"board_{na}x{nc}.csv"
+        _board(na, nc, binary, path)
+        yield na, nc, binary, path
+
+
 def _held_back(only: str | None, repeat: int) -> None:
     """Print, per board, the page's analyses without n* beside them, and n* alone."""
     import statistics
@@ -216,14 +233,8 @@ def _held_back(only: str | None, repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "ar.py").write_text(AUTORANK)
-        for na, nc, binary in BOARDS:
-            if only and only != f"{na}x{nc}":
-                continue
-            path = tmp / f"board_{na}x{nc}.csv"
-            _board(na, nc, binary, path)
-            args = ["report", str(path), "--alternatives", "model", "--target", "accuracy",
-                    "--generalize", "dataset", "--higher-is-better", "--quiet",
-                    "--max-seconds", "inf", "--out", str(tmp / f"o_{na}x{nc}")]
+        for na, nc, binary, path in _boards(tmp, only):
+            args = _report_args(path, tmp / f"o_{na}x{nc}")
             marks, peer = [], []
             for _ in range(repeat):
                 proc = subprocess.run([sys.executable, "-c", HELD, *args], env=env,
@@ -254,12 +265,9 @@ def _cum(stats: pstats.Stats, targets: list[tuple[str, str]]) -> float:
 def profile(path: Path, out: Path, tmp: Path) -> tuple[dict[str, float], float, pstats.Stats]:
     """Profile one report in a fresh interpreter; return the seconds per step."""
     prof = tmp / "p.pstats"
-    args = ["report", str(path), "--alternatives", "model", "--target", "accuracy",
-            "--generalize", "dataset", "--higher-is-better", "--quiet", "--max-seconds",
-            "inf", "--out", str(out)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(prof), *args], env=env,
-                          capture_output=True, text=True, check=True, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(prof), *_report_args(path, out)],
+                          env=env, capture_output=True, text=True, check=True, cwd=ROOT)
     wall = float(proc.stdout.strip().splitlines()[-1])
     st = pstats.Stats(str(prof))
     report = _cum(st, [("cli/report.py", "cmd_report")])
@@ -278,14 +286,8 @@ def _streams(only: str | None) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for na, nc, binary in BOARDS:
-            if only and only != f"{na}x{nc}":
-                continue
-            path = tmp / f"board_{na}x{nc}.csv"
-            _board(na, nc, binary, path)
-            args = ["report", str(path), "--alternatives", "model", "--target", "accuracy",
-                    "--generalize", "dataset", "--higher-is-better", "--quiet",
-                    "--max-seconds", "inf", "--out", str(tmp / f"o_{na}x{nc}")]
+        for na, nc, binary, path in _boards(tmp, only):
+            args = _report_args(path, tmp / f"o_{na}x{nc}")
             proc = subprocess.run([sys.executable, "-c", STREAMS, *args], env=env,
                                   capture_output=True, text=True, check=True, cwd=ROOT)
             print(f"## {na} x {nc:,}{' items' if binary else ''} (load average "
@@ -314,11 +316,7 @@ def main() -> None:
     cols, tops = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for na, nc, binary in BOARDS:
-            if args.only and args.only != f"{na}x{nc}":
-                continue
-            path = tmp / f"board_{na}x{nc}.csv"
-            _board(na, nc, binary, path)
+        for na, nc, binary, path in _boards(tmp, args.only):
             label = f"{na} x {nc:,}{' items' if binary else ''}"
             cols[label], _, st = profile(path, tmp / f"o_{na}x{nc}", tmp)
             tops[label] = st
